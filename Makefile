@@ -1,0 +1,40 @@
+# Two commands do all the set-up: `make app` / `make lab` run the course,
+# `make test` runs every test. Each creates and reuses .venv by itself.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+PORT   ?= 8501
+
+.PHONY: app lab test test-fast clean venv
+
+$(BIN)/python:
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "dpteach needs Python 3.11 or newer; set PYTHON=python3.11")'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.runtime: $(BIN)/python requirements.txt pyproject.toml
+	$(BIN)/pip install --quiet -r requirements.txt
+	$(BIN)/pip install --quiet --no-deps -e .
+	touch $@
+
+$(VENV)/.test: $(VENV)/.runtime requirements-test.txt
+	$(BIN)/pip install --quiet -r requirements-test.txt
+	touch $@
+
+venv: $(VENV)/.runtime
+
+app: $(VENV)/.runtime      ## the Streamlit app on http://localhost:8501
+	$(BIN)/streamlit run app.py --server.port $(PORT) --server.headless true
+
+lab: $(VENV)/.runtime      ## JupyterLab on notebooks/
+	$(BIN)/jupyter lab notebooks/
+
+test: $(VENV)/.test        ## every test: unit, statistical, notebooks, app, browser
+	@bash scripts/ensure-chromium.sh
+	$(BIN)/python -m pytest -n 2 --dist loadfile --nbval-lax --nbval-cell-timeout=120 tests notebooks
+
+test-fast: $(VENV)/.test   ## library tests only
+	$(BIN)/python -m pytest -n 2 --dist loadfile tests -m "not browser"
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -1,0 +1,169 @@
+"""Argument checks shared by every public function in :mod:`dpteach`.
+
+Each checker returns the validated value (converted to ``float`` / ``int`` /
+``numpy.ndarray``) or raises :class:`ValueError` / :class:`TypeError` with a
+message that names the argument, shows the value received and states the
+allowed range, e.g.::
+
+    ValueError: epsilon must be a finite number > 0; got epsilon=-1.0
+
+Nothing is ever clipped silently: a value outside its range is an error.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "check_epsilon",
+    "check_delta",
+    "check_sensitivity",
+    "check_probability",
+    "check_positive",
+    "check_nonnegative",
+    "check_int",
+    "check_finite",
+    "check_in_range",
+    "check_array",
+    "check_choice",
+    "check_rng",
+]
+
+
+def _describe(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _real(name: str, value: Any) -> float:
+    """Convert ``value`` to a Python float, refusing bools, strings, arrays."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        if isinstance(value, np.ndarray) and value.ndim == 0 and np.issubdtype(value.dtype, np.number):
+            return float(value)
+        raise TypeError(f"{name} must be a real number; got {name}={_describe(value)} "
+                        f"of type {type(value).__name__}")
+    return float(value)
+
+
+def check_finite(name: str, value: Any) -> float:
+    """A finite real number."""
+    x = _real(name, value)
+    if not np.isfinite(x):
+        raise ValueError(f"{name} must be a finite number; got {name}={_describe(value)}")
+    return x
+
+
+def check_positive(name: str, value: Any, *, allow_inf: bool = False) -> float:
+    """A real number > 0 (finite unless ``allow_inf``)."""
+    x = _real(name, value)
+    if np.isnan(x) or x <= 0 or (np.isinf(x) and not allow_inf):
+        rng = "> 0" if allow_inf else "a finite number > 0"
+        raise ValueError(f"{name} must be {rng}; got {name}={_describe(value)}")
+    return x
+
+
+def check_nonnegative(name: str, value: Any) -> float:
+    """A finite real number >= 0."""
+    x = _real(name, value)
+    if not np.isfinite(x) or x < 0:
+        raise ValueError(f"{name} must be a finite number >= 0; got {name}={_describe(value)}")
+    return x
+
+
+def check_in_range(name: str, value: Any, low: float, high: float, *,
+                   low_inclusive: bool = True, high_inclusive: bool = True) -> float:
+    """A real number in the interval between ``low`` and ``high``."""
+    x = _real(name, value)
+    ok_low = x >= low if low_inclusive else x > low
+    ok_high = x <= high if high_inclusive else x < high
+    if np.isnan(x) or not (ok_low and ok_high):
+        interval = ("[" if low_inclusive else "(") + f"{low:g}, {high:g}" + ("]" if high_inclusive else ")")
+        raise ValueError(f"{name} must be in {interval}; got {name}={_describe(value)}")
+    return x
+
+
+def check_epsilon(value: Any, name: str = "epsilon") -> float:
+    """Privacy parameter ε: finite and > 0."""
+    return check_positive(name, value)
+
+
+def check_delta(value: Any, name: str = "delta", *, allow_zero: bool = True) -> float:
+    """Privacy parameter δ: in [0, 1) (or (0, 1) when ``allow_zero`` is False)."""
+    return check_in_range(name, value, 0.0, 1.0, low_inclusive=allow_zero, high_inclusive=False)
+
+
+def check_sensitivity(value: Any, name: str = "sensitivity") -> float:
+    """Sensitivity Δ: finite and > 0."""
+    return check_positive(name, value)
+
+
+def check_probability(value: Any, name: str = "p", *, open_low: bool = False,
+                      open_high: bool = False) -> float:
+    """A probability in [0, 1] (ends optionally open)."""
+    return check_in_range(name, value, 0.0, 1.0, low_inclusive=not open_low,
+                          high_inclusive=not open_high)
+
+
+def check_int(name: str, value: Any, *, minimum: int | None = None,
+              maximum: int | None = None) -> int:
+    """An integer (not a bool, not a float) in ``[minimum, maximum]``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer; got {name}={_describe(value)} "
+                        f"of type {type(value).__name__}")
+    v = int(value)
+    if (minimum is not None and v < minimum) or (maximum is not None and v > maximum):
+        lo = "-inf" if minimum is None else str(minimum)
+        hi = "inf" if maximum is None else str(maximum)
+        raise ValueError(f"{name} must be an integer in [{lo}, {hi}]; got {name}={v}")
+    return v
+
+
+def check_array(name: str, value: Any, *, ndim: int | tuple[int, ...] | None = None,
+                finite: bool = True, min_size: int = 1, dtype=float) -> np.ndarray:
+    """A numeric array of the given dimension(s), finite by default."""
+    if isinstance(value, (str, bytes)) or value is None:
+        raise TypeError(f"{name} must be numeric (a number or array of numbers); "
+                        f"got {name}={_describe(value)} of type {type(value).__name__}")
+    try:
+        arr = np.asarray(value, dtype=dtype)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be numeric (a number or array of numbers); "
+                        f"got {name}={_describe(value)}") from exc
+    if ndim is not None:
+        allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
+        if arr.ndim not in allowed:
+            raise ValueError(f"{name} must have ndim in {allowed}; got {name} with shape {arr.shape}")
+    if arr.size < min_size:
+        raise ValueError(f"{name} must have at least {min_size} element(s); got shape {arr.shape}")
+    if finite and arr.size and not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must contain only finite values; got {name}={_describe(value)}")
+    return arr
+
+
+def check_choice(name: str, value: Any, choices) -> Any:
+    """One of a fixed set of options."""
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {sorted(choices)}; got {name}={_describe(value)}")
+    return value
+
+
+def check_rng(rng: Any = None) -> np.random.Generator:
+    """Turn ``rng`` (None, an int seed or a ``numpy.random.Generator``) into a Generator.
+
+    Never touches NumPy's global random state.
+    """
+    if rng is None:
+        return np.random.default_rng()
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if isinstance(rng, (bool, np.bool_)):
+        raise TypeError(f"rng must be None, an int seed or a numpy.random.Generator; got rng={rng!r}")
+    if isinstance(rng, numbers.Integral):
+        if int(rng) < 0:
+            raise ValueError(f"rng seed must be an integer >= 0; got rng={int(rng)}")
+        return np.random.default_rng(int(rng))
+    raise TypeError("rng must be None, an int seed or a numpy.random.Generator; "
+                    f"got rng={_describe(rng)} of type {type(rng).__name__}")
