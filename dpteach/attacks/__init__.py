@@ -1,0 +1,1 @@
+"""Attacks that show why anonymisation and aggregation fail, and what DP buys."""

@@ -1,0 +1,2 @@
+"""Private learning: ERM (output / objective perturbation), a small NumPy
+network with per-example gradients, DP-SGD and PATE."""

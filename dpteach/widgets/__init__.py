@@ -1,0 +1,1 @@
+"""ipywidgets front ends for the notebooks; they call dpteach.plots."""
