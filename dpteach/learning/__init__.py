@@ -1,2 +1,3 @@
 """Private learning: ERM (output / objective perturbation), a small NumPy
 network with per-example gradients, DP-SGD and PATE."""
+from .nn import MLP  # noqa: F401
