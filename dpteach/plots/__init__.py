@@ -6,3 +6,16 @@ re-exported here.
 """
 
 from ._style import PALETTE, new_axes  # noqa: F401
+from .calibration import (  # noqa: F401
+    plot_dimension_crossover,
+    plot_error_vs_epsilon,
+    plot_neighbouring_densities,
+    plot_privacy_loss,
+    plot_sigma_comparison,
+)
+from .randomized_response import (  # noqa: F401
+    plot_local_vs_central,
+    plot_rr_estimator,
+    plot_rr_probabilities,
+    plot_rr_std_error,
+)

@@ -1,0 +1,319 @@
+"""Tests for dpteach.plots.calibration and dpteach.plots.randomized_response.
+
+Each figure is checked for: it is a Figure, its axes are labelled, its title
+names the privacy parameters, the plotted data equal the closed form, and bad
+arguments raise a clear error.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from matplotlib.figure import Figure
+from scipy import stats
+
+from dpteach.mechanisms import gaussian_sigma, rr_std_error
+from dpteach.plots import calibration as cal
+from dpteach.plots import randomized_response as rrp
+from _props import (
+    BAD_DELTA,
+    BAD_PROBABILITY,
+    NOT_A_NUMBER,
+    NOT_POSITIVE_FINITE,
+    assert_rejects_bad_values,
+)
+
+
+def _line(fig, gid):
+    ax = fig.axes[0]
+    found = [ln for ln in ax.lines if ln.get_gid() == gid]
+    assert len(found) == 1, f"expected one line with gid {gid!r}, got {len(found)}"
+    return np.asarray(found[0].get_xdata(), float), np.asarray(found[0].get_ydata(), float)
+
+
+def _check_common(fig, *needles):
+    assert isinstance(fig, Figure)
+    ax = fig.axes[0]
+    assert ax.get_xlabel() and ax.get_ylabel()
+    title = ax.get_title()
+    for needle in needles:
+        assert needle in title, f"{needle!r} not in title {title!r}"
+
+
+# ------------------------------------------------------------ neighbouring densities
+def test_neighbouring_densities_laplace_matches_closed_form():
+    fig = cal.plot_neighbouring_densities(2.0, 0.5, value=3.0)
+    _check_common(fig, "ε = 0.5", "Δ = 2")
+    b = 2.0 / 0.5
+    for gid, centre in (("laplace-D", 3.0), ("laplace-D'", 5.0)):
+        x, y = _line(fig, gid)
+        np.testing.assert_allclose(y, np.exp(-np.abs(x - centre) / b) / (2 * b), rtol=1e-12)
+    # the ratio of the two densities never exceeds e^ε (Dwork & Roth Thm 3.6)
+    _, y0 = _line(fig, "laplace-D")
+    _, y1 = _line(fig, "laplace-D'")
+    assert np.max(np.abs(np.log(y0 / y1))) <= 0.5 + 1e-12
+    assert any("b = 4" in t.get_text() for t in fig.axes[0].get_legend().get_texts())
+
+
+def test_neighbouring_densities_gaussian_and_both():
+    sigma = gaussian_sigma(1.0, 1.0, 1e-5)
+    fig = cal.plot_neighbouring_densities(1.0, 1.0, 1e-5, mechanism="both")
+    _check_common(fig, "ε = 1", "δ = 1e-05")
+    for gid, centre in (("gaussian-D", 0.0), ("gaussian-D'", 1.0)):
+        x, y = _line(fig, gid)
+        np.testing.assert_allclose(y, stats.norm.pdf(x, centre, sigma), rtol=1e-12)
+    _line(fig, "laplace-D")
+    legend = " ".join(t.get_text() for t in fig.axes[0].get_legend().get_texts())
+    assert f"σ = {sigma:.3g}" in legend and "b = 1" in legend
+
+
+def test_neighbouring_densities_classic_sigma_and_given_axes():
+    fig0 = Figure()
+    ax = fig0.add_subplot()
+    fig = cal.plot_neighbouring_densities(1.0, 0.5, 1e-5, mechanism="gaussian",
+                                          method="classic", ax=ax)
+    assert fig is fig0
+    x, y = _line(fig, "gaussian-D")
+    sigma = math.sqrt(2 * math.log(1.25 / 1e-5)) / 0.5
+    np.testing.assert_allclose(y, stats.norm.pdf(x, 0, sigma), rtol=1e-12)
+
+
+def test_neighbouring_densities_bad_args():
+    good = dict(sensitivity=1.0, epsilon=1.0, delta=1e-5, mechanism="gaussian")
+    assert_rejects_bad_values(cal.plot_neighbouring_densities, good, "epsilon",
+                              NOT_POSITIVE_FINITE)
+    assert_rejects_bad_values(cal.plot_neighbouring_densities, good, "sensitivity",
+                              NOT_POSITIVE_FINITE)
+    assert_rejects_bad_values(cal.plot_neighbouring_densities, good, "delta", BAD_DELTA)
+    assert_rejects_bad_values(cal.plot_neighbouring_densities, good, "epsilon", NOT_A_NUMBER)
+    with pytest.raises(ValueError, match="delta"):
+        cal.plot_neighbouring_densities(1.0, 1.0, mechanism="gaussian")      # δ missing
+    with pytest.raises(ValueError, match="delta"):
+        cal.plot_neighbouring_densities(1.0, 1.0, 0.0, mechanism="both")     # δ = 0
+    with pytest.raises(ValueError, match="mechanism"):
+        cal.plot_neighbouring_densities(1.0, 1.0, mechanism="exponential")
+    with pytest.raises(ValueError, match="epsilon"):                         # classic needs ε < 1
+        cal.plot_neighbouring_densities(1.0, 2.0, 1e-5, mechanism="gaussian", method="classic")
+    with pytest.raises(ValueError, match="value"):
+        cal.plot_neighbouring_densities(1.0, 1.0, value=math.nan)
+
+
+# ------------------------------------------------------------------- privacy loss
+def test_privacy_loss_laplace_bounded_and_exact():
+    fig = cal.plot_privacy_loss(1.0, 0.7)
+    _check_common(fig, "ε = 0.7")
+    x, loss = _line(fig, "loss")
+    b = 1 / 0.7
+    expected = np.log(stats.laplace.pdf(x, 0, b) / stats.laplace.pdf(x, 1, b))
+    np.testing.assert_allclose(loss, expected, atol=1e-12)
+    assert np.max(np.abs(loss)) <= 0.7 + 1e-12
+    assert np.isclose(loss.max(), 0.7) and np.isclose(loss.min(), -0.7)   # the bound is attained
+
+
+def test_privacy_loss_gaussian_unbounded_with_shading():
+    fig = cal.plot_privacy_loss(1.0, 1.0, 1e-5, mechanism="gaussian")
+    _check_common(fig, "ε = 1", "δ = 1e-05")
+    sigma = gaussian_sigma(1.0, 1.0, 1e-5)
+    x, loss = _line(fig, "loss")
+    expected = stats.norm.logpdf(x, 0, sigma) - stats.norm.logpdf(x, 1, sigma)
+    np.testing.assert_allclose(loss, expected, atol=1e-9)
+    assert np.max(np.abs(loss)) > 1.0                   # exceeds ε somewhere in view
+    shaded = [p for p in fig.axes[0].patches if p.get_gid() == "loss-exceeds"]
+    assert len(shaded) == 2
+    # the printed probability P_D[|L| > ε] with L ~ N(μ, 2μ), μ = Δ²/(2σ²)
+    mu = 1 / (2 * sigma ** 2)
+    rng = np.random.default_rng(0)
+    y = rng.normal(0, sigma, 400_000)
+    lam = cal.gaussian_privacy_loss(y, 1.0, sigma)
+    assert np.isclose(lam.mean(), mu, atol=5 * math.sqrt(2 * mu / y.size))
+    p_formula = stats.norm.sf((1 - mu) / math.sqrt(2 * mu)) + stats.norm.cdf((-1 - mu) / math.sqrt(2 * mu))
+    legend = " ".join(t.get_text() for t in fig.axes[0].get_legend().get_texts())
+    assert f"{p_formula:.2g}" in legend
+
+
+def test_privacy_loss_bad_args():
+    good = dict(sensitivity=1.0, epsilon=1.0, delta=1e-5, mechanism="gaussian")
+    assert_rejects_bad_values(cal.plot_privacy_loss, good, "epsilon", NOT_POSITIVE_FINITE)
+    assert_rejects_bad_values(cal.plot_privacy_loss, good, "delta", BAD_DELTA)
+    with pytest.raises(ValueError, match="mechanism"):
+        cal.plot_privacy_loss(1.0, 1.0, mechanism="both")
+    with pytest.raises(ValueError, match="delta"):
+        cal.plot_privacy_loss(1.0, 1.0, mechanism="gaussian")
+
+
+# ------------------------------------------------------------- σ and error vs ε
+def test_sigma_comparison_classic_only_below_one():
+    eps = np.array([0.1, 0.5, 0.9, 1.0, 2.0, 5.0])
+    fig = cal.plot_sigma_comparison(1.0, 1e-5, epsilons=eps)
+    _check_common(fig, "δ = 1e-05")
+    assert "ε" in fig.axes[0].get_xlabel()
+    xc, yc = _line(fig, "classic")
+    np.testing.assert_array_equal(xc, [0.1, 0.5, 0.9])
+    np.testing.assert_allclose(yc, np.sqrt(2 * np.log(1.25e5)) / xc, rtol=1e-12)
+    xa, ya = _line(fig, "analytic")
+    np.testing.assert_array_equal(xa, eps)
+    assert np.all(ya[:3] <= yc)                         # analytic never exceeds classic
+    assert fig.axes[0].get_xscale() == "log"
+
+
+def test_error_vs_epsilon_closed_form():
+    fig = cal.plot_error_vs_epsilon(3.0, 1e-6)
+    _check_common(fig, "δ = 1e-06", "Δ = 3")
+    x, lap = _line(fig, "laplace")
+    np.testing.assert_allclose(lap, 3.0 / x, rtol=1e-12)
+    x, gau = _line(fig, "gaussian")
+    for e, g in zip(x[::20], gau[::20]):
+        assert math.isclose(g, gaussian_sigma(3.0, e, 1e-6) * math.sqrt(2 / math.pi), rel_tol=1e-12)
+    # the expected |N(0, σ²)| is σ√(2/π): check by quadrature at one point
+    s = gaussian_sigma(3.0, 1.0, 1e-6)
+    from scipy import integrate
+    val, _ = integrate.quad(lambda z: abs(z) * stats.norm.pdf(z, 0, s), -np.inf, np.inf)
+    assert math.isclose(val, s * math.sqrt(2 / math.pi), rel_tol=1e-8)
+
+
+def test_sigma_and_error_bad_args():
+    for func in (cal.plot_sigma_comparison, cal.plot_error_vs_epsilon):
+        good = dict(sensitivity=1.0, delta=1e-5)
+        assert_rejects_bad_values(func, good, "delta", BAD_DELTA)
+        assert_rejects_bad_values(func, good, "sensitivity", NOT_POSITIVE_FINITE)
+        with pytest.raises(ValueError, match="delta"):
+            func(1.0, 0.0)
+        with pytest.raises(ValueError, match="epsilons"):
+            func(1.0, 1e-5, epsilons=[0.5, -1.0])
+        with pytest.raises(ValueError, match="epsilons"):
+            func(1.0, 1e-5, epsilons=[0.5, np.inf])
+    with pytest.raises(ValueError, match="epsilon"):
+        cal.plot_error_vs_epsilon(1.0, 1e-5, epsilons=[0.5, 2.0], method="classic")
+
+
+def test_dimension_crossover():
+    fig = cal.plot_dimension_crossover(1.0, 1e-5, max_dimension=1000)
+    _check_common(fig)
+    assert "ε = 1" in fig.axes[0].get_title()
+    d, lap = _line(fig, "laplace")
+    np.testing.assert_allclose(lap, d, rtol=1e-12)
+    d, gau = _line(fig, "gaussian")
+    s1 = gaussian_sigma(1.0, 1.0, 1e-5)
+    # σ scales linearly with the ℓ2 sensitivity √d
+    for k in (4, 100, 900):
+        assert math.isclose(gaussian_sigma(math.sqrt(k), 1.0, 1e-5), math.sqrt(k) * s1, rel_tol=1e-9)
+    np.testing.assert_allclose(gau, np.sqrt(d) * s1 * math.sqrt(2 / math.pi), rtol=1e-12)
+    xs, _ = _line(fig, "crossover")
+    d_star = xs[0]
+    assert math.isclose(d_star / 1.0, math.sqrt(d_star) * s1 * math.sqrt(2 / math.pi), rel_tol=1e-9)
+    assert np.all((lap > gau) == (d > d_star))
+    with pytest.raises(ValueError, match="max_dimension"):
+        cal.plot_dimension_crossover(1.0, 1e-5, max_dimension=1)
+    assert_rejects_bad_values(cal.plot_dimension_crossover, dict(epsilon=1.0, delta=1e-5),
+                              "epsilon", NOT_POSITIVE_FINITE)
+
+
+# ---------------------------------------------------------- randomized response
+def test_simulated_estimates_unbiased_with_rr_std_error():
+    # mean of T estimates has sd = se/√T: allow 5 of those. The sample sd of T
+    # roughly normal values has relative sd ≈ 1/√(2T): allow 5 of those.
+    n, rate, trials = 500, 0.3, 4000
+    se = rr_std_error(rate, n, gamma=0.25)
+    for sim in ("reports", "binomial"):
+        est = rrp.simulate_rr_estimates(rate, n, gamma=0.25, trials=trials, rng=11,
+                                        simulation=sim)
+        assert est.shape == (trials,)
+        assert abs(est.mean() - rate) < 5 * se / math.sqrt(trials)
+        assert abs(est.std(ddof=1) / se - 1) < 5 / math.sqrt(2 * trials)
+
+
+def test_simulated_estimates_lie_on_estimator_lattice():
+    # every estimate must equal (k/n − (1−p))/(2p−1) for an integer count k
+    n = 40
+    p = math.exp(1.0) / (1 + math.exp(1.0))
+    est = rrp.simulate_rr_estimates(0.5, n, epsilon=1.0, trials=200, rng=3)
+    k = (est * (2 * p - 1) + (1 - p)) * n
+    np.testing.assert_allclose(k, np.round(k), atol=1e-9)
+
+
+def test_plot_rr_estimator_contents():
+    fig = rrp.plot_rr_estimator(0.3, 1000, gamma=0.25, trials=500, rng=1)
+    _check_common(fig, "γ = 0.25", "ε = 1.1", "n = 1000")
+    x, y = _line(fig, "normal")
+    se = rr_std_error(0.3, 1000, gamma=0.25)
+    np.testing.assert_allclose(y, stats.norm.pdf(x, 0.3, se), rtol=1e-12)
+    xt, _ = _line(fig, "true-rate")
+    assert np.all(xt == 0.3)
+    bars = [p for p in fig.axes[0].patches if p.get_gid() == "estimates"]
+    assert len(bars) == 40
+    area = sum(b.get_height() * b.get_width() for b in bars)
+    assert math.isclose(area, 1.0, rel_tol=1e-9)         # density histogram of all trials
+    fig2 = rrp.plot_rr_estimator(0.3, 1000, epsilon=2.0, trials=100, rng=1)
+    assert "ε = 2" in fig2.axes[0].get_title()
+
+
+def test_rr_plots_bad_args():
+    good = dict(true_rate=0.3, n=100, gamma=0.25, trials=50, rng=0)
+    assert_rejects_bad_values(rrp.plot_rr_estimator, good, "true_rate", BAD_PROBABILITY)
+    with pytest.raises(ValueError, match="gamma"):
+        rrp.plot_rr_estimator(0.3, 100, trials=50)                      # neither given
+    with pytest.raises(ValueError, match="gamma"):
+        rrp.plot_rr_estimator(0.3, 100, gamma=0.25, epsilon=1.0, trials=50)
+    with pytest.raises(ValueError, match="gamma"):
+        rrp.plot_rr_estimator(0.3, 100, gamma=0.5, trials=50)
+    with pytest.raises(ValueError, match="n"):
+        rrp.plot_rr_estimator(0.3, 0, gamma=0.25, trials=50)
+    with pytest.raises(TypeError, match="n"):
+        rrp.plot_rr_estimator(0.3, 10.5, gamma=0.25, trials=50)
+    with pytest.raises(ValueError, match="trials"):
+        rrp.plot_rr_estimator(0.3, 100, gamma=0.25, trials=1)
+    with pytest.raises(ValueError, match="simulation"):
+        rrp.plot_rr_estimator(0.3, 100, gamma=0.25, trials=50, simulation="exact")
+    with pytest.raises(TypeError, match="rng"):
+        rrp.plot_rr_estimator(0.3, 100, gamma=0.25, trials=50, rng="seed")
+    assert_rejects_bad_values(rrp.plot_rr_estimator,
+                              dict(true_rate=0.3, n=100, epsilon=1.0, trials=50, rng=0),
+                              "epsilon", NOT_POSITIVE_FINITE)
+
+
+def test_rr_std_error_plot_and_probabilities():
+    fig = rrp.plot_rr_std_error(gammas=(0.1, 0.25), rate=0.4, n_values=[10, 100, 1000])
+    _check_common(fig, "π = 0.4")
+    x, y = _line(fig, "gamma=0.25")
+    np.testing.assert_allclose(y, [rr_std_error(0.4, int(k), gamma=0.25) for k in x])
+    with pytest.raises(ValueError, match="gamma"):
+        rrp.plot_rr_std_error(gammas=(0.1, 0.6))
+    with pytest.raises(ValueError, match="n_values"):
+        rrp.plot_rr_std_error(n_values=[10, 0])
+
+    fig = rrp.plot_rr_probabilities(gamma=0.25)
+    _check_common(fig, "γ = 0.25", "ε = 1.1")
+    heights = {g: [p.get_height() for p in fig.axes[0].patches if p.get_gid() == g]
+               for g in ("true=0", "true=1")}
+    np.testing.assert_allclose(heights["true=0"], [0.75, 0.25])
+    np.testing.assert_allclose(heights["true=1"], [0.25, 0.75])
+    ratios = np.array(heights["true=1"]) / np.array(heights["true=0"])
+    assert math.isclose(max(ratios.max(), 1 / ratios.min()), 3.0)        # e^{ln 3}
+
+
+def test_local_vs_central_closed_forms_and_simulation():
+    eps = 1.0
+    fig = rrp.plot_local_vs_central(eps, n_values=[100, 1000, 10000])
+    _check_common(fig, "ε = 1")
+    x, loc = _line(fig, "local")
+    np.testing.assert_allclose(loc, math.exp(eps / 2) / ((math.exp(eps) - 1) * np.sqrt(x)))
+    x, cen = _line(fig, "central")
+    np.testing.assert_allclose(cen, math.sqrt(2) / (eps * x))
+    # simulated check of the local formula on a fixed dataset: the sample sd of
+    # T estimates has relative sd ≈ 1/√(2T) (π̂ is close to normal); allow 5 of them
+    from dpteach.mechanisms import randomized_response, rr_estimate
+    rng = np.random.default_rng(5)
+    bits = (np.arange(400) < 120).astype(int)                  # fixed data, rate 0.3
+    T = 3000
+    est = np.array([rr_estimate(randomized_response(bits, epsilon=eps, rng=rng),
+                                epsilon=eps).estimate for _ in range(T)])
+    assert abs(est.std(ddof=1) / rrp.rr_local_std(400, eps) - 1) < 5 / math.sqrt(2 * T)
+    assert abs(est.mean() - 0.3) < 5 * rrp.rr_local_std(400, eps) / math.sqrt(T)
+    with pytest.raises(ValueError, match="n"):
+        rrp.rr_local_std(0, 1.0)
+    with pytest.raises(ValueError, match="n_values"):
+        rrp.plot_local_vs_central(1.0, n_values=[1.5, 3])
+    assert_rejects_bad_values(rrp.plot_local_vs_central, dict(epsilon=1.0), "epsilon",
+                              NOT_POSITIVE_FINITE)
