@@ -12,6 +12,7 @@ Nothing is ever clipped silently: a value outside its range is an error.
 
 from __future__ import annotations
 
+import math
 import numbers
 from typing import Any
 
@@ -25,6 +26,7 @@ __all__ = [
     "check_positive",
     "check_nonnegative",
     "check_int",
+    "check_bool",
     "check_finite",
     "check_in_range",
     "check_array",
@@ -34,23 +36,34 @@ __all__ = [
 
 
 def _describe(value: Any) -> str:
-    text = repr(value)
+    try:
+        text = repr(value)
+    except Exception:                    # noqa: BLE001 - e.g. ints beyond str() digit limit
+        text = f"<{type(value).__name__}>"
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _real(name: str, value: Any) -> float:
-    """Convert ``value`` to a Python float, refusing bools, strings, arrays."""
+def _real(name: str, value: Any, expected: str = "a real number") -> float:
+    """Convert ``value`` to a Python float, refusing bools, strings, complex and arrays.
+
+    ``expected`` describes the allowed values for the error message. An integer
+    too large for a float becomes ±inf (and is then refused by the range checks).
+    """
+    if isinstance(value, np.ndarray) and value.ndim == 0 and (
+            np.issubdtype(value.dtype, np.integer) or np.issubdtype(value.dtype, np.floating)):
+        value = value[()]
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        if isinstance(value, np.ndarray) and value.ndim == 0 and np.issubdtype(value.dtype, np.number):
-            return float(value)
-        raise TypeError(f"{name} must be a real number; got {name}={_describe(value)} "
+        raise TypeError(f"{name} must be {expected}; got {name}={_describe(value)} "
                         f"of type {type(value).__name__}")
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:               # e.g. the Python int 10**400
+        return math.inf if value > 0 else -math.inf
 
 
 def check_finite(name: str, value: Any) -> float:
     """A finite real number."""
-    x = _real(name, value)
+    x = _real(name, value, "a finite number")
     if not np.isfinite(x):
         raise ValueError(f"{name} must be a finite number; got {name}={_describe(value)}")
     return x
@@ -58,16 +71,16 @@ def check_finite(name: str, value: Any) -> float:
 
 def check_positive(name: str, value: Any, *, allow_inf: bool = False) -> float:
     """A real number > 0 (finite unless ``allow_inf``)."""
-    x = _real(name, value)
+    allowed = "a number > 0 (inf allowed)" if allow_inf else "a finite number > 0"
+    x = _real(name, value, allowed)
     if np.isnan(x) or x <= 0 or (np.isinf(x) and not allow_inf):
-        rng = "> 0" if allow_inf else "a finite number > 0"
-        raise ValueError(f"{name} must be {rng}; got {name}={_describe(value)}")
+        raise ValueError(f"{name} must be {allowed}; got {name}={_describe(value)}")
     return x
 
 
 def check_nonnegative(name: str, value: Any) -> float:
     """A finite real number >= 0."""
-    x = _real(name, value)
+    x = _real(name, value, "a finite number >= 0")
     if not np.isfinite(x) or x < 0:
         raise ValueError(f"{name} must be a finite number >= 0; got {name}={_describe(value)}")
     return x
@@ -76,11 +89,12 @@ def check_nonnegative(name: str, value: Any) -> float:
 def check_in_range(name: str, value: Any, low: float, high: float, *,
                    low_inclusive: bool = True, high_inclusive: bool = True) -> float:
     """A real number in the interval between ``low`` and ``high``."""
-    x = _real(name, value)
+    interval = (("[" if low_inclusive else "(") + f"{low:g}, {high:g}"
+                + ("]" if high_inclusive else ")"))
+    x = _real(name, value, f"a number in {interval}")
     ok_low = x >= low if low_inclusive else x > low
     ok_high = x <= high if high_inclusive else x < high
     if np.isnan(x) or not (ok_low and ok_high):
-        interval = ("[" if low_inclusive else "(") + f"{low:g}, {high:g}" + ("]" if high_inclusive else ")")
         raise ValueError(f"{name} must be in {interval}; got {name}={_describe(value)}")
     return x
 
@@ -110,43 +124,94 @@ def check_probability(value: Any, name: str = "p", *, open_low: bool = False,
 def check_int(name: str, value: Any, *, minimum: int | None = None,
               maximum: int | None = None) -> int:
     """An integer (not a bool, not a float) in ``[minimum, maximum]``."""
+    lo = "-inf" if minimum is None else str(minimum)
+    hi = "inf" if maximum is None else str(maximum)
+    if isinstance(value, np.ndarray) and value.ndim == 0 and np.issubdtype(value.dtype, np.integer):
+        value = value[()]
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer; got {name}={_describe(value)} "
+        raise TypeError(f"{name} must be an integer in [{lo}, {hi}]; got {name}={_describe(value)} "
                         f"of type {type(value).__name__}")
     v = int(value)
     if (minimum is not None and v < minimum) or (maximum is not None and v > maximum):
-        lo = "-inf" if minimum is None else str(minimum)
-        hi = "inf" if maximum is None else str(maximum)
-        raise ValueError(f"{name} must be an integer in [{lo}, {hi}]; got {name}={v}")
+        raise ValueError(f"{name} must be an integer in [{lo}, {hi}]; got {name}={_describe(v)}")
     return v
 
 
+def check_bool(name: str, value: Any) -> bool:
+    """``True`` or ``False`` (also NumPy's bool); 0/1, strings and None are refused."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False; got {name}={_describe(value)} "
+                        f"of type {type(value).__name__}")
+    return bool(value)
+
+
 def check_array(name: str, value: Any, *, ndim: int | tuple[int, ...] | None = None,
-                finite: bool = True, min_size: int = 1, dtype=float) -> np.ndarray:
-    """A numeric array of the given dimension(s), finite by default."""
+                finite: bool = True, min_size: int = 1, dtype=float,
+                allow_bool: bool = True) -> np.ndarray:
+    """A numeric array of the given dimension(s), finite by default.
+
+    Accepts numbers, sequences and arrays of real numbers (integers, floats and,
+    unless ``allow_bool=False``, booleans). Strings, bytes, None, complex
+    numbers, dates and ragged nested lists are refused with a ``TypeError``;
+    strings are not parsed as numbers.
+    """
+    allowed = None if ndim is None else ((ndim,) if isinstance(ndim, int) else tuple(ndim))
+    what = ("a number or array of numbers" if allowed is None
+            else f"an array of numbers with ndim in {allowed}")
+
+    def refuse(kind: str = ""):
+        return TypeError(f"{name} must be {what}{kind}; got {name}={_describe(value)} "
+                         f"of type {type(value).__name__}")
+
     if isinstance(value, (str, bytes)) or value is None:
-        raise TypeError(f"{name} must be numeric (a number or array of numbers); "
-                        f"got {name}={_describe(value)} of type {type(value).__name__}")
+        raise refuse()
     try:
-        arr = np.asarray(value, dtype=dtype)
+        raw = np.asarray(value)
+    except (TypeError, ValueError) as exc:          # e.g. ragged nested lists
+        raise refuse() from exc
+    kind = raw.dtype.kind
+    if kind == "b" and not allow_bool:
+        raise refuse(" (not booleans)")
+    if kind == "O":                                  # mixed Python objects: numbers only
+        for item in raw.ravel():
+            if isinstance(item, (bool, np.bool_)) and not allow_bool:
+                raise refuse(" (not booleans)")
+            if not isinstance(item, (numbers.Real, np.bool_)):
+                raise refuse(" (real numbers only)")
+    elif kind not in "biuf":                         # strings, complex, dates, void, ...
+        raise refuse(" (real numbers only)")
+    try:
+        arr = np.asarray(raw, dtype=dtype)
+    except OverflowError:                            # Python ints beyond the float range
+        raise ValueError(f"{name} must contain only finite values; "
+                         f"got {name}={_describe(value)}") from None
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be numeric (a number or array of numbers); "
-                        f"got {name}={_describe(value)}") from exc
-    if ndim is not None:
-        allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
-        if arr.ndim not in allowed:
-            raise ValueError(f"{name} must have ndim in {allowed}; got {name} with shape {arr.shape}")
+        raise refuse() from exc
+    if allowed is not None and arr.ndim not in allowed:
+        raise ValueError(f"{name} must have ndim in {allowed}; got {name} with shape {arr.shape}")
     if arr.size < min_size:
-        raise ValueError(f"{name} must have at least {min_size} element(s); got shape {arr.shape}")
+        raise ValueError(f"{name} must have at least {min_size} element(s); got {name} with "
+                         f"shape {arr.shape}")
     if finite and arr.size and not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must contain only finite values; got {name}={_describe(value)}")
     return arr
 
 
 def check_choice(name: str, value: Any, choices) -> Any:
-    """One of a fixed set of options."""
-    if value not in choices:
-        raise ValueError(f"{name} must be one of {sorted(choices)}; got {name}={_describe(value)}")
+    """One of a fixed set of options (compared with ``==``; unhashable values refused)."""
+    options = sorted(choices, key=repr)
+
+    def same(c) -> bool:
+        if isinstance(value, (bool, np.bool_)) != isinstance(c, (bool, np.bool_)):
+            return False                             # True is not the option 1
+        try:
+            eq = value == c
+        except Exception:                            # noqa: BLE001 - any odd __eq__
+            return False
+        return isinstance(eq, (bool, np.bool_)) and bool(eq)   # arrays compare elementwise
+
+    if not any(same(c) for c in options):
+        raise ValueError(f"{name} must be one of {options}; got {name}={_describe(value)}")
     return value
 
 
@@ -160,7 +225,8 @@ def check_rng(rng: Any = None) -> np.random.Generator:
     if isinstance(rng, np.random.Generator):
         return rng
     if isinstance(rng, (bool, np.bool_)):
-        raise TypeError(f"rng must be None, an int seed or a numpy.random.Generator; got rng={rng!r}")
+        raise TypeError("rng must be None, an int seed or a numpy.random.Generator; "
+                        f"got rng={rng!r}")
     if isinstance(rng, numbers.Integral):
         if int(rng) < 0:
             raise ValueError(f"rng seed must be an integer >= 0; got rng={int(rng)}")
