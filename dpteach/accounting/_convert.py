@@ -1,0 +1,129 @@
+"""Conversions between Rényi DP, zero-concentrated DP and (ε, δ)-DP.
+
+All functions here are pure: they take RDP / zCDP values and return (ε, δ)
+guarantees. Every conversion returns an *upper bound* on the ε (or δ) that
+holds for any mechanism with the given RDP / zCDP curve; none of them is
+specific to a mechanism.
+
+References
+----------
+.. [M17] I. Mironov. "Rényi Differential Privacy." CSF 2017, Prop. 3.
+.. [BBGHS20] B. Balle, G. Barthe, M. Gaboardi, J. Hsu, T. Sato. "Hypothesis
+   testing interpretations and Rényi differential privacy." AISTATS 2020, Thm 21.
+.. [CKS20] C. Canonne, G. Kamath, T. Steinke. "The Discrete Gaussian for
+   Differential Privacy." NeurIPS 2020, Prop. 12 and Cor. 13 (arXiv:2004.00010v5).
+.. [BS16] M. Bun, T. Steinke. "Concentrated Differential Privacy:
+   Simplifications, Extensions, and Lower Bounds." TCC 2016, Prop. 1.3 and 1.4.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._validation import check_array, check_choice, check_delta, check_in_range
+
+__all__ = ["check_orders", "rdp_to_epsilon", "rdp_to_delta"]
+
+_CONVERSIONS = {"improved", "classic"}
+
+
+def check_orders(orders, name: str = "orders") -> np.ndarray:
+    """Validate RDP orders: a 1-d array of finite numbers > 1."""
+    arr = check_array(name, orders, ndim=(0, 1)).reshape(-1)
+    if np.any(arr <= 1):
+        bad = arr[arr <= 1][0]
+        raise ValueError(f"{name} must all be finite numbers > 1; got an order {bad!r} in {name}")
+    return arr
+
+
+def _check_rdp(orders: np.ndarray, rdp, name: str = "rdp") -> np.ndarray:
+    arr = check_array(name, rdp, ndim=(0, 1), finite=False).reshape(-1)
+    if np.any(np.isnan(arr)) or np.any(arr < 0):
+        raise ValueError(f"{name} must contain numbers >= 0 (inf allowed); got {name}={arr!r}")
+    if arr.shape != orders.shape:
+        raise ValueError(f"{name} must have one value per order: got {arr.size} values "
+                         f"for {orders.size} orders")
+    return arr
+
+
+def _epsilons(orders: np.ndarray, rdp: np.ndarray, delta: float, conversion: str) -> np.ndarray:
+    """ε at each order (before taking the minimum); inf where the RDP is inf."""
+    log_delta = math.log(delta)
+    with np.errstate(invalid="ignore", over="ignore"):
+        if conversion == "classic":
+            eps = rdp - log_delta / (orders - 1)
+        else:
+            eps = rdp + np.log1p(-1.0 / orders) - (log_delta + np.log(orders)) / (orders - 1)
+    return np.where(np.isinf(rdp), np.inf, eps)
+
+
+def rdp_to_epsilon(orders, rdp, delta: float, conversion: str = "improved") -> tuple[float, float]:
+    """Smallest ε over the given orders such that RDP implies (ε, δ)-DP.
+
+    A mechanism that is (α, r(α))-RDP for every order α in ``orders`` is
+    (ε, δ)-DP with ε = min over α of
+
+    * ``"classic"`` ([M17]_, Prop. 3): ``ε(α) = r(α) + ln(1/δ)/(α − 1)``;
+    * ``"improved"`` ([BBGHS20]_, Thm 21; [CKS20]_, Prop. 12):
+      ``ε(α) = r(α) + ln((α − 1)/α) − (ln δ + ln α)/(α − 1)``, which is never
+      larger than the classic bound (its extra terms are negative for α > 1).
+
+    Parameters
+    ----------
+    orders : array-like of float
+        Rényi orders α > 1.
+    rdp : array-like of float
+        The RDP ε-value r(α) at each order, ≥ 0 (``inf`` allowed).
+    delta : float
+        In (0, 1).
+    conversion : {"improved", "classic"}
+
+    Returns
+    -------
+    (epsilon, order) : tuple of float
+        The best ε (clipped below at 0: an (ε<0, δ) guarantee is a (0, δ) one)
+        and the order that achieves it. ε is ``inf`` if every order has infinite RDP.
+    """
+    orders = check_orders(orders)
+    rdp = _check_rdp(orders, rdp)
+    delta = check_delta(delta, allow_zero=False)
+    conversion = check_choice("conversion", conversion, _CONVERSIONS)
+    eps = _epsilons(orders, rdp, delta, conversion)
+    i = int(np.argmin(eps))
+    return max(float(eps[i]), 0.0), float(orders[i])
+
+
+def rdp_to_delta(orders, rdp, epsilon: float, conversion: str = "improved") -> tuple[float, float]:
+    """Smallest δ over the given orders such that RDP implies (ε, δ)-DP.
+
+    The inverse of :func:`rdp_to_epsilon` at each order: ``"classic"``
+    ``δ(α) = exp((α − 1)(r(α) − ε))`` ([M17]_, Prop. 3); ``"improved"``
+    ``δ(α) = exp((α − 1)(r(α) − ε + ln(1 − 1/α)) − ln α)`` ([CKS20]_, Prop. 12).
+
+    Parameters
+    ----------
+    orders, rdp : array-like of float
+        As in :func:`rdp_to_epsilon`.
+    epsilon : float
+        ε ≥ 0.
+    conversion : {"improved", "classic"}
+
+    Returns
+    -------
+    (delta, order) : tuple of float
+        δ is capped at 1 (a trivial guarantee).
+    """
+    orders = check_orders(orders)
+    rdp = _check_rdp(orders, rdp)
+    epsilon = check_in_range("epsilon", epsilon, 0.0, np.inf, high_inclusive=False)
+    conversion = check_choice("conversion", conversion, _CONVERSIONS)
+    with np.errstate(invalid="ignore", over="ignore"):
+        if conversion == "classic":
+            log_delta = (orders - 1) * (rdp - epsilon)
+        else:
+            log_delta = (orders - 1) * (rdp - epsilon + np.log1p(-1.0 / orders)) - np.log(orders)
+    log_delta = np.where(np.isinf(rdp), np.inf, log_delta)
+    i = int(np.argmin(log_delta))
+    return min(math.exp(min(log_delta[i], 0.0)), 1.0), float(orders[i])
