@@ -1,0 +1,43 @@
+"""dpteach instructor app: page navigation only.
+
+Run it with ``make app`` (http://localhost:8501) or
+``streamlit run app.py``.
+
+Adding a page
+-------------
+1. Write ``dpteach/app_pages/<name>.py`` with a function ``render()`` that draws
+   the page (widgets, numbers from the dpteach math modules, figures from
+   ``dpteach.plots``). Use the helpers in ``dpteach/app_pages/_common.py``
+   (log-scale ε slider, friendly error messages, cached figures).
+2. Add ONE line to ``PAGES`` below: ``(title, module, icon)``. The URL of the
+   page is the last part of the module name with ``_`` replaced by ``-``
+   (``dpteach.app_pages.noise_calibration`` → ``/noise-calibration``).
+3. Add a test in ``tests/test_app_<name>.py`` (see ``tests/test_app_basics.py``).
+
+The first entry of ``PAGES`` is the page shown at ``/``.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import streamlit as st
+
+PAGES = [
+    # (title in the sidebar, module exposing render(), icon: an emoji or a Material
+    #  Symbol ":material/<name>:", which renders offline with Streamlit's own font)
+    ("Noise calibration", "dpteach.app_pages.noise_calibration", ":material/straighten:"),
+    ("Randomized response", "dpteach.app_pages.randomized_response", ":material/casino:"),
+]
+
+
+def _page(title: str, module: str, icon: str, default: bool) -> st.Page:
+    render = importlib.import_module(module).render
+    url_path = module.rsplit(".", 1)[-1].replace("_", "-")
+    return st.Page(render, title=title, icon=icon, url_path=url_path, default=default)
+
+
+st.set_page_config(page_title="dpteach: differential privacy, live",
+                   page_icon=":material/shield_lock:", layout="wide")
+navigation = st.navigation([_page(*entry, default=(i == 0)) for i, entry in enumerate(PAGES)])
+navigation.run()

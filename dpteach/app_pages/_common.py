@@ -1,0 +1,237 @@
+"""Helpers shared by the app's pages.
+
+* log-scale sliders for ε, δ and similar parameters that span decades, each
+  with a caption saying which end is more private;
+* :func:`friendly_errors`, which turns the ``ValueError`` / ``TypeError`` that
+  dpteach raises for a bad combination into an ``st.warning`` (never a
+  traceback);
+* :func:`cached_figure` / :data:`FIGURES`, which draw a ``dpteach.plots``
+  figure once per parameter combination, keep the PNG, and can prefetch the
+  figures for the neighbouring slider positions, so stepping a slider with
+  the arrow keys is instant.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import io
+import math
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+
+import streamlit as st
+
+from ..plots._style import new_axes
+
+#: ε values for sliders: about six per decade from 0.01 to 10 (a 1-1.5-2-3-5-7 series).
+EPSILONS: tuple[float, ...] = tuple(
+    round(m * 10.0 ** e, 10) for e in (-2, -1, 0) for m in (1, 1.5, 2, 3, 5, 7)
+) + (10.0,)
+
+#: δ values: 0 (pure DP) and the powers of ten from 1e-10 to 1e-2.
+DELTAS: tuple[float, ...] = (0.0,) + tuple(10.0 ** -k for k in range(10, 1, -1))
+
+#: Size (inches) and resolution of the figures drawn for the app. A little smaller
+#: than the notebooks' 6.4 x 4 so that the same fonts read larger on a projector.
+FIGSIZE = (6.0, 3.8)
+DPI = 130
+#: Legend text size in the app (points). The plots use "small" legends, which
+#: are hard to read from the back of a lecture room.
+LEGEND_FONTSIZE = 10
+
+PRIVACY_CAPTION = "← more private | less private →"
+
+
+def fmt(x: float, digits: int = 4) -> str:
+    """``x`` with ``digits`` significant digits, e.g. ``fmt(2/3) == '0.6667'``."""
+    if x == 0 or not math.isfinite(x):
+        return str(x)
+    return f"{x:.{digits}g}"
+
+
+def fmt_delta(delta: float) -> str:
+    """``0`` for pure DP, otherwise ``1e-05`` style (``10⁻⁵`` reads badly in a slider)."""
+    return "0 (pure DP)" if delta == 0 else f"{delta:.0e}"
+
+
+def log_slider(label: str, options: Sequence[float], value: float, *, key: str,
+               help: str | None = None, format_func=fmt,
+               caption: str | None = PRIVACY_CAPTION) -> float:
+    """A ``st.select_slider`` over log-spaced ``options`` returning a float.
+
+    Equal steps of the slider multiply the value by about the same factor, so
+    0.01 and 10 are both reachable with a few key presses.
+    """
+    options = list(options)
+    if value not in options:
+        raise ValueError(f"value={value!r} is not one of the slider options {options}")
+    chosen = st.select_slider(label, options=options, value=value, key=key, help=help,
+                              format_func=format_func)
+    if caption:
+        st.caption(caption)
+    return float(chosen)
+
+
+def epsilon_slider(label: str = "Privacy loss ε", *, key: str = "epsilon",
+                   value: float = 1.0, options: Sequence[float] = EPSILONS,
+                   help: str | None = None) -> float:
+    """Log-scale ε slider with the caption ``← more private | less private →``."""
+    return log_slider(label, options, value, key=key, help=help or (
+        "Smaller ε = stronger privacy guarantee = more noise. "
+        "Each step multiplies ε by about 1.5."))
+
+
+def delta_slider(label: str = "δ (failure probability)", *, key: str = "delta",
+                 value: float = 1e-5, options: Sequence[float] = DELTAS,
+                 help: str | None = None) -> float:
+    """Log-scale δ slider including δ = 0 (pure DP) at the private end."""
+    return log_slider(label, options, value, key=key, format_func=fmt_delta, help=help or (
+        "δ is the probability that the ε guarantee may fail. Keep it well "
+        "below 1/n for a dataset of n people; δ = 0 is pure ε-DP."))
+
+
+def show_error(exc: BaseException, what: str | None = None) -> None:
+    """Show ``exc`` as a friendly warning box (no traceback)."""
+    prefix = f"**{what}** is not available for these settings. " if what else ""
+    st.warning(f"{prefix}{exc}", icon=":material/warning:")
+
+
+@contextlib.contextmanager
+def friendly_errors(what: str | None = None) -> Iterator[None]:
+    """Run a block; a ``ValueError``/``TypeError`` from dpteach becomes a warning.
+
+    The rest of the page keeps rendering::
+
+        with friendly_errors("The Gaussian mechanism"):
+            sigma = gaussian_sigma(1.0, eps, delta)
+            st.metric("σ", fmt(sigma))
+    """
+    try:
+        yield
+    except (ValueError, TypeError) as exc:
+        show_error(exc, what)
+
+
+def figure_png(fig, dpi: int = DPI) -> bytes:
+    """Encode a matplotlib Figure as PNG bytes."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi)
+    return buf.getvalue()
+
+
+class FigureStore:
+    """Process-wide cache of rendered figures (PNG bytes), with prefetching.
+
+    Drawing one ``dpteach.plots`` figure takes 60-90 ms, mostly matplotlib's
+    text layout, so a page that redraws two figures after every slider step
+    would lag behind an instructor pressing the arrow keys. Each figure is
+    therefore drawn once per argument combination and kept here (LRU,
+    ``max_entries``); and after a page has shown its figures it may
+    :meth:`prefetch` the ones for the neighbouring slider positions on one
+    background thread, so the next step is usually already drawn.
+
+    ``st.cache_data`` cannot be filled from a background thread (it expects a
+    running script), hence this small store of futures. A request for a figure
+    that is queued but not yet started is drawn at once in the calling thread.
+    Set the environment variable ``DPTEACH_APP_PREFETCH=0`` to turn prefetching
+    off.
+    """
+
+    def __init__(self, max_entries: int = 256) -> None:
+        self.max_entries = max_entries
+        self._lock = threading.Lock()
+        self._items: OrderedDict[tuple, Future] = OrderedDict()
+        self._pool: ThreadPoolExecutor | None = None
+
+    @staticmethod
+    def _key(function: str, kwargs: dict) -> tuple:
+        return (function, tuple(sorted(kwargs.items())))
+
+    @staticmethod
+    def _draw(function: str, kwargs: dict) -> bytes:
+        module, name = function.rsplit(".", 1)
+        plot = getattr(importlib.import_module(module), name)
+        _, ax = new_axes(figsize=FIGSIZE)
+        fig = plot(**kwargs, ax=ax)
+        for axes in fig.axes:                     # this figure only: thread-safe
+            legend = axes.get_legend()
+            if legend is not None:
+                for text in [*legend.get_texts(), legend.get_title()]:
+                    text.set_fontsize(max(text.get_fontsize(), LEGEND_FONTSIZE))
+        return figure_png(fig)
+
+    def _store(self, key: tuple, future: Future) -> None:
+        # caller holds the lock
+        self._items[key] = future
+        self._items.move_to_end(key)
+        while len(self._items) > self.max_entries:
+            self._items.popitem(last=False)
+
+    def get(self, function: str, /, **kwargs) -> bytes:
+        """PNG of ``function(**kwargs)``; drawn now unless already stored.
+
+        Exceptions of the plot function (e.g. ``ValueError`` for a bad
+        parameter combination) propagate and are not stored.
+        """
+        key = self._key(function, kwargs)
+        with self._lock:
+            future = self._items.get(key)
+            if future is not None:
+                self._items.move_to_end(key)
+        if future is not None and not future.cancel():
+            try:
+                return future.result(timeout=60)
+            except Exception:
+                pass                     # fall through and draw it here, raising here
+        png = self._draw(function, kwargs)
+        done: Future = Future()
+        done.set_result(png)
+        with self._lock:
+            self._store(key, done)
+        return png
+
+    def prefetch(self, function: str, /, **kwargs) -> None:
+        """Queue ``function(**kwargs)`` for drawing in the background."""
+        if os.environ.get("DPTEACH_APP_PREFETCH", "1") == "0":
+            return
+        key = self._key(function, kwargs)
+        with self._lock:
+            if key in self._items:
+                return
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=1,
+                                                thread_name_prefix="dpteach-prefetch")
+            self._store(key, self._pool.submit(self._draw, function, kwargs))
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+
+FIGURES = FigureStore()
+
+
+def cached_figure(function: str, /, **kwargs) -> bytes:
+    """PNG of ``function(**kwargs)``, drawn once per argument combination.
+
+    ``function`` is a dotted name such as
+    ``"dpteach.plots.calibration.plot_sigma_comparison"``; the arguments must
+    be hashable plain values (numbers, strings, None, tuples).
+    """
+    return FIGURES.get(function, **kwargs)
+
+
+def neighbours(options: Sequence[float], value: float) -> list[float]:
+    """The options just left and right of ``value`` (what a key press reaches next)."""
+    options = list(options)
+    i = options.index(value)
+    return [options[j] for j in (i - 1, i + 1) if 0 <= j < len(options)]
+
+
+def show_figure(png: bytes, alt: str) -> None:
+    """Show a cached PNG at the width of its column."""
+    st.image(png, width="stretch", alt=alt)

@@ -1,0 +1,170 @@
+"""App page "Noise calibration": how much Laplace or Gaussian noise for (ε, δ)?
+
+Numbers come from :mod:`dpteach.mechanisms` (``laplace_scale``,
+``gaussian_sigma``), figures from :mod:`dpteach.plots.calibration`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import streamlit as st
+
+from ..mechanisms import gaussian_sigma, laplace_scale
+from ._common import (
+    EPSILONS,
+    cached_figure,
+    delta_slider,
+    epsilon_slider,
+    fmt,
+    friendly_errors,
+    log_slider,
+    neighbours,
+    show_figure,
+    FIGURES,
+)
+
+SENSITIVITIES = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
+_PLOTS = "dpteach.plots.calibration."
+
+VIEWS = {
+    "Output densities": "densities",
+    "Privacy loss": "loss",
+    "σ: classic vs analytic": "sigma",
+    "Error vs ε": "error",
+}
+
+DELTA_ZERO_MESSAGE = (
+    "**No Gaussian noise gives δ = 0.** The ratio of the two Gaussian densities "
+    "(on D and on its neighbour D′) grows without bound in the tails, so for every σ "
+    "there are outputs whose privacy loss exceeds ε. δ is the probability we allow "
+    "for that. Pick δ > 0 (well below 1/n for n people, e.g. 10⁻⁵), or use the "
+    "Laplace mechanism, which is pure ε-DP."
+)
+
+CLASSIC_EPSILON_MESSAGE = (
+    "The classic bound σ = Δ·√(2 ln(1.25/δ))/ε (Dwork & Roth 2014, Thm A.1) is "
+    "proved only for **ε < 1**, so it is not shown for ε = {eps}. The analytic σ "
+    "(Balle & Wang 2018) is exact and valid for every ε."
+)
+
+
+def _metrics(sensitivity: float, epsilon: float, delta: float) -> None:
+    b = laplace_scale(sensitivity, epsilon)
+    lap, gau = st.columns([2, 3], border=True)
+    with lap:
+        st.markdown("**Laplace mechanism**: (ε, 0)-DP")
+        c1, c2 = st.columns(2)
+        c1.metric("Laplace b = Δ/ε", fmt(b),
+                  help="Noise Lap(b), density exp(−|y|/b)/(2b); standard deviation √2·b "
+                       "(Dwork & Roth 2014, Thm 3.6).")
+        c2.metric("E|error| Laplace", fmt(b), help="E|Lap(b)| = b.")
+    notes = []
+    with gau:
+        st.markdown("**Gaussian mechanism**: (ε, δ)-DP")
+        c1, c2, c3 = st.columns(3)
+        if delta == 0:
+            for column, label in ((c1, "σ analytic"), (c2, "σ classic"),
+                                  (c3, "E|error| Gaussian")):
+                column.metric(label, "n/a", help="No Gaussian noise level gives δ = 0.")
+            notes.append(DELTA_ZERO_MESSAGE)
+        else:
+            with friendly_errors("The analytic Gaussian σ"):
+                sigma = gaussian_sigma(sensitivity, epsilon, delta, method="analytic")
+                c1.metric("σ analytic", fmt(sigma),
+                          help="Smallest σ whose exact δ(ε) is ≤ δ "
+                               "(Balle & Wang 2018, Thm 8 and Alg. 1).")
+                c3.metric("E|error| Gaussian", fmt(sigma * math.sqrt(2 / math.pi)),
+                          help="E|N(0, σ²)| = σ·√(2/π), with the analytic σ.")
+            if epsilon >= 1:
+                c2.metric("σ classic", "n/a", help="The classic bound needs ε < 1.")
+                notes.append(CLASSIC_EPSILON_MESSAGE.format(eps=fmt(epsilon)))
+            else:
+                with friendly_errors("The classic Gaussian σ"):
+                    c2.metric("σ classic",
+                              fmt(gaussian_sigma(sensitivity, epsilon, delta, method="classic")),
+                              help="σ = Δ·√(2 ln(1.25/δ))/ε (Dwork & Roth 2014, Thm A.1); "
+                                   "ε < 1 only.")
+    for note in notes:
+        st.info(note, icon=":material/info:")
+
+
+def _figures(view: str, sensitivity: float, epsilon: float, delta: float) -> list[tuple]:
+    """(plot function, kwargs, alt text) of the figures this view shows."""
+    gaussian_ok = delta > 0
+    if view == "densities":
+        out = [("plot_neighbouring_densities",
+                dict(sensitivity=sensitivity, epsilon=epsilon, mechanism="laplace"),
+                "Laplace output densities on neighbouring datasets")]
+        if gaussian_ok:
+            out.append(("plot_neighbouring_densities",
+                        dict(sensitivity=sensitivity, epsilon=epsilon, delta=delta,
+                             mechanism="gaussian"),
+                        "Gaussian output densities on neighbouring datasets"))
+        return out
+    if view == "loss":
+        out = [("plot_privacy_loss",
+                dict(sensitivity=sensitivity, epsilon=epsilon, mechanism="laplace"),
+                "Privacy loss of the Laplace mechanism")]
+        if gaussian_ok:
+            out.append(("plot_privacy_loss",
+                        dict(sensitivity=sensitivity, epsilon=epsilon, delta=delta,
+                             mechanism="gaussian"),
+                        "Privacy loss of the Gaussian mechanism"))
+        return out
+    if not gaussian_ok:
+        return []
+    if view == "sigma":
+        return [("plot_sigma_comparison", dict(sensitivity=sensitivity, delta=delta),
+                 "Classic and analytic Gaussian σ against ε")]
+    return [("plot_error_vs_epsilon", dict(sensitivity=sensitivity, delta=delta),
+             "Expected absolute error of Laplace and Gaussian noise against ε")]
+
+
+def render() -> None:
+    st.title("Noise calibration")
+    st.markdown(
+        "How much noise does a query with **sensitivity Δ** (how much one person can "
+        "change the answer) need for **(ε, δ)-differential privacy**? For a single "
+        "number, such as a count or a sum, the ℓ1 and ℓ2 sensitivities are both Δ."
+    )
+    c_eps, c_delta, c_sens = st.columns(3)
+    with c_eps:
+        epsilon = epsilon_slider()
+    with c_delta:
+        delta = delta_slider(help="Only the Gaussian mechanism uses δ. δ = 0 is pure ε-DP. "
+                                  "Keep δ well below 1/n for a dataset of n people.")
+    with c_sens:
+        sensitivity = log_slider("Sensitivity Δ", SENSITIVITIES, 1.0, key="sensitivity",
+                                 caption="← a person changes the answer less | more →",
+                                 help="Largest change of the query's answer when one "
+                                      "person's data is added or removed.")
+
+    _metrics(sensitivity, epsilon, delta)
+
+    label = st.radio("Show", list(VIEWS), horizontal=True, key="view")
+    view = VIEWS[label]
+    figures = _figures(view, sensitivity, epsilon, delta)
+    if not figures:
+        st.info("This view compares Gaussian noise levels: choose δ > 0 to see it.",
+                icon=":material/info:")
+    for column, (name, kwargs, alt) in zip(st.columns(max(len(figures), 1)), figures):
+        with column, friendly_errors(alt):
+            show_figure(cached_figure(_PLOTS + name, **kwargs), alt)
+
+    # Draw the figures for the next ε positions in the background (the direction
+    # of the last move first), so that an arrow-key step shows at once.
+    ahead = neighbours(EPSILONS, epsilon)
+    if st.session_state.get("_last_epsilon", 0.0) <= epsilon:   # moving right: right first
+        ahead.reverse()
+    st.session_state["_last_epsilon"] = epsilon
+    for eps in ahead:
+        for name, kwargs, _ in _figures(view, sensitivity, eps, delta):
+            FIGURES.prefetch(_PLOTS + name, **kwargs)
+
+    st.caption(
+        "Laplace: b = Δ/ε (Dwork & Roth 2014, Thm 3.6). Gaussian: classic σ from "
+        "Dwork & Roth 2014, Thm A.1 (ε < 1 only); analytic σ from Balle & Wang, "
+        "*Improving the Gaussian Mechanism for Differential Privacy*, ICML 2018 (Thm 8). "
+        "Dashed curves: the neighbouring dataset D′, whose answer is larger by Δ."
+    )

@@ -1,0 +1,133 @@
+"""App page "Randomized response": a private survey and its estimator.
+
+Numbers come from :mod:`dpteach.mechanisms` (``randomized_response``,
+``rr_estimate``, ``rr_std_error``, ``rr_epsilon_from_gamma``,
+``rr_gamma_from_epsilon``), figures from :mod:`dpteach.plots.randomized_response`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import streamlit as st
+
+from ..mechanisms import (
+    randomized_response,
+    rr_epsilon_from_gamma,
+    rr_estimate,
+    rr_gamma_from_epsilon,
+    rr_std_error,
+)
+from ._common import cached_figure, epsilon_slider, fmt, friendly_errors, log_slider, show_figure
+
+SIZES = (10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000)
+TRIALS = 2000            # simulated surveys in the histogram
+HISTOGRAM_SEED = 0       # the histogram is the same picture each time for the same settings
+_PLOTS = "dpteach.plots.randomized_response."
+
+BY_EPSILON = "ε (privacy loss)"
+BY_GAMMA = "γ (truth bias)"
+
+
+def _privacy_controls() -> dict:
+    """Radio + slider; returns {"gamma": γ} or {"epsilon": ε}."""
+    how = st.radio("Set the privacy level by", [BY_GAMMA, BY_EPSILON], horizontal=True,
+                   key="rr_parametrisation",
+                   help="Each respondent tells the truth with probability ½ + γ and lies "
+                        "otherwise; this is ε-DP with ε = ln((½ + γ)/(½ − γ)).")
+    if how == BY_EPSILON:
+        return {"epsilon": epsilon_slider(key="rr_epsilon", value=1.0)}
+    gamma = st.slider("γ: respondents tell the truth with probability ½ + γ", 0.01, 0.49,
+                      0.25, 0.01, key="rr_gamma", format="%.2f",
+                      help="γ = ¼ is the coin-flip protocol: flip a coin; heads, answer "
+                           "truthfully; tails, flip again and answer 'yes' on heads.")
+    st.caption("← more private | less private →")
+    return {"gamma": round(float(gamma), 2)}
+
+
+def _simulate_survey(true_rate: float, n: int, privacy: dict, seed: int):
+    """One survey of n fresh respondents (bits i.i.d. Bernoulli(true_rate))."""
+    rng = np.random.default_rng(seed)
+    bits = (rng.random(n) < true_rate).astype(np.int8)
+    reports = randomized_response(bits, **privacy, rng=rng)
+    return bits, reports, rr_estimate(reports, **privacy)
+
+
+def render() -> None:
+    st.title("Randomized response")
+    st.markdown(
+        "Warner's survey technique (1965): each respondent answers a sensitive yes/no "
+        "question truthfully with probability **½ + γ**, and otherwise gives the opposite "
+        "answer. No single answer can be trusted, yet the rate of 'yes' in the population "
+        "can still be estimated, with more error the more private the survey."
+    )
+    c_priv, c_n, c_rate = st.columns(3)
+    with c_priv:
+        privacy = _privacy_controls()
+    with c_n:
+        n = int(log_slider("Respondents n", SIZES, 1000, key="rr_n", format_func=str,
+                           caption="more respondents → smaller error"))
+    with c_rate:
+        true_rate = float(st.slider("True rate π of 'yes' in the population", 0.0, 1.0, 0.3,
+                                    0.01, key="rr_rate"))
+        true_rate = round(true_rate, 2)
+
+    if "gamma" in privacy:
+        gamma = privacy["gamma"]
+        epsilon = rr_epsilon_from_gamma(gamma)
+    else:
+        epsilon = privacy["epsilon"]
+        gamma = rr_gamma_from_epsilon(epsilon)
+
+    m1, m2, m3, m4 = st.columns(4, border=True)
+    m1.metric("ε = ln((½+γ)/(½−γ))", fmt(epsilon))
+    m2.metric("γ", fmt(gamma))
+    m3.metric("P(truthful answer) = ½ + γ", fmt(0.5 + gamma))
+    se = rr_std_error(true_rate, n, **privacy)
+    plain = math.sqrt(true_rate * (1 - true_rate) / n)
+    m4.metric("Standard error of π̂", fmt(se, 3),
+              help="√(λ(1−λ)/n)/(2γ), λ = P(report 'yes') = (½+γ)π + (½−γ)(1−π).")
+    if plain > 0:
+        st.markdown(
+            f"Without randomization the standard error would be √(π(1−π)/n) = "
+            f"**{fmt(plain, 3)}**: privacy multiplies it by **{fmt(se / plain, 3)}**, so this "
+            f"survey is as accurate as a non-private one with about "
+            f"**{max(1, round(n * (plain / se) ** 2)):,}** respondents.")
+
+    left, right = st.columns(2)
+    with left:
+        st.subheader("One simulated survey")
+        if st.button("Run another survey", icon=":material/replay:", key="rr_rerun"):
+            st.session_state["rr_seed"] = st.session_state.get("rr_seed", 0) + 1
+        seed = st.session_state.get("rr_seed", 0)
+        with friendly_errors("The survey"):
+            bits, reports, est = _simulate_survey(true_rate, n, privacy, seed)
+            s1, s2 = st.columns(2)
+            s1.metric("Estimate π̂", f"{est.estimate:.3f}")
+            s2.metric("95% confidence interval", f"[{est.ci_low:.3f}, {est.ci_high:.3f}]")
+            covered = est.ci_low <= true_rate <= est.ci_high
+            st.markdown(
+                f"Survey #{seed + 1}: {int(bits.sum())} of the {n} respondents have the "
+                f"answer 'yes'; **{int(reports.sum())}** *reported* 'yes' "
+                f"({reports.mean():.3f}). The estimator π̂ = (Ȳ − (½ − γ))/(2γ) "
+                f"gives {est.estimate:.3f}. The interval "
+                f"{'**contains**' if covered else '**misses**'} the true rate π = "
+                f"{true_rate:.2f}. A 95% interval should miss in about 1 survey in 20 (roughly: "
+                f"for small n the normal approximation is crude).")
+            st.caption("π̂ is unbiased and not clipped, so it can fall below 0 or above 1. "
+                       "The interval is the normal approximation π̂ ± 1.96 · (estimated SE).")
+        with friendly_errors("The response probabilities"):
+            show_figure(cached_figure(_PLOTS + "plot_rr_probabilities", **privacy),
+                        "Probability of each report given the true answer")
+    with right:
+        st.subheader(f"The estimate over {TRIALS:,} surveys")
+        with friendly_errors("The histogram"):
+            show_figure(cached_figure(_PLOTS + "plot_rr_estimator", true_rate=true_rate, n=n,
+                                      trials=TRIALS, rng=HISTOGRAM_SEED, **privacy),
+                        "Histogram of the randomized-response estimate")
+            st.caption("Each survey draws n fresh respondents from a population with rate π; "
+                       "the curve is the normal density with the standard error above.")
+
+    st.caption("S. L. Warner, *Randomized response*, JASA 60(309), 1965; "
+               "Dwork & Roth 2014, Sec 3.2.")

@@ -1,0 +1,248 @@
+"""AppTest tests of the Streamlit app: navigation and the first two pages.
+
+Each page is run headless with ``streamlit.testing.v1.AppTest`` (``app.py``
+for the navigation, ``AppTest.from_function`` for one page's ``render()``).
+The numbers shown must be the ones :mod:`dpteach.mechanisms` computes, and bad
+combinations (δ = 0 with the Gaussian, the classic σ at ε ≥ 1) must give a
+friendly message, never an exception.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dpteach.mechanisms import (
+    gaussian_sigma,
+    laplace_scale,
+    randomized_response,
+    rr_epsilon_from_gamma,
+    rr_estimate,
+    rr_gamma_from_epsilon,
+    rr_std_error,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = ROOT / "app.py"
+TIMEOUT = 60   # seconds per run: the machine is shared; a run normally takes < 2 s
+
+
+def _page_script(module: str) -> None:
+    """Body run by AppTest.from_function: import one page and render it."""
+    import importlib
+
+    importlib.import_module(module).render()
+
+
+def page_app(module: str) -> AppTest:
+    at = AppTest.from_function(_page_script, kwargs={"module": module},
+                               default_timeout=TIMEOUT)
+    return at.run()
+
+
+def metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def sig4(x: float) -> str:
+    """The 4-significant-digit form the app displays."""
+    return f"{x:.4g}"
+
+
+def assert_no_errors(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+# ------------------------------------------------------------------ navigation
+def _pages_list():
+    """The literal ``PAGES`` list of app.py (read without running the app)."""
+    for node in ast.parse(APP.read_text()).body:
+        if isinstance(node, ast.Assign) and [t.id for t in node.targets] == ["PAGES"]:
+            return ast.literal_eval(node.value)
+    raise AssertionError("app.py has no PAGES = [...] list")
+
+
+def test_pages_list_is_wellformed():
+    pages = _pages_list()
+    assert [p[0] for p in pages[:2]] == ["Noise calibration", "Randomized response"]
+    titles = [p[0] for p in pages]
+    modules = [p[1] for p in pages]
+    assert len(set(titles)) == len(titles)
+    assert len(set(modules)) == len(modules)
+    for title, module, icon in pages:
+        assert title and icon
+        assert callable(importlib.import_module(module).render), module
+
+
+def test_app_default_page_renders():
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT).run()
+    assert_no_errors(at)
+    assert at.title[0].value == "Noise calibration"
+    assert len(at.get("image")) == 2          # Laplace and Gaussian densities
+
+
+# ------------------------------------------------------------- noise calibration
+CAL = "dpteach.app_pages.noise_calibration"
+
+
+def test_calibration_default_values():
+    at = page_app(CAL)
+    assert_no_errors(at)
+    m = metrics(at)
+    assert m["Laplace b = Δ/ε"] == sig4(laplace_scale(1.0, 1.0)) == "1"
+    sigma = gaussian_sigma(1.0, 1.0, 1e-5)
+    assert m["σ analytic"] == sig4(sigma)
+    assert m["E|error| Gaussian"] == sig4(sigma * math.sqrt(2 / math.pi))
+    # classic σ is only defined for ε < 1: at the default ε = 1 it is explained
+    assert m["σ classic"] == "n/a"
+    assert any("ε < 1" in i.value for i in at.info)
+    assert len(at.get("image")) == 2
+
+
+@pytest.mark.parametrize("epsilon", [0.01, 0.1, 0.3, 3.0, 10.0])
+def test_calibration_epsilon_slider_updates_numbers(epsilon):
+    at = page_app(CAL)
+    at.select_slider(key="epsilon").set_value(epsilon).run()
+    assert_no_errors(at)
+    m = metrics(at)
+    assert m["Laplace b = Δ/ε"] == sig4(laplace_scale(1.0, epsilon))
+    assert m["E|error| Laplace"] == sig4(laplace_scale(1.0, epsilon))
+    assert m["σ analytic"] == sig4(gaussian_sigma(1.0, epsilon, 1e-5))
+    if epsilon < 1:
+        assert m["σ classic"] == sig4(gaussian_sigma(1.0, epsilon, 1e-5, method="classic"))
+        assert not any("ε < 1" in i.value for i in at.info)
+    else:
+        assert m["σ classic"] == "n/a"
+
+
+def test_calibration_sensitivity_and_delta():
+    at = page_app(CAL)
+    at.select_slider(key="epsilon").set_value(0.5)
+    at.select_slider(key="sensitivity").set_value(5.0)
+    at.select_slider(key="delta").set_value(1e-8).run()
+    assert_no_errors(at)
+    m = metrics(at)
+    assert m["Laplace b = Δ/ε"] == sig4(laplace_scale(5.0, 0.5)) == "10"
+    assert m["σ analytic"] == sig4(gaussian_sigma(5.0, 0.5, 1e-8))
+    assert m["σ classic"] == sig4(gaussian_sigma(5.0, 0.5, 1e-8, method="classic"))
+    # the analytic σ is never larger than the classic one (Balle & Wang 2018)
+    assert float(m["σ analytic"]) < float(m["σ classic"])
+
+
+def test_calibration_delta_zero_is_friendly():
+    at = page_app(CAL)
+    at.select_slider(key="delta").set_value(0.0).run()
+    assert_no_errors(at)
+    assert any("No Gaussian noise gives δ = 0" in i.value for i in at.info)
+    m = metrics(at)
+    assert m["Laplace b = Δ/ε"] == "1"            # the Laplace part still shows
+    assert m["σ analytic"] == m["σ classic"] == "n/a"
+    assert len(at.get("image")) == 1              # the Laplace densities only
+
+
+@pytest.mark.parametrize("view", ["Privacy loss", "σ: classic vs analytic", "Error vs ε"])
+@pytest.mark.parametrize("delta", [0.0, 1e-5])
+def test_calibration_every_view_renders(view, delta):
+    at = page_app(CAL)
+    at.select_slider(key="delta").set_value(delta)
+    at.radio(key="view").set_value(view).run()
+    assert_no_errors(at)
+    assert not at.warning, [w.value for w in at.warning]
+    images = len(at.get("image"))
+    if delta == 0:
+        assert images == (1 if view == "Privacy loss" else 0)
+        assert at.info
+    else:
+        assert images == (2 if view == "Privacy loss" else 1)
+
+
+def test_epsilon_options_are_log_spaced():
+    from dpteach.app_pages._common import DELTAS, EPSILONS
+
+    assert EPSILONS[0] == 0.01 and EPSILONS[-1] == 10.0 and 1.0 in EPSILONS
+    ratios = np.array(EPSILONS[1:]) / np.array(EPSILONS[:-1])
+    assert np.all((ratios > 1.3) & (ratios < 1.7))        # roughly equal steps in log ε
+    assert DELTAS[0] == 0.0 and 1e-5 in DELTAS and all(0 <= d < 1 for d in DELTAS)
+
+
+def _friendly_script() -> None:
+    from dpteach.app_pages._common import friendly_errors
+    from dpteach.mechanisms import gaussian_sigma
+    import streamlit as st
+
+    with friendly_errors("The classic Gaussian σ"):
+        st.write(gaussian_sigma(1.0, 2.0, 1e-5, method="classic"))
+    st.write("the rest of the page")
+
+
+def test_friendly_errors_shows_warning_not_traceback():
+    at = AppTest.from_function(_friendly_script, default_timeout=TIMEOUT).run()
+    assert not at.exception
+    assert len(at.warning) == 1
+    text = at.warning[0].value
+    assert "The classic Gaussian σ" in text and "epsilon must be < 1" in text
+    assert "Traceback" not in text
+    assert at.markdown[-1].value == "the rest of the page"
+
+
+# ----------------------------------------------------------- randomized response
+RR = "dpteach.app_pages.randomized_response"
+
+
+def _survey(true_rate, n, seed, **privacy):
+    """The survey the page simulates, recomputed here from dpteach."""
+    rng = np.random.default_rng(seed)
+    bits = (rng.random(n) < true_rate).astype(np.int8)
+    return rr_estimate(randomized_response(bits, **privacy, rng=rng), **privacy)
+
+
+def test_rr_default_values():
+    at = page_app(RR)
+    assert_no_errors(at)
+    m = metrics(at)
+    # default: γ = 1/4 (the coin-flip protocol), ε = ln 3
+    assert m["ε = ln((½+γ)/(½−γ))"] == sig4(math.log(3)) == sig4(rr_epsilon_from_gamma(0.25))
+    assert m["γ"] == "0.25"
+    assert m["P(truthful answer) = ½ + γ"] == "0.75"
+    assert m["Standard error of π̂"] == f"{rr_std_error(0.3, 1000, gamma=0.25):.3g}"
+    est = _survey(0.3, 1000, 0, gamma=0.25)
+    assert m["Estimate π̂"] == f"{est.estimate:.3f}"
+    assert m["95% confidence interval"] == f"[{est.ci_low:.3f}, {est.ci_high:.3f}]"
+    assert len(at.get("image")) == 2
+
+
+def test_rr_epsilon_mode_and_new_survey():
+    at = page_app(RR)
+    at.radio(key="rr_parametrisation").set_value("ε (privacy loss)").run()
+    at.select_slider(key="rr_epsilon").set_value(0.5)
+    at.select_slider(key="rr_n").set_value(5000)
+    at.slider(key="rr_rate").set_value(0.6).run()
+    assert_no_errors(at)
+    m = metrics(at)
+    assert m["ε = ln((½+γ)/(½−γ))"] == "0.5"
+    assert m["γ"] == sig4(rr_gamma_from_epsilon(0.5))
+    assert m["Standard error of π̂"] == f"{rr_std_error(0.6, 5000, epsilon=0.5):.3g}"
+    first = _survey(0.6, 5000, 0, epsilon=0.5)
+    assert m["Estimate π̂"] == f"{first.estimate:.3f}"
+    at.button(key="rr_rerun").click().run()
+    assert_no_errors(at)
+    second = _survey(0.6, 5000, 1, epsilon=0.5)
+    assert metrics(at)["Estimate π̂"] == f"{second.estimate:.3f}"
+
+
+@pytest.mark.parametrize("rate", [0.0, 1.0])
+def test_rr_extreme_rates(rate):
+    at = page_app(RR)
+    at.slider(key="rr_rate").set_value(rate)
+    at.slider(key="rr_gamma").set_value(0.49)
+    at.select_slider(key="rr_n").set_value(10).run()
+    assert_no_errors(at)
+    assert not at.warning, [w.value for w in at.warning]
+    assert metrics(at)["γ"] == "0.49"
