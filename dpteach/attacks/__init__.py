@@ -1,1 +1,2 @@
 """Attacks that show why anonymisation and aggregation fail, and what DP buys."""
+from . import differencing  # noqa: F401
