@@ -73,10 +73,19 @@ def laplace_scale(sensitivity: float, epsilon: float) -> float:
         ℓ1 sensitivity Δ₁ of the query, finite and > 0.
     epsilon : float
         Privacy parameter, finite and > 0.
+
+    Returns
+    -------
+    float
+        ``b``; the noise variance is ``2b²``.
     """
     sensitivity = check_sensitivity(sensitivity)
     epsilon = check_epsilon(epsilon)
-    return sensitivity / epsilon
+    b = sensitivity / epsilon
+    if not math.isfinite(b):
+        raise ValueError(f"sensitivity / epsilon overflows (no finite noise scale); got "
+                         f"sensitivity={sensitivity!r}, epsilon={epsilon!r}")
+    return b
 
 
 def laplace_mechanism(value, sensitivity: float, epsilon: float, rng=None):
@@ -98,7 +107,7 @@ def laplace_mechanism(value, sensitivity: float, epsilon: float, rng=None):
     float or numpy.ndarray
         Same shape as ``value``.
     """
-    arr = check_array("value", value, ndim=None, min_size=0)
+    arr = check_array("value", value, ndim=None, min_size=0, allow_bool=False)
     b = laplace_scale(sensitivity, epsilon)
     gen = check_rng(rng)
     return _as_output(arr + gen.laplace(0.0, b, size=arr.shape), value)
@@ -108,18 +117,36 @@ def laplace_mechanism(value, sensitivity: float, epsilon: float, rng=None):
 def gaussian_delta(sigma: float, sensitivity: float, epsilon: float) -> float:
     """Exact δ(ε) of the Gaussian mechanism with noise N(0, σ²).
 
-    ``δ = Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ)`` ([BW18]_, Thm 8), where
-    Δ is the ℓ2 sensitivity. The mechanism is (ε, δ)-DP exactly for δ at least
-    this value. The second term is evaluated as ``exp(ε + log Φ(·))`` so that
-    large ε does not overflow.
+    ``δ(ε) = Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ)`` ([BW18]_, Thm 8),
+    where Φ is the standard normal CDF and Δ the ℓ2 sensitivity. The mechanism
+    ``f(x) + N(0, σ² I)`` is (ε, δ)-DP if and only if δ ≥ δ(ε): the bound is
+    tight, not a tail estimate. The second term is evaluated as
+    ``exp(ε + log Φ(·))`` so that large ε does not overflow.
+
+    Parameters
+    ----------
+    sigma : float
+        Noise standard deviation, finite and > 0.
+    sensitivity : float
+        ℓ2 sensitivity Δ, finite and > 0.
+    epsilon : float
+        Finite and ≥ 0 (ε = 0 gives the total-variation distance ``2Φ(Δ/2σ) − 1``).
+
+    Returns
+    -------
+    float
+        δ in [0, 1) (in floating point it rounds to 1.0 when σ ≪ Δ).
     """
     sigma = check_sensitivity(sigma, "sigma")
     sensitivity = check_sensitivity(sensitivity)
     epsilon = check_in_range("epsilon", epsilon, 0.0, np.inf, high_inclusive=False)
     a = sensitivity / (2 * sigma)
     b = epsilon * sigma / sensitivity
-    d = special.ndtr(a - b) - math.exp(epsilon + special.log_ndtr(-a - b))
-    return float(max(d, 0.0))
+    # e^ε Φ(−a−b) ≤ Φ(a−b) ≤ 1 (δ is a hockey-stick divergence, so ≥ 0): the
+    # exponent is ≤ 0 in exact arithmetic; clamp rounding error for huge ε.
+    log_second = min(epsilon + float(special.log_ndtr(-a - b)), 0.0)
+    d = float(special.ndtr(a - b)) - math.exp(log_second)
+    return max(d, 0.0)
 
 
 def _analytic_sigma(sensitivity: float, epsilon: float, delta: float) -> float:
@@ -129,11 +156,21 @@ def _analytic_sigma(sensitivity: float, epsilon: float, delta: float) -> float:
         return gaussian_delta(math.exp(log_sigma), sensitivity, epsilon) - delta
 
     lo = math.log(sensitivity) - 1.0
+    log_min = math.log(np.finfo(float).tiny)
     while excess(lo) <= 0:   # σ small enough that the mechanism is *not* private
         lo -= 2.0
+        if lo < log_min:
+            raise ValueError("the noise level sigma for (epsilon, delta) underflows for this "
+                             f"sensitivity (epsilon too large); got sensitivity={sensitivity!r}, "
+                             f"epsilon={epsilon!r}, delta={delta!r}")
     hi = math.log(sensitivity) + 1.0
+    log_max = math.log(np.finfo(float).max)
     while excess(hi) > 0:
         hi += 2.0
+        if hi > log_max:
+            raise ValueError("no finite noise level sigma achieves (epsilon, delta) for this "
+                             f"sensitivity (epsilon too small); got sensitivity={sensitivity!r}, "
+                             f"epsilon={epsilon!r}, delta={delta!r}")
     root = optimize.brentq(excess, lo, hi, xtol=1e-13, rtol=4 * np.finfo(float).eps, maxiter=500)
     # brentq may land a hair below the true root; step up so δ(σ) ≤ target.
     sigma = math.exp(root)
@@ -177,8 +214,14 @@ def gaussian_sigma(sensitivity: float, epsilon: float, delta: float,
         if epsilon >= 1:
             raise ValueError(
                 f"epsilon must be < 1 for the classic Gaussian bound (Dwork & Roth Thm A.1); "
-                f"got epsilon={epsilon!r}. Use method='analytic', which is valid for every epsilon > 0.")
-        return sensitivity * math.sqrt(2 * math.log(1.25 / delta)) / epsilon
+                f"got epsilon={epsilon!r}. Use method='analytic', which is valid for every "
+                "epsilon > 0.")
+        # log(1.25) − log(δ) rather than log(1.25/δ): no overflow for tiny δ
+        sigma = sensitivity * math.sqrt(2 * (math.log(1.25) - math.log(delta))) / epsilon
+        if not math.isfinite(sigma):
+            raise ValueError("no finite noise level sigma: sensitivity / epsilon overflows; got "
+                             f"sensitivity={sensitivity!r}, epsilon={epsilon!r}")
+        return sigma
     return _analytic_sigma(sensitivity, epsilon, delta)
 
 
@@ -187,9 +230,23 @@ def gaussian_mechanism(value, sensitivity: float, epsilon: float, delta: float,
     """Release ``value + N(0, σ² I)`` with σ from :func:`gaussian_sigma`.
 
     (ε, δ)-DP when ``sensitivity`` bounds the ℓ2 sensitivity of ``value``
-    ([DR14]_ Thm A.1; [BW18]_ Thm 8).
+    ([DR14]_ Thm A.1 for ``method="classic"``, ε < 1; [BW18]_ Thm 8 for
+    ``method="analytic"``).
+
+    Parameters
+    ----------
+    value : float or array_like
+        The exact query answer(s), finite.
+    sensitivity, epsilon, delta, method
+        See :func:`gaussian_sigma`.
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Same shape as ``value``.
     """
-    arr = check_array("value", value, ndim=None, min_size=0)
+    arr = check_array("value", value, ndim=None, min_size=0, allow_bool=False)
     sigma = gaussian_sigma(sensitivity, epsilon, delta, method=method)
     gen = check_rng(rng)
     return _as_output(arr + gen.normal(0.0, sigma, size=arr.shape), value)
@@ -199,55 +256,103 @@ def gaussian_mechanism(value, sensitivity: float, epsilon: float, delta: float,
 def rr_epsilon_from_gamma(gamma: float) -> float:
     """ε of randomized response that tells the truth with probability ½ + γ.
 
-    ``ε = ln((½ + γ) / (½ − γ))`` ([W65]_; [DR14]_ Claim 3.5 for γ = ¼, ε = ln 3).
-    ``gamma`` must be in (0, ½): γ = 0 reveals nothing (ε = 0), γ = ½ is the truth.
+    The likelihood ratio of a report under the two possible true bits is at
+    most ``(½ + γ)/(½ − γ)``, so the protocol is ε-DP (locally) with
+
+    ``ε = ln((½ + γ)/(½ − γ)) = 2 artanh(2γ)``
+
+    ([W65]_; [DR14]_ Sec 3.2 and Claim 3.5 for γ = ¼, ε = ln 3). The artanh
+    form is used because it stays accurate for tiny γ.
+
+    Parameters
+    ----------
+    gamma : float
+        In (0, ½): γ = 0 reveals nothing (ε = 0), γ = ½ always tells the truth
+        (ε = ∞), so both ends are refused.
+
+    Returns
+    -------
+    float
     """
     gamma = check_in_range("gamma", gamma, 0.0, 0.5, low_inclusive=False, high_inclusive=False)
-    return math.log((0.5 + gamma) / (0.5 - gamma))
+    return 2.0 * math.atanh(2.0 * gamma)
 
 
 def rr_gamma_from_epsilon(epsilon: float) -> float:
-    """Inverse of :func:`rr_epsilon_from_gamma`: ``γ = e^ε/(1+e^ε) − ½ = ½ tanh(ε/2)``."""
+    """Inverse of :func:`rr_epsilon_from_gamma`.
+
+    Solving ``ε = ln((½+γ)/(½−γ))`` for γ gives
+    ``γ = e^ε/(1+e^ε) − ½ = ½ tanh(ε/2)`` ([W65]_; [DR14]_ Sec 3.2). For very
+    large ε the result rounds to ½ (the truth is always told).
+
+    Parameters
+    ----------
+    epsilon : float
+        Finite and > 0.
+
+    Returns
+    -------
+    float
+        γ in (0, ½].
+    """
     epsilon = check_epsilon(epsilon)
     return 0.5 * math.tanh(epsilon / 2)
 
 
-def _truth_probability(gamma, epsilon) -> float:
+def _rr_gamma(gamma, epsilon) -> float:
+    """Validated γ from exactly one of ``gamma`` / ``epsilon``.
+
+    Estimators divide by 2γ rather than by 2p − 1 (p = ½ + γ): for tiny γ the
+    float ``0.5 + γ`` rounds to 0.5 and 2p − 1 would be 0.
+    """
     if (gamma is None) == (epsilon is None):
         raise ValueError("give exactly one of gamma (truth with probability 1/2 + gamma) or "
                          f"epsilon; got gamma={gamma!r}, epsilon={epsilon!r}")
     if gamma is not None:
         rr_epsilon_from_gamma(gamma)          # validates gamma
-        return 0.5 + float(gamma)
-    return 0.5 + rr_gamma_from_epsilon(epsilon)
+        return float(gamma)
+    return rr_gamma_from_epsilon(epsilon)
 
 
 def _check_bits(name: str, bits) -> np.ndarray:
     arr = check_array(name, bits, ndim=(0, 1), min_size=1)
-    if not np.all((arr == 0) | (arr == 1)):
-        raise ValueError(f"{name} must contain only 0s and 1s; got values {np.unique(arr)[:5]}")
+    bad = (arr != 0) & (arr != 1)
+    if np.any(bad):
+        raise ValueError(f"{name} must contain only 0s and 1s (or booleans); got "
+                         f"{name} containing {np.unique(arr[bad])[:5]}")
     return arr.astype(np.int8)
 
 
 def randomized_response(bits, gamma: float | None = None, epsilon: float | None = None,
-                        rng=None) -> np.ndarray:
+                        rng=None):
     """Each respondent reports their true bit with probability ½ + γ, else its flip.
 
     Warner's randomized response ([W65]_). With γ given, ε = ln((½+γ)/(½−γ));
     with ε given, the truth probability is e^ε/(1+e^ε). The coin-flip protocol
     of the slides (heads: answer truthfully; tails: answer with a second coin)
-    is γ = ¼, ε = ln 3 ([DR14]_ Sec 3.2). Local ε-DP for each respondent.
+    is γ = ¼, ε = ln 3 ([DR14]_ Sec 3.2, Claim 3.5). Local ε-DP for each
+    respondent: ``P[report = r | bit = 1] / P[report = r | bit = 0] ≤ e^ε``.
+
+    Parameters
+    ----------
+    bits : int, bool or 1-D array_like of 0/1
+        The true answers.
+    gamma, epsilon : float, optional
+        Give exactly one. ``gamma`` in (0, ½); ``epsilon`` finite and > 0.
+    rng : None, int or numpy.random.Generator
 
     Returns
     -------
-    numpy.ndarray of int8
-        The reported bits, same length as ``bits``.
+    int or numpy.ndarray of int8
+        The reported bit(s): an ``int`` for a scalar ``bits``, else an array of
+        the same length as ``bits``.
     """
     arr = _check_bits("bits", bits)
-    p_truth = _truth_probability(gamma, epsilon)
+    p_truth = 0.5 + _rr_gamma(gamma, epsilon)
     gen = check_rng(rng)
     keep = gen.random(arr.shape) < p_truth
-    return np.where(keep, arr, 1 - arr).astype(np.int8)
+    out = np.where(keep, arr, 1 - arr).astype(np.int8)
+    return int(out) if out.ndim == 0 else out
 
 
 @dataclass(frozen=True)
@@ -255,8 +360,10 @@ class RREstimate:
     """Unbiased estimate of a population rate from randomized responses.
 
     ``estimate`` is not clipped to [0, 1]: clipping would bias it. ``ci_low`` /
-    ``ci_high`` form a normal-approximation (Wald) interval from the estimated
-    standard error.
+    ``ci_high`` form a normal-approximation (Wald) interval
+    ``estimate ± z·std_error`` with z the ½ + confidence/2 normal quantile and
+    ``std_error`` the plug-in estimate of :func:`rr_std_error`; its coverage is
+    close to ``confidence`` for large n and poor when few reports are 1 (or 0).
     """
 
     estimate: float
@@ -271,76 +378,159 @@ def rr_std_error(rate: float, n: int, gamma: float | None = None,
                  epsilon: float | None = None) -> float:
     """True standard error of :func:`rr_estimate` for a population rate ``rate``.
 
-    With λ = (½+γ)π + (½−γ)(1−π) the probability of a "yes",
-    ``Var(π̂) = λ(1−λ) / (n (2γ)²)`` since ``π̂ = (Ȳ − (½ − γ)) / (2γ)``.
+    Model: ``n`` respondents drawn independently from a population in which a
+    fraction ``rate`` = π has bit 1. Each report is then Bernoulli(λ) with
+    ``λ = (½+γ)π + (½−γ)(1−π)``, and since ``π̂ = (Ȳ − ½ + γ)/(2γ)``,
+
+    ``Var(π̂) = λ(1−λ) / (n (2γ)²)``  ([W65]_).
+
+    Since ``λ(1−λ) = (¼ − γ²) + 4γ²π(1−π)`` this splits into the noise of the
+    coins, ``(¼ − γ²)/(4nγ²)``, plus the ordinary sampling variance
+    ``π(1−π)/n``. For a *fixed* group of people (a census, not a random sample)
+    only the first term remains.
+
+    Parameters
+    ----------
+    rate : float
+        π in [0, 1].
+    n : int
+        Number of respondents, ≥ 1.
+    gamma, epsilon : float, optional
+        Give exactly one (see :func:`randomized_response`).
+
+    Returns
+    -------
+    float
     """
     rate = check_in_range("rate", rate, 0.0, 1.0)
     n = check_int("n", n, minimum=1)
-    p = _truth_probability(gamma, epsilon)
-    lam = p * rate + (1 - p) * (1 - rate)
-    return math.sqrt(lam * (1 - lam) / n) / (2 * p - 1)
+    g = _rr_gamma(gamma, epsilon)
+    lam = 0.5 - g + 2 * g * rate          # = (½+γ)π + (½−γ)(1−π)
+    return math.sqrt(lam * (1 - lam) / n) / (2 * g)
 
 
 def rr_estimate(reports, gamma: float | None = None, epsilon: float | None = None,
                 confidence: float = 0.95) -> RREstimate:
     """Unbiased estimator of the true rate π from randomized-response reports.
 
-    ``E[Ȳ] = (½+γ)π + (½−γ)(1−π)``, so ``π̂ = (Ȳ − ½ + γ) / (2γ)`` is unbiased,
-    with ``Var(π̂) = λ(1−λ)/(n·4γ²)``, λ = E[Ȳ] ([W65]_). The standard error
-    plugs in λ̂ = Ȳ.
+    ``E[Ȳ] = (½+γ)π + (½−γ)(1−π) = ½ − γ + 2γπ``, so
+    ``π̂ = (Ȳ − ½ + γ) / (2γ)`` is unbiased, with
+    ``Var(π̂) = λ(1−λ)/(n·4γ²)``, λ = E[Ȳ] ([W65]_). The standard error
+    plugs in λ̂ = Ȳ; the interval is the Wald interval (see :class:`RREstimate`).
+
+    Parameters
+    ----------
+    reports : 1-D array_like of 0/1
+        The randomized reports (output of :func:`randomized_response`).
+    gamma, epsilon : float, optional
+        Give exactly one: the parameter the reports were produced with.
+    confidence : float
+        In (0, 1).
+
+    Returns
+    -------
+    RREstimate
     """
     y = _check_bits("reports", reports)
     confidence = check_in_range("confidence", confidence, 0.0, 1.0,
                                 low_inclusive=False, high_inclusive=False)
-    p = _truth_probability(gamma, epsilon)
-    n = y.size
+    g = _rr_gamma(gamma, epsilon)
+    n = int(y.size)
     lam = float(y.mean())
-    est = (lam - (1 - p)) / (2 * p - 1)
-    se = math.sqrt(lam * (1 - lam) / n) / (2 * p - 1)
-    z = float(stats.norm.ppf(0.5 + confidence / 2))
+    est = (lam - 0.5 + g) / (2 * g)
+    se = math.sqrt(lam * (1 - lam) / n) / (2 * g)
+    z = float(special.ndtri(0.5 + confidence / 2))
     return RREstimate(est, se, est - z * se, est + z * se, confidence, n)
 
 
+_K_MAX = 1_000_000   # k-RR frequency vectors have k entries; keeps memory bounded
+
+
 def _k_rr_probs(k: int, epsilon: float) -> tuple[float, float]:
-    e = math.exp(epsilon) if epsilon < 700 else math.inf
-    if math.isinf(e):
+    """``(p, q)`` of k-ary RR: ``p = e^ε/(e^ε + k − 1)``, ``q = 1/(e^ε + k − 1)``."""
+    if epsilon >= 700:                      # e^ε/(e^ε + k − 1) is 1 to double precision
         return 1.0, 0.0
+    e = math.exp(epsilon)
     return e / (e + k - 1), 1.0 / (e + k - 1)
 
 
-def k_randomized_response(values, k: int, epsilon: float, rng=None) -> np.ndarray:
+def _check_categories(name: str, values, k: int, ndim) -> np.ndarray:
+    arr = check_array(name, values, ndim=ndim, allow_bool=False)
+    bad = (arr != np.round(arr)) | (arr < 0) | (arr >= k)
+    if np.any(bad):
+        raise ValueError(f"{name} must be integers in [0, {k - 1}] for k={k}; got {name} "
+                         f"containing {np.unique(arr[bad])[:5]}")
+    return arr.astype(np.int64)
+
+
+def k_randomized_response(values, k: int, epsilon: float, rng=None):
     """k-ary randomized response (generalised RR / "direct encoding").
 
     Each value in {0, …, k−1} is reported truthfully with probability
     ``p = e^ε/(e^ε + k − 1)`` and as each other value with probability
     ``q = 1/(e^ε + k − 1)``; p/q = e^ε so this is local ε-DP ([KOV16]_;
-    [WBLJ17]_ Sec 4.1). For k = 2 it is Warner's protocol.
+    [WBLJ17]_ Sec 4.1). For k = 2 it is Warner's protocol with
+    γ = ½ tanh(ε/2).
+
+    Parameters
+    ----------
+    values : int or 1-D array_like of ints in [0, k−1]
+    k : int
+        Number of categories, in [2, 1,000,000].
+    epsilon : float
+        Finite and > 0.
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    int or numpy.ndarray of int64
+        An ``int`` for a scalar ``values``, else an array of the same length.
     """
-    k = check_int("k", k, minimum=2)
+    k = check_int("k", k, minimum=2, maximum=_K_MAX)
     epsilon = check_epsilon(epsilon)
-    arr = check_array("values", values, ndim=1)
-    if not np.all((arr == np.round(arr)) & (arr >= 0) & (arr < k)):
-        raise ValueError(f"values must be integers in [0, {k - 1}] for k={k}")
-    arr = arr.astype(np.int64)
+    arr = _check_categories("values", values, k, ndim=(0, 1))
     gen = check_rng(rng)
     p, _ = _k_rr_probs(k, epsilon)
     keep = gen.random(arr.shape) < p
     # a uniformly chosen *other* value: shift by 1..k-1 modulo k
     other = (arr + gen.integers(1, k, size=arr.shape)) % k
-    return np.where(keep, arr, other)
+    out = np.where(keep, arr, other)
+    return int(out) if out.ndim == 0 else out
 
 
 def k_rr_estimate(reports, k: int, epsilon: float) -> np.ndarray:
     """Unbiased frequency estimates from k-ary RR reports.
 
-    ``π̂_v = (c_v/n − q) / (p − q)`` with p, q as in :func:`k_randomized_response`
-    ([WBLJ17]_, Thm 2). Not clipped or renormalised (that would add bias).
+    A report equals v with probability ``λ_v = π_v p + (1 − π_v) q``, so
+    ``π̂_v = (c_v/n − q) / (p − q)`` is unbiased, with
+    ``Var(π̂_v) = λ_v(1 − λ_v) / (n (p − q)²)`` ([WBLJ17]_, Sec 3, Thm 2,
+    here divided by n² to give frequencies instead of counts), p, q as in
+    :func:`k_randomized_response`. Not clipped or renormalised (that would add
+    bias), so entries may be negative or above 1; they always sum to 1.
+
+    Computed in the algebraically equal form
+    ``π̂_v = c_v/n + (k·c_v − n)/(n (e^ε − 1))`` with ``expm1``: the textbook
+    form subtracts nearly equal numbers and divides by p − q, which loses all
+    digits (or divides by 0) for small ε.
+
+    Parameters
+    ----------
+    reports : 1-D array_like of ints in [0, k−1]
+    k : int
+        In [2, 1,000,000].
+    epsilon : float
+        Finite and > 0: the ε the reports were produced with.
+
+    Returns
+    -------
+    numpy.ndarray of shape (k,)
     """
-    k = check_int("k", k, minimum=2)
+    k = check_int("k", k, minimum=2, maximum=_K_MAX)
     epsilon = check_epsilon(epsilon)
-    arr = check_array("reports", reports, ndim=1)
-    if not np.all((arr == np.round(arr)) & (arr >= 0) & (arr < k)):
-        raise ValueError(f"reports must be integers in [0, {k - 1}] for k={k}")
-    p, q = _k_rr_probs(k, epsilon)
-    freq = np.bincount(arr.astype(np.int64), minlength=k) / arr.size
-    return (freq - q) / (p - q)
+    arr = _check_categories("reports", reports, k, ndim=1)
+    counts = np.bincount(arr, minlength=k).astype(float)
+    n = float(arr.size)
+    freq = counts / n
+    if epsilon >= 700:                      # p = 1, q = 0 to double precision
+        return freq
+    return freq + (k * counts - n) / (n * math.expm1(epsilon))
