@@ -317,3 +317,83 @@ def test_local_vs_central_closed_forms_and_simulation():
         rrp.plot_local_vs_central(1.0, n_values=[1.5, 3])
     assert_rejects_bad_values(rrp.plot_local_vs_central, dict(epsilon=1.0), "epsilon",
                               NOT_POSITIVE_FINITE)
+
+
+# ------------------------------------------------------------------ attack plots
+def test_plot_neighbour_differences():
+    from dpteach.attacks.differencing import count_at_least
+    from dpteach.plots import attacks as atp
+
+    db = np.array([1, 0, 1, 1, 0, 0, 1, 0, 0, 0])
+    fig = atp.plot_neighbour_differences("mean", db)
+    _check_common(fig, "mean", "0.0667")             # max(|1 − m|, m)/(n − 1) = 0.6/9
+    heights = [p.get_height() for p in fig.axes[0].patches if p.get_gid() == "difference"]
+    np.testing.assert_allclose(heights, (db - 0.4) / 9)
+    fig = atp.plot_neighbour_differences(count_at_least(4), db)
+    assert "count_at_least_4" in fig.axes[0].get_title()
+    heights = [p.get_height() for p in fig.axes[0].patches if p.get_gid() == "difference"]
+    np.testing.assert_array_equal(heights, db)
+    with pytest.raises(ValueError, match="db"):
+        atp.plot_neighbour_differences("sum", [0, 2, 1])
+    with pytest.raises(TypeError, match="name"):
+        atp.plot_neighbour_differences("sum", db, name=3)
+
+
+def test_plot_noisy_difference_and_success():
+    from dpteach.attacks.differencing import dp_success_bound, noisy_attack_success
+    from dpteach.plots import attacks as atp
+
+    fig = atp.plot_noisy_difference(0.8)
+    _check_common(fig, "ε = 0.8", f"{noisy_attack_success(0.8):.3f}", f"{dp_success_bound(0.8):.3f}")
+    z, f0 = _line(fig, "bit=0")
+    np.testing.assert_allclose(f0, stats.laplace.pdf(z, 0, 1 / 0.8), rtol=1e-12)
+    z, f1 = _line(fig, "bit=1")
+    np.testing.assert_allclose(f1, stats.laplace.pdf(z, 1, 1 / 0.8), rtol=1e-12)
+    # two_queries: density of the difference of two Laplace(b) integrates to 1
+    # and its mass above ½ is the exact error probability
+    fig = atp.plot_noisy_difference(0.8, "two_queries")
+    z, f0 = _line(fig, "bit=0")
+    pdf = lambda u: (1 + abs(u) / 1.25) * math.exp(-abs(u) / 1.25) / 5.0  # noqa: E731
+    from scipy import integrate
+    assert math.isclose(integrate.quad(pdf, -np.inf, np.inf)[0], 1.0, rel_tol=1e-9)
+    err = integrate.quad(pdf, 0.5, np.inf)[0]
+    assert math.isclose(1 - err, noisy_attack_success(0.8, 1, "two_queries"), rel_tol=1e-9)
+    np.testing.assert_allclose(f0, [pdf(u) for u in z], rtol=1e-12)
+
+    fig = atp.plot_attack_success(epsilons=[0.1, 1.0, 3.0], highlight=1.0)
+    _check_common(fig, "ε = 1")
+    x, y = _line(fig, "bound")
+    np.testing.assert_allclose(y, np.exp(x) / (1 + np.exp(x)))
+    x, y = _line(fig, "known_rest")
+    np.testing.assert_allclose(y, 1 - 0.5 * np.exp(-x / 2))
+    _, yh = _line(fig, "highlight")
+    assert math.isclose(yh[0], dp_success_bound(1.0))
+    with pytest.raises(ValueError, match="epsilon"):
+        atp.plot_attack_success(highlight=-1.0)
+    with pytest.raises(ValueError, match="epsilons"):
+        atp.plot_attack_success(epsilons=[0.0, 1.0])
+    assert_rejects_bad_values(atp.plot_noisy_difference, dict(epsilon=1.0), "epsilon",
+                              NOT_POSITIVE_FINITE)
+    with pytest.raises(ValueError, match="scenario"):
+        atp.plot_noisy_difference(1.0, "magic")
+
+
+def test_plot_averaging_attack():
+    from dpteach.attacks.differencing import dp_success_bound, noisy_attack_success
+    from dpteach.plots import attacks as atp
+
+    fig = atp.plot_averaging_attack(0.5, k_max=50, simulated={1: 0.56, 10: 0.8})
+    _check_common(fig, "ε = 0.5")
+    k, y = _line(fig, "exact")
+    assert k[0] == 1 and k[-1] == 50
+    np.testing.assert_allclose(y, [noisy_attack_success(0.5, int(j)) for j in k])
+    k, y = _line(fig, "bound")
+    np.testing.assert_allclose(y, [dp_success_bound(0.5 * j) for j in k])
+    _, ys = _line(fig, "simulated")
+    np.testing.assert_allclose(ys, [0.56, 0.8])
+    with pytest.raises(ValueError, match="k_max"):
+        atp.plot_averaging_attack(0.5, k_max=1)
+    with pytest.raises(ValueError, match="simulated"):
+        atp.plot_averaging_attack(0.5, simulated={1: 1.5})
+    with pytest.raises(TypeError, match="simulated"):
+        atp.plot_averaging_attack(0.5, simulated=[0.5])

@@ -19,3 +19,9 @@ from .randomized_response import (  # noqa: F401
     plot_rr_probabilities,
     plot_rr_std_error,
 )
+from .attacks import (  # noqa: F401
+    plot_attack_success,
+    plot_averaging_attack,
+    plot_neighbour_differences,
+    plot_noisy_difference,
+)
