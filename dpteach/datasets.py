@@ -21,7 +21,7 @@ from importlib import resources
 import numpy as np
 import pandas as pd
 
-from ._validation import check_int, check_probability, check_rng
+from ._validation import check_bool, check_int, check_probability, check_rng
 
 __all__ = [
     "ADULT_COLUMNS",
@@ -167,19 +167,56 @@ def adult_arrays(df: pd.DataFrame | None = None, *, include_sex: bool = True,
     include_sex : bool
         Whether ``sex`` is one of the features (it is always returned separately).
     drop_missing : bool
-        Drop rows with a missing value (45,222 of 48,842 remain); otherwise a
-        missing category gets all-zero indicators.
+        Drop rows with a missing value (45,222 of 48,842 remain: 30,162 train,
+        15,060 test); otherwise a missing category gets all-zero indicators
+        (a missing *numeric* value is an error).
+
+    Returns
+    -------
+    AdultArrays
+        ``split`` is taken from the ``split`` column ("train" for every row if
+        ``df`` has none).
+
+    Raises
+    ------
+    TypeError
+        If ``df`` is not a DataFrame with the columns of :func:`load_adult`, or a
+        flag is not a bool.
+    ValueError
+        If a category, label or split value is not one of the documented ones,
+        or a numeric column holds a non-number.
     """
+    include_sex = check_bool("include_sex", include_sex)
+    drop_missing = check_bool("drop_missing", drop_missing)
     if df is None:
         df = load_adult()
-    if not isinstance(df, pd.DataFrame) or not set(ADULT_COLUMNS) <= set(df.columns):
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError("df must be a DataFrame with the columns of load_adult() (or None); "
+                        f"got df of type {type(df).__name__}")
+    missing = [c for c in ADULT_COLUMNS if c not in df.columns]
+    if missing:
         raise TypeError("df must be a DataFrame with the columns of load_adult(); "
-                        f"got {type(df).__name__}")
+                        f"got df without the column(s) {missing}")
     if drop_missing:
-        df = df.dropna(subset=[c for c in ADULT_COLUMNS if c in df.columns])
+        df = df.dropna(subset=ADULT_COLUMNS)
+    labels = df["income"].dropna()
+    if not labels.isin(["<=50K", ">50K"]).all():
+        raise ValueError("df['income'] must be '<=50K' or '>50K'; got df with income values "
+                         f"{sorted(set(labels) - {'<=50K', '>50K'}, key=str)[:5]}")
+    if "split" in df.columns and not df["split"].isin(["train", "test"]).all():
+        raise ValueError("df['split'] must be 'train' or 'test'; got df with split values "
+                         f"{sorted(set(df['split']) - {'train', 'test'}, key=str)[:5]}")
     parts, names = [], []
     for col, (lo, hi, kind) in _ADULT_NUMERIC_BOUNDS.items():
-        v = np.clip(df[col].to_numpy(dtype=float), lo, hi)
+        try:
+            v = df[col].to_numpy(dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"df['{col}'] must be numeric; got df with a non-number "
+                             f"in {col}") from exc
+        if not np.all(np.isfinite(v)):
+            raise ValueError(f"df['{col}'] must hold finite numbers; got df with a missing "
+                             f"or infinite value in {col}")
+        v = np.clip(v, lo, hi)
         v = (np.log1p(v - lo) / np.log1p(hi - lo)) if kind == "log" else (v - lo) / (hi - lo)
         parts.append(v[:, None])
         names.append(col)
@@ -187,6 +224,11 @@ def adult_arrays(df: pd.DataFrame | None = None, *, include_sex: bool = True,
         if col == "sex" and not include_sex:
             continue
         values = df[col].to_numpy()
+        unknown = ~(pd.isna(values) | np.isin(values, cats))
+        if np.any(unknown):
+            raise ValueError(f"df['{col}'] must hold the categories of adult.names (or a missing "
+                             f"value); got df with {col} values "
+                             f"{sorted(set(values[unknown]), key=str)[:5]}")
         parts.append(np.stack([(values == c) for c in cats], axis=1).astype(float))
         names.extend(f"{col}={c}" for c in cats)
     X = np.hstack(parts)
@@ -219,11 +261,18 @@ def load_mnist_5k(scale: bool = False):
 
     ``X`` holds raw pixel intensities 0-255 as uint8, or float32 in [0, 1] with
     ``scale=True``. Each call returns fresh arrays.
+
+    There are exactly 500 digits of each class and the rows are **sorted by
+    label**: shuffle with a seeded generator before any train/test split, e.g.
+    ``idx = np.random.default_rng(0).permutation(5000)``.
     """
     if not isinstance(scale, (bool, np.bool_)):
         raise TypeError(f"scale must be True or False; got scale={scale!r}")
     X, y = _load_mnist_cached()
     return ((X.astype(np.float32) / 255.0) if scale else X.copy()), y.copy()
+
+
+_PARALLEL_MAX_N = 2_000   # the (n, n-1) int64 array is 32 MB at n = 2,000 (800 MB at 10,000)
 
 
 def make_parallel_databases(n: int, p: float = 0.5, rng=None):
@@ -233,8 +282,26 @@ def make_parallel_databases(n: int, p: float = 0.5, rng=None):
     Bernoulli(p) bits; row ``i`` of ``parallel`` (shape (n, n−1)) is ``db`` with
     person ``i`` removed, i.e. the neighbouring databases that the definition
     of (unbounded) differential privacy compares ``db`` with ([DR14] Def 2.4).
+
+    Parameters
+    ----------
+    n : int
+        Number of people, in [2, 2000] (the neighbours take n(n−1) integers).
+    p : float
+        Probability in [0, 1] that a person's bit is 1.
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    db : numpy.ndarray of int64, shape (n,)
+    parallel : numpy.ndarray of int64, shape (n, n − 1)
+
+    References
+    ----------
+    .. [DR14] C. Dwork and A. Roth. *The Algorithmic Foundations of Differential
+       Privacy*. Foundations and Trends in TCS 9(3-4), 2014.
     """
-    n = check_int("n", n, minimum=2, maximum=10_000)
+    n = check_int("n", n, minimum=2, maximum=_PARALLEL_MAX_N)
     p = check_probability(p, "p")
     gen = check_rng(rng)
     db = (gen.random(n) < p).astype(np.int64)
