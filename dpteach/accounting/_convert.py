@@ -12,6 +12,10 @@ References
    testing interpretations and Rényi differential privacy." AISTATS 2020, Thm 21.
 .. [CKS20] C. Canonne, G. Kamath, T. Steinke. "The Discrete Gaussian for
    Differential Privacy." NeurIPS 2020, Prop. 12 and Cor. 13 (arXiv:2004.00010v5).
+.. [vEH14] T. van Erven, P. Harremoës. "Rényi divergence and Kullback-Leibler
+   divergence." IEEE Trans. Inf. Theory 60(7), 2014, Thm 3.
+.. [BH79] J. Bretagnolle, C. Huber. "Estimation des densités: risque minimax."
+   Z. Wahrscheinlichkeitstheorie verw. Gebiete 47, 1979 (TV ≤ √(1 − e^{−KL})).
 .. [BS16] M. Bun, T. Steinke. "Concentrated Differential Privacy:
    Simplifications, Extensions, and Lower Bounds." TCC 2016, Prop. 1.3 and 1.4.
 """
@@ -56,6 +60,10 @@ def _epsilons(orders: np.ndarray, rdp: np.ndarray, delta: float, conversion: str
             eps = rdp - log_delta / (orders - 1)
         else:
             eps = rdp + np.log1p(-1.0 / orders) - (log_delta + np.log(orders)) / (orders - 1)
+    # Small divergence: (0, δ)-DP already. r(α) ≥ KL (Rényi divergences increase
+    # with the order, [vEH14]_ Thm 3) and TV ≤ √(1 − e^{−KL}) ([BH79]_), and an
+    # (0, δ) guarantee is exactly TV ≤ δ.
+    eps = np.where(-np.expm1(-rdp) <= delta**2, 0.0, eps)
     return np.where(np.isinf(rdp), np.inf, eps)
 
 
@@ -79,6 +87,9 @@ def rdp_to_epsilon(orders, rdp, delta: float, conversion: str = "improved") -> t
     delta : float
         In (0, 1).
     conversion : {"improved", "classic"}
+
+    At every order we also use that a tiny divergence already gives (0, δ)-DP:
+    ε(α) = 0 when 1 − e^{−r(α)} ≤ δ² ([BH79]_, [vEH14]_), as dp_accounting does.
 
     Returns
     -------
@@ -124,6 +135,9 @@ def rdp_to_delta(orders, rdp, epsilon: float, conversion: str = "improved") -> t
             log_delta = (orders - 1) * (rdp - epsilon)
         else:
             log_delta = (orders - 1) * (rdp - epsilon + np.log1p(-1.0 / orders)) - np.log(orders)
+    # TV ≤ √(1 − e^{−KL}) ≤ √(1 − e^{−r(α)}) also bounds δ at every ε ≥ 0 ([BH79]_).
+    with np.errstate(divide="ignore"):
+        log_delta = np.minimum(log_delta, 0.5 * np.log(-np.expm1(-rdp)))
     log_delta = np.where(np.isinf(rdp), np.inf, log_delta)
     i = int(np.argmin(log_delta))
     return min(math.exp(min(log_delta[i], 0.0)), 1.0), float(orders[i])
