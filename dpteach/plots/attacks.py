@@ -16,7 +16,6 @@ References
 from __future__ import annotations
 
 import numpy as np
-from matplotlib.patches import Patch
 from scipy import stats
 
 from .._validation import check_array, check_choice, check_int
@@ -78,15 +77,15 @@ def plot_neighbour_differences(query, db, name: str | None = None, ax=None):
                label=f"empirical sensitivity = {rep.sensitivity:.3g}")
     ax.axhline(-rep.sensitivity, color=PALETTE["vermillion"], ls="--", lw=1.5, gid="sensitivity")
     ax.axhline(0, color="grey", lw=0.6)
-    handles, _ = ax.get_legend_handles_labels()
-    handles += [Patch(color=PALETTE["orange"], label="person with bit 1"),
-                Patch(color=PALETTE["blue"], label="person with bit 0")]
-    ax.set_xlabel("person i removed")
+    ax.set_xlabel("person i removed (orange: bit 1, blue: bit 0)")
     ax.set_ylabel("q(D) − q(D without i)")
     top = rep.sensitivity if rep.sensitivity > 0 else 1.0
-    ax.set_ylim(-1.2 * top, 1.75 * top)
+    ax.set_ylim(-1.25 * top, 1.6 * top)
     ax.xaxis.get_major_locator().set_params(integer=True)
-    ax.legend(handles=handles, fontsize="small", loc="upper center", ncol=3)
+    if rep.sensitivity == 0:
+        ax.text(0.5, 0.3, "no single person changes the answer", transform=ax.transAxes,
+                ha="center", va="center", fontsize="large", color="grey")
+    ax.legend(fontsize="small", loc="upper right")
     ax.set_title(f"Query '{name}' on all {idx.size} neighbours of D\n"
                  f"max |q(D) − q(D without i)| = {rep.sensitivity:.3g}")
     return fig
@@ -143,7 +142,7 @@ def plot_noisy_difference(epsilon: float, scenario: str = "known_rest", ax=None)
     ax.set_ylabel("probability density")
     ax.legend(fontsize="small", loc="upper left")
     ax.set_title(f"Noisy differencing attack, ε = {epsilon:.3g} per answer\n"
-                 f"success {success:.3f} ≤ bound e^ε/(1+e^ε) = {bound:.3f}")
+                 f"success {success:.3f} ≤ bound " + r"$e^{\varepsilon}/(1+e^{\varepsilon})$" + f" = {bound:.3f}")
     return fig
 
 
@@ -179,7 +178,7 @@ def plot_attack_success(epsilons=None, highlight: float | None = None, ax=None):
         bound_h = dp_success_bound(highlight)      # validates highlight as an epsilon
     fig, ax = new_axes(ax)
     ax.plot(eps, [dp_success_bound(e) for e in eps], color="black", lw=_LW, gid="bound",
-            label="bound for any attack: e^ε/(1+e^ε)")
+            label=r"bound for any attack: $e^{\varepsilon}/(1+e^{\varepsilon})$")
     styles = {"known_rest": (PALETTE["vermillion"], "--"), "two_queries": (PALETTE["blue"], "-.")}
     for scenario in SCENARIOS:
         colour, ls = styles[scenario]
@@ -238,7 +237,7 @@ def plot_averaging_attack(epsilon: float, k_max: int = 100, scenario: str = "kno
     bound = np.array([dp_success_bound(k * epsilon) for k in ks])
     fig, ax = new_axes(ax)
     ax.plot(ks, bound, color="black", lw=_LW, gid="bound",
-            label="bound for composed loss kε: e^(kε)/(1+e^(kε))")
+            label=r"bound for composed loss $k\varepsilon$: $e^{k\varepsilon}/(1+e^{k\varepsilon})$")
     ax.plot(ks, exact, color=PALETTE["vermillion"], lw=_LW, ls="--", gid="exact",
             label="averaging k noisy answers (exact)")
     if simulated is not None:
