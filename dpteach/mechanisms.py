@@ -25,7 +25,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import optimize, special, stats
+from scipy import optimize, special
 
 from ._validation import (
     check_array,
@@ -82,8 +82,10 @@ def laplace_scale(sensitivity: float, epsilon: float) -> float:
     sensitivity = check_sensitivity(sensitivity)
     epsilon = check_epsilon(epsilon)
     b = sensitivity / epsilon
-    if not math.isfinite(b):
-        raise ValueError(f"sensitivity / epsilon overflows (no finite noise scale); got "
+    if not math.isfinite(b) or b == 0:
+        # b = 0 would silently release the exact answer; b = inf only NaNs
+        what = "overflows (no finite noise scale)" if b else "underflows to 0 (no noise)"
+        raise ValueError(f"sensitivity / epsilon {what}; got "
                          f"sensitivity={sensitivity!r}, epsilon={epsilon!r}")
     return b
 
@@ -218,9 +220,9 @@ def gaussian_sigma(sensitivity: float, epsilon: float, delta: float,
                 "epsilon > 0.")
         # log(1.25) − log(δ) rather than log(1.25/δ): no overflow for tiny δ
         sigma = sensitivity * math.sqrt(2 * (math.log(1.25) - math.log(delta))) / epsilon
-        if not math.isfinite(sigma):
-            raise ValueError("no finite noise level sigma: sensitivity / epsilon overflows; got "
-                             f"sensitivity={sensitivity!r}, epsilon={epsilon!r}")
+        if not math.isfinite(sigma) or sigma == 0:
+            raise ValueError("no usable noise level sigma: it over- or underflows; got "
+                             f"sensitivity={sensitivity!r}, epsilon={epsilon!r}, delta={delta!r}")
         return sigma
     return _analytic_sigma(sensitivity, epsilon, delta)
 
@@ -294,9 +296,26 @@ def rr_gamma_from_epsilon(epsilon: float) -> float:
     -------
     float
         γ in (0, ½].
+
+    Raises
+    ------
+    ValueError
+        If ε is so small (below about 1e-323) that γ underflows to 0.
     """
     epsilon = check_epsilon(epsilon)
-    return 0.5 * math.tanh(epsilon / 2)
+    gamma = 0.5 * math.tanh(epsilon / 2)
+    if gamma == 0:                          # ε below ~1e-323: ε/2 underflows
+        raise ValueError("epsilon is too small to represent gamma = tanh(epsilon/2)/2 > 0 in "
+                         f"floating point; got epsilon={epsilon!r}")
+    return gamma
+
+
+def _finite_or_refuse(values, gamma, epsilon):
+    """Refuse results that overflow because γ (or ε) is astronomically small."""
+    if not np.all(np.isfinite(values)):
+        which = (f"gamma={gamma!r}" if gamma is not None else f"epsilon={epsilon!r}")
+        raise ValueError("the privacy parameter is so small that the unbiased estimate "
+                         f"overflows the floating-point range; got {which}")
 
 
 def _rr_gamma(gamma, epsilon) -> float:
@@ -406,7 +425,9 @@ def rr_std_error(rate: float, n: int, gamma: float | None = None,
     n = check_int("n", n, minimum=1)
     g = _rr_gamma(gamma, epsilon)
     lam = 0.5 - g + 2 * g * rate          # = (½+γ)π + (½−γ)(1−π)
-    return math.sqrt(lam * (1 - lam) / n) / (2 * g)
+    se = math.sqrt(lam * (1 - lam) / n) / (2 * g)
+    _finite_or_refuse(se, gamma, epsilon)
+    return se
 
 
 def rr_estimate(reports, gamma: float | None = None, epsilon: float | None = None,
@@ -440,6 +461,7 @@ def rr_estimate(reports, gamma: float | None = None, epsilon: float | None = Non
     est = (lam - 0.5 + g) / (2 * g)
     se = math.sqrt(lam * (1 - lam) / n) / (2 * g)
     z = float(special.ndtri(0.5 + confidence / 2))
+    _finite_or_refuse([est, se, est - z * se, est + z * se], gamma, epsilon)
     return RREstimate(est, se, est - z * se, est + z * se, confidence, n)
 
 
@@ -533,4 +555,7 @@ def k_rr_estimate(reports, k: int, epsilon: float) -> np.ndarray:
     freq = counts / n
     if epsilon >= 700:                      # p = 1, q = 0 to double precision
         return freq
-    return freq + (k * counts - n) / (n * math.expm1(epsilon))
+    with np.errstate(over="ignore"):      # overflow is reported as a ValueError below
+        est = freq + (k * counts - n) / (n * math.expm1(epsilon))
+    _finite_or_refuse(est, None, epsilon)
+    return est

@@ -153,7 +153,8 @@ def test_adult_arrays_refuses_unknown_values(adult):
     df.loc[3, "age"] = np.nan
     with pytest.raises(ValueError, match=r"df\['age'\] must hold finite numbers"):
         ds.adult_arrays(df, drop_missing=False)
-    with pytest.raises(TypeError, match=r"df must be a DataFrame .* without the column\(s\) \['income'\]"):
+    with pytest.raises(TypeError,
+                       match=r"df must be a DataFrame .* without the column\(s\) \['income'\]"):
         ds.adult_arrays(adult.drop(columns="income"))
 
 
@@ -228,7 +229,8 @@ def test_parallel_databases_rng():
     b = ds.make_parallel_databases(20, rng=3)
     assert all(np.array_equal(x, y) for x, y in zip(a, b))
     g = np.random.default_rng(0)
-    first, second = ds.make_parallel_databases(64, rng=g)[0], ds.make_parallel_databases(64, rng=g)[0]
+    first = ds.make_parallel_databases(64, rng=g)[0]
+    second = ds.make_parallel_databases(64, rng=g)[0]
     assert not np.array_equal(first, second)
     np.random.seed(1)
     before = np.random.get_state()[1].copy()

@@ -37,6 +37,14 @@ def test_laplace_scale_overflow_is_an_error_not_inf():
         m.laplace_scale(1.0, 5e-324)
 
 
+def test_laplace_scale_underflow_is_an_error_not_zero_noise():
+    # Δ/ε = 0 in floating point would release the exact answer: refuse it.
+    with pytest.raises(ValueError, match=r"sensitivity / epsilon underflows to 0 \(no noise\)"):
+        m.laplace_scale(1e-300, 1e300)
+    with pytest.raises(ValueError, match=r"underflows to 0"):
+        m.laplace_mechanism(1.0, 1e-300, 1e300, rng=0)
+
+
 def test_laplace_mechanism_moments_and_ks():
     n, sens, eps, centre = 200_000, 2.0, 0.5, 10.0
     b = m.laplace_scale(sens, eps)                         # 4.0
@@ -68,7 +76,8 @@ def test_classic_sigma_closed_form(epsilon, delta, sensitivity):
 def test_classic_sigma_tiny_delta_is_finite():
     # 1.25/5e-324 overflows to inf; the implementation uses log(1.25) − log(δ).
     expected = math.sqrt(2 * (math.log(1.25) - math.log(5e-324))) / 0.5
-    assert m.gaussian_sigma(1.0, 0.5, 5e-324, method="classic") == pytest.approx(expected, rel=1e-14)
+    got = m.gaussian_sigma(1.0, 0.5, 5e-324, method="classic")
+    assert got == pytest.approx(expected, rel=1e-14)
 
 
 @pytest.mark.parametrize("epsilon", [1.0, 1.5, 10.0])
@@ -135,7 +144,8 @@ def test_gaussian_delta_equals_hockey_stick_integral(sigma, sensitivity, epsilon
                 - math.exp(epsilon) * stats.norm.pdf(x, scale=sigma))
 
     value, err = integrate.quad(integrand, x_star, np.inf, epsabs=1e-14, epsrel=1e-12)
-    assert m.gaussian_delta(sigma, sensitivity, epsilon) == pytest.approx(value, rel=1e-8, abs=1e-13)
+    got = m.gaussian_delta(sigma, sensitivity, epsilon)
+    assert got == pytest.approx(value, rel=1e-8, abs=1e-13)
 
 
 def test_gaussian_delta_at_epsilon_zero_is_total_variation():
@@ -198,7 +208,8 @@ def test_rr_epsilon_formula_in_high_precision(gamma):
 
 @pytest.mark.parametrize("gamma", [1e-9, 0.01, 0.1, 0.25, 0.4, 0.49])
 def test_rr_gamma_epsilon_round_trip_from_gamma(gamma):
-    assert m.rr_gamma_from_epsilon(m.rr_epsilon_from_gamma(gamma)) == pytest.approx(gamma, rel=1e-13)
+    back = m.rr_gamma_from_epsilon(m.rr_epsilon_from_gamma(gamma))
+    assert back == pytest.approx(gamma, rel=1e-13)
 
 
 @pytest.mark.parametrize("epsilon", [1e-8, 0.01, 0.5, math.log(3), 2.0, 5.0, 10.0])
@@ -316,8 +327,8 @@ def test_rr_std_error_closed_form_and_decomposition():
     (m.rr_std_error, (0.5, 10)),
 ])
 def test_rr_exactly_one_of_gamma_or_epsilon(func, args):
-    with pytest.raises(ValueError, match=r"give exactly one of gamma .* or epsilon; got gamma=None, "
-                                         r"epsilon=None"):
+    with pytest.raises(ValueError, match=r"give exactly one of gamma .* or epsilon; "
+                                         r"got gamma=None, epsilon=None"):
         func(*args)
     with pytest.raises(ValueError, match=r"give exactly one of gamma .* got gamma=0.25, epsilon=1"):
         func(*args, gamma=0.25, epsilon=1)
@@ -332,6 +343,17 @@ def test_rr_tiny_gamma_or_epsilon_does_not_divide_by_zero():
     assert math.isfinite(m.rr_std_error(0.5, 10, gamma=1e-300))
 
 
+def test_rr_astronomically_small_epsilon_is_refused_not_inf():
+    with pytest.raises(ValueError, match=r"epsilon is too small .* got epsilon=5e-324"):
+        m.rr_gamma_from_epsilon(5e-324)
+    with pytest.raises(ValueError, match=r"estimate overflows .* got epsilon=1e-320"):
+        m.rr_estimate([0, 1, 1], epsilon=1e-320)
+    with pytest.raises(ValueError, match=r"estimate overflows .* got gamma=1e-320"):
+        m.rr_std_error(0.5, 3, gamma=1e-320)
+    with pytest.raises(ValueError, match=r"estimate overflows .* got epsilon=1e-320"):
+        m.k_rr_estimate([0, 1, 1], 3, 1e-320)
+
+
 def test_rr_equals_gamma_and_epsilon_parametrisations():
     bits = np.random.default_rng(5).integers(0, 2, 500)
     g = 0.3
@@ -343,7 +365,8 @@ def test_rr_equals_gamma_and_epsilon_parametrisations():
 def test_rr_accepts_bools_and_rejects_other_values():
     out = m.randomized_response(np.array([True, False, True]), gamma=0.25, rng=0)
     assert out.dtype == np.int8 and set(out.tolist()) <= {0, 1}
-    with pytest.raises(ValueError, match=r"bits must contain only 0s and 1s.*got bits containing \[2\.\]"):
+    with pytest.raises(ValueError,
+                       match=r"bits must contain only 0s and 1s.*got bits containing \[2\.\]"):
         m.randomized_response([0, 1, 2], gamma=0.25)
     with pytest.raises(ValueError, match=r"reports must contain only 0s and 1s"):
         m.rr_estimate([0, 0.5], gamma=0.25)
@@ -494,7 +517,8 @@ def test_laplace_mechanism_does_not_modify_input():
 RANDOM_CALLS = {
     "laplace_mechanism": lambda rng: m.laplace_mechanism(np.zeros(50), 1.0, 1.0, rng=rng),
     "gaussian_mechanism": lambda rng: m.gaussian_mechanism(np.zeros(50), 1.0, 1.0, 1e-5, rng=rng),
-    "randomized_response": lambda rng: m.randomized_response(np.zeros(200, int), gamma=0.1, rng=rng),
+    "randomized_response": lambda rng: m.randomized_response(np.zeros(200, int), gamma=0.1,
+                                                             rng=rng),
     "k_randomized_response": lambda rng: m.k_randomized_response(np.zeros(200), 5, 0.5, rng=rng),
 }
 

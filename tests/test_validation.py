@@ -107,7 +107,8 @@ def test_messages_name_argument_value_and_range(func, bad, pattern):
 
 
 def test_check_int_messages():
-    with pytest.raises(TypeError, match=r"^n must be an integer in \[2, 10\]; got n=2\.0 of type float$"):
+    with pytest.raises(TypeError,
+                       match=r"^n must be an integer in \[2, 10\]; got n=2\.0 of type float$"):
         v.check_int("n", 2.0, minimum=2, maximum=10)
     with pytest.raises(ValueError, match=r"^n must be an integer in \[2, 10\]; got n=11$"):
         v.check_int("n", 11, minimum=2, maximum=10)
@@ -158,9 +159,11 @@ def test_check_array_refuses_bools_when_asked():
 
 
 def test_check_array_shape_size_and_finiteness_messages():
-    with pytest.raises(ValueError, match=r"^x must have ndim in \(1,\); got x with shape \(2, 2\)$"):
+    with pytest.raises(ValueError,
+                       match=r"^x must have ndim in \(1,\); got x with shape \(2, 2\)$"):
         v.check_array("x", np.ones((2, 2)), ndim=1)
-    with pytest.raises(ValueError, match=r"^x must have at least 1 element\(s\); got x with shape \(0,\)$"):
+    with pytest.raises(ValueError,
+                       match=r"^x must have at least 1 element\(s\); got x with shape \(0,\)$"):
         v.check_array("x", [])
     with pytest.raises(ValueError, match=r"^x must contain only finite values; got x="):
         v.check_array("x", [1.0, math.nan])
@@ -235,7 +238,8 @@ def test_check_probability_rejects(bad):
 @given(bad=st.one_of(st.floats(), st.integers(max_value=0), st.integers(min_value=11),
                      NOT_A_NUMBER))
 def test_check_int_rejects(bad):
-    with pytest.raises((ValueError, TypeError), match=r"^n must be an integer in \[1, 10\]; got n="):
+    with pytest.raises((ValueError, TypeError),
+                       match=r"^n must be an integer in \[1, 10\]; got n="):
         v.check_int("n", bad, minimum=1, maximum=10)
 
 
