@@ -242,9 +242,20 @@ def test_plot_rr_estimator_contents():
     xt, _ = _line(fig, "true-rate")
     assert np.all(xt == 0.3)
     bars = [p for p in fig.axes[0].patches if p.get_gid() == "estimates"]
-    assert len(bars) == 40
     area = sum(b.get_height() * b.get_width() for b in bars)
     assert math.isclose(area, 1.0, rel_tol=1e-9)         # density histogram of all trials
+    # bins hold whole numbers of attainable estimates (lattice step 1/(n·2γ)) and their
+    # edges fall half-way between attainable values, so no bin is aliased
+    step = 1 / (1000 * 0.5)
+    origin = -0.25 / 0.5
+    widths = np.array([b.get_width() for b in bars]) / step
+    np.testing.assert_allclose(widths, np.round(widths), atol=1e-6)
+    assert 20 <= len(bars) <= 60
+    left = (np.array([b.get_x() for b in bars]) - origin) / step
+    np.testing.assert_allclose(left - np.floor(left), 0.5, atol=1e-6)
+    # extreme ε: every report truthful and nobody has the bit, no spread, no crash
+    fig3 = rrp.plot_rr_estimator(0.0, 50, epsilon=60.0, trials=20, rng=0)
+    assert isinstance(fig3, Figure)
     fig2 = rrp.plot_rr_estimator(0.3, 1000, epsilon=2.0, trials=100, rng=1)
     assert "ε = 2" in fig2.axes[0].get_title()
 

@@ -239,23 +239,37 @@ def plot_rr_estimator(true_rate: float, n: int, gamma: float | None = None,
     se = rr_std_error(true_rate, n, **_privacy_kwargs(gamma, epsilon))
 
     fig, ax = new_axes(ax)
-    # bins on the lattice of attainable estimates would alias; use ~40 equal bins
+    # π̂ only takes values on the lattice origin + k·step (k = number of yes reports);
+    # bins whose width is a whole number of lattice steps, centred between lattice
+    # points, avoid the comb-like aliasing of arbitrary bins.
+    p = 0.5 + gam
+    step = 1.0 / (n * (2 * p - 1))
+    origin = -(1 - p) / (2 * p - 1)
     lo, hi = min(est.min(), true_rate - 4 * se), max(est.max(), true_rate + 4 * se)
-    _, _, patches = ax.hist(est, bins=40, range=(lo, hi), density=True,
+    if hi - lo < 4 * step:          # no spread at all (e.g. ε so large that p = 1, π = 0)
+        lo, hi = lo - 2 * step, hi + 2 * step
+    per_bin = max(1, math.ceil((hi - lo) / (40 * step)))
+    k_lo = math.floor((lo - origin) / step) - 0.5
+    k_hi = math.ceil((hi - origin) / step) + 0.5
+    edges = origin + step * np.arange(k_lo, k_hi + per_bin, per_bin)
+    _, _, patches = ax.hist(est, bins=edges, density=True,
                             color=PALETTE["sky"], edgecolor="white",
                             label=rf"$\hat\pi$ in {trials} simulated surveys (mean {est.mean():.3f})")
     for patch in patches:
         patch.set_gid("estimates")
     x = np.linspace(lo, hi, 400)
-    ax.plot(x, stats.norm.pdf(x, true_rate, se), color=PALETTE["blue"], lw=_LW, gid="normal",
-            label=f"normal, sd = rr_std_error = {se:.3g}")
+    ax.set_xlim(lo, hi)
+    heights = [patch.get_height() for patch in patches]
+    if se > 0:
+        ax.plot(x, stats.norm.pdf(x, true_rate, se), color=PALETTE["blue"], lw=_LW,
+                gid="normal", label=f"normal, sd = rr_std_error = {se:.3g}")
+        heights.append(stats.norm.pdf(0, 0, se))
     ax.axvline(true_rate, color=PALETTE["vermillion"], lw=_LW, ls="--", gid="true-rate",
                label=f"true rate π = {true_rate:.3g}")
     ax.set_xlabel(r"estimated rate $\hat\pi$")
     ax.set_ylabel("density")
-    ax.set_ylim(0, 1.45 * max(max(p.get_height() for p in patches),
-                              stats.norm.pdf(0, 0, se)))
-    ax.legend(fontsize="small", loc="upper right")
+    ax.set_ylim(0, 1.45 * max(heights))
+    ax.legend(fontsize="small", loc="upper right", framealpha=0.95)
     ax.set_title(f"Randomized-response estimate over simulated surveys\n"
                  f"{_privacy_label(gam, eps)}, n = {n}")
     return fig
