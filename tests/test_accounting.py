@@ -496,3 +496,77 @@ def test_accountant_queries_reject_bad_input():
         RDPAccountant(orders=[1.0, 2.0])
     with pytest.raises(ValueError, match="value_discretization_interval"):
         PLDAccountant(value_discretization_interval=0.0)
+
+
+# ---------------------------------------------------------------------------
+# Side-by-side comparisons (dpteach.accounting.compare) and their plots
+# ---------------------------------------------------------------------------
+
+def test_gaussian_epsilon_inverts_balle_wang():
+    from dpteach.accounting import gaussian_epsilon
+
+    for sigma, delta in [(1.0, 1e-5), (0.3, 1e-3), (20.0, 1e-9)]:
+        e = gaussian_epsilon(sigma, delta)
+        assert gaussian_delta(sigma, 1.0, e) <= delta
+        assert gaussian_delta(sigma, 1.0, e * (1 - 1e-9)) > delta
+    assert gaussian_epsilon(1000.0, 0.5) == 0.0        # δ(0) = TV already ≤ δ
+
+
+def test_composition_epsilons_laplace_orderings():
+    from dpteach.accounting import composition_epsilons
+
+    ks = [1, 2, 10, 100, 500]
+    c = composition_epsilons(ks, mechanism="laplace", epsilon=0.1, delta=1e-5)
+    np.testing.assert_allclose(c["basic"], 0.1 * np.array(ks))
+    # KOV is optimal over all 0.1-DP mechanisms: never above basic or advanced.
+    assert np.all(c["optimal"] <= c["basic"] + 1e-12)
+    assert np.all(c["optimal"] <= c["advanced"] + 1e-12)
+    # Laplace is one such mechanism, so its (pessimistic) PLD may not exceed KOV
+    # beyond the discretization error (grid 1e-3 per composition: < 0.1 %).
+    assert np.all(c["pld"] <= c["optimal"] * (1 + 1e-3))
+
+
+def test_composition_epsilons_gaussian_uses_exact_pld():
+    from dpteach.accounting import composition_epsilons
+
+    c = composition_epsilons([1, 10], mechanism="gaussian", sigma=3.0, delta=1e-5)
+    for i, k in enumerate([1, 10]):
+        acc = PLDAccountant(value_discretization_interval=1e-4)
+        acc.step(noise_multiplier=3.0, sample_rate=1.0, steps=k)
+        assert c["pld"][i] <= acc.get_epsilon(1e-5) <= c["pld"][i] + 1e-4
+    assert np.all(c["rdp"] > c["pld"])
+    assert np.all(c["optimal"] <= c["basic"] + 1e-12)
+    with pytest.raises(ValueError, match="sigma"):
+        composition_epsilons([1], mechanism="gaussian")
+    with pytest.raises(ValueError, match="ks"):
+        composition_epsilons([0, 2], mechanism="laplace", epsilon=1.0)
+
+
+def test_dpsgd_epsilons_match_accountants():
+    from dpteach.accounting import dpsgd_epsilons
+
+    out = dpsgd_epsilons([10, 1000], noise_multiplier=1.0, sample_rate=0.01, delta=1e-6)
+    for i, t in enumerate([10, 1000]):
+        rdp = RDPAccountant()
+        rdp.step(noise_multiplier=1.0, sample_rate=0.01, steps=t)
+        assert out["rdp"][i] == pytest.approx(rdp.get_epsilon(1e-6), rel=1e-12)
+        pld = PLDAccountant(value_discretization_interval=1e-3)
+        pld.step(noise_multiplier=1.0, sample_rate=0.01, steps=t)
+        assert out["pld"][i] == pld.get_epsilon(1e-6)
+
+
+def test_accounting_plots_are_labelled():
+    from matplotlib.figure import Figure
+
+    from dpteach.plots.accounting import plot_amplification, plot_composition, plot_dpsgd_epsilon
+
+    fig = plot_composition(200, epsilon=0.5, delta=1e-6, mark_k=50)
+    ax = fig.axes[0]
+    assert isinstance(fig, Figure) and len(ax.get_legend().get_texts()) == 5
+    assert "δ" in ax.get_title() and ax.get_xlabel() and ax.get_ylabel()
+    fig = plot_composition(50, mechanism="gaussian", epsilon=None, sigma=2.0, methods=("rdp", "pld"))
+    assert len(fig.axes[0].get_legend().get_texts()) == 2
+    fig = plot_dpsgd_epsilon(2000, noise_multiplier=1.0, sample_rate=0.01, pld_points=3)
+    assert "σ" in fig.axes[0].get_title() and len(fig.axes[0].lines) == 2
+    fig = plot_amplification((1.0,))
+    assert fig.axes[0].get_xlabel() == "sampling rate q"

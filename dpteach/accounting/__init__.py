@@ -7,7 +7,8 @@ One module per accountant, as in Opacus:
 * :mod:`~dpteach.accounting.zcdp` — zero-concentrated DP;
 * :mod:`~dpteach.accounting.pld` — :class:`PLDAccountant` (wraps Google's dp_accounting);
 * :mod:`~dpteach.accounting._convert` — RDP → (ε, δ) conversions;
-* :mod:`~dpteach.accounting.calibrate` — :func:`get_noise_multiplier`.
+* :mod:`~dpteach.accounting.calibrate` — :func:`get_noise_multiplier`;
+* :mod:`~dpteach.accounting.compare` — every method side by side (notebook, app).
 
 Example
 -------
@@ -18,6 +19,7 @@ Example
 """
 
 from ._convert import rdp_to_delta, rdp_to_epsilon
+from .compare import METHOD_LABELS, METHODS, composition_epsilons, dpsgd_epsilons, gaussian_epsilon
 from .calibrate import epsilon_for_noise_multiplier, get_noise_multiplier
 from .pld import PLDAccountant
 from .rdp import (
@@ -47,4 +49,9 @@ __all__ = [
     "gaussian_zcdp",
     "pure_dp_to_zcdp",
     "zcdp_to_epsilon",
+    "METHODS",
+    "METHOD_LABELS",
+    "composition_epsilons",
+    "dpsgd_epsilons",
+    "gaussian_epsilon",
 ]

@@ -6,7 +6,9 @@ of the composition is read off exactly from the result ([SMM19]_, [KJH20]_).
 ``dp_accounting`` discretizes the loss on a grid of width
 ``value_discretization_interval`` and rounds *pessimistically*, so the ε it
 reports is an upper bound that tightens as the interval shrinks ([DGKKM22]_).
-For the subsampled Gaussian this is typically 5-15 % below the RDP bound.
+It is tighter than RDP: for the subsampled Gaussian about 8 % lower ε for
+a typical 15,000-step DP-SGD run, and several times lower for a few steps
+(RDP's conversion to (ε, δ) is loose when little has been composed).
 
 Neighbouring relation: add/remove one record, as for :class:`RDPAccountant`.
 
@@ -62,6 +64,7 @@ class PLDAccountant:
             neighboring_relation=dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE,
             value_discretization_interval=self.value_discretization_interval)
         self.history: list[Step] = []
+        self._nonempty = False
 
     def step(self, *, noise_multiplier: float, sample_rate: float, steps: int = 1) -> None:
         """Account for ``steps`` Poisson-subsampled Gaussian steps (q = 1: plain Gaussian)."""
@@ -73,19 +76,32 @@ class PLDAccountant:
             if q < 1:
                 event = dp_accounting.PoissonSampledDpEvent(q, event)
             self._acc.compose(dp_accounting.SelfComposedDpEvent(event, steps))
+            self._nonempty = True
         self.history.append(Step(sigma, q, steps))
+
+    def compose_laplace(self, scale: float, sensitivity: float = 1.0, count: int = 1) -> None:
+        """Account for ``count`` Laplace mechanisms with scale b and ℓ1 sensitivity Δ.
+
+        Composes ``SelfComposedDpEvent(LaplaceDpEvent(b/Δ), count)``.
+        """
+        scale = check_positive("scale", scale)
+        sensitivity = check_positive("sensitivity", sensitivity)
+        count = check_int("count", count, minimum=1)
+        self._acc.compose(dp_accounting.SelfComposedDpEvent(
+            dp_accounting.LaplaceDpEvent(scale / sensitivity), count))
+        self._nonempty = True
 
     def get_epsilon(self, delta: float) -> float:
         """ε such that everything composed so far is (ε, δ)-DP (upper bound)."""
         delta = check_delta(delta, allow_zero=False)
-        if not self.history or all(s.sample_rate == 0 for s in self.history):
+        if not self._nonempty:
             return 0.0
         return max(float(self._acc.get_epsilon(delta)), 0.0)
 
     def get_delta(self, epsilon: float) -> float:
         """δ such that everything composed so far is (ε, δ)-DP (upper bound)."""
         epsilon = check_in_range("epsilon", epsilon, 0.0, float("inf"), high_inclusive=False)
-        if not self.history or all(s.sample_rate == 0 for s in self.history):
+        if not self._nonempty:
             return 0.0
         return min(max(float(self._acc.get_delta(epsilon)), 0.0), 1.0)
 

@@ -25,3 +25,8 @@ from .attacks import (  # noqa: F401
     plot_neighbour_differences,
     plot_noisy_difference,
 )
+from .accounting import (  # noqa: F401
+    plot_amplification,
+    plot_composition,
+    plot_dpsgd_epsilon,
+)
