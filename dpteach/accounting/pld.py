@@ -25,9 +25,6 @@ References
 
 from __future__ import annotations
 
-import dp_accounting
-from dp_accounting.pld import pld_privacy_accountant
-
 from .._validation import check_delta, check_in_range, check_int, check_positive, check_probability
 from .rdp import Step
 
@@ -58,6 +55,12 @@ class PLDAccountant:
     """
 
     def __init__(self, value_discretization_interval: float = 1e-4):
+        # imported here: dp_accounting takes ~0.5 s to import, and most users of
+        # dpteach.accounting (and of dpteach.plots) never need the PLD.
+        import dp_accounting
+        from dp_accounting.pld import pld_privacy_accountant
+
+        self._dpa = dp_accounting
         self.value_discretization_interval = check_positive(
             "value_discretization_interval", value_discretization_interval)
         self._acc = pld_privacy_accountant.PLDAccountant(
@@ -72,10 +75,11 @@ class PLDAccountant:
         q = check_probability(sample_rate, "sample_rate")
         steps = check_int("steps", steps, minimum=1)
         if q > 0:
-            event = dp_accounting.GaussianDpEvent(sigma)
+            dpa = self._dpa
+            event = dpa.GaussianDpEvent(sigma)
             if q < 1:
-                event = dp_accounting.PoissonSampledDpEvent(q, event)
-            self._acc.compose(dp_accounting.SelfComposedDpEvent(event, steps))
+                event = dpa.PoissonSampledDpEvent(q, event)
+            self._acc.compose(dpa.SelfComposedDpEvent(event, steps))
             self._nonempty = True
         self.history.append(Step(sigma, q, steps))
 
@@ -87,8 +91,8 @@ class PLDAccountant:
         scale = check_positive("scale", scale)
         sensitivity = check_positive("sensitivity", sensitivity)
         count = check_int("count", count, minimum=1)
-        self._acc.compose(dp_accounting.SelfComposedDpEvent(
-            dp_accounting.LaplaceDpEvent(scale / sensitivity), count))
+        self._acc.compose(self._dpa.SelfComposedDpEvent(
+            self._dpa.LaplaceDpEvent(scale / sensitivity), count))
         self._nonempty = True
 
     def get_epsilon(self, delta: float) -> float:
