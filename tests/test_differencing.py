@@ -45,6 +45,32 @@ def test_empirical_sensitivity_threshold_is_local():
     assert D.empirical_sensitivity(D.count_at_least(3), db[:5]).sensitivity == 1.0
 
 
+def test_empirical_sensitivity_real_values_and_vector_queries():
+    # clipped sum: removing person i changes it by their clipped value
+    rng = np.random.default_rng(3)
+    hours = rng.integers(1, 100, size=60).astype(float)
+    clip = 40.0
+    rep = D.empirical_sensitivity(lambda x: np.clip(x, 0, clip).sum(), hours)
+    np.testing.assert_allclose(rep.differences, np.clip(hours, 0, clip))
+    assert rep.sensitivity == min(hours.max(), clip)
+    # histogram of categories: each removal changes one bin by one (ℓ1 = ℓ2 = 1)
+    cats = rng.integers(0, 5, size=50)
+    hist = lambda x: np.bincount(x.astype(int), minlength=5)   # noqa: E731
+    for norm in (1, 2):
+        rep = D.empirical_sensitivity(hist, cats, norm=norm)
+        assert rep.sensitivity == 1.0 and rep.norm == norm
+        np.testing.assert_array_equal(rep.differences, np.eye(5)[cats])
+    # d counting queries on 2-D rows: ℓ1 = max row sum, ℓ2 = its square root
+    rows = (rng.random((40, 6)) < 0.5).astype(int)
+    col_sums = lambda x: x.sum(axis=0)                        # noqa: E731
+    r1 = D.empirical_sensitivity(col_sums, rows, norm=1)
+    r2 = D.empirical_sensitivity(col_sums, rows, norm=2)
+    np.testing.assert_array_equal(r1.differences, rows)
+    assert r1.sensitivity == rows.sum(axis=1).max()
+    assert math.isclose(r2.sensitivity, math.sqrt(r1.sensitivity))
+    np.testing.assert_array_equal(r1.answer, rows.sum(axis=0))
+
+
 def test_empirical_sensitivity_bad_args():
     db, par = make_parallel_databases(6, 0.5, rng=0)
     with pytest.raises(ValueError, match="parallel"):
@@ -62,9 +88,21 @@ def test_empirical_sensitivity_bad_args():
     with pytest.raises(ValueError, match="query"):
         D.empirical_sensitivity(lambda x: math.inf, db)
     with pytest.raises(ValueError, match="db"):
-        D.empirical_sensitivity("sum", [0, 1, 2])
+        D.empirical_sensitivity("sum", [0, 1, np.inf])
     with pytest.raises(ValueError, match="db"):
         D.empirical_sensitivity("sum", [1])
+    with pytest.raises(ValueError, match="db"):
+        D.empirical_sensitivity("sum", np.zeros((2, 2, 2)))
+    with pytest.raises(ValueError, match="norm"):
+        D.empirical_sensitivity("sum", db, norm=3)
+    with pytest.raises(ValueError, match="parallel"):
+        D.empirical_sensitivity("sum", np.zeros((6, 2)), parallel=par)
+    with pytest.raises(ValueError, match="query"):
+        D.empirical_sensitivity(lambda x: np.ones((2, 2)), db)
+    with pytest.raises(ValueError, match="shape"):
+        D.empirical_sensitivity(lambda x: np.ones(len(x)), db)      # length changes with n
+    with pytest.raises(ValueError, match="db"):
+        D.differencing_attack([0, 1, 2], 0)     # attacks need bits
     with pytest.raises(ValueError, match="threshold"):
         D.count_at_least(0)
     with pytest.raises(TypeError, match="threshold"):

@@ -345,7 +345,12 @@ def test_plot_neighbour_differences():
     heights = [p.get_height() for p in fig.axes[0].patches if p.get_gid() == "difference"]
     np.testing.assert_array_equal(heights, db)
     with pytest.raises(ValueError, match="db"):
-        atp.plot_neighbour_differences("sum", [0, 2, 1])
+        atp.plot_neighbour_differences("sum", [0, np.nan, 1])
+    with pytest.raises(ValueError, match="scalar"):
+        atp.plot_neighbour_differences(lambda x: np.bincount(x, minlength=2), db)
+    fig = atp.plot_neighbour_differences("sum", [0.5, 3.0, 2.0])       # real values allowed
+    heights = [p.get_height() for p in fig.axes[0].patches if p.get_gid() == "difference"]
+    np.testing.assert_allclose(heights, [0.5, 3.0, 2.0])
     with pytest.raises(TypeError, match="name"):
         atp.plot_neighbour_differences("sum", db, name=3)
 

@@ -143,17 +143,6 @@ def _resolve_query(query):
     return query
 
 
-def _evaluate(query, x, name: str = "query") -> float:
-    value = query(x)
-    try:
-        value = float(value)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must return a real number; got {value!r}") from exc
-    if not math.isfinite(value):
-        raise ValueError(f"{name} returned a non-finite value {value!r}")
-    return value
-
-
 # ----------------------------------------------------------------- sensitivity
 @dataclass(frozen=True)
 class SensitivityReport:
@@ -162,54 +151,83 @@ class SensitivityReport:
     Attributes
     ----------
     sensitivity : float
-        ``max_i |q(D) − q(D_{−i})|`` over the n neighbours D₋ᵢ of D.
+        ``max_i ‖q(D) − q(D_{−i})‖`` over the n neighbours D₋ᵢ of D (absolute
+        value for a scalar query, the chosen ℓ_p norm for a vector query).
     differences : numpy.ndarray
-        ``q(D) − q(D_{−i})`` for every i (signed).
+        ``q(D) − q(D_{−i})`` for every i (signed), shape (n,) or (n, d).
     worst_person : int
         An index i attaining the maximum.
-    answer : float
+    answer : float or numpy.ndarray
         ``q(D)``.
+    norm : int
+        The ℓ_p norm used (1 or 2).
     """
 
     sensitivity: float
     differences: np.ndarray
     worst_person: int
-    answer: float
+    answer: float | np.ndarray
+    norm: int = 1
 
 
-def empirical_sensitivity(query, db, parallel=None) -> SensitivityReport:
+def _evaluate_any(query, x) -> np.ndarray:
+    value = query(x)
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"query must return a real number or a 1-D array of them; "
+                        f"got {value!r}") from exc
+    if arr.ndim > 1:
+        raise ValueError(f"query must return a real number or a 1-D array; got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"query returned a non-finite value {value!r}")
+    return arr
+
+
+def empirical_sensitivity(query, db, parallel=None, norm: int = 1) -> SensitivityReport:
     """Largest change of a query over all neighbours of one database.
 
-    Computes ``max_i |q(D) − q(D_{−i})|`` where D₋ᵢ is D without row i: the
-    *local* sensitivity of q at D under unbounded DP ([NA]_, "Sensitivity";
-    [DR14]_ Def 3.1 takes the maximum over all pairs of neighbours, the global
-    sensitivity, which is at least this value). Local sensitivity depends on
-    the data and cannot itself be used to calibrate noise.
+    Computes ``max_i ‖q(D) − q(D_{−i})‖_p`` where D₋ᵢ is D without row i: the
+    *local* sensitivity of q at D under unbounded DP ([NA]_, "Sensitivity").
+    The global ℓ_p sensitivity ([DR14]_ Def 3.1 for ℓ1, Def 3.8 for ℓ2) takes
+    the maximum over all pairs of neighbouring databases and is at least this
+    value. Local sensitivity depends on the data and cannot itself be used to
+    calibrate noise.
+
+    Cost: n evaluations of the query on n − 1 rows each, so keep n in the
+    thousands.
 
     Parameters
     ----------
     query : {"sum", "mean"} or callable
-        A callable maps a 1-D array of rows to a real number (e.g.
-        :func:`count_at_least`).
-    db : array_like of 0/1
-        The database, at least 2 rows.
+        A callable maps the rows (a 1-D array, or a 2-D array with one row per
+        person) to a real number or a 1-D array (e.g. :func:`count_at_least`,
+        a histogram, the column sums).
+    db : array_like
+        Finite numbers: a 1-D array of values (e.g. bits) or a 2-D array with
+        one row per person; at least 2 rows.
     parallel : array_like, optional
-        Its neighbours, shape (n, n−1), row i being db without person i, as
-        returned by :func:`dpteach.datasets.make_parallel_databases`; rebuilt
-        from ``db`` if omitted.
+        For a 1-D ``db`` only: its neighbours, shape (n, n−1), row i being db
+        without person i, as returned by
+        :func:`dpteach.datasets.make_parallel_databases`. Rebuilt from ``db``
+        if omitted.
+    norm : {1, 2}
+        The ℓ_p norm used for vector-valued queries (irrelevant for scalars).
 
     Returns
     -------
     SensitivityReport
     """
     q = _resolve_query(query)
-    d = _check_db(db)
-    n = d.size
+    d = check_array("db", db, ndim=(1, 2), min_size=1)
+    if not isinstance(norm, (int, np.integer)) or isinstance(norm, bool) or norm not in (1, 2):
+        raise ValueError(f"norm must be 1 or 2; got norm={norm!r}")
+    n = d.shape[0]
     if n < 2:
         raise ValueError(f"db must have at least 2 rows; got {n}")
-    if parallel is None:
-        parallel = np.broadcast_to(d, (n, n))[~np.eye(n, dtype=bool)].reshape(n, n - 1)
-    else:
+    if parallel is not None:
+        if d.ndim != 1:
+            raise ValueError("parallel can only be given for a 1-D db")
         parallel = check_array("parallel", parallel, ndim=2)
         if parallel.shape != (n, n - 1):
             raise ValueError(f"parallel must have shape (n, n-1) = ({n}, {n - 1}); "
@@ -218,11 +236,19 @@ def empirical_sensitivity(query, db, parallel=None) -> SensitivityReport:
         if not np.array_equal(parallel, expected):
             raise ValueError("parallel must hold db with row i removed in row i "
                              "(as make_parallel_databases returns)")
-        parallel = parallel.astype(np.int64)
-    full = _evaluate(q, d)
-    diffs = np.array([full - _evaluate(q, row) for row in parallel])
-    worst = int(np.argmax(np.abs(diffs)))
-    return SensitivityReport(float(np.abs(diffs[worst])), diffs, worst, full)
+        neighbours = parallel
+    else:
+        neighbours = (np.delete(d, i, axis=0) for i in range(n))
+    if np.all((d == 0) | (d == 1)):
+        d = d.astype(np.int64)             # bits stay integers for integer-valued queries
+    full = _evaluate_any(q, d)
+    diffs = np.array([full - _evaluate_any(q, row.astype(d.dtype)) for row in neighbours])
+    if full.ndim != (diffs.ndim - 1) or diffs.shape[1:] != full.shape:
+        raise ValueError("query must return the same shape on every neighbour")
+    sizes = np.abs(diffs) if full.ndim == 0 else np.linalg.norm(diffs, ord=norm, axis=1)
+    worst = int(np.argmax(sizes))
+    answer = float(full) if full.ndim == 0 else full
+    return SensitivityReport(float(sizes[worst]), diffs, worst, answer, int(norm))
 
 
 # ----------------------------------------------------------- exact differencing

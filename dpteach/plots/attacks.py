@@ -51,7 +51,8 @@ def plot_neighbour_differences(query, db, name: str | None = None, ax=None):
     Parameters
     ----------
     query : {"sum", "mean"} or callable
-    db : array_like of 0/1
+    db : array_like
+        1-D; bars are coloured by bit when it holds only 0s and 1s.
     name : str, optional
         Query name for the title (default: the string or the callable's name).
     ax : matplotlib Axes, optional
@@ -66,10 +67,13 @@ def plot_neighbour_differences(query, db, name: str | None = None, ax=None):
         name = query if isinstance(query, str) else getattr(query, "__name__", "query")
     if not isinstance(name, str):
         raise TypeError(f"name must be a string; got name={name!r}")
-    bits = np.asarray(db, dtype=float)
+    if rep.differences.ndim != 1:
+        raise ValueError("plot_neighbour_differences needs a scalar-valued query and a 1-D db")
+    values = np.asarray(db, dtype=float)
+    is_bits = bool(np.all((values == 0) | (values == 1)))
     fig, ax = new_axes(ax)
     idx = np.arange(rep.differences.size)
-    colours = [PALETTE["orange"] if b else PALETTE["blue"] for b in bits]
+    colours = [PALETTE["orange"] if (is_bits and v) else PALETTE["blue"] for v in values]
     bars = ax.bar(idx, rep.differences, color=colours, width=0.8)
     for bar in bars:
         bar.set_gid("difference")
@@ -77,7 +81,7 @@ def plot_neighbour_differences(query, db, name: str | None = None, ax=None):
                label=f"empirical sensitivity = {rep.sensitivity:.3g}")
     ax.axhline(-rep.sensitivity, color=PALETTE["vermillion"], ls="--", lw=1.5, gid="sensitivity")
     ax.axhline(0, color="grey", lw=0.6)
-    ax.set_xlabel("person i removed (orange: bit 1, blue: bit 0)")
+    ax.set_xlabel("person i removed" + (" (orange: bit 1, blue: bit 0)" if is_bits else ""))
     ax.set_ylabel("q(D) − q(D without i)")
     top = rep.sensitivity if rep.sensitivity > 0 else 1.0
     ax.set_ylim(-1.25 * top, 1.6 * top)
