@@ -2,8 +2,13 @@
 
 Teaching implementations: readable NumPy, every formula with its source. They
 sample with NumPy's floating-point generators, so they inherit the
-floating-point weakness described by Mironov (2012); production systems use
+floating-point weakness described by Mironov ([M12]_); production systems use
 discrete or snapping samplers.
+
+Numerical care (tested in ``tests/test_mechanisms.py``): randomized-response
+estimators divide by 2γ (never by ``2p − 1``, which rounds to 0 for tiny γ);
+k-RR estimates use ``expm1``; noise scales that under- or overflow (a scale of
+0 would release the exact answer) are refused with a ``ValueError``.
 
 References
 ----------
@@ -17,6 +22,8 @@ References
    differential privacy. JMLR 17, 2016.
 .. [WBLJ17] T. Wang, J. Blocki, N. Li and S. Jha. Locally differentially
    private protocols for frequency estimation. USENIX Security 2017.
+.. [M12] I. Mironov. On significance of the least significant bits for
+   differential privacy. ACM CCS 2012.
 """
 
 from __future__ import annotations
