@@ -239,8 +239,12 @@ def empirical_sensitivity(query, db, parallel=None, norm: int = 1) -> Sensitivit
         neighbours = parallel
     else:
         neighbours = (np.delete(d, i, axis=0) for i in range(n))
-    if np.all((d == 0) | (d == 1)):
-        d = d.astype(np.int64)             # bits stay integers for integer-valued queries
+    raw_dtype = getattr(db, "dtype", None)
+    if raw_dtype is None:
+        raw_dtype = np.asarray(db).dtype
+    if np.issubdtype(raw_dtype, np.integer) or np.issubdtype(raw_dtype, np.bool_) \
+            or np.all((d == 0) | (d == 1)):
+        d = d.astype(np.int64)     # integer data (bits, category codes) stays integer
     full = _evaluate_any(q, d)
     diffs = np.array([full - _evaluate_any(q, row.astype(d.dtype)) for row in neighbours])
     if full.ndim != (diffs.ndim - 1) or diffs.shape[1:] != full.shape:

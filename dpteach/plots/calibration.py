@@ -188,7 +188,8 @@ def plot_neighbouring_densities(sensitivity: float, epsilon: float, delta: float
         ax.axvline(x, color="grey", lw=0.8, ls=":")
     ax.set_xlabel("released value y")
     ax.set_ylabel("probability density")
-    ax.set_ylim(bottom=0)
+    top = max(max(c[2].pdf(value), c[3].pdf(value + sensitivity)) for c in curves)
+    ax.set_ylim(0, (1.35 + 0.12 * len(curves)) * top)     # room for the legend
     ax.legend(fontsize="small", loc="upper right")
     head = {"laplace": "Laplace mechanism", "gaussian": f"Gaussian mechanism ({method} σ)",
             "both": f"Laplace vs Gaussian ({method} σ)"}[mechanism]
