@@ -281,7 +281,7 @@ def make_parallel_databases(n: int, p: float = 0.5, rng=None):
     Returns ``(db, parallel)``: ``db`` has shape (n,) with independent
     Bernoulli(p) bits; row ``i`` of ``parallel`` (shape (n, n−1)) is ``db`` with
     person ``i`` removed, i.e. the neighbouring databases that the definition
-    of (unbounded) differential privacy compares ``db`` with ([DR14] Def 2.4).
+    of (unbounded) differential privacy compares ``db`` with ([DR14]_, Def 2.4).
 
     Parameters
     ----------
