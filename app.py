@@ -28,6 +28,7 @@ PAGES = [
     #  Symbol ":material/<name>:", which renders offline with Streamlit's own font)
     ("Noise calibration", "dpteach.app_pages.noise_calibration", ":material/straighten:"),
     ("Randomized response", "dpteach.app_pages.randomized_response", ":material/casino:"),
+    ("DP-SGD playground", "dpteach.app_pages.dpsgd_playground", ":material/model_training:"),
 ]
 
 

@@ -349,3 +349,46 @@ def test_functions_reject_bad_values():
     with pytest.raises(TypeError, match="model"):
         dp_sgd_gradient("net", np.ones((1, 2)), [0], noise_multiplier=1.0, max_grad_norm=1.0,
                         expected_batch_size=1.0)
+
+
+# ------------------------------------------------------------------ plots
+def test_dpsgd_plots(digits):
+    from dpteach.plots.dpsgd import (
+        decision_grid,
+        plot_decision_boundary,
+        plot_grad_norm_histogram,
+        plot_privacy_utility,
+        plot_training_history,
+    )
+
+    fig = plot_privacy_utility([4.0, 0.5, 1.0], [0.9, 0.6, 0.8], baseline=0.95)
+    x, y = [ln for ln in fig.axes[0].lines if ln.get_gid() == "utility"][0].get_data()
+    np.testing.assert_array_equal(x, [0.5, 1.0, 4.0])
+    np.testing.assert_array_equal(y, [0.6, 0.8, 0.9])
+    with pytest.raises(ValueError, match="epsilons"):
+        plot_privacy_utility([0.0, 1.0], [0.5, 0.5])
+    with pytest.raises(ValueError, match="accuracies"):
+        plot_privacy_utility([1.0], [1.5])
+
+    norms = np.array([0.1, 0.5, 2.0, 3.0])
+    fig = plot_grad_norm_histogram(norms, 1.0)
+    assert "50% clipped" in fig.axes[0].get_title()
+    with pytest.raises(ValueError, match="norms"):
+        plot_grad_norm_histogram([-1.0])
+
+    X, yy = digits
+    clf = DPSGDClassifier(noise_multiplier=1.0, batch_size=256, epochs=2, rng=0).fit(X, yy)
+    fig = plot_training_history({"σ = 1": clf.history_})
+    assert len(fig.axes) == 2
+
+    rng = np.random.default_rng(0)
+    X2 = rng.standard_normal((60, 2))
+    y2 = (X2[:, 0] > 0).astype(int)
+    clf2 = DPSGDClassifier(noise_multiplier=0.0, max_grad_norm=None, batch_size=20, epochs=20,
+                           hidden=(), rng=0).fit(X2, y2)
+    x0, x1, p = decision_grid(clf2, X2, 20)
+    assert p.shape == (20, 20)
+    assert p[:, 0].mean() < 0.5 < p[:, -1].mean()          # class 1 on the right
+    assert plot_decision_boundary(clf2, X2, y2, resolution=20).axes
+    with pytest.raises(ValueError, match="X"):
+        decision_grid(clf2, X, 20)

@@ -305,3 +305,25 @@ def test_bad_inputs_rejected():
         logit_confidence([[0.5, 0.5]], [2])
     with pytest.raises(TypeError, match="experiment"):
         lira_attack("not an experiment")
+
+
+# ---------------------------------------------------------------- plots
+def test_plot_mia_roc_draws_curves_and_ceiling():
+    from dpteach.plots.dpsgd import plot_mia_roc
+
+    rng = np.random.default_rng(6)
+    lab = rng.random(400) < 0.5
+    res = roc_from_scores(rng.standard_normal(400) + lab, lab, name="toy")
+    fig = plot_mia_roc([res], epsilon=[1.0, 4.0], delta=1e-5)
+    ax = fig.axes[0]
+    gids = {line.get_gid(): line for line in ax.lines}
+    assert {"chance", "roc-0", "dp-bound-1", "dp-bound-4"} <= set(gids)
+    x, yb = gids["dp-bound-1"].get_data()
+    np.testing.assert_allclose(yb, dp_roc_bound(x, 1.0, 1e-5))
+    assert ax.get_xscale() == "log" and "δ = 1e-05" in ax.get_title()
+    lin = plot_mia_roc(res, log=False).axes[0]
+    np.testing.assert_array_equal(lin.lines[-1].get_xdata(), res.fpr)
+    with pytest.raises(TypeError, match="results"):
+        plot_mia_roc([1, 2])
+    with pytest.raises(ValueError, match="epsilon"):
+        plot_mia_roc(res, epsilon=-1.0)

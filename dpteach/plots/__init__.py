@@ -30,3 +30,10 @@ from .accounting import (  # noqa: F401
     plot_composition,
     plot_dpsgd_epsilon,
 )
+from .dpsgd import (  # noqa: F401
+    plot_decision_boundary,
+    plot_grad_norm_histogram,
+    plot_mia_roc,
+    plot_privacy_utility,
+    plot_training_history,
+)

@@ -1,0 +1,258 @@
+"""Figures for DP-SGD and membership inference (notebook 07 and the DP-SGD playground).
+
+Each function validates its arguments, draws on ``ax`` (or on a new
+pyplot-free figure from :func:`dpteach.plots._style.new_axes`) and returns the
+:class:`matplotlib.figure.Figure`. Curves carry a ``gid`` so tests can find
+the plotted data.
+
+References
+----------
+.. [ACG16] M. Abadi et al. Deep learning with differential privacy. CCS 2016.
+.. [CCN22] N. Carlini et al. Membership inference attacks from first
+   principles. IEEE S&P 2022 (ROC curves on log-log axes).
+.. [KOV15] P. Kairouz, S. Oh and P. Viswanath. The composition theorem for
+   differential privacy. ICML 2015, Theorem 2.1 (the DP ROC region).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import check_array, check_delta, check_epsilon, check_int, check_positive
+from ..attacks.membership import AttackResult, dp_roc_bound
+from ._style import CYCLE, PALETTE, new_axes
+
+__all__ = [
+    "plot_mia_roc",
+    "plot_privacy_utility",
+    "plot_grad_norm_histogram",
+    "plot_training_history",
+    "plot_decision_boundary",
+    "decision_grid",
+]
+
+_LW = 2.0
+
+
+def _fmt_eps(e: float) -> str:
+    return "∞" if not np.isfinite(e) else f"{e:.3g}"
+
+
+def plot_mia_roc(results, *, epsilon=None, delta: float = 0.0, log: bool = True,
+                 min_fpr: float | None = None, ax=None):
+    """ROC curves of membership-inference attacks, with the (ε, δ)-DP ceiling.
+
+    Parameters
+    ----------
+    results : AttackResult or sequence of AttackResult
+        Curves to draw (labelled by ``name`` and AUC).
+    epsilon : float or sequence of float, optional
+        Draw the ceiling TPR ≤ min(e^ε FPR + δ, 1 − e^{−ε}(1 − δ − FPR))
+        ([KOV15]_, Thm. 2.1) for each ε: no attack on an (ε, δ)-DP model can
+        go above it.
+    delta : float in [0, 1)
+    log : bool, default True
+        Log-log axes, as recommended by [CCN22]_: what matters is the TPR
+        at low FPR. Points with FPR = 0 or TPR = 0 cannot be drawn on log
+        axes and are left out.
+    min_fpr : float, optional
+        Left end of the FPR axis (default: 1 / largest number of non-members).
+    ax : matplotlib Axes, optional
+    """
+    if isinstance(results, AttackResult):
+        results = [results]
+    results = list(results)
+    if not results or not all(isinstance(r, AttackResult) for r in results):
+        raise TypeError("results must be an AttackResult or a sequence of AttackResult")
+    eps_list = [] if epsilon is None else [check_epsilon(e) for e in np.atleast_1d(epsilon)]
+    d = check_delta(delta)
+    if min_fpr is None:
+        min_fpr = 1.0 / max(r.n_nonmembers for r in results) if log else 0.0
+    else:
+        min_fpr = check_positive("min_fpr", min_fpr)
+    fig, ax = new_axes(ax, figsize=(5.6, 4.6))
+    grid = np.geomspace(max(min_fpr, 1e-12), 1, 400) if log else np.linspace(0, 1, 401)
+    ax.plot(grid, grid, ":", color="grey", lw=1, label="chance (TPR = FPR)", gid="chance")
+    for k, e in enumerate(eps_list):
+        ax.plot(grid, dp_roc_bound(grid, e, d), "--", color=PALETTE["black"],
+                lw=1.4, alpha=1.0 - 0.25 * min(k, 3), gid=f"dp-bound-{e:g}",
+                label=f"DP ceiling ε = {e:g}, δ = {d:g}")
+    for k, r in enumerate(results):
+        fpr, tpr = r.fpr, r.tpr
+        if log:
+            keep = (fpr > 0) & (tpr > 0)
+            fpr, tpr = fpr[keep], tpr[keep]
+        ax.plot(fpr, tpr, "-", color=CYCLE[k % len(CYCLE)], lw=_LW, gid=f"roc-{k}",
+                label=f"{r.name} (AUC {r.auc:.2f})" if r.name else f"AUC {r.auc:.2f}")
+    if log:
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlim(min_fpr, 1)
+        ax.set_ylim(min_fpr, 1.05)
+    else:
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1.02)
+    ax.set_xlabel("false-positive rate (non-members called members)")
+    ax.set_ylabel("true-positive rate (members found)")
+    title = "Membership inference ROC"
+    if eps_list:
+        title += f" vs the DP ceiling (δ = {d:g})"
+    ax.set_title(title)
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize="small", loc="lower right")
+    return fig
+
+
+def plot_privacy_utility(epsilons, accuracies, *, baseline: float | None = None,
+                         label: str = "DP-SGD", ax=None):
+    """Test accuracy versus ε (log axis), with the non-private model as a line.
+
+    Parameters
+    ----------
+    epsilons : array of float > 0
+    accuracies : array of float in [0, 1], same length
+    baseline : float, optional
+        Accuracy without privacy (drawn as a horizontal line).
+    label : str
+    ax : matplotlib Axes, optional
+    """
+    eps = check_array("epsilons", epsilons, ndim=1)
+    acc = check_array("accuracies", accuracies, ndim=1)
+    if eps.shape != acc.shape:
+        raise ValueError(f"epsilons and accuracies must have the same length; got {eps.size} and {acc.size}")
+    if np.any(eps <= 0):
+        raise ValueError("epsilons must be > 0")
+    if np.any(acc < 0) or np.any(acc > 1):
+        raise ValueError("accuracies must lie in [0, 1]")
+    fig, ax = new_axes(ax)
+    order = np.argsort(eps)
+    ax.plot(eps[order], acc[order], "o-", color=PALETTE["blue"], lw=_LW, label=label, gid="utility")
+    if baseline is not None:
+        b = check_array("baseline", baseline, ndim=0)
+        ax.axhline(float(b), color=PALETTE["vermillion"], ls="--", lw=1.5,
+                   label=f"non-private ({float(b):.3f})", gid="baseline")
+    ax.set_xscale("log")
+    ax.set_xlabel("ε (smaller = more private)")
+    ax.set_ylabel("test accuracy")
+    ax.set_title("Privacy–utility trade-off")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize="small", loc="lower right")
+    return fig
+
+
+def plot_grad_norm_histogram(norms, max_grad_norm: float | None = None, *, bins: int = 40,
+                             ax=None):
+    """Histogram of per-example gradient norms, before and after clipping to C.
+
+    Clipping maps ‖g_i‖ to min(‖g_i‖, C) ([ACG16]_ Alg. 1): everything to
+    the right of C piles up at C.
+
+    Parameters
+    ----------
+    norms : array of float ≥ 0
+    max_grad_norm : float > 0, optional
+        C; if given, draw the clipped norms and a line at C.
+    bins : int ≥ 2
+    ax : matplotlib Axes, optional
+    """
+    norms = check_array("norms", norms, ndim=1)
+    if np.any(norms < 0):
+        raise ValueError("norms must be >= 0")
+    bins = check_int("bins", bins, minimum=2)
+    fig, ax = new_axes(ax)
+    top = float(norms.max()) if norms.max() > 0 else 1.0
+    edges = np.linspace(0, top * 1.02, bins + 1)
+    ax.hist(norms, bins=edges, color=PALETTE["sky"], alpha=0.8, label="before clipping", gid="before")
+    title = f"Per-example gradient norms (n = {norms.size})"
+    if max_grad_norm is not None:
+        C = check_positive("max_grad_norm", max_grad_norm)
+        clipped = np.minimum(norms, C)
+        edges_c = np.linspace(0, max(top, C) * 1.02, bins + 1)
+        ax.hist(clipped, bins=edges_c, histtype="step", color=PALETTE["vermillion"], lw=2,
+                label="after clipping", gid="after")
+        ax.axvline(C, color=PALETTE["black"], ls="--", lw=1.2, label=f"C = {C:g}")
+        title += f": {np.mean(norms > C):.0%} clipped at C = {C:g}"
+    ax.set_xlabel("‖per-example gradient‖₂")
+    ax.set_ylabel("number of examples")
+    ax.set_title(title)
+    ax.legend(fontsize="small")
+    return fig
+
+
+def plot_training_history(histories, ax=None):
+    """Training accuracy (solid) and ε spent (dashed, right axis) after each epoch.
+
+    Parameters
+    ----------
+    histories : dict
+        label → ``DPSGDClassifier.history_`` (dict with "epoch", "accuracy", "epsilon").
+    ax : matplotlib Axes, optional
+    """
+    if not isinstance(histories, dict) or not histories:
+        raise TypeError("histories must be a non-empty dict label -> history_ dict")
+    fig, ax = new_axes(ax)
+    ax2 = ax.twinx()
+    for k, (name, h) in enumerate(histories.items()):
+        c = CYCLE[k % len(CYCLE)]
+        ax.plot(h["epoch"], h["accuracy"], "-o", color=c, lw=_LW, ms=3, label=f"{name}: accuracy")
+        eps = np.asarray(h["epsilon"], dtype=float)
+        if np.all(np.isfinite(eps)):
+            ax2.plot(h["epoch"], eps, "--", color=c, lw=1.4, label=f"{name}: ε")
+    ax.set_xlabel("epoch")
+    ax.set_ylabel("training accuracy (solid)")
+    ax2.set_ylabel("ε spent (dashed)")
+    ax.set_title("Training with DP-SGD: accuracy and privacy spent")
+    ax.grid(True, alpha=0.3)
+    lines = ax.get_legend_handles_labels()
+    lines2 = ax2.get_legend_handles_labels()
+    ax.legend(lines[0] + lines2[0], lines[1] + lines2[1], fontsize="x-small", loc="center right")
+    return fig
+
+
+def decision_grid(clf, X, resolution: int = 60, pad: float = 0.5):
+    """P(class 1) of a fitted two-feature classifier on a regular grid around the data.
+
+    Returns ``(x0, x1, p)``: grid coordinates (1-D, ``resolution`` each) and
+    the probabilities, shape (resolution, resolution), ``p[j, i]`` at (x0[i], x1[j]).
+    Shared by :func:`plot_decision_boundary` and the DP-SGD playground.
+    """
+    X = check_array("X", X, ndim=2)
+    if X.shape[1] != 2:
+        raise ValueError(f"X must have 2 columns; got shape {X.shape}")
+    res = check_int("resolution", resolution, minimum=10)
+    x0 = np.linspace(X[:, 0].min() - pad, X[:, 0].max() + pad, res)
+    x1 = np.linspace(X[:, 1].min() - pad, X[:, 1].max() + pad, res)
+    g0, g1 = np.meshgrid(x0, x1)
+    p = clf.predict_proba(np.column_stack([g0.ravel(), g1.ravel()]))[:, 1].reshape(g0.shape)
+    return x0, x1, p
+
+
+def plot_decision_boundary(clf, X, y, *, resolution: int = 60, title: str | None = None, ax=None):
+    """P(class 1) of a fitted two-feature binary classifier as a filled contour, with the data.
+
+    Parameters
+    ----------
+    clf : fitted classifier with ``predict_proba`` (two input features, two classes)
+    X : array (n, 2)
+    y : array (n,) of the two classes
+    resolution : int ≥ 10
+        Grid points per axis.
+    title : str, optional
+    ax : matplotlib Axes, optional
+    """
+    x0, x1, p = decision_grid(clf, X, resolution)
+    X = np.asarray(X, dtype=float)
+    fig, ax = new_axes(ax, figsize=(4.6, 4.0))
+    g0, g1 = np.meshgrid(x0, x1)
+    ax.contourf(g0, g1, p, levels=np.linspace(0, 1, 11), cmap="RdBu_r", alpha=0.55)
+    ax.contour(g0, g1, p, levels=[0.5], colors="k", linewidths=1.2)
+    classes = np.unique(y)
+    for k, c in enumerate(classes[:2]):
+        m = np.asarray(y) == c
+        ax.scatter(X[m, 0], X[m, 1], s=12, color=(PALETTE["blue"], PALETTE["vermillion"])[k],
+                   edgecolor="white", linewidth=0.4, label=f"class {c}")
+    ax.set_xlabel("feature 1")
+    ax.set_ylabel("feature 2")
+    ax.set_title(title or "Decision boundary (colour: P(class 1))")
+    ax.legend(fontsize="small", loc="upper right")
+    return fig
