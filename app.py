@@ -28,6 +28,8 @@ PAGES = [
     #  Symbol ":material/<name>:", which renders offline with Streamlit's own font)
     ("Noise calibration", "dpteach.app_pages.noise_calibration", ":material/straighten:"),
     ("Randomized response", "dpteach.app_pages.randomized_response", ":material/casino:"),
+    ("Composition & budget", "dpteach.app_pages.composition", ":material/stacked_line_chart:"),
+    ("DP-SGD planner", "dpteach.app_pages.dpsgd_planner", ":material/calculate:"),
     ("DP-SGD playground", "dpteach.app_pages.dpsgd_playground", ":material/model_training:"),
 ]
 
