@@ -566,3 +566,21 @@ def k_rr_estimate(reports, k: int, epsilon: float) -> np.ndarray:
         est = freq + (k * counts - n) / (n * math.expm1(epsilon))
     _finite_or_refuse(est, None, epsilon)
     return est
+
+
+# Mechanisms beyond noise addition live in their own modules; re-exported here.
+from .selection import (  # noqa: E402,F401
+    SparseVector,
+    above_threshold,
+    exponential_mechanism,
+    exponential_mechanism_probabilities,
+    private_median,
+    private_mode,
+    report_noisy_max,
+    sparse_vector,
+)
+from .robust import (  # noqa: E402,F401
+    PTRResult,
+    propose_test_release_median,
+    subsample_and_aggregate,
+)

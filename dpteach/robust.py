@@ -237,7 +237,7 @@ def median_local_sensitivity(data, lower: float, upper: float, distance: int = 0
 
 
 def median_distance_to_instability(data, bound: float, lower: float, upper: float) -> float:
-    """γ(x): records to replace until the median's local sensitivity exceeds ``bound`` (**not private**).
+    """γ(x): changes needed before the median's local sensitivity exceeds ``bound`` (not private).
 
     ``γ(x) = min{k ≥ 0 : A^(k)(x) > bound}`` with ``A^(k)`` from
     :func:`median_local_sensitivity` (non-decreasing in k, so found by
