@@ -60,8 +60,9 @@ def plot_composition(k_max: int = 1000, *, mechanism: str = "laplace", epsilon: 
                                   delta=delta, methods=methods)
     fig, ax = new_axes(ax)
     for m, eps in curves.items():
+        # the optimal (KOV) curve often lies on top of RDP/PLD: draw it above them
         ax.plot(ks, eps, _STYLES[m], color=_COLOURS[m], lw=2 if m in ("rdp", "pld") else 1.6,
-                label=METHOD_LABELS[m])
+                label=METHOD_LABELS[m], zorder=3 if m == "optimal" else 2)
     if mark_k is not None:
         ax.axvline(mark_k, color="grey", lw=0.8)
     ax.set_xscale("log")
@@ -106,7 +107,9 @@ def plot_dpsgd_epsilon(steps_max: int = 15_000, *, noise_multiplier: float = 1.1
         pts = np.unique(np.round(np.geomspace(1, steps_max, pld_points)).astype(int))
         pld = dpsgd_epsilons(pts, noise_multiplier=noise_multiplier, sample_rate=sample_rate,
                              delta=delta, accountants=("pld",))["pld"]
-        ax.plot(pts, pld, "o-", color=_COLOURS["pld"], lw=1.2, label=METHOD_LABELS["pld"])
+        # markers only: a straight segment between two PLD values is not a PLD value
+        # (and would cross the RDP curve)
+        ax.plot(pts, pld, "o", color=_COLOURS["pld"], ms=7, label=METHOD_LABELS["pld"], zorder=3)
     if mark_steps is not None:
         ax.axvline(mark_steps, color="grey", lw=0.8)
     ax.set_xscale("log")
