@@ -281,3 +281,34 @@ def test_ptr_functions_reject_bad_input():
     call_rejects(R.median_distance_to_instability, {**g, "bound": -0.5}, "bound")
     call_rejects(R.ptr_pass_probability, dict(distance=-1.0, epsilon=1.0, delta=1e-5), "distance")
     call_rejects(R.ptr_pass_probability, dict(distance=1.0, epsilon=1.0, delta=0.0), "delta")
+
+
+# ================================================================== figures
+def test_plot_block_estimates_and_ptr_distance():
+    from matplotlib.figure import Figure
+
+    from dpteach.plots import selection as P
+
+    est = np.random.default_rng(12).normal(38, 3, size=60)
+    fig = P.plot_block_estimates(est, 17.0, 90.0, released=38.4, truth=38.6)
+    assert isinstance(fig, Figure)
+    ax = fig.axes[0]
+    assert ax.get_xlabel() and ax.get_ylabel() and "m = 60" in ax.get_title()
+    assert sum(p.get_height() for p in ax.patches if p.get_gid() == "blocks") == 60
+    assert {ln.get_gid() for ln in ax.lines} >= {"released", "truth"}
+    with pytest.raises(ValueError, match="upper"):
+        P.plot_block_estimates(est, 5.0, 5.0)
+
+    x = np.round(np.random.default_rng(13).normal(50, 5, size=501))
+    bounds = np.array([0.0, 0.5, 1.0, 2.0, 100.0])
+    fig = P.plot_ptr_distance(x, 0.0, 100.0, 1.0, 1e-6, bounds=bounds)
+    ax = fig.axes[0]
+    assert "ε = 1" in ax.get_title() and "δ = 1e-06" in ax.get_title()
+    lines = {ln.get_gid(): ln for ln in ax.lines}
+    gam = lines["distance"].get_ydata()
+    expect = [R.median_distance_to_instability(x, b, 0.0, 100.0) for b in bounds]
+    np.testing.assert_array_equal(gam[:-1], expect[:-1])
+    assert expect[-1] == math.inf and gam[-1] == x.size + 1    # ∞ drawn above n
+    assert lines["threshold"].get_ydata()[0] == pytest.approx(math.log(1e6) / 0.5)
+    with pytest.raises(ValueError, match="delta"):
+        P.plot_ptr_distance(x, 0.0, 100.0, 1.0, 0.0)

@@ -563,3 +563,85 @@ def test_empirical_bound_rejects_bad_input():
                       ("n_prime", (0, None)), ("alpha", (0.0, 0.5, -1.0, math.nan, "x"))):
         for bad in bads:
             call_rejects(S.empirical_epsilon_lower_bound, {**valid, arg: bad}, arg)
+
+
+# ================================================================== figures
+def _bars(fig, gid):
+    return [p for p in fig.axes[0].patches if p.get_gid() == gid]
+
+
+def _check_fig(fig, *needles):
+    from matplotlib.figure import Figure
+
+    assert isinstance(fig, Figure)
+    ax = fig.axes[0]
+    assert ax.get_xlabel() and ax.get_ylabel()
+    for needle in needles:
+        assert needle in ax.get_title(), (needle, ax.get_title())
+
+
+def test_plot_exponential_mechanism_draws_the_exact_probabilities():
+    from dpteach.plots import selection as P
+
+    u = [3.0, 1.0, 0.0, 2.5]
+    fig = P.plot_exponential_mechanism(u, 1.0, 0.7, labels="abcd")
+    _check_fig(fig, "ε = 0.7")
+    heights = [b.get_height() for b in _bars(fig, "probabilities")]
+    np.testing.assert_allclose(heights, S.exponential_mechanism_probabilities(u, 1.0, 0.7))
+    with pytest.raises(ValueError, match="labels"):
+        P.plot_exponential_mechanism(u, 1.0, 0.7, labels="ab")
+
+
+def test_plot_mode_median_and_noisy_max():
+    from dpteach.plots import selection as P
+
+    data = [20.0, 21.0, 21.0, 22.0, 40.0]
+    cand = np.arange(18.0, 45.0)
+    fig = P.plot_private_median(data, cand, 0.5)
+    _check_fig(fig, "ε = 0.5")
+    np.testing.assert_allclose([b.get_height() for b in _bars(fig, "probabilities")],
+                               S.private_median_probabilities(data, cand, 0.5))
+    fig = P.plot_private_mode(["a", "b", "b"], ["a", "b", "c"], 1.0)
+    _check_fig(fig, "ε = 1")
+    fig = P.plot_noisy_max_comparison([10.0, 9.0, 5.0], 1.0, 1.0, monotonic=True)
+    _check_fig(fig, "ε = 1", "Δ/ε")
+    for noise in ("gumbel", "laplace", "exponential"):
+        np.testing.assert_allclose(
+            [b.get_height() for b in _bars(fig, noise)],
+            S.report_noisy_max_probabilities([10.0, 9.0, 5.0], 1.0, 1.0, True, noise))
+
+
+def test_plot_svt_vs_composition_lines():
+    from dpteach.composition import advanced_composition
+    from dpteach.plots import selection as P
+
+    fig = P.plot_svt_vs_composition(0.5, 500, max_above=2, delta=1e-6)
+    _check_fig(fig, "ε = 0.5")
+    lines = {ln.get_gid(): ln for ln in fig.axes[0].lines}
+    k, svt = lines["svt"].get_xdata(), lines["svt"].get_ydata()
+    assert np.all(svt == 4 * 2 / 0.5)
+    np.testing.assert_allclose(lines["laplace-basic"].get_ydata(), k / 0.5)
+    adv = lines["laplace-advanced"].get_ydata()
+    # at the plotted noise scale the per-query ε₀ = 1/scale spends exactly the budget
+    for kk, s in zip(k[-5:], adv[-5:]):
+        e0 = 1.0 / s
+        spent = min(kk * e0, advanced_composition(e0, 0.0, int(kk), 1e-6)[0])
+        assert spent == pytest.approx(0.5, rel=1e-9)
+    assert adv[-1] < k[-1] / 0.5           # advanced beats basic for many queries
+    fig = P.plot_svt_vs_composition(1.0, 10, delta=None)
+    assert {ln.get_gid() for ln in fig.axes[0].lines} == {"svt", "laplace-basic"}
+
+
+def test_plot_event_privacy_loss():
+    from dpteach.plots import selection as P
+
+    fig = P.plot_event_privacy_loss({"AT": (0.2, 0.25), "broken": (0.0, 0.22)}, 1.0)
+    _check_fig(fig, "ε = 1")
+    bars = _bars(fig, "loss")
+    assert bars[0].get_height() == pytest.approx(abs(math.log(0.2 / 0.25)))
+    assert bars[1].get_height() > 1.0
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert "∞" in texts
+    for bad in ({}, [(0.1, 0.2)], {"x": (0.0, 0.0)}, {"x": (0.5, 1.5)}):
+        with pytest.raises((ValueError, TypeError)):
+            P.plot_event_privacy_loss(bad, 1.0)

@@ -37,3 +37,14 @@ from .dpsgd import (  # noqa: F401
     plot_privacy_utility,
     plot_training_history,
 )
+from .selection import (  # noqa: F401
+    plot_block_estimates,
+    plot_event_privacy_loss,
+    plot_exponential_mechanism,
+    plot_noisy_max_comparison,
+    plot_private_median,
+    plot_private_mode,
+    plot_ptr_distance,
+    plot_selection_probabilities,
+    plot_svt_vs_composition,
+)
