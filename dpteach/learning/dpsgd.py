@@ -157,7 +157,8 @@ def _privatize(grads: list, sigma: float, C: float, m: float, gen, copy: bool) -
         if sigma > 0:
             noise = gen.standard_normal(g.shape, dtype=g.dtype) if g.dtype in (np.float32, np.float64) \
                 else gen.standard_normal(g.shape)
-            g += (sigma * C) * noise
+            noise *= sigma * C                              # N(0, σ²C²) per coordinate
+            g += noise
         g /= m
         out.append(g)
     return out
@@ -171,8 +172,9 @@ class DPGradient:
     ----------
     grads : list of arrays
         (Σ_i ḡ_i + noise) / (qn), aligned with ``MLP.params``.
-    norms : array (b,)
-        Per-example gradient norms ‖g_i‖ before clipping.
+    norms : array (b,) or None
+        Per-example gradient norms ‖g_i‖ before clipping (None without
+        clipping, where they are not needed).
     clip_factors : array (b,)
         c_i = min(1, C/‖g_i‖) (all ones without clipping).
     batch_size : int
@@ -187,8 +189,11 @@ class DPGradient:
 
 def _dp_gradient(model: MLP, Xb, yb, sigma: float, C: float | None, m: float, gen) -> DPGradient:
     trace = model._backward(Xb, yb)
-    norms = model.per_example_grad_norms_from(trace)
-    c = np.ones_like(norms) if C is None else _clip_factors(norms, C)
+    if C is None:                                          # no clipping: plain gradient sum
+        norms, c = None, np.ones(Xb.shape[0], dtype=trace.errors[0].dtype)
+    else:
+        norms = model.per_example_grad_norms_from(trace)   # ‖g_i‖ without materialising g_i
+        c = _clip_factors(norms, C)
     grads = model.weighted_gradient_sum(trace, c)          # Aᵀ diag(c) Δ per layer
     grads = _privatize(grads, sigma, 0.0 if C is None else C, m, gen, copy=False)
     return DPGradient(grads=grads, norms=norms, clip_factors=c, batch_size=int(Xb.shape[0]))

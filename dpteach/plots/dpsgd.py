@@ -73,10 +73,11 @@ def plot_mia_roc(results, *, epsilon=None, delta: float = 0.0, log: bool = True,
     fig, ax = new_axes(ax, figsize=(5.6, 4.6))
     grid = np.geomspace(max(min_fpr, 1e-12), 1, 400) if log else np.linspace(0, 1, 401)
     ax.plot(grid, grid, ":", color="grey", lw=1, label="chance (TPR = FPR)", gid="chance")
+    styles = ["--", "-.", (0, (6, 2, 1, 2, 1, 2)), (0, (1, 1))]
     for k, e in enumerate(eps_list):
-        ax.plot(grid, dp_roc_bound(grid, e, d), "--", color=PALETTE["black"],
-                lw=1.4, alpha=1.0 - 0.25 * min(k, 3), gid=f"dp-bound-{e:g}",
-                label=f"DP ceiling ε = {e:g}, δ = {d:g}")
+        ax.plot(grid, dp_roc_bound(grid, e, d), linestyle=styles[k % len(styles)],
+                color=("#000000", "#555555")[k % 2], lw=1.5, gid=f"dp-bound-{e:g}",
+                label=f"DP ceiling ε = {e:g}")
     for k, r in enumerate(results):
         fpr, tpr = r.fpr, r.tpr
         if log:
@@ -205,7 +206,7 @@ def plot_training_history(histories, ax=None):
     ax.grid(True, alpha=0.3)
     lines = ax.get_legend_handles_labels()
     lines2 = ax2.get_legend_handles_labels()
-    ax.legend(lines[0] + lines2[0], lines[1] + lines2[1], fontsize="x-small", loc="center right")
+    ax.legend(lines[0] + lines2[0], lines[1] + lines2[1], fontsize="x-small", loc="best")
     return fig
 
 
