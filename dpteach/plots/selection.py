@@ -369,6 +369,7 @@ def plot_ptr_distance(data, lower: float, upper: float, epsilon: float, delta: f
     ax.axhline(threshold, color=PALETTE["vermillion"], ls="--", lw=1.8, gid="threshold",
                label=f"test threshold ln(1/δ)/(ε/2) = {threshold:.3g}")
     ax.set_yscale("symlog", linthresh=1.0)
+    ax.set_ylim(bottom=0.0)
     ax.set_xlabel("proposed bound b on the local sensitivity (data units)")
     ax.set_ylabel("distance to instability γ (records)")
     ax.legend(fontsize="small", loc="upper left")
