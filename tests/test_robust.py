@@ -312,3 +312,41 @@ def test_plot_block_estimates_and_ptr_distance():
     assert lines["threshold"].get_ydata()[0] == pytest.approx(math.log(1e6) / 0.5)
     with pytest.raises(ValueError, match="delta"):
         P.plot_ptr_distance(x, 0.0, 100.0, 1.0, 0.0)
+
+
+def test_remaining_functions_reject_bad_values_property_based():
+    assert_rejects_bad_values(R.block_estimates, dict(data=[1.0, 2.0], n_blocks=2), "data",
+                              NON_FINITE_ARRAYS)
+    assert_rejects_bad_values(R.block_estimates, dict(data=[1.0, 2.0], n_blocks=2), "n_blocks",
+                              NOT_A_NUMBER)
+    sens = dict(lower=0.0, upper=1.0, n_blocks=2)
+    assert_rejects_bad_values(R.subsample_and_aggregate_sensitivity, sens, "lower", NOT_A_NUMBER)
+    assert_rejects_bad_values(R.subsample_and_aggregate_sensitivity, sens, "n_blocks",
+                              NOT_A_NUMBER)
+    g = dict(data=[1.0, 2.0], lower=0.0, upper=5.0)
+    one_d = NON_FINITE_ARRAYS.filter(lambda a: np.ndim(a) == 1)
+    assert_rejects_bad_values(R.median_local_sensitivity, g, "data", one_d)
+    assert_rejects_bad_values(R.median_local_sensitivity, g, "upper", NOT_A_NUMBER)
+    assert_rejects_bad_values(R.median_distance_to_instability, {**g, "bound": 1.0}, "data", one_d)
+    assert_rejects_bad_values(R.median_distance_to_instability, {**g, "bound": 1.0}, "bound",
+                              NOT_A_NUMBER)
+    pp = dict(distance=3.0, epsilon=1.0, delta=1e-5)
+    assert_rejects_bad_values(R.ptr_pass_probability, pp, "epsilon", NOT_POSITIVE_FINITE)
+    assert_rejects_bad_values(R.ptr_pass_probability, pp, "delta", BAD_DELTA)
+
+
+def test_robust_plots_reject_bad_values_property_based():
+    from dpteach.plots import selection as P
+
+    assert_rejects_bad_values(P.plot_block_estimates,
+                              dict(estimates=[0.1, 0.2], lower=0.0, upper=1.0), "estimates",
+                              NON_FINITE_ARRAYS)
+    assert_rejects_bad_values(P.plot_block_estimates,
+                              dict(estimates=[0.1, 0.2], lower=0.0, upper=1.0), "lower",
+                              NOT_A_NUMBER)
+    valid = dict(data=[1.0, 2.0, 3.0], lower=0.0, upper=5.0, epsilon=1.0, delta=1e-5,
+                 bounds=[0.0, 1.0])
+    assert_rejects_bad_values(P.plot_ptr_distance, valid, "epsilon", NOT_POSITIVE_FINITE)
+    assert_rejects_bad_values(P.plot_ptr_distance, valid, "delta", BAD_DELTA)
+    assert_rejects_bad_values(P.plot_ptr_distance, valid, "bounds", NON_FINITE_ARRAYS)
+    call_rejects(P.plot_ptr_distance, {**valid, "bounds": [-1.0]}, "bounds")

@@ -645,3 +645,52 @@ def test_plot_event_privacy_loss():
     for bad in ({}, [(0.1, 0.2)], {"x": (0.0, 0.0)}, {"x": (0.5, 1.5)}):
         with pytest.raises((ValueError, TypeError)):
             P.plot_event_privacy_loss(bad, 1.0)
+
+
+def test_remaining_functions_reject_bad_values_property_based():
+    assert_rejects_bad_values(S.sparse_vector_noise_scales, dict(epsilon=1.0), "epsilon",
+                              NOT_POSITIVE_FINITE)
+    assert_rejects_bad_values(S.sparse_vector_noise_scales, dict(epsilon=0.5), "delta",
+                              BAD_DELTA)
+    assert_rejects_bad_values(S.sparse_vector_noise_scales, dict(epsilon=1.0), "sensitivity",
+                              NOT_A_NUMBER)
+    one_d = NON_FINITE_ARRAYS.filter(lambda a: np.ndim(a) == 1)
+    assert_rejects_bad_values(S.mode_utility, dict(data=[1.0], candidates=[1.0, 2.0]), "data",
+                              one_d)
+    assert_rejects_bad_values(S.median_utility, dict(data=[1.0], candidates=[1.0, 2.0]),
+                              "candidates", NON_FINITE_ARRAYS)
+    fvalid = dict(values=[0.0, 1.0], answers=[False, True], threshold=1.0, epsilon=1.0,
+                  n_trials=5)
+    assert_rejects_bad_values(S.svt_pattern_frequency, fvalid, "epsilon", NOT_POSITIVE_FINITE)
+    assert_rejects_bad_values(S.svt_pattern_frequency, fvalid, "n_trials", NOT_A_NUMBER)
+    assert_rejects_bad_values(S.empirical_epsilon_lower_bound,
+                              dict(count=1, n=10, count_prime=0, n_prime=10), "n", NOT_A_NUMBER)
+
+
+def test_plots_reject_bad_values_property_based():
+    from dpteach.plots import selection as P
+
+    assert_rejects_bad_values(P.plot_exponential_mechanism,
+                              dict(scores=[1.0, 2.0], sensitivity=1.0, epsilon=1.0), "epsilon",
+                              NOT_POSITIVE_FINITE)
+    assert_rejects_bad_values(P.plot_svt_vs_composition, dict(epsilon=1.0), "epsilon",
+                              NOT_POSITIVE_FINITE)
+    assert_rejects_bad_values(P.plot_svt_vs_composition, dict(epsilon=1.0), "delta",
+                              BAD_DELTA)
+    assert_rejects_bad_values(P.plot_event_privacy_loss,
+                              dict(event_probabilities={"a": (0.1, 0.2)}, epsilon=1.0),
+                              "epsilon", NOT_POSITIVE_FINITE)
+    assert_rejects_bad_values(P.plot_selection_probabilities, dict(probabilities=[0.5, 0.5]),
+                              "probabilities", NON_FINITE_ARRAYS)
+    assert_rejects_bad_values(P.plot_private_median,
+                              dict(data=[1.0, 2.0], candidates=[1.0, 2.0], epsilon=1.0),
+                              "epsilon", NOT_POSITIVE_FINITE)
+    assert_rejects_bad_values(P.plot_private_mode,
+                              dict(data=[1.0, 2.0], candidates=[1.0, 2.0], epsilon=1.0),
+                              "epsilon", NOT_A_NUMBER)
+    assert_rejects_bad_values(P.plot_noisy_max_comparison,
+                              dict(scores=[1.0, 2.0], sensitivity=1.0, epsilon=1.0),
+                              "sensitivity", NOT_POSITIVE_FINITE)
+    call_rejects(P.plot_selection_probabilities, dict(probabilities=[0.5, 1.5]), "probabilities")
+    call_rejects(P.plot_selection_probabilities, dict(probabilities=[0.5, 0.5], truth=2), "truth")
+    call_rejects(P.plot_svt_vs_composition, dict(epsilon=1.0, max_queries=1), "max_queries")
