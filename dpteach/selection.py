@@ -23,7 +23,7 @@ choice itself is differentially private.
 Neighbouring datasets
 ---------------------
 Unless a function says otherwise, neighbouring datasets differ by adding or
-removing one record ([DR14]_ Def 2.4: histograms at ℓ1 distance 1). A score
+removing one record ([DR14]_ Defs 2.3-2.4: histograms at ℓ1 distance 1). A score
 ``u(D, r)`` has sensitivity ``Δu = max |u(D, r) − u(D′, r)|`` over neighbours
 ``D, D′`` and candidates ``r``; it is *monotone* if for every pair of
 neighbours either ``u(D, r) ≤ u(D′, r)`` for all ``r`` or ``u(D, r) ≥ u(D′, r)``
