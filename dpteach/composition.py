@@ -145,7 +145,8 @@ def advanced_composition(epsilon: float, delta: float, k: int,
     delta = check_delta(delta)
     k = check_int("k", k, minimum=1)
     delta_prime = check_delta(delta_prime, "delta_prime", allow_zero=False)
-    eps_total = math.sqrt(2 * k * math.log(1 / delta_prime)) * epsilon + k * epsilon * math.expm1(epsilon)
+    eps_total = (math.sqrt(2 * k * math.log(1 / delta_prime)) * epsilon
+                 + k * epsilon * math.expm1(epsilon))
     return eps_total, k * delta + delta_prime
 
 

@@ -570,3 +570,38 @@ def test_accounting_plots_are_labelled():
     assert "σ" in fig.axes[0].get_title() and len(fig.axes[0].lines) == 2
     fig = plot_amplification((1.0,))
     assert fig.axes[0].get_xlabel() == "sampling rate q"
+
+
+def test_comparison_helpers_reject_bad_input():
+    from dpteach.accounting import composition_epsilons, dpsgd_epsilons, gaussian_epsilon
+
+    assert_rejects_bad_values(gaussian_epsilon, dict(sigma=1.0, delta=1e-5), "sigma", NOT_POSITIVE_FINITE)
+    assert_rejects_bad_values(gaussian_epsilon, dict(sigma=1.0, delta=1e-5), "delta",
+                              st.one_of(BAD_DELTA, st.just(0.0)))
+    valid = dict(ks=[1, 10], mechanism="laplace", epsilon=0.5, delta=1e-5)
+    assert_rejects_bad_values(composition_epsilons, valid, "ks",
+                              st.sampled_from([[0], [1.5], [-3], "10", None, [np.nan]]))
+    assert_rejects_bad_values(composition_epsilons, valid, "mechanism", st.sampled_from(["rr", None]))
+    assert_rejects_bad_values(composition_epsilons, valid, "epsilon", NOT_POSITIVE_FINITE)
+    assert_rejects_bad_values(composition_epsilons, valid, "delta", st.one_of(BAD_DELTA, st.just(0.0)))
+    assert_rejects_bad_values(composition_epsilons, {**valid, "mechanism": "gaussian", "sigma": 1.0},
+                              "sigma", NOT_POSITIVE_FINITE)
+    assert_rejects_bad_values(composition_epsilons, valid, "methods", st.sampled_from([["moments"]]))
+    valid = dict(steps=[10], noise_multiplier=1.0, sample_rate=0.01, delta=1e-5)
+    assert_rejects_bad_values(dpsgd_epsilons, valid, "sample_rate", st.one_of(BAD_PROBABILITY, st.just(0.0)))
+    assert_rejects_bad_values(dpsgd_epsilons, valid, "steps", st.sampled_from([[0], "1", None]))
+    assert_rejects_bad_values(dpsgd_epsilons, valid, "accountants", st.sampled_from([["prv"]]))
+
+
+def test_accountant_compose_methods_reject_bad_input():
+    pld = PLDAccountant(value_discretization_interval=1e-2)
+    assert_rejects_bad_values(pld.compose_laplace, dict(scale=1.0), "scale", NOT_POSITIVE_FINITE)
+    assert_rejects_bad_values(pld.compose_laplace, dict(scale=1.0, count=1), "count",
+                              st.sampled_from([0, 1.5, None]))
+    assert pld.get_epsilon(1e-5) == 0.0               # nothing was composed
+    acc = RDPAccountant(orders=[2.0, 4.0])
+    assert_rejects_bad_values(acc.compose_rdp, dict(rdp=[0.1, 0.2], count=1), "count",
+                              st.sampled_from([0, -1, 2.0, "3"]))
+    assert_rejects_bad_values(acc.get_delta, dict(epsilon=1.0), "epsilon",
+                              st.sampled_from([-1.0, np.nan, np.inf, "1"]))
+    assert np.all(acc.get_rdp() == 0)

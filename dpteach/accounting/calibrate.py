@@ -88,7 +88,8 @@ def get_noise_multiplier(*, target_epsilon: float, target_delta: float, sample_r
     Returns
     -------
     float
-        σ with ε(σ) ≤ target_epsilon.
+        σ with ε(σ) ≤ target_epsilon (if even σ ≈ 1e-6 meets the target, that
+        σ is returned without further search).
 
     References
     ----------
@@ -133,6 +134,10 @@ def get_noise_multiplier(*, target_epsilon: float, target_delta: float, sample_r
         hi = min(hi * factor, max_noise_multiplier)
     lo = hi / factor
     while eps(lo) <= target_epsilon:
+        if lo < 1e-6:
+            # even σ = 1e-6 meets the target (e.g. q tiny and few steps): no meaningful
+            # minimum; return the smallest σ found to meet it
+            return lo
         hi, lo = lo, lo / factor
     # invariant: eps(lo) > target >= eps(hi), both evaluated
     while hi / lo > 1 + rtol:

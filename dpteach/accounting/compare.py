@@ -87,10 +87,10 @@ def gaussian_epsilon(sigma: float, delta: float, sensitivity: float = 1.0) -> fl
     return float(eps)
 
 
-def _check_ks(ks) -> np.ndarray:
-    arr = check_array("ks", ks, ndim=(0, 1)).reshape(-1)
+def _check_ks(ks, name: str = "ks") -> np.ndarray:
+    arr = check_array(name, ks, ndim=(0, 1)).reshape(-1)
     if np.any(arr < 1) or np.any(arr != np.round(arr)):
-        raise ValueError(f"ks must be integers >= 1; got ks={arr!r}")
+        raise ValueError(f"{name} must be integers >= 1; got {name}={arr!r}")
     return arr.astype(int)
 
 
@@ -164,7 +164,8 @@ def composition_epsilons(ks, *, mechanism: str = "laplace", epsilon: float | Non
         for i, k in enumerate(ks):
             k = int(k)
             d0 = delta / (2 * k)
-            eps0 = gaussian_epsilon(sigma, d0) if {"basic", "advanced", "optimal"} & set(methods) else 0
+            classic = {"basic", "advanced", "optimal"} & set(methods)
+            eps0 = gaussian_epsilon(sigma, d0) if classic else 0.0
             if "basic" in out:
                 out["basic"][i] = k * eps0
             if "advanced" in out:
@@ -190,7 +191,7 @@ def dpsgd_epsilons(steps, *, noise_multiplier: float, sample_rate: float, delta:
     curve of one step is computed once; PLD composes afresh for each entry of
     ``steps`` (≈ 35 ms for 15,000 steps at the default grid of 1e-3).
     """
-    steps = _check_ks(steps)
+    steps = _check_ks(steps, "steps")
     sigma = check_positive("noise_multiplier", noise_multiplier)
     q = check_probability(sample_rate, "sample_rate", open_low=True)
     delta = check_delta(delta, allow_zero=False)

@@ -110,5 +110,5 @@ class PLDAccountant:
         return min(max(float(self._acc.get_delta(epsilon)), 0.0), 1.0)
 
     def __repr__(self) -> str:
-        return (f"PLDAccountant(value_discretization_interval={self.value_discretization_interval}, "
-                f"{len(self.history)} step calls)")
+        return (f"PLDAccountant(value_discretization_interval="
+                f"{self.value_discretization_interval}, {len(self.history)} step calls)")

@@ -376,7 +376,8 @@ class RDPAccountant:
         """The current total RDP curve (a copy), one value per order."""
         return self._rdp.copy()
 
-    def get_epsilon_and_order(self, delta: float, conversion: str = "improved") -> tuple[float, float]:
+    def get_epsilon_and_order(self, delta: float,
+                              conversion: str = "improved") -> tuple[float, float]:
         """(ε, best order) such that everything composed so far is (ε, δ)-DP.
 
         ``conversion="improved"`` ([BBGHS20]_ Thm 21) or ``"classic"`` ([M17]_ Prop. 3).

@@ -19,7 +19,14 @@ import math
 
 from scipy import optimize
 
-from .._validation import check_choice, check_delta, check_epsilon, check_nonnegative, check_positive, check_sensitivity
+from .._validation import (
+    check_choice,
+    check_delta,
+    check_epsilon,
+    check_nonnegative,
+    check_positive,
+    check_sensitivity,
+)
 
 __all__ = ["gaussian_zcdp", "pure_dp_to_zcdp", "zcdp_to_epsilon"]
 

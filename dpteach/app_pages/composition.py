@@ -88,6 +88,17 @@ class Prefetcher:
             self._put(args, self._pool.submit(self._func, *args))
 
 
+def _ahead(options, value, last) -> list:
+    """Slider positions to prepare next: after a move, the next one in the same
+    direction (an arrow key pressed again); otherwise both neighbours."""
+    nb = neighbours(options, value)
+    if last is None or last == value or last not in options:
+        return nb
+    options = list(options)
+    i = options.index(value) + (1 if last < value else -1)
+    return [options[i]] if 0 <= i < len(options) else []
+
+
 def _compute_totals(k: int, mechanism: str, eps0: float | None, sigma: float | None,
                     delta: float, with_pld: bool) -> dict[str, float]:
     methods = ("basic", "advanced", "optimal", "rdp") + (("pld",) if with_pld else ())
@@ -172,15 +183,21 @@ def render() -> None:
     with friendly_errors("The figure"), st.spinner("Drawing…"):
         kw = _figure_kwargs(mechanism, eps0, sigma, delta, with_pld)
         show_figure(cached_figure(_PLOT, **kw), "Total ε against the number of queries k")
-    # compute and draw the neighbouring slider positions in the background
-    for kk in neighbours(KS, k):
-        TOTALS.prefetch(int(kk), mechanism, eps0, sigma, delta, with_pld)
-    if mechanism == "laplace":
-        for e in neighbours(EPSILONS, eps0):
+    # compute (and draw) the next likely positions in the background: along the
+    # slider moved last, direction of the move first (a figure takes ~0.3 s)
+    state = st.session_state
+    last_k, last_noise = state.get("_last_k"), state.get("_last_noise")
+    noise = eps0 if mechanism == "laplace" else sigma
+    state["_last_k"], state["_last_noise"] = k, noise
+    if last_k is not None and last_k != k:
+        for kk in _ahead(KS, k, last_k):
+            TOTALS.prefetch(int(kk), mechanism, eps0, sigma, delta, with_pld)
+    elif mechanism == "laplace":
+        for e in _ahead(EPSILONS, eps0, last_noise):
             TOTALS.prefetch(k, mechanism, e, None, delta, with_pld)
             FIGURES.prefetch(_PLOT, **_figure_kwargs(mechanism, e, None, delta, with_pld))
     else:
-        for s in neighbours(SIGMAS, sigma):
+        for s in _ahead(SIGMAS, sigma, last_noise):
             TOTALS.prefetch(k, mechanism, None, s, delta, with_pld)
             FIGURES.prefetch(_PLOT, **_figure_kwargs(mechanism, None, s, delta, with_pld))
     st.caption(

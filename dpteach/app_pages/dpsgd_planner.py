@@ -63,6 +63,36 @@ def _sigma_value(target: float, delta: float, q: float, steps: int, accountant: 
 SIGMA_FOR = Prefetcher(_sigma_value, max_entries=256)
 
 
+def _ahead(options, value, last) -> list:
+    """Slider positions to prepare next: after a move, the next one in the same
+    direction (an arrow key pressed again); otherwise both neighbours."""
+    nb = neighbours(options, value)
+    if last is None or last == value or last not in options:
+        return nb
+    options = list(options)
+    i = options.index(value) + (1 if last < value else -1)
+    return [options[i]] if 0 <= i < len(options) else []
+
+
+def _prefetch(n, batch, epochs, sigma, delta, target, q, steps, kw) -> None:
+    """Compute the numbers and the figure of the next likely slider positions in the
+    background: along the slider moved last (σ by default), direction of the move first.
+    A figure takes ~0.3 s, so only one slider's neighbours are queued per rerun."""
+    state = st.session_state
+    last_sigma, last_epochs = state.get("_last_sigma"), state.get("_last_epochs")
+    state["_last_sigma"], state["_last_epochs"] = sigma, epochs
+    if last_epochs is not None and last_epochs != epochs:
+        for e in _ahead(EPOCHS, epochs, last_epochs):
+            _, t = _steps(n, batch, int(e))
+            PLD.prefetch(sigma, q, t, delta)
+            SIGMA_FOR.prefetch(target, delta, q, t, "rdp")
+            FIGURES.prefetch(_PLOT, **{**kw, "steps_max": max(t, 2), "mark_steps": t})
+    else:
+        for s in _ahead(SIGMAS, sigma, last_sigma):
+            PLD.prefetch(s, q, steps, delta)
+            FIGURES.prefetch(_PLOT, **{**kw, "noise_multiplier": s})
+
+
 def render() -> None:
     st.title("DP-SGD planner")
     st.markdown(
@@ -133,15 +163,7 @@ def render() -> None:
                           help="Smallest σ (to 1e-3 relative) whose PLD ε is ≤ the target.")
         else:
             st.caption("PLD calibration takes about a second: press the button.")
-    # compute and draw the neighbouring σ and epochs in the background
-    for s in neighbours(SIGMAS, sigma):
-        PLD.prefetch(s, q, steps, delta)
-        FIGURES.prefetch(_PLOT, **{**kw, "noise_multiplier": s})
-    for e in neighbours(EPOCHS, epochs):
-        _, t = _steps(n, batch, int(e))
-        PLD.prefetch(sigma, q, t, delta)
-        SIGMA_FOR.prefetch(target, delta, q, t, "rdp")
-        FIGURES.prefetch(_PLOT, **{**kw, "steps_max": max(t, 2), "mark_steps": t})
+    _prefetch(n, batch, epochs, sigma, delta, target, q, steps, kw)
 
     st.caption(
         "Add/remove-one neighbouring datasets; Poisson sampling. DP-SGD: Abadi et al., CCS 2016. "

@@ -115,7 +115,8 @@ def plot_dpsgd_epsilon(steps_max: int = 15_000, *, noise_multiplier: float = 1.1
     ax.set_xscale("log")
     ax.set_xlabel("training steps T")
     ax.set_ylabel("ε (lower is better)")
-    ax.set_title(f"DP-SGD accounting: q = {sample_rate:.3g}, σ = {noise_multiplier:g}, δ = {delta:g}")
+    ax.set_title(f"DP-SGD accounting: q = {sample_rate:.3g}, σ = {noise_multiplier:g}, "
+                 f"δ = {delta:g}")
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize="small")
     return fig
