@@ -392,3 +392,19 @@ def test_dpsgd_plots(digits):
     assert plot_decision_boundary(clf2, X2, y2, resolution=20).axes
     with pytest.raises(ValueError, match="X"):
         decision_grid(clf2, X, 20)
+
+
+def test_more_functions_reject_bad_values():
+    assert_rejects_bad_values(steps_per_epoch, {"n": 100}, "batch_size",
+                              st.sampled_from([0, -1, 101, 2.5, "8", None, True]))
+    assert_rejects_bad_values(steps_per_epoch, {"batch_size": 1}, "n",
+                              st.sampled_from([0, -5, 1.0, "10", None]))
+    model = MLP((2, 3), rng=0)
+    valid = dict(model=model, X_batch=np.ones((2, 2)), y_batch=[0, 1], noise_multiplier=1.0,
+                 max_grad_norm=1.0, expected_batch_size=2.0)
+    assert_rejects_bad_values(dp_sgd_gradient, valid, "noise_multiplier",
+                              st.sampled_from([-0.5, math.nan, math.inf, "1", None, [1.0]]))
+    assert_rejects_bad_values(dp_sgd_gradient, valid, "expected_batch_size", BAD_POS_OR_TYPE)
+    assert_rejects_bad_values(dp_sgd_gradient, valid, "max_grad_norm", NOT_POSITIVE_FINITE)
+    with pytest.raises(ValueError, match="X"):
+        dp_sgd_gradient(**{**valid, "X_batch": np.array([[np.nan, 1.0]])})

@@ -327,3 +327,31 @@ def test_plot_mia_roc_draws_curves_and_ceiling():
         plot_mia_roc([1, 2])
     with pytest.raises(ValueError, match="epsilon"):
         plot_mia_roc(res, epsilon=-1.0)
+
+
+def test_more_bad_inputs_rejected():
+    from sklearn.linear_model import LogisticRegression as LR
+
+    X = np.random.default_rng(0).standard_normal((20, 2))
+    y = np.arange(20) % 2
+    assert_rejects_bad_values(run_shadow_experiment, {"estimator": LR(), "X": X, "y": y},
+                              "n_models", st.sampled_from([0, 1, -3, 2.5, "4", None]))
+    assert_rejects_bad_values(run_shadow_experiment, {"estimator": LR(), "y": y}, "X",
+                              NON_FINITE_ARRAYS)
+    with pytest.raises(ValueError, match="y"):
+        run_shadow_experiment(LR(), X, y[:5])
+    assert_rejects_bad_values(lira_scores, {"shadow_confidences": [[0.0], [1.0]],
+                                            "shadow_membership": [[True], [False]]},
+                              "target_confidences", NON_FINITE_ARRAYS)
+    with pytest.raises(TypeError, match="fix_variance"):
+        lira_scores([0.0], [[0.0], [1.0]], [[True], [False]], fix_variance="yes")
+    exp = ShadowExperiment(membership=np.array([[True, False], [False, True]]),
+                           confidences=np.zeros((2, 2)), losses=np.zeros((2, 2)),
+                           train_accuracy=np.ones(2), test_accuracy=np.ones(2),
+                           epsilons=np.ones(2))
+    with pytest.raises(ValueError, match="targets"):
+        loss_attack(exp, targets=[5])
+    assert_rejects_bad_values(loss_threshold_attack, {"member_losses": [0.1],
+                                                      "nonmember_losses": [1.0]},
+                              "threshold",       # None is allowed (no operating point)
+                              st.sampled_from([math.nan, math.inf, "1", b"1", [1.0], True, 1j]))
