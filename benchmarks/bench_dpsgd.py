@@ -272,7 +272,8 @@ def app_rerun_times(n_changes: int = 30):
 
 def print_table(title, times, ref=None):
     print(f"\n{title}")
-    print(f"{'candidate':40s} {'median ms':>10s} {'IQR ms':>14s}" + (f" {'ratio':>8s}" if ref else ""))
+    header = f"{'candidate':40s} {'median ms':>10s} {'IQR ms':>14s}"
+    print(header + (f" {'ratio':>8s}" if ref else ""))
     for k, ts in times.items():
         line = f"{k:40s} {_median_ms(ts):10.3f} {_iqr_ms(ts):>14s}"
         if ref:

@@ -108,7 +108,7 @@ def _flat(grads):
 
 
 def test_clipping_bounds_the_sensitivity_of_the_sum():
-    """Neighbouring batches B and B ∪ {x}: the clipped sums differ by at most C (= C when ‖g_x‖ > C)."""
+    """Neighbouring batches B and B ∪ {x}: clipped sums differ by ≤ C (= C when ‖g_x‖ > C)."""
     X, y = _toy(n=80, d=5, seed=4)
     X[40:] *= 20.0                                    # large inputs → large gradients
     model = MLP((5, 16, 3), rng=1)
@@ -162,7 +162,8 @@ def test_noise_std_of_released_update():
 
 def test_privatize_gradient_sum_matches_dp_sgd_gradient_and_leaves_input():
     g = [np.zeros((3, 4)), np.ones(4)]
-    out = privatize_gradient_sum(g, noise_multiplier=0.0, max_grad_norm=1.0, expected_batch_size=2.0)
+    out = privatize_gradient_sum(g, noise_multiplier=0.0, max_grad_norm=1.0,
+                                 expected_batch_size=2.0)
     np.testing.assert_array_equal(out[1], 0.5)
     np.testing.assert_array_equal(g[1], 1.0)                  # input not modified
     a = privatize_gradient_sum(g, noise_multiplier=2.0, max_grad_norm=1.0,

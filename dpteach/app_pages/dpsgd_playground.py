@@ -196,7 +196,8 @@ def render() -> None:
                   help="Share of training points whose gradient norm at the final model exceeds C.")
         if not math.isfinite(eps):
             st.warning("σ = 0: no noise, so no privacy guarantee (ε = ∞). This is plain SGD"
-                       + (" with clipping." if clip is not None else "."), icon=":material/warning:")
+                       + (" with clipping." if clip is not None else "."),
+                       icon=":material/warning:")
         elif eps > 10:
             st.info(f"ε = {eps:.3g} is a weak guarantee: with only {N_POINTS} points each one "
                     "is sampled often. Raise σ, or train for fewer epochs.")
@@ -208,11 +209,13 @@ def render() -> None:
         with right:
             st.subheader("Per-example gradient norms")
             st.vega_lite_chart(spec=norms_spec(res["norms"], clip), width="stretch",
-                               alt="Histogram of per-example gradient norms before and after clipping")
+                               alt="Histogram of per-example gradient norms before and after "
+                                   "clipping")
             st.caption("At the final model, on all 200 training points. Clipping maps each norm "
                        "to min(norm, C): everything right of the dashed line piles up at C.")
         st.subheader("Accuracy and privacy, epoch by epoch")
         st.vega_lite_chart(spec=history_spec(res["history"]), width="stretch",
                            alt="Training accuracy and epsilon after each epoch")
     st.caption("M. Abadi et al., *Deep learning with differential privacy*, CCS 2016 (Alg. 1); "
-               "I. Mironov, K. Talwar, L. Zhang, *Rényi DP of the sampled Gaussian mechanism*, 2019.")
+               "I. Mironov, K. Talwar, L. Zhang, *Rényi DP of the sampled Gaussian mechanism*, "
+               "2019.")

@@ -118,7 +118,8 @@ def _check_membership_labels(name: str, value, n: int | None = None) -> np.ndarr
     arr = np.asarray(value)
     if arr.dtype != bool:
         if not (np.issubdtype(arr.dtype, np.number) and np.all(np.isin(arr, (0, 1)))):
-            raise ValueError(f"{name} must be booleans (or 0/1): True = member; got {name}={arr[:5]!r}...")
+            raise ValueError(f"{name} must be booleans (or 0/1): True = member; "
+                             f"got {name}={arr[:5]!r}...")
         arr = arr.astype(bool)
     if n is not None and arr.shape != (n,):
         raise ValueError(f"{name} must have shape ({n},); got {name} with shape {arr.shape}")
@@ -435,7 +436,8 @@ def lira_scores(target_confidences, shadow_confidences, shadow_membership, *,
     phi = check_array("target_confidences", target_confidences, ndim=1)
     shadows = check_array("shadow_confidences", shadow_confidences, ndim=2)
     if shadows.shape[1] != phi.size:
-        raise ValueError(f"shadow_confidences must have {phi.size} columns; got shape {shadows.shape}")
+        raise ValueError(f"shadow_confidences must have {phi.size} columns; "
+                         f"got shape {shadows.shape}")
     member = np.asarray(shadow_membership)
     if member.shape != shadows.shape:
         raise ValueError(f"shadow_membership must have shape {shadows.shape}; got {member.shape}")
@@ -457,8 +459,10 @@ def lira_scores(target_confidences, shadow_confidences, shadow_membership, *,
         else:
             pooled_var = float(shadows[mask].var())
         pooled_var = max(pooled_var, 1e-12)
-        var = np.full(phi.size, pooled_var) if fix_variance else np.where(ok, np.maximum(var, 1e-12),
-                                                                            pooled_var)
+        if fix_variance:
+            var = np.full(phi.size, pooled_var)
+        else:
+            var = np.where(ok, np.maximum(var, 1e-12), pooled_var)
         return mean, np.sqrt(var)
 
     mu_out, sd_out = world(~member)
@@ -573,7 +577,10 @@ def dp_roc_bound(fpr, epsilon: float, delta: float = 0.0, *, symmetric: bool = T
         raise ValueError(f"fpr must lie in [0, 1]; got fpr={fpr!r}")
     eps = check_epsilon(epsilon)
     d = check_delta(delta)
-    bound = np.minimum(1.0, math.exp(eps) * f + d) if eps < 700 else np.where(f > 0, 1.0, min(1.0, d))
+    if eps < 700:
+        bound = np.minimum(1.0, math.exp(eps) * f + d)
+    else:                                    # e^ε overflows: any FPR > 0 allows TPR = 1
+        bound = np.where(f > 0, 1.0, min(1.0, d))
     if symmetric:
         bound = np.minimum(bound, 1.0 - math.exp(-eps) * (1.0 - d - f))
     return float(bound) if np.ndim(fpr) == 0 else bound

@@ -155,8 +155,10 @@ def _privatize(grads: list, sigma: float, C: float, m: float, gen, copy: bool) -
     for g in grads:
         g = np.array(g, copy=True) if copy else g
         if sigma > 0:
-            noise = gen.standard_normal(g.shape, dtype=g.dtype) if g.dtype in (np.float32, np.float64) \
-                else gen.standard_normal(g.shape)
+            if g.dtype in (np.float32, np.float64):
+                noise = gen.standard_normal(g.shape, dtype=g.dtype)
+            else:
+                noise = gen.standard_normal(g.shape)
             noise *= sigma * C                              # N(0, σ²C²) per coordinate
             g += noise
         g /= m
@@ -354,7 +356,8 @@ class DPSGDClassifier(ClassifierMixin, BaseEstimator):
     # ---------------------------------------------------------------- checks
     def _check_params(self, n: int):
         sigma = check_nonnegative("noise_multiplier", self.noise_multiplier)
-        C = None if self.max_grad_norm is None else check_positive("max_grad_norm", self.max_grad_norm)
+        C = (None if self.max_grad_norm is None
+             else check_positive("max_grad_norm", self.max_grad_norm))
         b = check_int("batch_size", self.batch_size, minimum=1)
         if b > n:
             raise ValueError(f"batch_size must be <= the number of training examples n={n}; "
@@ -468,7 +471,8 @@ class DPSGDClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "model_")
         X = check_array("X", X, ndim=2)
         if X.shape[1] != self.model_.layer_sizes[0]:
-            raise ValueError(f"X must have {self.model_.layer_sizes[0]} columns; got shape {X.shape}")
+            raise ValueError(f"X must have {self.model_.layer_sizes[0]} columns; "
+                             f"got shape {X.shape}")
         return X.astype(np.float32)
 
     def logits(self, X):

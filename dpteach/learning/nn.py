@@ -162,13 +162,15 @@ class MLP:
     def __init__(self, layer_sizes, activation: str = "relu", l2: float = 0.0,
                  dtype: str = "float64", rng=None):
         if isinstance(layer_sizes, (str, bytes)) or not hasattr(layer_sizes, "__len__"):
-            raise TypeError(f"layer_sizes must be a sequence of integers; got layer_sizes={layer_sizes!r}")
+            raise TypeError("layer_sizes must be a sequence of integers; "
+                            f"got layer_sizes={layer_sizes!r}")
         if len(layer_sizes) < 2:
             raise ValueError(f"layer_sizes needs at least 2 entries (inputs, outputs); "
                              f"got layer_sizes={tuple(layer_sizes)!r}")
         sizes = [check_int("layer_sizes", s, minimum=1) for s in layer_sizes]
         if sizes[-1] < 2:
-            raise ValueError(f"layer_sizes must end with >= 2 output classes; got layer_sizes={tuple(sizes)}")
+            raise ValueError("layer_sizes must end with >= 2 output classes; "
+                             f"got layer_sizes={tuple(sizes)}")
         self.layer_sizes = tuple(sizes)
         self.activation = check_choice("activation", activation, {"relu", "tanh"})
         self.l2 = check_nonnegative("l2", l2)
@@ -177,7 +179,8 @@ class MLP:
         self.weights, self.biases = [], []
         for d_in, d_out in zip(sizes[:-1], sizes[1:]):
             var = 2.0 / d_in if activation == "relu" else 2.0 / (d_in + d_out)
-            self.weights.append((gen.standard_normal((d_in, d_out)) * np.sqrt(var)).astype(self.dtype))
+            W = gen.standard_normal((d_in, d_out)) * np.sqrt(var)
+            self.weights.append(W.astype(self.dtype))
             self.biases.append(np.zeros(d_out, dtype=self.dtype))
 
     # ------------------------------------------------------------------ basics
@@ -203,7 +206,8 @@ class MLP:
     def _check_X(self, X) -> np.ndarray:
         X = check_array("X", X, ndim=2, min_size=0)
         if X.shape[1] != self.layer_sizes[0]:
-            raise ValueError(f"X must have {self.layer_sizes[0]} columns; got X with shape {X.shape}")
+            raise ValueError(f"X must have {self.layer_sizes[0]} columns; "
+                             f"got X with shape {X.shape}")
         return X.astype(self.dtype, copy=False)
 
     def _check_y(self, y, n: int) -> np.ndarray:
@@ -212,7 +216,8 @@ class MLP:
             raise ValueError(f"y must have shape ({n},); got y with shape {y.shape}")
         if y.size and (not np.issubdtype(y.dtype, np.integer) or y.min() < 0
                        or y.max() >= self.layer_sizes[-1]):
-            raise ValueError(f"y must hold integer class indices in [0, {self.layer_sizes[-1] - 1}]; "
+            k = self.layer_sizes[-1]
+            raise ValueError(f"y must hold integer class indices in [0, {k - 1}]; "
                              f"got y={y[:5]!r}...")
         return y.astype(np.intp, copy=False)
 

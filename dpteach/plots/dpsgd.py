@@ -120,7 +120,8 @@ def plot_privacy_utility(epsilons, accuracies, *, baseline: float | None = None,
     eps = check_array("epsilons", epsilons, ndim=1)
     acc = check_array("accuracies", accuracies, ndim=1)
     if eps.shape != acc.shape:
-        raise ValueError(f"epsilons and accuracies must have the same length; got {eps.size} and {acc.size}")
+        raise ValueError("epsilons and accuracies must have the same length; "
+                         f"got {eps.size} and {acc.size}")
     if np.any(eps <= 0):
         raise ValueError("epsilons must be > 0")
     if np.any(acc < 0) or np.any(acc > 1):
@@ -163,7 +164,8 @@ def plot_grad_norm_histogram(norms, max_grad_norm: float | None = None, *, bins:
     fig, ax = new_axes(ax)
     top = float(norms.max()) if norms.max() > 0 else 1.0
     edges = np.linspace(0, top * 1.02, bins + 1)
-    ax.hist(norms, bins=edges, color=PALETTE["sky"], alpha=0.8, label="before clipping", gid="before")
+    ax.hist(norms, bins=edges, color=PALETTE["sky"], alpha=0.8, label="before clipping",
+            gid="before")
     title = f"Per-example gradient norms (n = {norms.size})"
     if max_grad_norm is not None:
         C = check_positive("max_grad_norm", max_grad_norm)
