@@ -200,6 +200,7 @@ def test_dp_roc_bound_shape():
     np.testing.assert_allclose(dp_roc_bound(f, eps, d, symmetric=False),
                                np.minimum(1, math.e * f + d))
     assert dp_advantage_bound(eps, d) == pytest.approx(np.max(b - f), abs=1e-4)
+    assert dp_advantage_bound(eps) == pytest.approx(math.tanh(eps / 2))      # δ = 0
     assert dp_auc_bound(eps, d) == pytest.approx(np.trapezoid(b, f), abs=1e-7)
     assert dp_auc_bound(1e-9) == pytest.approx(0.5, abs=1e-8)
     assert dp_advantage_bound(1e-9) == pytest.approx(0.0, abs=1e-8)

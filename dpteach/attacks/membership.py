@@ -590,9 +590,9 @@ def dp_advantage_bound(epsilon: float, delta: float = 0.0) -> float:
     """max (TPR − FPR) over the (ε, δ)-DP region: (e^ε − 1 + 2δ) / (e^ε + 1).
 
     Attained at FPR = (1 − δ)/(1 + e^ε), where the two lines of
-    :func:`dp_roc_bound` cross ([KOV15]_, Thm. 2.1). Without the symmetric
-    condition the weaker bound e^ε − 1 + δ of Yeom et al. [YGFJ18]_
-    (Theorem 1, for δ = 0) would follow.
+    :func:`dp_roc_bound` cross ([KOV15]_, Thm. 2.1). For δ = 0 this is
+    tanh(ε/2), tighter than the bound e^ε − 1 of Yeom et al. [YGFJ18]_
+    (Theorem 1), which uses only the first condition.
     """
     eps = check_epsilon(epsilon)
     d = check_delta(delta)

@@ -313,7 +313,11 @@ class DPSGDClassifier(ClassifierMixin, BaseEstimator):
     Assumptions of the guarantee: examples are the privacy unit (add/remove
     one); sampling is Poisson exactly as implemented; the hyper-parameters
     (including the choice of σ, C, epochs) are chosen without looking at the
-    private data; only the final parameters are released. ε is computed by
+    private data; only the final parameters are released; the training-set
+    size n is public (q = batch_size / n and the number of steps depend on it,
+    as in Opacus; under strict add/remove adjacency n itself changes by one,
+    and a fully rigorous variant fixes q and the number of steps in advance).
+    ε is computed by
     the RDP accountant of the sampled Gaussian mechanism ([MTZ19]_) or the
     PLD accountant (Google ``dp_accounting``); with ``accountant="pld"`` the
     identical steps of one epoch are composed in one call (the same
