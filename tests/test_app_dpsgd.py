@@ -115,8 +115,9 @@ def test_train_and_specs_are_consistent():
     assert res["p"].shape == (page.GRID, page.GRID) and np.all((res["p"] >= 0) & (res["p"] <= 1))
     assert res["norms"].shape == (page.N_POINTS,)
     spec = page.norms_spec(res["norms"], 0.5)
-    before = [r["n"] for r in spec["layer"][0]["data"]["values"] if r["when"] == "before clipping"]
-    after = [r["n"] for r in spec["layer"][0]["data"]["values"] if r["when"] == "after clipping"]
+    before = [r["n"] for r in spec["layer"][0]["data"]["values"]]
+    after = [r["n"] for r in spec["layer"][1]["data"]["values"]]
+    assert {r["when"] for r in spec["layer"][1]["data"]["values"]} == {"after clipping"}
     assert sum(before) == sum(after) == page.N_POINTS
     assert len(page.boundary_spec(res, X, y)["layer"][1]["data"]["values"]) == page.N_POINTS
     assert len(page.history_spec(res["history"])["data"]["values"]) == 3

@@ -107,17 +107,22 @@ def norms_spec(norms: np.ndarray, clip) -> dict:
     for name, values in series:
         counts, _ = np.histogram(values, bins=edges)
         rows += [{"lo": float(lo), "hi": float(hi), "n": int(c), "when": name}
-                 for lo, hi, c in zip(edges[:-1], edges[1:], counts)]
-    layers = [{"data": {"values": rows},
-               "mark": {"type": "bar", "opacity": 0.65, "binSpacing": 0},
-               "encoding": {"x": {"field": "lo", "type": "quantitative", "bin": {"binned": True},
-                                  "title": "‖per-example gradient‖₂"},
-                            "x2": {"field": "hi"},
-                            "y": {"field": "n", "type": "quantitative", "stack": None,
-                                  "title": "training points"},
-                            "color": {"field": "when", "type": "nominal", "title": None,
-                                      "scale": {"domain": ["before clipping", "after clipping"],
-                                                "range": [SKY, VERMILLION]}}}}]
+                 for lo, hi, c in zip(edges[:-1], edges[1:], counts) if c > 0]
+    x = {"field": "lo", "type": "quantitative", "bin": {"binned": True},
+         "title": "‖per-example gradient‖₂"}
+    y = {"field": "n", "type": "quantitative", "title": "training points"}
+    colour = {"field": "when", "type": "nominal", "title": None,
+              "scale": {"domain": ["before clipping", "after clipping"],
+                        "range": [SKY, VERMILLION]}}
+    # "before": filled bars; "after": outlined bars on top, so both stay visible
+    layers = [
+        {"data": {"values": [r for r in rows if r["when"] == "before clipping"]},
+         "mark": {"type": "bar", "opacity": 0.8, "binSpacing": 0},
+         "encoding": {"x": x, "x2": {"field": "hi"}, "y": y, "color": colour}},
+        {"data": {"values": [r for r in rows if r["when"] == "after clipping"]},
+         "mark": {"type": "bar", "fillOpacity": 0, "strokeWidth": 2, "binSpacing": 0},
+         "encoding": {"x": x, "x2": {"field": "hi"}, "y": y, "stroke": colour}},
+    ]
     if clip is not None:
         layers.append({"data": {"values": [{"C": float(clip)}]},
                        "mark": {"type": "rule", "color": BLACK, "strokeDash": [4, 3]},
