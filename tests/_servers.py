@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -44,6 +43,16 @@ def http_get(url: str, timeout: float = 10.0) -> tuple[int, str]:
         return err.code, err.read().decode("utf-8", "replace")
 
 
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child before exec
+    """Linux: SIGTERM this child if the test process dies without its teardown."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+
+
 class Server:
     """A subprocess in its own session, with its output in a log file."""
 
@@ -54,7 +63,9 @@ class Server:
         self._log = open(log, "wb")
         self.proc = subprocess.Popen(args, cwd=cwd, env=env, stdout=self._log,
                                      stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                     start_new_session=True)
+                                     start_new_session=True,
+                                     preexec_fn=_die_with_parent if sys.platform == "linux"
+                                     else None)
 
     def log(self) -> str:
         self._log.flush()
@@ -130,7 +141,7 @@ def jupyter_security_args() -> list[str]:
 
 def require_chromium() -> str:
     """Path of Chromium, or skip (fail on CI, where it must be there)."""
-    if Path(CHROMIUM).exists() or shutil.which("chromium") == CHROMIUM:
+    if os.access(CHROMIUM, os.X_OK):
         return CHROMIUM
     message = (f"Chromium not installed at {CHROMIUM}: the browser tests need Debian's "
                "chromium (apt-get install chromium; `make test` installs it on CI).")

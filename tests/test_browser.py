@@ -1,0 +1,192 @@
+"""Real-browser tests: Debian's Chromium driven by Playwright.
+
+(a) The Streamlit app: move the ε slider with the keyboard and check that the
+    Laplace scale b and the pictures follow.
+(b) JupyterLab: open notebook 01, run all cells, move its first widget slider
+    with the keyboard and check that the plot below it is redrawn.
+
+Servers listen on 127.0.0.1 on free ports, use private Jupyter config/runtime
+directories, and are stopped in the fixtures' teardown. Without
+/usr/bin/chromium the tests are skipped (and fail on CI, where ``make test``
+installs it). All tests are in this one file so ``--dist loadfile`` runs them
+on one worker, one after the other.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+import sys
+
+import pytest
+
+from _servers import ROOT, Server, chromium_page, free_port, jupyter_env, jupyter_security_args
+from _servers import require_chromium, streamlit_args
+
+pytestmark = pytest.mark.browser
+
+NOTEBOOK = "notebooks/01_differencing_attacks.ipynb"
+
+
+@pytest.fixture(scope="module")
+def streamlit_url(tmp_path_factory):
+    require_chromium()
+    tmp = tmp_path_factory.mktemp("streamlit")
+    port = free_port()
+    server = Server(streamlit_args(port), log=tmp / "streamlit.log")
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        server.wait_for(url + "_stcore/health", timeout=60,
+                        expect=lambda s, b: (s, b) == (200, "ok"))
+        yield url
+    finally:
+        server.stop()
+
+
+def _metric(page, label: str):
+    return (page.get_by_test_id("stMetric").filter(has_text=label)
+            .get_by_test_id("stMetricValue"))
+
+
+def _image_sources(page) -> list[str]:
+    images = page.locator("[data-testid='stImage'] img")
+    return [images.nth(i).get_attribute("src") for i in range(images.count())]
+
+
+def test_app_epsilon_slider_with_keyboard(streamlit_url, tmp_path):
+    from playwright.sync_api import expect
+
+    with chromium_page() as page:
+        page.goto(streamlit_url)
+        b_value = _metric(page, "Laplace b = Δ/ε")
+        expect(b_value).to_have_text("1", timeout=60_000)          # ε = 1, Δ = 1
+        expect(page.locator("[data-testid='stImage'] img")).to_have_count(2)
+        before = _image_sources(page)
+
+        thumb = page.get_by_role("slider", name="Privacy loss ε")
+        thumb.focus()
+        page.keyboard.press("ArrowRight")                          # ε: 1 → 1.5
+        expect(b_value).to_have_text("0.6667", timeout=30_000)    # b = 1/1.5
+        expect(_metric(page, "σ analytic")).not_to_have_text("3.731")
+        images = page.locator("[data-testid='stImage'] img")
+        for i, src in enumerate(before):        # both pictures are redrawn (new media URL)
+            expect(images.nth(i)).not_to_have_attribute("src", src, timeout=30_000)
+        expect(images).to_have_count(2)
+
+        thumb.focus()
+        page.keyboard.press("ArrowLeft")
+        page.keyboard.press("ArrowLeft")                           # ε: 1.5 → 1 → 0.7
+        expect(b_value).to_have_text("1.429", timeout=30_000)     # b = 1/0.7
+        # ε < 1: the classic Gaussian σ is shown again
+        expect(_metric(page, "σ classic")).not_to_have_text("n/a")
+        page.screenshot(path=tmp_path / "app.png", full_page=True)
+
+
+@contextlib.contextmanager
+def screenshot_on_failure(page, path):
+    """Save what the browser showed when a check failed (path in the message)."""
+    try:
+        yield
+    except Exception as exc:
+        with contextlib.suppress(Exception):
+            page.screenshot(path=path)
+        raise AssertionError(f"{exc}\n(screenshot: {path})") from exc
+
+
+# ---------------------------------------------------------------- JupyterLab
+@pytest.fixture(scope="module")
+def jupyterlab_url(tmp_path_factory):
+    require_chromium()
+    if not (ROOT / NOTEBOOK).exists():
+        pytest.fail(f"{NOTEBOOK} is missing")
+    tmp = tmp_path_factory.mktemp("jupyterlab")
+    # Serve a copy: running the notebook in the browser must never write outputs or
+    # checkpoints into the repository's notebooks/.
+    work = tmp / "work"
+    (work / "notebooks").mkdir(parents=True)
+    shutil.copy(ROOT / NOTEBOOK, work / NOTEBOOK)
+    env = jupyter_env(tmp)
+    settings = tmp / "config" / "lab" / "user-settings" / "@jupyterlab"
+    (settings / "apputils-extension").mkdir(parents=True)
+    (settings / "apputils-extension" / "notification.jupyterlab-settings").write_text(
+        json.dumps({"fetchNews": "false", "checkForUpdates": False}))   # no pop-ups
+    port = free_port()
+    server = Server([sys.executable, "-m", "jupyter", "lab", f"--port={port}",
+                     f"--ServerApp.root_dir={work}", *jupyter_security_args()],
+                    log=tmp / "jupyterlab.log", env=env, cwd=work)
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        server.wait_for(url + "api/status", timeout=90)
+        yield url
+    finally:
+        server.stop()
+
+
+ALL_CELLS_RUN = """() => {
+    const ps = [...document.querySelectorAll(
+        '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputPrompt')];
+    return ps.length > 0 && ps.every(p => /\\[\\d+\\]/.test(p.textContent));
+}"""
+FIRST_CELL_STARTED = """() => {
+    const p = document.querySelector(
+        '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputPrompt');
+    return p !== null && /\\[(\\*|\\d+)\\]/.test(p.textContent);
+}"""
+
+
+def run_all_cells(page, attempts: int = 3) -> None:
+    """Run → Run All Cells, then wait until every code cell shows an execution count.
+
+    Right after the notebook opens, the kernel may report "idle" before the
+    session is wired up, and JupyterLab then drops the request silently; so
+    the command is repeated (at most ``attempts`` times) until the first cell
+    has started.
+    """
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    for attempt in range(attempts):
+        page.locator(".lm-MenuBar-item", has_text="Run").first.click()   # the Run menu
+        page.locator("li[data-command='runmenu:run-all']").click()
+        try:
+            page.wait_for_function(FIRST_CELL_STARTED, timeout=20_000)
+            break
+        except PlaywrightTimeout:
+            if attempt == attempts - 1:
+                raise
+    page.wait_for_function(ALL_CELLS_RUN, timeout=150_000)
+
+
+def test_notebook_widget_slider_with_keyboard(jupyterlab_url, tmp_path):
+    from playwright.sync_api import expect
+
+    with chromium_page() as page:
+        with screenshot_on_failure(page, tmp_path / "failure.png"):
+            page.goto(f"{jupyterlab_url}lab/tree/{NOTEBOOK}")
+            notebook = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook")
+            expect(notebook).to_be_visible(timeout=90_000)
+            status = page.locator(".jp-Notebook-ExecutionIndicator").first
+            expect(page.locator("#jp-main-statusbar")).to_contain_text("Idle", timeout=90_000)
+            run_all_cells(page)
+            expect(status).to_have_attribute("data-status", "idle", timeout=60_000)
+            errors = notebook.locator("[data-mime-type='application/vnd.jupyter.stderr']",
+                                      has_text="Traceback")
+            assert errors.count() == 0, errors.first.inner_text()
+
+            interact = notebook.locator(".widget-interact").first
+            interact.scroll_into_view_if_needed()
+            image = interact.locator(".jp-OutputArea-output img").first
+            expect(image).to_be_visible(timeout=60_000)
+            before = image.get_attribute("src")
+            readout = interact.locator(".widget-readout").first
+            readout_before = readout.inner_text()
+
+            handle = interact.locator(".noUi-handle").first
+            handle.focus()
+            page.keyboard.press("ArrowRight")
+            expect(readout).not_to_have_text(readout_before, timeout=30_000)
+            page.wait_for_function(
+                """([el, old]) => { const img = el.querySelector('.jp-OutputArea-output img');
+                                    return img !== null && img.getAttribute('src') !== old; }""",
+                arg=[interact.element_handle(), before], timeout=60_000)
+            page.screenshot(path=tmp_path / "lab.png")
