@@ -605,3 +605,93 @@ def test_empirical_sensitivity_bad_input(blobs):
         erm.empirical_sensitivity(X, y, 0.1, n_random=0, n_adversarial=0)
     with pytest.raises(ValueError, match="2 classes"):
         erm.empirical_sensitivity(X, np.zeros(len(y)), 0.1)
+
+
+def test_accuracy_curve_repeats_per_method(blobs):
+    X, y = blobs
+    curve = erm.accuracy_vs_epsilon(X, y, X, y, [1.0, 3.0], 0.01, data_norm=4.0, rng=0,
+                                    n_repeats={"objective": 2, "output": 5})
+    assert curve.accuracy["objective"].shape == (2, 2)
+    assert curve.accuracy["output"].shape == (2, 5)
+    with pytest.raises(ValueError, match="n_repeats"):
+        erm.accuracy_vs_epsilon(X, y, X, y, [1.0], 0.01, n_repeats={"objective": 2})
+
+
+# ------------------------------------------------------------------ toy data
+def test_make_toy_data():
+    X, y = erm.make_toy_data(200, rng=0)
+    assert X.shape == (200, 2) and np.bincount(y).tolist() == [100, 100]
+    X2, y2 = erm.make_toy_data(200, rng=0)
+    np.testing.assert_array_equal(X, X2)
+    np.testing.assert_array_equal(y, y2)
+    # class means near their centres: sd 0.8, 100 points -> SE 0.08 per coordinate, 5 SE
+    assert np.all(np.abs(X[y == 0].mean(axis=0) - [-0.6, -0.2]) <= 5 * 0.08)
+    assert np.all(np.abs(X[y == 1].mean(axis=0) - [1.2, 0.9]) <= 5 * 0.08)
+    for bad in (3, 201, 0, 2.0, "200"):
+        with pytest.raises((ValueError, TypeError), match="n"):
+            erm.make_toy_data(bad)
+
+
+# --------------------------------------------------------------------- plots
+def _lines(fig, prefix):
+    return [ln for ax in fig.axes for ln in ax.get_lines() if (ln.get_gid() or "").startswith(prefix)]
+
+
+def test_plot_toy_boundaries_draws_private_and_nonprivate_lines():
+    from dpteach.plots.erm import plot_toy_boundaries
+
+    fig = plot_toy_boundaries(epsilon=1.0, lam=0.01, method="output", n_fits=5)
+    assert len(_lines(fig, "private-")) == 5 and len(_lines(fig, "nonprivate")) == 1
+    assert "ε = 1" in fig.axes[0].get_title()
+    # the drawn non-private line is {x : coefᵀx + b = 0} of the non-private fit
+    X, y = erm.make_toy_data(200, rng=0)
+    base = PrivateLogisticRegression(method="none", lam=0.01, data_norm=erm.TOY_DATA_NORM).fit(X, y)
+    xs, ys = _lines(fig, "nonprivate")[0].get_data()
+    np.testing.assert_allclose(base.decision_function(np.column_stack([xs, ys])), 0, atol=1e-9)
+    assert_rejects_bad_values(plot_toy_boundaries, {"epsilon": 1.0}, "epsilon",
+                              NOT_POSITIVE_FINITE)
+    with pytest.raises(ValueError, match="method"):
+        plot_toy_boundaries(method="none")
+
+
+def test_plot_decision_boundaries_vertical_line_and_bad_input():
+    from dpteach.plots.erm import plot_decision_boundaries
+
+    X, y = _blobs(n=40, seed=2)
+    fig = plot_decision_boundaries(X, y, ([1.0, 0.0], -0.5), [([2.0, 0.1], 0.0)], label="x")
+    xs, _ = _lines(fig, "nonprivate")[0].get_data()
+    np.testing.assert_allclose(xs, 0.5)
+    with pytest.raises(ValueError, match="2 features"):
+        plot_decision_boundaries(X, y, ([1.0, 0.0, 1.0], 0.0))
+    with pytest.raises(ValueError, match="X"):
+        plot_decision_boundaries(np.c_[X, X], y, ([1.0, 0.0], 0.0))
+
+
+def test_plot_accuracy_sensitivity_and_excess_risk(blobs):
+    from dpteach.plots.erm import plot_accuracy_curve, plot_excess_risk, plot_sensitivity
+
+    X, y = blobs
+    curve = erm.accuracy_vs_epsilon(X, y, X, y, [0.5, 2.0], 0.01, data_norm=4.0, rng=0,
+                                    n_repeats=3)
+    fig = plot_accuracy_curve(curve, baseline=0.5)
+    np.testing.assert_allclose(_lines(fig, "mean-objective")[0].get_ydata(),
+                               curve.mean("objective"))
+    assert _lines(fig, "baseline")[0].get_ydata()[0] == 0.5
+    with pytest.raises(TypeError, match="AccuracyCurve"):
+        plot_accuracy_curve({"objective": 1})
+    with pytest.raises(ValueError, match="baseline"):
+        plot_accuracy_curve(curve, baseline=1.5)
+
+    res = erm.empirical_sensitivity(X, y, 0.1, data_norm=4.0, n_random=5, n_adversarial=3, rng=0)
+    fig = plot_sensitivity(res)
+    assert _lines(fig, "bound")[0].get_xdata()[0] == pytest.approx(res.bound)
+    with pytest.raises(TypeError, match="SensitivityResult"):
+        plot_sensitivity(curve)
+
+    eps = np.array([0.5, 1.0])
+    fig = plot_excess_risk(eps, {"output": np.ones((2, 3))}, {"output": np.array([2.0, 2.0])})
+    assert len(_lines(fig, "bound-output")) == 1
+    with pytest.raises(ValueError, match="one row per ε"):
+        plot_excess_risk(eps, {"output": np.ones((3, 3))}, {})
+    with pytest.raises(ValueError, match="method"):
+        plot_excess_risk(eps, {"laplace": np.ones((2, 3))}, {})

@@ -111,6 +111,8 @@ __all__ = [
     "excess_risk_given_noise",
     "AccuracyCurve",
     "accuracy_vs_epsilon",
+    "TOY_DATA_NORM",
+    "make_toy_data",
 ]
 
 #: Upper bound c on the second derivative of the logistic loss:
@@ -1091,8 +1093,10 @@ def accuracy_vs_epsilon(X_train, y_train, X_test, y_test, epsilons, lam: float, 
     lam : float
         Λ > 0.
     methods : sequence of {"objective", "output"}
-    n_repeats : int
-        Private fits per (method, ε), ≥ 2.
+    n_repeats : int or dict
+        Private fits per (method, ε), ≥ 2; a dict ``method -> int`` gives each
+        method its own number (output perturbation is cheap to repeat: it
+        only redraws the noise).
     data_norm, fit_intercept
         As in :class:`PrivateLogisticRegression`.
     rng : None, int or numpy.random.Generator
@@ -1111,7 +1115,15 @@ def accuracy_vs_epsilon(X_train, y_train, X_test, y_test, epsilons, lam: float, 
     if isinstance(methods, str):
         methods = (methods,)
     methods = tuple(check_choice("methods", m, ("objective", "output")) for m in methods)
-    n_repeats = check_int("n_repeats", n_repeats, minimum=2, maximum=10_000)
+    if isinstance(n_repeats, dict):
+        if set(n_repeats) != set(methods):
+            raise ValueError(f"n_repeats must give a number for each of the methods {methods}; "
+                             f"got n_repeats={n_repeats!r}")
+        reps = {m: check_int("n_repeats", n_repeats[m], minimum=2, maximum=10_000)
+                for m in methods}
+    else:
+        r = check_int("n_repeats", n_repeats, minimum=2, maximum=10_000)
+        reps = {m: r for m in methods}
     data_norm = check_positive("data_norm", data_norm)
     fit_intercept = _check_bool("fit_intercept", fit_intercept)
     gen = check_rng(rng)
@@ -1139,8 +1151,8 @@ def accuracy_vs_epsilon(X_train, y_train, X_test, y_test, epsilons, lam: float, 
     w_star = _fit(D, s, lam, None)
     p_star = special.expit(-D.margins(w_star, s))
     hess_star = D.hessian(p_star * (1.0 - p_star))
-    out = {m: np.empty((eps_arr.shape[0], n_repeats)) for m in methods}
-    total = len(methods) * eps_arr.shape[0] * n_repeats
+    out = {m: np.empty((eps_arr.shape[0], reps[m])) for m in methods}
+    total = eps_arr.shape[0] * sum(reps.values())
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -1148,7 +1160,7 @@ def accuracy_vs_epsilon(X_train, y_train, X_test, y_test, epsilons, lam: float, 
         bar = tqdm(total=total, desc="private fits")
     for m in methods:
         for i, e in enumerate(eps_arr):
-            for r in range(n_repeats):
+            for r in range(reps[m]):
                 if m == "output":
                     w = _output_fit(D, s, float(e), lam, gen, w_star).w
                 else:
@@ -1161,3 +1173,40 @@ def accuracy_vs_epsilon(X_train, y_train, X_test, y_test, epsilons, lam: float, 
     return AccuracyCurve(epsilons=eps_arr, accuracy=out, nonprivate_accuracy=acc(w_star),
                          lam=lam, n_train=n, dim=d)
 
+
+
+# ---------------------------------------------------------- toy data set
+#: Public norm bound used with :func:`make_toy_data` (rows beyond it are clipped).
+TOY_DATA_NORM = 3.0
+
+
+def make_toy_data(n: int = 200, rng=0):
+    """A 2-D, two-class toy data set for decision-boundary pictures.
+
+    ``n // 2`` points per class from isotropic Gaussians with standard
+    deviation 0.8 around ``(-0.6, -0.2)`` (class 0) and ``(1.2, 0.9)`` (class 1);
+    the Bayes boundary does not pass through the origin, so the intercept
+    matters. Use it with ``data_norm=TOY_DATA_NORM`` (= 3: a handful of
+    points lie outside and are clipped).
+
+    Parameters
+    ----------
+    n : int
+        Number of points (even, 4 ≤ n ≤ 100,000).
+    rng : None, int or numpy.random.Generator
+        Seed; 0 by default so that pictures are reproducible.
+
+    Returns
+    -------
+    X : ndarray, shape (n, 2)
+    y : ndarray of int, shape (n,)
+    """
+    n = check_int("n", n, minimum=4, maximum=100_000)
+    if n % 2:
+        raise ValueError(f"n must be even (n/2 points per class); got n={n}")
+    gen = check_rng(rng)
+    centres = np.array([[-0.6, -0.2], [1.2, 0.9]])
+    y = np.repeat([0, 1], n // 2)
+    X = centres[y] + 0.8 * gen.standard_normal((n, 2))
+    order = gen.permutation(n)
+    return X[order], y[order]

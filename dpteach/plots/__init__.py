@@ -48,3 +48,10 @@ from .selection import (  # noqa: F401
     plot_selection_probabilities,
     plot_svt_vs_composition,
 )
+from .erm import (  # noqa: F401
+    plot_accuracy_curve,
+    plot_decision_boundaries,
+    plot_excess_risk,
+    plot_sensitivity,
+    plot_toy_boundaries,
+)
