@@ -31,6 +31,7 @@ PAGES = [
     ("Composition & budget", "dpteach.app_pages.composition", ":material/stacked_line_chart:"),
     ("DP-SGD planner", "dpteach.app_pages.dpsgd_planner", ":material/calculate:"),
     ("DP-SGD playground", "dpteach.app_pages.dpsgd_playground", ":material/model_training:"),
+    ("Private logistic regression", "dpteach.app_pages.private_lr", ":material/show_chart:"),
 ]
 
 

@@ -133,11 +133,12 @@ def plot_decision_boundaries(X, y, nonprivate, private=(), *, method: str = "obj
 
 
 def plot_toy_boundaries(epsilon: float = 1.0, lam: float = 0.01, method: str = "objective",
-                        n_fits: int = 8, n: int = 200, seed: int = 0, ax=None):
+                        n_fits: int = 8, n: int = 200, seed: int = 0,
+                        data_norm: float = erm.TOY_DATA_NORM, ax=None):
     """Private and non-private boundaries on :func:`dpteach.learning.erm.make_toy_data`.
 
     Fits ``PrivateLogisticRegression(method=method, epsilon=epsilon, lam=lam,
-    data_norm=TOY_DATA_NORM)`` with seeds ``seed+1 … seed+n_fits`` and the
+    data_norm=data_norm)`` with seeds ``seed+1 … seed+n_fits`` and the
     non-private ``method="none"`` fit, and draws them with
     :func:`plot_decision_boundaries`. All arguments are plain values, so the
     app can cache the picture per slider position.
@@ -153,15 +154,18 @@ def plot_toy_boundaries(epsilon: float = 1.0, lam: float = 0.01, method: str = "
         Number of toy points (even).
     seed : int
         Seed of the data (the noise uses ``seed + 1`` onwards).
+    data_norm : float
+        Public row-norm bound R (rows beyond it are clipped).
     ax : matplotlib Axes, optional
     """
     epsilon = check_epsilon(epsilon)
+    data_norm = check_positive("data_norm", data_norm)
     lam = check_positive("lam", lam)
     method = check_choice("method", method, ("objective", "output"))
     n_fits = check_int("n_fits", n_fits, minimum=1, maximum=50)
     seed = check_int("seed", seed, minimum=0)
     X, y = erm.make_toy_data(n, rng=seed)
-    kw = dict(lam=lam, data_norm=erm.TOY_DATA_NORM)
+    kw = dict(lam=lam, data_norm=data_norm)
     base = erm.PrivateLogisticRegression(method="none", **kw).fit(X, y)
     fits = [erm.PrivateLogisticRegression(method=method, epsilon=epsilon, rng=seed + 1 + i,
                                           **kw).fit(X, y) for i in range(n_fits)]
