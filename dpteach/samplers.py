@@ -2,7 +2,7 @@
 
 At present: the *ℓ2-Laplace* (or "Gamma-norm") distribution on ℝᵈ with
 density proportional to ``exp(-β‖b‖₂)``. It is the noise of both private ERM
-algorithms of Chaudhuri, Monteleoni & Sarwate (2011), eq. (2) of [CMS11]_:
+algorithms of Chaudhuri, Monteleoni & Sarwate (2011) [CMS11]_:
 output perturbation (their Algorithm 1) and objective perturbation (their
 Algorithm 2).
 
@@ -64,7 +64,7 @@ def l2_laplace_norm_distribution(dim: int, beta: float):
 
     References
     ----------
-    .. [CMS11] Chaudhuri, Monteleoni & Sarwate (2011), eq. (2) and Algorithms 1-2.
+    .. [CMS11] Chaudhuri, Monteleoni & Sarwate (2011), the noise density of Algorithms 1-2.
     """
     dim = check_int("dim", dim, minimum=1)
     beta = check_positive("beta", beta)
@@ -76,7 +76,7 @@ def sample_l2_laplace(dim: int, beta: float, size: int | None = None, rng=None) 
 
     Sampled as a uniform direction (normalised standard Gaussian vector)
     times an independent ``Gamma(shape=dim, scale=1/β)`` norm; this is the
-    noise distribution ν(b) of [CMS11]_ eq. (2), used with
+    noise distribution ν(b) of [CMS11]_, used with
     ``β = nΛε/2`` by output perturbation (Algorithm 1) and with ``β = ε'/2``
     by objective perturbation (Algorithm 2).
 
@@ -100,7 +100,7 @@ def sample_l2_laplace(dim: int, beta: float, size: int | None = None, rng=None) 
     References
     ----------
     .. [CMS11] K. Chaudhuri, C. Monteleoni and A. D. Sarwate. Differentially
-       private empirical risk minimization. JMLR 12, 2011, eq. (2).
+       private empirical risk minimization. JMLR 12, 2011, Algorithms 1 and 2.
     .. [M59] M. E. Muller. A note on a method for generating points uniformly
        on n-dimensional spheres. CACM 2(4), 1959.
     """

@@ -601,12 +601,14 @@ def objective_perturbation(Z, s, epsilon: float, lam: float, rng=None, *,
                          f"smaller c voids the guarantee); got c={c!r}")
     gen = check_rng(rng)
     d = Z.shape[1]
+    start = {}
     for name, arr, shape in (("w0", w0, (d,)), ("hess0", hess0, (d, d))):
         if arr is not None:
             arr = check_array(name, arr, ndim=len(shape))
             if arr.shape != shape:
                 raise ValueError(f"{name} must have shape {shape}; got {arr.shape}")
-    return _objective_fit(_Design(Z), s, epsilon, lam, gen, c, w0, hess0)
+        start[name] = arr
+    return _objective_fit(_Design(Z), s, epsilon, lam, gen, c, start["w0"], start["hess0"])
 
 
 def _objective_fit(D, s, epsilon, lam, gen, c=LOGISTIC_C, w0=None, hess0=None):
@@ -669,10 +671,9 @@ class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
         Privacy spent by the fit (``inf`` for ``method="none"``).
     delta_ : float
         Always 0 (pure ε-DP).
-    epsilon_prime_, Delta_ : float
-        For objective perturbation: the constants ε' and Δ of Algorithm 2.
-    n_iter_ : int
-        Not stored; the solver always runs to a gradient norm ≤ 1e-10.
+    epsilon_prime_, Delta_ : float or None
+        For objective perturbation: the constants ε' and Δ of Algorithm 2
+        (``None`` for the other methods).
 
     References
     ----------
