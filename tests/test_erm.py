@@ -695,3 +695,20 @@ def test_plot_accuracy_sensitivity_and_excess_risk(blobs):
         plot_excess_risk(eps, {"output": np.ones((3, 3))}, {})
     with pytest.raises(ValueError, match="method"):
         plot_excess_risk(eps, {"laplace": np.ones((2, 3))}, {})
+
+
+def test_objective_hessian_and_risk_bad_input(small_problem):
+    Z, s = small_problem
+    w = np.zeros(Z.shape[1])
+    assert_rejects_bad_values(erm.logistic_objective, {"w": w, "Z": Z, "s": s, "lam": 0.1},
+                              "lam", NOT_POSITIVE_FINITE)
+    assert_rejects_bad_values(erm.logistic_objective, {"w": w, "Z": Z, "s": s, "lam": 0.1},
+                              "w", NON_FINITE_ARRAYS)
+    assert_rejects_bad_values(erm.loss_hessian, {"w": w, "Z": Z, "s": s}, "Z", NON_FINITE_ARRAYS)
+    with pytest.raises(ValueError, match="w must have"):
+        erm.loss_hessian(np.zeros(2), Z, s)
+    valid = {"method": "objective", "noise_norm": 1.0, "n": 10, "lam": 0.1}
+    assert_rejects_bad_values(erm.excess_risk_given_noise, valid, "lam", NOT_POSITIVE_FINITE)
+    assert_rejects_bad_values(erm.excess_risk_given_noise, valid, "noise_norm", NON_FINITE_ARRAYS)
+    with pytest.raises(ValueError, match="Delta"):
+        erm.excess_risk_given_noise("objective", 1.0, 10, 0.1, Delta=-1.0)
