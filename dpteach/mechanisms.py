@@ -24,6 +24,9 @@ References
    private protocols for frequency estimation. USENIX Security 2017.
 .. [M12] I. Mironov. On significance of the least significant bits for
    differential privacy. ACM CCS 2012.
+.. [CSS12] T.-H. H. Chan, E. Shi and D. Song. Optimal lower bound for
+   differentially private multi-party aggregation. ESA 2012 (local counts need
+   error Ω(√n/ε)).
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from ._validation import (
     check_choice,
     check_delta,
     check_epsilon,
+    check_finite,
     check_in_range,
     check_int,
     check_rng,
@@ -58,6 +62,24 @@ __all__ = [
     "rr_estimate",
     "k_randomized_response",
     "k_rr_estimate",
+    "laplace_privacy_loss",
+    "gaussian_privacy_loss",
+    "simulate_rr_estimates",
+    "rr_std_error",
+    "rr_local_std",
+    "central_laplace_rate_std",
+    # re-exported from dpteach.selection and dpteach.robust (bottom of this module)
+    "exponential_mechanism",
+    "exponential_mechanism_probabilities",
+    "private_mode",
+    "private_median",
+    "report_noisy_max",
+    "above_threshold",
+    "sparse_vector",
+    "SparseVector",
+    "subsample_and_aggregate",
+    "propose_test_release_median",
+    "PTRResult",
 ]
 
 
@@ -259,6 +281,37 @@ def gaussian_mechanism(value, sensitivity: float, epsilon: float, delta: float,
     sigma = gaussian_sigma(sensitivity, epsilon, delta, method=method)
     gen = check_rng(rng)
     return _as_output(arr + gen.normal(0.0, sigma, size=arr.shape), value)
+
+
+# ---------------------------------------------------------------- privacy loss
+def laplace_privacy_loss(y, sensitivity: float, epsilon: float, value: float = 0.0):
+    """Privacy loss ``ln(p(y)/p'(y))`` of the Laplace mechanism at output ``y``.
+
+    ``p`` is the density of ``value + Lap(b)`` (dataset D) and ``p'`` that of
+    ``value + Δ + Lap(b)`` (its neighbour D'), ``b = Δ/ε``. Then
+    ``ln(p/p') = (|y − value − Δ| − |y − value|)/b``, which by the triangle
+    inequality lies in [−ε, ε] for every y ([DR14]_, proof of Thm 3.6).
+    """
+    b = laplace_scale(sensitivity, epsilon)
+    value = check_finite("value", value)
+    y = check_array("y", y, ndim=None, min_size=0, allow_bool=False)
+    return (np.abs(y - value - sensitivity) - np.abs(y - value)) / b
+
+
+def gaussian_privacy_loss(y, sensitivity: float, sigma: float, value: float = 0.0):
+    """Privacy loss ``ln(p(y)/p'(y))`` of Gaussian noise N(0, σ²) at output ``y``.
+
+    With ``p = N(value, σ²)`` and ``p' = N(value + Δ, σ²)``,
+    ``ln(p/p') = (Δ² − 2Δ(y − value)) / (2σ²)``: linear and unbounded in y, so
+    no σ gives pure ε-DP; it exceeds ε in absolute value with probability
+    governed by δ ([DR14]_, proof of Thm A.1; [BW18]_ Sec 3). Under D the loss is
+    distributed as ``N(μ, 2μ)`` with ``μ = Δ²/(2σ²)``.
+    """
+    sensitivity = check_sensitivity(sensitivity)
+    sigma = check_sensitivity(sigma, "sigma")
+    value = check_finite("value", value)
+    y = check_array("y", y, ndim=None, min_size=0, allow_bool=False)
+    return (sensitivity ** 2 - 2 * sensitivity * (y - value)) / (2 * sigma ** 2)
 
 
 # --------------------------------------------------------- randomized response
@@ -566,6 +619,127 @@ def k_rr_estimate(reports, k: int, epsilon: float) -> np.ndarray:
         est = freq + (k * counts - n) / (n * math.expm1(epsilon))
     _finite_or_refuse(est, None, epsilon)
     return est
+
+
+# ------------------------------------------- randomized response: error analysis
+_RR_SIMULATION_LIMIT = 2_000_000   # simulate individual reports up to this many in total
+
+
+def simulate_rr_estimates(true_rate: float, n: int, gamma: float | None = None,
+                          epsilon: float | None = None, trials: int = 2000, rng=None,
+                          simulation: str = "auto") -> np.ndarray:
+    """Estimates π̂ from ``trials`` independent simulated surveys.
+
+    Each survey draws ``n`` fresh respondents whose bits are i.i.d.
+    Bernoulli(``true_rate``), passes them through
+    :func:`randomized_response` and estimates the rate. This
+    is the sampling model behind :func:`rr_std_error`, whose
+    value is the standard deviation of the returned estimates.
+
+    ``simulation="reports"`` simulates every report. ``"binomial"`` draws
+    the number of "yes" reports directly as ``Binomial(n, λ)`` with
+    ``λ = p·π + (1−p)(1−π)``: each report is an independent Bernoulli(λ)
+    variable (a fresh respondent says yes with probability π, then the coin
+    keeps or flips it), so their sum has exactly this distribution and the
+    two options give identically distributed estimates. ``"auto"`` simulates
+    reports while ``n·trials ≤ 2·10⁶`` and uses the binomial beyond (to keep
+    memory and time small on Binder).
+
+    The estimate of each survey is the one :func:`rr_estimate`
+    returns. That estimator is affine in the fraction of "yes" reports
+    ``Ȳ`` (``π̂ = (Ȳ − (1−p))/(2p−1)``, [W65]_), so it is evaluated for all
+    surveys at once from its values at ``Ȳ = 0`` and ``Ȳ = 1``.
+
+    Parameters
+    ----------
+    true_rate : float
+        Population rate π in [0, 1].
+    n : int
+        Respondents per survey, in [1, 10**9].
+    gamma, epsilon : float
+        Exactly one: γ in (0, ½) or ε > 0.
+    trials : int
+        Number of surveys, in [2, 10**6].
+    rng : None, int or numpy.random.Generator
+    simulation : {"auto", "reports", "binomial"}
+
+    Returns
+    -------
+    numpy.ndarray of shape (trials,)
+    """
+    true_rate = check_in_range("true_rate", true_rate, 0.0, 1.0)
+    n = check_int("n", n, minimum=1, maximum=10 ** 9)
+    p = 0.5 + _rr_gamma(gamma, epsilon)
+    kw = {"gamma": gamma} if gamma is not None else {"epsilon": epsilon}
+    trials = check_int("trials", trials, minimum=2, maximum=10 ** 6)
+    simulation = check_choice("simulation", simulation, {"auto", "reports", "binomial"})
+    gen = check_rng(rng)
+    if simulation == "auto":
+        simulation = "reports" if n * trials <= _RR_SIMULATION_LIMIT else "binomial"
+
+    if simulation == "reports":
+        counts = np.empty(trials, dtype=np.int64)
+        per_chunk = max(1, _RR_SIMULATION_LIMIT // (4 * n))   # keep each chunk ≤ 0.5 M reports
+        for start in range(0, trials, per_chunk):
+            m = min(per_chunk, trials - start)
+            bits = (gen.random((m, n)) < true_rate).astype(np.int8)
+            reports = randomized_response(bits.ravel(), **kw, rng=gen)
+            counts[start:start + m] = reports.reshape(m, n).sum(axis=1)
+    else:
+        lam = p * true_rate + (1 - p) * (1 - true_rate)
+        counts = gen.binomial(n, lam, size=trials)
+
+    at0 = rr_estimate([0], **kw).estimate
+    at1 = rr_estimate([1], **kw).estimate
+    return at0 + (at1 - at0) * (counts / n)
+
+
+def rr_local_std(n, epsilon: float):
+    """Standard deviation of the RR rate estimate for a *fixed* dataset.
+
+    Conditionally on the n true bits, the reports are independent with
+    ``Var(Y_i) = p(1−p)`` whatever the bit, so
+    ``sd(π̂ | data) = √(p(1−p)) / ((2p−1)√n) = e^{ε/2} / ((e^ε − 1)√n)``
+    with ``p = e^ε/(1+e^ε)`` ([W65]_; [DR14]_ Sec 3.2). This is the error
+    caused by privacy alone, comparable with :func:`central_laplace_rate_std`.
+    It is Θ(1/(ε√n)) for small ε, which is optimal for local protocols
+    ([CSS12]_).
+
+    Parameters
+    ----------
+    n : int or array_like of int
+        Dataset size(s), ≥ 1.
+    epsilon : float
+        Finite > 0.
+    """
+    p = 0.5 + rr_gamma_from_epsilon(epsilon)
+    n_arr = check_array("n", n, ndim=(0, 1))
+    if np.any(n_arr < 1) or np.any(n_arr != np.round(n_arr)):
+        raise ValueError(f"n must contain integers >= 1; got n={n!r}")
+    out = math.sqrt(p * (1 - p)) / ((2 * p - 1) * np.sqrt(n_arr))
+    return float(out) if np.ndim(n) == 0 else out
+
+
+def central_laplace_rate_std(n, epsilon: float):
+    """Standard deviation of the central estimate ``(count + Lap(1/ε)) / n``.
+
+    A trusted curator adds Laplace noise of scale ``1/ε`` to the count
+    (sensitivity 1, [DR14]_ Thm 3.6), so the rate has standard deviation
+    ``√2 / (ε n)``.
+
+    Parameters
+    ----------
+    n : int or array_like of int
+        Dataset size(s), ≥ 1.
+    epsilon : float
+        Finite > 0.
+    """
+    b = laplace_scale(1.0, epsilon)
+    n_arr = check_array("n", n, ndim=(0, 1))
+    if np.any(n_arr < 1) or np.any(n_arr != np.round(n_arr)):
+        raise ValueError(f"n must contain integers >= 1; got n={n!r}")
+    out = math.sqrt(2) * b / n_arr
+    return float(out) if np.ndim(n) == 0 else out
 
 
 # Mechanisms beyond noise addition live in their own modules; re-exported here.

@@ -14,6 +14,7 @@ import pytest
 from matplotlib.figure import Figure
 from scipy import stats
 
+from dpteach import mechanisms as mech
 from dpteach.mechanisms import gaussian_sigma, rr_std_error
 from dpteach.plots import calibration as cal
 from dpteach.plots import randomized_response as rrp
@@ -126,7 +127,7 @@ def test_privacy_loss_gaussian_unbounded_with_shading():
     mu = 1 / (2 * sigma ** 2)
     rng = np.random.default_rng(0)
     y = rng.normal(0, sigma, 400_000)
-    lam = cal.gaussian_privacy_loss(y, 1.0, sigma)
+    lam = mech.gaussian_privacy_loss(y, 1.0, sigma)
     assert np.isclose(lam.mean(), mu, atol=5 * math.sqrt(2 * mu / y.size))
     p_formula = stats.norm.sf((1 - mu) / math.sqrt(2 * mu)) + stats.norm.cdf((-1 - mu) / math.sqrt(2 * mu))
     legend = " ".join(t.get_text() for t in fig.axes[0].get_legend().get_texts())
@@ -217,7 +218,7 @@ def test_simulated_estimates_unbiased_with_rr_std_error():
     n, rate, trials = 500, 0.3, 4000
     se = rr_std_error(rate, n, gamma=0.25)
     for sim in ("reports", "binomial"):
-        est = rrp.simulate_rr_estimates(rate, n, gamma=0.25, trials=trials, rng=11,
+        est = mech.simulate_rr_estimates(rate, n, gamma=0.25, trials=trials, rng=11,
                                         simulation=sim)
         assert est.shape == (trials,)
         assert abs(est.mean() - rate) < 5 * se / math.sqrt(trials)
@@ -228,7 +229,7 @@ def test_simulated_estimates_lie_on_estimator_lattice():
     # every estimate must equal (k/n − (1−p))/(2p−1) for an integer count k
     n = 40
     p = math.exp(1.0) / (1 + math.exp(1.0))
-    est = rrp.simulate_rr_estimates(0.5, n, epsilon=1.0, trials=200, rng=3)
+    est = mech.simulate_rr_estimates(0.5, n, epsilon=1.0, trials=200, rng=3)
     k = (est * (2 * p - 1) + (1 - p)) * n
     np.testing.assert_allclose(k, np.round(k), atol=1e-9)
 
@@ -320,10 +321,10 @@ def test_local_vs_central_closed_forms_and_simulation():
     T = 3000
     est = np.array([rr_estimate(randomized_response(bits, epsilon=eps, rng=rng),
                                 epsilon=eps).estimate for _ in range(T)])
-    assert abs(est.std(ddof=1) / rrp.rr_local_std(400, eps) - 1) < 5 / math.sqrt(2 * T)
-    assert abs(est.mean() - 0.3) < 5 * rrp.rr_local_std(400, eps) / math.sqrt(T)
+    assert abs(est.std(ddof=1) / mech.rr_local_std(400, eps) - 1) < 5 / math.sqrt(2 * T)
+    assert abs(est.mean() - 0.3) < 5 * mech.rr_local_std(400, eps) / math.sqrt(T)
     with pytest.raises(ValueError, match="n"):
-        rrp.rr_local_std(0, 1.0)
+        mech.rr_local_std(0, 1.0)
     with pytest.raises(ValueError, match="n_values"):
         rrp.plot_local_vs_central(1.0, n_values=[1.5, 3])
     assert_rejects_bad_values(rrp.plot_local_vs_central, dict(epsilon=1.0), "epsilon",

@@ -191,6 +191,35 @@ CASES = [
     (m.k_rr_estimate, {"reports": [0, 1, 1], "k": K, "epsilon": 1.0}, "k", bad_int(2, 1_000_000)),
     (m.k_rr_estimate, {"reports": [0, 1, 3], "k": K, "epsilon": 1.0}, "epsilon", BAD_POSITIVE),
 
+    # privacy-loss functions and the randomized-response error analysis
+    *[(m.laplace_privacy_loss, {"y": [0.0, 1.0], "sensitivity": 1.0, "epsilon": 1.0,
+                                "value": 0.0}, arg, strat)
+      for arg, strat in (("y", BAD_VALUE), ("sensitivity", BAD_POSITIVE),
+                         ("epsilon", BAD_POSITIVE),
+                         ("value", st.one_of(NOT_A_NUMBER, WRONG_SHAPE,
+                                             st.sampled_from([math.nan, math.inf]))))],
+    *[(m.gaussian_privacy_loss, {"y": [0.0, 1.0], "sensitivity": 1.0, "sigma": 1.0,
+                                 "value": 0.0}, arg, strat)
+      for arg, strat in (("y", BAD_VALUE), ("sensitivity", BAD_POSITIVE),
+                         ("sigma", BAD_POSITIVE),
+                         ("value", st.one_of(NOT_A_NUMBER, WRONG_SHAPE,
+                                             st.sampled_from([math.nan, -math.inf]))))],
+    *[(m.simulate_rr_estimates, {"true_rate": 0.3, "n": 50, "gamma": 0.25, "trials": 10,
+                                 "rng": 0}, arg, strat)
+      for arg, strat in (("true_rate", BAD_PROB), ("n", bad_int(1, 10**9)),
+                         ("gamma", BAD_GAMMA), ("trials", bad_int(2, 10**6)),
+                         ("rng", BAD_RNG))],
+    (m.simulate_rr_estimates, {"true_rate": 0.3, "n": 50, "epsilon": 1.0, "trials": 10,
+                               "rng": 0}, "epsilon", BAD_POSITIVE),
+    (m.simulate_rr_estimates, {"true_rate": 0.3, "n": 50, "epsilon": 1.0, "trials": 10,
+                               "rng": 0}, "simulation", BAD_CHOICE),
+    *[(f, {"n": [10, 100], "epsilon": 1.0}, arg, strat)
+      for f in (m.rr_local_std, m.central_laplace_rate_std)
+      for arg, strat in (("n", st.one_of(NON_FINITE_ARRAYS, NOT_NUMERIC,
+                                         st.sampled_from([0, -1, [1, 0], [2.5], 0.5,
+                                                          np.zeros((2, 2))]))),
+                         ("epsilon", BAD_POSITIVE))],
+
     # ----------------------------------------------------------------------- datasets
     (ds.adult_arrays, {"df": None}, "df", st.one_of(BAD_DF, BAD_DF_VALUES)),
     (ds.adult_arrays, {"df": None}, "include_sex", NOT_BOOL),

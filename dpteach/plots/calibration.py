@@ -37,7 +37,7 @@ from .._validation import (
     check_int,
     check_sensitivity,
 )
-from ..mechanisms import gaussian_sigma, laplace_scale
+from ..mechanisms import gaussian_privacy_loss, gaussian_sigma, laplace_privacy_loss, laplace_scale
 from ._style import PALETTE, new_axes
 
 __all__ = [
@@ -46,8 +46,6 @@ __all__ = [
     "plot_sigma_comparison",
     "plot_error_vs_epsilon",
     "plot_dimension_crossover",
-    "laplace_privacy_loss",
-    "gaussian_privacy_loss",
 ]
 
 _LW = 2.2  # line width readable on a projector
@@ -89,37 +87,6 @@ def _title(sensitivity: float, epsilon: float | None = None, delta: float | None
     if delta is not None:
         parts.append(f"δ = {_fmt(delta)}")
     return f"{head}\n" + ", ".join(parts) if head else ", ".join(parts)
-
-
-# ------------------------------------------------------------- privacy loss maths
-def laplace_privacy_loss(y, sensitivity: float, epsilon: float, value: float = 0.0):
-    """Privacy loss ``ln(p(y)/p'(y))`` of the Laplace mechanism at output ``y``.
-
-    ``p`` is the density of ``value + Lap(b)`` (dataset D) and ``p'`` that of
-    ``value + Δ + Lap(b)`` (its neighbour D'), ``b = Δ/ε``. Then
-    ``ln(p/p') = (|y − value − Δ| − |y − value|)/b``, which by the triangle
-    inequality lies in [−ε, ε] for every y ([DR14]_, proof of Thm 3.6).
-    """
-    b = laplace_scale(sensitivity, epsilon)
-    value = check_finite("value", value)
-    y = np.asarray(y, dtype=float)
-    return (np.abs(y - value - sensitivity) - np.abs(y - value)) / b
-
-
-def gaussian_privacy_loss(y, sensitivity: float, sigma: float, value: float = 0.0):
-    """Privacy loss ``ln(p(y)/p'(y))`` of Gaussian noise N(0, σ²) at output ``y``.
-
-    With ``p = N(value, σ²)`` and ``p' = N(value + Δ, σ²)``,
-    ``ln(p/p') = (Δ² − 2Δ(y − value)) / (2σ²)``: linear and unbounded in y, so
-    no σ gives pure ε-DP; it exceeds ε in absolute value with probability
-    governed by δ ([DR14]_, proof of Thm A.1; [BW18]_ Sec 3). Under D the loss is
-    distributed as ``N(μ, 2μ)`` with ``μ = Δ²/(2σ²)``.
-    """
-    sensitivity = check_sensitivity(sensitivity)
-    sigma = check_sensitivity(sigma, "sigma")
-    value = check_finite("value", value)
-    y = np.asarray(y, dtype=float)
-    return (sensitivity ** 2 - 2 * sensitivity * (y - value)) / (2 * sigma ** 2)
 
 
 # ----------------------------------------------------------------------- figures

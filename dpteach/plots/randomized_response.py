@@ -40,6 +40,9 @@ from .._validation import (
     check_rng,
 )
 from ..mechanisms import (
+    central_laplace_rate_std,
+    rr_local_std,
+    simulate_rr_estimates,
     laplace_scale,
     randomized_response,
     rr_epsilon_from_gamma,
@@ -50,9 +53,6 @@ from ..mechanisms import (
 from ._style import CYCLE, PALETTE, new_axes
 
 __all__ = [
-    "simulate_rr_estimates",
-    "rr_local_std",
-    "central_laplace_rate_std",
     "plot_rr_estimator",
     "plot_rr_std_error",
     "plot_rr_probabilities",
@@ -84,123 +84,6 @@ def _truth_prob(gamma, epsilon) -> tuple[float, float, float]:
 
 def _privacy_label(gamma: float, epsilon: float) -> str:
     return f"γ = {gamma:.3g} (ε = {epsilon:.3g})"
-
-
-def simulate_rr_estimates(true_rate: float, n: int, gamma: float | None = None,
-                          epsilon: float | None = None, trials: int = 2000, rng=None,
-                          simulation: str = "auto") -> np.ndarray:
-    """Estimates π̂ from ``trials`` independent simulated surveys.
-
-    Each survey draws ``n`` fresh respondents whose bits are i.i.d.
-    Bernoulli(``true_rate``), passes them through
-    :func:`dpteach.mechanisms.randomized_response` and estimates the rate. This
-    is the sampling model behind :func:`dpteach.mechanisms.rr_std_error`, whose
-    value is the standard deviation of the returned estimates.
-
-    ``simulation="reports"`` simulates every report. ``"binomial"`` draws
-    the number of "yes" reports directly as ``Binomial(n, λ)`` with
-    ``λ = p·π + (1−p)(1−π)``: each report is an independent Bernoulli(λ)
-    variable (a fresh respondent says yes with probability π, then the coin
-    keeps or flips it), so their sum has exactly this distribution and the
-    two options give identically distributed estimates. ``"auto"`` simulates
-    reports while ``n·trials ≤ 2·10⁶`` and uses the binomial beyond (to keep
-    memory and time small on Binder).
-
-    The estimate of each survey is the one :func:`dpteach.mechanisms.rr_estimate`
-    returns. That estimator is affine in the fraction of "yes" reports
-    ``Ȳ`` (``π̂ = (Ȳ − (1−p))/(2p−1)``, [W65]_), so it is evaluated for all
-    surveys at once from its values at ``Ȳ = 0`` and ``Ȳ = 1``.
-
-    Parameters
-    ----------
-    true_rate : float
-        Population rate π in [0, 1].
-    n : int
-        Respondents per survey, in [1, 10**9].
-    gamma, epsilon : float
-        Exactly one: γ in (0, ½) or ε > 0.
-    trials : int
-        Number of surveys, in [2, 10**6].
-    rng : None, int or numpy.random.Generator
-    simulation : {"auto", "reports", "binomial"}
-
-    Returns
-    -------
-    numpy.ndarray of shape (trials,)
-    """
-    true_rate = check_in_range("true_rate", true_rate, 0.0, 1.0)
-    n = check_int("n", n, minimum=1, maximum=10 ** 9)
-    p, gam, eps = _truth_prob(gamma, epsilon)
-    kw = _privacy_kwargs(gamma, epsilon)
-    trials = check_int("trials", trials, minimum=2, maximum=10 ** 6)
-    simulation = check_choice("simulation", simulation, {"auto", "reports", "binomial"})
-    gen = check_rng(rng)
-    if simulation == "auto":
-        simulation = "reports" if n * trials <= _EXACT_LIMIT else "binomial"
-
-    if simulation == "reports":
-        counts = np.empty(trials, dtype=np.int64)
-        per_chunk = max(1, _EXACT_LIMIT // (4 * n))   # keep each chunk ≤ 0.5 M reports
-        for start in range(0, trials, per_chunk):
-            m = min(per_chunk, trials - start)
-            bits = (gen.random((m, n)) < true_rate).astype(np.int8)
-            reports = randomized_response(bits.ravel(), **kw, rng=gen)
-            counts[start:start + m] = reports.reshape(m, n).sum(axis=1)
-    else:
-        lam = p * true_rate + (1 - p) * (1 - true_rate)
-        counts = gen.binomial(n, lam, size=trials)
-
-    at0 = rr_estimate([0], **kw).estimate
-    at1 = rr_estimate([1], **kw).estimate
-    return at0 + (at1 - at0) * (counts / n)
-
-
-def rr_local_std(n, epsilon: float):
-    """Standard deviation of the RR rate estimate for a *fixed* dataset.
-
-    Conditionally on the n true bits, the reports are independent with
-    ``Var(Y_i) = p(1−p)`` whatever the bit, so
-    ``sd(π̂ | data) = √(p(1−p)) / ((2p−1)√n) = e^{ε/2} / ((e^ε − 1)√n)``
-    with ``p = e^ε/(1+e^ε)`` ([W65]_; [DR14]_ Sec 3.2). This is the error
-    caused by privacy alone, comparable with :func:`central_laplace_rate_std`.
-    It is Θ(1/(ε√n)) for small ε, which is optimal for local protocols
-    ([CSS12]_).
-
-    Parameters
-    ----------
-    n : int or array_like of int
-        Dataset size(s), ≥ 1.
-    epsilon : float
-        Finite > 0.
-    """
-    p = 0.5 + rr_gamma_from_epsilon(epsilon)
-    n_arr = check_array("n", n, ndim=(0, 1))
-    if np.any(n_arr < 1) or np.any(n_arr != np.round(n_arr)):
-        raise ValueError(f"n must contain integers >= 1; got n={n!r}")
-    out = math.sqrt(p * (1 - p)) / ((2 * p - 1) * np.sqrt(n_arr))
-    return float(out) if np.ndim(n) == 0 else out
-
-
-def central_laplace_rate_std(n, epsilon: float):
-    """Standard deviation of the central estimate ``(count + Lap(1/ε)) / n``.
-
-    A trusted curator adds Laplace noise of scale ``1/ε`` to the count
-    (sensitivity 1, [DR14]_ Thm 3.6), so the rate has standard deviation
-    ``√2 / (ε n)``.
-
-    Parameters
-    ----------
-    n : int or array_like of int
-        Dataset size(s), ≥ 1.
-    epsilon : float
-        Finite > 0.
-    """
-    b = laplace_scale(1.0, epsilon)
-    n_arr = check_array("n", n, ndim=(0, 1))
-    if np.any(n_arr < 1) or np.any(n_arr != np.round(n_arr)):
-        raise ValueError(f"n must contain integers >= 1; got n={n!r}")
-    out = math.sqrt(2) * b / n_arr
-    return float(out) if np.ndim(n) == 0 else out
 
 
 def plot_rr_estimator(true_rate: float, n: int, gamma: float | None = None,
