@@ -24,7 +24,7 @@ import importlib
 import streamlit as st
 
 PAGES = [
-    # (title in the sidebar, module exposing render(), icon: an emoji or a Material
+    # (title in the navigation bar, module exposing render(), icon: an emoji or a Material
     #  Symbol ":material/<name>:", which renders offline with Streamlit's own font)
     ("Noise calibration", "dpteach.app_pages.noise_calibration", ":material/straighten:"),
     ("Randomized response", "dpteach.app_pages.randomized_response", ":material/casino:"),
@@ -41,7 +41,10 @@ def _page(title: str, module: str, icon: str, default: bool) -> st.Page:
     return st.Page(render, title=title, icon=icon, url_path=url_path, default=default)
 
 
+# Navigation at the top: the pages get the full width of the screen, which makes
+# the figures larger on a projector.
 st.set_page_config(page_title="dpteach: differential privacy, live",
                    page_icon=":material/shield_lock:", layout="wide")
-navigation = st.navigation([_page(*entry, default=(i == 0)) for i, entry in enumerate(PAGES)])
+navigation = st.navigation([_page(*entry, default=(i == 0)) for i, entry in enumerate(PAGES)],
+                           position="top")
 navigation.run()

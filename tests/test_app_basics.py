@@ -246,3 +246,58 @@ def test_rr_extreme_rates(rate):
     assert_no_errors(at)
     assert not at.warning, [w.value for w in at.warning]
     assert metrics(at)["γ"] == "0.49"
+
+
+# --------------------------------------------------------------- figure store
+DENSITIES = "dpteach.plots.calibration.plot_neighbouring_densities"
+
+
+def test_figure_store_draws_once_and_prefetches(monkeypatch):
+    from dpteach.app_pages._common import FigureStore
+
+    monkeypatch.setenv("DPTEACH_APP_PREFETCH", "1")
+    store = FigureStore(max_entries=3)
+    png = store.get(DENSITIES, sensitivity=1.0, epsilon=1.0)
+    assert png.startswith(b"\x89PNG\r\n\x1a\n")
+    assert store.get(DENSITIES, sensitivity=1.0, epsilon=1.0) is png      # not redrawn
+    store.prefetch(DENSITIES, sensitivity=1.0, epsilon=2.0)
+    prefetched = store.get(DENSITIES, sensitivity=1.0, epsilon=2.0)
+    assert prefetched == FigureStore().get(DENSITIES, sensitivity=1.0, epsilon=2.0)
+    assert prefetched != png
+    for eps in (3.0, 5.0, 7.0):
+        store.get(DENSITIES, sensitivity=1.0, epsilon=eps)
+    assert len(store._items) == 3                                          # LRU bound
+
+
+def test_figure_store_errors_propagate_and_prefetch_can_be_off(monkeypatch):
+    from dpteach.app_pages._common import FigureStore
+
+    store = FigureStore()
+    with pytest.raises(ValueError, match="delta"):
+        store.get(DENSITIES, sensitivity=1.0, epsilon=1.0, delta=0.0, mechanism="gaussian")
+    assert not store._items
+    monkeypatch.setenv("DPTEACH_APP_PREFETCH", "0")
+    store.prefetch(DENSITIES, sensitivity=1.0, epsilon=1.0)
+    assert not store._items
+
+
+def _positions_script() -> None:
+    import streamlit as st
+
+    from dpteach.app_pages._common import next_positions
+
+    a = st.select_slider("a", options=[1, 2, 3, 4], value=2, key="a")
+    b = st.select_slider("b", options=[10, 20, 30], value=20, key="b")
+    steps = next_positions({"a": ([1, 2, 3, 4], a), "b": ([10, 20, 30], b)}, state_key="_pos")
+    st.text(repr(steps))
+
+
+def test_next_positions_follows_the_slider_that_moved():
+    at = AppTest.from_function(_positions_script, default_timeout=TIMEOUT).run()
+    assert at.text[0].value == "[('a', 3), ('a', 1)]"        # nothing moved yet: first slider
+    at.select_slider(key="b").set_value(10).run()
+    assert at.text[0].value == "[('b', 20)]"                 # b moved left, at its end
+    at.select_slider(key="a").set_value(3).run()
+    assert at.text[0].value == "[('a', 4), ('a', 2)]"        # a moved right: right first
+    at.select_slider(key="a").set_value(2).run()
+    assert at.text[0].value == "[('a', 1), ('a', 3)]"        # a moved left: left first

@@ -39,9 +39,6 @@ DELTAS: tuple[float, ...] = (0.0,) + tuple(10.0 ** -k for k in range(10, 1, -1))
 #: than the notebooks' 6.4 x 4 so that the same fonts read larger on a projector.
 FIGSIZE = (6.0, 3.8)
 DPI = 130
-#: Legend text size in the app (points). The plots use "small" legends, which
-#: are hard to read from the back of a lecture room.
-LEGEND_FONTSIZE = 10
 
 PRIVACY_CAPTION = "← more private | less private →"
 
@@ -156,13 +153,7 @@ class FigureStore:
         module, name = function.rsplit(".", 1)
         plot = getattr(importlib.import_module(module), name)
         _, ax = new_axes(figsize=FIGSIZE)
-        fig = plot(**kwargs, ax=ax)
-        for axes in fig.axes:                     # this figure only: thread-safe
-            legend = axes.get_legend()
-            if legend is not None:
-                for text in [*legend.get_texts(), legend.get_title()]:
-                    text.set_fontsize(max(text.get_fontsize(), LEGEND_FONTSIZE))
-        return figure_png(fig)
+        return figure_png(plot(**kwargs, ax=ax))
 
     def _store(self, key: tuple, future: Future) -> None:
         # caller holds the lock
@@ -230,6 +221,29 @@ def neighbours(options: Sequence[float], value: float) -> list[float]:
     options = list(options)
     i = options.index(value)
     return [options[j] for j in (i - 1, i + 1) if 0 <= j < len(options)]
+
+
+def next_positions(sliders: dict, *, state_key: str) -> list[tuple[str, object]]:
+    """Slider positions one key press away, for :meth:`FigureStore.prefetch`.
+
+    ``sliders`` maps a name to ``(options, current value)``. The slider that
+    moved since the page's previous run (remembered in ``st.session_state``
+    under ``state_key``) is the one stepped, with the position in the
+    direction it moved first; if none moved, the first slider of ``sliders``.
+    Returns ``[(name, value), ...]`` (at most two entries).
+    """
+    previous = st.session_state.get(state_key, {})
+    now = {name: value for name, (_, value) in sliders.items()}
+    st.session_state[state_key] = now
+    moved = [name for name in now if name in previous and previous[name] != now[name]]
+    name = moved[0] if moved else next(iter(sliders))
+    options, value = sliders[name]
+    if value not in options:
+        return []
+    steps = neighbours(options, value)                 # [left, right]
+    if not (name in previous and previous[name] > value):
+        steps.reverse()                                # moving right (or unknown): right first
+    return [(name, v) for v in steps]
 
 
 def show_figure(png: bytes, alt: str) -> None:

@@ -12,16 +12,17 @@ import streamlit as st
 
 from ..mechanisms import gaussian_sigma, laplace_scale
 from ._common import (
+    DELTAS,
     EPSILONS,
+    FIGURES,
     cached_figure,
     delta_slider,
     epsilon_slider,
     fmt,
     friendly_errors,
     log_slider,
-    neighbours,
+    next_positions,
     show_figure,
-    FIGURES,
 )
 
 SENSITIVITIES = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
@@ -152,15 +153,14 @@ def render() -> None:
         with column, friendly_errors(alt):
             show_figure(cached_figure(_PLOTS + name, **kwargs), alt)
 
-    # Draw the figures for the next ε positions in the background (the direction
-    # of the last move first), so that an arrow-key step shows at once.
-    ahead = neighbours(EPSILONS, epsilon)
-    if st.session_state.get("_last_epsilon", 0.0) <= epsilon:   # moving right: right first
-        ahead.reverse()
-    st.session_state["_last_epsilon"] = epsilon
-    for eps in ahead:
-        for name, kwargs, _ in _figures(view, sensitivity, eps, delta):
-            FIGURES.prefetch(_PLOTS + name, **kwargs)
+    # Draw the figures one key press away in the background (the slider that moved
+    # last, in the direction it moved), so that the next step shows at once.
+    here = {"epsilon": epsilon, "delta": delta, "sensitivity": sensitivity}
+    for name, value in next_positions({"epsilon": (EPSILONS, epsilon), "delta": (DELTAS, delta),
+                                       "sensitivity": (SENSITIVITIES, sensitivity)},
+                                      state_key="_calibration_positions"):
+        for plot, kwargs, _ in _figures(view, **{**here, name: value}):
+            FIGURES.prefetch(_PLOTS + plot, **kwargs)
 
     st.caption(
         "Laplace: b = Δ/ε (Dwork & Roth 2014, Thm 3.6). Gaussian: classic σ from "

@@ -19,8 +19,20 @@ from ..mechanisms import (
     rr_gamma_from_epsilon,
     rr_std_error,
 )
-from ._common import cached_figure, epsilon_slider, fmt, friendly_errors, log_slider, show_figure
+from ._common import (
+    EPSILONS,
+    FIGURES,
+    cached_figure,
+    epsilon_slider,
+    fmt,
+    friendly_errors,
+    log_slider,
+    next_positions,
+    show_figure,
+)
 
+GAMMAS = tuple(round(0.01 * i, 2) for i in range(1, 50))      # the γ slider's positions
+RATES = tuple(round(0.01 * i, 2) for i in range(101))         # the true-rate slider's
 SIZES = (10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000)
 TRIALS = 2000            # simulated surveys in the histogram
 HISTOGRAM_SEED = 0       # the histogram is the same picture each time for the same settings
@@ -38,8 +50,8 @@ def _privacy_controls() -> dict:
                         "otherwise; this is ε-DP with ε = ln((½ + γ)/(½ − γ)).")
     if how == BY_EPSILON:
         return {"epsilon": epsilon_slider(key="rr_epsilon", value=1.0)}
-    gamma = st.slider("γ: respondents tell the truth with probability ½ + γ", 0.01, 0.49,
-                      0.25, 0.01, key="rr_gamma", format="%.2f",
+    gamma = st.slider("γ (truth told with probability ½ + γ)", GAMMAS[0],
+                      GAMMAS[-1], 0.25, 0.01, key="rr_gamma", format="%.2f",
                       help="γ = ¼ is the coin-flip protocol: flip a coin; heads, answer "
                            "truthfully; tails, flip again and answer 'yes' on heads.")
     st.caption("← more private | less private →")
@@ -52,6 +64,28 @@ def _simulate_survey(true_rate: float, n: int, privacy: dict, seed: int):
     bits = (rng.random(n) < true_rate).astype(np.int8)
     reports = randomized_response(bits, **privacy, rng=rng)
     return bits, reports, rr_estimate(reports, **privacy)
+
+
+def _figures(privacy: dict, n: int, true_rate: float) -> list[tuple[str, dict]]:
+    """(plot function, kwargs) of the page's two figures."""
+    return [("plot_rr_probabilities", dict(privacy)),
+            ("plot_rr_estimator", dict(true_rate=true_rate, n=n, trials=TRIALS,
+                                       rng=HISTOGRAM_SEED, **privacy))]
+
+
+def _prefetch(privacy: dict, n: int, true_rate: float) -> None:
+    """Draw the figures one key press away in the background."""
+    (which, value), = privacy.items()
+    sliders = {which: (EPSILONS if which == "epsilon" else GAMMAS, value),
+               "n": (SIZES, n), "true_rate": (RATES, true_rate)}
+    for name, step in next_positions(sliders, state_key="_rr_positions"):
+        here = {"privacy": dict(privacy), "n": n, "true_rate": true_rate}
+        if name == which:
+            here["privacy"] = {which: step}
+        else:
+            here[name] = step
+        for plot, kwargs in _figures(**here):
+            FIGURES.prefetch(_PLOTS + plot, **kwargs)
 
 
 def render() -> None:
@@ -117,17 +151,18 @@ def render() -> None:
                 f"for small n the normal approximation is crude).")
             st.caption("π̂ is unbiased and not clipped, so it can fall below 0 or above 1. "
                        "The interval is the normal approximation π̂ ± 1.96 · (estimated SE).")
+        probabilities, histogram = _figures(privacy, n, true_rate)
         with friendly_errors("The response probabilities"):
-            show_figure(cached_figure(_PLOTS + "plot_rr_probabilities", **privacy),
+            show_figure(cached_figure(_PLOTS + probabilities[0], **probabilities[1]),
                         "Probability of each report given the true answer")
     with right:
         st.subheader(f"The estimate over {TRIALS:,} surveys")
         with friendly_errors("The histogram"):
-            show_figure(cached_figure(_PLOTS + "plot_rr_estimator", true_rate=true_rate, n=n,
-                                      trials=TRIALS, rng=HISTOGRAM_SEED, **privacy),
+            show_figure(cached_figure(_PLOTS + histogram[0], **histogram[1]),
                         "Histogram of the randomized-response estimate")
             st.caption("Each survey draws n fresh respondents from a population with rate π; "
                        "the curve is the normal density with the standard error above.")
 
+    _prefetch(privacy, n, true_rate)
     st.caption("S. L. Warner, *Randomized response*, JASA 60(309), 1965; "
                "Dwork & Roth 2014, Sec 3.2.")
