@@ -187,6 +187,27 @@ def test_run_shadow_experiment_with_sklearn_estimator():
     assert 0.0 <= res.auc <= 1.0
 
 
+def test_pooled_roc_averages_the_targets_with_equal_weight():
+    """Pooling targets: at every threshold, TPR = mean_m TPR_m and FPR = mean_m FPR_m."""
+    rng = np.random.default_rng(6)
+    M, N = 3, 40
+    member = np.zeros((M, N), dtype=bool)
+    member[0, :4] = True                    # very unbalanced targets: 4, 20 and 36 members
+    member[1, :20] = True
+    member[2, :36] = True
+    losses = rng.exponential(1.0, (M, N)) - 0.5 * member
+    exp = ShadowExperiment(membership=member, confidences=-losses, losses=losses,
+                           train_accuracy=np.ones(M), test_accuracy=np.ones(M),
+                           epsilons=np.full(M, np.inf))
+    res = loss_attack(exp)
+    for t, fpr, tpr in zip(res.thresholds[1:], res.fpr[1:], res.tpr[1:]):
+        called = -losses >= t
+        tprs = [called[m][member[m]].mean() for m in range(M)]
+        fprs = [called[m][~member[m]].mean() for m in range(M)]
+        assert tpr == pytest.approx(np.mean(tprs), abs=1e-12)
+        assert fpr == pytest.approx(np.mean(fprs), abs=1e-12)
+
+
 # ------------------------------------------------------------ DP ceiling
 def test_dp_roc_bound_shape():
     eps, d = 1.0, 1e-3
