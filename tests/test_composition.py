@@ -54,6 +54,23 @@ def test_advanced_composition_formula():
     assert e_tot < k * eps
 
 
+@pytest.mark.parametrize("eps,dp", [(0.1, 1e-5), (0.01, 1e-6), (0.3, 1e-3), (0.6, 1e-5)])
+def test_advanced_beats_basic_exactly_beyond_the_closed_form_crossover(eps, dp):
+    # ε' < kε  ⇔  √(2k ln(1/δ')) < k(2 − e^ε)  ⇔  k > k* = 2 ln(1/δ')/(2 − e^ε)²  (e^ε < 2).
+    # (The docstring once said k ≳ 2 ln(1/δ')/ε², a hundred times too many at ε = 0.1.)
+    k_star = 2 * math.log(1 / dp) / (2 - math.exp(eps)) ** 2
+    first = math.floor(k_star) + 1
+    assert advanced_composition(eps, 0.0, first, dp)[0] < first * eps
+    assert advanced_composition(eps, 0.0, first - 1, dp)[0] >= (first - 1) * eps
+    if eps == 0.1 and dp == 1e-5:
+        assert first == 29                                  # the number quoted in the docstring
+
+
+def test_advanced_never_beats_basic_when_e_eps_at_least_2():
+    for k in (1, 10, 1000, 10**6):
+        assert advanced_composition(math.log(2), 0.0, k, 1e-5)[0] >= k * math.log(2)
+
+
 @pytest.mark.parametrize("eps,k", [(0.01, 1000), (0.1, 100), (0.5, 20), (1.0, 5), (0.05, 3)])
 def test_advanced_is_never_better_than_optimal(eps, k):
     # The optimal composition is tight, so no valid theorem may beat it at the same δ_total.
