@@ -294,6 +294,23 @@ def test_gaussian_rdp_epsilon_is_at_least_exact_balle_wang():
             assert exact <= rdp_eps <= 1.2 * exact + 0.05, (sigma, delta)
 
 
+@pytest.mark.parametrize("sigma", [300.0, 1000.0, 3000.0])
+@pytest.mark.parametrize("conversion", ["improved", "classic"])
+def test_small_divergence_shortcut_is_sound_for_a_very_noisy_gaussian(sigma, conversion):
+    # Regime of the (0, δ) shortcut: r(α) is tiny, but the Gaussian's total variation
+    # TV = 2Φ(1/(2σ)) − 1 ≈ 0.4/σ is still far above δ = 1e-5, so (0, δ)-DP is FALSE and
+    # every sound conversion must return ε > 0 (in fact ≥ the exact Balle–Wang ε), and a
+    # δ at ε = 0 of at least TV. The shortcut may only fire when 1 − e^{−r} ≤ δ²
+    # (TV ≤ √(1 − e^{−KL}) ≤ √(1 − e^{−r}) ≤ δ); with δ instead of δ² it fires here.
+    delta = 1e-5
+    tv = float(gaussian_delta(sigma, 1.0, 0.0))
+    assert tv > 10 * delta
+    rdp = gaussian_rdp(DEFAULT_ORDERS, sigma)
+    eps = rdp_to_epsilon(DEFAULT_ORDERS, rdp, delta, conversion)[0]
+    assert eps >= exact_gaussian_epsilon(sigma, delta) > 0
+    assert rdp_to_delta(DEFAULT_ORDERS, rdp, 0.0, conversion)[0] >= tv
+
+
 # ---------------------------------------------------------------------------
 # zCDP
 # ---------------------------------------------------------------------------
