@@ -10,6 +10,7 @@ JupyterHub-like base URL ``/user/student/``, and checks that
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -111,3 +112,13 @@ def test_app_renders_through_proxy(binder_jupyter):
         value.wait_for(timeout=60_000)
         assert page.get_by_role("heading", name="Noise calibration").is_visible()
         assert page.get_by_test_id("stImage").count() >= 1
+
+
+def test_proxy_entry_has_launcher_tile(binder_jupyter):
+    url, server = binder_jupyter
+    status, body = http_get(url + "server-proxy/servers-info")
+    assert status == 200, body
+    servers = {s["name"]: s for s in json.loads(body)["server_processes"]}
+    assert "streamlit" in servers, servers
+    entry = servers["streamlit"]["launcher_entry"]
+    assert entry["enabled"] and entry["title"] == "dpteach app"
