@@ -36,7 +36,7 @@ References
    test to have false-alarm P_FA and miss P_MD with
    ``P_FA + e^ε P_MD ≥ 1`` and ``e^ε P_FA + P_MD ≥ 1``).
 .. [WZ10] L. Wasserman and S. Zhou. A statistical framework for differential
-   privacy. JASA 105(489), 2010, Thm 2.4 (the same hypothesis-testing bound).
+   privacy. JASA 105(489), 2010 (the hypothesis-testing view of DP).
 .. [NA] J. P. Near and C. Abuah. *Programming Differential Privacy*, chapters
    "De-identification" (aggregation and differencing attacks) and
    "Sensitivity" (global vs local sensitivity).
@@ -440,7 +440,7 @@ def dp_success_bound(epsilon: float) -> float:
 
     With a uniform prior on the two hypotheses ("x_i = 0" vs "x_i = 1"), an
     ε-DP mechanism forces ``P_FA + e^ε P_MD ≥ 1`` and ``e^ε P_FA + P_MD ≥ 1``
-    ([KOV15]_ Thm 2.1; [WZ10]_ Thm 2.4; both follow from [DR14]_ Def 2.4
+    ([KOV15]_ Thm 2.1, after [WZ10]_; both follow from [DR14]_ Def 2.4
     applied to the attacker's rejection region). Adding them gives
     ``P_FA + P_MD ≥ 2/(1 + e^ε)``, so the success probability
     ``1 − (P_FA + P_MD)/2`` is at most ``e^ε/(1 + e^ε)``. Randomized response

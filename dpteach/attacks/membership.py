@@ -197,10 +197,10 @@ def roc_from_scores(scores, is_member, *, sample_weight=None, low_fprs=DEFAULT_L
 
 def loss_threshold_attack(member_losses, nonmember_losses, *, threshold: float | None = None,
                           low_fprs=DEFAULT_LOW_FPRS, name: str = "loss threshold") -> AttackResult:
-    """The loss-threshold attack of Yeom et al. [YGFJ18]_ (their Adversary 1 with a loss).
+    """The loss-threshold attack of Yeom et al. [YGFJ18]_: one global threshold on the loss.
 
     Guess "member" iff the target model's loss on the example is ≤ τ. The
-    paper sets τ to the expected training loss; sweeping τ gives the ROC
+    natural single choice is the mean training loss; sweeping τ gives the ROC
     curve returned here. Assumes only black-box access to the loss (the
     example's label is known).
 
@@ -251,7 +251,7 @@ def _true_class_proba(proba, y):
 
 
 def logit_confidence(proba, y) -> np.ndarray:
-    """Logit-scaled confidence φ = log(p_y / (1 − p_y)) of the true class [CCN22]_ (Sec. IV-C).
+    """Logit-scaled confidence φ = log(p_y / (1 − p_y)) of the true class [CCN22]_.
 
     Carlini et al. observe that this statistic is close to Gaussian across
     retrainings of a model, which is what LiRA assumes. 1 − p_y is computed
@@ -332,7 +332,7 @@ def run_shadow_experiment(estimator, X, y, n_models: int = 8, rng=None,
     Every model is then queried on the whole population, giving each
     example's confidence in models that did and did not train on it. Any
     model can be the *target* and the others its *shadows* (the leave-one-out
-    evaluation of [CCN22]_, Sec. V).
+    evaluation of [CCN22]_).
 
     Parameters
     ----------
@@ -422,7 +422,7 @@ def lira_scores(target_confidences, shadow_confidences, shadow_membership, *,
     mode : {"online", "offline"}
     fix_variance : bool, default True
         Use one variance per world, pooled over all examples, instead of one
-        per example; [CCN22]_ (Sec. VI-A) recommend it with few shadow models,
+        per example; [CCN22]_ recommend it with few shadow models,
         where per-example variances are too noisy.
 
     Notes

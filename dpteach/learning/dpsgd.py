@@ -92,7 +92,7 @@ def poisson_sample(n: int, sample_rate: float, rng=None) -> np.ndarray:
 
     References
     ----------
-    [ACG16]_ Sec. 3.1 ("lot" sampled with probability q); [MTZ19]_ Sec. 2
+    [ACG16]_ Sec. 3.1 ("lot" sampled with probability q); [MTZ19]_
     (the sampled Gaussian mechanism).
     """
     n = check_int("n", n, minimum=1)

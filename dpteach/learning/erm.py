@@ -116,7 +116,8 @@ __all__ = [
 ]
 
 #: Upper bound c on the second derivative of the logistic loss:
-#: ℓ''(z) = σ(z)σ(-z) ≤ 1/4, with equality at z = 0 ([CMS11] Section 3, logistic regression).
+#: ℓ''(z) = σ(z)σ(-z) ≤ 1/4, with equality at z = 0 (the constant [CMS11] use for logistic
+#: regression).
 LOGISTIC_C = 0.25
 #: Λ used when neither ``lam`` nor ``C`` is given.
 DEFAULT_LAM = 1e-3
@@ -212,7 +213,7 @@ def _check_Zs(Z, s):
 def logistic_objective(w, Z, s, lam: float) -> float:
     """Regularised empirical risk ``J(w) = (1/n)Σ log(1+exp(-s_i wᵀz_i)) + (Λ/2)‖w‖²``.
 
-    The objective of [CMS11]_ eq. (1) with the logistic loss and
+    The regularised objective of [CMS11]_ with the logistic loss and
     ``N(w) = ½‖w‖²``.
 
     Parameters
@@ -346,7 +347,7 @@ def fit_logistic_erm(Z, s, lam: float, *, linear=None, extra_reg: float = 0.0, w
     """Exact minimiser of the (possibly perturbed) regularised logistic risk.
 
     Minimises ``J(w) + linearᵀw + (extra_reg/2)‖w‖²`` where
-    ``J(w) = (1/n)Σ log(1+exp(-s_i wᵀz_i)) + (Λ/2)‖w‖²`` ([CMS11]_ eq. (1)).
+    ``J(w) = (1/n)Σ log(1+exp(-s_i wᵀz_i)) + (Λ/2)‖w‖²`` ([CMS11]_).
     With ``linear = b/n`` and ``extra_reg = Δ`` this is the perturbed
     objective of [CMS11]_ Algorithm 2. The problem is ``(Λ+extra_reg)``-
     strongly convex; damped Newton's method (Cholesky solves, Armijo
@@ -948,7 +949,7 @@ def excess_risk_given_noise(method: str, noise_norm, n: int, lam: float, *, Delt
       ``(Λ/2)‖w*‖² ≤ J(w*) ≤ J(0) = log 2`` bounds ``‖w*‖²`` by ``2 log 2 / Λ``
       when ``w_star_norm`` is not given.
 
-    These are the arguments of [CMS11]_ Section 4 (learning performance of
+    These are the arguments of [CMS11]_'s learning-performance analysis (of
     Algorithms 1 and 2), written with explicit constants.
 
     Parameters
@@ -995,7 +996,7 @@ def excess_risk_bound(method: str, n: int, dim: int, lam: float, epsilon: float,
     * objective perturbation (``Δ = 0``): ``≈ 2·dim²/(n²Λε'²)``;
 
     so objective perturbation's bound is smaller by a factor of order
-    ``(c+Λ)/Λ``, the comparison of [CMS11]_ Section 4 (their bounds use
+    ``(c+Λ)/Λ``, the comparison made in [CMS11]_ (their bounds use
     ``log(dim/δ)`` tail factors instead of the exact quantile).
 
     Parameters
