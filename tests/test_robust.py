@@ -226,6 +226,27 @@ def test_ptr_releases_near_the_median_on_concentrated_data():
     assert r0.released and r0.value == med
 
 
+def test_ptr_test_noise_is_laplace_two_over_epsilon():
+    # The test adds Lap(1/ε₀) = Lap(2/ε) to γ. With γ = ∞ excluded, take data whose γ is
+    # known and finite; noisy_distance − γ is then one Lap(2/ε) draw per run. Over R = 2000
+    # seeded runs, mean |·| estimates the scale s = 2/ε with SD s/√R, tolerance 5·s/√R
+    # (≈ 11 % here); Lap(1/ε), a factor 2 off, is far outside.
+    x = np.round(np.random.default_rng(12).normal(50, 5, size=301))
+    b, eps, delta = 1.0, 1.0, 1e-6
+    gamma = R.median_distance_to_instability(x, b, 0, 100)
+    assert gamma == 24      # threshold ln(1e6)/0.5 ≈ 27.6: pass probability ≈ 0.08
+    runs = 2000
+    dev = np.array([R.propose_test_release_median(x, b, 0, 100, eps, delta, rng=s).noisy_distance
+                    for s in range(runs)]) - gamma
+    s_true = 2 / eps
+    assert abs(np.mean(np.abs(dev)) - s_true) <= 5 * s_true / math.sqrt(runs)
+    assert abs(np.mean(dev)) <= 5 * math.sqrt(2) * s_true / math.sqrt(runs)   # SD of Lap(s) = √2 s
+    # and the empirical pass rate matches ptr_pass_probability (5 binomial SEs)
+    p = R.ptr_pass_probability(gamma, eps, delta)
+    passed = np.mean(dev + gamma > math.log(1 / delta) / (eps / 2))
+    assert abs(passed - p) <= 5 * math.sqrt(max(p * (1 - p), 1 / runs) / runs)
+
+
 def test_ptr_ingredients_on_random_neighbours():
     """Case analysis of the proof: if either neighbour has LS ≤ b, medians differ ≤ b."""
     gen = np.random.default_rng(11)

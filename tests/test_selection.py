@@ -219,6 +219,30 @@ def test_private_median_accuracy_and_privacy():
         assert np.max(np.abs(np.log(p / pp))) <= 1.0 * (1 + 1e-12)
 
 
+def test_private_median_replace_neighbours_use_sensitivity_two():
+    # Under replace-one neighbours the rank score has Δu = 2 (test_median_utility_sensitivity),
+    # so the exponent must be ε·u/4; with Δu = 1 a worst-case replacement breaks ε-DP.
+    cand = np.arange(0.0, 11.0)
+    x = np.array([1.0, 2.0, 5.0, 5.0, 9.0, 10.0, 3.0])
+    eps = 1.0
+    p = S.private_median_probabilities(x, cand, eps, neighbouring="replace")
+    np.testing.assert_allclose(p, special.softmax(eps * S.median_utility(x, cand) / 4),
+                               rtol=1e-12)
+    # exact privacy ratio over every replace-one neighbour on this small domain
+    worst = 0.0
+    for i in range(x.size):
+        for z in cand:
+            x2 = x.copy()
+            x2[i] = z
+            p2 = S.private_median_probabilities(x2, cand, eps, neighbouring="replace")
+            worst = max(worst, float(np.max(np.abs(np.log(p / p2)))))
+    assert worst <= eps * (1 + 1e-12)
+    # the score does move by 2 on this dataset, so Δu = 1 would not have been enough
+    x2 = x.copy()
+    x2[np.argmax(x)] = 0.0
+    assert np.max(np.abs(S.median_utility(x2, cand) - S.median_utility(x, cand))) == 2.0
+
+
 # ========================================================= report noisy max
 def test_rnm_scale():
     assert S.report_noisy_max_scale(1.0, 0.5) == 4.0
