@@ -105,13 +105,18 @@ def test_app_renders_through_proxy(binder_jupyter):
     url, server = binder_jupyter
     server.wait_for(url + "streamlit/_stcore/health", timeout=150,
                     expect=lambda s, b: (s, b) == (200, "ok"))
+    from playwright.sync_api import expect
+
     with chromium_page() as page:
         page.goto(url + "streamlit/")
-        # the metrics only appear once the websocket to the script runner works
-        value = page.get_by_test_id("stMetricValue").first
-        value.wait_for(timeout=60_000)
-        assert page.get_by_role("heading", name="Noise calibration").is_visible()
-        assert page.get_by_test_id("stImage").count() >= 1
+        # the page only renders once the websocket to the script runner works
+        expect(page.get_by_role("heading", name="Noise calibration")).to_be_visible(
+            timeout=60_000)
+        expect(page.get_by_test_id("stMetricValue").first).to_be_visible()
+        # the figures are media files served under the proxied base URL too
+        expect(page.locator("[data-testid='stImage'] img")).to_have_count(2)
+        src = page.locator("[data-testid='stImage'] img").first.get_attribute("src")
+        assert "/user/student/streamlit/media/" in src, src
 
 
 def test_proxy_entry_has_launcher_tile(binder_jupyter):
