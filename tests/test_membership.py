@@ -279,9 +279,10 @@ def test_attack_succeeds_on_overfit_model_and_not_on_private_one(mnist_in_out):
     assert private.epsilon_ <= 0.5
     attack_dp = _loss_attack_on(private, Xin, yin, Xout, yout)
     # the theorem: every ROC point lies under the (ε, δ) ceiling, up to sampling error.
-    # DKW: each empirical rate is within t = sqrt(ln(2/α)/(2n)) of the truth for all
-    # thresholds simultaneously (prob. ≥ 1 − α), so TPR̂ ≤ bound(FPR̂ + t) + t.
-    t = math.sqrt(math.log(2 / P_FAIL) / (2 * n))
+    # DKW: each of the two empirical rates (members, non-members) is within
+    # t = sqrt(ln(4/α)/(2n)) of the truth for all thresholds simultaneously with
+    # prob. ≥ 1 − α/2 (union bound: both with prob. ≥ 1 − α), so TPR̂ ≤ bound(FPR̂ + t) + t.
+    t = math.sqrt(math.log(4 / P_FAIL) / (2 * n))
     ceiling = dp_roc_bound(np.minimum(attack_dp.fpr + t, 1), private.epsilon_, private.delta_)
     assert np.all(attack_dp.tpr <= ceiling + t)
     assert attack_dp.advantage <= dp_advantage_bound(private.epsilon_, private.delta_) + 2 * t
