@@ -301,3 +301,20 @@ def test_next_positions_follows_the_slider_that_moved():
     assert at.text[0].value == "[('a', 4), ('a', 2)]"        # a moved right: right first
     at.select_slider(key="a").set_value(2).run()
     assert at.text[0].value == "[('a', 1), ('a', 3)]"        # a moved left: left first
+
+
+def test_calibration_extreme_corners_render():
+    """The slider ends together, in every view: numbers from dpteach, no warning."""
+    at = page_app(CAL)
+    for eps, delta, sens in [(0.01, 1e-10, 10.0), (0.01, 1e-2, 0.1), (10.0, 1e-10, 0.1),
+                             (10.0, 1e-2, 10.0)]:
+        for view in ["Output densities", "Privacy loss", "σ: classic vs analytic", "Error vs ε"]:
+            at.select_slider(key="epsilon").set_value(eps)
+            at.select_slider(key="delta").set_value(delta)
+            at.select_slider(key="sensitivity").set_value(sens)
+            at.radio(key="view").set_value(view).run()
+            assert_no_errors(at)
+            assert not at.warning, (eps, delta, sens, view, [w.value for w in at.warning])
+            m = metrics(at)
+            assert m["Laplace b = Δ/ε"] == sig4(laplace_scale(sens, eps))
+            assert m["σ analytic"] == sig4(gaussian_sigma(sens, eps, delta))

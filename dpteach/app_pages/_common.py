@@ -120,6 +120,11 @@ def figure_png(fig, dpi: int = DPI) -> bytes:
     return buf.getvalue()
 
 
+#: Held while the app draws a matplotlib figure (see :meth:`FigureStore._draw`);
+#: a page that draws outside the store while prefetching is on should hold it too.
+DRAW_LOCK = threading.Lock()
+
+
 class FigureStore:
     """Process-wide cache of rendered figures (PNG bytes), with prefetching.
 
@@ -152,8 +157,11 @@ class FigureStore:
     def _draw(function: str, kwargs: dict) -> bytes:
         module, name = function.rsplit(".", 1)
         plot = getattr(importlib.import_module(module), name)
-        _, ax = new_axes(figsize=FIGSIZE)
-        return figure_png(plot(**kwargs, ax=ax))
+        # One figure at a time: parts of matplotlib (the mathtext parser, built on
+        # pyparsing) are not thread-safe, and the background thread draws too.
+        with DRAW_LOCK:
+            _, ax = new_axes(figsize=FIGSIZE)
+            return figure_png(plot(**kwargs, ax=ax))
 
     def _store(self, key: tuple, future: Future) -> None:
         # caller holds the lock
