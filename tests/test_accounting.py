@@ -308,7 +308,12 @@ def test_small_divergence_shortcut_is_sound_for_a_very_noisy_gaussian(sigma, con
     rdp = gaussian_rdp(DEFAULT_ORDERS, sigma)
     eps = rdp_to_epsilon(DEFAULT_ORDERS, rdp, delta, conversion)[0]
     assert eps >= exact_gaussian_epsilon(sigma, delta) > 0
-    assert rdp_to_delta(DEFAULT_ORDERS, rdp, 0.0, conversion)[0] >= tv
+    d0 = rdp_to_delta(DEFAULT_ORDERS, rdp, 0.0, conversion)[0]
+    assert d0 >= tv
+    if conversion == "classic":
+        # classic δ(α) = e^{(α−1) r(α)} ≥ 1 at ε = 0, so the Bretagnolle–Huber value
+        # √(1 − e^{−r}) at the smallest order is what is returned
+        assert d0 == pytest.approx(math.sqrt(-math.expm1(-rdp.min())), rel=1e-12)
 
 
 # ---------------------------------------------------------------------------
@@ -553,6 +558,18 @@ def test_composition_epsilons_gaussian_uses_exact_pld():
         assert c["pld"][i] <= acc.get_epsilon(1e-5) <= c["pld"][i] + 1e-4
     assert np.all(c["rdp"] > c["pld"])
     assert np.all(c["optimal"] <= c["basic"] + 1e-12)
+    # the classic methods spend exactly the total δ: δ₀ = δ/(2k) per query, slack δ' = δ/2
+    from dpteach.accounting import gaussian_epsilon
+    from dpteach.composition import advanced_composition, optimal_composition_delta
+
+    for i, k in enumerate([1, 10]):
+        d0 = 1e-5 / (2 * k)
+        eps0 = gaussian_epsilon(3.0, d0)
+        assert c["basic"][i] == pytest.approx(k * eps0, rel=1e-12)
+        e_adv, d_adv = advanced_composition(eps0, d0, k, 1e-5 / 2)
+        assert c["advanced"][i] == pytest.approx(e_adv, rel=1e-12)
+        assert d_adv == pytest.approx(1e-5, rel=1e-12)
+        assert optimal_composition_delta(eps0, d0, k, c["optimal"][i]) <= 1e-5
     with pytest.raises(ValueError, match="sigma"):
         composition_epsilons([1], mechanism="gaussian")
     with pytest.raises(ValueError, match="ks"):

@@ -44,6 +44,16 @@ def test_block_estimates_partition_the_data():
     np.testing.assert_array_equal(est2, [2, 2, 2, 2, 2])
 
 
+def test_blocks_are_a_random_partition_not_contiguous_slices():
+    # Sorted data 0..999 in 10 blocks: contiguous slices would give block means 49.5, 149.5, …
+    # A uniformly random partition gives means 499.5 ± SE with SE ≤ sd/√100 ≈ 28.9 (sampling
+    # without replacement only shrinks it); allow 5 SE.
+    x = np.arange(1000.0)
+    est = R.block_estimates(x, "mean", 10, rng=4)
+    assert np.all(np.abs(est - x.mean()) <= 5 * x.std() / math.sqrt(100))
+    assert not np.array_equal(est, R.block_estimates(x, "mean", 10, rng=5))
+
+
 def test_replacing_one_record_changes_one_block():
     gen = np.random.default_rng(3)
     for _ in range(50):
