@@ -284,7 +284,9 @@ class DPSGDClassifier(ClassifierMixin, BaseEstimator):
     l2 : float ≥ 0, default 0
         L2 penalty (l2/2)‖W‖² on the weights, added after privatisation.
     rng : None, int or numpy.random.Generator
-        Initialisation, sampling and noise.
+        Initialisation, sampling and noise. A fixed seed is for reproducing one
+        release: fits on different data with the same seed share their noise,
+        which composition theorems do not allow for.
     verbose : bool, default False
         Show a ``tqdm`` progress bar over epochs.
 
@@ -313,7 +315,9 @@ class DPSGDClassifier(ClassifierMixin, BaseEstimator):
     Assumptions of the guarantee: examples are the privacy unit (add/remove
     one); sampling is Poisson exactly as implemented; the hyper-parameters
     (including the choice of σ, C, epochs) are chosen without looking at the
-    private data; only the final parameters are released; the training-set
+    private data; the set of class labels is public (it fixes the output layer and
+    ``classes_``; a label held by one person only would otherwise reveal them);
+    only the final parameters are released; the training-set
     size n is public (q = batch_size / n and the number of steps depend on it,
     as in Opacus; under strict add/remove adjacency n itself changes by one,
     and a fully rigorous variant fixes q and the number of steps in advance).

@@ -49,6 +49,7 @@ Assumptions behind the guarantees (all are enforced here)
    public, and the released model is ``w`` only: the noise vector must stay
    secret (``w`` and ``b`` together reveal ``w*`` or ``∇J``). The estimator
    never stores the noise; the low-level functions return it for teaching.
+   The two class labels are public (they are read off ``y`` into ``classes_``).
 
 References
 ----------
@@ -658,7 +659,9 @@ class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
         Randomness of the noise. An int makes :meth:`fit` reproducible (the
         same noise on every call); a Generator is advanced by each call
         (note that :func:`sklearn.base.clone` copies it, so clones start from
-        the same state).
+        the same state). Use a fixed seed for one release only: two fits on
+        different data with the same seed share their noise, which cancels in
+        the difference of the two models (composition assumes independent noise).
 
     Attributes
     ----------
