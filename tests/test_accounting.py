@@ -56,7 +56,7 @@ def exact_gaussian_epsilon(sigma: float, delta: float) -> float:
 
 
 def mp_log_a_int(q, sigma, alpha) -> mp.mpf:
-    """ln A_α for integer α by the exact finite sum at 40 digits ([MTZ19] Sec. 3.2)."""
+    """ln A_α for integer α by the exact finite sum at 40 digits ([MTZ19] Sec. 3.3, Case I)."""
     with mp.workdps(40):
         q, s = mp.mpf(q), mp.mpf(sigma)
         a = sum(mp.binomial(alpha, k) * (1 - q) ** (alpha - k) * q**k

@@ -9,9 +9,10 @@ References
 ----------
 .. [M17] I. Mironov. "Rényi Differential Privacy." CSF 2017, Prop. 3.
 .. [BBGHS20] B. Balle, G. Barthe, M. Gaboardi, J. Hsu, T. Sato. "Hypothesis
-   testing interpretations and Rényi differential privacy." AISTATS 2020, Thm 21.
+   testing interpretations and Rényi differential privacy." AISTATS 2020, Thm 21
+   (numbering of arXiv:1905.09982).
 .. [CKS20] C. Canonne, G. Kamath, T. Steinke. "The Discrete Gaussian for
-   Differential Privacy." NeurIPS 2020, Prop. 12 and Cor. 13 (arXiv:2004.00010v5).
+   Differential Privacy." NeurIPS 2020, Prop. 12 and Cor. 13 (numbering of arXiv:2004.00010v4).
 .. [vEH14] T. van Erven, P. Harremoës. "Rényi divergence and Kullback-Leibler
    divergence." IEEE Trans. Inf. Theory 60(7), 2014, Thm 3.
 .. [BH79] J. Bretagnolle, C. Huber. "Estimation des densités: risque minimax."

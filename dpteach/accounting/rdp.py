@@ -18,8 +18,8 @@ References
    Prop. 1 (composition), Prop. 3 (conversion), Prop. 5 (randomized response),
    Prop. 6 (Laplace), Prop. 7 (Gaussian); Table II.
 .. [MTZ19] I. Mironov, K. Talwar, L. Zhang. "Rényi Differential Privacy of the
-   Sampled Gaussian Mechanism." arXiv:1908.10530, 2019, Sec. 3.2 (integer α)
-   and Sec. 3.3 (fractional α).
+   Sampled Gaussian Mechanism." arXiv:1908.10530, 2019, Sec. 3.3: Case I (integer α)
+   and Case II (fractional α).
 .. [ACG+16] M. Abadi et al. "Deep Learning with Differential Privacy." CCS 2016
    (the moments accountant, of which this is the RDP formulation).
 """
@@ -167,7 +167,7 @@ def _int_tables(alphas: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _log_a_minus_1_int(q: float, sigma: float, alphas: np.ndarray) -> np.ndarray:
-    """ln(A_α − 1) for integer α ≥ 2 ([MTZ19]_, Sec. 3.2), all orders at once.
+    """ln(A_α − 1) for integer α ≥ 2 ([MTZ19]_, Sec. 3.3 Case I), all orders at once.
 
     A_α = Σ_{k=0}^{α} C(α,k) (1−q)^{α−k} q^k exp((k²−k)/(2σ²)). Because the
     binomial weights sum to 1, A_α − 1 = Σ_{k≥2} C(α,k)(1−q)^{α−k} q^k
@@ -196,7 +196,7 @@ def _frac_tables(alpha: float, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarr
 
 def _log_a_frac(q: float, sigma: float, alpha: float, rel_tol: float = 2.0**-53,
                 max_terms: int = 1 << 22) -> float:
-    """ln(A_α) for fractional α > 1 ([MTZ19]_, Sec. 3.3), exact series.
+    """ln(A_α) for fractional α > 1 ([MTZ19]_, Sec. 3.3 Case II), exact series.
 
     Split the real line at z₀ = σ² ln(1/q − 1) + 1/2, where (1−q)μ₀ = qμ₁.
     Expanding ((1−q)μ₀ + qμ₁)^α binomially on each side gives
@@ -277,10 +277,10 @@ def subsampled_gaussian_rdp(orders, noise_multiplier: float, sample_rate: float)
     norm at most 1 (clipping), receives N(0, σ²I) noise (σ =
     ``noise_multiplier``). Under add/remove-one neighbours its RDP at order α
     is ``ln(A_α)/(α−1)`` with A_α = E_{z∼μ₀}[(μ(z)/μ₀(z))^α], μ₀ = N(0, σ²),
-    μ = (1−q)N(0, σ²) + qN(1, σ²) ([MTZ19]_, Thm 4 and Sec. 3).
+    μ = (1−q)N(0, σ²) + qN(1, σ²) ([MTZ19]_, Sec. 3).
 
-    Integer orders use the finite sum of [MTZ19]_ Sec. 3.2 (exact), fractional
-    orders the two-sided series of Sec. 3.3 with the signs of the generalized
+    Integer orders use the finite sum of [MTZ19]_ Sec. 3.3 Case I (exact), fractional
+    orders the two-sided series of Sec. 3.3 Case II with the signs of the generalized
     binomial coefficients kept and no early stopping; see ``_log_a_frac``
     for the error control (the truncation error is one-sided, upward, and below
     float64 resolution in A_α). q = 1 gives the plain Gaussian α/(2σ²); q = 0 gives 0.

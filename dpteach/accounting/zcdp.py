@@ -10,7 +10,7 @@ References
    Simplifications, Extensions, and Lower Bounds." TCC 2016: Prop. 1.3
    (zCDP ⇒ (ε, δ)-DP), Prop. 1.4 (pure DP ⇒ zCDP), Prop. 1.6 (Gaussian).
 .. [CKS20] C. Canonne, G. Kamath, T. Steinke. "The Discrete Gaussian for
-   Differential Privacy." NeurIPS 2020, Cor. 13 (arXiv:2004.00010v5).
+   Differential Privacy." NeurIPS 2020, Cor. 13 (numbering of arXiv:2004.00010v4).
 """
 
 from __future__ import annotations
