@@ -318,3 +318,27 @@ def test_calibration_extreme_corners_render():
             m = metrics(at)
             assert m["Laplace b = Δ/ε"] == sig4(laplace_scale(sens, eps))
             assert m["σ analytic"] == sig4(gaussian_sigma(sens, eps, delta))
+
+
+def test_calibration_single_figure_views_explain_with_dpteach_numbers():
+    at = page_app(CAL)
+    at.select_slider(key="epsilon").set_value(0.5)
+    at.radio(key="view").set_value("σ: classic vs analytic").run()
+    assert_no_errors(at)
+    classic = gaussian_sigma(1.0, 0.5, 1e-5, method="classic")
+    analytic = gaussian_sigma(1.0, 0.5, 1e-5)
+    text = " ".join(m.value for m in at.markdown)
+    assert f"analytic σ = {sig4(analytic)}" in text and f"classic σ = {sig4(classic)}" in text
+    assert f"{classic / analytic:.3g} times more noise" in text
+
+    at.select_slider(key="epsilon").set_value(1.0)
+    at.radio(key="view").set_value("Error vs ε").run()
+    text = " ".join(m.value for m in at.markdown)
+    gauss = gaussian_sigma(1.0, 1.0, 1e-5) * math.sqrt(2 / math.pi)
+    assert f"Laplace 1, Gaussian (analytic σ) {sig4(gauss)}" in text
+    assert ("**Laplace**" if 1.0 < gauss else "**Gaussian**") in text
+
+    at.select_slider(key="delta").set_value(0.0)
+    at.radio(key="view").set_value("Output densities").run()
+    text = " ".join(m.value for m in at.markdown)
+    assert f"e^ε = {sig4(math.e)}" in text

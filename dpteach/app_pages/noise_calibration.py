@@ -122,6 +122,43 @@ def _figures(view: str, sensitivity: float, epsilon: float, delta: float) -> lis
              "Expected absolute error of Laplace and Gaussian noise against ε")]
 
 
+def _reading(view: str, sensitivity: float, epsilon: float, delta: float) -> str:
+    """What to read off a figure shown alone, with the current numbers (from dpteach)."""
+    b = laplace_scale(sensitivity, epsilon)
+    if view == "densities":
+        return (f"**Pure ε-DP.** At every output y the two Laplace densities differ by a "
+                f"factor of at most e^ε = {fmt(math.exp(epsilon))}: whatever is released, "
+                f"it is almost as likely on D as on D′. The scale b = Δ/ε = {fmt(b)} grows "
+                f"as ε shrinks.")
+    if view == "loss":
+        return (f"**The privacy loss** ln p_D(y)/p_D′(y) of the Laplace mechanism stays "
+                f"between −ε and ε = {fmt(epsilon)} for every output y (Dwork & Roth 2014, "
+                f"proof of Thm 3.6). Choose δ > 0 to compare with the Gaussian, whose loss "
+                f"is unbounded.")
+    classic = (gaussian_sigma(sensitivity, epsilon, delta, method="classic")
+               if epsilon < 1 else None)
+    analytic = gaussian_sigma(sensitivity, epsilon, delta)
+    if view == "sigma":
+        text = (f"The **classic** σ (Dwork & Roth 2014, Thm A.1) is a sufficient condition, "
+                f"proved for ε < 1 only; the **analytic** σ (Balle & Wang 2018) is the "
+                f"smallest σ whose exact δ(ε) meets the target, for every ε. "
+                f"At ε = {fmt(epsilon)}, δ = {delta:.0e}: analytic σ = {fmt(analytic)}")
+        if classic is not None:
+            text += (f", classic σ = {fmt(classic)}, {fmt(classic / analytic, 3)} times "
+                     f"more noise than needed.")
+        else:
+            text += "; the classic bound does not apply."
+        return text
+    gauss_error = analytic * math.sqrt(2 / math.pi)
+    winner = "Laplace" if b < gauss_error else "Gaussian"
+    return (f"**Expected absolute error** of one noisy answer: E|Lap(b)| = b = Δ/ε and "
+            f"E|N(0, σ²)| = σ·√(2/π). At ε = {fmt(epsilon)}, δ = {delta:.0e}: Laplace "
+            f"{fmt(b)}, Gaussian (analytic σ) {fmt(gauss_error)}, so the **{winner}** "
+            f"mechanism adds less noise to this single number. The Gaussian pays off for "
+            f"many numbers at once, whose ℓ2 sensitivity is much smaller than their ℓ1 "
+            f"sensitivity (notebook 03).")
+
+
 def render() -> None:
     st.title("Noise calibration")
     st.markdown(
@@ -149,9 +186,13 @@ def render() -> None:
     if not figures:
         st.info("This view compares Gaussian noise levels: choose δ > 0 to see it.",
                 icon=":material/info:")
-    for column, (name, kwargs, alt) in zip(st.columns(max(len(figures), 1)), figures):
+    columns = st.columns(2)          # one figure: half the width, its reading beside it
+    for column, (name, kwargs, alt) in zip(columns, figures):
         with column, friendly_errors(alt):
             show_figure(cached_figure(_PLOTS + name, **kwargs), alt)
+    if len(figures) == 1:
+        with columns[1], friendly_errors("The explanation"):
+            st.markdown(_reading(view, sensitivity, epsilon, delta))
 
     # Draw the figures one key press away in the background (the slider that moved
     # last, in the direction it moved), so that the next step shows at once.
@@ -165,6 +206,7 @@ def render() -> None:
     st.caption(
         "Laplace: b = Δ/ε (Dwork & Roth 2014, Thm 3.6). Gaussian: classic σ from "
         "Dwork & Roth 2014, Thm A.1 (ε < 1 only); analytic σ from Balle & Wang, "
-        "*Improving the Gaussian Mechanism for Differential Privacy*, ICML 2018 (Thm 8). "
-        "Dashed curves: the neighbouring dataset D′, whose answer is larger by Δ."
+        "*Improving the Gaussian Mechanism for Differential Privacy*, ICML 2018 (Thm 8)."
+        + (" Dashed curves: the neighbouring dataset D′, whose answer is larger by Δ."
+           if view == "densities" else "")
     )
