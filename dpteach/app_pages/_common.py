@@ -254,6 +254,15 @@ def next_positions(sliders: dict, *, state_key: str) -> list[tuple[str, object]]
     return [(name, v) for v in steps]
 
 
+MAX_FIGURE_WIDTH = 900   # px: wider than this a figure is only blown up (blurry, huge text)
+
+
 def show_figure(png: bytes, alt: str) -> None:
-    """Show a cached PNG at the width of its column."""
-    st.image(png, width="stretch", alt=alt)
+    """Show a cached PNG at the width of its column, but never wider than
+    ``MAX_FIGURE_WIDTH`` pixels (nor wider than the PNG itself)."""
+    st.image(png, width=min(MAX_FIGURE_WIDTH, _png_width(png)), alt=alt)
+
+
+def _png_width(png: bytes) -> int:
+    """Pixel width from a PNG's IHDR chunk (bytes 16-19, big-endian)."""
+    return int.from_bytes(png[16:20], "big")
