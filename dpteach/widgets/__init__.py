@@ -1,1 +1,0 @@
-"""ipywidgets front ends for the notebooks; they call dpteach.plots."""
