@@ -92,7 +92,7 @@ def _check_db(db, name: str = "db") -> np.ndarray:
 
 def query_sum(x) -> float:
     """Counting query: the number of 1s. Global sensitivity 1 ([DR14]_ Sec 3.3)."""
-    return float(np.sum(x))
+    return float(np.sum(check_array("x", x, min_size=0)))
 
 
 def query_mean(x) -> float:
@@ -104,7 +104,7 @@ def query_mean(x) -> float:
     mean under unbounded DP is 1 unless n is public ([NA]_, "Sensitivity").
     Returns 0 for an empty database.
     """
-    x = np.asarray(x)
+    x = check_array("x", x, min_size=0)
     return float(x.mean()) if x.size else 0.0
 
 
