@@ -233,14 +233,17 @@ def loss_threshold_attack(member_losses, nonmember_losses, *, threshold: float |
 # ------------------------------------------------------- confidence scores
 def _true_class_proba(proba, y):
     proba = check_array("proba", proba, ndim=2)
+    if np.any(proba < 0) or np.any(proba > 1):
+        raise ValueError(f"proba must hold probabilities in [0, 1]; got proba with min "
+                         f"{proba.min():g} and max {proba.max():g}")
+    check_array("y", y, ndim=1, min_size=0, allow_bool=False)   # real, finite, 1-D
     y = np.asarray(y)
     if y.shape != (proba.shape[0],) or not np.issubdtype(y.dtype, np.integer):
         raise ValueError(f"y must be integer column indices of shape ({proba.shape[0]},); "
                          f"got y with shape {y.shape} and dtype {y.dtype}")
     if y.size and (y.min() < 0 or y.max() >= proba.shape[1]):
-        raise ValueError(f"y must index a column of proba, in [0, {proba.shape[1] - 1}]")
-    if np.any(proba < 0) or np.any(proba > 1):
-        raise ValueError("proba must hold probabilities in [0, 1]")
+        raise ValueError(f"y must index a column of proba, in [0, {proba.shape[1] - 1}]; "
+                         f"got y with min {y.min()} and max {y.max()}")
     rows = np.arange(proba.shape[0])
     p_true = proba[rows, y]
     # summing the other classes keeps 1 - p accurate when p is close to 1
@@ -479,6 +482,7 @@ def _targets(experiment: ShadowExperiment, targets):
     M = experiment.n_models
     if targets is None:
         return list(range(M))
+    check_array("targets", targets, ndim=(0, 1), allow_bool=False)   # real, finite, ≤ 1-D
     t = np.atleast_1d(np.asarray(targets))
     if t.size == 0 or not np.issubdtype(t.dtype, np.integer) or t.min() < 0 or t.max() >= M:
         raise ValueError(f"targets must be model indices in [0, {M - 1}]; got targets={targets!r}")

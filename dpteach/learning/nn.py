@@ -64,8 +64,22 @@ _DTYPES = {"float32": np.float32, "float64": np.float64}
 
 
 def softmax(logits) -> np.ndarray:
-    """Row-wise softmax, computed stably by subtracting each row's maximum."""
-    z = np.asarray(logits)
+    """Row-wise softmax, computed stably by subtracting each row's maximum.
+
+    Parameters
+    ----------
+    logits : array of shape (n, k), k ≥ 1
+        Finite real numbers; a float array keeps its dtype.
+    """
+    z = check_array("logits", logits, ndim=2, min_size=0, allow_bool=False)
+    if z.shape[1] < 1:
+        raise ValueError(f"logits must have at least one column; got logits with shape {z.shape}")
+    if isinstance(logits, np.ndarray) and logits.dtype.kind == "f":
+        z = logits                                 # e.g. float32 logits stay float32
+    return _softmax(z)
+
+
+def _softmax(z: np.ndarray) -> np.ndarray:
     z = z - z.max(axis=1, keepdims=True)
     e = np.exp(z)
     return e / e.sum(axis=1, keepdims=True)
@@ -239,7 +253,7 @@ class MLP:
 
     def predict_proba(self, X) -> np.ndarray:
         """Softmax class probabilities, shape (n, d_L)."""
-        return softmax(self.logits(X))
+        return _softmax(self.logits(X))
 
     def per_example_losses(self, X, y) -> np.ndarray:
         """Cross-entropy ℓ_i = −log softmax(z_i)[y_i] of each example (no penalty)."""
