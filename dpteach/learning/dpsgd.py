@@ -61,7 +61,7 @@ from .._validation import (
     check_probability,
     check_rng,
 )
-from .nn import MLP, _clip_factors, softmax
+from .nn import MLP, _clip_factors, _softmax
 
 __all__ = [
     "poisson_sample",
@@ -462,7 +462,7 @@ class DPSGDClassifier(ClassifierMixin, BaseEstimator):
                 self.accountant_.step(noise_multiplier=sigma, sample_rate=q, steps=pending)
                 pending = 0
             eps = self.accountant_.get_epsilon(delta) if self.accountant_ is not None else math.inf
-            logp = np.log(np.maximum(softmax(model._forward(Xf)[0].astype(np.float64)), 1e-300))
+            logp = np.log(np.maximum(_softmax(model._forward(Xf)[0].astype(np.float64)), 1e-300))
             self.history_["epoch"].append(epoch)
             self.history_["loss"].append(float(-logp[np.arange(n), y_idx].mean()))
             self.history_["accuracy"].append(float(np.mean(logp.argmax(axis=1) == y_idx)))
@@ -490,7 +490,7 @@ class DPSGDClassifier(ClassifierMixin, BaseEstimator):
 
     def predict_proba(self, X):
         """Class probabilities (softmax of the logits, in float64), shape (n, n_classes)."""
-        return softmax(self.logits(X))
+        return _softmax(self.logits(X))
 
     def predict(self, X):
         """Most probable class label."""
