@@ -26,6 +26,11 @@ def new_axes(ax=None, figsize=(6.4, 4.0)):
     open figures in pyplot's global registry.
     """
     if ax is not None:
+        from matplotlib.axes import Axes
+
+        if not isinstance(ax, Axes):
+            raise TypeError(f"ax must be a matplotlib Axes or None; got ax={ax!r:.60} "
+                            f"of type {type(ax).__name__}")
         return ax.figure, ax
     from matplotlib.figure import Figure
 

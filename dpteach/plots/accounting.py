@@ -7,11 +7,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import check_array, check_int
 from ..accounting import METHOD_LABELS, METHODS, composition_epsilons, dpsgd_epsilons
 from ..composition import amplify_by_subsampling
 from ._style import PALETTE, new_axes
 
 __all__ = ["plot_composition", "plot_dpsgd_epsilon", "plot_amplification"]
+
+K_MAX_LIMIT = 100_000        # plot_composition: largest k_max (and mark_k)
+STEPS_MAX_LIMIT = 10**6      # plot_dpsgd_epsilon: largest steps_max (and mark_steps)
+PLD_POINTS_LIMIT = 100       # plot_dpsgd_epsilon: each PLD point costs up to ~35 ms
 
 _COLOURS = {
     "basic": PALETTE["black"],
@@ -38,7 +43,8 @@ def plot_composition(k_max: int = 1000, *, mechanism: str = "laplace", epsilon: 
     Parameters
     ----------
     k_max : int
-        Largest number of queries (≥ 2); about 24 log-spaced k's are computed.
+        Largest number of queries, in [2, 100 000]; about 24 log-spaced k's are
+        computed.
     mechanism : {"laplace", "gaussian"}
     epsilon : float
         Per-query ε₀ (Laplace).
@@ -47,15 +53,25 @@ def plot_composition(k_max: int = 1000, *, mechanism: str = "laplace", epsilon: 
     delta : float
         Total δ.
     methods : iterable of str
+        A non-empty subset of :data:`dpteach.accounting.METHODS`.
     mark_k : int, optional
-        Draw a vertical line at this k.
+        Draw a vertical line at this k (an integer in [1, 100 000]).
     ax : matplotlib Axes, optional
 
     Returns
     -------
     matplotlib.figure.Figure
     """
-    ks = _k_grid(int(k_max))
+    k_max = check_int("k_max", k_max, minimum=2, maximum=K_MAX_LIMIT)
+    if mark_k is not None:
+        mark_k = check_int("mark_k", mark_k, minimum=1, maximum=K_MAX_LIMIT)
+    if methods is None or isinstance(methods, (str, bytes)) or not hasattr(methods, "__iter__"):
+        raise TypeError("methods must be a non-empty sequence of method names; "
+                        f"got methods={methods!r:.60}")
+    methods = tuple(methods)
+    if not methods:
+        raise ValueError("methods must name at least one method; got methods=()")
+    ks = _k_grid(k_max)
     curves = composition_epsilons(ks, mechanism=mechanism, epsilon=epsilon, sigma=sigma,
                                   delta=delta, methods=methods)
     fig, ax = new_axes(ax)
@@ -85,19 +101,26 @@ def plot_dpsgd_epsilon(steps_max: int = 15_000, *, noise_multiplier: float = 1.1
     Parameters
     ----------
     steps_max : int
-        Largest number of steps (≥ 2).
+        Largest number of steps, in [2, 10⁶] (beyond 10⁶ the PLD accountant
+        takes tens of seconds and, for larger q, more memory than a Binder has).
     noise_multiplier, sample_rate, delta : float
         σ, Poisson rate q, δ.
     pld_points : int
-        Number of PLD evaluations (each costs up to ~35 ms); 0 for RDP only.
+        Number of PLD evaluations in [0, 100] (each costs up to ~35 ms); 0 for
+        RDP only.
     mark_steps : int, optional
-        Draw a vertical line at this number of steps (e.g. the planned run).
+        Draw a vertical line at this number of steps (e.g. the planned run), an
+        integer in [1, 10⁶].
     ax : matplotlib Axes, optional
 
     Returns
     -------
     matplotlib.figure.Figure
     """
+    steps_max = check_int("steps_max", steps_max, minimum=2, maximum=STEPS_MAX_LIMIT)
+    pld_points = check_int("pld_points", pld_points, minimum=0, maximum=PLD_POINTS_LIMIT)
+    if mark_steps is not None:
+        mark_steps = check_int("mark_steps", mark_steps, minimum=1, maximum=STEPS_MAX_LIMIT)
     steps = np.unique(np.round(np.geomspace(1, steps_max, 60)).astype(int))
     fig, ax = new_axes(ax)
     rdp = dpsgd_epsilons(steps, noise_multiplier=noise_multiplier, sample_rate=sample_rate,
@@ -127,14 +150,19 @@ def plot_amplification(epsilons=(0.5, 1.0, 2.0, 5.0), ax=None):
 
     Parameters
     ----------
-    epsilons : sequence of float
-        ε of the mechanism on its input, one line each.
+    epsilons : float or sequence of float
+        ε of the mechanism on its input (finite, > 0), one line each; at most 12.
     ax : matplotlib Axes, optional
 
     Returns
     -------
     matplotlib.figure.Figure
     """
+    eps_arr = check_array("epsilons", epsilons, ndim=(0, 1)).ravel()
+    if np.any(eps_arr <= 0) or eps_arr.size > 12:
+        raise ValueError("epsilons must hold 1 to 12 values, each finite and > 0; "
+                         f"got epsilons={epsilons!r:.60}")
+    epsilons = [float(e) for e in eps_arr]
     qs = np.geomspace(1e-3, 1.0, 80)
     fig, ax = new_axes(ax)
     for eps in epsilons:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from .._validation import check_array, check_choice, check_int
+from .._validation import check_array, check_choice, check_epsilon, check_int
 from ..attacks.differencing import (
     SCENARIOS,
     dp_success_bound,
@@ -179,7 +179,11 @@ def plot_attack_success(epsilons=None, highlight: float | None = None, ax=None):
         if np.any(eps <= 0):
             raise ValueError(f"epsilons must all be finite and > 0; got min(epsilons)={eps.min()!r}")
     if highlight is not None:
-        bound_h = dp_success_bound(highlight)      # validates highlight as an epsilon
+        try:
+            highlight = check_epsilon(highlight, "highlight")
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"{exc} (highlight is the epsilon to mark)") from None
+        bound_h = dp_success_bound(highlight)
     fig, ax = new_axes(ax)
     ax.plot(eps, [dp_success_bound(e) for e in eps], color="black", lw=_LW, gid="bound",
             label=r"bound for any attack: $e^{\varepsilon}/(1+e^{\varepsilon})$")

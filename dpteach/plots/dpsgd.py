@@ -18,7 +18,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_array, check_delta, check_epsilon, check_int, check_positive
+from .._validation import (
+    check_array,
+    check_bool,
+    check_delta,
+    check_epsilon,
+    check_in_range,
+    check_int,
+    check_nonnegative,
+    check_positive,
+)
 from ..attacks.membership import AttackResult, dp_roc_bound
 from ._style import CYCLE, PALETTE, new_axes
 
@@ -55,21 +64,28 @@ def plot_mia_roc(results, *, epsilon=None, delta: float = 0.0, log: bool = True,
         Log-log axes, as recommended by [CCN22]_: what matters is the TPR
         at low FPR. Points with FPR = 0 or TPR = 0 cannot be drawn on log
         axes and are left out.
-    min_fpr : float, optional
+    min_fpr : float in (0, 1), optional
         Left end of the FPR axis (default: 1 / largest number of non-members).
     ax : matplotlib Axes, optional
     """
     if isinstance(results, AttackResult):
         results = [results]
+    if isinstance(results, (str, bytes)) or not hasattr(results, "__iter__"):
+        raise TypeError("results must be an AttackResult or a sequence of AttackResult; "
+                        f"got results={results!r:.60}")
     results = list(results)
     if not results or not all(isinstance(r, AttackResult) for r in results):
         raise TypeError("results must be an AttackResult or a sequence of AttackResult")
-    eps_list = [] if epsilon is None else [check_epsilon(e) for e in np.atleast_1d(epsilon)]
+    eps_list = ([] if epsilon is None else
+                [check_epsilon(e) for e in check_array("epsilon", epsilon, ndim=(0, 1),
+                                                       finite=False, allow_bool=False).ravel()])
     d = check_delta(delta)
+    log = check_bool("log", log)
     if min_fpr is None:
         min_fpr = 1.0 / max(r.n_nonmembers for r in results) if log else 0.0
     else:
-        min_fpr = check_positive("min_fpr", min_fpr)
+        min_fpr = check_in_range("min_fpr", min_fpr, 0.0, 1.0, low_inclusive=False,
+                                 high_inclusive=False)
     fig, ax = new_axes(ax, figsize=(5.6, 4.6))
     grid = np.geomspace(max(min_fpr, 1e-12), 1, 400) if log else np.linspace(0, 1, 401)
     ax.plot(grid, grid, ":", color="grey", lw=1, label="chance (TPR = FPR)", gid="chance")
@@ -112,7 +128,7 @@ def plot_privacy_utility(epsilons, accuracies, *, baseline: float | None = None,
     ----------
     epsilons : array of float > 0
     accuracies : array of float in [0, 1], same length
-    baseline : float, optional
+    baseline : float in [0, 1], optional
         Accuracy without privacy (drawn as a horizontal line).
     label : str
     ax : matplotlib Axes, optional
@@ -123,16 +139,19 @@ def plot_privacy_utility(epsilons, accuracies, *, baseline: float | None = None,
         raise ValueError("epsilons and accuracies must have the same length; "
                          f"got {eps.size} and {acc.size}")
     if np.any(eps <= 0):
-        raise ValueError("epsilons must be > 0")
+        raise ValueError(f"epsilons must be > 0; got epsilons={epsilons!r:.60}")
     if np.any(acc < 0) or np.any(acc > 1):
-        raise ValueError("accuracies must lie in [0, 1]")
+        raise ValueError(f"accuracies must lie in [0, 1]; got accuracies={accuracies!r:.60}")
+    if baseline is not None:
+        baseline = check_in_range("baseline", baseline, 0.0, 1.0)
+    if not isinstance(label, str):
+        raise TypeError(f"label must be a string; got label={label!r:.60}")
     fig, ax = new_axes(ax)
     order = np.argsort(eps)
     ax.plot(eps[order], acc[order], "o-", color=PALETTE["blue"], lw=_LW, label=label, gid="utility")
     if baseline is not None:
-        b = check_array("baseline", baseline, ndim=0)
-        ax.axhline(float(b), color=PALETTE["vermillion"], ls="--", lw=1.5,
-                   label=f"non-private ({float(b):.3f})", gid="baseline")
+        ax.axhline(baseline, color=PALETTE["vermillion"], ls="--", lw=1.5,
+                   label=f"non-private ({baseline:.3f})", gid="baseline")
     ax.set_xscale("log")
     ax.set_xlabel("ε (smaller = more private)")
     ax.set_ylabel("test accuracy")
@@ -154,21 +173,21 @@ def plot_grad_norm_histogram(norms, max_grad_norm: float | None = None, *, bins:
     norms : array of float ≥ 0
     max_grad_norm : float > 0, optional
         C; if given, draw the clipped norms and a line at C.
-    bins : int ≥ 2
+    bins : int in [2, 10 000]
     ax : matplotlib Axes, optional
     """
     norms = check_array("norms", norms, ndim=1)
     if np.any(norms < 0):
-        raise ValueError("norms must be >= 0")
-    bins = check_int("bins", bins, minimum=2)
+        raise ValueError(f"norms must be >= 0; got min(norms)={norms.min()!r}")
+    bins = check_int("bins", bins, minimum=2, maximum=10_000)
+    C = None if max_grad_norm is None else check_positive("max_grad_norm", max_grad_norm)
     fig, ax = new_axes(ax)
     top = float(norms.max()) if norms.max() > 0 else 1.0
     edges = np.linspace(0, top * 1.02, bins + 1)
     ax.hist(norms, bins=edges, color=PALETTE["sky"], alpha=0.8, label="before clipping",
             gid="before")
     title = f"Per-example gradient norms (n = {norms.size})"
-    if max_grad_norm is not None:
-        C = check_positive("max_grad_norm", max_grad_norm)
+    if C is not None:
         clipped = np.minimum(norms, C)
         edges_c = np.linspace(0, max(top, C) * 1.02, bins + 1)
         ax.hist(clipped, bins=edges_c, histtype="step", color=PALETTE["vermillion"], lw=2,
@@ -192,15 +211,27 @@ def plot_training_history(histories, ax=None):
     ax : matplotlib Axes, optional
     """
     if not isinstance(histories, dict) or not histories:
-        raise TypeError("histories must be a non-empty dict label -> history_ dict")
+        raise TypeError("histories must be a non-empty dict label -> history_ dict; "
+                        f"got histories={histories!r:.60}")
+    checked = {}
+    for name, h in histories.items():
+        if not isinstance(h, dict) or not {"epoch", "accuracy", "epsilon"} <= set(h):
+            raise TypeError(f"histories[{name!r}] must be a dict with keys 'epoch', 'accuracy' "
+                            f"and 'epsilon'; got {h!r:.60}")
+        ep = check_array(f"histories[{name!r}]['epoch']", h["epoch"], ndim=1)
+        acc = check_array(f"histories[{name!r}]['accuracy']", h["accuracy"], ndim=1)
+        eps = check_array(f"histories[{name!r}]['epsilon']", h["epsilon"], ndim=1, finite=False)
+        if not ep.shape == acc.shape == eps.shape:
+            raise ValueError(f"histories[{name!r}]: 'epoch', 'accuracy' and 'epsilon' must have "
+                             f"the same length; got {ep.size}, {acc.size}, {eps.size}")
+        checked[name] = (ep, acc, eps)
     fig, ax = new_axes(ax)
     ax2 = ax.twinx()
-    for k, (name, h) in enumerate(histories.items()):
+    for k, (name, (ep, acc, eps)) in enumerate(checked.items()):
         c = CYCLE[k % len(CYCLE)]
-        ax.plot(h["epoch"], h["accuracy"], "-o", color=c, lw=_LW, ms=3, label=f"{name}: accuracy")
-        eps = np.asarray(h["epsilon"], dtype=float)
+        ax.plot(ep, acc, "-o", color=c, lw=_LW, ms=3, label=f"{name}: accuracy")
         if np.all(np.isfinite(eps)):
-            ax2.plot(h["epoch"], eps, "--", color=c, lw=1.4, label=f"{name}: ε")
+            ax2.plot(ep, eps, "--", color=c, lw=1.4, label=f"{name}: ε")
     ax.set_xlabel("epoch")
     ax.set_ylabel("training accuracy (solid)")
     ax2.set_ylabel("ε spent (dashed)")
@@ -218,11 +249,17 @@ def decision_grid(clf, X, resolution: int = 60, pad: float = 0.5):
     Returns ``(x0, x1, p)``: grid coordinates (1-D, ``resolution`` each) and
     the probabilities, shape (resolution, resolution), ``p[j, i]`` at (x0[i], x1[j]).
     Shared by :func:`plot_decision_boundary` and the DP-SGD playground.
+    ``resolution`` is an integer in [10, 1000]; ``pad`` (finite, ≥ 0) widens
+    the box around the data.
     """
+    if not callable(getattr(clf, "predict_proba", None)):
+        raise TypeError("clf must be a fitted classifier with a predict_proba method; "
+                        f"got clf={clf!r:.60}")
     X = check_array("X", X, ndim=2)
     if X.shape[1] != 2:
         raise ValueError(f"X must have 2 columns; got shape {X.shape}")
-    res = check_int("resolution", resolution, minimum=10)
+    res = check_int("resolution", resolution, minimum=10, maximum=1000)
+    pad = check_nonnegative("pad", pad)
     x0 = np.linspace(X[:, 0].min() - pad, X[:, 0].max() + pad, res)
     x1 = np.linspace(X[:, 1].min() - pad, X[:, 1].max() + pad, res)
     g0, g1 = np.meshgrid(x0, x1)
@@ -238,13 +275,19 @@ def plot_decision_boundary(clf, X, y, *, resolution: int = 60, title: str | None
     clf : fitted classifier with ``predict_proba`` (two input features, two classes)
     X : array (n, 2)
     y : array (n,) of the two classes
-    resolution : int ≥ 10
+    resolution : int in [10, 1000]
         Grid points per axis.
     title : str, optional
     ax : matplotlib Axes, optional
     """
     x0, x1, p = decision_grid(clf, X, resolution)
     X = np.asarray(X, dtype=float)
+    y = check_array("y", y, ndim=1)
+    if y.shape != (X.shape[0],) or np.unique(y).size > 2:
+        raise ValueError("y must hold one label per row of X, with at most two classes; got y "
+                         f"of shape {y.shape} with {np.unique(y).size} classes")
+    if title is not None and not isinstance(title, str):
+        raise TypeError(f"title must be a string or None; got title={title!r:.60}")
     fig, ax = new_axes(ax, figsize=(4.6, 4.0))
     g0, g1 = np.meshgrid(x0, x1)
     ax.contourf(g0, g1, p, levels=np.linspace(0, 1, 11), cmap="RdBu_r", alpha=0.55)

@@ -17,6 +17,7 @@ import numpy as np
 
 from .._validation import (
     check_array,
+    check_bool,
     check_choice,
     check_epsilon,
     check_in_range,
@@ -41,17 +42,26 @@ METHOD_LABELS = {"objective": "objective perturbation (Alg. 2)",
                  "none": "non-private"}
 
 
-def _line(model):
-    """(coef (2,), intercept) of a fitted two-feature linear model or a pair."""
+def _line(model, name: str = "model"):
+    """(coef (2,), intercept) of a fitted two-feature linear model or a pair.
+
+    ``name`` is the argument named in error messages.
+    """
     if hasattr(model, "coef_"):
-        coef, b = np.asarray(model.coef_, float).ravel(), float(np.ravel(model.intercept_)[0])
-    else:
+        coef, b = model.coef_, np.ravel(model.intercept_)
+        b = b[0] if b.size else b
+    elif isinstance(model, (tuple, list)) and len(model) == 2:
         coef, b = model
-        coef = np.asarray(coef, float).ravel()
-        b = float(b)
+    else:
+        raise TypeError(f"{name} must be a fitted linear model (coef_, intercept_) or a pair "
+                        f"(coef, intercept); got {name}={model!r:.60}")
+    coef = check_array(f"{name} coef", coef, ndim=(1, 2)).ravel()
+    b = check_array(f"{name} intercept", b, ndim=0).item()
     if coef.shape != (2,):
-        raise ValueError(f"decision boundaries need models with 2 features; got coef of shape "
-                         f"{coef.shape}")
+        raise ValueError(f"decision boundaries need models with 2 features; got {name} with coef "
+                         f"of shape {coef.shape}")
+    if not np.any(coef):
+        raise ValueError(f"{name} has coef = 0: no decision boundary to draw")
     return coef, b
 
 
@@ -99,10 +109,19 @@ def plot_decision_boundaries(X, y, nonprivate, private=(), *, method: str = "obj
     X = check_array("X", X, ndim=2)
     if X.shape[1] != 2:
         raise ValueError(f"X must have 2 columns; got shape {X.shape}")
-    y = np.asarray(y)
-    if y.shape != (X.shape[0],):
-        raise ValueError(f"y must have one label per row of X; got shape {y.shape}")
+    y = check_array("y", y, ndim=1)
+    if y.shape != (X.shape[0],) or np.unique(y).size > 2:
+        raise ValueError("y must hold one label per row of X, with at most two classes; got y "
+                         f"of shape {y.shape} with {np.unique(y).size} classes")
     method = check_choice("method", method, ("objective", "output"))
+    for arg, text in (("label", label), ("title", title)):
+        if text is not None and not isinstance(text, str):
+            raise TypeError(f"{arg} must be a string or None; got {arg}={text!r:.60}")
+    if isinstance(private, (str, bytes)) or not hasattr(private, "__iter__"):
+        raise TypeError("private must be a sequence of fitted models or (coef, intercept) "
+                        f"pairs; got private={private!r:.60}")
+    private = [_line(model, f"private[{i}]") for i, model in enumerate(private)]
+    nonprivate = _line(nonprivate, "nonprivate")
     fig, ax = new_axes(ax, figsize=(5.0, 4.4))
     pad = 0.5
     xlim = (X[:, 0].min() - pad, X[:, 0].max() + pad)
@@ -113,14 +132,12 @@ def plot_decision_boundaries(X, y, nonprivate, private=(), *, method: str = "obj
         ax.scatter(X[m, 0], X[m, 1], s=14, marker="os"[k],
                    color=(PALETTE["sky"], PALETTE["orange"])[k], edgecolor="white",
                    linewidth=0.4, label=f"class {c}", zorder=1)
-    private = list(private)
-    for i, model in enumerate(private):
-        coef, b = _line(model)
+    for i, (coef, b) in enumerate(private):
         _draw_line(ax, coef, b, xlim, ylim, color=METHOD_COLOURS[method], lw=1.2, alpha=0.75,
                    gid=f"private-{i}",
                    label=(label or f"{len(private)} private fits") if i == 0 else None,
                    zorder=2)
-    coef, b = _line(nonprivate)
+    coef, b = nonprivate
     _draw_line(ax, coef, b, xlim, ylim, color=PALETTE["black"], lw=2.6, ls="--",
                gid="nonprivate", label="non-private", zorder=3)
     ax.set_xlim(*xlim)
@@ -191,6 +208,9 @@ def plot_accuracy_curve(curve, *, baseline: float | None = None, title: str | No
         raise TypeError(f"curve must be an AccuracyCurve; got {type(curve).__name__}")
     if baseline is not None:
         baseline = check_in_range("baseline", baseline, 0.0, 1.0)
+    show_spread = check_bool("show_spread", show_spread)
+    if title is not None and not isinstance(title, str):
+        raise TypeError(f"title must be a string or None; got title={title!r:.60}")
     fig, ax = new_axes(ax)
     eps = curve.epsilons
     for m in curve.accuracy:
@@ -248,26 +268,44 @@ def plot_excess_risk(epsilons, measured: dict, bounds: dict, *, ax=None):
     Parameters
     ----------
     epsilons : array (k,)
+        Finite, > 0.
     measured : dict
-        ``method -> array (k, repeats)`` of measured excess risks (≥ 0).
+        ``method -> array (k, repeats)`` of measured excess risks (≥ 0);
+        methods among "objective" and "output".
     bounds : dict
         ``method -> array (k,)`` of bounds (e.g.
         :func:`dpteach.learning.erm.excess_risk_bound`).
     ax : matplotlib Axes, optional
     """
     eps = check_array("epsilons", epsilons, ndim=1)
-    fig, ax = new_axes(ax)
+    if np.any(eps <= 0):
+        raise ValueError(f"epsilons must be > 0; got epsilons={epsilons!r:.60}")
+    for arg, d in (("measured", measured), ("bounds", bounds)):
+        if not isinstance(d, dict):
+            raise TypeError(f"{arg} must be a dict method -> array; got {arg}={d!r:.60}")
+    if not measured:
+        raise ValueError("measured must have at least one method; got measured={}")
+    for arg, d in (("measured", measured), ("bounds", bounds)):
+        for m in d:
+            check_choice(f"{arg} key (method)", m, ("objective", "output"))
+    checked = {}
     for m, vals in measured.items():
-        check_choice("method", m, ("objective", "output"))
         vals = check_array(f"measured[{m!r}]", vals, ndim=2)
         if vals.shape[0] != eps.shape[0]:
             raise ValueError(f"measured[{m!r}] must have one row per ε; got shape {vals.shape}")
+        b = None
+        if m in bounds:
+            b = check_array(f"bounds[{m!r}]", bounds[m], ndim=1)
+            if b.shape != eps.shape:
+                raise ValueError(f"bounds[{m!r}] must have one value per ε; got shape {b.shape}")
+        checked[m] = (vals, b)
+    fig, ax = new_axes(ax)
+    for m, (vals, b) in checked.items():
         ax.plot(eps, np.median(vals, axis=1), "o-", color=METHOD_COLOURS[m], lw=2, ms=4,
                 gid=f"measured-{m}", label=f"{METHOD_LABELS[m]}: median measured")
         ax.fill_between(eps, np.maximum(vals.min(axis=1), 1e-300), vals.max(axis=1),
                         color=METHOD_COLOURS[m], alpha=0.15, lw=0)
-        if m in bounds:
-            b = check_array(f"bounds[{m!r}]", bounds[m], ndim=1)
+        if b is not None:
             ax.plot(eps, b, "--", color=METHOD_COLOURS[m], lw=1.5, gid=f"bound-{m}",
                     label=f"{m}: 95% bound")
     _log_eps_axis(ax, eps)

@@ -173,7 +173,8 @@ def plot_rr_std_error(gammas=(0.05, 0.1, 0.25, 0.4), rate: float = 0.5, n_values
     rate : float
         Population rate π in [0, 1].
     n_values : array_like of int, optional
-        Default 60 log-spaced sizes from 10 to 10⁶.
+        At least 2 sizes, each in [1, 10¹²]. Default 60 log-spaced sizes from
+        10 to 10⁶.
     ax : matplotlib Axes, optional
 
     Returns
@@ -184,15 +185,16 @@ def plot_rr_std_error(gammas=(0.05, 0.1, 0.25, 0.4), rate: float = 0.5, n_values
     gam = check_array("gammas", gammas, ndim=1, min_size=1)
     if gam.size > len(CYCLE):
         raise ValueError(f"gammas must have at most {len(CYCLE)} values; got {gam.size}")
-    for g in gam:
-        rr_epsilon_from_gamma(float(g))           # each in (0, 1/2)
+    if np.any(gam <= 0) or np.any(gam >= 0.5):
+        raise ValueError(f"gammas must each be in (0, 0.5); got gammas={gammas!r:.60}")
     rate = check_in_range("rate", rate, 0.0, 1.0)
     if n_values is None:
         ns = np.unique(np.round(np.geomspace(10, 10 ** 6, 60))).astype(np.int64)
     else:
         ns = check_array("n_values", n_values, ndim=1, min_size=2)
-        if np.any(ns < 1) or np.any(ns != np.round(ns)):
-            raise ValueError(f"n_values must contain integers >= 1; got n_values={n_values!r}")
+        if np.any(ns < 1) or np.any(ns > 10**12) or np.any(ns != np.round(ns)):
+            raise ValueError("n_values must contain integers in [1, 10^12]; "
+                             f"got n_values={n_values!r:.60}")
         ns = np.unique(ns.astype(np.int64))
 
     fig, ax = new_axes(ax)
