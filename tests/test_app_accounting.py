@@ -180,3 +180,35 @@ def test_planner_bad_combinations_are_friendly():
     at.select_slider(key="target_epsilon").set_value(0.01).run()
     assert_no_errors(at)
     assert any("not reachable" in w.value for w in at.warning)
+
+
+def test_planner_explains_when_the_run_is_too_long_to_draw():
+    # n = 1,000,000, batch 16, 200 epochs → 12.5 M steps: numbers, no figure, an explanation
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_string(
+        "from dpteach.app_pages.dpsgd_planner import render\nrender()", default_timeout=120)
+    at.run()
+    at.select_slider(key="n").set_value(1_000_000)
+    at.select_slider(key="batch").set_value(16)
+    at.select_slider(key="epochs").set_value(200).run()
+    assert not at.exception
+    assert any("up to 1,000,000 steps" in i.value for i in at.info)
+    assert not any(m.label == "ε (PLD)" for m in at.metric)   # PLD waits for its button
+    assert any(m.label == "Steps T" and m.value == "12,500,000" for m in at.metric)
+
+
+def test_planner_says_when_pld_is_looser_than_rdp():
+    # q = 16/60,000 over 200 epochs (750,000 steps): the 1e-3-grid PLD (≈1.55) is above
+    # RDP (≈1.07), so the page must not call PLD tighter there and must say why.
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_string(
+        "from dpteach.app_pages.dpsgd_planner import render\nrender()", default_timeout=120)
+    at.run()
+    at.select_slider(key="batch").set_value(16)
+    at.select_slider(key="epochs").set_value(200).run()
+    assert not at.exception
+    values = {m.label: float(m.value) for m in at.metric if m.label in ("ε (RDP)", "ε (PLD)")}
+    assert values["ε (PLD)"] > values["ε (RDP)"]
+    assert any("looser than RDP" in c.value for c in at.caption)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ..accounting import RDPAccountant, epsilon_for_noise_multiplier, get_noise_multiplier
+from ..plots.accounting import STEPS_MAX_LIMIT
 from .composition import Prefetcher
 from ._common import (
     FIGURES,
@@ -86,11 +87,13 @@ def _prefetch(n, batch, epochs, sigma, delta, target, q, steps, kw) -> None:
             _, t = _steps(n, batch, int(e))
             PLD.prefetch(sigma, q, t, delta)
             SIGMA_FOR.prefetch(target, delta, q, t, "rdp")
-            FIGURES.prefetch(_PLOT, **{**kw, "steps_max": max(t, 2), "mark_steps": t})
+            if t <= STEPS_MAX_LIMIT:
+                FIGURES.prefetch(_PLOT, **{**kw, "steps_max": max(t, 2), "mark_steps": t})
     else:
         for s in _ahead(SIGMAS, sigma, last_sigma):
             PLD.prefetch(s, q, steps, delta)
-            FIGURES.prefetch(_PLOT, **{**kw, "noise_multiplier": s})
+            if steps <= STEPS_MAX_LIMIT:
+                FIGURES.prefetch(_PLOT, **{**kw, "noise_multiplier": s})
 
 
 def render() -> None:
@@ -130,21 +133,37 @@ def render() -> None:
     m[0].metric("Sampling rate q", fmt(q), help="q = expected batch size / dataset size "
                 "(Poisson sampling).")
     m[1].metric("Steps T", f"{steps:,}", help="T = epochs / q.")
+    eps_rdp = None
     with friendly_errors("The RDP accountant"):
         eps_rdp, order = _rdp(sigma, q, steps, delta)
         m[2].metric("ε (RDP)", fmt(eps_rdp),
                     help="Rényi DP of the Poisson-subsampled Gaussian (Mironov, Talwar, Zhang "
                          "2019), converted at the best order (Balle et al. 2020, Thm 21).")
         m[3].metric("best RDP order α", fmt(order))
-    with friendly_errors("The PLD accountant"), st.spinner("PLD…"):
-        m[4].metric("ε (PLD)", fmt(PLD.get(sigma, q, steps, delta)),
-                    help="Privacy-loss distribution (Google's dp_accounting, grid 1e-3, "
-                         "pessimistic: an upper bound). Tighter than RDP.")
+    eps_pld = None
+    if steps > STEPS_MAX_LIMIT and not m[4].button("Compute ε (PLD)", key="pld_long"):
+        m[4].caption(f"PLD over {steps:,} steps can take half a minute: press the button.")
+    else:
+        with friendly_errors("The PLD accountant"), st.spinner("PLD…"):
+            eps_pld = PLD.get(sigma, q, steps, delta)
+            m[4].metric("ε (PLD)", fmt(eps_pld),
+                        help="Privacy-loss distribution (Google's dp_accounting, grid 1e-3, "
+                             "pessimistic: an upper bound). Usually tighter than RDP.")
+    if eps_pld is not None and eps_rdp is not None and eps_pld > eps_rdp:
+        st.caption(f"Here PLD ({fmt(eps_pld)}) is looser than RDP ({fmt(eps_rdp)}): both are "
+                   "valid upper bounds, but the PLD is computed on a grid of width 1e-3 and "
+                   "rounded pessimistically, and that rounding adds up over many steps with a "
+                   "small q. A finer grid (slower) tightens it; use the smaller of the two.")
 
-    with friendly_errors("The figure"), st.spinner("Drawing…"):
-        kw = dict(steps_max=max(steps, 2), noise_multiplier=sigma, sample_rate=q, delta=delta,
-                  pld_points=6, mark_steps=steps)
-        show_figure(cached_figure(_PLOT, **kw), "ε against the number of training steps")
+    kw = dict(steps_max=max(steps, 2), noise_multiplier=sigma, sample_rate=q, delta=delta,
+              pld_points=6, mark_steps=steps)
+    if steps > STEPS_MAX_LIMIT:
+        st.info(f"The ε-against-steps figure is drawn for runs of up to {STEPS_MAX_LIMIT:,} "
+                f"steps; this run has {steps:,}. The numbers above are computed for the whole "
+                "run.", icon=":material/info:")
+    else:
+        with friendly_errors("The figure"), st.spinner("Drawing…"):
+            show_figure(cached_figure(_PLOT, **kw), "ε against the number of training steps")
 
     st.subheader("Inverse: how much noise for a target ε?")
     c_target, c_rdp, c_pld = st.columns([2, 1, 1])
