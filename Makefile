@@ -26,8 +26,11 @@ venv: $(VENV)/.runtime
 app: $(VENV)/.runtime      ## the Streamlit app on http://localhost:8501
 	$(BIN)/streamlit run app.py --server.port $(PORT) --server.headless true
 
+# Jupyter refuses to run as root unless told to (containers, WSL as root)
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
+
 lab: $(VENV)/.runtime      ## JupyterLab on notebooks/
-	$(BIN)/jupyter lab notebooks/
+	$(BIN)/jupyter lab notebooks/ $(ROOT_FLAG)
 
 test: $(VENV)/.test        ## every test: unit, statistical, notebooks, app, browser
 	@bash scripts/ensure-chromium.sh
