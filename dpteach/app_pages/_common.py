@@ -120,48 +120,32 @@ def figure_png(fig, dpi: int = DPI) -> bytes:
     return buf.getvalue()
 
 
-#: Held while the app draws a matplotlib figure (see :meth:`FigureStore._draw`);
+#: Held while the app draws a matplotlib figure (see :meth:`FigureStore._draw_items`);
 #: a page that draws outside the store while prefetching is on should hold it too.
 DRAW_LOCK = threading.Lock()
 
 
-class FigureStore:
-    """Process-wide cache of rendered figures (PNG bytes), with prefetching.
-
-    Drawing one ``dpteach.plots`` figure takes 60-90 ms, mostly matplotlib's
-    text layout, so a page that redraws two figures after every slider step
-    would lag behind an instructor pressing the arrow keys. Each figure is
-    therefore drawn once per argument combination and kept here (LRU,
-    ``max_entries``); and after a page has shown its figures it may
-    :meth:`prefetch` the ones for the neighbouring slider positions on one
-    background thread, so the next step is usually already drawn.
+class Prefetcher:
+    """Process-wide memo of a pure function, with background warming of likely next calls.
 
     ``st.cache_data`` cannot be filled from a background thread (it expects a
-    running script), hence this small store of futures. A request for a figure
-    that is queued but not yet started is drawn at once in the calling thread.
-    Set the environment variable ``DPTEACH_APP_PREFETCH=0`` to turn prefetching
-    off.
+    running script), hence this small LRU store of futures (``max_entries``):
+    :meth:`get` returns the memoized value, computing it now if needed;
+    :meth:`prefetch` queues the values for the neighbouring slider positions on
+    one worker thread, so that the next arrow-key step finds them ready. A
+    value that is queued but not yet started is computed at once in the calling
+    thread. Exceptions of ``func`` (e.g. ``ValueError`` for a bad parameter
+    combination) propagate from :meth:`get` and are not stored. Set the
+    environment variable ``DPTEACH_APP_PREFETCH=0`` to turn prefetching off.
     """
 
-    def __init__(self, max_entries: int = 256) -> None:
+    def __init__(self, func, max_entries: int = 256, timeout: float = 120.0) -> None:
+        self._func = func
         self.max_entries = max_entries
+        self._timeout = timeout
         self._lock = threading.Lock()
         self._items: OrderedDict[tuple, Future] = OrderedDict()
         self._pool: ThreadPoolExecutor | None = None
-
-    @staticmethod
-    def _key(function: str, kwargs: dict) -> tuple:
-        return (function, tuple(sorted(kwargs.items())))
-
-    @staticmethod
-    def _draw(function: str, kwargs: dict) -> bytes:
-        module, name = function.rsplit(".", 1)
-        plot = getattr(importlib.import_module(module), name)
-        # One figure at a time: parts of matplotlib (the mathtext parser, built on
-        # pyparsing) are not thread-safe, and the background thread draws too.
-        with DRAW_LOCK:
-            _, ax = new_axes(figsize=FIGSIZE)
-            return figure_png(plot(**kwargs, ax=ax))
 
     def _store(self, key: tuple, future: Future) -> None:
         # caller holds the lock
@@ -170,45 +154,73 @@ class FigureStore:
         while len(self._items) > self.max_entries:
             self._items.popitem(last=False)
 
-    def get(self, function: str, /, **kwargs) -> bytes:
-        """PNG of ``function(**kwargs)``; drawn now unless already stored.
-
-        Exceptions of the plot function (e.g. ``ValueError`` for a bad
-        parameter combination) propagate and are not stored.
-        """
-        key = self._key(function, kwargs)
+    def get(self, *args):
+        """``func(*args)``; computed now unless already stored."""
         with self._lock:
-            future = self._items.get(key)
+            future = self._items.get(args)
             if future is not None:
-                self._items.move_to_end(key)
+                self._items.move_to_end(args)
         if future is not None and not future.cancel():
             try:
-                return future.result(timeout=60)
+                return future.result(timeout=self._timeout)
             except Exception:
-                pass                     # fall through and draw it here, raising here
-        png = self._draw(function, kwargs)
+                pass                     # fall through and compute it here, raising here
+        value = self._func(*args)
         done: Future = Future()
-        done.set_result(png)
+        done.set_result(value)
         with self._lock:
-            self._store(key, done)
-        return png
+            self._store(args, done)
+        return value
 
-    def prefetch(self, function: str, /, **kwargs) -> None:
-        """Queue ``function(**kwargs)`` for drawing in the background."""
+    def prefetch(self, *args) -> None:
+        """Queue ``func(*args)`` on the background thread."""
         if os.environ.get("DPTEACH_APP_PREFETCH", "1") == "0":
             return
-        key = self._key(function, kwargs)
         with self._lock:
-            if key in self._items:
+            if args in self._items:
                 return
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(max_workers=1,
                                                 thread_name_prefix="dpteach-prefetch")
-            self._store(key, self._pool.submit(self._draw, function, kwargs))
+            self._store(args, self._pool.submit(self._func, *args))
 
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
+
+
+class FigureStore(Prefetcher):
+    """Process-wide cache of rendered figures (PNG bytes), with prefetching.
+
+    Drawing one ``dpteach.plots`` figure takes 60-90 ms, mostly matplotlib's
+    text layout, so a page that redraws two figures after every slider step
+    would lag behind an instructor pressing the arrow keys. Each figure is
+    therefore drawn once per argument combination and kept (a
+    :class:`Prefetcher` keyed by the plot function's dotted name and its
+    keyword arguments); after a page has shown its figures it may
+    :meth:`prefetch` the ones for the neighbouring slider positions.
+    """
+
+    def __init__(self, max_entries: int = 256) -> None:
+        super().__init__(self._draw_items, max_entries=max_entries, timeout=60.0)
+
+    @staticmethod
+    def _draw_items(function: str, items: tuple) -> bytes:
+        module, name = function.rsplit(".", 1)
+        plot = getattr(importlib.import_module(module), name)
+        # One figure at a time: parts of matplotlib (the mathtext parser, built on
+        # pyparsing) are not thread-safe, and the background thread draws too.
+        with DRAW_LOCK:
+            _, ax = new_axes(figsize=FIGSIZE)
+            return figure_png(plot(**dict(items), ax=ax))
+
+    def get(self, function: str, /, **kwargs) -> bytes:
+        """PNG of ``function(**kwargs)``; drawn now unless already stored."""
+        return super().get(function, tuple(sorted(kwargs.items())))
+
+    def prefetch(self, function: str, /, **kwargs) -> None:
+        """Queue ``function(**kwargs)`` for drawing in the background."""
+        super().prefetch(function, tuple(sorted(kwargs.items())))
 
 
 FIGURES = FigureStore()

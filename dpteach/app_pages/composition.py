@@ -8,10 +8,6 @@ advanced, optimal, Rényi DP, PLD); the figure from
 from __future__ import annotations
 
 import math
-import os
-import threading
-from collections import OrderedDict
-from concurrent.futures import Future, ThreadPoolExecutor
 
 import streamlit as st
 
@@ -19,6 +15,7 @@ from ..accounting import METHOD_LABELS, composition_epsilons
 from ._common import (
     EPSILONS,
     FIGURES,
+    Prefetcher,
     cached_figure,
     delta_slider,
     epsilon_slider,
@@ -36,56 +33,6 @@ FIG_K_MAX = 1000
 _PLOT = "dpteach.plots.accounting.plot_composition"
 
 MECHANISMS = {"Laplace (ε₀ per query)": "laplace", "Gaussian (σ per query)": "gaussian"}
-
-
-class Prefetcher:
-    """Process-wide memo of a pure function, with background warming of likely next calls.
-
-    ``st.cache_data`` cannot be filled from a background thread, so the
-    accounting pages keep their slow numbers (PLD, calibration) here: ``get``
-    returns the memoized value (computing it now if needed); ``prefetch``
-    queues the values for the neighbouring slider positions on one worker
-    thread, so that the next arrow-key step finds them ready. Honours
-    ``DPTEACH_APP_PREFETCH=0`` like the figure store.
-    """
-
-    def __init__(self, func, max_entries: int = 1024):
-        self._func = func
-        self._lock = threading.Lock()
-        self._items: OrderedDict[tuple, Future] = OrderedDict()
-        self._max = max_entries
-        self._pool: ThreadPoolExecutor | None = None
-
-    def _put(self, key, fut) -> None:
-        self._items[key] = fut
-        self._items.move_to_end(key)
-        while len(self._items) > self._max:
-            self._items.popitem(last=False)
-
-    def get(self, *args):
-        with self._lock:
-            fut = self._items.get(args)
-        if fut is not None and not fut.cancel():
-            try:
-                return fut.result(timeout=120)
-            except Exception:
-                pass                            # recompute here, raising here
-        value = self._func(*args)
-        done: Future = Future()
-        done.set_result(value)
-        with self._lock:
-            self._put(args, done)
-        return value
-
-    def prefetch(self, *args) -> None:
-        if os.environ.get("DPTEACH_APP_PREFETCH", "1") == "0":
-            return
-        with self._lock:
-            if args in self._items:
-                return
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dpteach-acc")
-            self._put(args, self._pool.submit(self._func, *args))
 
 
 def _ahead(options, value, last) -> list:

@@ -11,9 +11,9 @@ import streamlit as st
 
 from ..accounting import RDPAccountant, epsilon_for_noise_multiplier, get_noise_multiplier
 from ..plots.accounting import STEPS_MAX_LIMIT
-from .composition import Prefetcher
 from ._common import (
     FIGURES,
+    Prefetcher,
     cached_figure,
     delta_slider,
     epsilon_slider,
