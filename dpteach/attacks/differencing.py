@@ -90,6 +90,20 @@ def _check_db(db, name: str = "db") -> np.ndarray:
     return arr.astype(np.int64)
 
 
+def _check_attack_db(db) -> np.ndarray:
+    """A 0/1 database of at least 2 rows (an attack needs someone else to hide behind)."""
+    d = _check_db(db)
+    if d.size < 2:
+        raise ValueError(f"db must have at least 2 rows; got {d.size}")
+    return d
+
+
+def _check_attack_target(db, target) -> tuple[np.ndarray, int]:
+    """The database as in :func:`_check_attack_db` and a row index in [0, n − 1]."""
+    d = _check_attack_db(db)
+    return d, check_int("target", target, minimum=0, maximum=d.size - 1)
+
+
 def query_sum(x) -> float:
     """Counting query: the number of 1s. Global sensitivity 1 ([DR14]_ Sec 3.3)."""
     return float(np.sum(check_array("x", x, min_size=0)))
@@ -293,11 +307,8 @@ def differencing_attack(db, target: int, query: str = "sum") -> DifferencingResu
     -------
     DifferencingResult
     """
-    d = _check_db(db)
+    d, target = _check_attack_target(db, target)
     n = d.size
-    if n < 2:
-        raise ValueError(f"db must have at least 2 rows; got {n}")
-    target = check_int("target", target, minimum=0, maximum=n - 1)
     query = check_choice("query", query, set(_NAMED))
     q = _NAMED[query]
     rest = np.delete(d, target)
@@ -321,10 +332,8 @@ def reconstruct_by_differencing(db) -> tuple[np.ndarray, int]:
     (numpy.ndarray, int)
         The reconstructed bits and the number of queries asked (n + 1).
     """
-    d = _check_db(db)
+    d = _check_attack_db(db)
     n = d.size
-    if n < 2:
-        raise ValueError(f"db must have at least 2 rows; got {n}")
     full = query_sum(d)
     guesses = np.array([round(full - query_sum(np.delete(d, i))) for i in range(n)],
                        dtype=np.int64)
@@ -393,11 +402,8 @@ def threshold_attack(db, target: int, threshold: int,
     -------
     ThresholdAttackResult
     """
-    d = _check_db(db)
+    d, target = _check_attack_target(db, target)
     n = d.size
-    if n < 2:
-        raise ValueError(f"db must have at least 2 rows; got {n}")
-    target = check_int("target", target, minimum=0, maximum=n - 1)
     query = count_at_least(threshold)
     t = query.threshold
     if not isinstance(allow_dummies, (bool, np.bool_)):
@@ -572,11 +578,8 @@ def simulate_noisy_attack(db, target: int, epsilon: float, k: int = 1,
     float
         Fraction of trials in which the guess equals ``db[target]``.
     """
-    d = _check_db(db)
+    d, target = _check_attack_target(db, target)
     n = d.size
-    if n < 2:
-        raise ValueError(f"db must have at least 2 rows; got {n}")
-    target = check_int("target", target, minimum=0, maximum=n - 1)
     epsilon = check_epsilon(epsilon)
     k = check_int("k", k, minimum=1, maximum=1000)
     scenario = check_choice("scenario", scenario, set(SCENARIOS))
