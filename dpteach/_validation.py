@@ -1,11 +1,23 @@
 """Argument checks shared by every public function in :mod:`dpteach`.
 
-Each checker returns the validated value (converted to ``float`` / ``int`` /
-``numpy.ndarray``) or raises :class:`ValueError` / :class:`TypeError` with a
-message that names the argument, shows the value received and states the
-allowed range, e.g.::
+Every checker takes ``(name, value, ...)`` in that order, returns the validated
+value (converted to a Python ``float`` / ``int`` / ``bool`` or a
+``numpy.ndarray``) or raises
 
-    ValueError: epsilon must be a finite number > 0; got epsilon=-1.0
+* :class:`ParameterError` (a :class:`ValueError`) when the value has the right
+  kind but is not allowed: out of range, non-finite, the wrong shape; or
+* :class:`TypeError` when it is not the kind of thing asked for (a string
+  where a number belongs, a float where an integer belongs, ...),
+
+with a message that names the argument, shows the value received and states
+the allowed range, e.g.::
+
+    ParameterError: epsilon must be a finite number > 0; got epsilon=-1.0
+
+``ParameterError`` is *the* error type of dpteach for "these parameters are not
+allowed": every module raises it (never a bare ``ValueError``) for settings the
+mathematics or a documented bound rules out, and the app shows exactly this
+type as a friendly message. Anything else escaping dpteach is a bug.
 
 Nothing is ever clipped silently: a value outside its range is an error.
 """
@@ -19,6 +31,8 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "ParameterError",
+    "describe",
     "check_epsilon",
     "check_delta",
     "check_sensitivity",
@@ -35,7 +49,16 @@ __all__ = [
 ]
 
 
-def _describe(value: Any) -> str:
+class ParameterError(ValueError):
+    """Parameters that dpteach does not allow (out of range, non-finite, too large, ...).
+
+    A subclass of :class:`ValueError`, so ``except ValueError`` keeps working. The
+    message names the argument, the value received and the allowed range.
+    """
+
+
+def describe(value: Any) -> str:
+    """A short ``repr`` of ``value`` for an error message (at most 60 characters)."""
     try:
         text = repr(value)
     except Exception:                    # noqa: BLE001 - e.g. ints beyond str() digit limit
@@ -53,7 +76,7 @@ def _real(name: str, value: Any, expected: str = "a real number") -> float:
             np.issubdtype(value.dtype, np.integer) or np.issubdtype(value.dtype, np.floating)):
         value = value[()]
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be {expected}; got {name}={_describe(value)} "
+        raise TypeError(f"{name} must be {expected}; got {name}={describe(value)} "
                         f"of type {type(value).__name__}")
     try:
         return float(value)
@@ -65,7 +88,7 @@ def check_finite(name: str, value: Any) -> float:
     """A finite real number."""
     x = _real(name, value, "a finite number")
     if not np.isfinite(x):
-        raise ValueError(f"{name} must be a finite number; got {name}={_describe(value)}")
+        raise ParameterError(f"{name} must be a finite number; got {name}={describe(value)}")
     return x
 
 
@@ -74,7 +97,7 @@ def check_positive(name: str, value: Any, *, allow_inf: bool = False) -> float:
     allowed = "a number > 0 (inf allowed)" if allow_inf else "a finite number > 0"
     x = _real(name, value, allowed)
     if np.isnan(x) or x <= 0 or (np.isinf(x) and not allow_inf):
-        raise ValueError(f"{name} must be {allowed}; got {name}={_describe(value)}")
+        raise ParameterError(f"{name} must be {allowed}; got {name}={describe(value)}")
     return x
 
 
@@ -82,7 +105,7 @@ def check_nonnegative(name: str, value: Any) -> float:
     """A finite real number >= 0."""
     x = _real(name, value, "a finite number >= 0")
     if not np.isfinite(x) or x < 0:
-        raise ValueError(f"{name} must be a finite number >= 0; got {name}={_describe(value)}")
+        raise ParameterError(f"{name} must be a finite number >= 0; got {name}={describe(value)}")
     return x
 
 
@@ -95,26 +118,26 @@ def check_in_range(name: str, value: Any, low: float, high: float, *,
     ok_low = x >= low if low_inclusive else x > low
     ok_high = x <= high if high_inclusive else x < high
     if np.isnan(x) or not (ok_low and ok_high):
-        raise ValueError(f"{name} must be in {interval}; got {name}={_describe(value)}")
+        raise ParameterError(f"{name} must be in {interval}; got {name}={describe(value)}")
     return x
 
 
-def check_epsilon(value: Any, name: str = "epsilon") -> float:
+def check_epsilon(name: str, value: Any) -> float:
     """Privacy parameter ε: finite and > 0."""
     return check_positive(name, value)
 
 
-def check_delta(value: Any, name: str = "delta", *, allow_zero: bool = True) -> float:
+def check_delta(name: str, value: Any, *, allow_zero: bool = True) -> float:
     """Privacy parameter δ: in [0, 1) (or (0, 1) when ``allow_zero`` is False)."""
     return check_in_range(name, value, 0.0, 1.0, low_inclusive=allow_zero, high_inclusive=False)
 
 
-def check_sensitivity(value: Any, name: str = "sensitivity") -> float:
+def check_sensitivity(name: str, value: Any) -> float:
     """Sensitivity Δ: finite and > 0."""
     return check_positive(name, value)
 
 
-def check_probability(value: Any, name: str = "p", *, open_low: bool = False,
+def check_probability(name: str, value: Any, *, open_low: bool = False,
                       open_high: bool = False) -> float:
     """A probability in [0, 1] (ends optionally open)."""
     return check_in_range(name, value, 0.0, 1.0, low_inclusive=not open_low,
@@ -129,18 +152,18 @@ def check_int(name: str, value: Any, *, minimum: int | None = None,
     if isinstance(value, np.ndarray) and value.ndim == 0 and np.issubdtype(value.dtype, np.integer):
         value = value[()]
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer in [{lo}, {hi}]; got {name}={_describe(value)} "
+        raise TypeError(f"{name} must be an integer in [{lo}, {hi}]; got {name}={describe(value)} "
                         f"of type {type(value).__name__}")
     v = int(value)
     if (minimum is not None and v < minimum) or (maximum is not None and v > maximum):
-        raise ValueError(f"{name} must be an integer in [{lo}, {hi}]; got {name}={_describe(v)}")
+        raise ParameterError(f"{name} must be an integer in [{lo}, {hi}]; got {name}={describe(v)}")
     return v
 
 
 def check_bool(name: str, value: Any) -> bool:
     """``True`` or ``False`` (also NumPy's bool); 0/1, strings and None are refused."""
     if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False; got {name}={_describe(value)} "
+        raise TypeError(f"{name} must be True or False; got {name}={describe(value)} "
                         f"of type {type(value).__name__}")
     return bool(value)
 
@@ -160,7 +183,7 @@ def check_array(name: str, value: Any, *, ndim: int | tuple[int, ...] | None = N
             else f"an array of numbers with ndim in {allowed}")
 
     def refuse(kind: str = ""):
-        return TypeError(f"{name} must be {what}{kind}; got {name}={_describe(value)} "
+        return TypeError(f"{name} must be {what}{kind}; got {name}={describe(value)} "
                          f"of type {type(value).__name__}")
 
     if isinstance(value, (str, bytes)) or value is None:
@@ -183,17 +206,17 @@ def check_array(name: str, value: Any, *, ndim: int | tuple[int, ...] | None = N
     try:
         arr = np.asarray(raw, dtype=dtype)
     except OverflowError:                            # Python ints beyond the float range
-        raise ValueError(f"{name} must contain only finite values; "
-                         f"got {name}={_describe(value)}") from None
+        raise ParameterError(f"{name} must contain only finite values; "
+                             f"got {name}={describe(value)}") from None
     except (TypeError, ValueError) as exc:
         raise refuse() from exc
     if allowed is not None and arr.ndim not in allowed:
-        raise ValueError(f"{name} must have ndim in {allowed}; got {name} with shape {arr.shape}")
+        raise ParameterError(f"{name} must have ndim in {allowed}; got {name} with shape {arr.shape}")
     if arr.size < min_size:
-        raise ValueError(f"{name} must have at least {min_size} element(s); got {name} with "
-                         f"shape {arr.shape}")
+        raise ParameterError(f"{name} must have at least {min_size} element(s); got {name} with "
+                             f"shape {arr.shape}")
     if finite and arr.size and not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must contain only finite values; got {name}={_describe(value)}")
+        raise ParameterError(f"{name} must contain only finite values; got {name}={describe(value)}")
     return arr
 
 
@@ -211,7 +234,7 @@ def check_choice(name: str, value: Any, choices) -> Any:
         return isinstance(eq, (bool, np.bool_)) and bool(eq)   # arrays compare elementwise
 
     if not any(same(c) for c in options):
-        raise ValueError(f"{name} must be one of {options}; got {name}={_describe(value)}")
+        raise ParameterError(f"{name} must be one of {options}; got {name}={describe(value)}")
     return value
 
 
@@ -229,7 +252,7 @@ def check_rng(rng: Any = None) -> np.random.Generator:
                         f"got rng={rng!r}")
     if isinstance(rng, numbers.Integral):
         if int(rng) < 0:
-            raise ValueError(f"rng seed must be an integer >= 0; got rng={int(rng)}")
+            raise ParameterError(f"rng seed must be an integer >= 0; got rng={int(rng)}")
         return np.random.default_rng(int(rng))
     raise TypeError("rng must be None, an int seed or a numpy.random.Generator; "
-                    f"got rng={_describe(rng)} of type {type(rng).__name__}")
+                    f"got rng={describe(rng)} of type {type(rng).__name__}")

@@ -41,6 +41,7 @@ import numpy as np
 from scipy import special
 
 from ._validation import (
+    ParameterError,
     check_array,
     check_delta,
     check_epsilon,
@@ -66,15 +67,15 @@ __all__ = [
 def _eps_delta_arrays(epsilons, deltas) -> tuple[np.ndarray, np.ndarray]:
     eps = check_array("epsilons", epsilons, ndim=(0, 1)).reshape(-1)
     if np.any(eps < 0):
-        raise ValueError(f"epsilons must all be finite numbers >= 0; got epsilons={eps!r}")
+        raise ParameterError(f"epsilons must all be finite numbers >= 0; got epsilons={eps!r}")
     dl = check_array("deltas", deltas, ndim=(0, 1)).reshape(-1)
     if np.any((dl < 0) | (dl >= 1)):
-        raise ValueError(f"deltas must all be in [0, 1); got deltas={dl!r}")
+        raise ParameterError(f"deltas must all be in [0, 1); got deltas={dl!r}")
     if dl.size == 1:
         dl = np.full(eps.shape, dl[0])
     elif dl.size != eps.size:
-        raise ValueError(f"deltas must be a single number or one per epsilon: got {dl.size} "
-                         f"deltas for {eps.size} epsilons")
+        raise ParameterError(f"deltas must be a single number or one per epsilon: got {dl.size} "
+                             f"deltas for {eps.size} epsilons")
     return eps, dl
 
 
@@ -143,10 +144,10 @@ def advanced_composition(epsilon: float, delta: float, k: int,
     -------
     (epsilon_total, delta_total) : tuple of float
     """
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta)
+    epsilon = check_epsilon("epsilon", epsilon)
+    delta = check_delta("delta", delta)
     k = check_int("k", k, minimum=1)
-    delta_prime = check_delta(delta_prime, "delta_prime", allow_zero=False)
+    delta_prime = check_delta("delta_prime", delta_prime, allow_zero=False)
     eps_total = (math.sqrt(2 * k * math.log(1 / delta_prime)) * epsilon
                  + k * epsilon * math.expm1(epsilon))
     return eps_total, k * delta + delta_prime
@@ -215,8 +216,8 @@ def optimal_composition_delta(epsilon: float, delta: float, k: int, total_epsilo
     float
         δ_total in [0, 1].
     """
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta)
+    epsilon = check_epsilon("epsilon", epsilon)
+    delta = check_delta("delta", delta)
     k = check_int("k", k, minimum=1)
     total_epsilon = check_in_range("total_epsilon", total_epsilon, 0.0, math.inf)
     return _total_delta(delta, k, _pure_delta(epsilon, k, total_epsilon))
@@ -244,10 +245,10 @@ def optimal_composition_epsilon(epsilon: float, delta: float, k: int, total_delt
         finite ε_total works, because with probability 1 − (1 − δ)^k some
         mechanism may reveal everything.
     """
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta)
+    epsilon = check_epsilon("epsilon", epsilon)
+    delta = check_delta("delta", delta)
     k = check_int("k", k, minimum=1)
-    total_delta = check_delta(total_delta, "total_delta")
+    total_delta = check_delta("total_delta", total_delta)
     # δ_total ≤ target  ⇔  δ_pure ≤ t := 1 − (1 − target)/(1 − δ)^k
     log_ratio = math.log1p(-total_delta) - k * math.log1p(-delta)
     if log_ratio > 0:
@@ -309,14 +310,14 @@ def amplify_by_subsampling(epsilon: float, sample_rate: float) -> float:
     -------
     float
     """
-    epsilon = check_epsilon(epsilon)
-    q = check_probability(sample_rate, "sample_rate")
+    epsilon = check_epsilon("epsilon", epsilon)
+    q = check_probability("sample_rate", sample_rate)
     return float(math.log1p(q * math.expm1(epsilon)))
 
 
 # --- budget -----------------------------------------------------------------------------
 
-class BudgetExceeded(ValueError):
+class BudgetExceeded(ParameterError):
     """Raised when a spend would take a :class:`BudgetAccountant` over its total."""
 
 
@@ -370,8 +371,8 @@ class BudgetAccountant:
     RTOL = 1e-9
 
     def __init__(self, epsilon: float, delta: float = 0.0):
-        self.epsilon = check_epsilon(epsilon)
-        self.delta = check_delta(delta)
+        self.epsilon = check_epsilon("epsilon", epsilon)
+        self.delta = check_delta("delta", delta)
         self._eps_spent = Fraction(0)
         self._delta_spent = Fraction(0)
         self.history: list[Spend] = []
@@ -397,7 +398,7 @@ class BudgetAccountant:
             If the spend does not fit; nothing is recorded then.
         """
         epsilon = check_nonnegative("epsilon", epsilon)
-        delta = check_delta(delta)
+        delta = check_delta("delta", delta)
         if label is not None and not isinstance(label, str):
             raise TypeError(f"label must be a str or None; got label={label!r}")
         new_eps = self._eps_spent + Fraction(epsilon)

@@ -21,7 +21,7 @@ from importlib import resources
 import numpy as np
 import pandas as pd
 
-from ._validation import check_bool, check_int, check_probability, check_rng
+from ._validation import ParameterError, check_bool, check_int, check_probability, check_rng
 
 __all__ = [
     "ADULT_COLUMNS",
@@ -201,21 +201,21 @@ def adult_arrays(df: pd.DataFrame | None = None, *, include_sex: bool = True,
         df = df.dropna(subset=ADULT_COLUMNS)
     labels = df["income"].dropna()
     if not labels.isin(["<=50K", ">50K"]).all():
-        raise ValueError("df['income'] must be '<=50K' or '>50K'; got df with income values "
-                         f"{sorted(set(labels) - {'<=50K', '>50K'}, key=str)[:5]}")
+        raise ParameterError("df['income'] must be '<=50K' or '>50K'; got df with income values "
+                             f"{sorted(set(labels) - {'<=50K', '>50K'}, key=str)[:5]}")
     if "split" in df.columns and not df["split"].isin(["train", "test"]).all():
-        raise ValueError("df['split'] must be 'train' or 'test'; got df with split values "
-                         f"{sorted(set(df['split']) - {'train', 'test'}, key=str)[:5]}")
+        raise ParameterError("df['split'] must be 'train' or 'test'; got df with split values "
+                             f"{sorted(set(df['split']) - {'train', 'test'}, key=str)[:5]}")
     parts, names = [], []
     for col, (lo, hi, kind) in _ADULT_NUMERIC_BOUNDS.items():
         try:
             v = df[col].to_numpy(dtype=float)
         except (TypeError, ValueError) as exc:
-            raise ValueError(f"df['{col}'] must be numeric; got df with a non-number "
-                             f"in {col}") from exc
+            raise ParameterError(f"df['{col}'] must be numeric; got df with a non-number "
+                                 f"in {col}") from exc
         if not np.all(np.isfinite(v)):
-            raise ValueError(f"df['{col}'] must hold finite numbers; got df with a missing "
-                             f"or infinite value in {col}")
+            raise ParameterError(f"df['{col}'] must hold finite numbers; got df with a missing "
+                                 f"or infinite value in {col}")
         v = np.clip(v, lo, hi)
         v = (np.log1p(v - lo) / np.log1p(hi - lo)) if kind == "log" else (v - lo) / (hi - lo)
         parts.append(v[:, None])
@@ -226,9 +226,9 @@ def adult_arrays(df: pd.DataFrame | None = None, *, include_sex: bool = True,
         values = df[col].to_numpy()
         unknown = ~(pd.isna(values) | np.isin(values, cats))
         if np.any(unknown):
-            raise ValueError(f"df['{col}'] must hold the categories of adult.names (or a missing "
-                             f"value); got df with {col} values "
-                             f"{sorted(set(values[unknown]), key=str)[:5]}")
+            raise ParameterError(f"df['{col}'] must hold the categories of adult.names (or a missing "
+                                 f"value); got df with {col} values "
+                                 f"{sorted(set(values[unknown]), key=str)[:5]}")
         parts.append(np.stack([(values == c) for c in cats], axis=1).astype(float))
         names.extend(f"{col}={c}" for c in cats)
     X = np.hstack(parts)
@@ -302,7 +302,7 @@ def make_parallel_databases(n: int, p: float = 0.5, rng=None):
        Privacy*. Foundations and Trends in TCS 9(3-4), 2014.
     """
     n = check_int("n", n, minimum=2, maximum=_PARALLEL_MAX_N)
-    p = check_probability(p, "p")
+    p = check_probability("p", p)
     gen = check_rng(rng)
     db = (gen.random(n) < p).astype(np.int64)
     mask = ~np.eye(n, dtype=bool)

@@ -38,6 +38,7 @@ import numpy as np
 from scipy import optimize, special
 
 from ._validation import (
+    ParameterError,
     check_array,
     check_choice,
     check_delta,
@@ -108,14 +109,14 @@ def laplace_scale(sensitivity: float, epsilon: float) -> float:
     float
         ``b``; the noise variance is ``2b²``.
     """
-    sensitivity = check_sensitivity(sensitivity)
-    epsilon = check_epsilon(epsilon)
+    sensitivity = check_sensitivity("sensitivity", sensitivity)
+    epsilon = check_epsilon("epsilon", epsilon)
     b = sensitivity / epsilon
     if not math.isfinite(b) or b == 0:
         # b = 0 would silently release the exact answer; b = inf only NaNs
         what = "overflows (no finite noise scale)" if b else "underflows to 0 (no noise)"
-        raise ValueError(f"sensitivity / epsilon {what}; got "
-                         f"sensitivity={sensitivity!r}, epsilon={epsilon!r}")
+        raise ParameterError(f"sensitivity / epsilon {what}; got "
+                             f"sensitivity={sensitivity!r}, epsilon={epsilon!r}")
     return b
 
 
@@ -168,8 +169,8 @@ def gaussian_delta(sigma: float, sensitivity: float, epsilon: float) -> float:
     float
         δ in [0, 1) (in floating point it rounds to 1.0 when σ ≪ Δ).
     """
-    sigma = check_sensitivity(sigma, "sigma")
-    sensitivity = check_sensitivity(sensitivity)
+    sigma = check_sensitivity("sigma", sigma)
+    sensitivity = check_sensitivity("sensitivity", sensitivity)
     epsilon = check_in_range("epsilon", epsilon, 0.0, np.inf, high_inclusive=False)
     a = sensitivity / (2 * sigma)
     b = epsilon * sigma / sensitivity
@@ -191,17 +192,17 @@ def _analytic_sigma(sensitivity: float, epsilon: float, delta: float) -> float:
     while excess(lo) <= 0:   # σ small enough that the mechanism is *not* private
         lo -= 2.0
         if lo < log_min:
-            raise ValueError("the noise level sigma for (epsilon, delta) underflows for this "
-                             f"sensitivity (epsilon too large); got sensitivity={sensitivity!r}, "
-                             f"epsilon={epsilon!r}, delta={delta!r}")
+            raise ParameterError("the noise level sigma for (epsilon, delta) underflows for this "
+                                 f"sensitivity (epsilon too large); got sensitivity={sensitivity!r}, "
+                                 f"epsilon={epsilon!r}, delta={delta!r}")
     hi = math.log(sensitivity) + 1.0
     log_max = math.log(np.finfo(float).max)
     while excess(hi) > 0:
         hi += 2.0
         if hi > log_max:
-            raise ValueError("no finite noise level sigma achieves (epsilon, delta) for this "
-                             f"sensitivity (epsilon too small); got sensitivity={sensitivity!r}, "
-                             f"epsilon={epsilon!r}, delta={delta!r}")
+            raise ParameterError("no finite noise level sigma achieves (epsilon, delta) for this "
+                                 f"sensitivity (epsilon too small); got sensitivity={sensitivity!r}, "
+                                 f"epsilon={epsilon!r}, delta={delta!r}")
     root = optimize.brentq(excess, lo, hi, xtol=1e-13, rtol=4 * np.finfo(float).eps, maxiter=500)
     # brentq may land a hair below the true root; step up so δ(σ) ≤ target.
     sigma = math.exp(root)
@@ -234,24 +235,24 @@ def gaussian_sigma(sensitivity: float, epsilon: float, delta: float,
     float
     """
     method = check_choice("method", method, {"analytic", "classic"})
-    sensitivity = check_sensitivity(sensitivity)
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta)
+    sensitivity = check_sensitivity("sensitivity", sensitivity)
+    epsilon = check_epsilon("epsilon", epsilon)
+    delta = check_delta("delta", delta)
     if delta == 0:
-        raise ValueError("delta must be in (0, 1) for the Gaussian mechanism; got delta=0. "
-                         "Gaussian noise cannot give pure (epsilon, 0)-DP: use the Laplace "
-                         "mechanism or choose delta > 0 (e.g. 1e-5, well below 1/n).")
+        raise ParameterError("delta must be in (0, 1) for the Gaussian mechanism; got delta=0. "
+                             "Gaussian noise cannot give pure (epsilon, 0)-DP: use the Laplace "
+                             "mechanism or choose delta > 0 (e.g. 1e-5, well below 1/n).")
     if method == "classic":
         if epsilon >= 1:
-            raise ValueError(
+            raise ParameterError(
                 f"epsilon must be < 1 for the classic Gaussian bound (Dwork & Roth Thm A.1); "
                 f"got epsilon={epsilon!r}. Use method='analytic', which is valid for every "
                 "epsilon > 0.")
         # log(1.25) − log(δ) rather than log(1.25/δ): no overflow for tiny δ
         sigma = sensitivity * math.sqrt(2 * (math.log(1.25) - math.log(delta))) / epsilon
         if not math.isfinite(sigma) or sigma == 0:
-            raise ValueError("no usable noise level sigma: it over- or underflows; got "
-                             f"sensitivity={sensitivity!r}, epsilon={epsilon!r}, delta={delta!r}")
+            raise ParameterError("no usable noise level sigma: it over- or underflows; got "
+                                 f"sensitivity={sensitivity!r}, epsilon={epsilon!r}, delta={delta!r}")
         return sigma
     return _analytic_sigma(sensitivity, epsilon, delta)
 
@@ -307,8 +308,8 @@ def gaussian_privacy_loss(y, sensitivity: float, sigma: float, value: float = 0.
     governed by δ ([DR14]_, proof of Thm A.1; [BW18]_ Sec 3). Under D the loss is
     distributed as ``N(μ, 2μ)`` with ``μ = Δ²/(2σ²)``.
     """
-    sensitivity = check_sensitivity(sensitivity)
-    sigma = check_sensitivity(sigma, "sigma")
+    sensitivity = check_sensitivity("sensitivity", sensitivity)
+    sigma = check_sensitivity("sigma", sigma)
     value = check_finite("value", value)
     y = check_array("y", y, ndim=None, min_size=0, allow_bool=False)
     return (sensitivity ** 2 - 2 * sensitivity * (y - value)) / (2 * sigma ** 2)
@@ -362,11 +363,11 @@ def rr_gamma_from_epsilon(epsilon: float) -> float:
     ValueError
         If ε is so small (below about 1e-323) that γ underflows to 0.
     """
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_epsilon("epsilon", epsilon)
     gamma = 0.5 * math.tanh(epsilon / 2)
     if gamma == 0:                          # ε below ~1e-323: ε/2 underflows
-        raise ValueError("epsilon is too small to represent gamma = tanh(epsilon/2)/2 > 0 in "
-                         f"floating point; got epsilon={epsilon!r}")
+        raise ParameterError("epsilon is too small to represent gamma = tanh(epsilon/2)/2 > 0 in "
+                             f"floating point; got epsilon={epsilon!r}")
     return gamma
 
 
@@ -374,8 +375,8 @@ def _finite_or_refuse(values, gamma, epsilon):
     """Refuse results that overflow because γ (or ε) is astronomically small."""
     if not np.all(np.isfinite(values)):
         which = (f"gamma={gamma!r}" if gamma is not None else f"epsilon={epsilon!r}")
-        raise ValueError("the privacy parameter is so small that the unbiased estimate "
-                         f"overflows the floating-point range; got {which}")
+        raise ParameterError("the privacy parameter is so small that the unbiased estimate "
+                             f"overflows the floating-point range; got {which}")
 
 
 def _rr_gamma(gamma, epsilon) -> float:
@@ -385,8 +386,8 @@ def _rr_gamma(gamma, epsilon) -> float:
     float ``0.5 + γ`` rounds to 0.5 and 2p − 1 would be 0.
     """
     if (gamma is None) == (epsilon is None):
-        raise ValueError("give exactly one of gamma (truth with probability 1/2 + gamma) or "
-                         f"epsilon; got gamma={gamma!r}, epsilon={epsilon!r}")
+        raise ParameterError("give exactly one of gamma (truth with probability 1/2 + gamma) or "
+                             f"epsilon; got gamma={gamma!r}, epsilon={epsilon!r}")
     if gamma is not None:
         rr_epsilon_from_gamma(gamma)          # validates gamma
         return float(gamma)
@@ -397,8 +398,8 @@ def _check_bits(name: str, bits) -> np.ndarray:
     arr = check_array(name, bits, ndim=(0, 1), min_size=1)
     bad = (arr != 0) & (arr != 1)
     if np.any(bad):
-        raise ValueError(f"{name} must contain only 0s and 1s (or booleans); got "
-                         f"{name} containing {np.unique(arr[bad])[:5]}")
+        raise ParameterError(f"{name} must contain only 0s and 1s (or booleans); got "
+                             f"{name} containing {np.unique(arr[bad])[:5]}")
     return arr.astype(np.int8)
 
 
@@ -540,8 +541,8 @@ def _check_categories(name: str, values, k: int, ndim) -> np.ndarray:
     arr = check_array(name, values, ndim=ndim, allow_bool=False)
     bad = (arr != np.round(arr)) | (arr < 0) | (arr >= k)
     if np.any(bad):
-        raise ValueError(f"{name} must be integers in [0, {k - 1}] for k={k}; got {name} "
-                         f"containing {np.unique(arr[bad])[:5]}")
+        raise ParameterError(f"{name} must be integers in [0, {k - 1}] for k={k}; got {name} "
+                             f"containing {np.unique(arr[bad])[:5]}")
     return arr.astype(np.int64)
 
 
@@ -569,7 +570,7 @@ def k_randomized_response(values, k: int, epsilon: float, rng=None):
         An ``int`` for a scalar ``values``, else an array of the same length.
     """
     k = check_int("k", k, minimum=2, maximum=_K_MAX)
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_epsilon("epsilon", epsilon)
     arr = _check_categories("values", values, k, ndim=(0, 1))
     gen = check_rng(rng)
     p, _ = _k_rr_probs(k, epsilon)
@@ -608,7 +609,7 @@ def k_rr_estimate(reports, k: int, epsilon: float) -> np.ndarray:
     numpy.ndarray of shape (k,)
     """
     k = check_int("k", k, minimum=2, maximum=_K_MAX)
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_epsilon("epsilon", epsilon)
     arr = _check_categories("reports", reports, k, ndim=1)
     counts = np.bincount(arr, minlength=k).astype(float)
     n = float(arr.size)
@@ -715,7 +716,7 @@ def rr_local_std(n, epsilon: float):
     p = 0.5 + rr_gamma_from_epsilon(epsilon)
     n_arr = check_array("n", n, ndim=(0, 1))
     if np.any(n_arr < 1) or np.any(n_arr != np.round(n_arr)):
-        raise ValueError(f"n must contain integers >= 1; got n={n!r}")
+        raise ParameterError(f"n must contain integers >= 1; got n={n!r}")
     out = math.sqrt(p * (1 - p)) / ((2 * p - 1) * np.sqrt(n_arr))
     return float(out) if np.ndim(n) == 0 else out
 
@@ -737,7 +738,7 @@ def central_laplace_rate_std(n, epsilon: float):
     b = laplace_scale(1.0, epsilon)
     n_arr = check_array("n", n, ndim=(0, 1))
     if np.any(n_arr < 1) or np.any(n_arr != np.round(n_arr)):
-        raise ValueError(f"n must contain integers >= 1; got n={n!r}")
+        raise ParameterError(f"n must contain integers >= 1; got n={n!r}")
     out = math.sqrt(2) * b / n_arr
     return float(out) if np.ndim(n) == 0 else out
 

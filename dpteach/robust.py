@@ -39,6 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validation import (
+    ParameterError,
     check_array,
     check_choice,
     check_delta,
@@ -68,7 +69,7 @@ def _check_bounds(lower, upper) -> tuple[float, float]:
     lower = check_finite("lower", lower)
     upper = check_finite("upper", upper)
     if not upper > lower:
-        raise ValueError(f"upper must be > lower; got lower={lower!r}, upper={upper!r}")
+        raise ParameterError(f"upper must be > lower; got lower={lower!r}, upper={upper!r}")
     return lower, upper
 
 
@@ -175,7 +176,7 @@ def subsample_and_aggregate(data, statistic, n_blocks: int, lower: float, upper:
     func = _check_statistic(statistic)
     m = check_int("n_blocks", n_blocks, minimum=1, maximum=x.shape[0])
     lower, upper = _check_bounds(lower, upper)
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_epsilon("epsilon", epsilon)
     aggregator = check_choice("aggregator", aggregator, {"mean", "median"})
     grid_size = check_int("grid_size", grid_size, minimum=2)
     gen = check_rng(rng)
@@ -281,8 +282,8 @@ def ptr_pass_probability(distance: float, epsilon: float, delta: float) -> float
     releasing when the proposed bound is already violated.
     """
     gamma = float(distance) if distance == math.inf else check_nonnegative("distance", distance)
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, allow_zero=False)
+    epsilon = check_epsilon("epsilon", epsilon)
+    delta = check_delta("delta", delta, allow_zero=False)
     if math.isinf(gamma):
         return 1.0
     t = _ptr_threshold(epsilon, delta)
@@ -355,8 +356,8 @@ def propose_test_release_median(data, bound: float, lower: float, upper: float,
     """
     lower, upper = _check_bounds(lower, upper)
     bound = check_nonnegative("bound", bound)
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, allow_zero=False)
+    epsilon = check_epsilon("epsilon", epsilon)
+    delta = check_delta("delta", delta, allow_zero=False)
     gen = check_rng(rng)
     gamma = median_distance_to_instability(data, bound, lower, upper)
     eps0 = epsilon / 2.0

@@ -67,6 +67,7 @@ import numpy as np
 from scipy import special, stats
 
 from ._validation import (
+    ParameterError,
     check_array,
     check_choice,
     check_delta,
@@ -187,8 +188,8 @@ def exponential_mechanism_probabilities(scores, sensitivity: float, epsilon: flo
         Probabilities summing to 1.
     """
     u = _check_scores(scores)
-    sensitivity = check_sensitivity(sensitivity)
-    epsilon = check_epsilon(epsilon)
+    sensitivity = check_sensitivity("sensitivity", sensitivity)
+    epsilon = check_epsilon("epsilon", epsilon)
     monotonic = _check_bool("monotonic", monotonic)
     return special.softmax(_centred_logits(u, _em_rate(sensitivity, epsilon, monotonic)))
 
@@ -219,8 +220,8 @@ def exponential_mechanism(scores, sensitivity: float, epsilon: float, monotonic:
     int or numpy.ndarray of int
     """
     u = _check_scores(scores)
-    sensitivity = check_sensitivity(sensitivity)
-    epsilon = check_epsilon(epsilon)
+    sensitivity = check_sensitivity("sensitivity", sensitivity)
+    epsilon = check_epsilon("epsilon", epsilon)
     monotonic = _check_bool("monotonic", monotonic)
     size = _check_size(size)
     gen = check_rng(rng)
@@ -237,14 +238,14 @@ def _check_candidates(candidates, numeric: bool) -> np.ndarray:
                             f"candidates={candidates!r}")
         cand = np.asarray(candidates)
         if cand.ndim != 1 or cand.size == 0:
-            raise ValueError(f"candidates must be a non-empty 1-D sequence; got shape {cand.shape}")
+            raise ParameterError(f"candidates must be a non-empty 1-D sequence; got shape {cand.shape}")
         if cand.dtype.kind in "fc" and not np.all(np.isfinite(cand)):
-            raise ValueError("candidates must contain only finite values")
+            raise ParameterError("candidates must contain only finite values")
     import pandas as pd
 
     if not pd.Index(cand).is_unique:
-        raise ValueError("candidates must be distinct (each candidate listed once); "
-                         f"got {cand.size} entries with repeats")
+        raise ParameterError("candidates must be distinct (each candidate listed once); "
+                             f"got {cand.size} entries with repeats")
     return cand
 
 
@@ -255,7 +256,7 @@ def _check_data(data, numeric: bool) -> np.ndarray:
         raise TypeError(f"data must be a 1-D sequence of values; got data={data!r}")
     arr = np.asarray(data)
     if arr.ndim != 1:
-        raise ValueError(f"data must be 1-D; got shape {arr.shape}")
+        raise ParameterError(f"data must be 1-D; got shape {arr.shape}")
     if arr.dtype.kind in "biufc":
         return check_array("data", arr, ndim=1, min_size=0)
     return arr
@@ -325,7 +326,7 @@ def _mode_rate_args(neighbouring: str) -> tuple[float, bool]:
 def private_mode_probabilities(data, candidates, epsilon: float,
                                neighbouring: str = "add_remove") -> np.ndarray:
     """Exact output distribution of :func:`private_mode` (one entry per candidate)."""
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_epsilon("epsilon", epsilon)
     neighbouring = _check_neighbouring(neighbouring)
     sens, mono = _mode_rate_args(neighbouring)
     return exponential_mechanism_probabilities(mode_utility(data, candidates), sens, epsilon,
@@ -356,7 +357,7 @@ def private_mode(data, candidates, epsilon: float, neighbouring: str = "add_remo
     object
         One element of ``candidates``.
     """
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_epsilon("epsilon", epsilon)
     neighbouring = _check_neighbouring(neighbouring)
     scores = mode_utility(data, candidates)
     cand = np.asarray(candidates)
@@ -372,7 +373,7 @@ def _median_sensitivity(neighbouring: str) -> float:
 def private_median_probabilities(data, candidates, epsilon: float,
                                  neighbouring: str = "add_remove") -> np.ndarray:
     """Exact output distribution of :func:`private_median` (one entry per candidate)."""
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_epsilon("epsilon", epsilon)
     neighbouring = _check_neighbouring(neighbouring)
     return exponential_mechanism_probabilities(median_utility(data, candidates),
                                                _median_sensitivity(neighbouring), epsilon)
@@ -406,7 +407,7 @@ def private_median(data, candidates, epsilon: float, neighbouring: str = "add_re
     float
         One of the candidates.
     """
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_epsilon("epsilon", epsilon)
     neighbouring = _check_neighbouring(neighbouring)
     scores = median_utility(data, candidates)
     cand = np.asarray(candidates, dtype=float)
@@ -426,8 +427,8 @@ def report_noisy_max_scale(sensitivity: float, epsilon: float, monotonic: bool =
     and Gumbel survival functions change by at most ``e^{2Δ/b}`` under such a
     shift.
     """
-    sensitivity = check_sensitivity(sensitivity)
-    epsilon = check_epsilon(epsilon)
+    sensitivity = check_sensitivity("sensitivity", sensitivity)
+    epsilon = check_epsilon("epsilon", epsilon)
     monotonic = _check_bool("monotonic", monotonic)
     return (1.0 if monotonic else 2.0) * sensitivity / epsilon
 
@@ -562,15 +563,15 @@ def sparse_vector_noise_scales(epsilon: float, sensitivity: float = 1.0, max_abo
     -------
     (float, float)
     """
-    epsilon = check_epsilon(epsilon)
-    sensitivity = check_sensitivity(sensitivity)
+    epsilon = check_epsilon("epsilon", epsilon)
+    sensitivity = check_sensitivity("sensitivity", sensitivity)
     c = check_int("max_above", max_above, minimum=1)
-    delta = check_delta(delta)
+    delta = check_delta("delta", delta)
     if delta == 0:
         sigma = 2.0 * c * sensitivity / epsilon
     else:
         if epsilon >= 1:
-            raise ValueError(
+            raise ParameterError(
                 f"epsilon must be < 1 when delta > 0 (Dwork & Roth Cor 3.21, used by Thm 3.25); "
                 f"got epsilon={epsilon!r}. Use delta=0 for the pure-DP allocation.")
         sigma = math.sqrt(32.0 * c * math.log(1.0 / delta)) * sensitivity / epsilon
@@ -771,8 +772,8 @@ def sparse_vector_without_query_noise(values, threshold: float, epsilon: float,
     """
     vals = _check_values(values)
     threshold = check_finite("threshold", threshold)
-    epsilon = check_epsilon(epsilon)
-    sensitivity = check_sensitivity(sensitivity)
+    epsilon = check_epsilon("epsilon", epsilon)
+    sensitivity = check_sensitivity("sensitivity", sensitivity)
     gen = check_rng(rng)
     noisy_threshold = threshold + gen.laplace(0.0, 2.0 * sensitivity / epsilon)
     return vals >= noisy_threshold
@@ -783,14 +784,14 @@ def _check_pattern(answers, n_values: int) -> np.ndarray:
         raise TypeError(f"answers must be a sequence of True/False; got answers={answers!r}")
     arr = np.asarray(answers)
     if arr.ndim != 1:
-        raise ValueError(f"answers must be 1-D; got shape {arr.shape}")
+        raise ParameterError(f"answers must be 1-D; got shape {arr.shape}")
     if arr.size and arr.dtype != bool:
         if arr.dtype.kind not in "iu" or not np.all((arr == 0) | (arr == 1)):
-            raise ValueError("answers must contain only True/False (or 1/0); "
-                             f"got answers={answers!r}")
+            raise ParameterError("answers must contain only True/False (or 1/0); "
+                                 f"got answers={answers!r}")
     if arr.size > n_values:
-        raise ValueError(f"answers must not be longer than values ({n_values}); "
-                         f"got {arr.size} answers")
+        raise ParameterError(f"answers must not be longer than values ({n_values}); "
+                             f"got {arr.size} answers")
     return arr.astype(bool)
 
 
@@ -895,8 +896,8 @@ def no_query_noise_pattern_probability(values, answers, threshold: float, epsilo
     vals = _check_values(values)
     pattern = _check_pattern(answers, vals.size)
     threshold = check_finite("threshold", threshold)
-    epsilon = check_epsilon(epsilon)
-    sensitivity = check_sensitivity(sensitivity)
+    epsilon = check_epsilon("epsilon", epsilon)
+    sensitivity = check_sensitivity("sensitivity", sensitivity)
     q = vals[:pattern.size]
     hi = q[pattern].min() if pattern.any() else math.inf
     lo = q[~pattern].max() if (~pattern).any() else -math.inf

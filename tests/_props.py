@@ -2,8 +2,9 @@
 
 ``assert_rejects_bad_values(func, valid, arg)`` replaces one argument of an
 otherwise valid call by values drawn from a hypothesis strategy and asserts
-that the call raises ``ValueError`` or ``TypeError`` whose message names the
-argument (and nothing else: any other exception, or no exception, fails).
+that the call raises dpteach's ``ParameterError`` (a ``ValueError``) or a
+``TypeError`` whose message names the argument (and nothing else: a plain
+``ValueError`` from NumPy or SciPy, any other exception, or no exception, fails).
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import math
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
+
+from dpteach._validation import ParameterError
 
 # Values that are wrong for any "finite, > 0" parameter such as epsilon or a sensitivity.
 NOT_POSITIVE_FINITE = st.one_of(
@@ -44,7 +47,7 @@ def call_rejects(func, kwargs: dict, arg: str) -> None:
     """Call ``func(**kwargs)`` and check it raises a clear error naming ``arg``."""
     try:
         func(**kwargs)
-    except (ValueError, TypeError) as exc:
+    except (ParameterError, TypeError) as exc:
         msg = str(exc)
         assert arg in msg, f"{func.__name__}: error for {arg}={kwargs[arg]!r} does not name it: {msg!r}"
         return

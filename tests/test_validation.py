@@ -35,31 +35,31 @@ WRONG_SHAPE = st.sampled_from([np.array([1.0, 2.0]), np.ones((2, 2)), np.array([
     (Fraction(1, 4), 0.25), (1e-300, 1e-300), (1e300, 1e300),
 ])
 def test_check_epsilon_accepts_and_converts(value, expected):
-    out = v.check_epsilon(value)
+    out = v.check_epsilon("epsilon", value)
     assert type(out) is float and out == expected
 
 
 @pytest.mark.parametrize("value", [0, 0.0, 1e-12, 0.5, 0.999999])
 def test_check_delta_accepts_half_open_interval(value):
-    assert v.check_delta(value) == value
+    assert v.check_delta("delta", value) == value
 
 
 def test_check_delta_allow_zero_false():
     with pytest.raises(ValueError, match=r"delta must be in \(0, 1\); got delta=0"):
-        v.check_delta(0.0, allow_zero=False)
-    assert v.check_delta(1e-9, allow_zero=False) == 1e-9
+        v.check_delta("delta", 0.0, allow_zero=False)
+    assert v.check_delta("delta", 1e-9, allow_zero=False) == 1e-9
 
 
 @pytest.mark.parametrize("value", [0, 0.0, 0.5, 1, 1.0])
 def test_check_probability_closed_interval(value):
-    assert v.check_probability(value) == float(value)
+    assert v.check_probability("p", value) == float(value)
 
 
 def test_check_probability_open_ends():
     with pytest.raises(ValueError, match=r"p must be in \(0, 1\]; got p=0"):
-        v.check_probability(0, open_low=True)
+        v.check_probability("p", 0, open_low=True)
     with pytest.raises(ValueError, match=r"p must be in \[0, 1\); got p=1"):
-        v.check_probability(1, open_high=True)
+        v.check_probability("p", 1, open_high=True)
 
 
 def test_check_int_accepts_numpy_ints_and_bounds():
@@ -102,8 +102,9 @@ def test_check_positive_allow_inf():
     (v.check_probability, 1.5, r"^p must be in \[0, 1\]; got p=1\.5$"),
 ])
 def test_messages_name_argument_value_and_range(func, bad, pattern):
+    name = pattern[1:].split(" ")[0]
     with pytest.raises((ValueError, TypeError), match=pattern):
-        func(bad)
+        func(name, bad)
 
 
 def test_check_int_messages():
@@ -119,16 +120,16 @@ def test_check_int_messages():
 def test_huge_python_int_is_not_finite_and_no_overflow_error():
     # float(10**400) raises OverflowError; the checker must turn that into ValueError.
     with pytest.raises(ValueError, match=r"^epsilon must be a finite number > 0; got epsilon=1000"):
-        v.check_epsilon(10 ** 400)
+        v.check_epsilon("epsilon", 10 ** 400)
     with pytest.raises(ValueError, match=r"epsilon must be a finite number > 0; got epsilon=<int>"):
-        v.check_epsilon(10 ** 5000)    # repr() itself fails beyond Python's digit limit
+        v.check_epsilon("epsilon", 10 ** 5000)    # repr() itself fails beyond Python's digit limit
     with pytest.raises(ValueError, match=r"x must contain only finite values"):
         v.check_array("x", [1, 10 ** 400])
 
 
 def test_long_values_are_abbreviated_in_messages():
     with pytest.raises(TypeError) as info:
-        v.check_epsilon("x" * 500)
+        v.check_epsilon("epsilon", "x" * 500)
     assert len(str(info.value)) < 200 and "..." in str(info.value)
 
 
@@ -220,19 +221,19 @@ def test_positive_checkers_reject(checker, arg, bad):
     # the message names the parameter name passed in, the value and the range
     with pytest.raises((ValueError, TypeError),
                        match=rf"^{arg} must be a finite number > 0; got {arg}="):
-        checker(bad, arg)
+        checker(arg, bad)
 
 
 @given(bad=st.one_of(BAD_DELTA, NOT_A_NUMBER, WRONG_SHAPE))
 def test_check_delta_rejects(bad):
     with pytest.raises((ValueError, TypeError), match=r"^delta must be (a number )?in \[0, 1\)"):
-        v.check_delta(bad)
+        v.check_delta("delta", bad)
 
 
 @given(bad=st.one_of(BAD_PROBABILITY, NOT_A_NUMBER, WRONG_SHAPE))
 def test_check_probability_rejects(bad):
     with pytest.raises((ValueError, TypeError), match=r"^p must be (a number )?in \[0, 1\]"):
-        v.check_probability(bad)
+        v.check_probability("p", bad)
 
 
 @given(bad=st.one_of(st.floats(), st.integers(max_value=0), st.integers(min_value=11),
@@ -245,4 +246,29 @@ def test_check_int_rejects(bad):
 
 @given(x=st.floats(min_value=5e-324, max_value=1e308))
 def test_check_epsilon_accepts_every_positive_float(x):
-    assert v.check_epsilon(x) == x
+    assert v.check_epsilon("epsilon", x) == x
+
+
+# ------------------------------------------------------------------ the one error type
+def test_out_of_range_values_raise_parameter_error():
+    # The app shows ParameterError, and only it, as a friendly message: every range check of
+    # the validation module must raise exactly this type (a ValueError subclass).
+    assert issubclass(v.ParameterError, ValueError)
+    for call in (lambda: v.check_epsilon("epsilon", -1.0),
+                 lambda: v.check_delta("delta", 1.0),
+                 lambda: v.check_probability("p", 2.0),
+                 lambda: v.check_int("n", 0, minimum=1),
+                 lambda: v.check_array("x", [np.nan]),
+                 lambda: v.check_choice("m", "z", {"a"}),
+                 lambda: v.check_rng(-1)):
+        with pytest.raises(v.ParameterError):
+            call()
+
+
+def test_every_checker_takes_name_then_value():
+    import inspect
+    for name in v.__all__:
+        obj = getattr(v, name)
+        if name.startswith("check_") and name != "check_rng":
+            params = list(inspect.signature(obj).parameters)
+            assert params[:2] == ["name", "value"], (name, params)

@@ -27,7 +27,7 @@ import math
 
 import numpy as np
 
-from .._validation import check_array, check_choice, check_delta, check_in_range
+from .._validation import ParameterError, check_array, check_choice, check_delta, check_in_range
 
 __all__ = ["check_orders", "rdp_to_epsilon", "rdp_to_delta"]
 
@@ -39,17 +39,17 @@ def check_orders(orders, name: str = "orders") -> np.ndarray:
     arr = check_array(name, orders, ndim=(0, 1)).reshape(-1)
     if np.any(arr <= 1):
         bad = arr[arr <= 1][0]
-        raise ValueError(f"{name} must all be finite numbers > 1; got an order {bad!r} in {name}")
+        raise ParameterError(f"{name} must all be finite numbers > 1; got an order {bad!r} in {name}")
     return arr
 
 
 def _check_rdp(orders: np.ndarray, rdp, name: str = "rdp") -> np.ndarray:
     arr = check_array(name, rdp, ndim=(0, 1), finite=False).reshape(-1)
     if np.any(np.isnan(arr)) or np.any(arr < 0):
-        raise ValueError(f"{name} must contain numbers >= 0 (inf allowed); got {name}={arr!r}")
+        raise ParameterError(f"{name} must contain numbers >= 0 (inf allowed); got {name}={arr!r}")
     if arr.shape != orders.shape:
-        raise ValueError(f"{name} must have one value per order: got {arr.size} values "
-                         f"for {orders.size} orders")
+        raise ParameterError(f"{name} must have one value per order: got {arr.size} values "
+                             f"for {orders.size} orders")
     return arr
 
 
@@ -100,7 +100,7 @@ def rdp_to_epsilon(orders, rdp, delta: float, conversion: str = "improved") -> t
     """
     orders = check_orders(orders)
     rdp = _check_rdp(orders, rdp)
-    delta = check_delta(delta, allow_zero=False)
+    delta = check_delta("delta", delta, allow_zero=False)
     conversion = check_choice("conversion", conversion, _CONVERSIONS)
     eps = _epsilons(orders, rdp, delta, conversion)
     i = int(np.argmin(eps))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from .._validation import (
+    ParameterError,
     check_choice,
     check_delta,
     check_epsilon,
@@ -29,8 +30,8 @@ def epsilon_for_noise_multiplier(*, noise_multiplier: float, delta: float, sampl
     ``acc.step(noise_multiplier=σ, sample_rate=q, steps=T); acc.get_epsilon(δ)``.
     """
     sigma = check_positive("noise_multiplier", noise_multiplier)
-    delta = check_delta(delta, allow_zero=False)
-    q = check_probability(sample_rate, "sample_rate")
+    delta = check_delta("delta", delta, allow_zero=False)
+    q = check_probability("sample_rate", sample_rate)
     steps = check_int("steps", steps, minimum=1)
     accountant = check_choice("accountant", accountant, {"rdp", "pld"})
     if accountant == "rdp":
@@ -96,9 +97,9 @@ def get_noise_multiplier(*, target_epsilon: float, target_delta: float, sample_r
     Abadi et al. "Deep Learning with Differential Privacy", CCS 2016 (DP-SGD);
     Mironov, Talwar, Zhang 2019 (RDP of the sampled Gaussian).
     """
-    target_epsilon = check_epsilon(target_epsilon, "target_epsilon")
-    target_delta = check_delta(target_delta, "target_delta", allow_zero=False)
-    q = check_probability(sample_rate, "sample_rate", open_low=True)
+    target_epsilon = check_epsilon("target_epsilon", target_epsilon)
+    target_delta = check_delta("target_delta", target_delta, allow_zero=False)
+    q = check_probability("sample_rate", sample_rate, open_low=True)
     steps = check_int("steps", steps, minimum=1)
     accountant = check_choice("accountant", accountant, {"rdp", "pld"})
     rtol = check_in_range("rtol", rtol, 0.0, 1.0, low_inclusive=False, high_inclusive=False)
@@ -126,7 +127,7 @@ def get_noise_multiplier(*, target_epsilon: float, target_delta: float, sample_r
     hi = min(start, max_noise_multiplier)
     while eps(hi) > target_epsilon:
         if hi >= max_noise_multiplier:
-            raise ValueError(
+            raise ParameterError(
                 f"target_epsilon={target_epsilon} is not reachable with noise_multiplier <= "
                 f"max_noise_multiplier={max_noise_multiplier} (target_delta={target_delta}, "
                 f"sample_rate={q}, steps={steps}); with RDP, very small targets may need larger "

@@ -40,6 +40,7 @@ import numpy as np
 from scipy import optimize
 
 from .._validation import (
+    ParameterError,
     check_array,
     check_choice,
     check_delta,
@@ -73,7 +74,7 @@ def gaussian_epsilon(sigma: float, delta: float, sensitivity: float = 1.0) -> fl
     that δ(ε) ≤ δ holds exactly as computed.
     """
     sigma = check_positive("sigma", sigma)
-    delta = check_delta(delta, allow_zero=False)
+    delta = check_delta("delta", delta, allow_zero=False)
     sensitivity = check_positive("sensitivity", sensitivity)
     if gaussian_delta(sigma, sensitivity, 0.0) <= delta:
         return 0.0
@@ -90,7 +91,7 @@ def gaussian_epsilon(sigma: float, delta: float, sensitivity: float = 1.0) -> fl
 def _check_ks(ks, name: str = "ks") -> np.ndarray:
     arr = check_array(name, ks, ndim=(0, 1)).reshape(-1)
     if np.any(arr < 1) or np.any(arr != np.round(arr)):
-        raise ValueError(f"{name} must be integers >= 1; got {name}={arr!r}")
+        raise ParameterError(f"{name} must be integers >= 1; got {name}={arr!r}")
     return arr.astype(int)
 
 
@@ -124,7 +125,7 @@ def composition_epsilons(ks, *, mechanism: str = "laplace", epsilon: float | Non
     """
     ks = _check_ks(ks)
     mechanism = check_choice("mechanism", mechanism, {"laplace", "gaussian"})
-    delta = check_delta(delta, allow_zero=False)
+    delta = check_delta("delta", delta, allow_zero=False)
     methods = tuple(methods)
     for m in methods:
         check_choice("methods", m, set(METHODS))
@@ -132,9 +133,9 @@ def composition_epsilons(ks, *, mechanism: str = "laplace", epsilon: float | Non
     out = {m: np.empty(ks.size) for m in methods}
     if mechanism == "laplace":
         if epsilon is None:
-            raise ValueError("epsilon (the per-query ε of the Laplace mechanism) is required "
-                             "for mechanism='laplace'; got epsilon=None")
-        eps0 = check_epsilon(epsilon)
+            raise ParameterError("epsilon (the per-query ε of the Laplace mechanism) is required "
+                                 "for mechanism='laplace'; got epsilon=None")
+        eps0 = check_epsilon("epsilon", epsilon)
         lap_rdp = laplace_rdp(orders, scale=1 / eps0)
         for i, k in enumerate(ks):
             k = int(k)
@@ -157,8 +158,8 @@ def composition_epsilons(ks, *, mechanism: str = "laplace", epsilon: float | Non
                 out["pld"][i] = min(pld, k * eps0)
     else:
         if sigma is None:
-            raise ValueError("sigma (the noise of the Gaussian mechanism) is required for "
-                             "mechanism='gaussian'; got sigma=None")
+            raise ParameterError("sigma (the noise of the Gaussian mechanism) is required for "
+                                 "mechanism='gaussian'; got sigma=None")
         sigma = check_positive("sigma", sigma)
         g_rdp = gaussian_rdp(orders, sigma)
         for i, k in enumerate(ks):
@@ -193,8 +194,8 @@ def dpsgd_epsilons(steps, *, noise_multiplier: float, sample_rate: float, delta:
     """
     steps = _check_ks(steps, "steps")
     sigma = check_positive("noise_multiplier", noise_multiplier)
-    q = check_probability(sample_rate, "sample_rate", open_low=True)
-    delta = check_delta(delta, allow_zero=False)
+    q = check_probability("sample_rate", sample_rate, open_low=True)
+    delta = check_delta("delta", delta, allow_zero=False)
     accountants = tuple(accountants)
     for a in accountants:
         check_choice("accountants", a, {"rdp", "pld"})

@@ -72,7 +72,7 @@ class PLDAccountant:
     def step(self, *, noise_multiplier: float, sample_rate: float, steps: int = 1) -> None:
         """Account for ``steps`` Poisson-subsampled Gaussian steps (q = 1: plain Gaussian)."""
         sigma = check_positive("noise_multiplier", noise_multiplier)
-        q = check_probability(sample_rate, "sample_rate")
+        q = check_probability("sample_rate", sample_rate)
         steps = check_int("steps", steps, minimum=1)
         if q > 0:
             dpa = self._dpa
@@ -97,7 +97,7 @@ class PLDAccountant:
 
     def get_epsilon(self, delta: float) -> float:
         """ε such that everything composed so far is (ε, δ)-DP (upper bound)."""
-        delta = check_delta(delta, allow_zero=False)
+        delta = check_delta("delta", delta, allow_zero=False)
         if not self._nonempty:
             return 0.0
         return max(float(self._acc.get_epsilon(delta)), 0.0)

@@ -85,7 +85,7 @@ def gaussian_rdp(orders, sigma: float, sensitivity: float = 1.0) -> np.ndarray:
     """
     orders = check_orders(orders)
     sigma = check_positive("sigma", sigma)
-    sensitivity = check_sensitivity(sensitivity)
+    sensitivity = check_sensitivity("sensitivity", sensitivity)
     return orders * sensitivity**2 / (2 * sigma**2)
 
 
@@ -111,7 +111,7 @@ def laplace_rdp(orders, scale: float, sensitivity: float = 1.0) -> np.ndarray:
     """
     orders = check_orders(orders)
     scale = check_positive("scale", scale)
-    sensitivity = check_sensitivity(sensitivity)
+    sensitivity = check_sensitivity("sensitivity", sensitivity)
     inv = sensitivity / scale                      # 1/λ = the pure-DP ε of the mechanism
     a = orders
     log_sum = ((a - 1) * inv + np.log(a / (2 * a - 1))
@@ -137,7 +137,7 @@ def randomized_response_rdp(orders, p: float) -> np.ndarray:
         Probability of telling the truth, in (0, 1).
     """
     orders = check_orders(orders)
-    p = check_probability(p, "p", open_low=True, open_high=True)
+    p = check_probability("p", p, open_low=True, open_high=True)
     lp, lq = math.log(p), math.log1p(-p)
     a = orders
     return np.logaddexp(a * lp + (1 - a) * lq, a * lq + (1 - a) * lp) / (a - 1)
@@ -302,7 +302,7 @@ def subsampled_gaussian_rdp(orders, noise_multiplier: float, sample_rate: float)
     """
     orders = check_orders(orders)
     sigma = check_positive("noise_multiplier", noise_multiplier)
-    q = check_probability(sample_rate, "sample_rate")
+    q = check_probability("sample_rate", sample_rate)
     return _subsampled_gaussian_rdp_cached(q, sigma, tuple(orders.tolist()))
 
 
@@ -358,7 +358,7 @@ class RDPAccountant:
     def step(self, *, noise_multiplier: float, sample_rate: float, steps: int = 1) -> None:
         """Account for ``steps`` Poisson-subsampled Gaussian steps (q = 1: plain Gaussian)."""
         sigma = check_positive("noise_multiplier", noise_multiplier)
-        q = check_probability(sample_rate, "sample_rate")
+        q = check_probability("sample_rate", sample_rate)
         steps = check_int("steps", steps, minimum=1)
         self._rdp = self._rdp + steps * _subsampled_gaussian_rdp_cached(q, sigma, self._orders_key)
         self.history.append(Step(sigma, q, steps))
@@ -382,7 +382,7 @@ class RDPAccountant:
 
         ``conversion="improved"`` ([BBGHS20]_ Thm 21) or ``"classic"`` ([M17]_ Prop. 3).
         """
-        delta = check_delta(delta, allow_zero=False)
+        delta = check_delta("delta", delta, allow_zero=False)
         conversion = check_choice("conversion", conversion, {"improved", "classic"})
         return rdp_to_epsilon(self.orders, self._rdp, delta, conversion)
 

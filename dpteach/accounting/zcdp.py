@@ -38,13 +38,13 @@ def gaussian_zcdp(sigma: float, sensitivity: float = 1.0) -> float:
     curve is exactly ρα.
     """
     sigma = check_positive("sigma", sigma)
-    sensitivity = check_sensitivity(sensitivity)
+    sensitivity = check_sensitivity("sensitivity", sensitivity)
     return sensitivity**2 / (2 * sigma**2)
 
 
 def pure_dp_to_zcdp(epsilon: float) -> float:
     """ε-DP implies (ε²/2)-zCDP ([BS16]_, Prop. 1.4)."""
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_epsilon("epsilon", epsilon)
     return epsilon**2 / 2
 
 
@@ -77,7 +77,7 @@ def zcdp_to_epsilon(rho: float, delta: float, method: str = "cks") -> float:
         ε ≥ 0.
     """
     rho = check_nonnegative("rho", rho)
-    delta = check_delta(delta, allow_zero=False)
+    delta = check_delta("delta", delta, allow_zero=False)
     method = check_choice("method", method, {"cks", "bun-steinke"})
     log_inv_delta = -math.log(delta)
     bs = rho + 2 * math.sqrt(rho * log_inv_delta)

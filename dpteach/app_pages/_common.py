@@ -2,9 +2,10 @@
 
 * log-scale sliders for ε, δ and similar parameters that span decades, each
   with a caption saying which end is more private;
-* :func:`friendly_errors`, which turns the ``ValueError`` / ``TypeError`` that
-  dpteach raises for a bad combination into an ``st.warning`` (never a
-  traceback);
+* :func:`friendly_errors`, which turns the :class:`~dpteach._validation.ParameterError`
+  that dpteach raises for a combination the mathematics does not allow into an
+  ``st.warning`` (never a traceback); any other exception is a bug and
+  propagates, so the tests see it;
 * :func:`cached_figure` / :data:`FIGURES`, which draw a ``dpteach.plots``
   figure once per parameter combination, keep the PNG, and can prefetch the
   figures for the neighbouring slider positions, so stepping a slider with
@@ -25,6 +26,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 import streamlit as st
 
+from .._validation import ParameterError
 from ..plots._style import new_axes
 
 #: ε values for sliders: about six per decade from 0.01 to 10 (a 1-1.5-2-3-5-7 series).
@@ -65,7 +67,7 @@ def log_slider(label: str, options: Sequence[float], value: float, *, key: str,
     """
     options = list(options)
     if value not in options:
-        raise ValueError(f"value={value!r} is not one of the slider options {options}")
+        raise ParameterError(f"value={value!r} is not one of the slider options {options}")
     chosen = st.select_slider(label, options=options, value=value, key=key, help=help,
                               format_func=format_func)
     if caption:
@@ -99,7 +101,11 @@ def show_error(exc: BaseException, what: str | None = None) -> None:
 
 @contextlib.contextmanager
 def friendly_errors(what: str | None = None) -> Iterator[None]:
-    """Run a block; a ``ValueError``/``TypeError`` from dpteach becomes a warning.
+    """Run a block; a :class:`ParameterError` from dpteach becomes a warning.
+
+    Only dpteach's own "these parameters are not allowed" error is caught: a
+    ``TypeError``, an ``IndexError`` or a plain ``ValueError`` from a bug still
+    fails loudly (and fails the AppTest tests, which check for exceptions).
 
     The rest of the page keeps rendering::
 
@@ -109,7 +115,7 @@ def friendly_errors(what: str | None = None) -> Iterator[None]:
     """
     try:
         yield
-    except (ValueError, TypeError) as exc:
+    except ParameterError as exc:
         show_error(exc, what)
 
 

@@ -18,6 +18,7 @@ import math
 import numpy as np
 import streamlit as st
 
+from .._validation import ParameterError
 from ..learning.dpsgd import DPSGDClassifier
 from ..plots.dpsgd import decision_grid
 from ._common import fmt, friendly_errors
@@ -183,10 +184,10 @@ def render() -> None:
     X, y = toy_data()
     with friendly_errors("DP-SGD training"):
         if clip is None and sigma > 0:
-            raise ValueError("Noise is calibrated to the clipping norm (std σ·C): without "
-                             "clipping one point can move the sum arbitrarily far and no "
-                             "amount of noise gives a guarantee. Choose a clipping norm C, "
-                             "or set σ = 0 for the non-private baseline.")
+            raise ParameterError("Noise is calibrated to the clipping norm (std σ·C): without "
+                                 "clipping one point can move the sum arbitrarily far and no "
+                                 "amount of noise gives a guarantee. Choose a clipping norm C, "
+                                 "or set σ = 0 for the non-private baseline.")
         res = train(sigma, clip, batch, epochs, seed)
         eps = res["epsilon"]
         m1, m2, m3, m4 = st.columns(4, border=True)

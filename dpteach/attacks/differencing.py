@@ -52,6 +52,7 @@ import numpy as np
 from scipy import special, stats
 
 from .._validation import (
+    ParameterError,
     check_array,
     check_choice,
     check_epsilon,
@@ -86,7 +87,7 @@ SCENARIOS = ("known_rest", "two_queries")
 def _check_db(db, name: str = "db") -> np.ndarray:
     arr = check_array(name, db, ndim=1, min_size=1)
     if not np.all((arr == 0) | (arr == 1)):
-        raise ValueError(f"{name} must contain only 0s and 1s; got values {np.unique(arr)[:5]}")
+        raise ParameterError(f"{name} must contain only 0s and 1s; got values {np.unique(arr)[:5]}")
     return arr.astype(np.int64)
 
 
@@ -94,7 +95,7 @@ def _check_attack_db(db) -> np.ndarray:
     """A 0/1 database of at least 2 rows (an attack needs someone else to hide behind)."""
     d = _check_db(db)
     if d.size < 2:
-        raise ValueError(f"db must have at least 2 rows; got {d.size}")
+        raise ParameterError(f"db must have at least 2 rows; got {d.size}")
     return d
 
 
@@ -192,9 +193,9 @@ def _evaluate_any(query, x) -> np.ndarray:
         raise TypeError(f"query must return a real number or a 1-D array of them; "
                         f"got {value!r}") from exc
     if arr.ndim > 1:
-        raise ValueError(f"query must return a real number or a 1-D array; got shape {arr.shape}")
+        raise ParameterError(f"query must return a real number or a 1-D array; got shape {arr.shape}")
     if not np.all(np.isfinite(arr)):
-        raise ValueError(f"query returned a non-finite value {value!r}")
+        raise ParameterError(f"query returned a non-finite value {value!r}")
     return arr
 
 
@@ -235,21 +236,21 @@ def empirical_sensitivity(query, db, parallel=None, norm: int = 1) -> Sensitivit
     q = _resolve_query(query)
     d = check_array("db", db, ndim=(1, 2), min_size=1)
     if not isinstance(norm, (int, np.integer)) or isinstance(norm, bool) or norm not in (1, 2):
-        raise ValueError(f"norm must be 1 or 2; got norm={norm!r}")
+        raise ParameterError(f"norm must be 1 or 2; got norm={norm!r}")
     n = d.shape[0]
     if n < 2:
-        raise ValueError(f"db must have at least 2 rows; got {n}")
+        raise ParameterError(f"db must have at least 2 rows; got {n}")
     if parallel is not None:
         if d.ndim != 1:
-            raise ValueError("parallel can only be given for a 1-D db")
+            raise ParameterError("parallel can only be given for a 1-D db")
         parallel = check_array("parallel", parallel, ndim=2)
         if parallel.shape != (n, n - 1):
-            raise ValueError(f"parallel must have shape (n, n-1) = ({n}, {n - 1}); "
-                             f"got shape {parallel.shape}")
+            raise ParameterError(f"parallel must have shape (n, n-1) = ({n}, {n - 1}); "
+                                 f"got shape {parallel.shape}")
         expected = np.broadcast_to(d, (n, n))[~np.eye(n, dtype=bool)].reshape(n, n - 1)
         if not np.array_equal(parallel, expected):
-            raise ValueError("parallel must hold db with row i removed in row i "
-                             "(as make_parallel_databases returns)")
+            raise ParameterError("parallel must hold db with row i removed in row i "
+                                 "(as make_parallel_databases returns)")
         neighbours = parallel
     else:
         neighbours = (np.delete(d, i, axis=0) for i in range(n))
@@ -262,7 +263,7 @@ def empirical_sensitivity(query, db, parallel=None, norm: int = 1) -> Sensitivit
     full = _evaluate_any(q, d)
     diffs = np.array([full - _evaluate_any(q, row.astype(d.dtype)) for row in neighbours])
     if full.ndim != (diffs.ndim - 1) or diffs.shape[1:] != full.shape:
-        raise ValueError("query must return the same shape on every neighbour")
+        raise ParameterError("query must return the same shape on every neighbour")
     sizes = np.abs(diffs) if full.ndim == 0 else np.linalg.norm(diffs, ord=norm, axis=1)
     worst = int(np.argmax(sizes))
     answer = float(full) if full.ndim == 0 else full
@@ -457,7 +458,7 @@ def dp_success_bound(epsilon: float) -> float:
     epsilon : float
         Finite > 0.
     """
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_epsilon("epsilon", epsilon)
     return float(special.expit(epsilon))
 
 
@@ -540,7 +541,7 @@ def noisy_attack_success(epsilon: float, k: int = 1, scenario: str = "known_rest
     -------
     float
     """
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_epsilon("epsilon", epsilon)
     k = check_int("k", k, minimum=1, maximum=1000)
     scenario = check_choice("scenario", scenario, set(SCENARIOS))
     m = k if scenario == "known_rest" else 2 * k
@@ -580,12 +581,12 @@ def simulate_noisy_attack(db, target: int, epsilon: float, k: int = 1,
     """
     d, target = _check_attack_target(db, target)
     n = d.size
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_epsilon("epsilon", epsilon)
     k = check_int("k", k, minimum=1, maximum=1000)
     scenario = check_choice("scenario", scenario, set(SCENARIOS))
     trials = check_int("trials", trials, minimum=1, maximum=10 ** 6)
     if trials * k > 10 ** 7:
-        raise ValueError(f"trials * k must be at most 1e7; got trials={trials}, k={k}")
+        raise ParameterError(f"trials * k must be at most 1e7; got trials={trials}, k={k}")
     gen = check_rng(rng)
     full = query_sum(d)
     rest = full - d[target]

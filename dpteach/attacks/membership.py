@@ -43,6 +43,7 @@ import numpy as np
 from scipy import stats
 
 from .._validation import (
+    ParameterError,
     check_array,
     check_choice,
     check_delta,
@@ -118,11 +119,11 @@ def _check_membership_labels(name: str, value, n: int | None = None) -> np.ndarr
     arr = np.asarray(value)
     if arr.dtype != bool:
         if not (np.issubdtype(arr.dtype, np.number) and np.all(np.isin(arr, (0, 1)))):
-            raise ValueError(f"{name} must be booleans (or 0/1): True = member; "
-                             f"got {name}={arr[:5]!r}...")
+            raise ParameterError(f"{name} must be booleans (or 0/1): True = member; "
+                                 f"got {name}={arr[:5]!r}...")
         arr = arr.astype(bool)
     if n is not None and arr.shape != (n,):
-        raise ValueError(f"{name} must have shape ({n},); got {name} with shape {arr.shape}")
+        raise ParameterError(f"{name} must have shape ({n},); got {name} with shape {arr.shape}")
     return arr
 
 
@@ -130,7 +131,7 @@ def _check_low_fprs(low_fprs) -> tuple:
     arr = check_array("low_fprs", low_fprs, ndim=(0, 1))
     arr = np.atleast_1d(arr)
     if np.any(arr <= 0) or np.any(arr >= 1):
-        raise ValueError(f"low_fprs must lie in (0, 1); got low_fprs={low_fprs!r}")
+        raise ParameterError(f"low_fprs must lie in (0, 1); got low_fprs={low_fprs!r}")
     return tuple(float(a) for a in arr)
 
 
@@ -182,16 +183,16 @@ def roc_from_scores(scores, is_member, *, sample_weight=None, low_fprs=DEFAULT_L
     scores = check_array("scores", scores, ndim=1)
     labels = _check_membership_labels("is_member", is_member, scores.size)
     if labels.all() or not labels.any():
-        raise ValueError("is_member must contain both members (True) and non-members (False)")
+        raise ParameterError("is_member must contain both members (True) and non-members (False)")
     w = None
     if sample_weight is not None:
         w = check_array("sample_weight", sample_weight, ndim=1)
         if w.shape != scores.shape or np.any(w < 0):
-            raise ValueError(f"sample_weight must be {scores.size} non-negative numbers; "
-                             f"got shape {w.shape}")
+            raise ParameterError(f"sample_weight must be {scores.size} non-negative numbers; "
+                                 f"got shape {w.shape}")
         if not (w[labels].sum() > 0 and w[~labels].sum() > 0):
-            raise ValueError("sample_weight must give positive total weight to members and "
-                             "to non-members")
+            raise ParameterError("sample_weight must give positive total weight to members and "
+                                 "to non-members")
     return _roc(scores, labels, _check_low_fprs(low_fprs), str(name), w)
 
 
@@ -234,16 +235,16 @@ def loss_threshold_attack(member_losses, nonmember_losses, *, threshold: float |
 def _true_class_proba(proba, y):
     proba = check_array("proba", proba, ndim=2)
     if np.any(proba < 0) or np.any(proba > 1):
-        raise ValueError(f"proba must hold probabilities in [0, 1]; got proba with min "
-                         f"{proba.min():g} and max {proba.max():g}")
+        raise ParameterError(f"proba must hold probabilities in [0, 1]; got proba with min "
+                             f"{proba.min():g} and max {proba.max():g}")
     check_array("y", y, ndim=1, min_size=0, allow_bool=False)   # real, finite, 1-D
     y = np.asarray(y)
     if y.shape != (proba.shape[0],) or not np.issubdtype(y.dtype, np.integer):
-        raise ValueError(f"y must be integer column indices of shape ({proba.shape[0]},); "
-                         f"got y with shape {y.shape} and dtype {y.dtype}")
+        raise ParameterError(f"y must be integer column indices of shape ({proba.shape[0]},); "
+                             f"got y with shape {y.shape} and dtype {y.dtype}")
     if y.size and (y.min() < 0 or y.max() >= proba.shape[1]):
-        raise ValueError(f"y must index a column of proba, in [0, {proba.shape[1] - 1}]; "
-                         f"got y with min {y.min()} and max {y.max()}")
+        raise ParameterError(f"y must index a column of proba, in [0, {proba.shape[1] - 1}]; "
+                             f"got y with min {y.min()} and max {y.max()}")
     rows = np.arange(proba.shape[0])
     p_true = proba[rows, y]
     # summing the other classes keeps 1 - p accurate when p is close to 1
@@ -357,7 +358,7 @@ def run_shadow_experiment(estimator, X, y, n_models: int = 8, rng=None,
     X = check_array("X", X, ndim=2)
     y = np.asarray(y)
     if y.shape != (X.shape[0],):
-        raise ValueError(f"y must have shape ({X.shape[0]},); got y with shape {y.shape}")
+        raise ParameterError(f"y must have shape ({X.shape[0]},); got y with shape {y.shape}")
     M = check_int("n_models", n_models, minimum=2)
     gen = check_rng(rng)
     N = X.shape[0]
@@ -439,11 +440,11 @@ def lira_scores(target_confidences, shadow_confidences, shadow_membership, *,
     phi = check_array("target_confidences", target_confidences, ndim=1)
     shadows = check_array("shadow_confidences", shadow_confidences, ndim=2)
     if shadows.shape[1] != phi.size:
-        raise ValueError(f"shadow_confidences must have {phi.size} columns; "
-                         f"got shape {shadows.shape}")
+        raise ParameterError(f"shadow_confidences must have {phi.size} columns; "
+                             f"got shape {shadows.shape}")
     member = np.asarray(shadow_membership)
     if member.shape != shadows.shape:
-        raise ValueError(f"shadow_membership must have shape {shadows.shape}; got {member.shape}")
+        raise ParameterError(f"shadow_membership must have shape {shadows.shape}; got {member.shape}")
     member = member.astype(bool)
     mode = check_choice("mode", mode, {"online", "offline"})
     if not isinstance(fix_variance, (bool, np.bool_)):
@@ -452,8 +453,8 @@ def lira_scores(target_confidences, shadow_confidences, shadow_membership, *,
     def world(mask):
         mean, var, k = _masked_mean_var(shadows, mask)
         if not mask.any():
-            raise ValueError("every shadow model is on the same side for all examples; "
-                             "need shadows with and without the examples")
+            raise ParameterError("every shadow model is on the same side for all examples; "
+                                 "need shadows with and without the examples")
         pooled_mean = shadows[mask].mean()
         mean = np.where(k > 0, mean, pooled_mean)
         ok = k >= 2
@@ -485,7 +486,7 @@ def _targets(experiment: ShadowExperiment, targets):
     check_array("targets", targets, ndim=(0, 1), allow_bool=False)   # real, finite, ≤ 1-D
     t = np.atleast_1d(np.asarray(targets))
     if t.size == 0 or not np.issubdtype(t.dtype, np.integer) or t.min() < 0 or t.max() >= M:
-        raise ValueError(f"targets must be model indices in [0, {M - 1}]; got targets={targets!r}")
+        raise ParameterError(f"targets must be model indices in [0, {M - 1}]; got targets={targets!r}")
     return [int(v) for v in t]
 
 
@@ -499,7 +500,7 @@ def _pool(experiment: ShadowExperiment, ts, scores, low_fprs, name) -> AttackRes
     """
     labels = [experiment.membership[t] for t in ts]
     if any(lab.all() or not lab.any() for lab in labels):
-        raise ValueError("a target model has no members or no non-members; use more examples")
+        raise ParameterError("a target model has no members or no non-members; use more examples")
     weights = [np.where(lab, 1.0 / lab.sum(), 1.0 / (~lab).sum()) for lab in labels]
     return roc_from_scores(np.concatenate(scores), np.concatenate(labels),
                            sample_weight=np.concatenate(weights), low_fprs=low_fprs, name=name)
@@ -525,7 +526,7 @@ def lira_attack(experiment: ShadowExperiment, targets=None, *, mode: str = "onli
     """
     ts = _targets(experiment, targets)
     if experiment.n_models < 2:
-        raise ValueError("LiRA needs at least one shadow model besides the target")
+        raise ParameterError("LiRA needs at least one shadow model besides the target")
     scores = []
     for t in ts:
         others = np.arange(experiment.n_models) != t
@@ -578,9 +579,9 @@ def dp_roc_bound(fpr, epsilon: float, delta: float = 0.0, *, symmetric: bool = T
     """
     f = check_array("fpr", fpr, ndim=(0, 1))
     if np.any(f < 0) or np.any(f > 1):
-        raise ValueError(f"fpr must lie in [0, 1]; got fpr={fpr!r}")
-    eps = check_epsilon(epsilon)
-    d = check_delta(delta)
+        raise ParameterError(f"fpr must lie in [0, 1]; got fpr={fpr!r}")
+    eps = check_epsilon("epsilon", epsilon)
+    d = check_delta("delta", delta)
     if eps < 700:
         bound = np.minimum(1.0, math.exp(eps) * f + d)
     else:                                    # e^ε overflows: any FPR > 0 allows TPR = 1
@@ -598,8 +599,8 @@ def dp_advantage_bound(epsilon: float, delta: float = 0.0) -> float:
     tanh(ε/2), tighter than the bound e^ε − 1 of Yeom et al. [YGFJ18]_
     (Theorem 1), which uses only the first condition.
     """
-    eps = check_epsilon(epsilon)
-    d = check_delta(delta)
+    eps = check_epsilon("epsilon", epsilon)
+    d = check_delta("delta", delta)
     return float((math.expm1(eps) + 2 * d) / (math.exp(eps) + 1)) if eps < 700 else 1.0
 
 
@@ -610,7 +611,7 @@ def dp_auc_bound(epsilon: float, delta: float = 0.0) -> float:
     x* = (1 − δ)/(1 + e^ε), 1 − δ and 1, so the trapezoid rule on these
     points is exact.
     """
-    eps = check_epsilon(epsilon)
-    d = check_delta(delta)
+    eps = check_epsilon("epsilon", epsilon)
+    d = check_delta("delta", delta)
     xs = np.array([0.0, (1 - d) / (1 + math.exp(min(eps, 700))), 1 - d, 1.0])
     return float(np.trapezoid(dp_roc_bound(xs, eps, d), xs))

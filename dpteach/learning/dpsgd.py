@@ -51,6 +51,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from .._validation import (
+    ParameterError,
     check_array,
     check_choice,
     check_delta,
@@ -96,7 +97,7 @@ def poisson_sample(n: int, sample_rate: float, rng=None) -> np.ndarray:
     (the sampled Gaussian mechanism).
     """
     n = check_int("n", n, minimum=1)
-    q = check_probability(sample_rate, "sample_rate")
+    q = check_probability("sample_rate", sample_rate)
     return np.flatnonzero(check_rng(rng).random(n) < q)
 
 
@@ -138,8 +139,8 @@ def privatize_gradient_sum(grad_sum, *, noise_multiplier: float, max_grad_norm: 
     sigma = check_nonnegative("noise_multiplier", noise_multiplier)
     if max_grad_norm is None:
         if sigma > 0:
-            raise ValueError("max_grad_norm=None (no clipping) is only allowed with "
-                             f"noise_multiplier=0; got noise_multiplier={noise_multiplier}")
+            raise ParameterError("max_grad_norm=None (no clipping) is only allowed with "
+                                 f"noise_multiplier=0; got noise_multiplier={noise_multiplier}")
         C = 0.0
     else:
         C = check_positive("max_grad_norm", max_grad_norm)
@@ -234,8 +235,8 @@ def dp_sgd_gradient(model: MLP, X_batch, y_batch, *, noise_multiplier: float,
     sigma = check_nonnegative("noise_multiplier", noise_multiplier)
     if max_grad_norm is None:
         if sigma > 0:
-            raise ValueError("max_grad_norm=None (no clipping) is only allowed with "
-                             f"noise_multiplier=0; got noise_multiplier={noise_multiplier}")
+            raise ParameterError("max_grad_norm=None (no clipping) is only allowed with "
+                                 f"noise_multiplier=0; got noise_multiplier={noise_multiplier}")
         C = None
     else:
         C = check_positive("max_grad_norm", max_grad_norm)
@@ -368,8 +369,8 @@ class DPSGDClassifier(ClassifierMixin, BaseEstimator):
              else check_positive("max_grad_norm", self.max_grad_norm))
         b = check_int("batch_size", self.batch_size, minimum=1)
         if b > n:
-            raise ValueError(f"batch_size must be <= the number of training examples n={n}; "
-                             f"got batch_size={b}")
+            raise ParameterError(f"batch_size must be <= the number of training examples n={n}; "
+                                 f"got batch_size={b}")
         epochs = check_int("epochs", self.epochs, minimum=1)
         lr = check_positive("learning_rate", self.learning_rate)
         hidden = self.hidden
@@ -377,17 +378,16 @@ class DPSGDClassifier(ClassifierMixin, BaseEstimator):
             raise TypeError(f"hidden must be a tuple of layer widths; got hidden={hidden!r}")
         hidden = tuple(check_int("hidden", h, minimum=1) for h in hidden)
         check_choice("activation", self.activation, {"relu", "tanh"})
-        target = None if self.target_epsilon is None else check_epsilon(self.target_epsilon,
-                                                                         "target_epsilon")
-        delta = check_delta(self.delta, "delta", allow_zero=False)
+        target = None if self.target_epsilon is None else check_epsilon("target_epsilon", self.target_epsilon)
+        delta = check_delta("delta", self.delta, allow_zero=False)
         acc = check_choice("accountant", self.accountant, {"rdp", "pld"})
         l2 = check_nonnegative("l2", self.l2)
         if C is None and (sigma > 0 and target is None):
-            raise ValueError("max_grad_norm=None (no clipping) is only allowed with "
-                             f"noise_multiplier=0; got noise_multiplier={self.noise_multiplier}")
+            raise ParameterError("max_grad_norm=None (no clipping) is only allowed with "
+                                 f"noise_multiplier=0; got noise_multiplier={self.noise_multiplier}")
         if C is None and target is not None:
-            raise ValueError("target_epsilon needs clipping: set max_grad_norm to a number > 0; "
-                             "got max_grad_norm=None")
+            raise ParameterError("target_epsilon needs clipping: set max_grad_norm to a number > 0; "
+                                 "got max_grad_norm=None")
         if not isinstance(self.verbose, (bool, np.bool_, int)):
             raise TypeError(f"verbose must be True or False; got verbose={self.verbose!r}")
         return sigma, C, b, epochs, lr, hidden, target, delta, acc, l2
@@ -412,10 +412,10 @@ class DPSGDClassifier(ClassifierMixin, BaseEstimator):
         X = check_array("X", X, ndim=2)
         y = np.asarray(y)
         if y.ndim != 1 or y.shape[0] != X.shape[0]:
-            raise ValueError(f"y must have shape ({X.shape[0]},); got y with shape {y.shape}")
+            raise ParameterError(f"y must have shape ({X.shape[0]},); got y with shape {y.shape}")
         self.classes_, y_idx = np.unique(y, return_inverse=True)
         if self.classes_.size < 2:
-            raise ValueError(f"y must contain at least 2 classes; got classes {self.classes_!r}")
+            raise ParameterError(f"y must contain at least 2 classes; got classes {self.classes_!r}")
         n = X.shape[0]
         sigma, C, b, epochs, lr, hidden, target, delta, acc_name, l2 = self._check_params(n)
         gen = check_rng(self.rng)
@@ -479,8 +479,8 @@ class DPSGDClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "model_")
         X = check_array("X", X, ndim=2)
         if X.shape[1] != self.model_.layer_sizes[0]:
-            raise ValueError(f"X must have {self.model_.layer_sizes[0]} columns; "
-                             f"got shape {X.shape}")
+            raise ParameterError(f"X must have {self.model_.layer_sizes[0]} columns; "
+                                 f"got shape {X.shape}")
         return X.astype(np.float32)
 
     def logits(self, X):

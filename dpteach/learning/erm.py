@@ -80,6 +80,7 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import (
+    ParameterError,
     check_array,
     check_choice,
     check_epsilon,
@@ -199,15 +200,15 @@ def _check_Zs(Z, s):
     Z = check_array("Z", Z, ndim=2)
     s = check_array("s", s, ndim=1)
     if s.shape[0] != Z.shape[0]:
-        raise ValueError(f"s must have one label per row of Z; got len(s)={s.shape[0]} "
-                         f"and Z with {Z.shape[0]} rows")
+        raise ParameterError(f"s must have one label per row of Z; got len(s)={s.shape[0]} "
+                             f"and Z with {Z.shape[0]} rows")
     if not np.all(np.abs(s) == 1.0):
-        raise ValueError("s must contain only the labels -1 and +1; "
-                         f"got values {np.unique(s)[:5]!r}")
+        raise ParameterError("s must contain only the labels -1 and +1; "
+                             f"got values {np.unique(s)[:5]!r}")
     norms = np.linalg.norm(Z, axis=1)
     if norms.max() > 1.0 + _NORM_TOL:
-        raise ValueError("Z must have rows of l2 norm <= 1 (the assumption of [CMS11]); "
-                         f"got a row of norm {norms.max():.6g}. Map rows with bound_rows().")
+        raise ParameterError("Z must have rows of l2 norm <= 1 (the assumption of [CMS11]); "
+                             f"got a row of norm {norms.max():.6g}. Map rows with bound_rows().")
     return Z, s
 
 
@@ -231,7 +232,7 @@ def logistic_objective(w, Z, s, lam: float) -> float:
     lam = check_positive("lam", lam)
     w = check_array("w", w, ndim=1)
     if w.shape[0] != Z.shape[1]:
-        raise ValueError(f"w must have {Z.shape[1]} entries (columns of Z); got {w.shape[0]}")
+        raise ParameterError(f"w must have {Z.shape[1]} entries (columns of Z); got {w.shape[0]}")
     return _risk(w, _Design(Z), s, lam, None)
 
 
@@ -289,7 +290,7 @@ def loss_hessian(w, Z, s) -> np.ndarray:
     Z, s = _check_Zs(Z, s)
     w = check_array("w", w, ndim=1)
     if w.shape[0] != Z.shape[1]:
-        raise ValueError(f"w must have {Z.shape[1]} entries (columns of Z); got {w.shape[0]}")
+        raise ParameterError(f"w must have {Z.shape[1]} entries (columns of Z); got {w.shape[0]}")
     return _data_hessian(Z, s, w)
 
 
@@ -388,22 +389,22 @@ def fit_logistic_erm(Z, s, lam: float, *, linear=None, extra_reg: float = 0.0, w
     lam = check_positive("lam", lam)
     extra_reg = float(extra_reg)
     if not np.isfinite(extra_reg) or extra_reg < 0:
-        raise ValueError(f"extra_reg must be a finite number >= 0; got extra_reg={extra_reg!r}")
+        raise ParameterError(f"extra_reg must be a finite number >= 0; got extra_reg={extra_reg!r}")
     gtol = check_positive("gtol", gtol)
     max_iter = check_int("max_iter", max_iter, minimum=1)
     d = Z.shape[1]
     if linear is not None:
         linear = check_array("linear", linear, ndim=1)
         if linear.shape[0] != d:
-            raise ValueError(f"linear must have {d} entries; got {linear.shape[0]}")
+            raise ParameterError(f"linear must have {d} entries; got {linear.shape[0]}")
     if w0 is not None:
         w0 = check_array("w0", w0, ndim=1)
         if w0.shape[0] != d:
-            raise ValueError(f"w0 must have {d} entries; got {w0.shape[0]}")
+            raise ParameterError(f"w0 must have {d} entries; got {w0.shape[0]}")
     if hess0 is not None:
         hess0 = check_array("hess0", hess0, ndim=2)
         if hess0.shape != (d, d):
-            raise ValueError(f"hess0 must have shape ({d}, {d}); got {hess0.shape}")
+            raise ParameterError(f"hess0 must have shape ({d}, {d}); got {hess0.shape}")
     return _fit(_Design(Z), s, lam + extra_reg, linear, w0, hess0, gtol, max_iter)
 
 
@@ -435,7 +436,7 @@ def output_perturbation_beta(epsilon: float, n: int, lam: float) -> float:
     lam : float
         Λ > 0.
     """
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_epsilon("epsilon", epsilon)
     n = check_int("n", n, minimum=1)
     lam = check_positive("lam", lam)
     return n * lam * epsilon / 2.0
@@ -496,7 +497,7 @@ def objective_perturbation_constants(epsilon: float, n: int, lam: float,
     c : float
         Bound on ``|ℓ''|`` (> 0); 1/4 for logistic regression.
     """
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_epsilon("epsilon", epsilon)
     n = check_int("n", n, minimum=1)
     lam = check_positive("lam", lam)
     c = check_positive("c", c)
@@ -550,13 +551,13 @@ def output_perturbation(Z, s, epsilon: float, lam: float, rng=None, *, w_star=No
         be the exact minimiser; it is not re-checked beyond its shape.
     """
     Z, s = _check_Zs(Z, s)
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_epsilon("epsilon", epsilon)
     lam = check_positive("lam", lam)
     gen = check_rng(rng)
     if w_star is not None:
         w_star = check_array("w_star", w_star, ndim=1)
         if w_star.shape[0] != Z.shape[1]:
-            raise ValueError(f"w_star must have {Z.shape[1]} entries; got {w_star.shape[0]}")
+            raise ParameterError(f"w_star must have {Z.shape[1]} entries; got {w_star.shape[0]}")
     return _output_fit(_Design(Z), s, epsilon, lam, gen, w_star)
 
 
@@ -595,12 +596,12 @@ def objective_perturbation(Z, s, epsilon: float, lam: float, rng=None, *,
         the running time, not the result.
     """
     Z, s = _check_Zs(Z, s)
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_epsilon("epsilon", epsilon)
     lam = check_positive("lam", lam)
     c = check_positive("c", c)
     if c < LOGISTIC_C:
-        raise ValueError(f"c must be >= {LOGISTIC_C} (the logistic loss has l''(0) = 1/4; a "
-                         f"smaller c voids the guarantee); got c={c!r}")
+        raise ParameterError(f"c must be >= {LOGISTIC_C} (the logistic loss has l''(0) = 1/4; a "
+                             f"smaller c voids the guarantee); got c={c!r}")
     gen = check_rng(rng)
     d = Z.shape[1]
     start = {}
@@ -608,7 +609,7 @@ def objective_perturbation(Z, s, epsilon: float, lam: float, rng=None, *,
         if arr is not None:
             arr = check_array(name, arr, ndim=len(shape))
             if arr.shape != shape:
-                raise ValueError(f"{name} must have shape {shape}; got {arr.shape}")
+                raise ParameterError(f"{name} must have shape {shape}; got {arr.shape}")
         start[name] = arr
     return _objective_fit(_Design(Z), s, epsilon, lam, gen, c, start["w0"], start["hess0"])
 
@@ -710,8 +711,8 @@ class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
 
     def _resolve_lam(self, n):
         if self.lam is not None and self.C is not None:
-            raise ValueError("give lam or C, not both; got "
-                             f"lam={self.lam!r} and C={self.C!r} (Λ = 1/(n·C))")
+            raise ParameterError("give lam or C, not both; got "
+                                 f"lam={self.lam!r} and C={self.C!r} (Λ = 1/(n·C))")
         if self.C is not None:
             return lam_from_C(self.C, n)
         if self.lam is not None:
@@ -728,7 +729,7 @@ class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
             Exactly two classes.
         """
         method = check_choice("method", self.method, _METHODS)
-        epsilon = check_epsilon(self.epsilon)
+        epsilon = check_epsilon("epsilon", self.epsilon)
         data_norm = check_positive("data_norm", self.data_norm)
         fit_intercept = _check_bool("fit_intercept", self.fit_intercept)
         if self.lam is not None and self.C is not None:
@@ -743,9 +744,9 @@ class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
         y_type = type_of_target(y, input_name="y")
         classes = np.unique(y)
         if y_type != "binary" or classes.shape[0] != 2:
-            raise ValueError("Only binary classification is supported. The type of the target "
-                             f"is {y_type}: y must contain exactly 2 classes; got "
-                             f"{classes.shape[0]} class(es)")
+            raise ParameterError("Only binary classification is supported. The type of the target "
+                                 f"is {y_type}: y must contain exactly 2 classes; got "
+                                 f"{classes.shape[0]} class(es)")
         n = X.shape[0]
         lam = self._resolve_lam(n)
         D = _Design(bound_rows(X, data_norm, fit_intercept))
@@ -871,17 +872,17 @@ def empirical_sensitivity(X, y, lam: float, *, n_random: int = 50, n_adversarial
     n_random = check_int("n_random", n_random, minimum=0, maximum=100_000)
     n_adversarial = check_int("n_adversarial", n_adversarial, minimum=0, maximum=100_000)
     if n_random + n_adversarial < 1:
-        raise ValueError("n_random + n_adversarial must be >= 1; got "
-                         f"n_random={n_random}, n_adversarial={n_adversarial}")
+        raise ParameterError("n_random + n_adversarial must be >= 1; got "
+                             f"n_random={n_random}, n_adversarial={n_adversarial}")
     data_norm = check_positive("data_norm", data_norm)
     fit_intercept = _check_bool("fit_intercept", fit_intercept)
     gen = check_rng(rng)
     y = np.asarray(y)
     if y.ndim != 1 or y.shape[0] != X.shape[0]:
-        raise ValueError(f"y must be 1-D with one label per row of X; got shape {y.shape}")
+        raise ParameterError(f"y must be 1-D with one label per row of X; got shape {y.shape}")
     classes = np.unique(y)
     if classes.shape[0] != 2:
-        raise ValueError(f"y must contain exactly 2 classes; got {classes.shape[0]}")
+        raise ParameterError(f"y must contain exactly 2 classes; got {classes.shape[0]}")
     n, d = X.shape
     Z = bound_rows(X, data_norm, fit_intercept)
     s = np.where(y == classes[1], 1.0, -1.0)
@@ -972,13 +973,13 @@ def excess_risk_given_noise(method: str, noise_norm, n: int, lam: float, *, Delt
     method = check_choice("method", method, ("output", "objective"))
     r = check_array("noise_norm", noise_norm, ndim=(0, 1))
     if np.any(r < 0):
-        raise ValueError(f"noise_norm must be >= 0; got noise_norm={noise_norm!r}")
+        raise ParameterError(f"noise_norm must be >= 0; got noise_norm={noise_norm!r}")
     n = check_int("n", n, minimum=1)
     lam = check_positive("lam", lam)
     c = check_positive("c", c)
     Delta = float(Delta)
     if not np.isfinite(Delta) or Delta < 0:
-        raise ValueError(f"Delta must be a finite number >= 0; got Delta={Delta!r}")
+        raise ParameterError(f"Delta must be a finite number >= 0; got Delta={Delta!r}")
     if method == "output":
         out = 0.5 * (c + lam) * r ** 2
     else:
@@ -1019,8 +1020,8 @@ def excess_risk_bound(method: str, n: int, dim: int, lam: float, epsilon: float,
     n = check_int("n", n, minimum=1)
     dim = check_int("dim", dim, minimum=1)
     lam = check_positive("lam", lam)
-    epsilon = check_epsilon(epsilon)
-    prob = check_probability(prob, "prob", open_low=True, open_high=True)
+    epsilon = check_epsilon("epsilon", epsilon)
+    prob = check_probability("prob", prob, open_low=True, open_high=True)
     c = check_positive("c", c)
     if method == "output":
         beta, Delta = output_perturbation_beta(epsilon, n, lam), 0.0
@@ -1111,19 +1112,19 @@ def accuracy_vs_epsilon(X_train, y_train, X_test, y_test, epsilons, lam: float, 
     X_train = check_array("X_train", X_train, ndim=2)
     X_test = check_array("X_test", X_test, ndim=2)
     if X_test.shape[1] != X_train.shape[1]:
-        raise ValueError(f"X_test must have {X_train.shape[1]} columns like X_train; "
-                         f"got {X_test.shape[1]}")
+        raise ParameterError(f"X_test must have {X_train.shape[1]} columns like X_train; "
+                             f"got {X_test.shape[1]}")
     eps_arr = check_array("epsilons", epsilons, ndim=1)
     for e in eps_arr:
-        check_epsilon(float(e), "epsilons")
+        check_epsilon("epsilons", float(e))
     lam = check_positive("lam", lam)
     if isinstance(methods, str):
         methods = (methods,)
     methods = tuple(check_choice("methods", m, ("objective", "output")) for m in methods)
     if isinstance(n_repeats, dict):
         if set(n_repeats) != set(methods):
-            raise ValueError(f"n_repeats must give a number for each of the methods {methods}; "
-                             f"got n_repeats={n_repeats!r}")
+            raise ParameterError(f"n_repeats must give a number for each of the methods {methods}; "
+                                 f"got n_repeats={n_repeats!r}")
         reps = {m: check_int("n_repeats", n_repeats[m], minimum=2, maximum=10_000)
                 for m in methods}
     else:
@@ -1136,9 +1137,9 @@ def accuracy_vs_epsilon(X_train, y_train, X_test, y_test, epsilons, lam: float, 
     y_test = np.asarray(y_test)
     classes = np.unique(y_train)
     if classes.shape[0] != 2:
-        raise ValueError(f"y_train must contain exactly 2 classes; got {classes.shape[0]}")
+        raise ParameterError(f"y_train must contain exactly 2 classes; got {classes.shape[0]}")
     if y_train.shape[0] != X_train.shape[0] or y_test.shape[0] != X_test.shape[0]:
-        raise ValueError("y_train / y_test must have one label per row of X_train / X_test")
+        raise ParameterError("y_train / y_test must have one label per row of X_train / X_test")
     Z = bound_rows(X_train, data_norm, fit_intercept)
     # the test rows are scored with the linear model on *unclipped* features,
     # as PrivateLogisticRegression.decision_function does
@@ -1208,7 +1209,7 @@ def make_toy_data(n: int = 200, rng=0):
     """
     n = check_int("n", n, minimum=4, maximum=100_000)
     if n % 2:
-        raise ValueError(f"n must be even (n/2 points per class); got n={n}")
+        raise ParameterError(f"n must be even (n/2 points per class); got n={n}")
     gen = check_rng(rng)
     centres = np.array([[-0.6, -0.2], [1.2, 0.9]])
     y = np.repeat([0, 1], n // 2)

@@ -51,6 +51,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import (
+    ParameterError,
     check_array,
     check_choice,
     check_int,
@@ -73,7 +74,7 @@ def softmax(logits) -> np.ndarray:
     """
     z = check_array("logits", logits, ndim=2, min_size=0, allow_bool=False)
     if z.shape[1] < 1:
-        raise ValueError(f"logits must have at least one column; got logits with shape {z.shape}")
+        raise ParameterError(f"logits must have at least one column; got logits with shape {z.shape}")
     if isinstance(logits, np.ndarray) and logits.dtype.kind == "f":
         z = logits                                 # e.g. float32 logits stay float32
     return _softmax(z)
@@ -114,7 +115,7 @@ def clip_factors(norms, max_grad_norm: float) -> np.ndarray:
     C = check_positive("max_grad_norm", max_grad_norm)
     norms = check_array("norms", norms, ndim=1, min_size=0)
     if np.any(norms < 0):
-        raise ValueError("norms must be >= 0 (they are Euclidean norms); got a negative entry")
+        raise ParameterError("norms must be >= 0 (they are Euclidean norms); got a negative entry")
     return _clip_factors(norms, C)
 
 
@@ -179,12 +180,12 @@ class MLP:
             raise TypeError("layer_sizes must be a sequence of integers; "
                             f"got layer_sizes={layer_sizes!r}")
         if len(layer_sizes) < 2:
-            raise ValueError(f"layer_sizes needs at least 2 entries (inputs, outputs); "
-                             f"got layer_sizes={tuple(layer_sizes)!r}")
+            raise ParameterError(f"layer_sizes needs at least 2 entries (inputs, outputs); "
+                                 f"got layer_sizes={tuple(layer_sizes)!r}")
         sizes = [check_int("layer_sizes", s, minimum=1) for s in layer_sizes]
         if sizes[-1] < 2:
-            raise ValueError("layer_sizes must end with >= 2 output classes; "
-                             f"got layer_sizes={tuple(sizes)}")
+            raise ParameterError("layer_sizes must end with >= 2 output classes; "
+                                 f"got layer_sizes={tuple(sizes)}")
         self.layer_sizes = tuple(sizes)
         self.activation = check_choice("activation", activation, {"relu", "tanh"})
         self.l2 = check_nonnegative("l2", l2)
@@ -220,19 +221,19 @@ class MLP:
     def _check_X(self, X) -> np.ndarray:
         X = check_array("X", X, ndim=2, min_size=0)
         if X.shape[1] != self.layer_sizes[0]:
-            raise ValueError(f"X must have {self.layer_sizes[0]} columns; "
-                             f"got X with shape {X.shape}")
+            raise ParameterError(f"X must have {self.layer_sizes[0]} columns; "
+                                 f"got X with shape {X.shape}")
         return X.astype(self.dtype, copy=False)
 
     def _check_y(self, y, n: int) -> np.ndarray:
         y = np.asarray(y)
         if y.ndim != 1 or y.shape[0] != n:
-            raise ValueError(f"y must have shape ({n},); got y with shape {y.shape}")
+            raise ParameterError(f"y must have shape ({n},); got y with shape {y.shape}")
         if y.size and (not np.issubdtype(y.dtype, np.integer) or y.min() < 0
                        or y.max() >= self.layer_sizes[-1]):
             k = self.layer_sizes[-1]
-            raise ValueError(f"y must hold integer class indices in [0, {k - 1}]; "
-                             f"got y={y[:5]!r}...")
+            raise ParameterError(f"y must hold integer class indices in [0, {k - 1}]; "
+                                 f"got y={y[:5]!r}...")
         return y.astype(np.intp, copy=False)
 
     # ---------------------------------------------------------------- forward

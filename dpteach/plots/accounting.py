@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_array, check_int
+from .._validation import ParameterError, check_array, check_int
 from ..accounting import METHOD_LABELS, METHODS, composition_epsilons, dpsgd_epsilons
 from ..composition import amplify_by_subsampling
 from ._style import PALETTE, new_axes
@@ -70,7 +70,7 @@ def plot_composition(k_max: int = 1000, *, mechanism: str = "laplace", epsilon: 
                         f"got methods={methods!r:.60}")
     methods = tuple(methods)
     if not methods:
-        raise ValueError("methods must name at least one method; got methods=()")
+        raise ParameterError("methods must name at least one method; got methods=()")
     ks = _k_grid(k_max)
     curves = composition_epsilons(ks, mechanism=mechanism, epsilon=epsilon, sigma=sigma,
                                   delta=delta, methods=methods)
@@ -160,8 +160,8 @@ def plot_amplification(epsilons=(0.5, 1.0, 2.0, 5.0), ax=None):
     """
     eps_arr = check_array("epsilons", epsilons, ndim=(0, 1)).ravel()
     if np.any(eps_arr <= 0) or eps_arr.size > 12:
-        raise ValueError("epsilons must hold 1 to 12 values, each finite and > 0; "
-                         f"got epsilons={epsilons!r:.60}")
+        raise ParameterError("epsilons must hold 1 to 12 values, each finite and > 0; "
+                             f"got epsilons={epsilons!r:.60}")
     epsilons = [float(e) for e in eps_arr]
     qs = np.geomspace(1e-3, 1.0, 80)
     fig, ax = new_axes(ax)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from .._validation import check_array, check_choice, check_epsilon, check_int
+from .._validation import ParameterError, check_array, check_choice, check_epsilon, check_int
 from ..attacks.differencing import (
     SCENARIOS,
     dp_success_bound,
@@ -68,7 +68,7 @@ def plot_neighbour_differences(query, db, name: str | None = None, ax=None):
     if not isinstance(name, str):
         raise TypeError(f"name must be a string; got name={name!r}")
     if rep.differences.ndim != 1:
-        raise ValueError("plot_neighbour_differences needs a scalar-valued query and a 1-D db")
+        raise ParameterError("plot_neighbour_differences needs a scalar-valued query and a 1-D db")
     values = np.asarray(db, dtype=float)
     is_bits = bool(np.all((values == 0) | (values == 1)))
     fig, ax = new_axes(ax)
@@ -177,10 +177,10 @@ def plot_attack_success(epsilons=None, highlight: float | None = None, ax=None):
     else:
         eps = np.sort(check_array("epsilons", epsilons, ndim=1, min_size=2))
         if np.any(eps <= 0):
-            raise ValueError(f"epsilons must all be finite and > 0; got min(epsilons)={eps.min()!r}")
+            raise ParameterError(f"epsilons must all be finite and > 0; got min(epsilons)={eps.min()!r}")
     if highlight is not None:
         try:
-            highlight = check_epsilon(highlight, "highlight")
+            highlight = check_epsilon("highlight", highlight)
         except (TypeError, ValueError) as exc:
             raise type(exc)(f"{exc} (highlight is the epsilon to mark)") from None
         bound_h = dp_success_bound(highlight)
@@ -255,8 +255,8 @@ def plot_averaging_attack(epsilon: float, k_max: int = 100, scenario: str = "kno
         sk = check_array("simulated keys", list(simulated.keys()), ndim=1)
         sv = check_array("simulated values", list(simulated.values()), ndim=1)
         if np.any((sv < 0) | (sv > 1)) or np.any(sk < 1):
-            raise ValueError("simulated must map k >= 1 to success rates in [0, 1]; "
-                             f"got simulated={simulated!r}")
+            raise ParameterError("simulated must map k >= 1 to success rates in [0, 1]; "
+                                 f"got simulated={simulated!r}")
         ax.plot(sk, sv, "o", color=PALETTE["blue"], ms=7, gid="simulated",
                 label="simulated success rate")
     ax.axhline(0.5, color="grey", lw=0.8, ls=":")

@@ -29,6 +29,7 @@ import numpy as np
 from scipy import stats
 
 from .._validation import (
+    ParameterError,
     check_array,
     check_choice,
     check_delta,
@@ -60,13 +61,13 @@ def _delta_for_gaussian(delta, mechanism: str) -> float | None:
     """Validate δ; the Gaussian needs δ in (0, 1), the Laplace ignores it."""
     if delta is None:
         if mechanism in ("gaussian", "both"):
-            raise ValueError("delta must be given (in (0, 1)) for the Gaussian mechanism; "
-                             "got delta=None")
+            raise ParameterError("delta must be given (in (0, 1)) for the Gaussian mechanism; "
+                                 "got delta=None")
         return None
-    delta = check_delta(delta)
+    delta = check_delta("delta", delta)
     if delta == 0 and mechanism in ("gaussian", "both"):
-        raise ValueError("delta must be in (0, 1) for the Gaussian mechanism; got delta=0. "
-                         "Gaussian noise cannot give pure (epsilon, 0)-DP.")
+        raise ParameterError("delta must be in (0, 1) for the Gaussian mechanism; got delta=0. "
+                             "Gaussian noise cannot give pure (epsilon, 0)-DP.")
     return delta
 
 
@@ -75,7 +76,7 @@ def _epsilon_grid(epsilons) -> np.ndarray:
         return np.geomspace(0.05, 10.0, 80)
     eps = check_array("epsilons", epsilons, ndim=1, min_size=2)
     if np.any(eps <= 0):
-        raise ValueError(f"epsilons must all be finite and > 0; got min(epsilons)={eps.min()!r}")
+        raise ParameterError(f"epsilons must all be finite and > 0; got min(epsilons)={eps.min()!r}")
     return np.sort(eps)
 
 
@@ -123,8 +124,8 @@ def plot_neighbouring_densities(sensitivity: float, epsilon: float, delta: float
         Curves have gids ``"laplace-D"``, ``"laplace-D'"``, ``"gaussian-D"``,
         ``"gaussian-D'"``.
     """
-    sensitivity = check_sensitivity(sensitivity)
-    epsilon = check_epsilon(epsilon)
+    sensitivity = check_sensitivity("sensitivity", sensitivity)
+    epsilon = check_epsilon("epsilon", epsilon)
     mechanism = check_choice("mechanism", mechanism, {"laplace", "gaussian", "both"})
     value = check_finite("value", value)
     method = check_choice("method", method, {"analytic", "classic"})
@@ -190,8 +191,8 @@ def plot_privacy_loss(sensitivity: float, epsilon: float, delta: float | None = 
     matplotlib.figure.Figure
         The loss curve has gid ``"loss"``; the shaded regions ``"loss-exceeds"``.
     """
-    sensitivity = check_sensitivity(sensitivity)
-    epsilon = check_epsilon(epsilon)
+    sensitivity = check_sensitivity("sensitivity", sensitivity)
+    epsilon = check_epsilon("epsilon", epsilon)
     mechanism = check_choice("mechanism", mechanism, {"laplace", "gaussian"})
     method = check_choice("method", method, {"analytic", "classic"})
     delta = _delta_for_gaussian(delta, mechanism)
@@ -253,7 +254,7 @@ def plot_sigma_comparison(sensitivity: float, delta: float, epsilons=None, ax=No
     matplotlib.figure.Figure
         Curves have gids ``"classic"`` and ``"analytic"``.
     """
-    sensitivity = check_sensitivity(sensitivity)
+    sensitivity = check_sensitivity("sensitivity", sensitivity)
     delta = _delta_for_gaussian(delta, "gaussian")
     eps = _epsilon_grid(epsilons)
     analytic = np.array([gaussian_sigma(sensitivity, e, delta) for e in eps])
@@ -302,7 +303,7 @@ def plot_error_vs_epsilon(sensitivity: float, delta: float, epsilons=None,
     matplotlib.figure.Figure
         Curves have gids ``"laplace"`` and ``"gaussian"``.
     """
-    sensitivity = check_sensitivity(sensitivity)
+    sensitivity = check_sensitivity("sensitivity", sensitivity)
     delta = _delta_for_gaussian(delta, "gaussian")
     method = check_choice("method", method, {"analytic", "classic"})
     eps = _epsilon_grid(epsilons)
@@ -351,7 +352,7 @@ def plot_dimension_crossover(epsilon: float, delta: float, max_dimension: int = 
         Curves have gids ``"laplace"`` and ``"gaussian"``; the crossover line
         ``"crossover"`` (when it lies in the plotted range).
     """
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_epsilon("epsilon", epsilon)
     delta = _delta_for_gaussian(delta, "gaussian")
     max_dimension = check_int("max_dimension", max_dimension, minimum=2, maximum=10 ** 7)
     d = np.unique(np.round(np.geomspace(1, max_dimension, 200)))

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import (
+    ParameterError,
     check_array,
     check_bool,
     check_delta,
@@ -77,9 +78,9 @@ def plot_mia_roc(results, *, epsilon=None, delta: float = 0.0, log: bool = True,
     if not results or not all(isinstance(r, AttackResult) for r in results):
         raise TypeError("results must be an AttackResult or a sequence of AttackResult")
     eps_list = ([] if epsilon is None else
-                [check_epsilon(e) for e in check_array("epsilon", epsilon, ndim=(0, 1),
+                [check_epsilon("epsilon", e) for e in check_array("epsilon", epsilon, ndim=(0, 1),
                                                        finite=False, allow_bool=False).ravel()])
-    d = check_delta(delta)
+    d = check_delta("delta", delta)
     log = check_bool("log", log)
     if min_fpr is None:
         min_fpr = 1.0 / max(r.n_nonmembers for r in results) if log else 0.0
@@ -136,12 +137,12 @@ def plot_privacy_utility(epsilons, accuracies, *, baseline: float | None = None,
     eps = check_array("epsilons", epsilons, ndim=1)
     acc = check_array("accuracies", accuracies, ndim=1)
     if eps.shape != acc.shape:
-        raise ValueError("epsilons and accuracies must have the same length; "
-                         f"got {eps.size} and {acc.size}")
+        raise ParameterError("epsilons and accuracies must have the same length; "
+                             f"got {eps.size} and {acc.size}")
     if np.any(eps <= 0):
-        raise ValueError(f"epsilons must be > 0; got epsilons={epsilons!r:.60}")
+        raise ParameterError(f"epsilons must be > 0; got epsilons={epsilons!r:.60}")
     if np.any(acc < 0) or np.any(acc > 1):
-        raise ValueError(f"accuracies must lie in [0, 1]; got accuracies={accuracies!r:.60}")
+        raise ParameterError(f"accuracies must lie in [0, 1]; got accuracies={accuracies!r:.60}")
     if baseline is not None:
         baseline = check_in_range("baseline", baseline, 0.0, 1.0)
     if not isinstance(label, str):
@@ -178,7 +179,7 @@ def plot_grad_norm_histogram(norms, max_grad_norm: float | None = None, *, bins:
     """
     norms = check_array("norms", norms, ndim=1)
     if np.any(norms < 0):
-        raise ValueError(f"norms must be >= 0; got min(norms)={norms.min()!r}")
+        raise ParameterError(f"norms must be >= 0; got min(norms)={norms.min()!r}")
     bins = check_int("bins", bins, minimum=2, maximum=10_000)
     C = None if max_grad_norm is None else check_positive("max_grad_norm", max_grad_norm)
     fig, ax = new_axes(ax)
@@ -222,8 +223,8 @@ def plot_training_history(histories, ax=None):
         acc = check_array(f"histories[{name!r}]['accuracy']", h["accuracy"], ndim=1)
         eps = check_array(f"histories[{name!r}]['epsilon']", h["epsilon"], ndim=1, finite=False)
         if not ep.shape == acc.shape == eps.shape:
-            raise ValueError(f"histories[{name!r}]: 'epoch', 'accuracy' and 'epsilon' must have "
-                             f"the same length; got {ep.size}, {acc.size}, {eps.size}")
+            raise ParameterError(f"histories[{name!r}]: 'epoch', 'accuracy' and 'epsilon' must have "
+                                 f"the same length; got {ep.size}, {acc.size}, {eps.size}")
         checked[name] = (ep, acc, eps)
     fig, ax = new_axes(ax)
     ax2 = ax.twinx()
@@ -257,7 +258,7 @@ def decision_grid(clf, X, resolution: int = 60, pad: float = 0.5):
                         f"got clf={clf!r:.60}")
     X = check_array("X", X, ndim=2)
     if X.shape[1] != 2:
-        raise ValueError(f"X must have 2 columns; got shape {X.shape}")
+        raise ParameterError(f"X must have 2 columns; got shape {X.shape}")
     res = check_int("resolution", resolution, minimum=10, maximum=1000)
     pad = check_nonnegative("pad", pad)
     x0 = np.linspace(X[:, 0].min() - pad, X[:, 0].max() + pad, res)
@@ -284,8 +285,8 @@ def plot_decision_boundary(clf, X, y, *, resolution: int = 60, title: str | None
     X = np.asarray(X, dtype=float)
     y = check_array("y", y, ndim=1)
     if y.shape != (X.shape[0],) or np.unique(y).size > 2:
-        raise ValueError("y must hold one label per row of X, with at most two classes; got y "
-                         f"of shape {y.shape} with {np.unique(y).size} classes")
+        raise ParameterError("y must hold one label per row of X, with at most two classes; got y "
+                             f"of shape {y.shape} with {np.unique(y).size} classes")
     if title is not None and not isinstance(title, str):
         raise TypeError(f"title must be a string or None; got title={title!r:.60}")
     fig, ax = new_axes(ax, figsize=(4.6, 4.0))

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import (
+    ParameterError,
     check_array,
     check_bool,
     check_choice,
@@ -58,10 +59,10 @@ def _line(model, name: str = "model"):
     coef = check_array(f"{name} coef", coef, ndim=(1, 2)).ravel()
     b = check_array(f"{name} intercept", b, ndim=0).item()
     if coef.shape != (2,):
-        raise ValueError(f"decision boundaries need models with 2 features; got {name} with coef "
-                         f"of shape {coef.shape}")
+        raise ParameterError(f"decision boundaries need models with 2 features; got {name} with coef "
+                             f"of shape {coef.shape}")
     if not np.any(coef):
-        raise ValueError(f"{name} has coef = 0: no decision boundary to draw")
+        raise ParameterError(f"{name} has coef = 0: no decision boundary to draw")
     return coef, b
 
 
@@ -108,11 +109,11 @@ def plot_decision_boundaries(X, y, nonprivate, private=(), *, method: str = "obj
     """
     X = check_array("X", X, ndim=2)
     if X.shape[1] != 2:
-        raise ValueError(f"X must have 2 columns; got shape {X.shape}")
+        raise ParameterError(f"X must have 2 columns; got shape {X.shape}")
     y = check_array("y", y, ndim=1)
     if y.shape != (X.shape[0],) or np.unique(y).size > 2:
-        raise ValueError("y must hold one label per row of X, with at most two classes; got y "
-                         f"of shape {y.shape} with {np.unique(y).size} classes")
+        raise ParameterError("y must hold one label per row of X, with at most two classes; got y "
+                             f"of shape {y.shape} with {np.unique(y).size} classes")
     method = check_choice("method", method, ("objective", "output"))
     for arg, text in (("label", label), ("title", title)):
         if text is not None and not isinstance(text, str):
@@ -175,7 +176,7 @@ def plot_toy_boundaries(epsilon: float = 1.0, lam: float = 0.01, method: str = "
         Public row-norm bound R (rows beyond it are clipped).
     ax : matplotlib Axes, optional
     """
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_epsilon("epsilon", epsilon)
     data_norm = check_positive("data_norm", data_norm)
     lam = check_positive("lam", lam)
     method = check_choice("method", method, ("objective", "output"))
@@ -279,12 +280,12 @@ def plot_excess_risk(epsilons, measured: dict, bounds: dict, *, ax=None):
     """
     eps = check_array("epsilons", epsilons, ndim=1)
     if np.any(eps <= 0):
-        raise ValueError(f"epsilons must be > 0; got epsilons={epsilons!r:.60}")
+        raise ParameterError(f"epsilons must be > 0; got epsilons={epsilons!r:.60}")
     for arg, d in (("measured", measured), ("bounds", bounds)):
         if not isinstance(d, dict):
             raise TypeError(f"{arg} must be a dict method -> array; got {arg}={d!r:.60}")
     if not measured:
-        raise ValueError("measured must have at least one method; got measured={}")
+        raise ParameterError("measured must have at least one method; got measured={}")
     for arg, d in (("measured", measured), ("bounds", bounds)):
         for m in d:
             check_choice(f"{arg} key (method)", m, ("objective", "output"))
@@ -292,12 +293,12 @@ def plot_excess_risk(epsilons, measured: dict, bounds: dict, *, ax=None):
     for m, vals in measured.items():
         vals = check_array(f"measured[{m!r}]", vals, ndim=2)
         if vals.shape[0] != eps.shape[0]:
-            raise ValueError(f"measured[{m!r}] must have one row per ε; got shape {vals.shape}")
+            raise ParameterError(f"measured[{m!r}] must have one row per ε; got shape {vals.shape}")
         b = None
         if m in bounds:
             b = check_array(f"bounds[{m!r}]", bounds[m], ndim=1)
             if b.shape != eps.shape:
-                raise ValueError(f"bounds[{m!r}] must have one value per ε; got shape {b.shape}")
+                raise ParameterError(f"bounds[{m!r}] must have one value per ε; got shape {b.shape}")
         checked[m] = (vals, b)
     fig, ax = new_axes(ax)
     for m, (vals, b) in checked.items():

@@ -32,6 +32,7 @@ import numpy as np
 from scipy import stats
 
 from .._validation import (
+    ParameterError,
     check_array,
     check_choice,
     check_epsilon,
@@ -71,8 +72,8 @@ def _privacy_kwargs(gamma, epsilon) -> dict:
 def _truth_prob(gamma, epsilon) -> tuple[float, float, float]:
     """Validate (gamma xor epsilon); return (p_truth, gamma, epsilon)."""
     if (gamma is None) == (epsilon is None):
-        raise ValueError("give exactly one of gamma (truth with probability 1/2 + gamma) or "
-                         f"epsilon; got gamma={gamma!r}, epsilon={epsilon!r}")
+        raise ParameterError("give exactly one of gamma (truth with probability 1/2 + gamma) or "
+                             f"epsilon; got gamma={gamma!r}, epsilon={epsilon!r}")
     if gamma is not None:
         eps = rr_epsilon_from_gamma(gamma)   # validates gamma in (0, 1/2)
         gam = float(gamma)
@@ -184,17 +185,17 @@ def plot_rr_std_error(gammas=(0.05, 0.1, 0.25, 0.4), rate: float = 0.5, n_values
     """
     gam = check_array("gammas", gammas, ndim=1, min_size=1)
     if gam.size > len(CYCLE):
-        raise ValueError(f"gammas must have at most {len(CYCLE)} values; got {gam.size}")
+        raise ParameterError(f"gammas must have at most {len(CYCLE)} values; got {gam.size}")
     if np.any(gam <= 0) or np.any(gam >= 0.5):
-        raise ValueError(f"gammas must each be in (0, 0.5); got gammas={gammas!r:.60}")
+        raise ParameterError(f"gammas must each be in (0, 0.5); got gammas={gammas!r:.60}")
     rate = check_in_range("rate", rate, 0.0, 1.0)
     if n_values is None:
         ns = np.unique(np.round(np.geomspace(10, 10 ** 6, 60))).astype(np.int64)
     else:
         ns = check_array("n_values", n_values, ndim=1, min_size=2)
         if np.any(ns < 1) or np.any(ns > 10**12) or np.any(ns != np.round(ns)):
-            raise ValueError("n_values must contain integers in [1, 10^12]; "
-                             f"got n_values={n_values!r:.60}")
+            raise ParameterError("n_values must contain integers in [1, 10^12]; "
+                                 f"got n_values={n_values!r:.60}")
         ns = np.unique(ns.astype(np.int64))
 
     fig, ax = new_axes(ax)
@@ -271,13 +272,13 @@ def plot_local_vs_central(epsilon: float, n_values=None, ax=None):
     matplotlib.figure.Figure
         Curves have gids ``"local"`` and ``"central"``.
     """
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_epsilon("epsilon", epsilon)
     if n_values is None:
         ns = np.unique(np.round(np.geomspace(10, 10 ** 6, 60)))
     else:
         ns = check_array("n_values", n_values, ndim=1, min_size=2)
         if np.any(ns < 1) or np.any(ns != np.round(ns)):
-            raise ValueError(f"n_values must contain integers >= 1; got n_values={n_values!r}")
+            raise ParameterError(f"n_values must contain integers >= 1; got n_values={n_values!r}")
         ns = np.unique(ns)
     fig, ax = new_axes(ax)
     ax.plot(ns, rr_local_std(ns, epsilon), color=PALETTE["vermillion"], lw=_LW, gid="local",

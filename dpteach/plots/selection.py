@@ -22,6 +22,7 @@ import numpy as np
 from scipy import optimize
 
 from .._validation import (
+    ParameterError,
     check_array,
     check_delta,
     check_epsilon,
@@ -54,7 +55,7 @@ def _labels(labels, k: int) -> list[str]:
         return [str(i) for i in range(k)]
     out = [str(v) for v in labels]
     if len(out) != k:
-        raise ValueError(f"labels must have one entry per candidate ({k}); got {len(out)}")
+        raise ParameterError(f"labels must have one entry per candidate ({k}); got {len(out)}")
     return out
 
 
@@ -80,7 +81,7 @@ def plot_selection_probabilities(probabilities, labels=None, truth=None, title: 
     """
     p = check_array("probabilities", probabilities, ndim=1)
     if np.any(p < 0) or np.any(p > 1):
-        raise ValueError("probabilities must lie in [0, 1]")
+        raise ParameterError("probabilities must lie in [0, 1]")
     names = _labels(labels, p.size)
     if truth is not None:
         truth = check_int("truth", truth, minimum=0, maximum=p.size - 1)
@@ -217,12 +218,12 @@ def plot_svt_vs_composition(epsilon: float, max_queries: int = 1000, sensitivity
     matplotlib.figure.Figure
         Line gids ``"svt"``, ``"laplace-basic"``, ``"laplace-advanced"``.
     """
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_epsilon("epsilon", epsilon)
     kmax = check_int("max_queries", max_queries, minimum=2)
-    sensitivity = check_sensitivity(sensitivity)
+    sensitivity = check_sensitivity("sensitivity", sensitivity)
     c = check_int("max_above", max_above, minimum=1)
     if delta is not None:
-        delta = check_delta(delta, allow_zero=False)
+        delta = check_delta("delta", delta, allow_zero=False)
     ks = np.unique(np.round(np.geomspace(1, kmax, 60)).astype(int))
     _, q_scale = selection.sparse_vector_noise_scales(epsilon, sensitivity, c)
     fig, ax = new_axes(ax)
@@ -262,7 +263,7 @@ def plot_event_privacy_loss(event_probabilities: dict, epsilon: float, ax=None):
         Bars have gid ``"loss"`` (an infinite loss is drawn at the top of the
         axes and labelled ∞), the claimed ε has gid ``"epsilon"``.
     """
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_epsilon("epsilon", epsilon)
     if not isinstance(event_probabilities, dict) or not event_probabilities:
         raise TypeError("event_probabilities must be a non-empty dict {name: (p, p')}; "
                         f"got {event_probabilities!r}")
@@ -270,8 +271,8 @@ def plot_event_privacy_loss(event_probabilities: dict, epsilon: float, ax=None):
     for name, pair in event_probabilities.items():
         p, pp = (check_array("event_probabilities", pair, ndim=1, min_size=2)[:2])
         if min(p, pp) < 0 or max(p, pp) > 1 or p + pp == 0:
-            raise ValueError("event_probabilities must hold probabilities in [0, 1], "
-                             f"not both 0; got {name!r}: {pair!r}")
+            raise ParameterError("event_probabilities must hold probabilities in [0, 1], "
+                                 f"not both 0; got {name!r}: {pair!r}")
         names.append(str(name))
         losses.append(math.inf if min(p, pp) == 0 else abs(math.log(p / pp)))
     finite = [v for v in losses if math.isfinite(v)]
@@ -313,7 +314,7 @@ def plot_block_estimates(estimates, lower: float, upper: float, released: float 
     lower = check_finite("lower", lower)
     upper = check_finite("upper", upper)
     if not upper > lower:
-        raise ValueError(f"upper must be > lower; got lower={lower!r}, upper={upper!r}")
+        raise ParameterError(f"upper must be > lower; got lower={lower!r}, upper={upper!r}")
     fig, ax = new_axes(ax)
     ax.axvspan(lower, upper, color=PALETTE["sky"], alpha=0.15, label="public range [a, b]")
     ax.hist(est, bins=min(40, max(5, est.size // 3)), color=PALETTE["blue"], alpha=0.8,
@@ -350,15 +351,15 @@ def plot_ptr_distance(data, lower: float, upper: float, epsilon: float, delta: f
     lower = check_finite("lower", lower)
     upper = check_finite("upper", upper)
     if not upper > lower:
-        raise ValueError(f"upper must be > lower; got lower={lower!r}, upper={upper!r}")
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, allow_zero=False)
+        raise ParameterError(f"upper must be > lower; got lower={lower!r}, upper={upper!r}")
+    epsilon = check_epsilon("epsilon", epsilon)
+    delta = check_delta("delta", delta, allow_zero=False)
     if bounds is None:
         bs = np.linspace(0.0, upper - lower, 200)
     else:
         bs = check_array("bounds", bounds, ndim=1)
         if np.any(bs < 0):
-            raise ValueError("bounds must all be >= 0")
+            raise ParameterError("bounds must all be >= 0")
     n = np.asarray(data).size
     gam = np.array([robust.median_distance_to_instability(data, b, lower, upper) for b in bs])
     shown = np.where(np.isinf(gam), n + 1, gam)
