@@ -65,3 +65,107 @@ def assert_rejects_bad_values(func, valid: dict, arg: str, strategy) -> None:
         call_rejects(func, {**valid, arg: bad}, arg)
 
     run()
+
+
+# ---------------------------------------------------------------- legal-but-extreme values
+# The edge classes of the renovation issue: values that are legal (or nearly so) but sit at
+# the ends of what float64 and Python integers can hold. A public function must, for each of
+# them, either answer (finite where finite is documented, never NaN) or refuse with
+# ParameterError/TypeError naming the argument, and do so quickly: no hang, no OverflowError,
+# ZeroDivisionError, IndexError, MemoryError or a library's own error passed through.
+SUBNORMALS = st.sampled_from([5e-324, 1e-320, 2.2250738585072009e-308])
+TINY_FLOATS = st.one_of(SUBNORMALS, st.sampled_from([2.2250738585072014e-308, 1e-300, 1e-200,
+                                                     1e-100, 1e-30, 1e-16]))
+HUGE_FLOATS = st.sampled_from([1e15, 1e30, 1e100, 1e200, 1e300, 1.7976931348623157e308])
+EXTREME_POSITIVE_FLOATS = st.one_of(TINY_FLOATS, HUGE_FLOATS,
+                                    st.floats(min_value=5e-324, max_value=1.7976931348623157e308,
+                                              allow_nan=False, allow_infinity=False))
+HUGE_INTS = st.one_of(st.sampled_from([2**31, 2**53 + 1, 2**63, 2**64, 10**18, 10**30, 10**400]),
+                      st.integers(min_value=2**40))
+
+#: Seconds one call may take before it counts as a hang.
+CALL_SECONDS = 5.0
+
+
+class Hang(AssertionError):
+    """A call that did not return within :data:`CALL_SECONDS`."""
+
+
+def call_bounded(func, kwargs: dict, seconds: float = CALL_SECONDS):
+    """Call ``func(**kwargs)``; fail with :class:`Hang` if it runs longer than ``seconds``.
+
+    Uses ``SIGALRM`` (the test runs in a worker's main thread), so a pure-Python loop is
+    interrupted; a call stuck inside one C routine is interrupted when it returns to Python.
+    """
+    import signal
+
+    def on_alarm(signum, frame):
+        raise Hang(f"{getattr(func, '__name__', func)}(**{_short(kwargs)}) took more than "
+                   f"{seconds:g} s")
+
+    old = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        return func(**kwargs)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def _short(kwargs: dict) -> str:
+    parts = []
+    for k, v in kwargs.items():
+        r = repr(v) if not isinstance(v, int) or abs(v) < 10**30 else f"<int of {len(str(v))} digits>"
+        parts.append(f"{k}={r[:40]}")
+    return "{" + ", ".join(parts) + "}"
+
+
+def _has_nan(obj, depth: int = 0) -> bool:
+    """True if ``obj`` (a number, array, sequence, mapping or dataclass) holds a NaN."""
+    import dataclasses
+    if depth > 4:
+        return False
+    if isinstance(obj, (bool, np.bool_, str, bytes)) or obj is None:
+        return False
+    if isinstance(obj, (float, np.floating)):
+        return math.isnan(obj)
+    if isinstance(obj, (complex, np.complexfloating)):
+        return True                                           # a complex result is wrong too
+    if isinstance(obj, np.ndarray):
+        if obj.dtype.kind == "c":
+            return True
+        return obj.dtype.kind == "f" and bool(np.isnan(obj).any())
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return any(_has_nan(getattr(obj, f.name), depth + 1) for f in dataclasses.fields(obj))
+    if isinstance(obj, dict):
+        return any(_has_nan(v, depth + 1) for v in obj.values())
+    if isinstance(obj, (list, tuple)):
+        return any(_has_nan(v, depth + 1) for v in obj[:10_000])
+    return False
+
+
+def assert_extreme_ok(func, kwargs: dict, arg: str, *, seconds: float = CALL_SECONDS,
+                      check=None):
+    """``func(**kwargs)`` with an extreme but legal ``kwargs[arg]``: answer or refuse clearly.
+
+    Passes when the call, within ``seconds``, either returns a result without NaN (and
+    ``check(result)`` holds, if given) or raises ``ParameterError``/``TypeError`` whose
+    message names an argument and shows a value ("got"). Any other exception fails.
+    Returns the result (None when refused).
+    """
+    try:
+        out = call_bounded(func, kwargs, seconds)
+    except Hang:
+        raise
+    except (ParameterError, TypeError) as exc:
+        msg = str(exc)
+        assert "got" in msg or "=" in msg, (
+            f"{func.__name__}({arg}={kwargs[arg]!r}): refusal does not show a value: {msg!r}")
+        return None
+    except Exception as exc:                                  # noqa: BLE001 - any other is a defect
+        raise AssertionError(f"{func.__name__}({arg}={_short({arg: kwargs[arg]})}) raised "
+                             f"{type(exc).__name__}: {exc}") from exc
+    assert not _has_nan(out), f"{func.__name__}({_short({arg: kwargs[arg]})}) returned NaN: {out!r}"
+    if check is not None:
+        assert check(out), f"{func.__name__}({_short({arg: kwargs[arg]})}) gave a wrong answer: {out!r}"
+    return out
