@@ -1,4 +1,4 @@
-"""dpteach: a course kit for differential privacy and fairness in machine learning.
+"""dpteach: a course kit for differential privacy in machine learning.
 
 Import the topic modules directly, e.g. ``from dpteach import mechanisms``.
 """

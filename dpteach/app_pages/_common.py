@@ -27,7 +27,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 import streamlit as st
 
 from .._validation import ParameterError
-from ..plots._style import new_axes
+from ..plots import new_axes
 
 #: ε values for sliders: about six per decade from 0.01 to 10 (a 1-1.5-2-3-5-7 series).
 EPSILONS: tuple[float, ...] = tuple(
