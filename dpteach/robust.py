@@ -45,10 +45,13 @@ from ._validation import (
     check_delta,
     check_epsilon,
     check_finite,
+    check_in_range,
     check_int,
     check_nonnegative,
     check_rng,
+    describe,
 )
+from .mechanisms import laplace_mechanism
 from .selection import private_median
 
 __all__ = [
@@ -63,6 +66,8 @@ __all__ = [
 ]
 
 _STATISTICS = {"mean": np.mean, "median": np.median}
+N_BLOCKS_MAX = 10 ** 9         #: largest number of blocks m (also bounded by the data size)
+GRID_SIZE_MAX = 10 ** 6        #: largest candidate grid of the median aggregator
 
 
 def _check_bounds(lower, upper) -> tuple[float, float]:
@@ -79,7 +84,7 @@ def _check_statistic(statistic):
     if isinstance(statistic, str):
         return _STATISTICS[check_choice("statistic", statistic, set(_STATISTICS))]
     raise TypeError(f"statistic must be 'mean', 'median' or a callable block -> float; "
-                    f"got statistic={statistic!r}")
+                    f"got statistic={describe(statistic)}")
 
 
 # -------------------------------------------------------- subsample & aggregate
@@ -130,17 +135,35 @@ def subsample_and_aggregate_sensitivity(lower: float, upper: float, n_blocks: in
     Replacing one record changes one block, hence one clipped estimate, by at
     most ``b − a``; the mean of m estimates moves by at most ``(b − a)/m``
     ([NRS07]_; [DR14]_ Sec 7.1).
+
+    Parameters
+    ----------
+    lower, upper : float
+        The public range [a, b], finite, a < b.
+    n_blocks : int
+        m, in [1, 10**9].
+
+    Returns
+    -------
+    float
+        Finite and > 0; a range so wide that ``(b − a)/m`` overflows is refused.
     """
     lower, upper = _check_bounds(lower, upper)
-    m = check_int("n_blocks", n_blocks, minimum=1)
-    return (upper - lower) / m
+    m = check_int("n_blocks", n_blocks, minimum=1, maximum=N_BLOCKS_MAX)
+    sens = (upper - lower) / m
+    if not math.isfinite(sens):                      # b − a overflowed: halve first
+        sens = 2.0 * ((upper / 2.0 - lower / 2.0) / m)
+    if not math.isfinite(sens) or sens == 0:
+        raise ParameterError("the sensitivity (upper − lower)/n_blocks is not a finite number "
+                             f"> 0; got lower={lower!r}, upper={upper!r}, n_blocks={m}")
+    return sens
 
 
 def _clip_estimates(est: np.ndarray, lower: float, upper: float) -> np.ndarray:
     # A block statistic may be undefined (nan) or infinite; map it to a fixed
     # value inside [a, b] — a per-block, data-independent rule, so the
     # sensitivity argument is unchanged.
-    est = np.nan_to_num(est, nan=(lower + upper) / 2.0, posinf=upper, neginf=lower)
+    est = np.nan_to_num(est, nan=lower / 2.0 + upper / 2.0, posinf=upper, neginf=lower)
     return np.clip(est, lower, upper)
 
 
@@ -168,6 +191,23 @@ def subsample_and_aggregate(data, statistic, n_blocks: int, lower: float, upper:
     the privacy noise shrinks like 1/m while each block's sampling error grows
     like √(m/n).
 
+    Parameters
+    ----------
+    data : array_like, shape (n,) or (n, d)
+        Records (rows), finite.
+    statistic : {"mean", "median"} or callable
+        See :func:`block_estimates`.
+    n_blocks : int
+        m, between 1 and n.
+    lower, upper : float
+        The public range [a, b] of the block estimates, finite, a < b.
+    epsilon : float
+        Finite and > 0.
+    aggregator : {"mean", "median"}
+    grid_size : int
+        Candidates of the median aggregator, in [2, 10**6].
+    rng : None, int or numpy.random.Generator
+
     Returns
     -------
     float
@@ -178,16 +218,21 @@ def subsample_and_aggregate(data, statistic, n_blocks: int, lower: float, upper:
     lower, upper = _check_bounds(lower, upper)
     epsilon = check_epsilon("epsilon", epsilon)
     aggregator = check_choice("aggregator", aggregator, {"mean", "median"})
-    grid_size = check_int("grid_size", grid_size, minimum=2)
+    grid_size = check_int("grid_size", grid_size, minimum=2, maximum=GRID_SIZE_MAX)
     gen = check_rng(rng)
     est = _clip_estimates(block_estimates(x, func, m, rng=gen), lower, upper)
     if aggregator == "median":
-        grid = np.linspace(lower, upper, grid_size)
+        if math.isfinite(upper - lower):
+            grid = np.linspace(lower, upper, grid_size)
+        else:                                        # b − a overflows: space the halves
+            grid = 2.0 * np.linspace(lower / 2.0, upper / 2.0, grid_size)
         return private_median(est, grid, epsilon, neighbouring="replace", rng=gen)
-    from .mechanisms import laplace_mechanism   # lazy: mechanisms re-exports this module
-
     sens = subsample_and_aggregate_sensitivity(lower, upper, m)
-    return float(laplace_mechanism(float(est.mean()), sens, epsilon, rng=gen))
+    with np.errstate(over="ignore"):
+        mean = float(est.mean())
+    if not math.isfinite(mean):                      # the sum overflowed; the mean cannot
+        mean = min(max(2.0 * float((est / 2.0).mean()), lower), upper)
+    return laplace_mechanism(mean, sens, epsilon, rng=gen)
 
 
 # ---------------------------------------------------- propose-test-release
@@ -271,7 +316,8 @@ def median_distance_to_instability(data, bound: float, lower: float, upper: floa
 
 
 def _ptr_threshold(epsilon: float, delta: float) -> float:
-    return math.log(1.0 / delta) / (epsilon / 2.0)
+    """``t = ln(1/δ)/(ε/2)``, with ``−log δ`` (finite for subnormal δ); inf when it overflows."""
+    return -math.log(delta) / (epsilon / 2.0) if epsilon / 2.0 > 0 else math.inf
 
 
 def ptr_pass_probability(distance: float, epsilon: float, delta: float) -> float:
@@ -279,18 +325,38 @@ def ptr_pass_probability(distance: float, epsilon: float, delta: float) -> float
 
     ``Pr[γ + Lap(2/ε) > t]`` with ``t = ln(1/δ)/(ε/2)`` (see
     :func:`propose_test_release_median`). At γ = 0 it equals δ/2: the chance of
-    releasing when the proposed bound is already violated.
+    releasing when the proposed bound is already violated. The exponent
+    ``(t − γ)·ε/2`` is evaluated as ``ln(1/δ) − γε/2`` when t or the noise scale
+    overflows (tiny ε).
+
+    Parameters
+    ----------
+    distance : float
+        γ ≥ 0, or ``math.inf`` (:func:`median_distance_to_instability`).
+    epsilon : float
+        Finite and > 0.
+    delta : float
+        In (0, 1).
+
+    Returns
+    -------
+    float
+        In [0, 1].
     """
-    gamma = float(distance) if distance == math.inf else check_nonnegative("distance", distance)
+    gamma = check_in_range("distance", distance, 0.0, math.inf)
     epsilon = check_epsilon("epsilon", epsilon)
     delta = check_delta("delta", delta, allow_zero=False)
     if math.isinf(gamma):
         return 1.0
     t = _ptr_threshold(epsilon, delta)
     scale = 2.0 / epsilon
-    if gamma <= t:
-        return 0.5 * math.exp(-(t - gamma) / scale)
-    return 1.0 - 0.5 * math.exp(-(gamma - t) / scale)
+    if math.isfinite(t) and math.isfinite(scale):
+        exponent = (t - gamma) / scale               # (t − γ)·ε/2
+    else:
+        exponent = -math.log(delta) - gamma * epsilon / 2.0
+    if exponent >= 0:
+        return 0.5 * math.exp(-exponent)
+    return 1.0 - 0.5 * math.exp(exponent)
 
 
 @dataclass(frozen=True)
@@ -361,8 +427,16 @@ def propose_test_release_median(data, bound: float, lower: float, upper: float,
     gen = check_rng(rng)
     gamma = median_distance_to_instability(data, bound, lower, upper)
     eps0 = epsilon / 2.0
+    test_scale = 1.0 / eps0 if eps0 > 0 else math.inf
+    release_scale = bound / eps0 if eps0 > 0 else math.inf
+    if not math.isfinite(test_scale) or (bound > 0 and not math.isfinite(release_scale)):
+        raise ParameterError("the Laplace noise scales 2/epsilon and 2·bound/epsilon must be "
+                             f"finite; got epsilon={epsilon!r}, bound={bound!r}")
+    if bound > 0 and release_scale == 0:
+        raise ParameterError("the release noise scale 2·bound/epsilon underflows to 0 (no "
+                             f"noise); got epsilon={epsilon!r}, bound={bound!r}")
     threshold = _ptr_threshold(epsilon, delta)
-    noisy = gamma + float(gen.laplace(0.0, 1.0 / eps0))
+    noisy = gamma + float(gen.laplace(0.0, test_scale))
     if noisy <= threshold:
         reason = (f"refused (⊥): noisy distance to a dataset whose median has local "
                   f"sensitivity > {bound:g} is {noisy:.2f} ≤ threshold ln(1/δ)/(ε/2) = "
@@ -373,7 +447,7 @@ def propose_test_release_median(data, bound: float, lower: float, upper: float,
     if bound == 0:
         value = median        # Lap(0): the median is locally constant up to distance γ
     else:
-        value = median + float(gen.laplace(0.0, bound / eps0))
+        value = median + float(gen.laplace(0.0, release_scale))
     reason = (f"released: noisy distance {noisy:.2f} > threshold ln(1/δ)/(ε/2) = "
               f"{threshold:.2f}; median + Lap({bound:g}/(ε/2))")
     return PTRResult(value, True, reason, noisy, threshold, bound, epsilon, delta)

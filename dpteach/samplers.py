@@ -37,9 +37,22 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from ._validation import check_int, check_positive, check_rng
+from ._validation import ParameterError, check_int, check_positive, check_rng
 
 __all__ = ["l2_laplace_norm_distribution", "sample_l2_laplace"]
+
+DIM_MAX = 10 ** 7          #: largest dimension d
+SIZE_MAX = 10 ** 7         #: largest number of vectors drawn at once
+ENTRIES_MAX = 10 ** 7      #: largest ``size × dim`` (entries of the returned array, 80 MB)
+
+
+def _check_beta(beta) -> float:
+    """β > 0 finite, with a finite Gamma scale 1/β (a subnormal β would give scale inf)."""
+    beta = check_positive("beta", beta)
+    if not np.isfinite(1.0 / beta):
+        raise ParameterError(f"beta is so small that the noise scale 1/beta overflows; "
+                             f"got beta={beta!r}")
+    return beta
 
 
 def l2_laplace_norm_distribution(dim: int, beta: float):
@@ -53,9 +66,9 @@ def l2_laplace_norm_distribution(dim: int, beta: float):
     Parameters
     ----------
     dim : int
-        Dimension ``d ≥ 1``.
+        Dimension d, in [1, 10**7].
     beta : float
-        Rate β > 0 (finite).
+        Rate β > 0 (finite, with 1/β finite).
 
     Returns
     -------
@@ -66,8 +79,8 @@ def l2_laplace_norm_distribution(dim: int, beta: float):
     ----------
     .. [CMS11] Chaudhuri, Monteleoni & Sarwate (2011), the noise density of Algorithms 1-2.
     """
-    dim = check_int("dim", dim, minimum=1)
-    beta = check_positive("beta", beta)
+    dim = check_int("dim", dim, minimum=1, maximum=DIM_MAX)
+    beta = _check_beta(beta)
     return stats.gamma(a=dim, scale=1.0 / beta)
 
 
@@ -83,12 +96,14 @@ def sample_l2_laplace(dim: int, beta: float, size: int | None = None, rng=None) 
     Parameters
     ----------
     dim : int
-        Dimension ``d ≥ 1``.
+        Dimension d, in [1, 10**7].
     beta : float
-        Rate β > 0 (finite). Larger β means smaller noise (mean norm ``d/β``).
+        Rate β > 0 (finite, with 1/β finite). Larger β means smaller noise
+        (mean norm ``d/β``).
     size : int or None
-        ``None`` for one vector of shape ``(dim,)``; an integer ``m ≥ 1`` for
-        ``m`` independent vectors, shape ``(m, dim)``.
+        ``None`` for one vector of shape ``(dim,)``; an integer m in
+        [1, 10**7] for m independent vectors, shape ``(m, dim)``, with
+        ``m × dim ≤ 10**7`` (an 80 MB result).
     rng : None, int or numpy.random.Generator
         Source of randomness.
 
@@ -104,10 +119,13 @@ def sample_l2_laplace(dim: int, beta: float, size: int | None = None, rng=None) 
     .. [M59] M. E. Muller. A note on a method for generating points uniformly
        on n-dimensional spheres. CACM 2(4), 1959.
     """
-    dim = check_int("dim", dim, minimum=1)
-    beta = check_positive("beta", beta)
+    dim = check_int("dim", dim, minimum=1, maximum=DIM_MAX)
+    beta = _check_beta(beta)
     if size is not None:
-        size = check_int("size", size, minimum=1)
+        size = check_int("size", size, minimum=1, maximum=SIZE_MAX)
+        if size * dim > ENTRIES_MAX:
+            raise ParameterError(f"size × dim must be at most {ENTRIES_MAX:.0e} entries; got "
+                                 f"size={size}, dim={dim}")
     gen = check_rng(rng)
     m = 1 if size is None else size
     g = gen.standard_normal((m, dim))

@@ -1,24 +1,18 @@
-"""Private selection: the exponential mechanism, report-noisy-max and sparse vector.
+"""Private selection: the exponential mechanism and report-noisy-max.
 
 The mechanisms in this module do not add noise to a number and release it:
-they *choose* something (a candidate, an index, a yes/no answer) so that the
-choice itself is differentially private.
+they *choose* something (a candidate, an index) so that the choice itself is
+differentially private.
 
 * :func:`exponential_mechanism` — sample a candidate with probability
   proportional to ``exp(ε·u/(2Δu))`` ([MT07]_; [DR14]_ Def 3.4, Thm 3.10), with
   :func:`private_mode` and :func:`private_median` as worked instances.
 * :func:`report_noisy_max` — add noise to every score and report only the
   index of the largest ([DR14]_ Claim 3.9; [DWZK19]_; [MS20]_, [DKS21]_).
-* :class:`SparseVector` / :func:`sparse_vector` / :func:`above_threshold` —
-  answer a long stream of "is this query above the threshold?" questions and
-  pay only for the (few) "above" answers ([DR14]_ Alg. 1 and 2, Thms 3.23,
-  3.25).
-* :func:`sparse_vector_without_query_noise` — a **published, broken** variant
-  kept as a lesson ([LSL17]_): it is not ε′-DP for any finite ε′.
-  :func:`sparse_vector_pattern_probability` and
-  :func:`no_query_noise_pattern_probability` compute the exact probability of
-  any transcript so the violation can be shown exactly, and
-  :func:`empirical_epsilon_lower_bound` certifies it from simulations.
+
+The sparse vector technique (a stream of "above the threshold?" answers) is in
+:mod:`dpteach.sparse_vector`; testing a privacy claim from samples in
+:mod:`dpteach.audit`.
 
 Neighbouring datasets
 ---------------------
@@ -29,8 +23,13 @@ removing one record ([DR14]_ Defs 2.3-2.4: histograms at ℓ1 distance 1). A sco
 neighbours either ``u(D, r) ≤ u(D′, r)`` for all ``r`` or ``u(D, r) ≥ u(D′, r)``
 for all ``r`` (counting queries are monotone under add/remove).
 
+Numerical care: the exponents ``ε·(u − max u)/(2Δu)`` are formed in log space
+when ``ε/Δu`` over- or underflows, so a huge ε selects the best candidate(s)
+with probability 1 (never NaN, never the worst candidate), and exact
+probabilities always sum to 1.
+
 All sampling uses NumPy's floating-point generators: these are teaching
-implementations and inherit the floating-point caveats of [Mir12]_.
+implementations and inherit the floating-point caveats of [M12]_.
 
 References
 ----------
@@ -48,20 +47,13 @@ References
    report-noisy-max with exponential noise. arXiv:2105.07260, 2021.
 .. [DuR19] D. Durfee and R. Rogers. Practical differentially private top-k
    selection with pay-what-you-get composition. NeurIPS 2019.
-.. [LSL17] M. Lyu, D. Su and N. Li. Understanding the sparse vector technique
-   for differential privacy. PVLDB 10(6): 637-648, 2017.
-.. [SCM14] B. Stoddard, Y. Chen and A. Machanavajjhala. Differentially private
-   algorithms for empirical machine learning. arXiv:1411.5428, 2014.
-.. [CP34] C. J. Clopper and E. S. Pearson. The use of confidence or fiducial
-   limits illustrated in the case of the binomial. Biometrika 26(4), 1934.
-.. [Mir12] I. Mironov. On significance of the least significant bits for
+.. [M12] I. Mironov. On significance of the least significant bits for
    differential privacy. CCS 2012.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 from scipy import special, stats
@@ -69,14 +61,13 @@ from scipy import special, stats
 from ._validation import (
     ParameterError,
     check_array,
+    check_bool,
     check_choice,
-    check_delta,
     check_epsilon,
-    check_finite,
-    check_in_range,
     check_int,
     check_rng,
     check_sensitivity,
+    describe,
 )
 
 __all__ = [
@@ -91,49 +82,64 @@ __all__ = [
     "report_noisy_max_scale",
     "report_noisy_max",
     "report_noisy_max_probabilities",
-    "SparseVector",
-    "SparseVectorResult",
-    "sparse_vector_noise_scales",
-    "sparse_vector",
-    "above_threshold",
-    "sparse_vector_without_query_noise",
-    "sparse_vector_pattern_probability",
-    "no_query_noise_pattern_probability",
-    "svt_pattern_frequency",
-    "empirical_epsilon_lower_bound",
 ]
 
 _NEIGHBOURING = ("add_remove", "replace")
 _NOISES = ("laplace", "exponential", "gumbel")
 _CHUNK = 2_000_000   # max noise draws held in memory at once when sampling many
+SIZE_MAX = 10 ** 7            #: largest ``size`` (number of draws) of the samplers
+DRAWS_MAX = 10 ** 8           #: largest ``size × number of candidates`` (noise values drawn)
+QUADRATURE_K_MAX = 1_000      #: most candidates for the Laplace/exponential exact probabilities
+_QUAD_CHUNK = 4_000_000       # quadrature nodes × candidates evaluated at once
 
 
 # ------------------------------------------------------------------ helpers
-def _check_bool(name: str, value) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False; got {name}={value!r} "
-                        f"of type {type(value).__name__}")
-    return bool(value)
-
-
 def _check_scores(scores, name: str = "scores") -> np.ndarray:
     return check_array(name, scores, ndim=1, min_size=1)
 
 
-def _check_size(size):
-    return None if size is None else check_int("size", size, minimum=1)
+def _check_size(size, k: int):
+    """``None`` or a number of draws in [1, SIZE_MAX] with ``size·k ≤ DRAWS_MAX``."""
+    if size is None:
+        return None
+    size = check_int("size", size, minimum=1, maximum=SIZE_MAX)
+    if size * k > DRAWS_MAX:
+        raise ParameterError(f"size × number of candidates must be at most {DRAWS_MAX:.0e} "
+                             f"(each draw needs one noise value per candidate); got size={size} "
+                             f"with {k} candidates")
+    return size
 
 
-def _em_rate(sensitivity: float, epsilon: float, monotonic: bool) -> float:
-    """ε/(2Δu), or ε/Δu for a monotone score."""
-    return epsilon / sensitivity if monotonic else epsilon / (2.0 * sensitivity)
+def _log_rate(sensitivity: float, epsilon: float, factor: float) -> float:
+    """``log(ε/(factor·Δ))``, finite for every finite ε, Δ > 0."""
+    return math.log(epsilon) - math.log(factor) - math.log(sensitivity)
 
 
-def _centred_logits(u: np.ndarray, rate: float) -> np.ndarray:
-    """``rate·(u − max u)``: every entry ≤ 0 and the best is 0, so nothing overflows."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        z = rate * (u - u.max())
-    return np.where(np.isnan(z), -np.inf, z)   # (−inf)·0 cannot occur; guard anyway
+def _centred_logits(u: np.ndarray, rate: float, log_rate: float) -> np.ndarray:
+    """``rate·(u − max u)``: every entry ≤ 0, exactly 0 at the best score(s), never NaN.
+
+    ``rate`` is the float value of the rate (it may have over- or underflowed),
+    ``log_rate`` its logarithm. While ``rate`` is a normal float and the score
+    gaps are finite the product is formed directly; otherwise it is
+    ``−exp(log rate + log gap)``, which is 0 at the best score(s), tends to −inf
+    for every other score as ε grows, and keeps tiny rates from rounding to 0.
+    """
+    top = u.max()
+    with np.errstate(over="ignore"):
+        gap = top - u                                  # ≥ 0; inf if scores span > 1.8e308
+    if math.isfinite(rate) and rate >= np.finfo(float).tiny and np.all(np.isfinite(gap)):
+        with np.errstate(over="ignore"):
+            return rate * (u - top)                    # overflow → −inf: probability 0
+    half_gap = top / 2.0 - u / 2.0                     # finite, exact up to subnormals
+    with np.errstate(divide="ignore", over="ignore"):
+        return -np.exp(log_rate + math.log(2.0) + np.log(half_gap))
+
+
+def _em_logits(u: np.ndarray, sensitivity: float, epsilon: float, monotonic: bool) -> np.ndarray:
+    """``ε(u − max u)/(2Δu)``, or ``ε(u − max u)/Δu`` for a monotone score."""
+    factor = 1.0 if monotonic else 2.0
+    rate = epsilon / sensitivity if monotonic else epsilon / (2.0 * sensitivity)
+    return _centred_logits(u, rate, _log_rate(sensitivity, epsilon, factor))
 
 
 def _argmax_with_noise(logits: np.ndarray, draw, size, gen) -> int | np.ndarray:
@@ -169,7 +175,8 @@ def exponential_mechanism_probabilities(scores, sensitivity: float, epsilon: flo
     lose up to a factor 2 (ratios up to ``e^{2ε}``).
 
     Computed in log space (``softmax`` of ``rate·(u − max u)``), so scores such
-    as 1e6 with ε = 100 do not overflow.
+    as 1e6 with ε = 100 do not overflow; when ``ε/Δu`` itself overflows (e.g.
+    ε = 1e300) the best score(s) share probability 1, the exact limit.
 
     Parameters
     ----------
@@ -190,8 +197,8 @@ def exponential_mechanism_probabilities(scores, sensitivity: float, epsilon: flo
     u = _check_scores(scores)
     sensitivity = check_sensitivity("sensitivity", sensitivity)
     epsilon = check_epsilon("epsilon", epsilon)
-    monotonic = _check_bool("monotonic", monotonic)
-    return special.softmax(_centred_logits(u, _em_rate(sensitivity, epsilon, monotonic)))
+    monotonic = check_bool("monotonic", monotonic)
+    return special.softmax(_em_logits(u, sensitivity, epsilon, monotonic))
 
 
 def exponential_mechanism(scores, sensitivity: float, epsilon: float, monotonic: bool = False,
@@ -211,8 +218,10 @@ def exponential_mechanism(scores, sensitivity: float, epsilon: float, monotonic:
     scores, sensitivity, epsilon, monotonic
         See :func:`exponential_mechanism_probabilities`.
     size : int, optional
-        Number of independent draws; ``None`` returns a single int. Each draw is
-        a separate ε-DP release (k draws cost kε by composition).
+        Number of independent draws, in [1, 10**7] with ``size × k ≤ 10**8``
+        (each draw uses one noise value per candidate); ``None`` returns a
+        single int. Each draw is a separate ε-DP release (k draws cost kε by
+        composition).
     rng : None, int or numpy.random.Generator
 
     Returns
@@ -222,10 +231,10 @@ def exponential_mechanism(scores, sensitivity: float, epsilon: float, monotonic:
     u = _check_scores(scores)
     sensitivity = check_sensitivity("sensitivity", sensitivity)
     epsilon = check_epsilon("epsilon", epsilon)
-    monotonic = _check_bool("monotonic", monotonic)
-    size = _check_size(size)
+    monotonic = check_bool("monotonic", monotonic)
+    size = _check_size(size, u.size)
     gen = check_rng(rng)
-    logits = _centred_logits(u, _em_rate(sensitivity, epsilon, monotonic))
+    logits = _em_logits(u, sensitivity, epsilon, monotonic)
     return _argmax_with_noise(logits, _gumbel, size, gen)
 
 
@@ -235,7 +244,7 @@ def _check_candidates(candidates, numeric: bool) -> np.ndarray:
     else:
         if isinstance(candidates, (str, bytes)) or candidates is None:
             raise TypeError(f"candidates must be a 1-D sequence of values; got "
-                            f"candidates={candidates!r}")
+                            f"candidates={describe(candidates)}")
         cand = np.asarray(candidates)
         if cand.ndim != 1 or cand.size == 0:
             raise ParameterError(f"candidates must be a non-empty 1-D sequence; got shape {cand.shape}")
@@ -253,7 +262,7 @@ def _check_data(data, numeric: bool) -> np.ndarray:
     if numeric:
         return check_array("data", data, ndim=1, min_size=0)
     if isinstance(data, (str, bytes)) or data is None:
-        raise TypeError(f"data must be a 1-D sequence of values; got data={data!r}")
+        raise TypeError(f"data must be a 1-D sequence of values; got data={describe(data)}")
     arr = np.asarray(data)
     if arr.ndim != 1:
         raise ParameterError(f"data must be 1-D; got shape {arr.shape}")
@@ -416,6 +425,10 @@ def private_median(data, candidates, epsilon: float, neighbouring: str = "add_re
 
 
 # --------------------------------------------------------- report noisy max
+def _rnm_factor(monotonic: bool) -> float:
+    return 1.0 if monotonic else 2.0
+
+
 def report_noisy_max_scale(sensitivity: float, epsilon: float, monotonic: bool = False) -> float:
     """Noise scale of :func:`report_noisy_max`: ``2Δ/ε``, or ``Δ/ε`` for monotone scores.
 
@@ -426,11 +439,39 @@ def report_noisy_max_scale(sensitivity: float, epsilon: float, monotonic: bool =
     that moves by at most 2Δ between neighbours, and the Laplace, exponential
     and Gumbel survival functions change by at most ``e^{2Δ/b}`` under such a
     shift.
+
+    Parameters
+    ----------
+    sensitivity : float
+        Δ, finite and > 0.
+    epsilon : float
+        Finite and > 0.
+    monotonic : bool
+
+    Returns
+    -------
+    float
+        The scale b, finite and > 0. A scale that overflows (ε tiny) or
+        underflows to 0 (ε huge) is refused with a ``ParameterError``;
+        :func:`report_noisy_max` itself handles those limits.
     """
     sensitivity = check_sensitivity("sensitivity", sensitivity)
     epsilon = check_epsilon("epsilon", epsilon)
-    monotonic = _check_bool("monotonic", monotonic)
-    return (1.0 if monotonic else 2.0) * sensitivity / epsilon
+    monotonic = check_bool("monotonic", monotonic)
+    b = _rnm_factor(monotonic) * sensitivity / epsilon
+    if b == 0 or not math.isfinite(b):
+        what = "overflows (no finite noise scale)" if b else "underflows to 0"
+        raise ParameterError(f"the noise scale {_rnm_factor(monotonic):g}·sensitivity/epsilon "
+                             f"{what}; got sensitivity={sensitivity!r}, epsilon={epsilon!r}")
+    return b
+
+
+def _rnm_logits(u: np.ndarray, sensitivity: float, epsilon: float, monotonic: bool) -> np.ndarray:
+    """Scores in units of the noise scale b, best = 0 (``(u − max u)/b``), for any ε, Δ."""
+    factor = _rnm_factor(monotonic)
+    b = factor * sensitivity / epsilon
+    rate = math.inf if b == 0 else 1.0 / b
+    return _centred_logits(u, rate, _log_rate(sensitivity, epsilon, factor))
 
 
 def _rnm_draw(noise: str):
@@ -456,6 +497,9 @@ def report_noisy_max(scores, sensitivity: float, epsilon: float, monotonic: bool
     * ``noise="gumbel"`` — identical in distribution to the exponential mechanism
       with the same ε (Gumbel-max trick; [DuR19]_).
 
+    Scores are measured in units of b from the best one, in log space when
+    ``Δ/ε`` over- or underflows: a huge ε reports a best candidate.
+
     Parameters
     ----------
     scores : array_like, shape (k,)
@@ -467,7 +511,8 @@ def report_noisy_max(scores, sensitivity: float, epsilon: float, monotonic: bool
         True only if the scores are monotone (see the module docstring).
     noise : {"laplace", "exponential", "gumbel"}
     size : int, optional
-        Number of independent draws (each is a separate ε-DP release).
+        Number of independent draws (each is a separate ε-DP release), in
+        [1, 10**7] with ``size × k ≤ 10**8``.
     rng : None, int or numpy.random.Generator
 
     Returns
@@ -475,11 +520,13 @@ def report_noisy_max(scores, sensitivity: float, epsilon: float, monotonic: bool
     int or numpy.ndarray of int
     """
     u = _check_scores(scores)
-    b = report_noisy_max_scale(sensitivity, epsilon, monotonic)
+    sensitivity = check_sensitivity("sensitivity", sensitivity)
+    epsilon = check_epsilon("epsilon", epsilon)
+    monotonic = check_bool("monotonic", monotonic)
     noise = check_choice("noise", noise, set(_NOISES))
-    size = _check_size(size)
+    size = _check_size(size, u.size)
     gen = check_rng(rng)
-    z = _centred_logits(u, 1.0 / b)   # scores in units of b, best = 0
+    z = _rnm_logits(u, sensitivity, epsilon, monotonic)   # scores in units of b, best = 0
     return _argmax_with_noise(z, _rnm_draw(noise), size, gen)
 
 
@@ -503,6 +550,7 @@ def _rnm_integral(z: np.ndarray, noise: str) -> np.ndarray:
     exponential densities, so a composite 16-point Gauss–Legendre rule on
     unit-length pieces split at every kink is accurate to ~1e-13. Outside
     ``[−120, 40]`` the integrand is below ``e^{−40}`` (absolute) and is dropped.
+    The nodes are processed in blocks so memory stays bounded.
     """
     logpdf, logcdf = _noise_logs(noise)
     zin = z[np.isfinite(z) & (z > -120.0)]
@@ -512,15 +560,21 @@ def _rnm_integral(z: np.ndarray, noise: str) -> np.ndarray:
     x = ((a + b) / 2.0)[:, None] + half[:, None] * _GL_NODES[None, :]
     w = (half[:, None] * _GL_WEIGHTS[None, :]).ravel()
     x = x.ravel()
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = x[:, None] - np.where(np.isfinite(z), z, -np.inf)[None, :]
-        logF = logcdf(t)                          # (nodes, k)
-        log_all = logF.sum(axis=1, keepdims=True)
-        logf = logpdf(t)
-        # exponential noise: f = F = 0 left of z_i; the integrand is 0 there
-        expo = np.where(np.isneginf(logf), -np.inf, logf + log_all - logF)
-    expo = np.where(np.isnan(expo), -np.inf, expo)
-    return w @ np.exp(expo)
+    shifts = np.where(np.isfinite(z), z, -np.inf)[None, :]
+    rows = max(1, _QUAD_CHUNK // z.size)
+    total = np.zeros(z.size)
+    for start in range(0, x.size, rows):
+        xs = x[start:start + rows]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = xs[:, None] - shifts
+            logF = logcdf(t)                          # (nodes, k)
+            log_all = logF.sum(axis=1, keepdims=True)
+            logf = logpdf(t)
+            # exponential noise: f = F = 0 left of z_i; the integrand is 0 there
+            expo = np.where(np.isneginf(logf), -np.inf, logf + log_all - logF)
+        expo = np.where(np.isnan(expo), -np.inf, expo)
+        total = total + w[start:start + rows] @ np.exp(expo)
+    return total
 
 
 def report_noisy_max_probabilities(scores, sensitivity: float, epsilon: float,
@@ -530,456 +584,32 @@ def report_noisy_max_probabilities(scores, sensitivity: float, epsilon: float,
     For Gumbel noise this is the exponential-mechanism softmax. For Laplace and
     exponential noise it is ``Pr[i] = ∫ f(x − u_i/b) Π_{j≠i} F(x − u_j/b) dx``
     (f, F the standard density and CDF), evaluated by composite Gauss–Legendre
-    quadrature split at every kink (absolute error ~1e-13); memory and time
-    grow as k², meant for k up to a few hundred.
+    quadrature split at every kink (absolute error ~1e-13).
+
+    Parameters
+    ----------
+    scores, sensitivity, epsilon, monotonic, noise
+        See :func:`report_noisy_max`. Time grows as k², so Laplace and
+        exponential noise take at most 1,000 candidates (a few seconds);
+        Gumbel noise any number.
+
+    Returns
+    -------
+    numpy.ndarray, shape (k,)
+        Probabilities summing to 1 (to ~1e-12).
     """
     u = _check_scores(scores)
-    b = report_noisy_max_scale(sensitivity, epsilon, monotonic)
+    sensitivity = check_sensitivity("sensitivity", sensitivity)
+    epsilon = check_epsilon("epsilon", epsilon)
+    monotonic = check_bool("monotonic", monotonic)
     noise = check_choice("noise", noise, set(_NOISES))
-    z = _centred_logits(u, 1.0 / b)
+    if noise != "gumbel" and u.size > QUADRATURE_K_MAX:
+        raise ParameterError(f"scores must have at most {QUADRATURE_K_MAX} entries for the exact "
+                             f"probabilities with noise={noise!r} (time grows as k²; "
+                             f"noise='gumbel' has no limit); got {u.size} scores")
+    z = _rnm_logits(u, sensitivity, epsilon, monotonic)
     if noise == "gumbel":
         return special.softmax(z)
     if u.size == 1:
         return np.ones(1)
     return _rnm_integral(z, noise)
-
-
-# ------------------------------------------------------------ sparse vector
-def sparse_vector_noise_scales(epsilon: float, sensitivity: float = 1.0, max_above: int = 1,
-                               delta: float = 0.0) -> tuple[float, float]:
-    """Laplace scales ``(threshold noise σ, query noise 2σ)`` of :class:`SparseVector`.
-
-    [DR14]_ Alg. 2 (*Sparse*) with queries of sensitivity Δ and at most
-    c = ``max_above`` "above" answers:
-
-    * δ = 0: ``σ = 2cΔ/ε`` — Sparse is c runs of AboveThreshold ([DR14]_ Alg. 1)
-      each with ε/c (threshold noise ``Lap(2Δ/(ε/c))``, query noise
-      ``Lap(4Δ/(ε/c))``), composed with basic composition ([DR14]_ Thm 3.25).
-    * δ > 0: ``σ = √(32·c·ln(1/δ))·Δ/ε`` — each run gets
-      ``ε/√(8c ln(1/δ))`` and advanced composition gives (ε, δ) ([DR14]_
-      Thm 3.25 via Cor 3.21, which assumes ε < 1; larger ε is refused).
-
-    Returns
-    -------
-    (float, float)
-    """
-    epsilon = check_epsilon("epsilon", epsilon)
-    sensitivity = check_sensitivity("sensitivity", sensitivity)
-    c = check_int("max_above", max_above, minimum=1)
-    delta = check_delta("delta", delta)
-    if delta == 0:
-        sigma = 2.0 * c * sensitivity / epsilon
-    else:
-        if epsilon >= 1:
-            raise ParameterError(
-                f"epsilon must be < 1 when delta > 0 (Dwork & Roth Cor 3.21, used by Thm 3.25); "
-                f"got epsilon={epsilon!r}. Use delta=0 for the pure-DP allocation.")
-        sigma = math.sqrt(32.0 * c * math.log(1.0 / delta)) * sensitivity / epsilon
-    return sigma, 2.0 * sigma
-
-
-@dataclass(frozen=True)
-class SparseVectorResult:
-    """Transcript of a sparse-vector run.
-
-    ``answers[i]`` is True for "above" (⊤) and False for "below" (⊥), one entry
-    per *answered* query; ``n_answered`` may be smaller than the number of
-    queries offered when the run halted after ``max_above`` ⊤ answers.
-    """
-
-    answers: np.ndarray
-    n_answered: int
-    n_above: int
-    halted: bool
-    above_indices: np.ndarray
-    epsilon: float
-    delta: float
-
-
-class SparseVector:
-    """Interactive sparse vector technique: ⊤/⊥ answers to a stream of queries.
-
-    Implements [DR14]_ Alg. 2 (*Sparse*); with ``max_above=1`` it is exactly
-    [DR14]_ Alg. 1 (*AboveThreshold*: threshold noise ``Lap(2Δ/ε)``, query noise
-    ``Lap(4Δ/ε)``, halt at the first ⊤). The noisy threshold ``T̂ = T + Lap(σ)``
-    is drawn once and redrawn after every ⊤; each query answer ``a_i`` gets
-    fresh ``Lap(2σ)`` noise and the answer is ⊤ iff ``a_i + ν_i ≥ T̂``. After
-    ``c = max_above`` ⊤ answers the object halts. Scales: see
-    :func:`sparse_vector_noise_scales`. (ε, δ)-DP for *any number* of ⊥
-    answers, including adaptively chosen queries ([DR14]_ Thms 3.23, 3.25).
-
-    The caller computes each query's exact answer on the data and passes it to
-    :meth:`query`; every query must have sensitivity ≤ ``sensitivity``. Only the
-    ⊤/⊥ bits may be published — the noisy threshold and noisy answers are
-    internal state (printing them breaks the guarantee, see
-    :func:`sparse_vector_without_query_noise` for a related failure).
-
-    Parameters
-    ----------
-    threshold : float
-        Public threshold T.
-    epsilon : float
-        Total privacy budget of the whole run.
-    sensitivity : float
-        Δ, a bound on every query's sensitivity.
-    max_above : int
-        c ≥ 1, the number of ⊤ answers after which the run halts.
-    delta : float
-        0 (default, pure ε-DP) or in (0, 1) with ε < 1 for the advanced-composition
-        allocation.
-    rng : None, int or numpy.random.Generator
-
-    Attributes
-    ----------
-    n_answered : int
-        Queries answered so far (⊤ and ⊥).
-    n_above : int
-        ⊤ answers so far.
-    halted : bool
-    threshold_noise_scale, query_noise_scale : float
-        σ and 2σ.
-    """
-
-    def __init__(self, threshold: float, epsilon: float, sensitivity: float = 1.0,
-                 max_above: int = 1, delta: float = 0.0, rng=None):
-        self.threshold = check_finite("threshold", threshold)
-        self.threshold_noise_scale, self.query_noise_scale = sparse_vector_noise_scales(
-            epsilon, sensitivity, max_above, delta)
-        self.epsilon = float(epsilon)
-        self.delta = float(delta)
-        self.sensitivity = float(sensitivity)
-        self.max_above = int(max_above)
-        self._gen = check_rng(rng)
-        self._answers: list[bool] = []
-        self._n_above = 0
-        self._noisy_threshold = self._fresh_threshold()
-
-    def _fresh_threshold(self) -> float:
-        return self.threshold + float(self._gen.laplace(0.0, self.threshold_noise_scale))
-
-    @property
-    def n_answered(self) -> int:
-        return len(self._answers)
-
-    @property
-    def n_above(self) -> int:
-        return self._n_above
-
-    @property
-    def halted(self) -> bool:
-        return self._n_above >= self.max_above
-
-    @property
-    def answers(self) -> list[bool]:
-        return list(self._answers)
-
-    def query(self, answer: float) -> bool:
-        """Answer one query: True (⊤, "above") or False (⊥, "below").
-
-        Parameters
-        ----------
-        answer : float
-            The query's exact value on the dataset, finite.
-        """
-        if self.halted:
-            raise RuntimeError(
-                f"this SparseVector has halted after max_above={self.max_above} 'above' answers "
-                f"({self.n_answered} queries answered); its privacy budget is spent. "
-                "Start a new one (and pay for it) to ask more.")
-        a = check_finite("answer", answer)
-        noisy = a + float(self._gen.laplace(0.0, self.query_noise_scale))
-        above = noisy >= self._noisy_threshold
-        self._answers.append(bool(above))
-        if above:
-            self._n_above += 1
-            if not self.halted:
-                self._noisy_threshold = self._fresh_threshold()
-        return bool(above)
-
-    def result(self) -> SparseVectorResult:
-        """The transcript so far as a :class:`SparseVectorResult`."""
-        ans = np.asarray(self._answers, dtype=bool)
-        return SparseVectorResult(ans, ans.size, self._n_above, self.halted,
-                                  np.flatnonzero(ans), self.epsilon, self.delta)
-
-    def __repr__(self) -> str:
-        return (f"SparseVector(threshold={self.threshold!r}, epsilon={self.epsilon!r}, "
-                f"max_above={self.max_above}, answered={self.n_answered}, "
-                f"above={self.n_above}, halted={self.halted})")
-
-
-def _check_values(values) -> np.ndarray:
-    return check_array("values", values, ndim=1, min_size=1)
-
-
-def sparse_vector(values, threshold: float, epsilon: float, sensitivity: float = 1.0,
-                  max_above: int = 1, delta: float = 0.0, rng=None) -> SparseVectorResult:
-    """Run :class:`SparseVector` over a list of exact query answers until it halts.
-
-    ([DR14]_ Alg. 2; with ``max_above=1``, Alg. 1.) The answers for queries
-    after the halt are not consulted. The whole run is (ε, δ)-DP however many
-    queries are offered.
-
-    Parameters
-    ----------
-    values : array_like, shape (m,)
-        Exact answers ``f_1(D), …, f_m(D)`` of queries with sensitivity ≤ Δ.
-    threshold, epsilon, sensitivity, max_above, delta, rng
-        See :class:`SparseVector`.
-
-    Returns
-    -------
-    SparseVectorResult
-    """
-    vals = _check_values(values)
-    sv = SparseVector(threshold, epsilon, sensitivity, max_above, delta, rng)
-    for v in vals:
-        sv.query(float(v))
-        if sv.halted:
-            break
-    return sv.result()
-
-
-def above_threshold(values, threshold: float, epsilon: float, sensitivity: float = 1.0,
-                    rng=None) -> int | None:
-    """AboveThreshold ([DR14]_ Alg. 1, Thm 3.23): index of the first ⊤, or None.
-
-    Threshold noise ``Lap(2Δ/ε)``, query noise ``Lap(4Δ/ε)``; ε-DP. Releasing the
-    index of the first ⊤ is the same information as the ⊥…⊥⊤ transcript.
-    """
-    res = sparse_vector(values, threshold, epsilon, sensitivity, max_above=1, rng=rng)
-    return int(res.above_indices[0]) if res.n_above else None
-
-
-def sparse_vector_without_query_noise(values, threshold: float, epsilon: float,
-                                      sensitivity: float = 1.0, rng=None) -> np.ndarray:
-    """**NOT differentially private** — a published sparse-vector variant, kept as a lesson.
-
-    The threshold gets the same noise as AboveThreshold (``T̂ = T + Lap(2Δ/ε)``),
-    but the query answers get *no* noise, and every query is answered (no
-    cutoff): answer i is ⊤ iff ``f_i(D) ≥ T̂``. This is the variant that
-    [LSL17]_ list as Alg. 5 (from [SCM14]_), claimed ε-DP; [LSL17]_ show it is
-    not ε′-DP for any finite ε′. Why: with exact answers, the transcript reveals
-    the *order* of the answers relative to one random cut. If ``f_1(D) = f_2(D)``
-    the transcript (⊥, ⊤) is impossible, but adding one person who affects only
-    ``f_2`` makes it possible — an infinite probability ratio. See
-    :func:`no_query_noise_pattern_probability` for the exact probabilities.
-
-    Returns
-    -------
-    numpy.ndarray of bool, shape (m,)
-        One ⊤/⊥ answer per query.
-    """
-    vals = _check_values(values)
-    threshold = check_finite("threshold", threshold)
-    epsilon = check_epsilon("epsilon", epsilon)
-    sensitivity = check_sensitivity("sensitivity", sensitivity)
-    gen = check_rng(rng)
-    noisy_threshold = threshold + gen.laplace(0.0, 2.0 * sensitivity / epsilon)
-    return vals >= noisy_threshold
-
-
-def _check_pattern(answers, n_values: int) -> np.ndarray:
-    if isinstance(answers, (str, bytes)) or answers is None:
-        raise TypeError(f"answers must be a sequence of True/False; got answers={answers!r}")
-    arr = np.asarray(answers)
-    if arr.ndim != 1:
-        raise ParameterError(f"answers must be 1-D; got shape {arr.shape}")
-    if arr.size and arr.dtype != bool:
-        if arr.dtype.kind not in "iu" or not np.all((arr == 0) | (arr == 1)):
-            raise ParameterError("answers must contain only True/False (or 1/0); "
-                                 f"got answers={answers!r}")
-    if arr.size > n_values:
-        raise ParameterError(f"answers must not be longer than values ({n_values}); "
-                             f"got {arr.size} answers")
-    return arr.astype(bool)
-
-
-def _laplace_logcdf(x, scale: float):
-    """log CDF of Lap(scale), accurate in both tails."""
-    x = np.asarray(x, dtype=float) / scale
-    return np.where(x < 0, x - math.log(2.0), np.log1p(-0.5 * np.exp(-np.abs(x))))
-
-
-def _gl_nodes(edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Nodes and weights of the composite 16-point Gauss–Legendre rule on ``edges``."""
-    a, b = edges[:-1], edges[1:]
-    half = (b - a) / 2.0
-    x = ((a + b) / 2.0)[:, None] + half[:, None] * _GL_NODES[None, :]
-    return x.ravel(), (half[:, None] * _GL_WEIGHTS[None, :]).ravel()
-
-
-def _segment_probability(q: np.ndarray, ends_above: bool, threshold: float,
-                         sigma: float) -> float:
-    """One AboveThreshold segment: Pr[q_1..q_{m−1} all ⊥ (and q_m ⊤ if ends_above)].
-
-    ``∫ f_ρ(z) Π_{i<m} F_ν(T + z − q_i) · [1 − F_ν(T + z − q_m)] dz`` with
-    ρ ~ Lap(σ), ν ~ Lap(2σ); the last factor is omitted (and q_m counted as ⊥)
-    when ``ends_above`` is False. The integrand is below ``f_ρ(z)``, so the
-    window ``|z| ≤ 50σ`` loses less than ``e^{−50}``; inside it a composite
-    Gauss–Legendre rule on pieces of length ≤ σ/2, split at every kink
-    (z = 0 and z = q_i − T), is accurate to ~1e-13.
-    """
-    if q.size == 0:
-        return 1.0
-    below = q[:-1] if ends_above else q
-    kinks = np.concatenate([[0.0], q - threshold])
-    kinks = kinks[np.abs(kinks) < 50.0 * sigma]
-    grid = np.linspace(-50.0 * sigma, 50.0 * sigma, 201)
-    x, w = _gl_nodes(np.unique(np.concatenate([grid, kinks])))
-    s = -np.abs(x) / sigma - math.log(2.0 * sigma)                 # log f_ρ
-    t = threshold + x
-    if below.size:
-        s = s + _laplace_logcdf(t[:, None] - below[None, :], 2.0 * sigma).sum(axis=1)
-    if ends_above:
-        s = s + _laplace_logcdf(q[-1] - t, 2.0 * sigma)            # log Pr[ν ≥ T̂ − q_m]
-    return float(w @ np.exp(s))
-
-
-def sparse_vector_pattern_probability(values, answers, threshold: float, epsilon: float,
-                                      sensitivity: float = 1.0, max_above: int = 1) -> float:
-    """Exact probability that :class:`SparseVector` (δ = 0) starts with ``answers``.
-
-    The event is "the first ``len(answers)`` answers equal ``answers``" when the
-    queries have exact values ``values``. Because the threshold is redrawn after
-    every ⊤ and query noise is fresh, the transcript splits into independent
-    AboveThreshold segments (each ending at a ⊤), and
-
-    ``Pr = Π_segments ∫ f_ρ(z) Π_{⊥ in segment} F_ν(T + z − q_i) · Pr[⊤ at the end] dz``
-
-    with ρ ~ Lap(σ), ν ~ Lap(2σ), σ = 2cΔ/ε ([DR14]_ Alg. 2). Evaluated by
-    Gauss–Legendre quadrature (absolute error ~1e-13). A transcript that continues after
-    the c-th ⊤ is impossible (probability 0).
-
-    Parameters
-    ----------
-    values : array_like, shape (m,)
-        Exact query answers.
-    answers : sequence of bool, length ≤ m
-        The transcript prefix (True = ⊤).
-    threshold, epsilon, sensitivity, max_above
-        As for :class:`SparseVector` (pure ε-DP allocation).
-
-    Returns
-    -------
-    float
-    """
-    vals = _check_values(values)
-    pattern = _check_pattern(answers, vals.size)
-    threshold = check_finite("threshold", threshold)
-    sigma, _ = sparse_vector_noise_scales(epsilon, sensitivity, max_above, 0.0)
-    c = int(max_above)
-    tops = np.flatnonzero(pattern)
-    if tops.size > c or (tops.size == c and tops[-1] != pattern.size - 1):
-        return 0.0
-    prob, start = 1.0, 0
-    for t in tops:
-        prob *= _segment_probability(vals[start:t + 1], True, threshold, sigma)
-        start = t + 1
-    if start < pattern.size:
-        prob *= _segment_probability(vals[start:pattern.size], False, threshold, sigma)
-    return float(prob)
-
-
-def no_query_noise_pattern_probability(values, answers, threshold: float, epsilon: float,
-                                       sensitivity: float = 1.0) -> float:
-    """Exact probability that :func:`sparse_vector_without_query_noise` starts with ``answers``.
-
-    With ``T̂ = T + ρ``, ρ ~ Lap(2Δ/ε) and no query noise, the transcript is ⊤
-    exactly for the queries with ``q_i ≥ T̂``, so
-
-    ``Pr = max(0, F_ρ(min_{⊤} q_i − T) − F_ρ(max_{⊥} q_i − T))``
-
-    (empty min = +∞, empty max = −∞). Zero whenever some ⊥ query has an answer
-    ≥ some ⊤ query's answer — the source of the infinite privacy loss ([LSL17]_).
-    """
-    vals = _check_values(values)
-    pattern = _check_pattern(answers, vals.size)
-    threshold = check_finite("threshold", threshold)
-    epsilon = check_epsilon("epsilon", epsilon)
-    sensitivity = check_sensitivity("sensitivity", sensitivity)
-    q = vals[:pattern.size]
-    hi = q[pattern].min() if pattern.any() else math.inf
-    lo = q[~pattern].max() if (~pattern).any() else -math.inf
-    if not hi > lo:
-        return 0.0
-    scale = 2.0 * sensitivity / epsilon
-    return float(max(0.0, stats.laplace.cdf(hi - threshold, scale=scale)
-                     - stats.laplace.cdf(lo - threshold, scale=scale)))
-
-
-def svt_pattern_frequency(values, answers, threshold: float, epsilon: float, n_trials: int,
-                          sensitivity: float = 1.0, max_above: int = 1,
-                          variant: str = "sparse", rng=None) -> int:
-    """Monte Carlo: in how many of ``n_trials`` runs does the transcript start with ``answers``?
-
-    Runs the real mechanism — :func:`sparse_vector` (``variant="sparse"``, δ = 0)
-    or :func:`sparse_vector_without_query_noise` (``variant="no_query_noise"``,
-    ``max_above`` ignored) — ``n_trials`` times on the first ``len(answers)``
-    queries (later queries cannot affect the prefix). The count is
-    Binomial(n_trials, p) with p given exactly by
-    :func:`sparse_vector_pattern_probability` /
-    :func:`no_query_noise_pattern_probability`.
-
-    Returns
-    -------
-    int
-    """
-    vals = _check_values(values)
-    pattern = _check_pattern(answers, vals.size)
-    n_trials = check_int("n_trials", n_trials, minimum=1)
-    variant = check_choice("variant", variant, {"sparse", "no_query_noise"})
-    gen = check_rng(rng)
-    L = pattern.size
-    if L == 0:
-        return n_trials
-    q = vals[:L]
-    hits = 0
-    if variant == "no_query_noise":
-        for _ in range(n_trials):
-            out = sparse_vector_without_query_noise(q, threshold, epsilon, sensitivity, rng=gen)
-            hits += bool(np.array_equal(out, pattern))
-        return hits
-    for _ in range(n_trials):
-        res = sparse_vector(q, threshold, epsilon, sensitivity, max_above, rng=gen)
-        hits += bool(res.n_answered == L and np.array_equal(res.answers, pattern))
-    return hits
-
-
-def empirical_epsilon_lower_bound(count: int, n: int, count_prime: int, n_prime: int,
-                                  alpha: float = 1e-6) -> float:
-    """A lower bound on ε certified by two Monte Carlo frequencies of one output event.
-
-    If a mechanism produced an event S in ``count`` of ``n`` runs on D and in
-    ``count_prime`` of ``n_prime`` runs on a neighbour D′, then with
-    probability ≥ 1 − 2α (over the simulation)
-
-    ``p ≥ p_lo`` and ``p′ ≤ p′_hi``  (one-sided Clopper–Pearson bounds, [CP34]_),
-
-    so any ε for which the mechanism is ε-DP satisfies
-    ``ε ≥ ln(p_lo / p′_hi)``. Returns ``max(0, ln(p_lo/p′_hi))`` (0 means the
-    simulation gives no evidence). With ``count_prime = 0`` the upper bound is
-    ``1 − α^{1/n′}`` ≈ ``ln(1/α)/n′``.
-
-    Parameters
-    ----------
-    count, n : int
-        Occurrences of S and runs on D (0 ≤ count ≤ n, n ≥ 1).
-    count_prime, n_prime : int
-        The same on D′.
-    alpha : float
-        In (0, 0.5): each one-sided bound fails with probability ≤ α.
-    """
-    n = check_int("n", n, minimum=1)
-    count = check_int("count", count, minimum=0, maximum=n)
-    n_prime = check_int("n_prime", n_prime, minimum=1)
-    count_prime = check_int("count_prime", count_prime, minimum=0, maximum=n_prime)
-    alpha = check_in_range("alpha", alpha, 0.0, 0.5, low_inclusive=False, high_inclusive=False)
-    if count == 0:
-        return 0.0
-    p_lo = float(stats.beta.ppf(alpha, count, n - count + 1))
-    p_hi = 1.0 if count_prime == n_prime else float(
-        stats.beta.ppf(1.0 - alpha, count_prime + 1, n_prime - count_prime))
-    if p_lo <= 0 or p_hi <= 0:
-        return 0.0
-    return max(0.0, math.log(p_lo / p_hi))

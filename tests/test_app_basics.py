@@ -18,9 +18,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpteach.mechanisms import (
-    gaussian_sigma,
-    laplace_scale,
+from dpteach.mechanisms import gaussian_sigma, laplace_scale
+from dpteach.randomized_response import (
     randomized_response,
     rr_epsilon_from_gamma,
     rr_estimate,

@@ -1,4 +1,6 @@
-"""Tests of dpteach.mechanisms against closed forms, SciPy, dp-accounting and simulation.
+"""Tests of dpteach.mechanisms and dpteach.randomized_response.
+
+Against closed forms, SciPy, dp-accounting and simulation.
 
 Statistical tests use fixed seeds. Each tolerance is a multiple (4 or 5) of the standard
 error of the statistic being checked, derived in a comment next to it; with a fixed seed
@@ -18,6 +20,7 @@ import pytest
 from scipy import integrate, stats
 
 from dpteach import mechanisms as m
+from dpteach import randomized_response as rr
 
 EPS_GRID = [0.01, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0]
 DELTA_GRID = [1e-12, 1e-8, 1e-5, 1e-3, 0.1, 0.5]
@@ -195,7 +198,7 @@ def test_gaussian_mechanism_moments_and_ks():
 # ================================================================ randomized response
 def test_rr_epsilon_of_quarter_is_ln3():
     # Dwork & Roth Claim 3.5: the two-coin protocol (γ = ¼) is (ln 3)-DP.
-    assert m.rr_epsilon_from_gamma(0.25) == pytest.approx(math.log(3), rel=1e-15)
+    assert rr.rr_epsilon_from_gamma(0.25) == pytest.approx(math.log(3), rel=1e-15)
 
 
 @pytest.mark.parametrize("gamma", [1e-12, 1e-6, 0.01, 0.1, 0.25, 0.4, 0.49, 0.4999])
@@ -205,23 +208,23 @@ def test_rr_epsilon_formula_in_high_precision(gamma):
     mpmath.mp.dps = 50
     g = mpmath.mpf(gamma)
     exact = float(mpmath.log((mpmath.mpf("0.5") + g) / (mpmath.mpf("0.5") - g)))
-    assert m.rr_epsilon_from_gamma(gamma) == pytest.approx(exact, rel=1e-14)
+    assert rr.rr_epsilon_from_gamma(gamma) == pytest.approx(exact, rel=1e-14)
 
 
 @pytest.mark.parametrize("gamma", [1e-9, 0.01, 0.1, 0.25, 0.4, 0.49])
 def test_rr_gamma_epsilon_round_trip_from_gamma(gamma):
-    back = m.rr_gamma_from_epsilon(m.rr_epsilon_from_gamma(gamma))
+    back = rr.rr_gamma_from_epsilon(rr.rr_epsilon_from_gamma(gamma))
     assert back == pytest.approx(gamma, rel=1e-13)
 
 
 @pytest.mark.parametrize("epsilon", [1e-8, 0.01, 0.5, math.log(3), 2.0, 5.0, 10.0])
 def test_rr_gamma_epsilon_round_trip_from_epsilon(epsilon):
-    gamma = m.rr_gamma_from_epsilon(epsilon)
+    gamma = rr.rr_gamma_from_epsilon(epsilon)
     assert gamma == pytest.approx(math.exp(epsilon) / (1 + math.exp(epsilon)) - 0.5, rel=1e-12,
                                   abs=1e-16)
     # At ε = 10, ½ − γ ≈ 4.5e-5 carries absolute rounding 1e-16, i.e. 2e-12 relative,
     # which is what limits the round trip; 1e-10 leaves room.
-    assert m.rr_epsilon_from_gamma(gamma) == pytest.approx(epsilon, rel=1e-10)
+    assert rr.rr_epsilon_from_gamma(gamma) == pytest.approx(epsilon, rel=1e-10)
 
 
 @pytest.mark.parametrize("kwargs, eps", [({"gamma": 0.25}, math.log(3)),
@@ -230,8 +233,8 @@ def test_rr_gamma_epsilon_round_trip_from_epsilon(epsilon):
 def test_rr_privacy_ratio_empirically(kwargs, eps):
     n = 200_000
     rng = np.random.default_rng(31337)
-    ones = m.randomized_response(np.ones(n, dtype=int), rng=rng, **kwargs)
-    zeros = m.randomized_response(np.zeros(n, dtype=int), rng=rng, **kwargs)
+    ones = rr.randomized_response(np.ones(n, dtype=int), rng=rng, **kwargs)
+    zeros = rr.randomized_response(np.zeros(n, dtype=int), rng=rng, **kwargs)
     p1 = ones.mean()             # P[report = 1 | bit = 1], expected ½ + γ
     p0 = zeros.mean()            # P[report = 1 | bit = 0], expected ½ − γ
     # log(p̂₁/p̂₀) by the delta method: Var(log p̂) ≈ (1 − p)/(n p) for a binomial
@@ -249,7 +252,7 @@ def _rr_survey_stats(pi, n, epsilon, trials, seed):
     covered = np.empty(trials, dtype=bool)
     for t in range(trials):
         bits = (rng.random(n) < pi).astype(int)   # n people sampled from the population
-        r = m.rr_estimate(m.randomized_response(bits, epsilon=epsilon, rng=rng), epsilon=epsilon)
+        r = rr.rr_estimate(rr.randomized_response(bits, epsilon=epsilon, rng=rng), epsilon=epsilon)
         est[t] = r.estimate
         covered[t] = r.ci_low <= pi <= r.ci_high
     return est, covered
@@ -258,7 +261,7 @@ def _rr_survey_stats(pi, n, epsilon, trials, seed):
 def test_rr_estimate_unbiased_and_std_error_by_simulation():
     pi, n, eps, trials = 0.3, 400, 1.0, 2000
     est, _ = _rr_survey_stats(pi, n, eps, trials, seed=2024)
-    se = m.rr_std_error(pi, n, epsilon=eps)
+    se = rr.rr_std_error(pi, n, epsilon=eps)
     # The mean of T independent estimates has SE se/√T; allow 4 SE.
     assert abs(est.mean() - pi) <= 4 * se / math.sqrt(trials)
     # Their spread matches rr_std_error: for a near-normal sample, s²/σ² has SE √(2/(T−1)).
@@ -268,13 +271,13 @@ def test_rr_estimate_unbiased_and_std_error_by_simulation():
 
 def _exact_rr_moments(pi, n, epsilon, confidence=0.95):
     """Exact E[π̂] and CI coverage: the number of 1-reports is Binomial(n, λ)."""
-    gamma = m.rr_gamma_from_epsilon(epsilon)
+    gamma = rr.rr_gamma_from_epsilon(epsilon)
     lam = 0.5 - gamma + 2 * gamma * pi
     counts = np.arange(n + 1)
     pmf = stats.binom.pmf(counts, n, lam)
     mean = cover = 0.0
     for c, w in zip(counts, pmf):
-        r = m.rr_estimate(np.r_[np.ones(c, int), np.zeros(n - c, int)], epsilon=epsilon,
+        r = rr.rr_estimate(np.r_[np.ones(c, int), np.zeros(n - c, int)], epsilon=epsilon,
                           confidence=confidence)
         mean += w * r.estimate
         cover += w * (r.ci_low <= pi <= r.ci_high)
@@ -302,7 +305,7 @@ def test_rr_confidence_interval_coverage():
 
 
 def test_rr_estimate_interval_fields():
-    r = m.rr_estimate([1, 0, 1, 1, 0, 1, 1, 1], gamma=0.25, confidence=0.9)
+    r = rr.rr_estimate([1, 0, 1, 1, 0, 1, 1, 1], gamma=0.25, confidence=0.9)
     lam = 6 / 8
     assert r.estimate == pytest.approx((lam - 0.25) / 0.5)
     assert r.std_error == pytest.approx(math.sqrt(lam * (1 - lam) / 8) / 0.5)
@@ -317,16 +320,16 @@ def test_rr_std_error_closed_form_and_decomposition():
     # λ(1−λ) = (¼ − γ²) + 4γ²π(1−π): coin noise plus sampling noise.
     for gamma, pi, n in [(0.25, 0.3, 100), (0.1, 0.9, 7), (0.4, 0.0, 1000)]:
         lam = (0.5 + gamma) * pi + (0.5 - gamma) * (1 - pi)
-        se = m.rr_std_error(pi, n, gamma=gamma)
+        se = rr.rr_std_error(pi, n, gamma=gamma)
         assert se == pytest.approx(math.sqrt(lam * (1 - lam) / n) / (2 * gamma), rel=1e-14)
         assert se**2 == pytest.approx((0.25 - gamma**2) / (4 * n * gamma**2)
                                       + pi * (1 - pi) / n, rel=1e-12)
 
 
 @pytest.mark.parametrize("func, args", [
-    (m.randomized_response, ([0, 1],)),
-    (m.rr_estimate, ([0, 1],)),
-    (m.rr_std_error, (0.5, 10)),
+    (rr.randomized_response, ([0, 1],)),
+    (rr.rr_estimate, ([0, 1],)),
+    (rr.rr_std_error, (0.5, 10)),
 ])
 def test_rr_exactly_one_of_gamma_or_epsilon(func, args):
     with pytest.raises(ValueError, match=r"give exactly one of gamma .* or epsilon; "
@@ -338,40 +341,40 @@ def test_rr_exactly_one_of_gamma_or_epsilon(func, args):
 
 def test_rr_tiny_gamma_or_epsilon_does_not_divide_by_zero():
     # 0.5 + 1e-300 == 0.5 in floating point; estimators must divide by 2γ, not 2p − 1.
-    r = m.rr_estimate([0, 1, 1], epsilon=1e-300)
+    r = rr.rr_estimate([0, 1, 1], epsilon=1e-300)
     assert math.isfinite(r.estimate) and math.isfinite(r.std_error)
     # (2/3 − ½ + γ)/(2γ) with γ = ½ tanh(5e-301) = 2.5e-301
     assert r.estimate == pytest.approx((2 / 3 - 0.5) / 5e-301, rel=1e-12)
-    assert math.isfinite(m.rr_std_error(0.5, 10, gamma=1e-300))
+    assert math.isfinite(rr.rr_std_error(0.5, 10, gamma=1e-300))
 
 
 def test_rr_astronomically_small_epsilon_is_refused_not_inf():
     with pytest.raises(ValueError, match=r"epsilon is too small .* got epsilon=5e-324"):
-        m.rr_gamma_from_epsilon(5e-324)
+        rr.rr_gamma_from_epsilon(5e-324)
     with pytest.raises(ValueError, match=r"estimate overflows .* got epsilon=1e-320"):
-        m.rr_estimate([0, 1, 1], epsilon=1e-320)
+        rr.rr_estimate([0, 1, 1], epsilon=1e-320)
     with pytest.raises(ValueError, match=r"estimate overflows .* got gamma=1e-320"):
-        m.rr_std_error(0.5, 3, gamma=1e-320)
+        rr.rr_std_error(0.5, 3, gamma=1e-320)
     with pytest.raises(ValueError, match=r"estimate overflows .* got epsilon=1e-320"):
-        m.k_rr_estimate([0, 1, 1], 3, 1e-320)
+        rr.k_rr_estimate([0, 1, 1], 3, 1e-320)
 
 
 def test_rr_equals_gamma_and_epsilon_parametrisations():
     bits = np.random.default_rng(5).integers(0, 2, 500)
     g = 0.3
-    a = m.randomized_response(bits, gamma=g, rng=11)
-    b = m.randomized_response(bits, epsilon=m.rr_epsilon_from_gamma(g), rng=11)
+    a = rr.randomized_response(bits, gamma=g, rng=11)
+    b = rr.randomized_response(bits, epsilon=rr.rr_epsilon_from_gamma(g), rng=11)
     assert np.array_equal(a, b)
 
 
 def test_rr_accepts_bools_and_rejects_other_values():
-    out = m.randomized_response(np.array([True, False, True]), gamma=0.25, rng=0)
+    out = rr.randomized_response(np.array([True, False, True]), gamma=0.25, rng=0)
     assert out.dtype == np.int8 and set(out.tolist()) <= {0, 1}
     with pytest.raises(ValueError,
                        match=r"bits must contain only 0s and 1s.*got bits containing \[2\.\]"):
-        m.randomized_response([0, 1, 2], gamma=0.25)
+        rr.randomized_response([0, 1, 2], gamma=0.25)
     with pytest.raises(ValueError, match=r"reports must contain only 0s and 1s"):
-        m.rr_estimate([0, 0.5], gamma=0.25)
+        rr.rr_estimate([0, 0.5], gamma=0.25)
 
 
 # ==================================================================== k-ary RR
@@ -383,7 +386,7 @@ def _k_probs(k, eps):
 @pytest.mark.parametrize("k, eps", [(5, 1.0), (3, 0.2), (10, 3.0)])
 def test_k_rr_probabilities_and_ratio(k, eps):
     n, true_value = 200_000, 2
-    reports = m.k_randomized_response(np.full(n, true_value), k, eps, rng=4242)
+    reports = rr.k_randomized_response(np.full(n, true_value), k, eps, rng=4242)
     p, q = _k_probs(k, eps)
     assert p / q == pytest.approx(math.exp(eps), rel=1e-13)
     counts = np.bincount(reports, minlength=k)
@@ -403,7 +406,7 @@ def test_k_rr_estimate_unbiased_by_simulation():
     pi = np.array([0.1, 0.2, 0.3, 0.4])
     p, q = _k_probs(k, eps)
     rng = np.random.default_rng(8)
-    est = np.array([m.k_rr_estimate(m.k_randomized_response(rng.choice(k, size=n, p=pi), k, eps,
+    est = np.array([rr.k_rr_estimate(rr.k_randomized_response(rng.choice(k, size=n, p=pi), k, eps,
                                                             rng=rng), k, eps)
                     for _ in range(trials)])
     # Reports are i.i.d. with P[v] = λ_v = π_v p + (1 − π_v) q, so c_v/n has variance
@@ -423,7 +426,7 @@ def test_k_rr_estimate_exact_expectation():
     counts = np.round((pi * p + (1 - pi) * q) * n).astype(int)
     reports = np.repeat(np.arange(k), counts)
     # rounding the expected counts changes each frequency by ≤ 0.5/n
-    assert np.allclose(m.k_rr_estimate(reports, k, eps), pi,
+    assert np.allclose(rr.k_rr_estimate(reports, k, eps), pi,
                        atol=0.5 / reports.size / (p - q) + 1e-12)
 
 
@@ -431,24 +434,24 @@ def test_k_rr_with_k_2_is_warner():
     eps = 1.3
     bits = np.random.default_rng(0).integers(0, 2, 1000)
     # Same probabilities: p = e^ε/(e^ε + 1) = ½ + γ.
-    assert _k_probs(2, eps)[0] == pytest.approx(0.5 + m.rr_gamma_from_epsilon(eps), rel=1e-15)
+    assert _k_probs(2, eps)[0] == pytest.approx(0.5 + rr.rr_gamma_from_epsilon(eps), rel=1e-15)
     # Same sampler: one uniform per person decides truth vs flip, so same seed → same reports.
-    k_reports = m.k_randomized_response(bits, 2, eps, rng=123)
-    w_reports = m.randomized_response(bits, epsilon=eps, rng=123)
+    k_reports = rr.k_randomized_response(bits, 2, eps, rng=123)
+    w_reports = rr.randomized_response(bits, epsilon=eps, rng=123)
     assert np.array_equal(k_reports, w_reports)
-    assert m.k_rr_estimate(k_reports, 2, eps)[1] == pytest.approx(
-        m.rr_estimate(w_reports, epsilon=eps).estimate, rel=1e-12)
+    assert rr.k_rr_estimate(k_reports, 2, eps)[1] == pytest.approx(
+        rr.rr_estimate(w_reports, epsilon=eps).estimate, rel=1e-12)
 
 
 def test_k_rr_tiny_epsilon_is_finite_without_warnings():
     # p − q = (e^ε − 1)/(e^ε + k − 1) via expm1; e^1e-20 − 1 == 0 in floating point.
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        est = m.k_rr_estimate([0, 1, 1], 3, 1e-20)
+        est = rr.k_rr_estimate([0, 1, 1], 3, 1e-20)
         assert np.all(np.isfinite(est))
         # k = 2 agrees with Warner's estimator, which divides by 2γ
-        assert m.k_rr_estimate([0, 1, 1], 2, 1e-20)[1] == pytest.approx(
-            m.rr_estimate([0, 1, 1], epsilon=1e-20).estimate, rel=1e-9)
+        assert rr.k_rr_estimate([0, 1, 1], 2, 1e-20)[1] == pytest.approx(
+            rr.rr_estimate([0, 1, 1], epsilon=1e-20).estimate, rel=1e-9)
 
 
 @pytest.mark.parametrize("eps", [1e-20, 1e-6, 0.3, 4.0, 30.0])
@@ -461,23 +464,23 @@ def test_k_rr_estimate_against_high_precision_textbook_formula(eps):
     p, q = e / (e + k - 1), 1 / (e + k - 1)
     counts = np.bincount(reports, minlength=k)
     exact = [float((mpmath.mpf(int(c)) / len(reports) - q) / (p - q)) for c in counts]
-    assert m.k_rr_estimate(reports, k, eps) == pytest.approx(exact, rel=1e-12, abs=1e-15)
+    assert rr.k_rr_estimate(reports, k, eps) == pytest.approx(exact, rel=1e-12, abs=1e-15)
 
 
 def test_k_rr_large_epsilon_tells_the_truth():
     values = np.arange(7)
-    assert np.array_equal(m.k_randomized_response(values, 7, 800.0, rng=0), values)
-    assert np.array_equal(m.k_rr_estimate(values, 7, 800.0), np.full(7, 1 / 7))
+    assert np.array_equal(rr.k_randomized_response(values, 7, 800.0, rng=0), values)
+    assert np.array_equal(rr.k_rr_estimate(values, 7, 800.0), np.full(7, 1 / 7))
 
 
 def test_k_rr_value_checks():
     with pytest.raises(ValueError, match=r"values must be integers in \[0, 2\] for k=3; got values "
                                          r"containing \[3\.5\]"):
-        m.k_randomized_response([0, 3.5], 3, 1.0)
+        rr.k_randomized_response([0, 3.5], 3, 1.0)
     with pytest.raises(ValueError, match=r"reports must be integers in \[0, 1\]"):
-        m.k_rr_estimate([0, 2], 2, 1.0)
+        rr.k_rr_estimate([0, 2], 2, 1.0)
     with pytest.raises(ValueError, match=r"k must be an integer in \[2, 1000000\]"):
-        m.k_rr_estimate([0], 10**7, 1.0)
+        rr.k_rr_estimate([0], 10**7, 1.0)
 
 
 # ============================================================ output types and shapes
@@ -494,18 +497,18 @@ def test_scalars_return_float_arrays_keep_shape(mech, extra):
 
 
 def test_rr_output_types():
-    assert type(m.randomized_response(1, gamma=0.25, rng=0)) is int
-    assert type(m.k_randomized_response(2, 3, 1.0, rng=0)) is int
-    out = m.randomized_response([1, 0, 1], gamma=0.25, rng=0)
+    assert type(rr.randomized_response(1, gamma=0.25, rng=0)) is int
+    assert type(rr.k_randomized_response(2, 3, 1.0, rng=0)) is int
+    out = rr.randomized_response([1, 0, 1], gamma=0.25, rng=0)
     assert out.shape == (3,) and out.dtype == np.int8
-    out = m.k_randomized_response([1, 0, 2], 3, 1.0, rng=0)
+    out = rr.k_randomized_response([1, 0, 2], 3, 1.0, rng=0)
     assert out.shape == (3,) and out.dtype == np.int64
-    assert type(m.rr_epsilon_from_gamma(0.1)) is float
-    assert type(m.rr_gamma_from_epsilon(1)) is float
-    assert type(m.rr_std_error(0.5, 10, epsilon=1)) is float
+    assert type(rr.rr_epsilon_from_gamma(0.1)) is float
+    assert type(rr.rr_gamma_from_epsilon(1)) is float
+    assert type(rr.rr_std_error(0.5, 10, epsilon=1)) is float
     assert type(m.gaussian_sigma(1, 1, 1e-5)) is float
     assert type(m.gaussian_delta(1, 1, 1)) is float
-    assert m.k_rr_estimate([0, 1], 3, 1.0).shape == (3,)
+    assert rr.k_rr_estimate([0, 1], 3, 1.0).shape == (3,)
 
 
 def test_laplace_mechanism_does_not_modify_input():
@@ -519,9 +522,9 @@ def test_laplace_mechanism_does_not_modify_input():
 RANDOM_CALLS = {
     "laplace_mechanism": lambda rng: m.laplace_mechanism(np.zeros(50), 1.0, 1.0, rng=rng),
     "gaussian_mechanism": lambda rng: m.gaussian_mechanism(np.zeros(50), 1.0, 1.0, 1e-5, rng=rng),
-    "randomized_response": lambda rng: m.randomized_response(np.zeros(200, int), gamma=0.1,
+    "randomized_response": lambda rng: rr.randomized_response(np.zeros(200, int), gamma=0.1,
                                                              rng=rng),
-    "k_randomized_response": lambda rng: m.k_randomized_response(np.zeros(200), 5, 0.5, rng=rng),
+    "k_randomized_response": lambda rng: rr.k_randomized_response(np.zeros(200), 5, 0.5, rng=rng),
 }
 
 

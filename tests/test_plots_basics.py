@@ -15,7 +15,9 @@ from matplotlib.figure import Figure
 from scipy import stats
 
 from dpteach import mechanisms as mech
-from dpteach.mechanisms import gaussian_sigma, rr_std_error
+from dpteach import randomized_response as rr
+from dpteach.mechanisms import gaussian_sigma
+from dpteach.randomized_response import rr_std_error
 from dpteach.plots import calibration as cal
 from dpteach.plots import randomized_response as rrp
 from _props import (
@@ -218,7 +220,7 @@ def test_simulated_estimates_unbiased_with_rr_std_error():
     n, rate, trials = 500, 0.3, 4000
     se = rr_std_error(rate, n, gamma=0.25)
     for sim in ("reports", "binomial"):
-        est = mech.simulate_rr_estimates(rate, n, gamma=0.25, trials=trials, rng=11,
+        est = rr.simulate_rr_estimates(rate, n, gamma=0.25, n_trials=trials, rng=11,
                                         simulation=sim)
         assert est.shape == (trials,)
         assert abs(est.mean() - rate) < 5 * se / math.sqrt(trials)
@@ -229,13 +231,13 @@ def test_simulated_estimates_lie_on_estimator_lattice():
     # every estimate must equal (k/n − (1−p))/(2p−1) for an integer count k
     n = 40
     p = math.exp(1.0) / (1 + math.exp(1.0))
-    est = mech.simulate_rr_estimates(0.5, n, epsilon=1.0, trials=200, rng=3)
+    est = rr.simulate_rr_estimates(0.5, n, epsilon=1.0, n_trials=200, rng=3)
     k = (est * (2 * p - 1) + (1 - p)) * n
     np.testing.assert_allclose(k, np.round(k), atol=1e-9)
 
 
 def test_plot_rr_estimator_contents():
-    fig = rrp.plot_rr_estimator(0.3, 1000, gamma=0.25, trials=500, rng=1)
+    fig = rrp.plot_rr_estimator(0.3, 1000, gamma=0.25, n_trials=500, rng=1)
     _check_common(fig, "γ = 0.25", "ε = 1.1", "n = 1000")
     x, y = _line(fig, "normal")
     se = rr_std_error(0.3, 1000, gamma=0.25)
@@ -255,33 +257,33 @@ def test_plot_rr_estimator_contents():
     left = (np.array([b.get_x() for b in bars]) - origin) / step
     np.testing.assert_allclose(left - np.floor(left), 0.5, atol=1e-6)
     # extreme ε: every report truthful and nobody has the bit, no spread, no crash
-    fig3 = rrp.plot_rr_estimator(0.0, 50, epsilon=60.0, trials=20, rng=0)
+    fig3 = rrp.plot_rr_estimator(0.0, 50, epsilon=60.0, n_trials=20, rng=0)
     assert isinstance(fig3, Figure)
-    fig2 = rrp.plot_rr_estimator(0.3, 1000, epsilon=2.0, trials=100, rng=1)
+    fig2 = rrp.plot_rr_estimator(0.3, 1000, epsilon=2.0, n_trials=100, rng=1)
     assert "ε = 2" in fig2.axes[0].get_title()
 
 
 def test_rr_plots_bad_args():
-    good = dict(true_rate=0.3, n=100, gamma=0.25, trials=50, rng=0)
+    good = dict(true_rate=0.3, n=100, gamma=0.25, n_trials=50, rng=0)
     assert_rejects_bad_values(rrp.plot_rr_estimator, good, "true_rate", BAD_PROBABILITY)
     with pytest.raises(ValueError, match="gamma"):
-        rrp.plot_rr_estimator(0.3, 100, trials=50)                      # neither given
+        rrp.plot_rr_estimator(0.3, 100, n_trials=50)                      # neither given
     with pytest.raises(ValueError, match="gamma"):
-        rrp.plot_rr_estimator(0.3, 100, gamma=0.25, epsilon=1.0, trials=50)
+        rrp.plot_rr_estimator(0.3, 100, gamma=0.25, epsilon=1.0, n_trials=50)
     with pytest.raises(ValueError, match="gamma"):
-        rrp.plot_rr_estimator(0.3, 100, gamma=0.5, trials=50)
+        rrp.plot_rr_estimator(0.3, 100, gamma=0.5, n_trials=50)
     with pytest.raises(ValueError, match="n"):
-        rrp.plot_rr_estimator(0.3, 0, gamma=0.25, trials=50)
+        rrp.plot_rr_estimator(0.3, 0, gamma=0.25, n_trials=50)
     with pytest.raises(TypeError, match="n"):
-        rrp.plot_rr_estimator(0.3, 10.5, gamma=0.25, trials=50)
+        rrp.plot_rr_estimator(0.3, 10.5, gamma=0.25, n_trials=50)
     with pytest.raises(ValueError, match="trials"):
-        rrp.plot_rr_estimator(0.3, 100, gamma=0.25, trials=1)
+        rrp.plot_rr_estimator(0.3, 100, gamma=0.25, n_trials=1)
     with pytest.raises(ValueError, match="simulation"):
-        rrp.plot_rr_estimator(0.3, 100, gamma=0.25, trials=50, simulation="exact")
+        rrp.plot_rr_estimator(0.3, 100, gamma=0.25, n_trials=50, simulation="exact")
     with pytest.raises(TypeError, match="rng"):
-        rrp.plot_rr_estimator(0.3, 100, gamma=0.25, trials=50, rng="seed")
+        rrp.plot_rr_estimator(0.3, 100, gamma=0.25, n_trials=50, rng="seed")
     assert_rejects_bad_values(rrp.plot_rr_estimator,
-                              dict(true_rate=0.3, n=100, epsilon=1.0, trials=50, rng=0),
+                              dict(true_rate=0.3, n=100, epsilon=1.0, n_trials=50, rng=0),
                               "epsilon", NOT_POSITIVE_FINITE)
 
 
@@ -315,16 +317,16 @@ def test_local_vs_central_closed_forms_and_simulation():
     np.testing.assert_allclose(cen, math.sqrt(2) / (eps * x))
     # simulated check of the local formula on a fixed dataset: the sample sd of
     # T estimates has relative sd ≈ 1/√(2T) (π̂ is close to normal); allow 5 of them
-    from dpteach.mechanisms import randomized_response, rr_estimate
+    from dpteach.randomized_response import randomized_response, rr_estimate
     rng = np.random.default_rng(5)
     bits = (np.arange(400) < 120).astype(int)                  # fixed data, rate 0.3
     T = 3000
     est = np.array([rr_estimate(randomized_response(bits, epsilon=eps, rng=rng),
                                 epsilon=eps).estimate for _ in range(T)])
-    assert abs(est.std(ddof=1) / mech.rr_local_std(400, eps) - 1) < 5 / math.sqrt(2 * T)
-    assert abs(est.mean() - 0.3) < 5 * mech.rr_local_std(400, eps) / math.sqrt(T)
+    assert abs(est.std(ddof=1) / rr.rr_local_std(400, eps) - 1) < 5 / math.sqrt(2 * T)
+    assert abs(est.mean() - 0.3) < 5 * rr.rr_local_std(400, eps) / math.sqrt(T)
     with pytest.raises(ValueError, match="n"):
-        mech.rr_local_std(0, 1.0)
+        rr.rr_local_std(0, 1.0)
     with pytest.raises(ValueError, match="n_values"):
         rrp.plot_local_vs_central(1.0, n_values=[1.5, 3])
     assert_rejects_bad_values(rrp.plot_local_vs_central, dict(epsilon=1.0), "epsilon",

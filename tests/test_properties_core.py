@@ -1,4 +1,5 @@
-"""Property-based bad-input tests for EVERY public function of mechanisms.py and datasets.py.
+"""Property-based bad-input tests for EVERY public function of mechanisms.py,
+randomized_response.py and datasets.py.
 
 Each (function, argument) pair gets a hypothesis strategy of wrong values (NaN, ±inf,
 negatives, zero, out-of-range values, wrong types: str, bytes, None, list, bool, complex,
@@ -19,11 +20,17 @@ import numpy as np
 import pandas as pd
 import pytest
 from _props import (
+    BAD_CHOICE,
     BAD_DELTA,
-    BAD_PROBABILITY,
+    BAD_POSITIVE,
+    BAD_PROB,
+    BAD_RNG,
     NON_FINITE_ARRAYS,
     NOT_A_NUMBER,
-    NOT_POSITIVE_FINITE,
+    NOT_BOOL,
+    NOT_NUMERIC,
+    WRONG_SHAPE,
+    bad_int,
     call_rejects,
 )
 from hypothesis import given
@@ -31,12 +38,8 @@ from hypothesis import strategies as st
 
 from dpteach import datasets as ds
 from dpteach import mechanisms as m
+from dpteach import randomized_response as rr
 
-# ------------------------------------------------------------------ extra strategies
-# Wrong shapes for a scalar parameter.
-WRONG_SHAPE = st.sampled_from([np.array([1.0, 2.0]), np.ones((2, 2)), np.array([]),
-                               np.array([0.5]), [0.5, 0.5], (0.25,)])
-BAD_POSITIVE = st.one_of(NOT_POSITIVE_FINITE, NOT_A_NUMBER, WRONG_SHAPE)
 # ε for gaussian_delta may be 0 (δ(0) is the total variation) but not negative or infinite.
 BAD_NONNEG_EPS = st.one_of(
     st.sampled_from([-1e-300, -1.0, math.nan, math.inf, -math.inf]),
@@ -44,36 +47,15 @@ BAD_NONNEG_EPS = st.one_of(
     NOT_A_NUMBER, WRONG_SHAPE)
 # δ for the Gaussian: [0, 1) is the validator's range, and 0 is refused on top.
 BAD_GAUSS_DELTA = st.one_of(BAD_DELTA, st.sampled_from([0, 0.0, -0.0]), NOT_A_NUMBER, WRONG_SHAPE)
-BAD_PROB = st.one_of(BAD_PROBABILITY, NOT_A_NUMBER, WRONG_SHAPE)
 BAD_OPEN_UNIT = st.one_of(st.sampled_from([0, 0.0, 1, 1.0]), BAD_PROB)          # (0, 1)
 BAD_GAMMA = st.one_of(                                                           # (0, ½)
     st.sampled_from([0, 0.0, 0.5, 0.75, -0.1, math.nan, math.inf, -math.inf]),
     st.floats(min_value=0.5, allow_nan=False), st.floats(max_value=0.0, allow_nan=False),
     NOT_A_NUMBER, WRONG_SHAPE)
-BAD_CHOICE = st.sampled_from(["", "Analytic", "CLASSIC", "exact", None, 1, 0.5, True,
-                              ["analytic"], ("classic",), b"classic", {"analytic": 1},
-                              np.array(["analytic", "classic"])])
-BAD_RNG = st.sampled_from([-1, -(2**70), 1.5, np.float64(3.0), "0", b"0", True, False, [0],
-                           (1, 2), {"seed": 0}, 1j, object(), np.random.RandomState(0)])
-NOT_BOOL = st.sampled_from([0, 1, 1.0, "True", "False", "yes", None, [True], (False,),
-                            np.array([True]), b"1", 1j])
 
 
-def bad_int(low, high):
-    """Wrong values for an integer parameter allowed in [low, high]."""
-    out_of_range = [low - 1, low - 10, -(2**70)] + ([] if high is None else [high + 1, 2**70])
-    return st.one_of(
-        st.sampled_from(out_of_range + [float(low), low + 0.5, math.nan, math.inf, "3", None,
-                                        True, False, [low], np.float64(low), 3j]),
-        st.integers(max_value=low - 1),
-        *([st.integers(min_value=high + 1)] if high is not None else []),
-        st.floats(allow_nan=True, allow_infinity=True))
 
 
-# Wrong things to pass where an array of numbers is expected (any shape allowed).
-NOT_NUMERIC = st.sampled_from(["1.0", b"1", None, {"x": 1}, object(), 1j, [1j, 2.0],
-                               np.array([1 + 1j]), ["1", "2"], [1.0, None], [[1.0], [1.0, 2.0]],
-                               np.array(["2020-01-01"], dtype="datetime64[D]")])
 BAD_VALUE = st.one_of(NON_FINITE_ARRAYS, NOT_NUMERIC,
                       st.sampled_from([True, False, [True, False], np.array([False]),
                                        math.nan, math.inf, -math.inf, 10**400]))
@@ -158,38 +140,38 @@ CASES = [
                          ("epsilon", BAD_POSITIVE), ("delta", BAD_GAUSS_DELTA),
                          ("method", BAD_CHOICE), ("rng", BAD_RNG))],
 
-    (m.rr_epsilon_from_gamma, {"gamma": 0.25}, "gamma", BAD_GAMMA),
-    (m.rr_gamma_from_epsilon, {"epsilon": 1.0}, "epsilon", BAD_POSITIVE),
+    (rr.rr_epsilon_from_gamma, {"gamma": 0.25}, "gamma", BAD_GAMMA),
+    (rr.rr_gamma_from_epsilon, {"epsilon": 1.0}, "epsilon", BAD_POSITIVE),
 
-    (m.randomized_response, {"bits": [0, 1, 1], "gamma": 0.25, "rng": 0}, "bits", BAD_BITS),
-    (m.randomized_response, {"bits": [0, 1, 1], "gamma": 0.25, "rng": 0}, "gamma", BAD_GAMMA),
-    (m.randomized_response, {"bits": [0, 1, 1], "epsilon": 1.0, "rng": 0}, "epsilon",
+    (rr.randomized_response, {"bits": [0, 1, 1], "gamma": 0.25, "rng": 0}, "bits", BAD_BITS),
+    (rr.randomized_response, {"bits": [0, 1, 1], "gamma": 0.25, "rng": 0}, "gamma", BAD_GAMMA),
+    (rr.randomized_response, {"bits": [0, 1, 1], "epsilon": 1.0, "rng": 0}, "epsilon",
      BAD_POSITIVE),
-    (m.randomized_response, {"bits": [0, 1, 1], "gamma": 0.25, "rng": 0}, "rng", BAD_RNG),
+    (rr.randomized_response, {"bits": [0, 1, 1], "gamma": 0.25, "rng": 0}, "rng", BAD_RNG),
 
-    (m.rr_std_error, {"rate": 0.3, "n": 100, "gamma": 0.25}, "rate", BAD_PROB),
-    (m.rr_std_error, {"rate": 0.3, "n": 100, "gamma": 0.25}, "n", bad_int(1, None)),
-    (m.rr_std_error, {"rate": 0.3, "n": 100, "gamma": 0.25}, "gamma", BAD_GAMMA),
-    (m.rr_std_error, {"rate": 0.3, "n": 100, "epsilon": 1.0}, "epsilon", BAD_POSITIVE),
+    (rr.rr_std_error, {"rate": 0.3, "n": 100, "gamma": 0.25}, "rate", BAD_PROB),
+    (rr.rr_std_error, {"rate": 0.3, "n": 100, "gamma": 0.25}, "n", bad_int(1, 10**15)),
+    (rr.rr_std_error, {"rate": 0.3, "n": 100, "gamma": 0.25}, "gamma", BAD_GAMMA),
+    (rr.rr_std_error, {"rate": 0.3, "n": 100, "epsilon": 1.0}, "epsilon", BAD_POSITIVE),
 
-    (m.rr_estimate, {"reports": [0, 1, 1], "gamma": 0.25}, "reports", BAD_BITS),
-    (m.rr_estimate, {"reports": [0, 1, 1], "gamma": 0.25}, "gamma", BAD_GAMMA),
-    (m.rr_estimate, {"reports": [0, 1, 1], "epsilon": 1.0}, "epsilon", BAD_POSITIVE),
-    (m.rr_estimate, {"reports": [0, 1, 1], "gamma": 0.25}, "confidence", BAD_OPEN_UNIT),
+    (rr.rr_estimate, {"reports": [0, 1, 1], "gamma": 0.25}, "reports", BAD_BITS),
+    (rr.rr_estimate, {"reports": [0, 1, 1], "gamma": 0.25}, "gamma", BAD_GAMMA),
+    (rr.rr_estimate, {"reports": [0, 1, 1], "epsilon": 1.0}, "epsilon", BAD_POSITIVE),
+    (rr.rr_estimate, {"reports": [0, 1, 1], "gamma": 0.25}, "confidence", BAD_OPEN_UNIT),
 
-    (m.k_randomized_response, {"values": [0, 1, 3], "k": K, "epsilon": 1.0, "rng": 0}, "values",
+    (rr.k_randomized_response, {"values": [0, 1, 3], "k": K, "epsilon": 1.0, "rng": 0}, "values",
      bad_categories(allow_scalar=True)),
-    (m.k_randomized_response, {"values": [0, 1, 1], "k": K, "epsilon": 1.0, "rng": 0}, "k",
+    (rr.k_randomized_response, {"values": [0, 1, 1], "k": K, "epsilon": 1.0, "rng": 0}, "k",
      bad_int(2, 1_000_000)),
-    (m.k_randomized_response, {"values": [0, 1, 3], "k": K, "epsilon": 1.0, "rng": 0}, "epsilon",
+    (rr.k_randomized_response, {"values": [0, 1, 3], "k": K, "epsilon": 1.0, "rng": 0}, "epsilon",
      BAD_POSITIVE),
-    (m.k_randomized_response, {"values": [0, 1, 3], "k": K, "epsilon": 1.0, "rng": 0}, "rng",
+    (rr.k_randomized_response, {"values": [0, 1, 3], "k": K, "epsilon": 1.0, "rng": 0}, "rng",
      BAD_RNG),
 
-    (m.k_rr_estimate, {"reports": [0, 1, 3], "k": K, "epsilon": 1.0}, "reports",
+    (rr.k_rr_estimate, {"reports": [0, 1, 3], "k": K, "epsilon": 1.0}, "reports",
      bad_categories(allow_scalar=False)),
-    (m.k_rr_estimate, {"reports": [0, 1, 1], "k": K, "epsilon": 1.0}, "k", bad_int(2, 1_000_000)),
-    (m.k_rr_estimate, {"reports": [0, 1, 3], "k": K, "epsilon": 1.0}, "epsilon", BAD_POSITIVE),
+    (rr.k_rr_estimate, {"reports": [0, 1, 1], "k": K, "epsilon": 1.0}, "k", bad_int(2, 1_000_000)),
+    (rr.k_rr_estimate, {"reports": [0, 1, 3], "k": K, "epsilon": 1.0}, "epsilon", BAD_POSITIVE),
 
     # privacy-loss functions and the randomized-response error analysis
     *[(m.laplace_privacy_loss, {"y": [0.0, 1.0], "sensitivity": 1.0, "epsilon": 1.0,
@@ -204,17 +186,17 @@ CASES = [
                          ("sigma", BAD_POSITIVE),
                          ("value", st.one_of(NOT_A_NUMBER, WRONG_SHAPE,
                                              st.sampled_from([math.nan, -math.inf]))))],
-    *[(m.simulate_rr_estimates, {"true_rate": 0.3, "n": 50, "gamma": 0.25, "trials": 10,
+    *[(rr.simulate_rr_estimates, {"true_rate": 0.3, "n": 50, "gamma": 0.25, "n_trials": 10,
                                  "rng": 0}, arg, strat)
       for arg, strat in (("true_rate", BAD_PROB), ("n", bad_int(1, 10**9)),
-                         ("gamma", BAD_GAMMA), ("trials", bad_int(2, 10**6)),
+                         ("gamma", BAD_GAMMA), ("n_trials", bad_int(2, 10**6)),
                          ("rng", BAD_RNG))],
-    (m.simulate_rr_estimates, {"true_rate": 0.3, "n": 50, "epsilon": 1.0, "trials": 10,
+    (rr.simulate_rr_estimates, {"true_rate": 0.3, "n": 50, "epsilon": 1.0, "n_trials": 10,
                                "rng": 0}, "epsilon", BAD_POSITIVE),
-    (m.simulate_rr_estimates, {"true_rate": 0.3, "n": 50, "epsilon": 1.0, "trials": 10,
+    (rr.simulate_rr_estimates, {"true_rate": 0.3, "n": 50, "epsilon": 1.0, "n_trials": 10,
                                "rng": 0}, "simulation", BAD_CHOICE),
     *[(f, {"n": [10, 100], "epsilon": 1.0}, arg, strat)
-      for f in (m.rr_local_std, m.central_laplace_rate_std)
+      for f in (rr.rr_local_std, rr.central_laplace_rate_std)
       for arg, strat in (("n", st.one_of(NON_FINITE_ARRAYS, NOT_NUMERIC,
                                          st.sampled_from([0, -1, [1, 0], [2.5], 0.5,
                                                           np.zeros((2, 2))]))),
@@ -228,6 +210,13 @@ CASES = [
     (ds.make_parallel_databases, {"n": 10, "p": 0.5, "rng": 0}, "n", bad_int(2, 2_000)),
     (ds.make_parallel_databases, {"n": 10, "p": 0.5, "rng": 0}, "p", BAD_PROB),
     (ds.make_parallel_databases, {"n": 10, "p": 0.5, "rng": 0}, "rng", BAD_RNG),
+    (ds.make_toy_data, {"n": 20, "rng": 0}, "n", st.one_of(bad_int(4, 100_000),
+                                                           st.sampled_from([5, 21, 99]))),
+    (ds.make_toy_data, {"n": 20, "rng": 0}, "rng", BAD_RNG),
+    *[(ds.make_two_moons, {"n": 20, "noise": 0.25, "rng": 0}, arg, strat) for arg, strat in (
+        ("n", bad_int(4, 100_000)), ("rng", BAD_RNG),
+        ("noise", st.one_of(NOT_A_NUMBER, WRONG_SHAPE, st.sampled_from(
+            [-1e-9, -1.0, 100.5, 1e300, math.nan, math.inf, -math.inf]))))],
 ]
 
 
@@ -276,7 +265,8 @@ def _public_functions(module):
             yield obj
 
 
-@pytest.mark.parametrize("module", [m, ds], ids=["mechanisms", "datasets"])
+@pytest.mark.parametrize("module", [m, rr, ds], ids=["mechanisms", "randomized_response",
+                                                     "datasets"])
 def test_every_public_parameter_is_attacked(module):
     # Functions *defined* in the module (re-exports from other modules are tested with
     # their own module) must have every parameter in the table above.
@@ -340,26 +330,26 @@ def _finite_or_names(call, arg):
 @given(epsilon=POS, p=st.floats(min_value=0, max_value=1))
 def test_rr_estimate_finite_for_any_valid_epsilon(epsilon, p):
     reports = (np.arange(20) < round(20 * p)).astype(int)
-    r = _finite_or_names(lambda: m.rr_estimate(reports, epsilon=epsilon), "epsilon")
+    r = _finite_or_names(lambda: rr.rr_estimate(reports, epsilon=epsilon), "epsilon")
     if r is None:
         # only astronomically small ε may be refused (the estimate exceeds 1e308)
         assert epsilon < 1e-300
     else:
         assert all(math.isfinite(x) for x in (r.estimate, r.std_error, r.ci_low, r.ci_high))
-    se = _finite_or_names(lambda: m.rr_std_error(p, 20, epsilon=epsilon), "epsilon")
+    se = _finite_or_names(lambda: rr.rr_std_error(p, 20, epsilon=epsilon), "epsilon")
     assert (se is None and epsilon < 1e-300) or math.isfinite(se)
 
 
 @given(gamma=st.floats(min_value=5e-324, max_value=0.5, exclude_max=True))
 def test_rr_estimate_finite_for_any_valid_gamma(gamma):
-    r = _finite_or_names(lambda: m.rr_estimate([0, 1, 1], gamma=gamma), "gamma")
+    r = _finite_or_names(lambda: rr.rr_estimate([0, 1, 1], gamma=gamma), "gamma")
     assert (r is None and gamma < 1e-300) or math.isfinite(r.ci_high)
 
 
 @given(epsilon=POS, k=st.integers(min_value=2, max_value=50))
 def test_k_rr_estimate_finite_for_any_valid_epsilon(epsilon, k):
     reports = np.r_[np.arange(k), 0, 0]          # uneven counts: k·c_v − n ≠ 0
-    est = _finite_or_names(lambda: m.k_rr_estimate(reports, k, epsilon), "epsilon")
+    est = _finite_or_names(lambda: rr.k_rr_estimate(reports, k, epsilon), "epsilon")
     if est is None:
         assert epsilon < 1e-300
     else:

@@ -1,4 +1,4 @@
-"""Tests for dpteach.selection: exponential mechanism, report-noisy-max, sparse vector.
+"""Tests for dpteach.selection (exponential mechanism, report-noisy-max) and dpteach.sparse_vector.
 
 Statistical tolerances
 ----------------------
@@ -20,6 +20,7 @@ import pytest
 from scipy import special, stats
 
 from dpteach import selection as S
+from dpteach import sparse_vector as SV
 from _props import (
     NON_FINITE_ARRAYS,
     NOT_A_NUMBER,
@@ -323,16 +324,16 @@ def test_rnm_privacy_ratio_exact_and_empirical(noise):
 
 # ============================================================= sparse vector
 def test_sparse_vector_noise_scales():
-    assert S.sparse_vector_noise_scales(1.0) == (2.0, 4.0)            # DR14 Alg. 1
-    assert S.sparse_vector_noise_scales(0.5, 2.0, 3) == (24.0, 48.0)  # σ = 2cΔ/ε
-    s, q = S.sparse_vector_noise_scales(0.5, 1.0, 4, delta=1e-5)
+    assert SV.sparse_vector_noise_scales(1.0) == (2.0, 4.0)            # DR14 Alg. 1
+    assert SV.sparse_vector_noise_scales(0.5, 2.0, 3) == (24.0, 48.0)  # σ = 2cΔ/ε
+    s, q = SV.sparse_vector_noise_scales(0.5, 1.0, 4, delta=1e-5)
     assert s == pytest.approx(math.sqrt(32 * 4 * math.log(1e5)) / 0.5) and q == 2 * s
     with pytest.raises(ValueError, match="epsilon"):
-        S.sparse_vector_noise_scales(1.5, 1.0, 2, delta=1e-5)
+        SV.sparse_vector_noise_scales(1.5, 1.0, 2, delta=1e-5)
 
 
 def test_sparse_vector_object_halts_and_counts():
-    sv = S.SparseVector(threshold=50.0, epsilon=100.0, max_above=2, rng=0)
+    sv = SV.SparseVector(threshold=50.0, epsilon=100.0, max_above=2, rng=0)
     answers = [sv.query(v) for v in [0, 0, 100, 0, 100]]
     assert answers == [False, False, True, False, True]
     assert sv.n_answered == 5 and sv.n_above == 2 and sv.halted
@@ -344,20 +345,20 @@ def test_sparse_vector_object_halts_and_counts():
 
 
 def test_sparse_vector_function_stops_at_cutoff():
-    res = S.sparse_vector([0, 100, 100, 100, 0], 50, 100.0, max_above=2, rng=1)
+    res = SV.sparse_vector([0, 100, 100, 100, 0], 50, 100.0, max_above=2, rng=1)
     assert res.n_answered == 3 and res.n_above == 2 and res.halted
-    res = S.sparse_vector([0, 0, 0], 50, 100.0, max_above=2, rng=1)
+    res = SV.sparse_vector([0, 0, 0], 50, 100.0, max_above=2, rng=1)
     assert res.n_answered == 3 and res.n_above == 0 and not res.halted
 
 
 def test_above_threshold_finds_first_clearly_above_query():
     vals = [0.0] * 30 + [100.0] + [0.0] * 10
     # exact probability that the transcript is ⊥^30 ⊤ at ε = 5 (noise scales 0.4, 0.8)
-    p = S.sparse_vector_pattern_probability(vals, [False] * 30 + [True], 50.0, 5.0)
+    p = SV.sparse_vector_pattern_probability(vals, [False] * 30 + [True], 50.0, 5.0)
     assert p > 1 - 1e-12
-    hits = sum(S.above_threshold(vals, 50.0, 5.0, rng=s) == 30 for s in range(300))
+    hits = sum(SV.above_threshold(vals, 50.0, 5.0, rng=s) == 30 for s in range(300))
     assert hits == 300
-    assert S.above_threshold([0.0, 0.0], 50.0, 5.0, rng=0) is None
+    assert SV.above_threshold([0.0, 0.0], 50.0, 5.0, rng=0) is None
 
 
 def test_pattern_probabilities_sum_to_one():
@@ -368,20 +369,10 @@ def test_pattern_probabilities_sum_to_one():
             for pat in itertools.product([False, True], repeat=L):
                 complete = (sum(pat) == c and pat[-1]) or L == 3
                 if complete:
-                    total += S.sparse_vector_pattern_probability(q, pat, 2.0, 1.0, max_above=c)
+                    total += SV.sparse_vector_pattern_probability(q, pat, 2.0, 1.0, max_above=c)
         assert total == pytest.approx(1.0, abs=1e-9)
-    assert S.sparse_vector_pattern_probability(q, [True, False], 2.0, 1.0) == 0.0
-    assert S.sparse_vector_pattern_probability(q, [], 2.0, 1.0) == 1.0
-
-
-@pytest.mark.parametrize("c", [1, 3])
-def test_pattern_probability_matches_simulation(c):
-    q = [0.0, 5.0, 0.0, 6.0, 0.0, 0.0, 7.0]
-    pat = [False, True, False, True, False, False, True][: 7 if c == 3 else 2]
-    p = S.sparse_vector_pattern_probability(q, pat, 3.0, 2.0, max_above=c)
-    n = 20_000
-    k = S.svt_pattern_frequency(q, pat, 3.0, 2.0, n, max_above=c, rng=12)
-    assert abs(k / n - p) <= 5 * _se(p, n)
+    assert SV.sparse_vector_pattern_probability(q, [True, False], 2.0, 1.0) == 0.0
+    assert SV.sparse_vector_pattern_probability(q, [], 2.0, 1.0) == 1.0
 
 
 def test_sparse_vector_exact_privacy_ratio():
@@ -396,8 +387,8 @@ def test_sparse_vector_exact_privacy_ratio():
         for c in (1, 2):
             for L in range(1, m + 1):
                 for pat in itertools.product([False, True], repeat=L):
-                    a = S.sparse_vector_pattern_probability(q, pat, 1.5, eps, max_above=c)
-                    b = S.sparse_vector_pattern_probability(qp, pat, 1.5, eps, max_above=c)
+                    a = SV.sparse_vector_pattern_probability(q, pat, 1.5, eps, max_above=c)
+                    b = SV.sparse_vector_pattern_probability(qp, pat, 1.5, eps, max_above=c)
                     if a == 0.0 and b == 0.0:
                         continue
                     worst = max(worst, abs(math.log(a / b)))
@@ -419,8 +410,8 @@ def test_above_threshold_worst_case_pair_attains_epsilon():
     qp[:30] += 1.0
     qp[30] -= 1.0
     pat = [False] * 30 + [True]
-    r = math.log(S.sparse_vector_pattern_probability(q, pat, 0.0, eps)
-                 / S.sparse_vector_pattern_probability(qp, pat, 0.0, eps))
+    r = math.log(SV.sparse_vector_pattern_probability(q, pat, 0.0, eps)
+                 / SV.sparse_vector_pattern_probability(qp, pat, 0.0, eps))
     assert 0.999 * eps < r <= eps * (1 + 1e-9)
 
 
@@ -432,56 +423,13 @@ THRESH, EPS, EVENT = 1.5, 1.0, [False, True]
 def test_broken_variant_exact_probabilities():
     # (⊥, ⊤) needs q1 < T̂ ≤ q2: impossible when q1 = q2, probability
     # Pr[1 < 1.5 + Lap(2) ≤ 2] = 1 − e^{−1/4} when q2 = 2.
-    assert S.no_query_noise_pattern_probability(Q_D, EVENT, THRESH, EPS) == 0.0
-    assert S.no_query_noise_pattern_probability(Q_DP, EVENT, THRESH, EPS) == pytest.approx(
+    assert SV.no_query_noise_pattern_probability(Q_D, EVENT, THRESH, EPS) == 0.0
+    assert SV.no_query_noise_pattern_probability(Q_DP, EVENT, THRESH, EPS) == pytest.approx(
         1 - math.exp(-0.25), rel=1e-13)
     # all full transcripts of the broken variant sum to one
-    total = sum(S.no_query_noise_pattern_probability([0.0, 2.0, 1.0], pat, 1.0, 1.0)
+    total = sum(SV.no_query_noise_pattern_probability([0.0, 2.0, 1.0], pat, 1.0, 1.0)
                 for pat in itertools.product([False, True], repeat=3))
     assert total == pytest.approx(1.0, abs=1e-14)
-
-
-def test_broken_variant_violates_epsilon_empirically():
-    """Seeded simulation certifies ε ≥ ln(p_lo/p′_hi) ≫ ε_claimed = 1.
-
-    Error bound: Clopper–Pearson one-sided bounds at α = 1e-6 each. On D the
-    event never occurs, so p_D ≤ 1 − α^{1/n} ≈ 13.8/n = 6.9e-4 (n = 20 000);
-    on D′ the frequency is ≈ 0.221, whose lower bound is ≈ 0.221 − 4.8·SE ≈ 0.207
-    (SE = 2.9e-3). Hence ε ≥ ln(0.207/6.9e-4) ≈ 5.7 with probability ≥ 1 − 2e-6.
-    """
-    n = 20_000
-    kD = S.svt_pattern_frequency(Q_D, EVENT, THRESH, EPS, n, variant="no_query_noise", rng=14)
-    kP = S.svt_pattern_frequency(Q_DP, EVENT, THRESH, EPS, n, variant="no_query_noise", rng=15)
-    assert kD == 0
-    p = 1 - math.exp(-0.25)
-    assert abs(kP / n - p) <= 5 * _se(p, n)
-    lb = S.empirical_epsilon_lower_bound(kP, n, kD, n, alpha=1e-6)
-    assert lb > 5.0 * EPS
-
-
-def test_correct_above_threshold_respects_epsilon_on_the_same_pair():
-    pD = S.sparse_vector_pattern_probability(Q_D, EVENT, THRESH, EPS)
-    pP = S.sparse_vector_pattern_probability(Q_DP, EVENT, THRESH, EPS)
-    assert 0 < pD and abs(math.log(pP / pD)) <= EPS
-    n = 20_000
-    kD = S.svt_pattern_frequency(Q_D, EVENT, THRESH, EPS, n, rng=16)
-    kP = S.svt_pattern_frequency(Q_DP, EVENT, THRESH, EPS, n, rng=17)
-    assert abs(kD / n - pD) <= 5 * _se(pD, n) and abs(kP / n - pP) <= 5 * _se(pP, n)
-    # DP inequality for the frequencies, both directions, within 5 SD of p̂ − e^ε p̂′
-    for a, b, pa, pb in ((kP / n, kD / n, pP, pD), (kD / n, kP / n, pD, pP)):
-        sd = math.sqrt(pa * (1 - pa) + math.exp(2 * EPS) * pb * (1 - pb)) / math.sqrt(n)
-        assert a - math.exp(EPS) * b <= 5 * sd
-    # and the simulation certifies no violation: its lower bound stays below ε
-    assert S.empirical_epsilon_lower_bound(kP, n, kD, n) < EPS
-
-
-def test_empirical_epsilon_lower_bound_values():
-    # count' = 0: upper bound 1 − α^{1/n'}; count = n: lower bound α^{1/n}
-    n, a = 1000, 1e-3
-    expect = math.log(a ** (1 / n) / (1 - a ** (1 / n)))
-    assert S.empirical_epsilon_lower_bound(n, n, 0, n, alpha=a) == pytest.approx(expect, rel=1e-9)
-    assert S.empirical_epsilon_lower_bound(0, 10, 3, 10) == 0.0
-    assert S.empirical_epsilon_lower_bound(500, 1000, 500, 1000) == 0.0
 
 
 # ====================================================== bad-input properties
@@ -542,8 +490,8 @@ def _valid_svt():
     return dict(values=[0.0, 1.0, 2.0], threshold=1.0, epsilon=1.0)
 
 
-@pytest.mark.parametrize("func", [S.sparse_vector, S.above_threshold,
-                                  S.sparse_vector_without_query_noise])
+@pytest.mark.parametrize("func", [SV.sparse_vector, SV.above_threshold,
+                                  SV.sparse_vector_without_query_noise])
 def test_svt_functions_reject_bad_input(func):
     valid = _valid_svt()
     assert_rejects_bad_values(func, valid, "epsilon", NOT_POSITIVE_FINITE)
@@ -559,34 +507,32 @@ def test_svt_functions_reject_bad_input(func):
 def test_sparse_vector_rejects_bad_cutoff_and_delta():
     valid = _valid_svt()
     for bad in (0, -1, 1.5, "2"):
-        call_rejects(S.sparse_vector, {**valid, "max_above": bad}, "max_above")
-    assert_rejects_bad_values(S.sparse_vector, valid, "delta", BAD_DELTA)
-    assert_rejects_bad_values(S.SparseVector, dict(threshold=1.0, epsilon=1.0), "epsilon",
+        call_rejects(SV.sparse_vector, {**valid, "max_above": bad}, "max_above")
+    assert_rejects_bad_values(SV.sparse_vector, valid, "delta", BAD_DELTA)
+    assert_rejects_bad_values(SV.SparseVector, dict(threshold=1.0, epsilon=1.0), "epsilon",
                               NOT_POSITIVE_FINITE)
-    sv = S.SparseVector(1.0, 1.0, rng=0)
+    sv = SV.SparseVector(1.0, 1.0, rng=0)
     for bad in (math.nan, "1", None):
         call_rejects(sv.query, {"answer": bad}, "answer")
 
 
+def test_as_transcript_checks_and_converts():
+    out = SV.as_transcript([1, 0, True], 3)
+    assert out.dtype == bool and out.tolist() == [True, False, True]
+    assert SV.as_transcript([]).shape == (0,)
+    for bad in ([True, False, True, False], [0, 2], "TF", None, [[True]], [0.5], [[1], [1, 2]]):
+        call_rejects(SV.as_transcript, {"answers": bad, "n_queries": 3}, "answers")
+    for bad in (-1, 1.5, "3", True):
+        call_rejects(SV.as_transcript, {"answers": [True], "n_queries": bad}, "n_queries")
+
+
 def test_pattern_functions_reject_bad_input():
     valid = dict(values=[0.0, 1.0], answers=[False, True], threshold=1.0, epsilon=1.0)
-    for func in (S.sparse_vector_pattern_probability, S.no_query_noise_pattern_probability):
+    for func in (SV.sparse_vector_pattern_probability, SV.no_query_noise_pattern_probability):
         assert_rejects_bad_values(func, valid, "epsilon", NOT_POSITIVE_FINITE)
         assert_rejects_bad_values(func, valid, "values", NON_FINITE_ARRAYS)
         for bad in ([True, False, True], [0, 2], "TF", None, [[True]]):
             call_rejects(func, {**valid, "answers": bad}, "answers")
-    fvalid = {**valid, "n_trials": 10}
-    for bad in (0, 2.5, None):
-        call_rejects(S.svt_pattern_frequency, {**fvalid, "n_trials": bad}, "n_trials")
-    call_rejects(S.svt_pattern_frequency, {**fvalid, "variant": "other"}, "variant")
-
-
-def test_empirical_bound_rejects_bad_input():
-    valid = dict(count=1, n=10, count_prime=0, n_prime=10)
-    for arg, bads in (("count", (-1, 11, 1.5)), ("n", (0, "10")), ("count_prime", (-1, 11)),
-                      ("n_prime", (0, None)), ("alpha", (0.0, 0.5, -1.0, math.nan, "x"))):
-        for bad in bads:
-            call_rejects(S.empirical_epsilon_lower_bound, {**valid, arg: bad}, arg)
 
 
 # ================================================================== figures
@@ -672,23 +618,17 @@ def test_plot_event_privacy_loss():
 
 
 def test_remaining_functions_reject_bad_values_property_based():
-    assert_rejects_bad_values(S.sparse_vector_noise_scales, dict(epsilon=1.0), "epsilon",
+    assert_rejects_bad_values(SV.sparse_vector_noise_scales, dict(epsilon=1.0), "epsilon",
                               NOT_POSITIVE_FINITE)
-    assert_rejects_bad_values(S.sparse_vector_noise_scales, dict(epsilon=0.5), "delta",
+    assert_rejects_bad_values(SV.sparse_vector_noise_scales, dict(epsilon=0.5), "delta",
                               BAD_DELTA)
-    assert_rejects_bad_values(S.sparse_vector_noise_scales, dict(epsilon=1.0), "sensitivity",
+    assert_rejects_bad_values(SV.sparse_vector_noise_scales, dict(epsilon=1.0), "sensitivity",
                               NOT_A_NUMBER)
     one_d = NON_FINITE_ARRAYS.filter(lambda a: np.ndim(a) == 1)
     assert_rejects_bad_values(S.mode_utility, dict(data=[1.0], candidates=[1.0, 2.0]), "data",
                               one_d)
     assert_rejects_bad_values(S.median_utility, dict(data=[1.0], candidates=[1.0, 2.0]),
                               "candidates", NON_FINITE_ARRAYS)
-    fvalid = dict(values=[0.0, 1.0], answers=[False, True], threshold=1.0, epsilon=1.0,
-                  n_trials=5)
-    assert_rejects_bad_values(S.svt_pattern_frequency, fvalid, "epsilon", NOT_POSITIVE_FINITE)
-    assert_rejects_bad_values(S.svt_pattern_frequency, fvalid, "n_trials", NOT_A_NUMBER)
-    assert_rejects_bad_values(S.empirical_epsilon_lower_bound,
-                              dict(count=1, n=10, count_prime=0, n_prime=10), "n", NOT_A_NUMBER)
 
 
 def test_plots_reject_bad_values_property_based():
@@ -717,4 +657,6 @@ def test_plots_reject_bad_values_property_based():
                               "sensitivity", NOT_POSITIVE_FINITE)
     call_rejects(P.plot_selection_probabilities, dict(probabilities=[0.5, 1.5]), "probabilities")
     call_rejects(P.plot_selection_probabilities, dict(probabilities=[0.5, 0.5], truth=2), "truth")
-    call_rejects(P.plot_svt_vs_composition, dict(epsilon=1.0, max_queries=1), "max_queries")
+    call_rejects(P.plot_svt_vs_composition, dict(epsilon=1.0, k_max=1), "k_max")
+    call_rejects(P.plot_svt_vs_composition, dict(epsilon=1.0, k_max=10**400), "k_max")
+    call_rejects(P.plot_svt_vs_composition, dict(epsilon=1.0, k_max=100_001), "k_max")

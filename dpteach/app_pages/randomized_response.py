@@ -1,6 +1,6 @@
 """App page "Randomized response": a private survey and its estimator.
 
-Numbers come from :mod:`dpteach.mechanisms` (``randomized_response``,
+Numbers come from :mod:`dpteach.randomized_response` (``randomized_response``,
 ``rr_estimate``, ``rr_std_error``, ``rr_epsilon_from_gamma``,
 ``rr_gamma_from_epsilon``), figures from :mod:`dpteach.plots.randomized_response`.
 """
@@ -12,7 +12,7 @@ import math
 import numpy as np
 import streamlit as st
 
-from ..mechanisms import (
+from ..randomized_response import (
     randomized_response,
     rr_epsilon_from_gamma,
     rr_estimate,
@@ -34,7 +34,7 @@ from ._common import (
 GAMMAS = tuple(round(0.01 * i, 2) for i in range(1, 50))      # the γ slider's positions
 RATES = tuple(round(0.01 * i, 2) for i in range(101))         # the true-rate slider's
 SIZES = (10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000)
-TRIALS = 2000            # simulated surveys in the histogram
+N_TRIALS = 2000          # simulated surveys in the histogram
 HISTOGRAM_SEED = 0       # the histogram is the same picture each time for the same settings
 _PLOTS = "dpteach.plots.randomized_response."
 
@@ -69,7 +69,7 @@ def _simulate_survey(true_rate: float, n: int, privacy: dict, seed: int):
 def _figures(privacy: dict, n: int, true_rate: float) -> list[tuple[str, dict]]:
     """(plot function, kwargs) of the page's two figures."""
     return [("plot_rr_probabilities", dict(privacy)),
-            ("plot_rr_estimator", dict(true_rate=true_rate, n=n, trials=TRIALS,
+            ("plot_rr_estimator", dict(true_rate=true_rate, n=n, n_trials=N_TRIALS,
                                        rng=HISTOGRAM_SEED, **privacy))]
 
 
@@ -156,7 +156,7 @@ def render() -> None:
             show_figure(cached_figure(_PLOTS + probabilities[0], **probabilities[1]),
                         "Probability of each report given the true answer")
     with right:
-        st.subheader(f"The estimate over {TRIALS:,} surveys")
+        st.subheader(f"The estimate over {N_TRIALS:,} surveys")
         with friendly_errors("The histogram"):
             show_figure(cached_figure(_PLOTS + histogram[0], **histogram[1]),
                         "Histogram of the randomized-response estimate")

@@ -34,22 +34,16 @@ from scipy import stats
 from .._validation import (
     ParameterError,
     check_array,
-    check_choice,
     check_epsilon,
     check_in_range,
-    check_int,
-    check_rng,
 )
-from ..mechanisms import (
+from ..randomized_response import (
     central_laplace_rate_std,
-    rr_local_std,
-    simulate_rr_estimates,
-    laplace_scale,
-    randomized_response,
     rr_epsilon_from_gamma,
-    rr_estimate,
     rr_gamma_from_epsilon,
+    rr_local_std,
     rr_std_error,
+    simulate_rr_estimates,
 )
 from ._style import CYCLE, PALETTE, new_axes
 
@@ -65,7 +59,7 @@ _EXACT_LIMIT = 2_000_000   # simulate individual reports up to this many in tota
 
 
 def _privacy_kwargs(gamma, epsilon) -> dict:
-    """The one privacy argument given, to pass on to dpteach.mechanisms unchanged."""
+    """The one privacy argument given, to pass on to dpteach.randomized_response unchanged."""
     return {"gamma": gamma} if gamma is not None else {"epsilon": epsilon}
 
 
@@ -88,12 +82,12 @@ def _privacy_label(gamma: float, epsilon: float) -> str:
 
 
 def plot_rr_estimator(true_rate: float, n: int, gamma: float | None = None,
-                      epsilon: float | None = None, trials: int = 2000, rng=None,
+                      epsilon: float | None = None, n_trials: int = 2000, rng=None,
                       simulation: str = "auto", ax=None):
     """Histogram of the randomized-response estimate over simulated surveys.
 
     Overlays the true rate and the normal density with mean π and standard
-    deviation :func:`dpteach.mechanisms.rr_std_error` (the estimator is
+    deviation :func:`dpteach.randomized_response.rr_std_error` (the estimator is
     unbiased and, by the central limit theorem, approximately normal).
     Simulation as in :func:`simulate_rr_estimates`.
 
@@ -105,7 +99,7 @@ def plot_rr_estimator(true_rate: float, n: int, gamma: float | None = None,
         Respondents per survey, ≥ 1.
     gamma, epsilon : float
         Exactly one: γ in (0, ½) or ε > 0.
-    trials : int
+    n_trials : int
         Number of simulated surveys, in [2, 10**6].
     rng : None, int or numpy.random.Generator
     simulation : {"auto", "reports", "binomial"}
@@ -117,7 +111,7 @@ def plot_rr_estimator(true_rate: float, n: int, gamma: float | None = None,
         Histogram bars have gid ``"estimates"``, the normal curve ``"normal"``,
         the true rate line ``"true-rate"``.
     """
-    est = simulate_rr_estimates(true_rate, n, gamma=gamma, epsilon=epsilon, trials=trials,
+    est = simulate_rr_estimates(true_rate, n, gamma=gamma, epsilon=epsilon, n_trials=n_trials,
                                 rng=rng, simulation=simulation)
     _, gam, eps = _truth_prob(gamma, epsilon)
     se = rr_std_error(true_rate, n, **_privacy_kwargs(gamma, epsilon))
@@ -138,7 +132,7 @@ def plot_rr_estimator(true_rate: float, n: int, gamma: float | None = None,
     edges = origin + step * np.arange(k_lo, k_hi + per_bin, per_bin)
     _, _, patches = ax.hist(est, bins=edges, density=True,
                             color=PALETTE["sky"], edgecolor="white",
-                            label=rf"$\hat\pi$ in {trials} simulated surveys (mean {est.mean():.3f})")
+                            label=rf"$\hat\pi$ in {n_trials} simulated surveys (mean {est.mean():.3f})")
     for patch in patches:
         patch.set_gid("estimates")
     x = np.linspace(lo, hi, 400)
@@ -163,7 +157,7 @@ def plot_rr_std_error(gammas=(0.05, 0.1, 0.25, 0.4), rate: float = 0.5, n_values
                       ax=None):
     """Standard error of the RR estimator against n, one curve per γ (log-log).
 
-    Uses :func:`dpteach.mechanisms.rr_std_error`, ``λ(1−λ)/(n(2γ)²)`` with
+    Uses :func:`dpteach.randomized_response.rr_std_error`, ``λ(1−λ)/(n(2γ)²)`` with
     λ the "yes" probability ([W65]_): it falls as 1/√n and grows like 1/γ as
     γ → 0 (more privacy).
 

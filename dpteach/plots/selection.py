@@ -1,7 +1,7 @@
 """Figures for private selection, sparse vector and stability-based release (notebook 05).
 
-Every number is computed by :mod:`dpteach.selection`, :mod:`dpteach.robust`
-or :mod:`dpteach.composition`; these functions only draw. Each returns the
+Every number is computed by :mod:`dpteach.selection`, :mod:`dpteach.sparse_vector`,
+:mod:`dpteach.robust` or :mod:`dpteach.composition`; these functions only draw. Each returns the
 :class:`matplotlib.figure.Figure` and tags its artists with a ``gid`` (bars:
 every rectangle of a series carries the series' gid) so that tests and
 notebooks can read the plotted data back.
@@ -30,7 +30,7 @@ from .._validation import (
     check_int,
     check_sensitivity,
 )
-from .. import robust, selection
+from .. import robust, selection, sparse_vector
 from ._style import PALETTE, new_axes
 
 __all__ = [
@@ -202,7 +202,7 @@ def _advanced_per_query_epsilon(total: float, k: int, delta: float) -> float:
     return optimize.brentq(spent, lo, hi, xtol=1e-14, rtol=1e-12)
 
 
-def plot_svt_vs_composition(epsilon: float, max_queries: int = 1000, sensitivity: float = 1.0,
+def plot_svt_vs_composition(epsilon: float, k_max: int = 1000, sensitivity: float = 1.0,
                             max_above: int = 1, delta: float | None = 1e-6, ax=None):
     """Noise per query when k threshold queries share a total budget ε.
 
@@ -213,19 +213,24 @@ def plot_svt_vs_composition(epsilon: float, max_queries: int = 1000, sensitivity
       ε₀ solving ``min(kε₀, √(2k ln(1/δ))ε₀ + kε₀(e^{ε₀} − 1)) = ε``
       ([DR14]_ Thm 3.20), noise ``Lap(Δ/ε₀)``.
 
+    Parameters
+    ----------
+    k_max : int
+        The largest number of queries drawn, in [2, 100000].
+
     Returns
     -------
     matplotlib.figure.Figure
         Line gids ``"svt"``, ``"laplace-basic"``, ``"laplace-advanced"``.
     """
     epsilon = check_epsilon("epsilon", epsilon)
-    kmax = check_int("max_queries", max_queries, minimum=2)
+    kmax = check_int("k_max", k_max, minimum=2, maximum=100_000)
     sensitivity = check_sensitivity("sensitivity", sensitivity)
     c = check_int("max_above", max_above, minimum=1)
     if delta is not None:
         delta = check_delta("delta", delta, allow_zero=False)
     ks = np.unique(np.round(np.geomspace(1, kmax, 60)).astype(int))
-    _, q_scale = selection.sparse_vector_noise_scales(epsilon, sensitivity, c)
+    _, q_scale = sparse_vector.sparse_vector_noise_scales(epsilon, sensitivity, c)
     fig, ax = new_axes(ax)
     ax.plot(ks, np.full(ks.size, q_scale), color=PALETTE["blue"], lw=2.2, gid="svt",
             label=f"sparse vector, c = {c}: Lap(4cΔ/ε)")
