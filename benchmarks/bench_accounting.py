@@ -32,7 +32,7 @@ from dp_accounting.pld import pld_privacy_accountant
 from dp_accounting.rdp import rdp_privacy_accountant
 
 from dpteach.accounting import DEFAULT_ORDERS, PLDAccountant, RDPAccountant, get_noise_multiplier
-from dpteach.accounting import rdp as _rdp
+from dpteach.accounting.sampled_gaussian import clear_subsampled_gaussian_cache
 
 Q, SIGMA, STEPS, DELTA = 256 / 60_000, 1.1, 15_000, 1e-5
 TARGET_EPS = 3.0
@@ -54,7 +54,7 @@ def event(sigma: float):
 
 def ours_rdp_eps(cold: bool):
     if cold:
-        _rdp._subsampled_gaussian_rdp_cached.cache_clear()
+        clear_subsampled_gaussian_cache()
     acc = RDPAccountant()
     acc.step(noise_multiplier=SIGMA, sample_rate=Q, steps=STEPS)
     return acc.get_epsilon(DELTA)
@@ -67,7 +67,7 @@ def dpa_rdp_eps():
 
 
 def ours_sigma():
-    _rdp._subsampled_gaussian_rdp_cached.cache_clear()
+    clear_subsampled_gaussian_cache()
     return get_noise_multiplier(target_epsilon=TARGET_EPS, target_delta=DELTA, sample_rate=Q,
                                 steps=STEPS, rtol=1e-4)
 

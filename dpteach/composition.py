@@ -49,9 +49,30 @@ from ._validation import (
     check_int,
     check_nonnegative,
     check_probability,
+    describe,
 )
 
+#: Largest number of mechanisms k of :func:`advanced_composition` (a closed form).
+MAX_ADVANCED_K = 10**12
+#: Largest k of the exact (KOV) composition: it builds arrays of k + 1 numbers.
+MAX_OPTIMAL_K = 10**6
+
+
+def _fsum(values: np.ndarray) -> float:
+    """Exact sum of finite floats, ``inf`` if it exceeds the float range."""
+    try:
+        return math.fsum(values)
+    except OverflowError:                # the exact sum is beyond ±1.8e308
+        return math.inf
+
+
+def _expm1(x: float) -> float:
+    """e^x − 1, ``inf`` beyond the float range (math.expm1 raises OverflowError there)."""
+    return math.expm1(x) if x < 709.0 else math.inf
+
 __all__ = [
+    "MAX_ADVANCED_K",
+    "MAX_OPTIMAL_K",
     "basic_composition",
     "parallel_composition",
     "advanced_composition",
@@ -83,7 +104,8 @@ def basic_composition(epsilons, deltas=0.0) -> tuple[float, float]:
     """Total (ε, δ) of running mechanisms one after another: the sums.
 
     If mechanism i is (εᵢ, δᵢ)-DP, their (adaptive) composition is
-    (Σεᵢ, Σδᵢ)-DP ([DR14]_, Thm 3.16). Heterogeneous lists are fine.
+    (Σεᵢ, Σδᵢ)-DP ([DR14]_, Thm 3.16). Heterogeneous lists are fine. The sums
+    are exact (``math.fsum``), and ``inf`` when they exceed the float range.
 
     Parameters
     ----------
@@ -99,7 +121,7 @@ def basic_composition(epsilons, deltas=0.0) -> tuple[float, float]:
         returned as computed, not capped.
     """
     eps, dl = _eps_delta_arrays(epsilons, deltas)
-    return math.fsum(eps), math.fsum(dl)
+    return _fsum(eps), _fsum(dl)
 
 
 def parallel_composition(epsilons, deltas=0.0) -> tuple[float, float]:
@@ -136,20 +158,29 @@ def advanced_composition(epsilon: float, delta: float, k: int,
     delta : float
         Per-mechanism δ in [0, 1).
     k : int
-        Number of mechanisms, ≥ 1.
+        Number of mechanisms, in [1, :data:`MAX_ADVANCED_K`] (10¹²).
     delta_prime : float
         The slack δ' in (0, 1).
 
     Returns
     -------
     (epsilon_total, delta_total) : tuple of float
+        ε_total is ``inf`` when it exceeds the float range (e.g. ε > 709).
     """
     epsilon = check_epsilon("epsilon", epsilon)
     delta = check_delta("delta", delta)
-    k = check_int("k", k, minimum=1)
+    k = check_int("k", k, minimum=1, maximum=MAX_ADVANCED_K)
     delta_prime = check_delta("delta_prime", delta_prime, allow_zero=False)
-    eps_total = (math.sqrt(2 * k * math.log(1 / delta_prime)) * epsilon
-                 + k * epsilon * math.expm1(epsilon))
+    # ln(1/δ'); as −ln δ' where 1/δ' would overflow (subnormal δ'), and as −ln1p(δ' − 1)
+    # near 1, where 1/δ' rounds (δ' − 1 is exact there)
+    if delta_prime > 0.5:
+        log_inv = -math.log1p(delta_prime - 1)
+    elif delta_prime > 1e-300:
+        log_inv = math.log(1 / delta_prime)
+    else:
+        log_inv = -math.log(delta_prime)
+    eps_total = (math.sqrt(2 * k * log_inv) * epsilon
+                 + k * epsilon * _expm1(epsilon))
     return eps_total, k * delta + delta_prime
 
 
@@ -157,30 +188,60 @@ def advanced_composition(epsilon: float, delta: float, k: int,
 
 def _kov_logs(epsilon: float, k: int):
     """ln P_l and ln Q_l, l = 0..k: the law of the number l of 'flips' in k runs of
-    the canonical ε-DP randomized response under the two hypotheses."""
+    the canonical ε-DP randomized response under the two hypotheses.
+
+    P_l = C(k,l) e^{ε(k−l)}/(1 + e^ε)^k = C(k,l) e^{−εl}/(1 + e^{−ε})^k, and Q_l likewise
+    with l ↔ k − l; the second form never overflows, however large ε is.
+    """
     l = np.arange(k + 1, dtype=float)
     log_binom = special.gammaln(k + 1) - special.gammaln(l + 1) - special.gammaln(k - l + 1)
-    log_norm = k * np.logaddexp(0.0, epsilon)                # ln (1 + e^ε)^k
-    log_p = log_binom + epsilon * (k - l) - log_norm
-    log_q = log_binom + epsilon * l - log_norm
+    if k * epsilon < 1e300:                                      # ε(k − l) cannot overflow
+        log_norm = k * np.logaddexp(0.0, epsilon)                # ln (1 + e^ε)^k
+        log_p = log_binom + epsilon * (k - l) - log_norm
+        log_q = log_binom + epsilon * l - log_norm
+    else:
+        log_norm = k * math.log1p(math.exp(-epsilon))            # ln (1 + e^{−ε})^k
+        with np.errstate(over="ignore"):
+            log_p = log_binom - epsilon * l - log_norm
+            log_q = log_binom - epsilon * (k - l) - log_norm
     return l, log_p, log_q
 
 
 def _pure_delta(epsilon: float, k: int, total_epsilon: float) -> float:
     """δ_pure(ε') = Σ_l [P_l − e^{ε'} Q_l]_+ for the δ = 0 part (log space, no cancellation)."""
     l, log_p, _ = _kov_logs(epsilon, k)
-    loss = epsilon * (k - 2 * l)                     # privacy loss of outcome l
+    with np.errstate(over="ignore", invalid="ignore"):
+        loss = epsilon * (k - 2 * l)                     # privacy loss of outcome l
     keep = loss > total_epsilon
     if not keep.any():
         return 0.0
     # P_l − e^{ε'}Q_l = P_l (1 − e^{ε' − loss_l}), both factors positive on `keep`
-    terms = log_p[keep] + np.log(-np.expm1(total_epsilon - loss[keep]))
+    with np.errstate(invalid="ignore"):
+        terms = log_p[keep] + np.log(-np.expm1(total_epsilon - loss[keep]))
     return float(min(math.exp(special.logsumexp(terms)), 1.0))
 
 
-def _total_delta(delta: float, k: int, pure: float) -> float:
+def _log_one_minus_pure(epsilon: float, k: int, total_epsilon: float) -> float:
+    """ln(1 − δ_pure(ε')) computed directly: 1 − δ_pure = Σ_l min(P_l, e^{ε'} Q_l).
+
+    Accurate when δ_pure is close to 1, where ln1p(−δ_pure) would lose every digit
+    (or, with δ_pure rounded to 1, be undefined).
+    """
+    l, log_p, log_q = _kov_logs(epsilon, k)
+    with np.errstate(over="ignore", invalid="ignore"):
+        loss = epsilon * (k - 2 * l)
+        terms = np.where(loss > total_epsilon, total_epsilon + log_q, log_p)
+    return float(special.logsumexp(terms))
+
+
+def _total_delta(delta: float, k: int, pure: float, epsilon: float,
+                 total_epsilon: float) -> float:
     # 1 − (1 − δ)^k (1 − δ_pure), without cancellation
-    return float(-math.expm1(k * math.log1p(-delta) + math.log1p(-pure)))
+    if pure < 0.5:
+        log_keep = math.log1p(-pure)
+    else:
+        log_keep = _log_one_minus_pure(epsilon, k, total_epsilon)
+    return float(min(-math.expm1(k * math.log1p(-delta) + log_keep), 1.0))
 
 
 def optimal_composition_delta(epsilon: float, delta: float, k: int, total_epsilon: float) -> float:
@@ -207,7 +268,7 @@ def optimal_composition_delta(epsilon: float, delta: float, k: int, total_epsilo
     delta : float
         Per-mechanism δ in [0, 1).
     k : int
-        Number of mechanisms, ≥ 1.
+        Number of mechanisms, in [1, :data:`MAX_OPTIMAL_K`] (10⁶; the sum has k + 1 terms).
     total_epsilon : float
         ε_total ≥ 0 (``inf`` allowed: then δ_total = 1 − (1 − δ)^k).
 
@@ -218,9 +279,10 @@ def optimal_composition_delta(epsilon: float, delta: float, k: int, total_epsilo
     """
     epsilon = check_epsilon("epsilon", epsilon)
     delta = check_delta("delta", delta)
-    k = check_int("k", k, minimum=1)
+    k = check_int("k", k, minimum=1, maximum=MAX_OPTIMAL_K)
     total_epsilon = check_in_range("total_epsilon", total_epsilon, 0.0, math.inf)
-    return _total_delta(delta, k, _pure_delta(epsilon, k, total_epsilon))
+    pure = _pure_delta(epsilon, k, total_epsilon)
+    return _total_delta(delta, k, pure, epsilon, total_epsilon)
 
 
 def optimal_composition_epsilon(epsilon: float, delta: float, k: int, total_delta: float) -> float:
@@ -243,11 +305,11 @@ def optimal_composition_epsilon(epsilon: float, delta: float, k: int, total_delt
     float
         ε_total ≥ 0, or ``inf`` when total_delta < 1 − (1 − δ)^k: then no
         finite ε_total works, because with probability 1 − (1 − δ)^k some
-        mechanism may reveal everything.
+        mechanism may reveal everything. (Also ``inf`` if kε exceeds the float range.)
     """
     epsilon = check_epsilon("epsilon", epsilon)
     delta = check_delta("delta", delta)
-    k = check_int("k", k, minimum=1)
+    k = check_int("k", k, minimum=1, maximum=MAX_OPTIMAL_K)
     total_delta = check_delta("total_delta", total_delta)
     # δ_total ≤ target  ⇔  δ_pure ≤ t := 1 − (1 − target)/(1 − δ)^k
     log_ratio = math.log1p(-total_delta) - k * math.log1p(-delta)
@@ -256,7 +318,7 @@ def optimal_composition_epsilon(epsilon: float, delta: float, k: int, total_delt
     t = -math.expm1(log_ratio)
 
     def ok(e):
-        return _total_delta(delta, k, _pure_delta(epsilon, k, e)) <= total_delta
+        return _total_delta(delta, k, _pure_delta(epsilon, k, e), epsilon, e) <= total_delta
 
     if _pure_delta(epsilon, k, 0.0) <= t and ok(0.0):
         return 0.0
@@ -278,16 +340,20 @@ def optimal_composition_epsilon(epsilon: float, delta: float, k: int, total_delt
     log_a = special.logsumexp(log_p[: i + 1])
     log_b = special.logsumexp(log_q[: i + 1])
     if t > 0:
-        ratio = math.exp(math.log(t) - log_a)
+        log_ratio_t = math.log(t) - log_a
+        ratio = math.exp(log_ratio_t) if log_ratio_t < 0 else 1.0
         log_a_minus_t = log_a + math.log1p(-min(ratio, 1.0)) if ratio < 1 else -math.inf
     else:
         log_a_minus_t = log_a
     upper = (k - 2 * i) * epsilon
     lower = max((k - 2 * i - 2) * epsilon, 0.0)
     e = min(max(log_a_minus_t - log_b, lower), upper)
-    while not ok(e):                                   # rounding guard: never under-report
+    for _ in range(1000):                              # rounding guard: never under-report
+        if ok(e):
+            return float(e)
         e = max(np.nextafter(e, math.inf), e * (1 + 1e-15))
-    return float(e)
+    # kε is always valid: δ_pure(kε) = 0 and (1 − δ)^k ≥ 1 − total_delta (log_ratio ≤ 0)
+    return float(k * epsilon)
 
 
 def amplify_by_subsampling(epsilon: float, sample_rate: float) -> float:
@@ -309,10 +375,16 @@ def amplify_by_subsampling(epsilon: float, sample_rate: float) -> float:
     Returns
     -------
     float
+        ε' in [0, ε]. For ε > 700 (where e^ε overflows) it is evaluated as
+        ε + ln(q + (1 − q) e^{−ε}).
     """
     epsilon = check_epsilon("epsilon", epsilon)
     q = check_probability("sample_rate", sample_rate)
-    return float(math.log1p(q * math.expm1(epsilon)))
+    if epsilon <= 700:
+        return float(math.log1p(q * math.expm1(epsilon)))
+    if q == 0:
+        return 0.0
+    return float(epsilon + math.log(q + (1 - q) * math.exp(-epsilon)))
 
 
 # --- budget -----------------------------------------------------------------------------
@@ -330,6 +402,14 @@ class Spend:
     label: str | None
 
 
+def _to_float(x: Fraction) -> float:
+    """float(x), ``inf`` beyond the float range (float() of a huge Fraction raises)."""
+    try:
+        return float(x)
+    except OverflowError:
+        return math.inf if x > 0 else -math.inf
+
+
 class BudgetAccountant:
     """A privacy budget (ε, δ) that analyses spend from, by basic composition.
 
@@ -338,6 +418,13 @@ class BudgetAccountant:
     is recorded. The composition used is basic ([DR14]_, Thm 3.16): spent ε's
     and δ's add — always valid, even for heterogeneous and adaptively chosen
     analyses.
+
+    The budget is fixed at construction: ``epsilon``, ``delta``, ``rtol`` and
+    ``history`` are read-only (assigning to them, or to any attribute, raises
+    ``AttributeError``; ``history`` is a tuple of frozen :class:`Spend`), so the
+    only way to change the ledger is ``spend``, which never goes over the budget.
+    (As in trusted DP libraries: a budget that can be raised after it is
+    exhausted enforces nothing.)
 
     Floating point: the ledger is kept with exact rational arithmetic
     (``fractions.Fraction`` of the floats given), so no rounding accumulates.
@@ -357,8 +444,13 @@ class BudgetAccountant:
 
     Attributes
     ----------
-    history : list of Spend
-        Accepted spends, in order.
+    epsilon, delta : float
+        The budget (read-only).
+    rtol : float
+        The relative tolerance in force (read-only; ``RTOL`` of the class when the
+        budget was created).
+    history : tuple of Spend
+        Accepted spends, in order (read-only).
 
     Examples
     --------
@@ -370,15 +462,55 @@ class BudgetAccountant:
 
     RTOL = 1e-9
 
+    __slots__ = ("_epsilon", "_delta", "_rtol", "_eps_spent", "_delta_spent", "_history")
+
     def __init__(self, epsilon: float, delta: float = 0.0):
-        self.epsilon = check_epsilon("epsilon", epsilon)
-        self.delta = check_delta("delta", delta)
-        self._eps_spent = Fraction(0)
-        self._delta_spent = Fraction(0)
-        self.history: list[Spend] = []
+        init = object.__setattr__
+        init(self, "_epsilon", check_epsilon("epsilon", epsilon))
+        init(self, "_delta", check_delta("delta", delta))
+        init(self, "_rtol", float(type(self).RTOL))
+        init(self, "_eps_spent", Fraction(0))
+        init(self, "_delta_spent", Fraction(0))
+        init(self, "_history", [])
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"BudgetAccountant is read-only: cannot set {name!r} (the budget is "
+                             "fixed at construction; spend() is the only way to use it)")
+
+    def __delattr__(self, name):
+        raise AttributeError(f"BudgetAccountant is read-only: cannot delete {name!r}")
+
+    def __getstate__(self):
+        state = {name: getattr(self, name) for name in self.__slots__}
+        state["_history"] = list(self._history)         # a copy never shares the ledger
+        return state
+
+    def __setstate__(self, state):              # copy / pickle
+        for name, value in state.items():
+            object.__setattr__(self, name, value)
+
+    @property
+    def epsilon(self) -> float:
+        """The total ε budget (read-only)."""
+        return self._epsilon
+
+    @property
+    def delta(self) -> float:
+        """The total δ budget (read-only)."""
+        return self._delta
+
+    @property
+    def rtol(self) -> float:
+        """The relative tolerance of the ledger (read-only)."""
+        return self._rtol
+
+    @property
+    def history(self) -> tuple[Spend, ...]:
+        """Accepted spends, in order (a tuple: not changeable from outside)."""
+        return tuple(self._history)
 
     def _fits(self, spent: Fraction, total: float) -> bool:
-        return spent <= Fraction(total) * (1 + Fraction(self.RTOL))
+        return spent <= Fraction(total) * (1 + Fraction(self._rtol))
 
     def spend(self, epsilon: float, delta: float = 0.0, label: str | None = None) -> None:
         """Record an analysis that costs (ε, δ), or raise BudgetExceeded.
@@ -400,30 +532,31 @@ class BudgetAccountant:
         epsilon = check_nonnegative("epsilon", epsilon)
         delta = check_delta("delta", delta)
         if label is not None and not isinstance(label, str):
-            raise TypeError(f"label must be a str or None; got label={label!r}")
+            raise TypeError(f"label must be a str or None; got label={describe(label)}")
         new_eps = self._eps_spent + Fraction(epsilon)
         new_delta = self._delta_spent + Fraction(delta)
-        if not (self._fits(new_eps, self.epsilon) and self._fits(new_delta, self.delta)):
+        if not (self._fits(new_eps, self._epsilon) and self._fits(new_delta, self._delta)):
             rem_e, rem_d = self.remaining()
             what = f" ({label})" if label else ""
             raise BudgetExceeded(
                 f"spending epsilon={epsilon}, delta={delta}{what} would exceed the budget "
-                f"(epsilon={self.epsilon}, delta={self.delta}); remaining: epsilon={rem_e}, "
+                f"(epsilon={self._epsilon}, delta={self._delta}); remaining: epsilon={rem_e}, "
                 f"delta={rem_d}")
-        self._eps_spent, self._delta_spent = new_eps, new_delta
-        self.history.append(Spend(epsilon, delta, label))
+        object.__setattr__(self, "_eps_spent", new_eps)
+        object.__setattr__(self, "_delta_spent", new_delta)
+        self._history.append(Spend(epsilon, delta, label))
 
     @property
     def spent(self) -> tuple[float, float]:
         """(ε, δ) spent so far (exact sums, rounded to float)."""
-        return float(self._eps_spent), float(self._delta_spent)
+        return _to_float(self._eps_spent), _to_float(self._delta_spent)
 
     def remaining(self) -> tuple[float, float]:
         """(ε, δ) still available (never negative)."""
-        return (max(float(Fraction(self.epsilon) - self._eps_spent), 0.0),
-                max(float(Fraction(self.delta) - self._delta_spent), 0.0))
+        return (max(_to_float(Fraction(self._epsilon) - self._eps_spent), 0.0),
+                max(_to_float(Fraction(self._delta) - self._delta_spent), 0.0))
 
     def __repr__(self) -> str:
         e, d = self.spent
-        return (f"BudgetAccountant(epsilon={self.epsilon}, delta={self.delta}; spent "
-                f"epsilon={e:g}, delta={d:g} in {len(self.history)} spends)")
+        return (f"BudgetAccountant(epsilon={self._epsilon}, delta={self._delta}; spent "
+                f"epsilon={e:g}, delta={d:g} in {len(self._history)} spends)")

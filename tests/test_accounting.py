@@ -41,7 +41,9 @@ from dpteach.accounting import (
     subsampled_gaussian_rdp,
     zcdp_to_epsilon,
 )
-from dpteach.accounting.rdp import _log_a_frac
+from dpteach.accounting.convert import check_orders, check_rdp
+from dpteach.accounting.pld import check_discretization_interval
+from dpteach.accounting.sampled_gaussian import _log_a_frac, check_subsampled_orders
 from dpteach.mechanisms import gaussian_delta
 
 U = 2.0**-53  # float64 unit roundoff
@@ -451,6 +453,7 @@ def test_get_noise_multiplier_unreachable_target():
 # ---------------------------------------------------------------------------
 
 NOT_ORDERS = st.sampled_from([[1.0, 2.0], [0.5], [np.nan], [2.0, np.inf], "2", None, [[2.0]], []])
+BAD_INTERVAL = st.sampled_from(["nonsense", None, 0.0, -1e-3, 1e-7, 2.0, np.inf, np.nan, True])
 
 
 @pytest.mark.parametrize("func,valid,arg,strategy", [
@@ -486,6 +489,27 @@ NOT_ORDERS = st.sampled_from([[1.0, 2.0], [0.5], [np.nan], [2.0, np.inf], "2", N
      "accountant", st.sampled_from(["moments", None])),
     (epsilon_for_noise_multiplier, dict(noise_multiplier=1.0, delta=1e-5, sample_rate=0.01, steps=10),
      "noise_multiplier", NOT_POSITIVE_FINITE),
+    # every argument is checked, also the ones the chosen accountant does not use
+    (epsilon_for_noise_multiplier, dict(noise_multiplier=1.0, delta=1e-5, sample_rate=0.01, steps=10),
+     "value_discretization_interval", BAD_INTERVAL),
+    (epsilon_for_noise_multiplier, dict(noise_multiplier=1.0, delta=1e-5, sample_rate=0.01, steps=10,
+                                        accountant="pld"), "orders",
+     st.sampled_from([[1.0, 2.0], [0.5], [np.nan], "2", [[2.0]], [], [2.0, 20_000.0]])),
+    (epsilon_for_noise_multiplier, dict(noise_multiplier=1.0, delta=1e-5, sample_rate=0.01, steps=10),
+     "steps", st.sampled_from([0, 10**9 + 1, 10**400, 2.0])),
+    (get_noise_multiplier, dict(target_epsilon=1.0, target_delta=1e-5, sample_rate=0.01, steps=10),
+     "value_discretization_interval", BAD_INTERVAL),
+    (get_noise_multiplier, dict(target_epsilon=1.0, target_delta=1e-5, sample_rate=0.01, steps=10),
+     "rtol", st.sampled_from([0.0, 1e-16, 1e-300, 1.0, np.nan, "1e-3"])),
+    (get_noise_multiplier, dict(target_epsilon=1.0, target_delta=1e-5, sample_rate=0.01, steps=10),
+     "max_noise_multiplier", st.sampled_from([0.0, -1.0, 1e7, np.inf, np.nan, "1"])),
+    (check_orders, dict(name="orders", orders=[2.0]), "orders", NOT_ORDERS),
+    (check_rdp, dict(name="rdp", rdp=[0.1], orders=np.array([2.0])), "rdp",
+     st.sampled_from([[-0.1], [np.nan], "x", [0.1, 0.2], None, [True]])),
+    (check_subsampled_orders, dict(name="orders", orders=[2.0]), "orders",
+     st.one_of(NOT_ORDERS, st.sampled_from([[2.0, 10_001.0], list(range(2, 300))]))),
+    (check_discretization_interval, dict(name="value_discretization_interval", value=1e-3),
+     "value_discretization_interval", BAD_INTERVAL),
 ])
 def test_functions_reject_bad_input(func, valid, arg, strategy):
     assert_rejects_bad_values(func, valid, arg, strategy)

@@ -284,4 +284,4 @@ def test_budget_spend_rejects_bad_input():
                               st.sampled_from([-0.1, np.nan, np.inf, "0.1", None]))
     assert_rejects_bad_values(b.spend, dict(epsilon=0.1, delta=0.0), "delta", BAD_DELTA)
     assert_rejects_bad_values(b.spend, dict(epsilon=0.1, label=None), "label", st.sampled_from([1, b"x"]))
-    assert b.history == []
+    assert b.history == ()

@@ -3,10 +3,13 @@
 One module per accountant, as in Opacus:
 
 * :mod:`~dpteach.accounting.rdp` — RDP curves (Gaussian, Laplace, randomized
-  response, Poisson-subsampled Gaussian) and :class:`RDPAccountant`;
+  response) and :class:`RDPAccountant`;
+* :mod:`~dpteach.accounting.sampled_gaussian` — the exact RDP of the
+  Poisson-subsampled Gaussian (one DP-SGD step);
 * :mod:`~dpteach.accounting.zcdp` — zero-concentrated DP;
 * :mod:`~dpteach.accounting.pld` — :class:`PLDAccountant` (wraps Google's dp_accounting);
-* :mod:`~dpteach.accounting._convert` — RDP → (ε, δ) conversions;
+* :mod:`~dpteach.accounting.convert` — RDP curves (orders, values) and their
+  conversion to (ε, δ);
 * :mod:`~dpteach.accounting.calibrate` — :func:`get_noise_multiplier`;
 * :mod:`~dpteach.accounting.compare` — every method side by side (notebook, app).
 
@@ -18,7 +21,7 @@ Example
 >>> eps = acc.get_epsilon(delta=1e-5)
 """
 
-from ._convert import rdp_to_delta, rdp_to_epsilon
+from .convert import rdp_to_delta, rdp_to_epsilon
 from .compare import METHOD_LABELS, METHODS, composition_epsilons, dpsgd_epsilons, gaussian_epsilon
 from .calibrate import epsilon_for_noise_multiplier, get_noise_multiplier
 from .pld import PLDAccountant
@@ -29,8 +32,8 @@ from .rdp import (
     gaussian_rdp,
     laplace_rdp,
     randomized_response_rdp,
-    subsampled_gaussian_rdp,
 )
+from .sampled_gaussian import subsampled_gaussian_rdp
 from .zcdp import gaussian_zcdp, pure_dp_to_zcdp, zcdp_to_epsilon
 
 __all__ = [

@@ -27,8 +27,13 @@ reproduces it to discretization accuracy; tests check that).
 
 References
 ----------
-.. [DR14] Dwork & Roth 2014, Thm 3.16, 3.20. .. [KOV15] Kairouz, Oh, Viswanath
-   2015, Thm 3.3. .. [M17] Mironov 2017, Prop. 6. .. [BW18] Balle & Wang 2018, Thm 8.
+.. [DR14] C. Dwork, A. Roth. "The Algorithmic Foundations of Differential Privacy."
+   FnT-TCS 9(3-4), 2014, Thm 3.16, 3.20.
+.. [KOV15] P. Kairouz, S. Oh, P. Viswanath. "The Composition Theorem for Differential
+   Privacy." ICML 2015, Thm 3.3.
+.. [M17] I. Mironov. "Rényi Differential Privacy." CSF 2017, Prop. 6.
+.. [BW18] B. Balle, Y.-X. Wang. "Improving the Gaussian Mechanism for Differential Privacy:
+   Analytical Calibration and Optimal Denoising." ICML 2018, Thm 8.
 """
 
 from __future__ import annotations
@@ -47,14 +52,17 @@ from .._validation import (
     check_epsilon,
     check_positive,
     check_probability,
+    describe,
 )
-from ..composition import advanced_composition, optimal_composition_epsilon
+from ..composition import MAX_OPTIMAL_K, advanced_composition, optimal_composition_epsilon
 from ..mechanisms import gaussian_delta
-from ._convert import rdp_to_epsilon
-from .pld import PLDAccountant
-from .rdp import DEFAULT_ORDERS, _subsampled_gaussian_rdp_cached, gaussian_rdp, laplace_rdp
+from .convert import rdp_to_epsilon
+from .pld import PLDAccountant, check_discretization_interval
+from .rdp import DEFAULT_ORDERS, MAX_STEPS, gaussian_rdp, laplace_rdp
+from .sampled_gaussian import subsampled_gaussian_rdp
 
-__all__ = ["METHODS", "METHOD_LABELS", "gaussian_epsilon", "composition_epsilons", "dpsgd_epsilons"]
+__all__ = ["METHODS", "METHOD_LABELS", "MAX_POINTS", "MAX_TOTAL_QUERIES", "gaussian_epsilon",
+           "composition_epsilons", "dpsgd_epsilons"]
 
 METHODS = ("basic", "advanced", "optimal", "rdp", "pld")
 METHOD_LABELS = {
@@ -65,34 +73,77 @@ METHOD_LABELS = {
     "pld": "PLD",
 }
 
+#: Largest number of entries of ``ks`` / ``steps`` (points of a curve).
+MAX_POINTS = 1_000
+#: Largest Σ k over ``ks`` in :func:`composition_epsilons` (the exact KOV bound costs O(k)).
+MAX_TOTAL_QUERIES = 10**7
+
+_FLOAT_MAX = np.finfo(float).max
+
 
 def gaussian_epsilon(sigma: float, delta: float, sensitivity: float = 1.0) -> float:
     """Exact ε of the Gaussian mechanism at δ: the root of Balle–Wang's δ(ε) ([BW18]_ Thm 8).
 
     δ(ε) decreases in ε, so the root is unique; returns 0 if already δ(0) ≤ δ.
-    The root is bracketed and refined to 1e-13 relative, then nudged up so
-    that δ(ε) ≤ δ holds exactly as computed.
+    The root is bracketed (by doubling, at most ~1025 times) and refined to
+    1e-13 relative, then nudged up so that δ(ε) ≤ δ holds exactly as computed.
+
+    Parameters
+    ----------
+    sigma : float
+        Noise standard deviation σ > 0.
+    delta : float
+        In (0, 1).
+    sensitivity : float, default 1
+        ℓ2 sensitivity Δ > 0.
+
+    Returns
+    -------
+    float
+        ε ≥ 0; ``inf`` when even ε = 1.8e308 leaves δ(ε) > δ (Δ/σ beyond ~1e154).
     """
     sigma = check_positive("sigma", sigma)
     delta = check_delta("delta", delta, allow_zero=False)
     sensitivity = check_positive("sensitivity", sensitivity)
-    if gaussian_delta(sigma, sensitivity, 0.0) <= delta:
+
+    def d(e: float) -> float:
+        return gaussian_delta(sigma, sensitivity, e)
+
+    if d(0.0) <= delta:
         return 0.0
     hi = 1.0
-    while gaussian_delta(sigma, sensitivity, hi) > delta:
-        hi *= 2
-    eps = optimize.brentq(lambda e: gaussian_delta(sigma, sensitivity, e) - delta, 0.0, hi,
-                          xtol=1e-15, rtol=1e-13)
-    while gaussian_delta(sigma, sensitivity, eps) > delta:
+    while d(hi) > delta:
+        if hi >= _FLOAT_MAX:
+            return math.inf
+        hi = min(hi * 2, _FLOAT_MAX)
+    # the root lies in (hi/2, hi] when hi > 1; a bracket from 0 is kept for hi ≤ 2^20
+    lo = 0.0 if hi <= 2.0**20 else hi / 2
+    try:
+        eps = optimize.brentq(lambda e: d(e) - delta, lo, hi, xtol=1e-15, rtol=1e-13,
+                              maxiter=400)
+    except RuntimeError:                         # not converged: hi is a valid answer
+        return float(hi)
+    for _ in range(1000):
+        if d(eps) <= delta:
+            return float(eps)
         eps = np.nextafter(eps, math.inf) * (1 + 1e-14)
-    return float(eps)
+    return float(hi)
 
 
-def _check_ks(ks, name: str = "ks") -> np.ndarray:
-    arr = check_array(name, ks, ndim=(0, 1)).reshape(-1)
-    if np.any(arr < 1) or np.any(arr != np.round(arr)):
-        raise ParameterError(f"{name} must be integers >= 1; got {name}={arr!r}")
-    return arr.astype(int)
+def _check_counts(name: str, values, maximum: int, max_total: int | None = None) -> np.ndarray:
+    """1 to MAX_POINTS integers in [1, maximum] (and summing to at most max_total)."""
+    arr = check_array(name, values, ndim=(0, 1), allow_bool=False).reshape(-1)
+    if arr.size > MAX_POINTS:
+        raise ParameterError(f"{name} must have at most {MAX_POINTS} entries; got {name} with "
+                             f"{arr.size} entries")
+    if np.any(arr < 1) or np.any(arr > maximum) or np.any(arr != np.round(arr)):
+        raise ParameterError(f"{name} must be integers in [1, {maximum}]; got "
+                             f"{name}={describe(arr)}")
+    out = arr.astype(np.int64)
+    if max_total is not None and int(out.sum()) > max_total:
+        raise ParameterError(f"{name} must sum to at most {max_total}; got a total of "
+                             f"{int(out.sum())} in {name}")
+    return out
 
 
 def composition_epsilons(ks, *, mechanism: str = "laplace", epsilon: float | None = None,
@@ -104,7 +155,9 @@ def composition_epsilons(ks, *, mechanism: str = "laplace", epsilon: float | Non
     Parameters
     ----------
     ks : int or array-like of int
-        Numbers of queries, each ≥ 1.
+        Numbers of queries: at most :data:`MAX_POINTS` (1000) entries, each in
+        [1, 10⁶] (:data:`~dpteach.composition.MAX_OPTIMAL_K`), summing to at
+        most :data:`MAX_TOTAL_QUERIES` (10⁷).
     mechanism : {"laplace", "gaussian"}
     epsilon : float
         Per-query ε₀ of the Laplace mechanism (scale 1/ε₀); Laplace only.
@@ -115,28 +168,39 @@ def composition_epsilons(ks, *, mechanism: str = "laplace", epsilon: float | Non
     methods : iterable of str
         A subset of :data:`METHODS`.
     value_discretization_interval : float
-        PLD grid width (Laplace PLD only).
+        PLD grid width in [1e-6, 1] (Laplace PLD only, but always checked).
 
     Returns
     -------
     dict
         method → array of total ε, one per k. See the module docstring for
-        exactly what each method assumes.
+        exactly what each method assumes. ``inf`` where a total exceeds the
+        float range.
     """
-    ks = _check_ks(ks)
+    ks = _check_counts("ks", ks, MAX_OPTIMAL_K, MAX_TOTAL_QUERIES)
     mechanism = check_choice("mechanism", mechanism, {"laplace", "gaussian"})
     delta = check_delta("delta", delta, allow_zero=False)
+    if methods is None or isinstance(methods, (str, bytes)) or not hasattr(methods, "__iter__"):
+        raise TypeError(f"methods must be a sequence of method names; got "
+                        f"methods={describe(methods)}")
     methods = tuple(methods)
     for m in methods:
         check_choice("methods", m, set(METHODS))
+    interval = check_discretization_interval("value_discretization_interval",
+                                             value_discretization_interval)
+    if epsilon is not None:
+        epsilon = check_epsilon("epsilon", epsilon)
+    if sigma is not None:
+        sigma = check_positive("sigma", sigma)
     orders = np.asarray(DEFAULT_ORDERS, dtype=float)
     out = {m: np.empty(ks.size) for m in methods}
     if mechanism == "laplace":
         if epsilon is None:
             raise ParameterError("epsilon (the per-query ε of the Laplace mechanism) is required "
                                  "for mechanism='laplace'; got epsilon=None")
-        eps0 = check_epsilon("epsilon", epsilon)
-        lap_rdp = laplace_rdp(orders, scale=1 / eps0)
+        eps0 = epsilon
+        # scale 1/ε₀ with sensitivity 1 is scale 1 with sensitivity ε₀ (no overflow of 1/ε₀)
+        lap_rdp = laplace_rdp(orders, scale=1.0, sensitivity=eps0)
         for i, k in enumerate(ks):
             k = int(k)
             if "basic" in out:
@@ -146,39 +210,50 @@ def composition_epsilons(ks, *, mechanism: str = "laplace", epsilon: float | Non
             if "optimal" in out:
                 out["optimal"][i] = optimal_composition_epsilon(eps0, 0.0, k, delta)
             if "rdp" in out:
-                out["rdp"][i] = rdp_to_epsilon(orders, k * lap_rdp, delta)[0]
+                with np.errstate(over="ignore"):
+                    out["rdp"][i] = rdp_to_epsilon(orders, k * lap_rdp, delta)[0]
             if "pld" in out:
-                acc = PLDAccountant(value_discretization_interval)
-                acc.compose_laplace(1 / eps0, count=k)
-                with warnings.catch_warnings():
-                    # dp_accounting overflows (→ inf, with a warning) when kε₀ is in the hundreds
-                    warnings.simplefilter("ignore", RuntimeWarning)
-                    pld = acc.get_epsilon(delta)
+                acc = PLDAccountant(interval)
+                try:
+                    acc.compose_laplace(1.0, sensitivity=eps0, count=k)
+                    with warnings.catch_warnings():
+                        # dp_accounting overflows (→ inf, with a warning) for kε₀ in the hundreds
+                        warnings.simplefilter("ignore", RuntimeWarning)
+                        pld = acc.get_epsilon(delta)
+                except ParameterError as exc:
+                    raise ParameterError(
+                        f"the PLD of k={k} Laplace queries cannot be computed for "
+                        f"epsilon={describe(eps0)}, ks and value_discretization_interval="
+                        f"{describe(interval)} (leave 'pld' out of methods): {exc}") from exc
                 # k ε₀-DP mechanisms are (kε₀, 0)-DP: both are valid bounds, report the smaller
                 out["pld"][i] = min(pld, k * eps0)
     else:
         if sigma is None:
             raise ParameterError("sigma (the noise of the Gaussian mechanism) is required for "
                                  "mechanism='gaussian'; got sigma=None")
-        sigma = check_positive("sigma", sigma)
         g_rdp = gaussian_rdp(orders, sigma)
         for i, k in enumerate(ks):
             k = int(k)
             d0 = delta / (2 * k)
             classic = {"basic", "advanced", "optimal"} & set(methods)
+            if classic and d0 == 0:
+                raise ParameterError(f"delta/(2k) underflows to 0 for delta={describe(delta)} and "
+                                     f"k={k} in ks: the classic theorems need a per-query δ > 0")
             eps0 = gaussian_epsilon(sigma, d0) if classic else 0.0
             if "basic" in out:
                 out["basic"][i] = k * eps0
             if "advanced" in out:
                 out["advanced"][i] = (advanced_composition(eps0, d0, k, delta / 2)[0]
-                                      if eps0 > 0 else 0.0)
+                                      if 0 < eps0 < math.inf else eps0)
             if "optimal" in out:
                 out["optimal"][i] = (optimal_composition_epsilon(eps0, d0, k, delta)
-                                     if eps0 > 0 else 0.0)
+                                     if 0 < eps0 < math.inf else eps0)
             if "rdp" in out:
-                out["rdp"][i] = rdp_to_epsilon(orders, k * g_rdp, delta)[0]
+                with np.errstate(over="ignore"):
+                    out["rdp"][i] = rdp_to_epsilon(orders, k * g_rdp, delta)[0]
             if "pld" in out:
-                out["pld"][i] = gaussian_epsilon(sigma / math.sqrt(k), delta)
+                sigma_k = sigma / math.sqrt(k)           # underflows to 0 only for subnormal σ
+                out["pld"][i] = gaussian_epsilon(sigma_k, delta) if sigma_k > 0 else math.inf
     return out
 
 
@@ -191,23 +266,50 @@ def dpsgd_epsilons(steps, *, noise_multiplier: float, sample_rate: float, delta:
     neighbours; see :class:`RDPAccountant` and :class:`PLDAccountant`. The RDP
     curve of one step is computed once; PLD composes afresh for each entry of
     ``steps`` (≈ 35 ms for 15,000 steps at the default grid of 1e-3).
+
+    Parameters
+    ----------
+    steps : int or array-like of int
+        At most :data:`MAX_POINTS` (1000) entries, each in
+        [1, :data:`~dpteach.accounting.rdp.MAX_STEPS`] (10⁹).
+    noise_multiplier : float
+        σ > 0.
+    sample_rate : float
+        q in (0, 1].
+    delta : float
+        In (0, 1).
+    accountants : iterable of {"rdp", "pld"}
+    value_discretization_interval : float
+        PLD grid width in [1e-6, 1] (always checked).
+
+    Returns
+    -------
+    dict
+        accountant → array of ε, one per entry of ``steps``.
     """
-    steps = _check_ks(steps, "steps")
+    steps = _check_counts("steps", steps, MAX_STEPS)
     sigma = check_positive("noise_multiplier", noise_multiplier)
     q = check_probability("sample_rate", sample_rate, open_low=True)
     delta = check_delta("delta", delta, allow_zero=False)
+    if accountants is None or isinstance(accountants, (str, bytes)) or not hasattr(
+            accountants, "__iter__"):
+        raise TypeError(f"accountants must be a sequence of accountant names; got "
+                        f"accountants={describe(accountants)}")
     accountants = tuple(accountants)
     for a in accountants:
         check_choice("accountants", a, {"rdp", "pld"})
+    interval = check_discretization_interval("value_discretization_interval",
+                                             value_discretization_interval)
     out = {}
     if "rdp" in accountants:
         orders = np.asarray(DEFAULT_ORDERS, dtype=float)
-        per_step = _subsampled_gaussian_rdp_cached(q, sigma, tuple(DEFAULT_ORDERS))
-        out["rdp"] = np.array([rdp_to_epsilon(orders, t * per_step, delta)[0] for t in steps])
+        per_step = subsampled_gaussian_rdp(orders, sigma, q)
+        with np.errstate(over="ignore"):
+            out["rdp"] = np.array([rdp_to_epsilon(orders, t * per_step, delta)[0] for t in steps])
     if "pld" in accountants:
         vals = []
         for t in steps:
-            acc = PLDAccountant(value_discretization_interval)
+            acc = PLDAccountant(interval)
             acc.step(noise_multiplier=sigma, sample_rate=q, steps=int(t))
             vals.append(acc.get_epsilon(delta))
         out["pld"] = np.array(vals)

@@ -1,9 +1,13 @@
-"""Conversions between Rényi DP, zero-concentrated DP and (ε, δ)-DP.
+"""RDP curves and their conversion to (ε, δ)-DP.
 
-All functions here are pure: they take RDP / zCDP values and return (ε, δ)
-guarantees. Every conversion returns an *upper bound* on the ε (or δ) that
-holds for any mechanism with the given RDP / zCDP curve; none of them is
-specific to a mechanism.
+This module owns the notion of an *RDP curve*: a set of Rényi orders α > 1
+(:func:`check_orders`) with one RDP value r(α) ≥ 0 per order (:func:`check_rdp`),
+as every accountant and curve in :mod:`dpteach.accounting` produces and consumes
+them, and the conversions of such a curve to an (ε, δ) guarantee.
+
+All conversions are pure: they take RDP values and return (ε, δ) guarantees.
+Every conversion returns an *upper bound* on the ε (or δ) that holds for any
+mechanism with the given RDP curve; none of them is specific to a mechanism.
 
 References
 ----------
@@ -17,8 +21,6 @@ References
    divergence." IEEE Trans. Inf. Theory 60(7), 2014, Thm 3.
 .. [BH79] J. Bretagnolle, C. Huber. "Estimation des densités: risque minimax."
    Z. Wahrscheinlichkeitstheorie verw. Gebiete 47, 1979 (TV ≤ √(1 − e^{−KL})).
-.. [BS16] M. Bun, T. Steinke. "Concentrated Differential Privacy:
-   Simplifications, Extensions, and Lower Bounds." TCC 2016, Prop. 1.3 and 1.4.
 """
 
 from __future__ import annotations
@@ -27,26 +29,49 @@ import math
 
 import numpy as np
 
-from .._validation import ParameterError, check_array, check_choice, check_delta, check_in_range
+from .._validation import (
+    ParameterError,
+    check_array,
+    check_choice,
+    check_delta,
+    check_in_range,
+    describe,
+)
 
-__all__ = ["check_orders", "rdp_to_epsilon", "rdp_to_delta"]
+__all__ = ["MAX_ORDERS", "check_orders", "check_rdp", "rdp_to_epsilon", "rdp_to_delta"]
 
 _CONVERSIONS = {"improved", "classic"}
 
+#: Largest number of Rényi orders one curve may have.
+MAX_ORDERS = 100_000
 
-def check_orders(orders, name: str = "orders") -> np.ndarray:
-    """Validate RDP orders: a 1-d array of finite numbers > 1."""
-    arr = check_array(name, orders, ndim=(0, 1)).reshape(-1)
+
+def check_orders(name: str, orders) -> np.ndarray:
+    """Validate Rényi orders: a number or 1-d array of 1 to :data:`MAX_ORDERS` finite numbers > 1.
+
+    Returns them as a 1-d float array; raises ParameterError/TypeError naming ``name``.
+    """
+    arr = check_array(name, orders, ndim=(0, 1), allow_bool=False).reshape(-1)
+    if arr.size > MAX_ORDERS:
+        raise ParameterError(f"{name} must have at most {MAX_ORDERS} orders; got {name} with "
+                             f"{arr.size} orders")
     if np.any(arr <= 1):
         bad = arr[arr <= 1][0]
-        raise ParameterError(f"{name} must all be finite numbers > 1; got an order {bad!r} in {name}")
+        raise ParameterError(f"{name} must all be finite numbers > 1; got an order {bad!r} "
+                             f"in {name}")
     return arr
 
 
-def _check_rdp(orders: np.ndarray, rdp, name: str = "rdp") -> np.ndarray:
-    arr = check_array(name, rdp, ndim=(0, 1), finite=False).reshape(-1)
+def check_rdp(name: str, rdp, orders: np.ndarray) -> np.ndarray:
+    """Validate an RDP curve: one value r(α) ≥ 0 (``inf`` allowed) per order of ``orders``.
+
+    ``orders`` must already be validated (:func:`check_orders`). Returns a 1-d
+    float array; raises ParameterError/TypeError naming ``name``.
+    """
+    arr = check_array(name, rdp, ndim=(0, 1), finite=False, allow_bool=False).reshape(-1)
     if np.any(np.isnan(arr)) or np.any(arr < 0):
-        raise ParameterError(f"{name} must contain numbers >= 0 (inf allowed); got {name}={arr!r}")
+        raise ParameterError(f"{name} must contain numbers >= 0 (inf allowed); got "
+                             f"{name}={describe(arr)}")
     if arr.shape != orders.shape:
         raise ParameterError(f"{name} must have one value per order: got {arr.size} values "
                              f"for {orders.size} orders")
@@ -82,7 +107,7 @@ def rdp_to_epsilon(orders, rdp, delta: float, conversion: str = "improved") -> t
     Parameters
     ----------
     orders : array-like of float
-        Rényi orders α > 1.
+        Rényi orders α > 1 (at most :data:`MAX_ORDERS`).
     rdp : array-like of float
         The RDP ε-value r(α) at each order, ≥ 0 (``inf`` allowed).
     delta : float
@@ -98,8 +123,8 @@ def rdp_to_epsilon(orders, rdp, delta: float, conversion: str = "improved") -> t
         The best ε (clipped below at 0: an (ε<0, δ) guarantee is a (0, δ) one)
         and the order that achieves it. ε is ``inf`` if every order has infinite RDP.
     """
-    orders = check_orders(orders)
-    rdp = _check_rdp(orders, rdp)
+    orders = check_orders("orders", orders)
+    rdp = check_rdp("rdp", rdp, orders)
     delta = check_delta("delta", delta, allow_zero=False)
     conversion = check_choice("conversion", conversion, _CONVERSIONS)
     eps = _epsilons(orders, rdp, delta, conversion)
@@ -127,8 +152,8 @@ def rdp_to_delta(orders, rdp, epsilon: float, conversion: str = "improved") -> t
     (delta, order) : tuple of float
         δ is capped at 1 (a trivial guarantee).
     """
-    orders = check_orders(orders)
-    rdp = _check_rdp(orders, rdp)
+    orders = check_orders("orders", orders)
+    rdp = check_rdp("rdp", rdp, orders)
     epsilon = check_in_range("epsilon", epsilon, 0.0, np.inf, high_inclusive=False)
     conversion = check_choice("conversion", conversion, _CONVERSIONS)
     with np.errstate(invalid="ignore", over="ignore"):
