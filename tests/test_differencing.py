@@ -11,7 +11,7 @@ from scipy import integrate, stats
 from _props import NOT_A_NUMBER, NOT_POSITIVE_FINITE, assert_rejects_bad_values
 from dpteach.attacks import differencing as D
 from dpteach.datasets import make_parallel_databases
-from dpteach.mechanisms import randomized_response, rr_gamma_from_epsilon
+from dpteach.randomized_response import randomized_response, rr_gamma_from_epsilon
 
 SEEDS = range(6)
 
@@ -244,7 +244,7 @@ def test_simulated_attack_matches_exact(scenario, eps, k):
     T = 40_000
     for target in (int(np.argmax(db)), int(np.argmin(db))):    # a 1 and a 0
         s = D.noisy_attack_success(eps, k, scenario)
-        sim = D.simulate_noisy_attack(db, target, eps, k, scenario, trials=T, rng=7 + target)
+        sim = D.simulate_noisy_attack(db, target, eps, k, scenario, n_trials=T, rng=7 + target)
         assert abs(sim - s) < 5 * math.sqrt(s * (1 - s) / T)
 
 
@@ -256,9 +256,9 @@ def test_noisy_bad_args():
         D.noisy_attack_success(1.0, 0)
     with pytest.raises(ValueError, match="scenario"):
         D.noisy_attack_success(1.0, 1, "oracle")
-    good = dict(db=[0, 1, 1, 0], target=1, epsilon=1.0, k=1, trials=10, rng=0)
+    good = dict(db=[0, 1, 1, 0], target=1, epsilon=1.0, k=1, n_trials=10, rng=0)
     assert_rejects_bad_values(D.simulate_noisy_attack, good, "epsilon", NOT_POSITIVE_FINITE)
-    with pytest.raises(ValueError, match="trials"):
-        D.simulate_noisy_attack([0, 1], 0, 1.0, k=1000, trials=20_000)
+    with pytest.raises(ValueError, match="n_trials"):
+        D.simulate_noisy_attack([0, 1], 0, 1.0, k=1000, n_trials=20_000)
     with pytest.raises(TypeError, match="rng"):
         D.simulate_noisy_attack([0, 1], 0, 1.0, rng=1.5)

@@ -1,4 +1,5 @@
-"""Tests for dpteach.attacks.membership: ROC tools, LiRA, loss attack and the DP ceiling."""
+"""Tests for dpteach.attacks.membership (LiRA, loss attack) and dpteach.attacks.roc (ROC tools,
+the DP ceiling)."""
 
 import math
 
@@ -17,21 +18,19 @@ from _props import (
     NOT_POSITIVE_FINITE,
     assert_rejects_bad_values,
 )
+from dpteach.attacks import membership, roc
 from dpteach.attacks.membership import (
     ShadowExperiment,
     cross_entropy_from_proba,
-    dp_advantage_bound,
-    dp_auc_bound,
-    dp_roc_bound,
     lira_attack,
     lira_scores,
     logit_confidence,
     loss_attack,
     loss_threshold_attack,
     membership_matrix,
-    roc_from_scores,
     run_shadow_experiment,
 )
+from dpteach.attacks.roc import dp_advantage_bound, dp_auc_bound, dp_roc_bound, roc_from_scores
 from dpteach.datasets import load_mnist_5k
 from dpteach.learning.dpsgd import DPSGDClassifier
 from dpteach.mechanisms import gaussian_delta
@@ -41,6 +40,14 @@ Z = stats.norm.isf(P_FAIL / 2)   # ≈ 4.9 standard errors
 
 
 # ------------------------------------------------------------------ ROC
+def test_roc_tools_have_one_home():
+    # one public name, one place: the ROC tools live in roc, and membership lists only its own
+    for name in ("AttackResult", "roc_from_scores", "dp_roc_bound", "dp_advantage_bound",
+                 "dp_auc_bound"):
+        assert name in roc.__all__
+        assert name not in membership.__all__
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_roc_matches_sklearn_with_ties_and_weights(seed):
     rng = np.random.default_rng(seed)

@@ -18,6 +18,9 @@ Setting and conventions
   neighbour notions give sensitivity 1.
 * Noise is added by :func:`dpteach.mechanisms.laplace_mechanism` with
   sensitivity 1 (a count), so each noisy answer is ε-DP.
+* Sizes are bounded so that every call stays fast and small: a database has
+  at most ``MAX_ROWS`` = 10⁴ rows (the sensitivity and reconstruction loops
+  cost n² operations); each size argument states its own range.
 
 References
 ----------
@@ -54,60 +57,60 @@ from scipy import special, stats
 from .._validation import (
     ParameterError,
     check_array,
+    check_bool,
     check_choice,
     check_epsilon,
     check_finite,
     check_int,
     check_positive,
     check_rng,
+    describe,
 )
 from ..mechanisms import laplace_mechanism
 
 __all__ = [
-    "query_sum",
-    "query_mean",
-    "count_at_least",
-    "SensitivityReport",
-    "empirical_sensitivity",
-    "DifferencingResult",
-    "differencing_attack",
-    "reconstruct_by_differencing",
-    "ThresholdAttackResult",
-    "threshold_attack",
-    "dp_success_bound",
-    "laplace_sum_sf",
-    "noisy_attack_success",
-    "simulate_noisy_attack",
+    "query_sum", "query_mean", "count_at_least",
+    "SensitivityReport", "empirical_sensitivity",
+    "DifferencingResult", "differencing_attack", "reconstruct_by_differencing",
+    "ThresholdAttackResult", "threshold_attack",
+    "dp_success_bound", "laplace_sum_sf", "noisy_attack_success", "simulate_noisy_attack",
 ]
 
 SCENARIOS = ("known_rest", "two_queries")
+MAX_ROWS = 10 ** 4          # rows of a database (the n² loops stay well under a second)
+MAX_THRESHOLD = 10 ** 6     # t of count_at_least and threshold_attack (t dummy rows)
 
 
 # ------------------------------------------------------------------- the queries
-def _check_db(db, name: str = "db") -> np.ndarray:
-    arr = check_array(name, db, ndim=1, min_size=1)
-    if not np.all((arr == 0) | (arr == 1)):
-        raise ParameterError(f"{name} must contain only 0s and 1s; got values {np.unique(arr)[:5]}")
-    return arr.astype(np.int64)
-
-
-def _check_attack_db(db) -> np.ndarray:
-    """A 0/1 database of at least 2 rows (an attack needs someone else to hide behind)."""
-    d = _check_db(db)
-    if d.size < 2:
-        raise ParameterError(f"db must have at least 2 rows; got {d.size}")
+def _check_rows(db, ndim=1) -> np.ndarray:
+    """A finite numeric ``db`` with 2 to :data:`MAX_ROWS` rows."""
+    d = check_array("db", db, ndim=ndim, min_size=1)
+    if not 2 <= d.shape[0] <= MAX_ROWS:
+        raise ParameterError(f"db must have 2 to {MAX_ROWS} rows; got db with shape {d.shape}")
     return d
 
 
-def _check_attack_target(db, target) -> tuple[np.ndarray, int]:
-    """The database as in :func:`_check_attack_db` and a row index in [0, n − 1]."""
-    d = _check_attack_db(db)
-    return d, check_int("target", target, minimum=0, maximum=d.size - 1)
+def _check_attack_db(db, *target):
+    """A 0/1 database of 2 to MAX_ROWS rows (an attack needs someone else to hide behind),
+    and, if given, the row index ``target`` checked to lie in [0, n − 1]."""
+    d = _check_rows(db)
+    if not np.all((d == 0) | (d == 1)):
+        raise ParameterError(f"db must contain only 0s and 1s; got values {np.unique(d)[:5]}")
+    d = d.astype(np.int64)
+    return (d, check_int("target", target[0], minimum=0, maximum=d.size - 1)) if target else d
 
 
 def query_sum(x) -> float:
-    """Counting query: the number of 1s. Global sensitivity 1 ([DR14]_ Sec 3.3)."""
-    return float(np.sum(check_array("x", x, min_size=0)))
+    """Counting query: the number of 1s. Global sensitivity 1 ([DR14]_ Sec 3.3).
+
+    Real values are summed too; a sum beyond the float range is refused.
+    """
+    x = check_array("x", x, min_size=0)
+    with np.errstate(over="ignore"):
+        total = float(np.sum(x))
+    if not math.isfinite(total):
+        raise ParameterError(f"x must have a sum within the float range; got x={describe(x)}")
+    return total
 
 
 def query_mean(x) -> float:
@@ -120,7 +123,13 @@ def query_mean(x) -> float:
     Returns 0 for an empty database.
     """
     x = check_array("x", x, min_size=0)
-    return float(x.mean()) if x.size else 0.0
+    if not x.size:
+        return 0.0
+    with np.errstate(over="ignore"):
+        mean = x.mean()
+        if not np.isfinite(mean):            # the sum overflowed; the mean lies in [min, max]
+            mean = np.clip(np.sum(x / x.size), x.min(), x.max())
+    return float(mean)
 
 
 def count_at_least(threshold: int) -> Callable[[np.ndarray], float]:
@@ -134,12 +143,12 @@ def count_at_least(threshold: int) -> Callable[[np.ndarray], float]:
     Parameters
     ----------
     threshold : int
-        t ≥ 1.
+        t in [1, 10**6].
     """
-    t = check_int("threshold", threshold, minimum=1)
+    t = check_int("threshold", threshold, minimum=1, maximum=MAX_THRESHOLD)
 
     def query(x) -> float:
-        return float(np.sum(x) >= t)
+        return float(np.sum(check_array("x", x, min_size=0)) >= t)
 
     query.__name__ = f"count_at_least_{t}"
     query.threshold = t
@@ -154,7 +163,7 @@ def _resolve_query(query):
         return _NAMED[check_choice("query", query, set(_NAMED))]
     if not callable(query):
         raise TypeError(f"query must be 'sum', 'mean' or a callable taking a 1-D array; "
-                        f"got query={query!r}")
+                        f"got query={describe(query)}")
     return query
 
 
@@ -186,16 +195,18 @@ class SensitivityReport:
 
 
 def _evaluate_any(query, x) -> np.ndarray:
-    value = query(x)
+    try:
+        value = query(x)
+    except ParameterError as exc:          # e.g. query_sum refusing a sum beyond the float range
+        raise ParameterError(f"query failed on db or one of its neighbours: {exc}") from None
     try:
         arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError) as exc:
         raise TypeError(f"query must return a real number or a 1-D array of them; "
-                        f"got {value!r}") from exc
-    if arr.ndim > 1:
-        raise ParameterError(f"query must return a real number or a 1-D array; got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ParameterError(f"query returned a non-finite value {value!r}")
+                        f"got {describe(value)}") from exc
+    if arr.ndim > 1 or not np.all(np.isfinite(arr)):
+        raise ParameterError(f"query must return a finite real number or a 1-D array of them; "
+                             f"got {describe(value)}")
     return arr
 
 
@@ -209,8 +220,7 @@ def empirical_sensitivity(query, db, parallel=None, norm: int = 1) -> Sensitivit
     value. Local sensitivity depends on the data and cannot itself be used to
     calibrate noise.
 
-    Cost: n evaluations of the query on n − 1 rows each, so keep n in the
-    thousands.
+    Cost: n evaluations of the query on n − 1 rows each (n ≤ 10**4).
 
     Parameters
     ----------
@@ -220,7 +230,7 @@ def empirical_sensitivity(query, db, parallel=None, norm: int = 1) -> Sensitivit
         a histogram, the column sums).
     db : array_like
         Finite numbers: a 1-D array of values (e.g. bits) or a 2-D array with
-        one row per person; at least 2 rows.
+        one row per person; 2 to 10**4 rows.
     parallel : array_like, optional
         For a 1-D ``db`` only: its neighbours, shape (n, n−1), row i being db
         without person i, as returned by
@@ -234,51 +244,47 @@ def empirical_sensitivity(query, db, parallel=None, norm: int = 1) -> Sensitivit
     SensitivityReport
     """
     q = _resolve_query(query)
-    d = check_array("db", db, ndim=(1, 2), min_size=1)
-    if not isinstance(norm, (int, np.integer)) or isinstance(norm, bool) or norm not in (1, 2):
-        raise ParameterError(f"norm must be 1 or 2; got norm={norm!r}")
+    d = _check_rows(db, ndim=(1, 2))
+    norm = check_int("norm", norm, minimum=1, maximum=2)
     n = d.shape[0]
-    if n < 2:
-        raise ParameterError(f"db must have at least 2 rows; got {n}")
     if parallel is not None:
-        if d.ndim != 1:
-            raise ParameterError("parallel can only be given for a 1-D db")
         parallel = check_array("parallel", parallel, ndim=2)
-        if parallel.shape != (n, n - 1):
-            raise ParameterError(f"parallel must have shape (n, n-1) = ({n}, {n - 1}); "
-                                 f"got shape {parallel.shape}")
-        expected = np.broadcast_to(d, (n, n))[~np.eye(n, dtype=bool)].reshape(n, n - 1)
-        if not np.array_equal(parallel, expected):
-            raise ParameterError("parallel must hold db with row i removed in row i "
-                                 "(as make_parallel_databases returns)")
+        if d.ndim != 1 or parallel.shape != (n, n - 1) or not all(
+                np.array_equal(row, np.delete(d, i)) for i, row in enumerate(parallel)):
+            raise ParameterError(
+                f"parallel must hold the 1-D db with row i removed in row i, shape (n, n-1) = "
+                f"({n}, {n - 1}), as make_parallel_databases returns; got parallel with shape "
+                f"{parallel.shape} for db with shape {d.shape}")
         neighbours = parallel
     else:
         neighbours = (np.delete(d, i, axis=0) for i in range(n))
-    raw_dtype = getattr(db, "dtype", None)
-    if raw_dtype is None:
-        raw_dtype = np.asarray(db).dtype
-    if np.issubdtype(raw_dtype, np.integer) or np.issubdtype(raw_dtype, np.bool_) \
-            or np.all((d == 0) | (d == 1)):
+    raw = db if isinstance(db, np.ndarray) else np.asarray(db)
+    if ((raw.dtype.kind in "biu" and np.all(np.abs(d) <= 2 ** 31))
+            or np.all((d == 0) | (d == 1))):
         d = d.astype(np.int64)     # integer data (bits, category codes) stays integer
     full = _evaluate_any(q, d)
-    diffs = np.array([full - _evaluate_any(q, row.astype(d.dtype)) for row in neighbours])
-    if full.ndim != (diffs.ndim - 1) or diffs.shape[1:] != full.shape:
-        raise ParameterError("query must return the same shape on every neighbour")
-    sizes = np.abs(diffs) if full.ndim == 0 else np.linalg.norm(diffs, ord=norm, axis=1)
+    diffs = np.empty((n,) + full.shape)
+    with np.errstate(over="ignore"):
+        for i, row in enumerate(neighbours):
+            value = _evaluate_any(q, row.astype(d.dtype))
+            if value.shape != full.shape:
+                raise ParameterError(f"query must return the same shape on every neighbour; got "
+                                     f"shape {full.shape} on db, {value.shape} without row {i}")
+            diffs[i] = full - value
+        sizes = np.abs(diffs) if full.ndim == 0 else np.linalg.norm(diffs, ord=norm, axis=1)
+    if not np.all(np.isfinite(sizes)):
+        raise ParameterError(f"query answers on db and its neighbours must differ by less than "
+                             f"the float range; got db={describe(db)}")
     worst = int(np.argmax(sizes))
     answer = float(full) if full.ndim == 0 else full
-    return SensitivityReport(float(sizes[worst]), diffs, worst, answer, int(norm))
+    return SensitivityReport(float(sizes[worst]), diffs, worst, answer, norm)
 
 
 # ----------------------------------------------------------- exact differencing
 @dataclass(frozen=True)
 class DifferencingResult:
-    """Result of :func:`differencing_attack`.
-
-    ``guess`` is the recovered bit, computed only from the two answers
-    ``answer_full = q(D)`` and ``answer_without = q(D_{−i})`` (and n for the
-    mean).
-    """
+    """Result of :func:`differencing_attack`: the bit ``guess`` recovered only from the two
+    answers ``answer_full = q(D)`` and ``answer_without = q(D_{−i})`` (and n for the mean)."""
 
     guess: int
     answer_full: float
@@ -299,7 +305,7 @@ def differencing_attack(db, target: int, query: str = "sum") -> DifferencingResu
     Parameters
     ----------
     db : array_like of 0/1
-        At least 2 rows.
+        2 to 10**4 rows.
     target : int
         Row index i in [0, n−1].
     query : {"sum", "mean"}
@@ -308,21 +314,16 @@ def differencing_attack(db, target: int, query: str = "sum") -> DifferencingResu
     -------
     DifferencingResult
     """
-    d, target = _check_attack_target(db, target)
+    d, target = _check_attack_db(db, target)
     n = d.size
     query = check_choice("query", query, set(_NAMED))
-    q = _NAMED[query]
-    rest = np.delete(d, target)
-    full, without = q(d), q(rest)
-    if query == "sum":
-        value = full - without
-    else:
-        value = n * full - (n - 1) * without
+    full, without = _NAMED[query](d), _NAMED[query](np.delete(d, target))
+    value = full - without if query == "sum" else n * full - (n - 1) * without
     return DifferencingResult(int(round(value)), full, without, query)
 
 
 def reconstruct_by_differencing(db) -> tuple[np.ndarray, int]:
-    """Recover every bit of ``db`` from n + 1 exact sum queries.
+    """Recover every bit of ``db`` (0/1, 2 to 10**4 rows) from n + 1 exact sum queries.
 
     Asks ``sum(D)`` once and ``sum(D_{−i})`` for each i; ``x_i`` is the
     difference ([DN03]_: exact answers to O(n) subset sums reveal the whole
@@ -334,11 +335,9 @@ def reconstruct_by_differencing(db) -> tuple[np.ndarray, int]:
         The reconstructed bits and the number of queries asked (n + 1).
     """
     d = _check_attack_db(db)
-    n = d.size
     full = query_sum(d)
-    guesses = np.array([round(full - query_sum(np.delete(d, i))) for i in range(n)],
-                       dtype=np.int64)
-    return guesses, n + 1
+    guesses = [round(full - query_sum(np.delete(d, i))) for i in range(d.size)]
+    return np.array(guesses, dtype=np.int64), d.size + 1
 
 
 # --------------------------------------------------------- adaptive threshold
@@ -392,23 +391,21 @@ def threshold_attack(db, target: int, threshold: int,
     Parameters
     ----------
     db : array_like of 0/1
-        At least 2 rows.
+        2 to 10**4 rows.
     target : int
         Row index in [0, n−1].
     threshold : int
-        t ≥ 1.
+        t in [1, 10**6].
     allow_dummies : bool
 
     Returns
     -------
     ThresholdAttackResult
     """
-    d, target = _check_attack_target(db, target)
-    n = d.size
+    d, target = _check_attack_db(db, target)
     query = count_at_least(threshold)
     t = query.threshold
-    if not isinstance(allow_dummies, (bool, np.bool_)):
-        raise TypeError(f"allow_dummies must be True or False; got allow_dummies={allow_dummies!r}")
+    allow_dummies = check_bool("allow_dummies", allow_dummies)
     others = np.delete(d, target)
     m = others.size
     n_dummies = t if allow_dummies else 0
@@ -433,10 +430,7 @@ def threshold_attack(db, target: int, threshold: int,
     lo, hi = 0, top                      # answer(lo) is "no" (t ≥ 1), answer(hi) is "yes"
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        if ask(mid, False):
-            hi = mid
-        else:
-            lo = mid
+        lo, hi = (lo, mid) if ask(mid, False) else (mid, hi)
     guess = int(ask(hi - 1, True))
     return ThresholdAttackResult(guess, len(transcript), transcript)
 
@@ -491,10 +485,18 @@ def laplace_sum_sf(m: int, a: float, scale: float = 1.0) -> float:
     scale = check_positive("scale", scale)
     if a < 0:
         return 1.0 - laplace_sum_sf(m, -a, scale)
-    u = a / scale
+    with np.errstate(over="ignore"):
+        u = a / scale
+    if math.isinf(u):                    # a is beyond any sum of m variables of this scale
+        return 0.0
     l = np.arange(m)
     terms = stats.nbinom.pmf(l, m, 0.5) * stats.poisson.cdf(m - 1 - l, u)
     return float(min(1.0, np.sum(terms)))
+
+
+def _check_noisy(epsilon, k, scenario) -> tuple[float, int, str]:
+    return (check_epsilon("epsilon", epsilon), check_int("k", k, minimum=1, maximum=1000),
+            check_choice("scenario", scenario, set(SCENARIOS)))
 
 
 def noisy_attack_success(epsilon: float, k: int = 1, scenario: str = "known_rest") -> float:
@@ -541,18 +543,19 @@ def noisy_attack_success(epsilon: float, k: int = 1, scenario: str = "known_rest
     -------
     float
     """
-    epsilon = check_epsilon("epsilon", epsilon)
-    k = check_int("k", k, minimum=1, maximum=1000)
-    scenario = check_choice("scenario", scenario, set(SCENARIOS))
+    epsilon, k, scenario = _check_noisy(epsilon, k, scenario)
     m = k if scenario == "known_rest" else 2 * k
     # noise = S_m / k > 1/2  ⇔  S_m > k/2, with Laplace scale 1/ε
-    return 1.0 - laplace_sum_sf(m, k / 2, 1.0 / epsilon)
+    scale = 1.0 / epsilon
+    if math.isinf(scale):                # subnormal ε: the same event in units of the scale
+        return 1.0 - laplace_sum_sf(m, k * epsilon / 2)
+    return 1.0 - laplace_sum_sf(m, k / 2, scale)
 
 
 def simulate_noisy_attack(db, target: int, epsilon: float, k: int = 1,
-                          scenario: str = "known_rest", trials: int = 10_000,
+                          scenario: str = "known_rest", n_trials: int = 10_000,
                           rng=None) -> float:
-    """Run the noisy differencing attack ``trials`` times; return its success rate.
+    """Run the noisy differencing attack ``n_trials`` times; return its success rate.
 
     Answers come from :func:`dpteach.mechanisms.laplace_mechanism` (sensitivity
     1, budget ``epsilon`` per answer), and the guess is made exactly as in
@@ -562,16 +565,16 @@ def simulate_noisy_attack(db, target: int, epsilon: float, k: int = 1,
     Parameters
     ----------
     db : array_like of 0/1
-        At least 2 rows.
+        2 to 10**4 rows.
     target : int
         Row index in [0, n−1].
     epsilon : float
-        Finite > 0.
+        Finite > 0 (with 1/ε finite: the noise scale).
     k : int
         Repetitions of each query, in [1, 1000].
     scenario : {"known_rest", "two_queries"}
-    trials : int
-        In [1, 10**6]; ``trials·k`` at most 10**7 (memory).
+    n_trials : int
+        In [1, 10**6]; ``n_trials·k`` at most 10**7 (memory).
     rng : None, int or numpy.random.Generator
 
     Returns
@@ -579,22 +582,21 @@ def simulate_noisy_attack(db, target: int, epsilon: float, k: int = 1,
     float
         Fraction of trials in which the guess equals ``db[target]``.
     """
-    d, target = _check_attack_target(db, target)
-    n = d.size
-    epsilon = check_epsilon("epsilon", epsilon)
-    k = check_int("k", k, minimum=1, maximum=1000)
-    scenario = check_choice("scenario", scenario, set(SCENARIOS))
-    trials = check_int("trials", trials, minimum=1, maximum=10 ** 6)
-    if trials * k > 10 ** 7:
-        raise ParameterError(f"trials * k must be at most 1e7; got trials={trials}, k={k}")
+    d, target = _check_attack_db(db, target)
+    epsilon, k, scenario = _check_noisy(epsilon, k, scenario)
+    n_trials = check_int("n_trials", n_trials, minimum=1, maximum=10 ** 6)
+    if n_trials * k > 10 ** 7:
+        raise ParameterError(f"n_trials * k must be at most 1e7; got n_trials={n_trials}, k={k}")
+    if math.isinf(1.0 / epsilon):
+        raise ParameterError(f"epsilon must be large enough for a finite noise scale 1/epsilon; "
+                             f"got epsilon={epsilon!r}")
     gen = check_rng(rng)
     full = query_sum(d)
     rest = full - d[target]
-    answers = laplace_mechanism(np.full((trials, k), full), 1.0, epsilon, rng=gen)
+    answers = laplace_mechanism(np.full((n_trials, k), full), 1.0, epsilon, rng=gen)
     if scenario == "known_rest":
         z = answers.mean(axis=1) - rest
     else:
-        without = laplace_mechanism(np.full((trials, k), rest), 1.0, epsilon, rng=gen)
+        without = laplace_mechanism(np.full((n_trials, k), rest), 1.0, epsilon, rng=gen)
         z = answers.mean(axis=1) - without.mean(axis=1)
-    guesses = (z > 0.5).astype(np.int64)
-    return float(np.mean(guesses == d[target]))
+    return float(np.mean((z > 0.5) == d[target]))

@@ -11,7 +11,7 @@ differential privacy puts on *any* attack:
   Gaussians to the example's logit-scaled confidence in both worlds, and test
   which world the target model looks like (online), or how far it is from the
   "out" world (offline).
-* :func:`dp_roc_bound` — an (ε, δ)-DP training algorithm confines every
+* :func:`~dpteach.attacks.roc.dp_roc_bound` — an (ε, δ)-DP training algorithm confines every
   membership test to the region TPR ≤ e^ε·FPR + δ and
   TPR ≤ 1 − e^{−ε}(1 − δ − FPR) (Kairouz, Oh and Viswanath [KOV15]_,
   Thm. 2.1; the hypothesis-testing view of Wasserman and Zhou [WZ10]_).
@@ -19,6 +19,12 @@ differential privacy puts on *any* attack:
 Attacks are reported the way [CCN22]_ recommends: the full ROC (best read on
 log-log axes), the TPR at a low FPR (1e-2, 1e-3), and, for comparison with
 older work, the AUC and the membership advantage max(TPR − FPR) [YGFJ18]_.
+Measuring a test (ROC, AUC, TPR at low FPR) and the DP ceiling live in
+:mod:`dpteach.attacks.roc`.
+
+Sizes are bounded so that a call stays well under 1 GB: at most 10⁴ models
+and n_models·n_examples ≤ 10⁷ memberships; confidences given to
+:func:`lira_scores` satisfy |φ| ≤ 1e100 (:func:`logit_confidence` gives ≤ 1418).
 
 References
 ----------
@@ -36,166 +42,39 @@ References
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
+from sklearn.base import clone
+from tqdm.auto import tqdm
 
 from .._validation import (
     ParameterError,
     check_array,
+    check_bool,
     check_choice,
-    check_delta,
-    check_epsilon,
+    check_finite,
+    check_in_range,
     check_int,
     check_rng,
+    describe,
 )
+from .roc import DEFAULT_LOW_FPRS, AttackResult, roc_from_scores
 
 __all__ = [
-    "AttackResult",
-    "roc_from_scores",
     "loss_threshold_attack",
-    "logit_confidence",
-    "cross_entropy_from_proba",
-    "membership_matrix",
-    "ShadowExperiment",
-    "run_shadow_experiment",
-    "lira_scores",
-    "lira_attack",
-    "loss_attack",
-    "dp_roc_bound",
-    "dp_advantage_bound",
-    "dp_auc_bound",
+    "logit_confidence", "cross_entropy_from_proba",
+    "membership_matrix", "ShadowExperiment", "run_shadow_experiment",
+    "lira_scores", "lira_attack", "loss_attack",
 ]
 
-DEFAULT_LOW_FPRS = (1e-2, 1e-3)
+MAX_MODELS = 10 ** 4             # shadow/target models in one experiment
+MAX_MEMBERSHIPS = 10 ** 7        # n_models · n_examples (an 80 MB float array per statistic)
+MAX_CONFIDENCE = 1e100           # |φ| in lira_scores: squares and sums stay finite
 
 
-# ---------------------------------------------------------------- ROC tools
-@dataclass
-class AttackResult:
-    """Outcome of a membership-inference attack.
-
-    Attributes
-    ----------
-    fpr, tpr : arrays
-        ROC curve, from (0, 0) to (1, 1), one point per distinct score.
-    thresholds : array
-        Score thresholds: "member" iff score ≥ threshold gives (fpr[k], tpr[k])
-        (the first entry is +inf: nobody is called a member).
-    auc : float
-        Area under the ROC curve (ties count one half: the Mann–Whitney U / (PN)).
-    advantage : float
-        max_k (tpr[k] − fpr[k]), the membership advantage of the best threshold [YGFJ18]_.
-    tpr_at_fpr : dict
-        For each α in ``low_fprs``: the largest TPR among ROC points with
-        FPR ≤ α (no interpolation). With N non-members FPR moves in steps of
-        1/N, so values for α < 1/N only reflect FPR = 0.
-    n_members, n_nonmembers : int
-    name : str
-    operating_point : tuple or None
-        (FPR, TPR) at a fixed threshold, when the attack fixes one.
-    """
-
-    fpr: np.ndarray
-    tpr: np.ndarray
-    thresholds: np.ndarray
-    auc: float
-    advantage: float
-    tpr_at_fpr: dict
-    n_members: int
-    n_nonmembers: int
-    name: str = ""
-    operating_point: tuple | None = field(default=None)
-
-    def __repr__(self) -> str:
-        low = ", ".join(f"TPR@{a:g}={v:.3f}" for a, v in self.tpr_at_fpr.items())
-        return (f"AttackResult({self.name!r}: AUC={self.auc:.3f}, advantage={self.advantage:.3f}, "
-                f"{low}, members={self.n_members}, non-members={self.n_nonmembers})")
-
-
-def _check_membership_labels(name: str, value, n: int | None = None) -> np.ndarray:
-    arr = np.asarray(value)
-    if arr.dtype != bool:
-        if not (np.issubdtype(arr.dtype, np.number) and np.all(np.isin(arr, (0, 1)))):
-            raise ParameterError(f"{name} must be booleans (or 0/1): True = member; "
-                                 f"got {name}={arr[:5]!r}...")
-        arr = arr.astype(bool)
-    if n is not None and arr.shape != (n,):
-        raise ParameterError(f"{name} must have shape ({n},); got {name} with shape {arr.shape}")
-    return arr
-
-
-def _check_low_fprs(low_fprs) -> tuple:
-    arr = check_array("low_fprs", low_fprs, ndim=(0, 1))
-    arr = np.atleast_1d(arr)
-    if np.any(arr <= 0) or np.any(arr >= 1):
-        raise ParameterError(f"low_fprs must lie in (0, 1); got low_fprs={low_fprs!r}")
-    return tuple(float(a) for a in arr)
-
-
-def _roc(scores: np.ndarray, labels: np.ndarray, low_fprs: tuple, name: str,
-         weights: np.ndarray | None = None) -> AttackResult:
-    order = np.argsort(-scores, kind="mergesort")
-    s, lab = scores[order], labels[order]
-    w = np.ones(s.size) if weights is None else weights[order]
-    P, N = int(lab.sum()), int((~lab).sum())
-    # the last index of each run of equal scores: thresholds between distinct scores
-    last = np.r_[np.flatnonzero(np.diff(s) != 0), s.size - 1]
-    tp = np.cumsum(np.where(lab, w, 0.0))
-    fp = np.cumsum(np.where(lab, 0.0, w))
-    tpr = np.r_[0.0, tp[last] / tp[-1]]
-    fpr = np.r_[0.0, fp[last] / fp[-1]]
-    thresholds = np.r_[np.inf, s[last]]
-    auc = float(np.trapezoid(tpr, fpr))
-    low = {a: float(tpr[fpr <= a + 1e-15].max()) for a in low_fprs}
-    return AttackResult(fpr=fpr, tpr=tpr, thresholds=thresholds, auc=auc,
-                        advantage=float(np.max(tpr - fpr)), tpr_at_fpr=low,
-                        n_members=P, n_nonmembers=N, name=name)
-
-
-def roc_from_scores(scores, is_member, *, sample_weight=None, low_fprs=DEFAULT_LOW_FPRS,
-                    name: str = "") -> AttackResult:
-    """ROC, AUC, advantage and TPR at low FPR of a score-based attack.
-
-    The attack calls an example a member when its score is at least a
-    threshold; every threshold gives one (FPR, TPR) point.
-
-    Parameters
-    ----------
-    scores : array (n,)
-        Higher = "more likely a member" (finite).
-    is_member : array of bool (n,)
-        The truth; both classes must occur.
-    sample_weight : array (n,), optional
-        Non-negative weights (TPR and FPR become weighted fractions), e.g. to
-        give every target model the same weight when pooling attacks.
-    low_fprs : sequence of float in (0, 1)
-        FPR levels at which to report the TPR [CCN22]_.
-    name : str
-        Label used in plots.
-
-    Returns
-    -------
-    AttackResult
-    """
-    scores = check_array("scores", scores, ndim=1)
-    labels = _check_membership_labels("is_member", is_member, scores.size)
-    if labels.all() or not labels.any():
-        raise ParameterError("is_member must contain both members (True) and non-members (False)")
-    w = None
-    if sample_weight is not None:
-        w = check_array("sample_weight", sample_weight, ndim=1)
-        if w.shape != scores.shape or np.any(w < 0):
-            raise ParameterError(f"sample_weight must be {scores.size} non-negative numbers; "
-                                 f"got shape {w.shape}")
-        if not (w[labels].sum() > 0 and w[~labels].sum() > 0):
-            raise ParameterError("sample_weight must give positive total weight to members and "
-                                 "to non-members")
-    return _roc(scores, labels, _check_low_fprs(low_fprs), str(name), w)
-
-
+# ------------------------------------------------------- the loss threshold
 def loss_threshold_attack(member_losses, nonmember_losses, *, threshold: float | None = None,
                           low_fprs=DEFAULT_LOW_FPRS, name: str = "loss threshold") -> AttackResult:
     """The loss-threshold attack of Yeom et al. [YGFJ18]_: one global threshold on the loss.
@@ -213,6 +92,7 @@ def loss_threshold_attack(member_losses, nonmember_losses, *, threshold: float |
         If given (e.g. the mean training loss), ``operating_point`` holds the
         (FPR, TPR) of the rule loss ≤ threshold.
     low_fprs : sequence of float
+        As in :func:`~dpteach.attacks.roc.roc_from_scores`.
     name : str
 
     Returns
@@ -223,10 +103,9 @@ def loss_threshold_attack(member_losses, nonmember_losses, *, threshold: float |
     non = check_array("nonmember_losses", nonmember_losses, ndim=1)
     scores = -np.concatenate([mem, non])
     labels = np.r_[np.ones(mem.size, bool), np.zeros(non.size, bool)]
-    res = _roc(scores, labels, _check_low_fprs(low_fprs), str(name))
-    if threshold is not None:
-        from .._validation import check_finite
-        t = check_finite("threshold", threshold)
+    t = None if threshold is None else check_finite("threshold", threshold)
+    res = roc_from_scores(scores, labels, low_fprs=low_fprs, name=name)
+    if t is not None:
         res.operating_point = (float(np.mean(non <= t)), float(np.mean(mem <= t)))
     return res
 
@@ -292,9 +171,20 @@ def membership_matrix(n_models: int, n_examples: int, rng=None) -> np.ndarray:
     each example into exactly half of the models; that makes the target's
     membership a deterministic function of the shadows' and so slightly
     breaks the independence the DP bound needs.)
+
+    Parameters
+    ----------
+    n_models : int
+        In [1, 10**4].
+    n_examples : int
+        In [2, 10**7], with ``n_models·n_examples`` at most 10**7.
+    rng : None, int or numpy.random.Generator
     """
-    M = check_int("n_models", n_models, minimum=1)
-    N = check_int("n_examples", n_examples, minimum=2)
+    M = check_int("n_models", n_models, minimum=1, maximum=MAX_MODELS)
+    N = check_int("n_examples", n_examples, minimum=2, maximum=MAX_MEMBERSHIPS)
+    if M * N > MAX_MEMBERSHIPS:
+        raise ParameterError(f"n_models * n_examples must be at most {MAX_MEMBERSHIPS:.0e}; got "
+                             f"n_models={M}, n_examples={N}")
     return check_rng(rng).random((M, N)) < 0.5
 
 
@@ -330,7 +220,7 @@ class ShadowExperiment:
 
 
 def run_shadow_experiment(estimator, X, y, n_models: int = 8, rng=None,
-                          verbose: bool = False) -> ShadowExperiment:
+                          progress: bool = False) -> ShadowExperiment:
     """Train ``n_models`` clones of ``estimator``, each on a random half of (X, y).
 
     Every model is then queried on the whole population, giving each
@@ -345,37 +235,59 @@ def run_shadow_experiment(estimator, X, y, n_models: int = 8, rng=None,
         ``predict_proba`` and ``classes_``. If it has an ``rng`` or
         ``random_state`` parameter, each clone gets its own seed drawn from ``rng``.
     X : array (N, d)
+        Finite; N ≥ 2 rows with ``n_models·N`` at most 10**7.
     y : array (N,)
         Class labels.
-    n_models : int ≥ 2
+    n_models : int
+        In [2, 10**4] (each one a model to train).
     rng : None, int or numpy.random.Generator
-    verbose : bool
+    progress : bool
         Show a progress bar over models.
-    """
-    from sklearn.base import clone
-    from tqdm.auto import tqdm
 
+    Raises
+    ------
+    ParameterError
+        Also when a model's random half is empty or holds every example (only
+        likely for tiny N), or when ``estimator.fit`` refuses its half with a
+        ``ValueError`` (e.g. a half with one class only).
+    """
+    for method in ("get_params", "fit", "predict", "predict_proba"):
+        if not hasattr(estimator, method):
+            raise TypeError(f"estimator must be a scikit-learn classifier with {method}(); got "
+                            f"estimator={describe(estimator)} of type {type(estimator).__name__}")
     X = check_array("X", X, ndim=2)
     y = np.asarray(y)
     if y.shape != (X.shape[0],):
         raise ParameterError(f"y must have shape ({X.shape[0]},); got y with shape {y.shape}")
-    M = check_int("n_models", n_models, minimum=2)
+    M = check_int("n_models", n_models, minimum=2, maximum=MAX_MODELS)
+    progress = check_bool("progress", progress)
     gen = check_rng(rng)
     N = X.shape[0]
+    if not 2 <= N <= MAX_MEMBERSHIPS // M:
+        raise ParameterError(f"X must have 2 to {MAX_MEMBERSHIPS // M} rows for n_models={M}; "
+                             f"got X with shape {X.shape}")
     member = membership_matrix(M, N, gen)
+    sizes = member.sum(axis=1)
+    if np.any((sizes == 0) | (sizes == N)):
+        raise ParameterError(f"X has too few rows: a model's random half is empty or holds all "
+                             f"of them; got X with {N} rows for n_models={M}")
     conf = np.empty((M, N))
     loss = np.empty((M, N))
     tr_acc, te_acc, eps = np.empty(M), np.empty(M), np.full(M, np.nan)
     params = estimator.get_params(deep=False)
-    for m in tqdm(range(M), desc="shadow models", disable=not verbose):
+    for m in tqdm(range(M), desc="shadow models", disable=not progress):
         est = clone(estimator)
         seed = int(gen.integers(2**31))
         if "rng" in params:
             est.set_params(rng=seed)
         elif "random_state" in params:
             est.set_params(random_state=seed)
-        est.fit(X[member[m]], y[member[m]])
-        proba = np.asarray(est.predict_proba(X), dtype=np.float64)
+        try:
+            est.fit(X[member[m]], y[member[m]])
+        except ValueError as exc:
+            raise ParameterError(f"estimator cannot be fitted on model {m}'s random half of "
+                                 f"(X, y): {exc}; got X with {N} rows") from exc
+        proba = check_array("estimator.predict_proba(X)", est.predict_proba(X), ndim=2)
         classes = list(est.classes_)
         col = np.array([classes.index(v) if v in classes else -1 for v in y])
         # a label the model never saw gets probability 0 via an appended zero column
@@ -386,7 +298,8 @@ def run_shadow_experiment(estimator, X, y, n_models: int = 8, rng=None,
         correct = np.asarray(est.predict(X)) == y
         tr_acc[m] = correct[member[m]].mean()
         te_acc[m] = correct[~member[m]].mean()
-        eps[m] = float(getattr(est, "epsilon_", np.nan))
+        e = getattr(est, "epsilon_", None)
+        eps[m] = np.nan if e is None else check_in_range("estimator.epsilon_", e, 0.0, np.inf)
     return ShadowExperiment(membership=member, confidences=conf, losses=loss,
                             train_accuracy=tr_acc, test_accuracy=te_acc, epsilons=eps)
 
@@ -400,6 +313,23 @@ def _masked_mean_var(values: np.ndarray, mask: np.ndarray):
         sq = np.where(mask, (values - mean) ** 2, 0.0).sum(axis=0)
         var = sq / (k - 1)
     return mean, var, k
+
+
+def _check_membership(name: str, value, shape: tuple | None = None) -> np.ndarray:
+    """A (models, examples) array of booleans or 0/1 (True = member), of ``shape`` if given."""
+    arr = check_array(name, value, ndim=2)
+    if (shape is not None and arr.shape != shape) or not np.all((arr == 0) | (arr == 1)):
+        raise ParameterError(f"{name} must be booleans (or 0/1) of shape {shape or '(M, N)'}; "
+                             f"got {name}={describe(value)} with shape {arr.shape}")
+    return arr == 1
+
+
+def _check_confidences(name: str, value, *, ndim: int) -> np.ndarray:
+    arr = check_array(name, value, ndim=ndim)
+    if np.any(np.abs(arr) > MAX_CONFIDENCE):
+        raise ParameterError(f"{name} must lie in [-1e100, 1e100]; got {name} with max |value| "
+                             f"{np.abs(arr).max():g}")
+    return arr
 
 
 def lira_scores(target_confidences, shadow_confidences, shadow_membership, *,
@@ -421,8 +351,9 @@ def lira_scores(target_confidences, shadow_confidences, shadow_membership, *,
     Parameters
     ----------
     target_confidences : array (N,)
+        Finite, |φ| ≤ 1e100 (as are the shadows').
     shadow_confidences : array (S, N)
-    shadow_membership : bool array (S, N)
+    shadow_membership : bool (or 0/1) array (S, N)
     mode : {"online", "offline"}
     fix_variance : bool, default True
         Use one variance per world, pooled over all examples, instead of one
@@ -437,24 +368,20 @@ def lira_scores(target_confidences, shadow_confidences, shadow_membership, *,
     Carlini et al. also query augmented copies of each example; this teaching
     version uses the example alone.
     """
-    phi = check_array("target_confidences", target_confidences, ndim=1)
-    shadows = check_array("shadow_confidences", shadow_confidences, ndim=2)
+    phi = _check_confidences("target_confidences", target_confidences, ndim=1)
+    shadows = _check_confidences("shadow_confidences", shadow_confidences, ndim=2)
     if shadows.shape[1] != phi.size:
         raise ParameterError(f"shadow_confidences must have {phi.size} columns; "
                              f"got shape {shadows.shape}")
-    member = np.asarray(shadow_membership)
-    if member.shape != shadows.shape:
-        raise ParameterError(f"shadow_membership must have shape {shadows.shape}; got {member.shape}")
-    member = member.astype(bool)
+    member = _check_membership("shadow_membership", shadow_membership, shadows.shape)
     mode = check_choice("mode", mode, {"online", "offline"})
-    if not isinstance(fix_variance, (bool, np.bool_)):
-        raise TypeError(f"fix_variance must be True or False; got fix_variance={fix_variance!r}")
+    fix_variance = check_bool("fix_variance", fix_variance)
 
     def world(mask):
         mean, var, k = _masked_mean_var(shadows, mask)
         if not mask.any():
-            raise ParameterError("every shadow model is on the same side for all examples; "
-                                 "need shadows with and without the examples")
+            raise ParameterError("shadow_membership must hold shadows with and without the "
+                                 f"examples; got shadow_membership={describe(shadow_membership)}")
         pooled_mean = shadows[mask].mean()
         mean = np.where(k > 0, mean, pooled_mean)
         ok = k >= 2
@@ -477,30 +404,43 @@ def lira_scores(target_confidences, shadow_confidences, shadow_membership, *,
             - stats.norm.logpdf(phi, loc=mu_out, scale=sd_out))
 
 
-def _targets(experiment: ShadowExperiment, targets):
+def _check_experiment(experiment, targets, statistic: str):
+    """(membership, the statistic's (M, N) array, list of distinct target indices)."""
     if not isinstance(experiment, ShadowExperiment):
-        raise TypeError(f"experiment must be a ShadowExperiment; got {type(experiment).__name__}")
-    M = experiment.n_models
+        raise TypeError(f"experiment must be a ShadowExperiment; got experiment="
+                        f"{describe(experiment)} of type {type(experiment).__name__}")
+    member = _check_membership("experiment.membership", experiment.membership)
+    values = (_check_confidences if statistic == "confidences" else check_array)(
+        f"experiment.{statistic}", getattr(experiment, statistic), ndim=2)
+    M, N = member.shape
+    if values.shape != member.shape or M > MAX_MODELS or M * N > MAX_MEMBERSHIPS:
+        raise ParameterError(f"experiment must hold (n_models, n_examples) arrays, n_models "
+                             f"≤ {MAX_MODELS}, n_models·n_examples ≤ {MAX_MEMBERSHIPS:.0e}; "
+                             f"got membership {member.shape}, {statistic} {values.shape}")
     if targets is None:
-        return list(range(M))
+        return member, values, list(range(M))
     check_array("targets", targets, ndim=(0, 1), allow_bool=False)   # real, finite, ≤ 1-D
     t = np.atleast_1d(np.asarray(targets))
-    if t.size == 0 or not np.issubdtype(t.dtype, np.integer) or t.min() < 0 or t.max() >= M:
-        raise ParameterError(f"targets must be model indices in [0, {M - 1}]; got targets={targets!r}")
-    return [int(v) for v in t]
+    if (not np.issubdtype(t.dtype, np.integer) or t.min() < 0 or t.max() >= M
+            or np.unique(t).size != t.size):
+        raise ParameterError(f"targets must be distinct model indices in [0, {M - 1}]; "
+                             f"got targets={describe(targets)}")
+    return member, values, [int(v) for v in t]
 
 
-def _pool(experiment: ShadowExperiment, ts, scores, low_fprs, name) -> AttackResult:
+def _pool(member: np.ndarray, ts, scores, low_fprs, name) -> AttackResult:
     """One ROC for several target models, each target weighing the same.
 
     Member i of target m gets weight 1/(#members of m), non-member 1/(#non-members
     of m), so at each threshold TPR = mean_m TPR_m and FPR = mean_m FPR_m: the
     pooled curve is an average of per-target tests and, like each of them,
-    obeys the DP bound (the region of :func:`dp_roc_bound` is convex).
+    obeys the DP bound (the region of :func:`~dpteach.attacks.roc.dp_roc_bound` is convex).
     """
-    labels = [experiment.membership[t] for t in ts]
+    labels = [member[t] for t in ts]
     if any(lab.all() or not lab.any() for lab in labels):
-        raise ParameterError("a target model has no members or no non-members; use more examples")
+        raise ParameterError(f"experiment.membership must give each target members and "
+                             f"non-members; got targets {ts} with "
+                             f"{[int(lab.sum()) for lab in labels]} members")
     weights = [np.where(lab, 1.0 / lab.sum(), 1.0 / (~lab).sum()) for lab in labels]
     return roc_from_scores(np.concatenate(scores), np.concatenate(labels),
                            sample_weight=np.concatenate(weights), low_fprs=low_fprs, name=name)
@@ -518,22 +458,26 @@ def lira_attack(experiment: ShadowExperiment, targets=None, *, mode: str = "onli
     Parameters
     ----------
     experiment : ShadowExperiment
+        At least 2 models, at most 10**4, and n_models·n_examples ≤ 10**7.
     targets : int or sequence of int, optional
-        Which models to attack (default: all).
+        Which models to attack (distinct indices; default: all). Each target
+        costs one pass over the other models' confidences.
     mode, fix_variance : see :func:`lira_scores`.
     low_fprs : sequence of float
     name : str, optional
     """
-    ts = _targets(experiment, targets)
-    if experiment.n_models < 2:
-        raise ParameterError("LiRA needs at least one shadow model besides the target")
+    member, conf, ts = _check_experiment(experiment, targets, "confidences")
+    mode = check_choice("mode", mode, {"online", "offline"})
+    name = f"LiRA ({mode})" if name is None else name      # checked by roc_from_scores
+    if member.shape[0] < 2:
+        raise ParameterError(f"experiment must hold a shadow model besides the target; got "
+                             f"experiment with n_models={member.shape[0]}")
     scores = []
     for t in ts:
-        others = np.arange(experiment.n_models) != t
-        scores.append(lira_scores(experiment.confidences[t], experiment.confidences[others],
-                                  experiment.membership[others], mode=mode,
+        others = np.arange(member.shape[0]) != t
+        scores.append(lira_scores(conf[t], conf[others], member[others], mode=mode,
                                   fix_variance=fix_variance))
-    return _pool(experiment, ts, scores, low_fprs, name if name is not None else f"LiRA ({mode})")
+    return _pool(member, ts, scores, low_fprs, name)
 
 
 def loss_attack(experiment: ShadowExperiment, targets=None, *, low_fprs=DEFAULT_LOW_FPRS,
@@ -542,76 +486,8 @@ def loss_attack(experiment: ShadowExperiment, targets=None, *, low_fprs=DEFAULT_
 
     ROC pooled over targets with equal weights, as in :func:`lira_attack`.
 
-    Needs no shadow models: the score is minus the target's loss.
+    Needs no shadow models: the score is minus the target's loss. ``experiment``
+    and ``targets`` as in :func:`lira_attack`.
     """
-    ts = _targets(experiment, targets)
-    return _pool(experiment, ts, [-experiment.losses[t] for t in ts], low_fprs, name)
-
-
-# ------------------------------------------------------------ the DP ceiling
-def dp_roc_bound(fpr, epsilon: float, delta: float = 0.0, *, symmetric: bool = True):
-    """Highest TPR any membership test can reach at a given FPR against an (ε, δ)-DP algorithm.
-
-    For neighbouring data sets D (without x) and D' (with x), an
-    (ε, δ)-DP algorithm M satisfies, for every test with false-positive rate
-    FPR = P[reject "out" | D] and true-positive rate TPR = P[reject | D']
-    (Kairouz, Oh and Viswanath [KOV15]_, Theorem 2.1):
-
-        TPR ≤ e^ε · FPR + δ                      and
-        TPR ≤ 1 − e^{−ε} (1 − δ − FPR)           (the symmetric condition),
-
-    so TPR ≤ min(1, e^ε FPR + δ, 1 − e^{−ε}(1 − δ − FPR)).
-
-    Parameters
-    ----------
-    fpr : float or array in [0, 1]
-    epsilon : float > 0
-    delta : float in [0, 1)
-    symmetric : bool, default True
-        Include the second (tighter for FPR > 1/(1+e^ε)) condition.
-
-    Notes
-    -----
-    Both conditions hold because DP is symmetric in D, D' (for add/remove
-    neighbours: x may be the one added or removed). The region is convex, so
-    an attack that averages over examples, or randomises its threshold,
-    stays inside it.
-    """
-    f = check_array("fpr", fpr, ndim=(0, 1))
-    if np.any(f < 0) or np.any(f > 1):
-        raise ParameterError(f"fpr must lie in [0, 1]; got fpr={fpr!r}")
-    eps = check_epsilon("epsilon", epsilon)
-    d = check_delta("delta", delta)
-    if eps < 700:
-        bound = np.minimum(1.0, math.exp(eps) * f + d)
-    else:                                    # e^ε overflows: any FPR > 0 allows TPR = 1
-        bound = np.where(f > 0, 1.0, min(1.0, d))
-    if symmetric:
-        bound = np.minimum(bound, 1.0 - math.exp(-eps) * (1.0 - d - f))
-    return float(bound) if np.ndim(fpr) == 0 else bound
-
-
-def dp_advantage_bound(epsilon: float, delta: float = 0.0) -> float:
-    """max (TPR − FPR) over the (ε, δ)-DP region: (e^ε − 1 + 2δ) / (e^ε + 1).
-
-    Attained at FPR = (1 − δ)/(1 + e^ε), where the two lines of
-    :func:`dp_roc_bound` cross ([KOV15]_, Thm. 2.1). For δ = 0 this is
-    tanh(ε/2), tighter than the bound e^ε − 1 of Yeom et al. [YGFJ18]_
-    (Theorem 1), which uses only the first condition.
-    """
-    eps = check_epsilon("epsilon", epsilon)
-    d = check_delta("delta", delta)
-    return float((math.expm1(eps) + 2 * d) / (math.exp(eps) + 1)) if eps < 700 else 1.0
-
-
-def dp_auc_bound(epsilon: float, delta: float = 0.0) -> float:
-    """Area under the (ε, δ)-DP ROC ceiling of :func:`dp_roc_bound` (symmetric version).
-
-    The ceiling is piecewise linear with corners at FPR = 0,
-    x* = (1 − δ)/(1 + e^ε), 1 − δ and 1, so the trapezoid rule on these
-    points is exact.
-    """
-    eps = check_epsilon("epsilon", epsilon)
-    d = check_delta("delta", delta)
-    xs = np.array([0.0, (1 - d) / (1 + math.exp(min(eps, 700))), 1 - d, 1.0])
-    return float(np.trapezoid(dp_roc_bound(xs, eps, d), xs))
+    member, losses, ts = _check_experiment(experiment, targets, "losses")
+    return _pool(member, ts, [-losses[t] for t in ts], low_fprs, name)

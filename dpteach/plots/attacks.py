@@ -16,16 +16,23 @@ References
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
+from scipy import special, stats
 
-from .._validation import ParameterError, check_array, check_choice, check_epsilon, check_int
+from .._validation import (
+    ParameterError,
+    check_array,
+    check_choice,
+    check_epsilon,
+    check_in_range,
+    check_int,
+    describe,
+)
 from ..attacks.differencing import (
     SCENARIOS,
     dp_success_bound,
     empirical_sensitivity,
     noisy_attack_success,
 )
-from ..mechanisms import laplace_scale
 from ._style import PALETTE, new_axes
 
 __all__ = [
@@ -36,6 +43,9 @@ __all__ = [
 ]
 
 _LW = 2.2
+MAX_BARS = 1000             # plot_neighbour_differences: one bar per person
+MAX_GRID = 1000             # plot_attack_success: ε values (two exact successes each)
+MAX_DRAWN = 1e300           # largest |q(D) − q(D₋ᵢ)| whose axis limits stay finite
 _SCENARIO_LABEL = {
     "known_rest": "attacker knows the others: one noisy count",
     "two_queries": "two noisy counts, q(D) − q(D without i)",
@@ -51,8 +61,9 @@ def plot_neighbour_differences(query, db, name: str | None = None, ax=None):
     Parameters
     ----------
     query : {"sum", "mean"} or callable
+        Scalar-valued; differences up to 1e300 in size can be drawn.
     db : array_like
-        1-D; bars are coloured by bit when it holds only 0s and 1s.
+        1-D, 2 to 1000 rows; bars are coloured by bit when it holds only 0s and 1s.
     name : str, optional
         Query name for the title (default: the string or the callable's name).
     ax : matplotlib Axes, optional
@@ -62,14 +73,21 @@ def plot_neighbour_differences(query, db, name: str | None = None, ax=None):
     matplotlib.figure.Figure
         Bars have gid ``"difference"``; the sensitivity lines ``"sensitivity"``.
     """
-    rep = empirical_sensitivity(query, db)
     if name is None:
         name = query if isinstance(query, str) else getattr(query, "__name__", "query")
     if not isinstance(name, str):
-        raise TypeError(f"name must be a string; got name={name!r}")
+        raise TypeError(f"name must be a string; got name={describe(name)}")
+    values = check_array("db", db, ndim=1)
+    if values.shape[0] > MAX_BARS:
+        raise ParameterError(f"db must have at most {MAX_BARS} rows to draw; got db with shape "
+                             f"{values.shape}")
+    rep = empirical_sensitivity(query, db)
     if rep.differences.ndim != 1:
-        raise ParameterError("plot_neighbour_differences needs a scalar-valued query and a 1-D db")
-    values = np.asarray(db, dtype=float)
+        raise ParameterError(f"plot_neighbour_differences needs a scalar-valued query and a 1-D "
+                             f"db; got differences of shape {rep.differences.shape}")
+    if rep.sensitivity > MAX_DRAWN:
+        raise ParameterError(f"query and db must give differences up to {MAX_DRAWN:g} to draw; "
+                             f"got sensitivity {rep.sensitivity:g}")
     is_bits = bool(np.all((values == 0) | (values == 1)))
     fig, ax = new_axes(ax)
     idx = np.arange(rep.differences.size)
@@ -114,7 +132,8 @@ def plot_noisy_difference(epsilon: float, scenario: str = "known_rest", ax=None)
     Parameters
     ----------
     epsilon : float
-        ε of each noisy answer, finite > 0.
+        ε of each noisy answer, in [1e-6, 1e6] (the range a picture can show:
+        the noise scale 1/ε spans the x axis).
     scenario : {"known_rest", "two_queries"}
     ax : matplotlib Axes, optional
 
@@ -123,7 +142,9 @@ def plot_noisy_difference(epsilon: float, scenario: str = "known_rest", ax=None)
     matplotlib.figure.Figure
         Curves have gids ``"bit=0"`` and ``"bit=1"``, the threshold ``"threshold"``.
     """
-    b = laplace_scale(1.0, epsilon)
+    epsilon = check_epsilon("epsilon", epsilon)
+    epsilon = check_in_range("epsilon", epsilon, 1e-6, 1e6)
+    b = 1.0 / epsilon                    # Laplace scale of a count (sensitivity 1)
     scenario = check_choice("scenario", scenario, set(SCENARIOS))
     success = noisy_attack_success(epsilon, 1, scenario)
     bound = dp_success_bound(epsilon)
@@ -160,10 +181,10 @@ def plot_attack_success(epsilons=None, highlight: float | None = None, ax=None):
     Parameters
     ----------
     epsilons : array_like, optional
-        ε grid (finite > 0, at least 2 values); default 100 log-spaced values
-        in [0.01, 10].
+        ε grid: 2 to 1000 values in [1e-100, 1e100] (the range a log axis can
+        draw); default 100 log-spaced values in [0.01, 10].
     highlight : float, optional
-        An ε (finite > 0) to mark on every curve.
+        An ε in [1e-100, 1e100] to mark on every curve.
     ax : matplotlib Axes, optional
 
     Returns
@@ -176,16 +197,19 @@ def plot_attack_success(epsilons=None, highlight: float | None = None, ax=None):
         eps = np.geomspace(0.01, 10.0, 100)
     else:
         eps = np.sort(check_array("epsilons", epsilons, ndim=1, min_size=2))
-        if np.any(eps <= 0):
-            raise ParameterError(f"epsilons must all be finite and > 0; got min(epsilons)={eps.min()!r}")
+        if np.any(eps < 1e-100) or np.any(eps > 1e100) or eps.size > MAX_GRID:
+            raise ParameterError(f"epsilons must be 2 to {MAX_GRID} values in [1e-100, 1e100]; "
+                                 f"got epsilons={describe(epsilons)}")
     if highlight is not None:
         try:
-            highlight = check_epsilon("highlight", highlight)
+            highlight = check_in_range("highlight", check_epsilon("highlight", highlight),
+                                       1e-100, 1e100)
         except (TypeError, ValueError) as exc:
             raise type(exc)(f"{exc} (highlight is the epsilon to mark)") from None
         bound_h = dp_success_bound(highlight)
     fig, ax = new_axes(ax)
-    ax.plot(eps, [dp_success_bound(e) for e in eps], color="black", lw=_LW, gid="bound",
+    ax.set_xscale("log")
+    ax.plot(eps, special.expit(eps), color="black", lw=_LW, gid="bound",
             label=r"bound for any attack: $e^{\varepsilon}/(1+e^{\varepsilon})$")
     styles = {"known_rest": (PALETTE["vermillion"], "--"), "two_queries": (PALETTE["blue"], "-.")}
     for scenario in SCENARIOS:
@@ -201,7 +225,6 @@ def plot_attack_success(epsilons=None, highlight: float | None = None, ax=None):
         title += f"\nε = {highlight:.3g}: success {pts[1]:.3f} (knows the others), bound {pts[0]:.3f}"
     else:
         title += "\nε per noisy answer, sensitivity 1"
-    ax.set_xscale("log")
     ax.set_ylim(0.45, 1.02)
     ax.set_xlabel("ε per answer (log scale; left = more private)")
     ax.set_ylabel("probability the guess is right")
@@ -229,7 +252,9 @@ def plot_averaging_attack(epsilon: float, k_max: int = 100, scenario: str = "kno
         Largest number of repetitions, in [2, 1000].
     scenario : {"known_rest", "two_queries"}
     simulated : dict, optional
-        ``{k: success rate}`` from simulations, drawn as markers.
+        ``{k: success rate}`` from simulations, k in [1, 1000] (as
+        :func:`~dpteach.attacks.differencing.simulate_noisy_attack` allows), drawn
+        as markers.
     ax : matplotlib Axes, optional
 
     Returns
@@ -237,12 +262,14 @@ def plot_averaging_attack(epsilon: float, k_max: int = 100, scenario: str = "kno
     matplotlib.figure.Figure
         Curves have gids ``"exact"``, ``"bound"`` and ``"simulated"``.
     """
-    bound1 = dp_success_bound(epsilon)             # validates epsilon
+    epsilon = check_epsilon("epsilon", epsilon)
+    bound1 = dp_success_bound(epsilon)
     k_max = check_int("k_max", k_max, minimum=2, maximum=1000)
     scenario = check_choice("scenario", scenario, set(SCENARIOS))
     ks = np.unique(np.round(np.geomspace(1, k_max, 40)).astype(int))
     exact = np.array([noisy_attack_success(epsilon, int(k), scenario) for k in ks])
-    bound = np.array([dp_success_bound(k * epsilon) for k in ks])
+    with np.errstate(over="ignore"):               # kε may overflow to inf: bound 1
+        bound = special.expit(ks * epsilon)        # dp_success_bound(kε)
     fig, ax = new_axes(ax)
     ax.plot(ks, bound, color="black", lw=_LW, gid="bound",
             label=r"bound for composed loss $k\varepsilon$: $e^{k\varepsilon}/(1+e^{k\varepsilon})$")
@@ -251,12 +278,12 @@ def plot_averaging_attack(epsilon: float, k_max: int = 100, scenario: str = "kno
     if simulated is not None:
         if not isinstance(simulated, dict) or not simulated:
             raise TypeError(f"simulated must be a non-empty dict {{k: success rate}}; "
-                            f"got simulated={simulated!r}")
-        sk = check_array("simulated keys", list(simulated.keys()), ndim=1)
-        sv = check_array("simulated values", list(simulated.values()), ndim=1)
-        if np.any((sv < 0) | (sv > 1)) or np.any(sk < 1):
-            raise ParameterError("simulated must map k >= 1 to success rates in [0, 1]; "
-                                 f"got simulated={simulated!r}")
+                            f"got simulated={describe(simulated)}")
+        sk = check_array("simulated keys", list(simulated.keys()), ndim=1, allow_bool=False)
+        sv = check_array("simulated values", list(simulated.values()), ndim=1, allow_bool=False)
+        if np.any((sv < 0) | (sv > 1)) or np.any((sk < 1) | (sk > 1000)):
+            raise ParameterError("simulated must map k in [1, 1000] to success rates in [0, 1]; "
+                                 f"got simulated={describe(simulated)}")
         ax.plot(sk, sv, "o", color=PALETTE["blue"], ms=7, gid="simulated",
                 label="simulated success rate")
     ax.axhline(0.5, color="grey", lw=0.8, ls=":")
