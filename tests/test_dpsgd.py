@@ -390,7 +390,7 @@ def test_dpsgd_plots(digits):
     x0, x1, p = decision_grid(clf2, X2, 20)
     assert p.shape == (20, 20)
     assert p[:, 0].mean() < 0.5 < p[:, -1].mean()          # class 1 on the right
-    assert plot_decision_boundary(clf2, X2, y2, resolution=20).axes
+    assert plot_decision_boundary(clf2, X2, y2, grid_size=20).axes
     with pytest.raises(ValueError, match="X"):
         decision_grid(clf2, X, 20)
 

@@ -1,4 +1,7 @@
-"""Tests for dpteach.samplers and dpteach.learning.erm (Chaudhuri et al. 2011).
+"""Tests for dpteach.samplers and private logistic regression (Chaudhuri et al. 2011):
+dpteach.learning.logistic (the problem and its solver), dpteach.learning.erm (the two
+mechanisms, the estimator, the excess-risk bounds), dpteach.learning.erm_experiments and
+the figures of dpteach.plots.erm.
 
 Statistical tests use fixed seeds. KS tests are run at level 1e-3 on seeded
 draws: a correct sampler fails with probability 1e-3 for a random seed, and a
@@ -21,9 +24,9 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils.estimator_checks import check_estimator
 
-from dpteach import samplers
+from dpteach import datasets, samplers
 from dpteach.learning import PrivateLogisticRegression
-from dpteach.learning import erm
+from dpteach.learning import erm, erm_bounds, erm_experiments, logistic
 from _props import (
     NON_FINITE_ARRAYS,
     NOT_A_NUMBER,
@@ -51,7 +54,7 @@ def blobs():
 def small_problem():
     """Bounded rows Z (‖z‖ ≤ 1, with intercept) and ±1 labels."""
     X, y = _blobs(n=200, seed=1, d=3)
-    Z = erm.bound_rows(X, data_norm=3.0, fit_intercept=True)
+    Z = logistic.bound_rows(X, data_norm=3.0, fit_intercept=True)
     s = np.where(y == 1, 1.0, -1.0)
     return Z, s
 
@@ -182,8 +185,8 @@ def test_objective_constants_spend_exactly_epsilon(eps, n, lam):
 
 
 def test_lam_and_C_conversions():
-    assert erm.lam_from_C(0.5, 200) == pytest.approx(0.01)
-    assert erm.C_from_lam(erm.lam_from_C(3.0, 77), 77) == pytest.approx(3.0)
+    assert logistic.lam_from_C(0.5, 200) == pytest.approx(0.01)
+    assert logistic.C_from_lam(logistic.lam_from_C(3.0, 77), 77) == pytest.approx(3.0)
 
 
 def test_constants_reject_bad_input():
@@ -194,8 +197,8 @@ def test_constants_reject_bad_input():
         assert_rejects_bad_values(erm.output_perturbation_beta, valid, arg, NOT_POSITIVE_FINITE)
     assert_rejects_bad_values(erm.objective_perturbation_constants, {**valid, "c": 0.25}, "c",
                               NOT_POSITIVE_FINITE)
-    assert_rejects_bad_values(erm.lam_from_C, {"C": 1.0, "n": 10}, "C", NOT_POSITIVE_FINITE)
-    assert_rejects_bad_values(erm.C_from_lam, {"lam": 1.0, "n": 10}, "lam", NOT_A_NUMBER)
+    assert_rejects_bad_values(logistic.lam_from_C, {"C": 1.0, "n": 10}, "C", NOT_POSITIVE_FINITE)
+    assert_rejects_bad_values(logistic.C_from_lam, {"lam": 1.0, "n": 10}, "lam", NOT_A_NUMBER)
     for bad in (0, -3, 1.5, None):
         with pytest.raises((ValueError, TypeError), match="n"):
             erm.objective_perturbation_constants(1.0, bad, 0.01)
@@ -204,12 +207,12 @@ def test_constants_reject_bad_input():
 # ------------------------------------------------------------- row bounding
 def test_bound_rows_rule():
     X = np.array([[3.0, 4.0], [0.3, 0.4], [0.0, 0.0], [-6.0, 8.0]])
-    Z = erm.bound_rows(X, data_norm=2.0, fit_intercept=False)
+    Z = logistic.bound_rows(X, data_norm=2.0, fit_intercept=False)
     np.testing.assert_allclose(Z[0], [0.6, 0.8])           # norm 5 > 2: clipped to unit norm
     np.testing.assert_allclose(Z[1], [0.15, 0.2])          # inside: divided by R = 2
     np.testing.assert_allclose(Z[2], [0.0, 0.0])
     np.testing.assert_allclose(Z[3], [-0.6, 0.8])
-    Zi = erm.bound_rows(X, data_norm=2.0, fit_intercept=True)
+    Zi = logistic.bound_rows(X, data_norm=2.0, fit_intercept=True)
     np.testing.assert_allclose(Zi[:, -1], 1 / math.sqrt(2))
     np.testing.assert_allclose(Zi[:, :2], Z / math.sqrt(2))
     assert np.all(np.linalg.norm(Zi, axis=1) <= 1 + 1e-12)
@@ -221,7 +224,7 @@ def test_bound_rows_is_row_wise_and_data_independent():
     X = rng.normal(size=(50, 4)) * 3
     X2 = X.copy()
     X2[7] = [100.0, -50.0, 0.0, 1.0]
-    Z, Z2 = erm.bound_rows(X, 2.0), erm.bound_rows(X2, 2.0)
+    Z, Z2 = logistic.bound_rows(X, 2.0), logistic.bound_rows(X2, 2.0)
     same = np.ones(50, bool)
     same[7] = False
     np.testing.assert_array_equal(Z[same], Z2[same])
@@ -232,12 +235,13 @@ def test_low_level_functions_refuse_rows_outside_the_ball(small_problem):
     Z, s = small_problem
     Zbad = Z.copy()
     Zbad[0] *= 3.0
-    for func in (erm.fit_logistic_erm, erm.output_perturbation, erm.objective_perturbation):
-        kwargs = {"lam": 0.01} if func is erm.fit_logistic_erm else {"epsilon": 1.0, "lam": 0.01}
+    for func in (logistic.fit_logistic_erm, erm.output_perturbation, erm.objective_perturbation):
+        kwargs = ({"lam": 0.01} if func is logistic.fit_logistic_erm
+                  else {"epsilon": 1.0, "lam": 0.01})
         with pytest.raises(ValueError, match="norm <= 1"):
             func(Zbad, s, **kwargs)
     with pytest.raises(ValueError, match="-1 and \\+1"):
-        erm.fit_logistic_erm(Z, np.where(s > 0, 1.0, 0.0), 0.01)
+        logistic.fit_logistic_erm(Z, np.where(s > 0, 1.0, 0.0), 0.01)
     with pytest.raises(ValueError, match="c must be >= 0.25"):
         erm.objective_perturbation(Z, s, 1.0, 0.01, c=0.1)
 
@@ -247,8 +251,8 @@ def test_solver_matches_sklearn_with_C_equal_1_over_n_lambda(small_problem):
     Z, s = small_problem
     n = Z.shape[0]
     for lam in (1e-3, 1e-1):
-        w = erm.fit_logistic_erm(Z, s, lam)
-        sk = LogisticRegression(C=erm.C_from_lam(lam, n), fit_intercept=False, tol=1e-12,
+        w = logistic.fit_logistic_erm(Z, s, lam)
+        sk = LogisticRegression(C=logistic.C_from_lam(lam, n), fit_intercept=False, tol=1e-12,
                                 max_iter=100_000).fit(Z, s)
         np.testing.assert_allclose(w, sk.coef_[0], rtol=1e-5, atol=1e-6)
 
@@ -260,41 +264,42 @@ def test_solver_matches_sklearn_on_sparse_adult_rows():
     A = adult_arrays()
     X, _, y, _ = A.train_test()
     X, y = X[:6000], y[:6000]
-    Z = erm.bound_rows(X, data_norm=math.sqrt(13), fit_intercept=False)
-    assert erm._Design(Z).sparse
+    Z = logistic.bound_rows(X, data_norm=math.sqrt(13), fit_intercept=False)
     s = np.where(y == 1, 1.0, -1.0)
+    assert logistic.LogisticProblem(Z, s).sparse
     lam = 1e-3
-    w = erm.fit_logistic_erm(Z, s, lam)
-    sk = LogisticRegression(C=erm.C_from_lam(lam, len(s)), fit_intercept=False, tol=1e-12,
+    w = logistic.fit_logistic_erm(Z, s, lam)
+    sk = LogisticRegression(C=logistic.C_from_lam(lam, len(s)), fit_intercept=False, tol=1e-12,
                             max_iter=100_000).fit(Z, s)
     np.testing.assert_allclose(w, sk.coef_[0], rtol=1e-4, atol=1e-5)
     # the dense path gives the same minimiser
-    D = erm._Design(Z)
-    D.sparse, D.Z = False, np.ascontiguousarray(Z)
-    w_dense = erm._fit(D, s, lam, None)
-    np.testing.assert_allclose(w, w_dense, atol=1e-9)
+    dense = logistic.LogisticProblem(Z, s, use_sparse=False)
+    assert not dense.sparse
+    np.testing.assert_allclose(w, dense.minimize(lam), atol=1e-9)
 
 
 def test_solver_reaches_tight_gradient_and_warm_start_is_irrelevant(small_problem):
     Z, s = small_problem
     n = Z.shape[0]
     lam, lin, extra = 1e-3, np.linspace(-0.01, 0.02, Z.shape[1]), 0.05
-    w = erm.fit_logistic_erm(Z, s, lam, linear=lin, extra_reg=extra)
+    w = logistic.fit_logistic_erm(Z, s, lam, linear=lin, extra_reg=extra)
     p = 1 / (1 + np.exp(s * (Z @ w)))
     grad = -(Z.T @ (s * p)) / n + (lam + extra) * w + lin
     assert np.max(np.abs(grad)) <= 1e-10
-    w2 = erm.fit_logistic_erm(Z, s, lam, linear=lin, extra_reg=extra, w0=np.full(Z.shape[1], 5.0),
-                              hess0=erm.loss_hessian(np.zeros(Z.shape[1]), Z, s))
+    w2 = logistic.fit_logistic_erm(Z, s, lam, linear=lin, extra_reg=extra,
+                                   w0=np.full(Z.shape[1], 5.0),
+                                   hess0=logistic.loss_hessian(np.zeros(Z.shape[1]), Z, s))
     np.testing.assert_allclose(w, w2, atol=1e-9)
 
 
 def test_logistic_objective_and_hessian(small_problem):
     Z, s = small_problem
     w = np.linspace(-1, 1, Z.shape[1])
-    J = erm.logistic_objective(w, Z, s, 0.1)
+    J = logistic.logistic_objective(w, Z, s, 0.1)
     assert J == pytest.approx(np.mean(np.log1p(np.exp(-s * (Z @ w)))) + 0.05 * w @ w, rel=1e-12)
-    assert erm.logistic_objective(np.zeros(Z.shape[1]), Z, s, 0.1) == pytest.approx(math.log(2))
-    H = erm.loss_hessian(w, Z, s)
+    assert logistic.logistic_objective(np.zeros(Z.shape[1]), Z, s, 0.1) == \
+        pytest.approx(math.log(2))
+    H = logistic.loss_hessian(w, Z, s)
     np.testing.assert_allclose(H, H.T)
     ev = np.linalg.eigvalsh(H)
     assert ev.min() >= -1e-12 and ev.max() <= 0.25 + 1e-12     # ℓ'' ≤ 1/4, ‖z‖ ≤ 1
@@ -305,7 +310,7 @@ def test_output_perturbation_is_minimiser_plus_gamma_norm_noise(small_problem):
     Z, s = small_problem
     n, d = Z.shape
     lam, eps = 0.01, 0.8
-    w_star = erm.fit_logistic_erm(Z, s, lam)
+    w_star = logistic.fit_logistic_erm(Z, s, lam)
     gen = np.random.default_rng(2024)
     norms = []
     for _ in range(1500):
@@ -343,8 +348,8 @@ def test_objective_perturbation_minimises_the_perturbed_objective(small_problem,
 def test_empirical_sensitivity_never_exceeds_the_bound():
     X, y = _blobs(n=150, seed=3, d=2)
     for lam in (1e-3, 1e-2, 1e-1):
-        res = erm.empirical_sensitivity(X, y, lam, data_norm=3.0, n_random=40,
-                                        n_adversarial=12, rng=5)
+        res = erm_experiments.empirical_sensitivity(X, y, lam, data_norm=3.0, n_random=40,
+                                                    n_adversarial=12, rng=5)
         assert res.bound == pytest.approx(2 / (150 * lam))
         assert res.distances.shape == (52,)
         assert np.all(res.distances <= res.bound)
@@ -359,8 +364,8 @@ def test_empirical_sensitivity_in_higher_dimension_without_intercept():
     rng = np.random.default_rng(8)
     X = rng.normal(size=(120, 6))
     y = (X[:, 0] + 0.5 * rng.normal(size=120) > 0).astype(int)
-    res = erm.empirical_sensitivity(X, y, 0.05, data_norm=2.0, fit_intercept=False,
-                                    n_random=20, n_adversarial=10, rng=1)
+    res = erm_experiments.empirical_sensitivity(X, y, 0.05, data_norm=2.0, fit_intercept=False,
+                                                n_random=20, n_adversarial=10, rng=1)
     assert np.all(res.distances <= res.bound)
 
 
@@ -370,11 +375,11 @@ def test_empirical_sensitivity_in_higher_dimension_without_intercept():
 def test_excess_risk_deterministic_and_high_probability_bounds(small_problem, method, eps, lam):
     Z, s = small_problem
     n, d = Z.shape
-    w_star = erm.fit_logistic_erm(Z, s, lam)
-    J_star = erm.logistic_objective(w_star, Z, s, lam)
+    w_star = logistic.fit_logistic_erm(Z, s, lam)
+    J_star = logistic.logistic_objective(w_star, Z, s, lam)
     gen = np.random.default_rng(31)
     N, prob = 300, 0.9
-    bound = erm.excess_risk_bound(method, n, d, lam, eps, prob=prob)
+    bound = erm_bounds.excess_risk_bound(method, n, d, lam, eps, prob=prob)
     above = 0
     for _ in range(N):
         if method == "output":
@@ -383,10 +388,10 @@ def test_excess_risk_deterministic_and_high_probability_bounds(small_problem, me
         else:
             fit = erm.objective_perturbation(Z, s, eps, lam, rng=gen, w0=w_star)
             Delta = fit.constants.Delta
-        excess = erm.logistic_objective(fit.w, Z, s, lam) - J_star
+        excess = logistic.logistic_objective(fit.w, Z, s, lam) - J_star
         assert excess >= -1e-12
         # deterministic inequality given ‖b‖ (holds for every draw)
-        det = erm.excess_risk_given_noise(method, np.linalg.norm(fit.noise), n, lam,
+        det = erm_bounds.excess_risk_given_noise(method, np.linalg.norm(fit.noise), n, lam,
                                           Delta=Delta, w_star_norm=np.linalg.norm(w_star))
         assert excess <= det * (1 + 1e-9) + 1e-12
         above += excess > bound
@@ -397,21 +402,21 @@ def test_excess_risk_deterministic_and_high_probability_bounds(small_problem, me
 def test_excess_risk_bound_ordering():
     # objective perturbation's bound is smaller by about (c+Λ)/Λ for the same ε
     n, d, lam, eps = 30000, 105, 1e-3, 1.0
-    out = erm.excess_risk_bound("output", n, d, lam, eps)
-    obj = erm.excess_risk_bound("objective", n, d, lam, eps)
+    out = erm_bounds.excess_risk_bound("output", n, d, lam, eps)
+    obj = erm_bounds.excess_risk_bound("objective", n, d, lam, eps)
     assert out > 50 * obj
 
 
 def test_excess_risk_bad_input():
     valid = {"method": "output", "n": 100, "dim": 3, "lam": 0.1, "epsilon": 1.0}
-    assert_rejects_bad_values(erm.excess_risk_bound, valid, "epsilon", NOT_POSITIVE_FINITE)
-    assert_rejects_bad_values(erm.excess_risk_bound, valid, "lam", NOT_POSITIVE_FINITE)
-    assert_rejects_bad_values(erm.excess_risk_bound, {**valid, "prob": 0.9}, "prob",
+    assert_rejects_bad_values(erm_bounds.excess_risk_bound, valid, "epsilon", NOT_POSITIVE_FINITE)
+    assert_rejects_bad_values(erm_bounds.excess_risk_bound, valid, "lam", NOT_POSITIVE_FINITE)
+    assert_rejects_bad_values(erm_bounds.excess_risk_bound, {**valid, "prob": 0.9}, "prob",
                               BAD_PROBABILITY)
     with pytest.raises(ValueError, match="method"):
-        erm.excess_risk_bound("exact", 100, 3, 0.1, 1.0)
+        erm_bounds.excess_risk_bound("exact", 100, 3, 0.1, 1.0)
     with pytest.raises(ValueError, match="noise_norm"):
-        erm.excess_risk_given_noise("output", -1.0, 100, 0.1)
+        erm_bounds.excess_risk_given_noise("output", -1.0, 100, 0.1)
 
 
 # ---------------------------------------------------------------- estimator
@@ -447,7 +452,7 @@ def test_estimator_linear_model_matches_low_level_fit(blobs):
     X, y = blobs
     R, lam = 4.0, 0.02
     est = PrivateLogisticRegression(method="objective", lam=lam, data_norm=R, rng=9).fit(X, y)
-    Z = erm.bound_rows(X, R, True)
+    Z = logistic.bound_rows(X, R, True)
     s = np.where(y == est.classes_[1], 1.0, -1.0)
     fit = erm.objective_perturbation(Z, s, 1.0, lam, rng=9)
     np.testing.assert_allclose(est.coef_[0], fit.w[:2] / (R * math.sqrt(2)), atol=1e-9)
@@ -465,7 +470,7 @@ def test_nonprivate_baseline_matches_sklearn(blobs):
     X, y = blobs
     R, lam = 4.0, 0.005
     est = PrivateLogisticRegression(method="none", lam=lam, data_norm=R).fit(X, y)
-    Z = erm.bound_rows(X, R, True)
+    Z = logistic.bound_rows(X, R, True)
     sk = LogisticRegression(C=1 / (len(y) * lam), fit_intercept=False, tol=1e-12,
                             max_iter=100_000).fit(Z, y)
     np.testing.assert_allclose(est.coef_[0], sk.coef_[0][:2] / (R * math.sqrt(2)), rtol=1e-5)
@@ -545,10 +550,11 @@ def test_low_level_bad_input(small_problem):
         for arg in ("epsilon", "lam"):
             assert_rejects_bad_values(func, valid, arg, NOT_POSITIVE_FINITE)
         assert_rejects_bad_values(func, valid, "Z", NON_FINITE_ARRAYS)
-    assert_rejects_bad_values(erm.bound_rows, {"X": Z, "data_norm": 1.0}, "data_norm",
+    assert_rejects_bad_values(logistic.bound_rows, {"X": Z, "data_norm": 1.0}, "data_norm",
                               NOT_POSITIVE_FINITE)
-    assert_rejects_bad_values(erm.bound_rows, {"X": Z, "data_norm": 1.0}, "X", NON_FINITE_ARRAYS)
-    assert_rejects_bad_values(erm.fit_logistic_erm, {"Z": Z, "s": s, "lam": 0.1}, "lam",
+    assert_rejects_bad_values(logistic.bound_rows, {"X": Z, "data_norm": 1.0}, "X",
+                              NON_FINITE_ARRAYS)
+    assert_rejects_bad_values(logistic.fit_logistic_erm, {"Z": Z, "s": s, "lam": 0.1}, "lam",
                               NOT_POSITIVE_FINITE)
 
 
@@ -557,8 +563,9 @@ def test_accuracy_curve_agrees_with_estimator(blobs):
     X, y = blobs
     Xtr, Xte, ytr, yte = X[:200], X[200:], y[:200], y[200:]
     kw = dict(lam=0.01, data_norm=4.0, fit_intercept=True)
-    curve = erm.accuracy_vs_epsilon(Xtr, ytr, Xte, yte, [0.5, 2.0], methods=("objective",),
-                                    n_repeats=2, rng=np.random.default_rng(12), **kw)
+    curve = erm_experiments.accuracy_vs_epsilon(Xtr, ytr, Xte, yte, [0.5, 2.0],
+                                                methods=("objective",),
+                                                n_trials=2, rng=np.random.default_rng(12), **kw)
     est = PrivateLogisticRegression(epsilon=0.5, rng=np.random.default_rng(12), **kw).fit(Xtr, ytr)
     assert curve.accuracy["objective"][0, 0] == pytest.approx(est.score(Xte, yte))
     base = PrivateLogisticRegression(method="none", **kw).fit(Xtr, ytr)
@@ -566,13 +573,13 @@ def test_accuracy_curve_agrees_with_estimator(blobs):
     assert curve.accuracy["objective"].shape == (2, 2)
     assert curve.mean("objective").shape == (2,) and curve.std("objective").shape == (2,)
     df = curve.to_frame()
-    assert list(df.columns) == ["method", "epsilon", "repeat", "accuracy"] and len(df) == 4
+    assert list(df.columns) == ["method", "epsilon", "trial", "accuracy"] and len(df) == 4
 
 
 def test_accuracy_curve_output_method_uses_exact_minimiser(blobs):
     X, y = blobs
-    curve = erm.accuracy_vs_epsilon(X, y, X, y, [1e6], methods="output", n_repeats=3,
-                                    lam=0.01, data_norm=4.0, rng=0)
+    curve = erm_experiments.accuracy_vs_epsilon(X, y, X, y, [1e6], methods="output", n_trials=3,
+                                                lam=0.01, data_norm=4.0, rng=0)
     # with ε huge the noise vanishes: every private fit equals the non-private one
     np.testing.assert_allclose(curve.accuracy["output"], curve.nonprivate_accuracy)
 
@@ -580,56 +587,44 @@ def test_accuracy_curve_output_method_uses_exact_minimiser(blobs):
 def test_accuracy_curve_bad_input(blobs):
     X, y = blobs
     valid = {"X_train": X, "y_train": y, "X_test": X, "y_test": y, "epsilons": [1.0],
-             "lam": 0.01, "n_repeats": 2}
-    assert_rejects_bad_values(erm.accuracy_vs_epsilon, valid, "lam", NOT_POSITIVE_FINITE)
+             "lam": 0.01, "n_trials": 2}
+    assert_rejects_bad_values(erm_experiments.accuracy_vs_epsilon, valid, "lam",
+                              NOT_POSITIVE_FINITE)
     for bad in ([0.0], [-1.0, 1.0], [np.inf], "1"):
         with pytest.raises((ValueError, TypeError), match="epsilons"):
-            erm.accuracy_vs_epsilon(**{**valid, "epsilons": bad})
+            erm_experiments.accuracy_vs_epsilon(**{**valid, "epsilons": bad})
     with pytest.raises(ValueError, match="methods"):
-        erm.accuracy_vs_epsilon(**valid, methods=("laplace",))
-    with pytest.raises(ValueError, match="n_repeats"):
-        erm.accuracy_vs_epsilon(**{**valid, "n_repeats": 1})
+        erm_experiments.accuracy_vs_epsilon(**valid, methods=("laplace",))
+    with pytest.raises(ValueError, match="n_trials"):
+        erm_experiments.accuracy_vs_epsilon(**{**valid, "n_trials": 1})
     with pytest.raises(ValueError, match="X_test"):
-        erm.accuracy_vs_epsilon(**{**valid, "X_test": X[:, :1]})
+        erm_experiments.accuracy_vs_epsilon(**{**valid, "X_test": X[:, :1]})
     with pytest.raises(ValueError, match="2 classes"):
-        erm.accuracy_vs_epsilon(**{**valid, "y_train": np.zeros(len(y))})
+        erm_experiments.accuracy_vs_epsilon(**{**valid, "y_train": np.zeros(len(y))})
 
 
 def test_empirical_sensitivity_bad_input(blobs):
     X, y = blobs
     valid = {"X": X, "y": y, "lam": 0.1}
-    assert_rejects_bad_values(erm.empirical_sensitivity, valid, "lam", NOT_POSITIVE_FINITE)
-    assert_rejects_bad_values(erm.empirical_sensitivity, {**valid, "data_norm": 1.0}, "data_norm",
+    assert_rejects_bad_values(erm_experiments.empirical_sensitivity, valid, "lam",
+                              NOT_POSITIVE_FINITE)
+    assert_rejects_bad_values(erm_experiments.empirical_sensitivity, {**valid, "data_norm": 1.0},
+                              "data_norm",
                               NOT_POSITIVE_FINITE)
     with pytest.raises(ValueError, match="n_random"):
-        erm.empirical_sensitivity(X, y, 0.1, n_random=0, n_adversarial=0)
+        erm_experiments.empirical_sensitivity(X, y, 0.1, n_random=0, n_adversarial=0)
     with pytest.raises(ValueError, match="2 classes"):
-        erm.empirical_sensitivity(X, np.zeros(len(y)), 0.1)
+        erm_experiments.empirical_sensitivity(X, np.zeros(len(y)), 0.1)
 
 
 def test_accuracy_curve_repeats_per_method(blobs):
     X, y = blobs
-    curve = erm.accuracy_vs_epsilon(X, y, X, y, [1.0, 3.0], 0.01, data_norm=4.0, rng=0,
-                                    n_repeats={"objective": 2, "output": 5})
+    curve = erm_experiments.accuracy_vs_epsilon(X, y, X, y, [1.0, 3.0], 0.01, data_norm=4.0, rng=0,
+                                                n_trials={"objective": 2, "output": 5})
     assert curve.accuracy["objective"].shape == (2, 2)
     assert curve.accuracy["output"].shape == (2, 5)
-    with pytest.raises(ValueError, match="n_repeats"):
-        erm.accuracy_vs_epsilon(X, y, X, y, [1.0], 0.01, n_repeats={"objective": 2})
-
-
-# ------------------------------------------------------------------ toy data
-def test_make_toy_data():
-    X, y = erm.make_toy_data(200, rng=0)
-    assert X.shape == (200, 2) and np.bincount(y).tolist() == [100, 100]
-    X2, y2 = erm.make_toy_data(200, rng=0)
-    np.testing.assert_array_equal(X, X2)
-    np.testing.assert_array_equal(y, y2)
-    # class means near their centres: sd 0.8, 100 points -> SE 0.08 per coordinate, 5 SE
-    assert np.all(np.abs(X[y == 0].mean(axis=0) - [-0.6, -0.2]) <= 5 * 0.08)
-    assert np.all(np.abs(X[y == 1].mean(axis=0) - [1.2, 0.9]) <= 5 * 0.08)
-    for bad in (3, 201, 0, 2.0, "200"):
-        with pytest.raises((ValueError, TypeError), match="n"):
-            erm.make_toy_data(bad)
+    with pytest.raises(ValueError, match="n_trials"):
+        erm_experiments.accuracy_vs_epsilon(X, y, X, y, [1.0], 0.01, n_trials={"objective": 2})
 
 
 # --------------------------------------------------------------------- plots
@@ -637,21 +632,32 @@ def _lines(fig, prefix):
     return [ln for ax in fig.axes for ln in ax.get_lines() if (ln.get_gid() or "").startswith(prefix)]
 
 
-def test_plot_toy_boundaries_draws_private_and_nonprivate_lines():
+def test_toy_fits_and_plot_toy_boundaries_draw_private_and_nonprivate_lines():
     from dpteach.plots.erm import plot_toy_boundaries
 
-    fig = plot_toy_boundaries(epsilon=1.0, lam=0.01, method="output", n_fits=5)
+    fits = erm_experiments.toy_fits(epsilon=1.0, lam=0.01, method="output", n_fits=5)
+    assert len(fits.private) == 5 and fits.n == 200
+    # the fits are the estimator's, with the documented seeds
+    X, y = datasets.make_toy_data(200, rng=0)
+    np.testing.assert_array_equal(fits.X, X)
+    base = PrivateLogisticRegression(method="none", lam=0.01,
+                                     data_norm=datasets.TOY_DATA_NORM).fit(X, y)
+    np.testing.assert_array_equal(fits.nonprivate.coef_, base.coef_)
+    second = PrivateLogisticRegression(method="output", epsilon=1.0, lam=0.01, rng=2,
+                                       data_norm=datasets.TOY_DATA_NORM).fit(X, y)
+    np.testing.assert_array_equal(fits.private[1].coef_, second.coef_)
+    fig = plot_toy_boundaries(fits)
     assert len(_lines(fig, "private-")) == 5 and len(_lines(fig, "nonprivate")) == 1
     assert "ε = 1" in fig.axes[0].get_title()
     # the drawn non-private line is {x : coefᵀx + b = 0} of the non-private fit
-    X, y = erm.make_toy_data(200, rng=0)
-    base = PrivateLogisticRegression(method="none", lam=0.01, data_norm=erm.TOY_DATA_NORM).fit(X, y)
     xs, ys = _lines(fig, "nonprivate")[0].get_data()
     np.testing.assert_allclose(base.decision_function(np.column_stack([xs, ys])), 0, atol=1e-9)
-    assert_rejects_bad_values(plot_toy_boundaries, {"epsilon": 1.0}, "epsilon",
+    assert_rejects_bad_values(erm_experiments.toy_fits, {"epsilon": 1.0}, "epsilon",
                               NOT_POSITIVE_FINITE)
     with pytest.raises(ValueError, match="method"):
-        plot_toy_boundaries(method="none")
+        erm_experiments.toy_fits(method="none")
+    with pytest.raises(TypeError, match="fits"):
+        plot_toy_boundaries({"epsilon": 1.0})
 
 
 def test_plot_decision_boundaries_vertical_line_and_bad_input():
@@ -671,8 +677,8 @@ def test_plot_accuracy_sensitivity_and_excess_risk(blobs):
     from dpteach.plots.erm import plot_accuracy_curve, plot_excess_risk, plot_sensitivity
 
     X, y = blobs
-    curve = erm.accuracy_vs_epsilon(X, y, X, y, [0.5, 2.0], 0.01, data_norm=4.0, rng=0,
-                                    n_repeats=3)
+    curve = erm_experiments.accuracy_vs_epsilon(X, y, X, y, [0.5, 2.0], 0.01, data_norm=4.0, rng=0,
+                                                n_trials=3)
     fig = plot_accuracy_curve(curve, baseline=0.5)
     np.testing.assert_allclose(_lines(fig, "mean-objective")[0].get_ydata(),
                                curve.mean("objective"))
@@ -682,7 +688,8 @@ def test_plot_accuracy_sensitivity_and_excess_risk(blobs):
     with pytest.raises(ValueError, match="baseline"):
         plot_accuracy_curve(curve, baseline=1.5)
 
-    res = erm.empirical_sensitivity(X, y, 0.1, data_norm=4.0, n_random=5, n_adversarial=3, rng=0)
+    res = erm_experiments.empirical_sensitivity(X, y, 0.1, data_norm=4.0, n_random=5,
+                                                n_adversarial=3, rng=0)
     fig = plot_sensitivity(res)
     assert _lines(fig, "bound")[0].get_xdata()[0] == pytest.approx(res.bound)
     with pytest.raises(TypeError, match="SensitivityResult"):
@@ -700,15 +707,16 @@ def test_plot_accuracy_sensitivity_and_excess_risk(blobs):
 def test_objective_hessian_and_risk_bad_input(small_problem):
     Z, s = small_problem
     w = np.zeros(Z.shape[1])
-    assert_rejects_bad_values(erm.logistic_objective, {"w": w, "Z": Z, "s": s, "lam": 0.1},
+    assert_rejects_bad_values(logistic.logistic_objective, {"w": w, "Z": Z, "s": s, "lam": 0.1},
                               "lam", NOT_POSITIVE_FINITE)
-    assert_rejects_bad_values(erm.logistic_objective, {"w": w, "Z": Z, "s": s, "lam": 0.1},
+    assert_rejects_bad_values(logistic.logistic_objective, {"w": w, "Z": Z, "s": s, "lam": 0.1},
                               "w", NON_FINITE_ARRAYS)
-    assert_rejects_bad_values(erm.loss_hessian, {"w": w, "Z": Z, "s": s}, "Z", NON_FINITE_ARRAYS)
+    assert_rejects_bad_values(logistic.loss_hessian, {"w": w, "Z": Z, "s": s}, "Z",
+                              NON_FINITE_ARRAYS)
     with pytest.raises(ValueError, match="w must have"):
-        erm.loss_hessian(np.zeros(2), Z, s)
+        logistic.loss_hessian(np.zeros(2), Z, s)
     valid = {"method": "objective", "noise_norm": 1.0, "n": 10, "lam": 0.1}
-    assert_rejects_bad_values(erm.excess_risk_given_noise, valid, "lam", NOT_POSITIVE_FINITE)
-    assert_rejects_bad_values(erm.excess_risk_given_noise, valid, "noise_norm", NON_FINITE_ARRAYS)
+    assert_rejects_bad_values(erm_bounds.excess_risk_given_noise, valid, "lam", NOT_POSITIVE_FINITE)
+    assert_rejects_bad_values(erm_bounds.excess_risk_given_noise, valid, "noise_norm", NON_FINITE_ARRAYS)
     with pytest.raises(ValueError, match="Delta"):
-        erm.excess_risk_given_noise("objective", 1.0, 10, 0.1, Delta=-1.0)
+        erm_bounds.excess_risk_given_noise("objective", 1.0, 10, 0.1, Delta=-1.0)

@@ -210,3 +210,34 @@ def test_bad_clip_inputs():
         clip_factors([1.0], 0.0)
     with pytest.raises(ValueError, match="norms"):
         clip_factors([-1.0], 1.0)
+
+
+def test_backward_without_checks_is_the_same_pass():
+    model = MLP((3, 4, 2), dtype="float32", rng=0)
+    X = np.random.default_rng(1).standard_normal((5, 3)).astype(np.float32)
+    y = np.array([0, 1, 1, 0, 1])
+    checked = model.backward(X, y)
+    unchecked = model.backward(X, y, check_input=False)
+    for a, b in zip(checked.errors + checked.inputs, unchecked.errors + unchecked.inputs):
+        np.testing.assert_array_equal(a, b)
+    with pytest.raises(TypeError, match="check_input"):
+        model.backward(X, y, check_input=0)
+
+
+def test_gradient_lists_and_weights_are_checked():
+    model = MLP((3, 2), rng=0)
+    grads = model.gradient(np.ones((2, 3)), [0, 1])
+    with pytest.raises(TypeError, match="grads"):
+        model.apply_update([g.astype(complex) for g in grads], 0.1)
+    with pytest.raises(ValueError, match="grads"):
+        model.add_l2_gradient([g.T for g in grads])
+    with pytest.raises(ValueError, match="learning_rate"):
+        model.apply_update(grads, 0.0)
+    trace = model.backward(np.ones((2, 3)), [0, 1])
+    with pytest.raises(ValueError, match="weights"):
+        model.weighted_gradient_sum(trace, [1.0])
+    with pytest.raises(TypeError, match="trace"):
+        MLP.per_example_grad_norms_from("trace")
+    with pytest.raises(ValueError, match="layer_sizes"):
+        MLP((100_000, 100_000, 2))                      # 10^10 parameters
+

@@ -19,6 +19,7 @@ import numpy as np
 import streamlit as st
 
 from .._validation import ParameterError
+from ..datasets import make_two_moons
 from ..learning.dpsgd import DPSGDClassifier
 from ..plots.dpsgd import decision_grid
 from ._common import fmt, friendly_errors
@@ -41,11 +42,8 @@ def _clip_label(c) -> str:
 
 @st.cache_data(show_spinner=False)
 def toy_data(seed: int = 0):
-    """Two interleaving half-moons, standardised (scikit-learn's make_moons)."""
-    from sklearn.datasets import make_moons
-
-    X, y = make_moons(N_POINTS, noise=0.25, random_state=seed)
-    return (X - X.mean(axis=0)) / X.std(axis=0), y
+    """Two interleaving half-moons, standardised (:func:`dpteach.datasets.make_two_moons`)."""
+    return make_two_moons(N_POINTS, noise=0.25, rng=seed)
 
 
 @st.cache_data(show_spinner=False, max_entries=512)

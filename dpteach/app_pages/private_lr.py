@@ -8,24 +8,28 @@ fits over the non-private one for the chosen ε, Λ, n and norm bound R, and the
 test accuracy against ε on Adult (computed once per server process,
 ``st.cache_data``).
 
-Numbers come from :mod:`dpteach.learning.erm`, figures from
-:mod:`dpteach.plots.erm`. Speed: the toy figure is drawn once per slider
-position and the neighbouring positions are drawn ahead in the background
-(``_common.FIGURES``); the Adult curve is computed on the first visit (a few
-seconds) and then reused, so a rerun after a slider change takes well under
-150 ms.
+Numbers come from :mod:`dpteach.learning.erm` and
+:mod:`dpteach.learning.erm_experiments`, figures from :mod:`dpteach.plots.erm`.
+Speed: the toy models are fitted once per slider position (:func:`toy_models`),
+and both the figure and the accuracy caption are made from them; the figure is
+drawn once per slider position and the neighbouring positions are drawn ahead in
+the background (``_common.FIGURES``); the Adult curve is computed on the first
+visit (a few seconds) and then reused, so a rerun after a slider change takes
+well under 150 ms.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 import streamlit as st
 
-from ..datasets import adult_arrays
+from ..datasets import TOY_DATA_NORM, adult_arrays
 from ..learning import erm
-from ..plots.erm import plot_accuracy_curve
+from ..learning.erm_experiments import ToyFits, accuracy_vs_epsilon, toy_fits
+from ..plots.erm import plot_accuracy_curve, plot_toy_boundaries
 from ._common import (
     EPSILONS,
     FIGURES,
@@ -47,21 +51,33 @@ METHODS = {"Objective perturbation (Alg. 2)": "objective",
            "Output perturbation (Alg. 1)": "output"}
 ADULT_LAM = 1e-4
 ADULT_EPSILONS = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
-ADULT_REPEATS = {"objective": 5, "output": 20}
+ADULT_TRIALS = {"objective": 5, "output": 20}
 ADULT_SEED = 2011
-_TOY_PLOT = "dpteach.plots.erm.plot_toy_boundaries"
+_TOY_PLOT = "dpteach.app_pages.private_lr.toy_figure"
 
 
-@st.cache_data(show_spinner=False, max_entries=512)
-def toy_summary(epsilon: float, lam: float, method: str, n: int, data_norm: float) -> dict:
-    """Training accuracy of the non-private fit and of the eight private fits drawn."""
-    X, y = erm.make_toy_data(n, rng=0)
-    kw = dict(lam=lam, data_norm=data_norm)
-    base = erm.PrivateLogisticRegression(method="none", **kw).fit(X, y)
-    acc = [erm.PrivateLogisticRegression(method=method, epsilon=epsilon, rng=1 + i, **kw)
-           .fit(X, y).score(X, y) for i in range(N_FITS)]
-    clipped = int(np.sum(np.linalg.norm(X, axis=1) > data_norm))
-    return {"base": base.score(X, y), "private": acc, "clipped": clipped}
+@functools.lru_cache(maxsize=256)
+def toy_models(epsilon: float, lam: float, method: str, n: int, data_norm: float) -> ToyFits:
+    """The eight private fits and the non-private fit for one slider position, fitted once.
+
+    A process-wide memo (not ``st.cache_data``): the figure store's background
+    thread, which draws the neighbouring slider positions, uses it too.
+    """
+    return toy_fits(epsilon=epsilon, lam=lam, method=method, n_fits=N_FITS, n=n,
+                    data_norm=data_norm)
+
+
+def toy_figure(*, epsilon: float, lam: float, method: str, n: int, data_norm: float, ax=None):
+    """The toy decision boundaries, drawn from :func:`toy_models` (for ``cached_figure``)."""
+    return plot_toy_boundaries(toy_models(epsilon, lam, method, n, data_norm), ax=ax)
+
+
+def toy_summary(fits: ToyFits) -> dict:
+    """Training accuracy of the non-private fit and of the private fits drawn."""
+    X, y = fits.X, fits.y
+    clipped = int(np.sum(np.linalg.norm(X, axis=1) > fits.data_norm))
+    return {"base": fits.nonprivate.score(X, y),
+            "private": [m.score(X, y) for m in fits.private], "clipped": clipped}
 
 
 @st.cache_data(show_spinner=False)
@@ -69,9 +85,9 @@ def adult_curve() -> dict:
     """Accuracy against ε on Adult's standard split (computed once, a few seconds)."""
     data = adult_arrays()
     X_train, X_test, y_train, y_test = data.train_test()
-    curve = erm.accuracy_vs_epsilon(X_train, y_train, X_test, y_test, ADULT_EPSILONS, ADULT_LAM,
-                                    n_repeats=ADULT_REPEATS, data_norm=math.sqrt(13),
-                                    fit_intercept=False, rng=ADULT_SEED)
+    curve = accuracy_vs_epsilon(X_train, y_train, X_test, y_test, ADULT_EPSILONS, ADULT_LAM,
+                                n_trials=ADULT_TRIALS, data_norm=math.sqrt(13),
+                                fit_intercept=False, rng=ADULT_SEED)
     majority = float(max(y_test.mean(), 1 - y_test.mean()))
     fig = plot_accuracy_curve(curve, baseline=majority,
                               title=f"Adult (n = {curve.n_train:,}, Λ = {ADULT_LAM:g}): "
@@ -108,10 +124,9 @@ def _noise_metrics(method: str, epsilon: float, lam: float, n: int) -> None:
 
 def _toy_section(method: str, epsilon: float, lam: float, n: int, data_norm: float) -> None:
     with friendly_errors("The toy example"):
-        kwargs = dict(epsilon=epsilon, lam=lam, method=method, n_fits=N_FITS, n=n,
-                      data_norm=data_norm)
+        kwargs = dict(epsilon=epsilon, lam=lam, method=method, n=n, data_norm=data_norm)
+        summary = toy_summary(toy_models(epsilon, lam, method, n, data_norm))
         png = cached_figure(_TOY_PLOT, **kwargs)
-        summary = toy_summary(epsilon, lam, method, n, data_norm)
         _noise_metrics(method, epsilon, lam, n)
         show_figure(png, f"Decision boundaries of {N_FITS} private fits and the non-private fit")
         acc = np.array(summary["private"])
@@ -139,7 +154,7 @@ def _adult_section(epsilon: float) -> None:
     for col, m, label in ((cols[0], "objective", "Objective perturbation"),
                           (cols[1], "output", "Output perturbation")):
         col.metric(f"{label}, ε = {e:g}", f"{res['mean'][m][i]:.3f}",
-                   help=f"Mean test accuracy over {ADULT_REPEATS[m]} private fits "
+                   help=f"Mean test accuracy over {ADULT_TRIALS[m]} private fits "
                         f"(sd {res['std'][m][i]:.3f}).")
     cols[2].metric("Non-private (same Λ)", f"{res['nonprivate']:.3f}",
                    help=f"Always predicting ≤50K scores {res['majority']:.3f}.")
@@ -173,7 +188,7 @@ def render() -> None:
                          caption="← less bias, more noise | more bias, less noise →",
                          help="J(w) = mean loss + (Λ/2)‖w‖². scikit-learn's C is 1/(nΛ).")
         data_norm = st.number_input("Row-norm bound R", min_value=0.0, max_value=20.0,
-                                    value=float(erm.TOY_DATA_NORM), step=0.5, key="erm_R",
+                                    value=float(TOY_DATA_NORM), step=0.5, key="erm_R",
                                     help="Public bound on ‖x‖: rows are divided by R, longer "
                                          "rows clipped to norm R. Must be > 0.")
     _toy_section(method, epsilon, lam, n, float(data_norm))

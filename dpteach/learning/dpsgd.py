@@ -9,8 +9,9 @@ each ingredient is a function students can call and test on its own:
    subsampled Gaussian assumes [MTZ19]_ [ZDW22]_.
 2. per-example gradients g_i, and their norms, from one backward pass
    (:mod:`dpteach.learning.nn`, [G15]_);
-3. clipping: ḡ_i = g_i / max(1, ‖g_i‖/C) (:func:`~dpteach.learning.nn.clip_factors`),
-   so each example moves the sum Σ_i ḡ_i by at most C;
+3. clipping: ḡ_i = g_i / max(1, ‖g_i‖/C) (:func:`~dpteach.learning.nn.clip_factors`,
+   summed by :meth:`~dpteach.learning.nn.MLP.clipped_gradient_sum`), so each example
+   moves the sum Σ_i ḡ_i by at most C;
 4. :func:`privatize_gradient_sum` — add Gaussian noise N(0, σ²C² I) to the
    clipped sum and divide by the *expected* batch size qn (a public constant:
    dividing by the realised batch size would leak it);
@@ -49,6 +50,9 @@ from dataclasses import dataclass
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+from threadpoolctl import threadpool_limits
+from tqdm.auto import tqdm
 
 from .._validation import (
     ParameterError,
@@ -56,15 +60,20 @@ from .._validation import (
     check_choice,
     check_delta,
     check_epsilon,
+    check_in_range,
     check_int,
-    check_nonnegative,
-    check_positive,
     check_probability,
     check_rng,
+    describe,
 )
-from .nn import MLP, _clip_factors, _softmax
+from ..accounting import PLDAccountant, RDPAccountant, get_noise_multiplier
+from .nn import MAX_INPUT, MAX_LAYERS, MAX_WIDTH, MLP, softmax
 
 __all__ = [
+    "MAX_EXAMPLES",
+    "MAX_NOISE_MULTIPLIER",
+    "MAX_GRAD_NORM",
+    "MAX_STEPS",
     "poisson_sample",
     "steps_per_epoch",
     "privatize_gradient_sum",
@@ -72,6 +81,19 @@ __all__ = [
     "dp_sgd_gradient",
     "DPSGDClassifier",
 ]
+
+#: Largest number of examples ``n`` (one random number per example and step: 80 MB).
+MAX_EXAMPLES = 10_000_000
+#: Largest noise multiplier σ (σ·C must stay far inside the float32 range).
+MAX_NOISE_MULTIPLIER = 1e6
+#: Largest clipping norm C.
+MAX_GRAD_NORM = 1e15
+#: Largest learning rate and L2 penalty of :class:`DPSGDClassifier`.
+_MAX_RATE = 1e6
+#: Largest number of training steps ``epochs · ⌈n / batch_size⌉`` of the classifier.
+MAX_STEPS = 1_000_000
+#: Range of the expected batch size qn that a gradient sum is divided by.
+_BATCH_RANGE = (1e-6, 1e12)
 
 
 def poisson_sample(n: int, sample_rate: float, rng=None) -> np.ndarray:
@@ -82,7 +104,7 @@ def poisson_sample(n: int, sample_rate: float, rng=None) -> np.ndarray:
 
     Parameters
     ----------
-    n : int ≥ 1
+    n : int in [1, :data:`MAX_EXAMPLES`]
     sample_rate : float in [0, 1]
     rng : None, int or numpy.random.Generator
 
@@ -96,7 +118,7 @@ def poisson_sample(n: int, sample_rate: float, rng=None) -> np.ndarray:
     [ACG16]_ Sec. 3.1 ("lot" sampled with probability q); [MTZ19]_
     (the sampled Gaussian mechanism).
     """
-    n = check_int("n", n, minimum=1)
+    n = check_int("n", n, minimum=1, maximum=MAX_EXAMPLES)
     q = check_probability("sample_rate", sample_rate)
     return np.flatnonzero(check_rng(rng).random(n) < q)
 
@@ -106,8 +128,17 @@ def steps_per_epoch(n: int, batch_size: int) -> int:
 
     Each step touches qn = batch_size examples on average, so one epoch sees
     about n examples (as Opacus's Poisson data loader does).
+
+    Parameters
+    ----------
+    n : int in [1, :data:`MAX_EXAMPLES`]
+    batch_size : int in [1, n]
+
+    Returns
+    -------
+    int
     """
-    n = check_int("n", n, minimum=1)
+    n = check_int("n", n, minimum=1, maximum=MAX_EXAMPLES)
     b = check_int("batch_size", batch_size, minimum=1, maximum=n)
     return -(-n // b)
 
@@ -127,28 +158,42 @@ def privatize_gradient_sum(grad_sum, *, noise_multiplier: float, max_grad_norm: 
     Parameters
     ----------
     grad_sum : list of arrays
-        Σ_i ḡ_i per parameter block (not modified).
-    noise_multiplier : float ≥ 0
+        Σ_i ḡ_i per parameter block: finite real numbers (not modified; float32
+        blocks stay float32, other blocks become float64).
+    noise_multiplier : float in [0, :data:`MAX_NOISE_MULTIPLIER`]
         σ. 0 releases the sum without noise (not private).
-    max_grad_norm : float > 0 or None
+    max_grad_norm : float in (0, :data:`MAX_GRAD_NORM`] or None
         C; may be None only when σ = 0 (no clipping, no noise).
-    expected_batch_size : float > 0
+    expected_batch_size : float in [1e-6, 1e12]
         qn, a public constant.
     rng : None, int or numpy.random.Generator
     """
-    sigma = check_nonnegative("noise_multiplier", noise_multiplier)
+    sigma, C = _check_noise(noise_multiplier, max_grad_norm)
+    m = _check_expected_batch_size(expected_batch_size)
+    gen = check_rng(rng)
+    if not isinstance(grad_sum, (list, tuple)):
+        raise TypeError(f"grad_sum must be a list of arrays; got {type(grad_sum).__name__}")
+    blocks = []
+    for k, g in enumerate(grad_sum):
+        g = check_array(f"grad_sum[{k}]", g, min_size=0, dtype=None)
+        blocks.append(g if g.dtype in (np.float32, np.float64) else g.astype(np.float64))
+    return _privatize(blocks, sigma, 0.0 if C is None else C, m, gen, copy=True)
+
+
+def _check_noise(noise_multiplier, max_grad_norm):
+    """σ in [0, MAX_NOISE_MULTIPLIER] and C in (0, MAX_GRAD_NORM] or None (only with σ = 0)."""
+    sigma = check_in_range("noise_multiplier", noise_multiplier, 0.0, MAX_NOISE_MULTIPLIER)
     if max_grad_norm is None:
         if sigma > 0:
             raise ParameterError("max_grad_norm=None (no clipping) is only allowed with "
                                  f"noise_multiplier=0; got noise_multiplier={noise_multiplier}")
-        C = 0.0
-    else:
-        C = check_positive("max_grad_norm", max_grad_norm)
-    m = check_positive("expected_batch_size", expected_batch_size)
-    gen = check_rng(rng)
-    if not isinstance(grad_sum, (list, tuple)):
-        raise TypeError(f"grad_sum must be a list of arrays; got {type(grad_sum).__name__}")
-    return _privatize(list(grad_sum), sigma, C, m, gen, copy=True)
+        return sigma, None
+    C = check_in_range("max_grad_norm", max_grad_norm, 0.0, MAX_GRAD_NORM, low_inclusive=False)
+    return sigma, C
+
+
+def _check_expected_batch_size(expected_batch_size) -> float:
+    return check_in_range("expected_batch_size", expected_batch_size, *_BATCH_RANGE)
 
 
 def _privatize(grads: list, sigma: float, C: float, m: float, gen, copy: bool) -> list:
@@ -156,10 +201,7 @@ def _privatize(grads: list, sigma: float, C: float, m: float, gen, copy: bool) -
     for g in grads:
         g = np.array(g, copy=True) if copy else g
         if sigma > 0:
-            if g.dtype in (np.float32, np.float64):
-                noise = gen.standard_normal(g.shape, dtype=g.dtype)
-            else:
-                noise = gen.standard_normal(g.shape)
+            noise = gen.standard_normal(g.shape, dtype=g.dtype)   # g is float32 or float64
             noise *= sigma * C                              # N(0, σ²C²) per coordinate
             g += noise
         g /= m
@@ -190,16 +232,12 @@ class DPGradient:
     batch_size: int
 
 
-def _dp_gradient(model: MLP, Xb, yb, sigma: float, C: float | None, m: float, gen) -> DPGradient:
-    trace = model._backward(Xb, yb)
-    if C is None:                                          # no clipping: plain gradient sum
-        norms, c = None, np.ones(Xb.shape[0], dtype=trace.errors[0].dtype)
-    else:
-        norms = model.per_example_grad_norms_from(trace)   # ‖g_i‖ without materialising g_i
-        c = _clip_factors(norms, C)
-    grads = model.weighted_gradient_sum(trace, c)          # Aᵀ diag(c) Δ per layer
+def _dp_gradient(model: MLP, trace, sigma: float, C: float | None, m: float, gen) -> DPGradient:
+    """Steps 2-4 on the backward pass ``trace`` of one batch (arguments already checked)."""
+    # ‖g_i‖, c_i = min(1, C/‖g_i‖) and Aᵀ diag(c) Δ per layer, without materialising g_i
+    grads, norms, c = model.clipped_gradient_sum(trace, C)
     grads = _privatize(grads, sigma, 0.0 if C is None else C, m, gen, copy=False)
-    return DPGradient(grads=grads, norms=norms, clip_factors=c, batch_size=int(Xb.shape[0]))
+    return DPGradient(grads=grads, norms=norms, clip_factors=c, batch_size=int(c.shape[0]))
 
 
 def dp_sgd_gradient(model: MLP, X_batch, y_batch, *, noise_multiplier: float,
@@ -232,24 +270,21 @@ def dp_sgd_gradient(model: MLP, X_batch, y_batch, *, noise_multiplier: float,
     """
     if not isinstance(model, MLP):
         raise TypeError(f"model must be a dpteach.learning.nn.MLP; got {type(model).__name__}")
-    sigma = check_nonnegative("noise_multiplier", noise_multiplier)
-    if max_grad_norm is None:
-        if sigma > 0:
-            raise ParameterError("max_grad_norm=None (no clipping) is only allowed with "
-                                 f"noise_multiplier=0; got noise_multiplier={noise_multiplier}")
-        C = None
-    else:
-        C = check_positive("max_grad_norm", max_grad_norm)
-    m = check_positive("expected_batch_size", expected_batch_size)
-    Xb = model._check_X(X_batch)
-    yb = model._check_y(y_batch, Xb.shape[0])
-    return _dp_gradient(model, Xb, yb, sigma, C, m, check_rng(rng))
+    sigma, C = _check_noise(noise_multiplier, max_grad_norm)
+    m = _check_expected_batch_size(expected_batch_size)
+    gen = check_rng(rng)
+    trace = model.backward(X_batch, y_batch)
+    return _dp_gradient(model, trace, sigma, C, m, gen)
 
 
-def _make_accountant(name: str):
-    from .. import accounting
-
-    return accounting.RDPAccountant() if name == "rdp" else accounting.PLDAccountant()
+def _check_features(name: str, X) -> np.ndarray:
+    """A finite 2-D float64 array with entries of magnitude ≤ MAX_INPUT (the network's bound)."""
+    X = check_array(name, X, ndim=2)
+    if X.size and np.max(np.abs(X)) > MAX_INPUT:
+        raise ParameterError(f"{name} must have entries of magnitude <= {MAX_INPUT:g} (the "
+                             f"network computes in float32); got {name} with max |x| = "
+                             f"{np.max(np.abs(X)):.3g}")
+    return X
 
 
 class DPSGDClassifier(ClassifierMixin, BaseEstimator):
@@ -262,18 +297,23 @@ class DPSGDClassifier(ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    noise_multiplier : float ≥ 0, default 1.0
+    noise_multiplier : float in [0, 1e6], default 1.0
         σ (noise std in units of C). Ignored when ``target_epsilon`` is set.
         0 trains without noise (ε = ∞).
-    max_grad_norm : float > 0 or None, default 1.0
+    max_grad_norm : float in (0, 1e15] or None, default 1.0
         Clipping norm C. None = no clipping (only with ``noise_multiplier=0``):
         the non-private SGD baseline on the same code path.
     batch_size : int ≥ 1, default 256
         Expected batch size qn (must be ≤ n).
-    epochs : int ≥ 1, default 5
-    learning_rate : float > 0, default 0.5
+    epochs : int in [1, 10,000], default 5
+        With at most :data:`MAX_STEPS` steps ``epochs · ⌈n / batch_size⌉`` in all.
+    learning_rate : float in (0, 1e6], default 0.5
+        A rate so large that the weights overflow stops the fit with a
+        ``ParameterError`` naming it.
     hidden : tuple of int, default (64,)
-        Hidden layer widths (empty tuple: multinomial logistic regression).
+        Hidden layer widths (empty tuple: multinomial logistic regression), at
+        most 48 layers, widths and parameter count as in
+        :class:`~dpteach.learning.nn.MLP`.
     activation : {"relu", "tanh"}, default "relu"
     target_epsilon : float > 0, optional
         If set, σ is the smallest noise multiplier such that the planned
@@ -282,13 +322,13 @@ class DPSGDClassifier(ClassifierMixin, BaseEstimator):
     delta : float in (0, 1), default 1e-5
         δ at which ε is reported (choose δ ≪ 1/n).
     accountant : {"rdp", "pld"}, default "rdp"
-    l2 : float ≥ 0, default 0
+    l2 : float in [0, 1e6], default 0
         L2 penalty (l2/2)‖W‖² on the weights, added after privatisation.
     rng : None, int or numpy.random.Generator
         Initialisation, sampling and noise. A fixed seed is for reproducing one
         release: fits on different data with the same seed share their noise,
         which composition theorems do not allow for.
-    verbose : bool, default False
+    progress : bool, default False
         Show a ``tqdm`` progress bar over epochs.
 
     Attributes
@@ -347,7 +387,7 @@ class DPSGDClassifier(ClassifierMixin, BaseEstimator):
 
     def __init__(self, noise_multiplier=1.0, max_grad_norm=1.0, batch_size=256, epochs=5,
                  learning_rate=0.5, hidden=(64,), activation="relu", target_epsilon=None,
-                 delta=1e-5, accountant="rdp", l2=0.0, rng=None, verbose=False):
+                 delta=1e-5, accountant="rdp", l2=0.0, rng=None, progress=False):
         self.noise_multiplier = noise_multiplier
         self.max_grad_norm = max_grad_norm
         self.batch_size = batch_size
@@ -360,36 +400,45 @@ class DPSGDClassifier(ClassifierMixin, BaseEstimator):
         self.accountant = accountant
         self.l2 = l2
         self.rng = rng
-        self.verbose = verbose
+        self.progress = progress
 
     # ---------------------------------------------------------------- checks
     def _check_params(self, n: int):
-        sigma = check_nonnegative("noise_multiplier", self.noise_multiplier)
+        sigma = check_in_range("noise_multiplier", self.noise_multiplier, 0.0,
+                               MAX_NOISE_MULTIPLIER)
         C = (None if self.max_grad_norm is None
-             else check_positive("max_grad_norm", self.max_grad_norm))
+             else check_in_range("max_grad_norm", self.max_grad_norm, 0.0, MAX_GRAD_NORM,
+                                 low_inclusive=False))
         b = check_int("batch_size", self.batch_size, minimum=1)
         if b > n:
             raise ParameterError(f"batch_size must be <= the number of training examples n={n}; "
                                  f"got batch_size={b}")
-        epochs = check_int("epochs", self.epochs, minimum=1)
-        lr = check_positive("learning_rate", self.learning_rate)
+        epochs = check_int("epochs", self.epochs, minimum=1, maximum=10_000)
+        if epochs * steps_per_epoch(n, b) > MAX_STEPS:
+            raise ParameterError(f"epochs * ceil(n / batch_size) must be <= {MAX_STEPS:,} steps; "
+                                 f"got epochs={epochs} with n={n}, batch_size={b}")
+        lr = check_in_range("learning_rate", self.learning_rate, 0.0, _MAX_RATE,
+                            low_inclusive=False)
         hidden = self.hidden
         if isinstance(hidden, (str, bytes)) or not hasattr(hidden, "__len__"):
             raise TypeError(f"hidden must be a tuple of layer widths; got hidden={hidden!r}")
-        hidden = tuple(check_int("hidden", h, minimum=1) for h in hidden)
+        if len(hidden) > MAX_LAYERS - 2:
+            raise ParameterError(f"hidden must have at most {MAX_LAYERS - 2} layers; got "
+                                 f"hidden={describe(hidden)}")
+        hidden = tuple(check_int("hidden", h, minimum=1, maximum=MAX_WIDTH) for h in hidden)
         check_choice("activation", self.activation, {"relu", "tanh"})
         target = None if self.target_epsilon is None else check_epsilon("target_epsilon", self.target_epsilon)
         delta = check_delta("delta", self.delta, allow_zero=False)
         acc = check_choice("accountant", self.accountant, {"rdp", "pld"})
-        l2 = check_nonnegative("l2", self.l2)
+        l2 = check_in_range("l2", self.l2, 0.0, _MAX_RATE)
         if C is None and (sigma > 0 and target is None):
             raise ParameterError("max_grad_norm=None (no clipping) is only allowed with "
                                  f"noise_multiplier=0; got noise_multiplier={self.noise_multiplier}")
         if C is None and target is not None:
             raise ParameterError("target_epsilon needs clipping: set max_grad_norm to a number > 0; "
                                  "got max_grad_norm=None")
-        if not isinstance(self.verbose, (bool, np.bool_, int)):
-            raise TypeError(f"verbose must be True or False; got verbose={self.verbose!r}")
+        if not isinstance(self.progress, (bool, np.bool_, int)):
+            raise TypeError(f"progress must be True or False; got progress={self.progress!r}")
         return sigma, C, b, epochs, lr, hidden, target, delta, acc, l2
 
     # ------------------------------------------------------------------ fit
@@ -400,16 +449,19 @@ class DPSGDClassifier(ClassifierMixin, BaseEstimator):
         small matrices thread start-up costs more than it gains, and on a
         busy shared machine two BLAS threads made each step ~15× slower in
         our measurements.
-        """
-        from threadpoolctl import threadpool_limits
 
+        Parameters
+        ----------
+        X : array-like, shape (n, d)
+            Finite features of magnitude ≤ 1e15 (:data:`~dpteach.learning.nn.MAX_INPUT`).
+        y : array-like, shape (n,)
+            At least two classes.
+        """
         with threadpool_limits(limits=1, user_api="blas"):
             return self._fit(X, y)
 
     def _fit(self, X, y):
-        from tqdm.auto import tqdm
-
-        X = check_array("X", X, ndim=2)
+        X = _check_features("X", X)
         y = np.asarray(y)
         if y.ndim != 1 or y.shape[0] != X.shape[0]:
             raise ParameterError(f"y must have shape ({X.shape[0]},); got y with shape {y.shape}")
@@ -424,15 +476,20 @@ class DPSGDClassifier(ClassifierMixin, BaseEstimator):
         per_epoch = steps_per_epoch(n, b)
         total = epochs * per_epoch
         if target is not None:
-            from ..accounting import get_noise_multiplier
-
             sigma = float(get_noise_multiplier(target_epsilon=target, target_delta=delta,
                                                sample_rate=q, steps=total, accountant=acc_name))
+            if sigma > MAX_NOISE_MULTIPLIER:
+                raise ParameterError(f"target_epsilon is too small for these settings: it needs "
+                                     f"a noise multiplier {sigma:.3g} > {MAX_NOISE_MULTIPLIER:g}; "
+                                     f"got target_epsilon={describe(self.target_epsilon)}")
         self.noise_multiplier_ = sigma
         self.sample_rate_ = q
         self.n_steps_ = total
         self.delta_ = delta
-        self.accountant_ = _make_accountant(acc_name) if sigma > 0 else None
+        if sigma > 0:
+            self.accountant_ = RDPAccountant() if acc_name == "rdp" else PLDAccountant()
+        else:
+            self.accountant_ = None
 
         Xf = X.astype(np.float32)
         self.model_ = model = MLP((X.shape[1], *hidden, self.classes_.size),
@@ -441,20 +498,28 @@ class DPSGDClassifier(ClassifierMixin, BaseEstimator):
         batch_sizes = np.empty(total, dtype=np.int64)
         step, pending = 0, 0
         bar = tqdm(range(1, epochs + 1), desc="DP-SGD" if sigma > 0 else "SGD",
-                   disable=not self.verbose, leave=False)
+                   disable=not self.progress, leave=False)
         for epoch in bar:
-            for _ in range(per_epoch):
-                idx = np.flatnonzero(gen.random(n) < q)                # 1. Poisson sampling
-                dpg = _dp_gradient(model, Xf[idx], y_idx[idx],         # 2-4. clip, sum, noise, /qn
-                                   sigma, C, q * n, gen)
-                model.apply_update(model.add_l2_gradient(dpg.grads), lr)
-                if self.accountant_ is not None:                       # 5. accounting
-                    if acc_name == "rdp":
-                        self.accountant_.step(noise_multiplier=sigma, sample_rate=q, steps=1)
-                    else:
-                        pending += 1
-                batch_sizes[step] = dpg.batch_size
-                step += 1
+            with np.errstate(over="ignore", invalid="ignore"):   # divergence is checked below
+                for _ in range(per_epoch):
+                    idx = np.flatnonzero(gen.random(n) < q)            # 1. Poisson sampling
+                    trace = model.backward(Xf[idx], y_idx[idx], check_input=False)
+                    dpg = _dp_gradient(model, trace, sigma, C, q * n, gen)   # 2-4. clip, noise
+                    model.apply_update(model.add_l2_gradient(dpg.grads), lr)
+                    if self.accountant_ is not None:                   # 5. accounting
+                        if acc_name == "rdp":
+                            self.accountant_.step(noise_multiplier=sigma, sample_rate=q, steps=1)
+                        else:
+                            pending += 1
+                    batch_sizes[step] = dpg.batch_size
+                    step += 1
+                logits = model.logits(Xf).astype(np.float64)
+            if not (np.all(np.isfinite(logits))
+                    and all(np.all(np.isfinite(p)) for p in model.params)):
+                raise ParameterError(
+                    f"training diverged in epoch {epoch}: the weights or outputs overflowed. "
+                    f"Lower learning_rate or l2, or scale the features; got "
+                    f"learning_rate={describe(self.learning_rate)}, l2={describe(self.l2)}")
             if pending:
                 # PLD composition costs ~0.4 s per call (dp_accounting builds the
                 # subsampled-Gaussian PLD each time), so the PLD accountant receives
@@ -462,7 +527,7 @@ class DPSGDClassifier(ClassifierMixin, BaseEstimator):
                 self.accountant_.step(noise_multiplier=sigma, sample_rate=q, steps=pending)
                 pending = 0
             eps = self.accountant_.get_epsilon(delta) if self.accountant_ is not None else math.inf
-            logp = np.log(np.maximum(_softmax(model._forward(Xf)[0].astype(np.float64)), 1e-300))
+            logp = np.log(np.maximum(softmax(logits), 1e-300))
             self.history_["epoch"].append(epoch)
             self.history_["loss"].append(float(-logp[np.arange(n), y_idx].mean()))
             self.history_["accuracy"].append(float(np.mean(logp.argmax(axis=1) == y_idx)))
@@ -474,10 +539,8 @@ class DPSGDClassifier(ClassifierMixin, BaseEstimator):
 
     # -------------------------------------------------------------- predict
     def _check_fitted_X(self, X):
-        from sklearn.utils.validation import check_is_fitted
-
         check_is_fitted(self, "model_")
-        X = check_array("X", X, ndim=2)
+        X = _check_features("X", X)
         if X.shape[1] != self.model_.layer_sizes[0]:
             raise ParameterError(f"X must have {self.model_.layer_sizes[0]} columns; "
                                  f"got shape {X.shape}")
@@ -486,11 +549,12 @@ class DPSGDClassifier(ClassifierMixin, BaseEstimator):
     def logits(self, X):
         """Logits (before the softmax), shape (n, n_classes), float64."""
         X = self._check_fitted_X(X)
-        return self.model_._forward(X)[0].astype(np.float64)
+        with np.errstate(over="ignore", invalid="ignore"):
+            return self.model_.logits(X).astype(np.float64)
 
     def predict_proba(self, X):
         """Class probabilities (softmax of the logits, in float64), shape (n, n_classes)."""
-        return _softmax(self.logits(X))
+        return softmax(self.logits(X))
 
     def predict(self, X):
         """Most probable class label."""

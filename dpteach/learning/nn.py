@@ -53,15 +53,32 @@ import numpy as np
 from .._validation import (
     ParameterError,
     check_array,
+    check_bool,
     check_choice,
     check_int,
     check_nonnegative,
+    check_positive,
     check_rng,
+    describe,
 )
 
-__all__ = ["MLP", "BackwardTrace", "softmax", "clip_factors"]
+__all__ = ["MLP", "BackwardTrace", "softmax", "clip_factors", "MAX_WIDTH", "MAX_LAYERS",
+           "MAX_PARAMS", "MAX_INPUT", "MAX_PER_EXAMPLE_ENTRIES"]
 
 _DTYPES = {"float32": np.float32, "float64": np.float64}
+#: Largest width of one layer (inputs, hidden units or classes).
+MAX_WIDTH = 100_000
+#: Largest number of entries of ``layer_sizes`` (inputs and outputs included).
+MAX_LAYERS = 50
+#: Largest number of parameters of a network (80 MB of float64 weights).
+MAX_PARAMS = 10_000_000
+#: Largest magnitude of an input feature: keeps the squared norms of the per-example
+#: gradients (‖a_i‖² ~ d·x²) inside the float32 range.
+MAX_INPUT = 1e15
+#: Largest number of entries (examples × parameters) :meth:`MLP.per_example_gradients`
+#: materialises (400 MB of float64).
+MAX_PER_EXAMPLE_ENTRIES = 50_000_000
+_MAX_WEIGHT = 1e15      # largest |c_i| of MLP.weighted_gradient_sum
 
 
 def softmax(logits) -> np.ndarray:
@@ -81,13 +98,15 @@ def softmax(logits) -> np.ndarray:
 
 
 def _softmax(z: np.ndarray) -> np.ndarray:
-    z = z - z.max(axis=1, keepdims=True)
+    with np.errstate(over="ignore"):               # max − min beyond the float range: exp → 0
+        z = z - z.max(axis=1, keepdims=True)
     e = np.exp(z)
     return e / e.sum(axis=1, keepdims=True)
 
 
 def _log_softmax(z: np.ndarray) -> np.ndarray:
-    z = z - z.max(axis=1, keepdims=True)
+    with np.errstate(over="ignore"):
+        z = z - z.max(axis=1, keepdims=True)
     return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
 
 
@@ -110,16 +129,15 @@ def clip_factors(norms, max_grad_norm: float) -> np.ndarray:
     .. [ACG16] M. Abadi et al. Deep learning with differential privacy.
        CCS 2016, Algorithm 1.
     """
-    from .._validation import check_positive
-
     C = check_positive("max_grad_norm", max_grad_norm)
     norms = check_array("norms", norms, ndim=1, min_size=0)
     if np.any(norms < 0):
         raise ParameterError("norms must be >= 0 (they are Euclidean norms); got a negative entry")
-    return _clip_factors(norms, C)
+    return _clip(norms, C)
 
 
-def _clip_factors(norms: np.ndarray, C: float) -> np.ndarray:
+def _clip(norms: np.ndarray, C: float) -> np.ndarray:
+    """min(1, C/‖g_i‖) for checked float64 norms (C/‖g‖ below the float range is 0)."""
     return C / np.maximum(norms, C)
 
 
@@ -143,6 +161,29 @@ class BackwardTrace:
     losses: np.ndarray
 
 
+def _grad_norms(trace: BackwardTrace) -> np.ndarray:
+    sq = 0.0
+    for A, D in zip(trace.inputs, trace.errors):
+        a2 = np.einsum("ij,ij->i", A, A)
+        d2 = np.einsum("ij,ij->i", D, D)
+        sq = sq + (a2 + 1.0) * d2
+    return np.sqrt(sq)
+
+
+def _weighted_sum(trace: BackwardTrace, c: np.ndarray) -> list:
+    out = []
+    for A, D in zip(trace.inputs, trace.errors):
+        cD = D * c[:, None]
+        out += [A.T @ cD, cD.sum(axis=0)]
+    return out
+
+
+def _check_trace(trace) -> None:
+    if not isinstance(trace, BackwardTrace):
+        raise TypeError("trace must be the BackwardTrace of MLP.backward; got "
+                        f"trace={describe(trace)} of type {type(trace).__name__}")
+
+
 class MLP:
     """Multi-layer perceptron for classification, with per-example gradients.
 
@@ -157,7 +198,9 @@ class MLP:
     Parameters
     ----------
     layer_sizes : sequence of int
-        At least two sizes (inputs and outputs), each ≥ 1; outputs ≥ 2.
+        2 to :data:`MAX_LAYERS` sizes (inputs, hidden layers, outputs), each in
+        [1, :data:`MAX_WIDTH`], outputs ≥ 2, at most :data:`MAX_PARAMS`
+        parameters in all.
     activation : {"relu", "tanh"}
     l2 : float, default 0
         L2 penalty strength (≥ 0).
@@ -179,13 +222,17 @@ class MLP:
         if isinstance(layer_sizes, (str, bytes)) or not hasattr(layer_sizes, "__len__"):
             raise TypeError("layer_sizes must be a sequence of integers; "
                             f"got layer_sizes={layer_sizes!r}")
-        if len(layer_sizes) < 2:
-            raise ParameterError(f"layer_sizes needs at least 2 entries (inputs, outputs); "
-                                 f"got layer_sizes={tuple(layer_sizes)!r}")
-        sizes = [check_int("layer_sizes", s, minimum=1) for s in layer_sizes]
+        if not 2 <= len(layer_sizes) <= MAX_LAYERS:
+            raise ParameterError(f"layer_sizes needs 2 to {MAX_LAYERS} entries (inputs, "
+                                 f"outputs); got layer_sizes={describe(tuple(layer_sizes))}")
+        sizes = [check_int("layer_sizes", s, minimum=1, maximum=MAX_WIDTH) for s in layer_sizes]
         if sizes[-1] < 2:
             raise ParameterError("layer_sizes must end with >= 2 output classes; "
                                  f"got layer_sizes={tuple(sizes)}")
+        n_params = sum(a * b + b for a, b in zip(sizes[:-1], sizes[1:]))
+        if n_params > MAX_PARAMS:
+            raise ParameterError(f"layer_sizes must give at most {MAX_PARAMS:,} parameters; got "
+                                 f"layer_sizes={tuple(sizes)} with {n_params:,}")
         self.layer_sizes = tuple(sizes)
         self.activation = check_choice("activation", activation, {"relu", "tanh"})
         self.l2 = check_nonnegative("l2", l2)
@@ -193,7 +240,7 @@ class MLP:
         gen = check_rng(rng)
         self.weights, self.biases = [], []
         for d_in, d_out in zip(sizes[:-1], sizes[1:]):
-            var = 2.0 / d_in if activation == "relu" else 2.0 / (d_in + d_out)
+            var = 2.0 / d_in if self.activation == "relu" else 2.0 / (d_in + d_out)
             W = gen.standard_normal((d_in, d_out)) * np.sqrt(var)
             self.weights.append(W.astype(self.dtype))
             self.biases.append(np.zeros(d_out, dtype=self.dtype))
@@ -219,14 +266,22 @@ class MLP:
         return (h > 0).astype(h.dtype) if self.activation == "relu" else 1 - h * h
 
     def _check_X(self, X) -> np.ndarray:
-        X = check_array("X", X, ndim=2, min_size=0)
+        if not (isinstance(X, np.ndarray) and X.dtype == self.dtype and X.ndim == 2
+                and np.all(np.isfinite(X))):
+            X = check_array("X", X, ndim=2, min_size=0)   # (an array of our dtype: as is)
         if X.shape[1] != self.layer_sizes[0]:
             raise ParameterError(f"X must have {self.layer_sizes[0]} columns; "
                                  f"got X with shape {X.shape}")
+        if X.size and np.max(np.abs(X)) > MAX_INPUT:
+            raise ParameterError(f"X must have entries of magnitude <= {MAX_INPUT:g}; got X with "
+                                 f"max |x| = {np.max(np.abs(X)):.3g}")
         return X.astype(self.dtype, copy=False)
 
     def _check_y(self, y, n: int) -> np.ndarray:
         y = np.asarray(y)
+        if y.dtype.kind not in "biuf":
+            raise TypeError(f"y must hold integer class indices; got y={describe(y)} of dtype "
+                            f"{y.dtype}")
         if y.ndim != 1 or y.shape[0] != n:
             raise ParameterError(f"y must have shape ({n},); got y with shape {y.shape}")
         if y.size and (not np.issubdtype(y.dtype, np.integer) or y.min() < 0
@@ -283,10 +338,26 @@ class MLP:
                 delta = (delta @ self.weights[l].T) * self._act_grad_from_output(inputs[l])
         return BackwardTrace(inputs=inputs, errors=errors, losses=losses)
 
-    def backward(self, X, y) -> BackwardTrace:
-        """One forward and backward pass; see :class:`BackwardTrace`."""
-        X = self._check_X(X)
-        return self._backward(X, self._check_y(y, X.shape[0]))
+    def backward(self, X, y, *, check_input: bool = True) -> BackwardTrace:
+        """One forward and backward pass; see :class:`BackwardTrace`.
+
+        Parameters
+        ----------
+        X : array (n, d_0)
+            Finite inputs.
+        y : array of int (n,)
+            Class indices in [0, d_L − 1].
+        check_input : bool, default True
+            Check ``X`` and ``y``. ``False`` skips the checks (as scikit-learn's
+            ``check_input``) for a caller that already checked them, e.g. rows of
+            a training set checked once: then ``X`` must be an array of the
+            model's dtype with ``d_0`` columns and ``y`` an integer array of valid
+            class indices.
+        """
+        if check_bool("check_input", check_input):
+            X = self._check_X(X)
+            y = self._check_y(y, X.shape[0])
+        return self._backward(X, y)
 
     # ------------------------------------------------ per-example quantities
     @staticmethod
@@ -294,8 +365,18 @@ class MLP:
         """Materialise ∇ℓ_i for every example: list [(n, *W_0.shape), (n, *b_0.shape), …].
 
         Memory n × #parameters: fine for teaching and tests, the thing DP
-        libraries try to avoid.
+        libraries try to avoid. At most :data:`MAX_PER_EXAMPLE_ENTRIES` numbers
+        (n × #parameters) are materialised; use fewer examples, or the norms
+        (:meth:`per_example_grad_norms_from`), beyond that.
         """
+        _check_trace(trace)
+        n = trace.errors[0].shape[0]
+        size = n * sum(A.shape[1] * D.shape[1] + D.shape[1]
+                       for A, D in zip(trace.inputs, trace.errors))
+        if size > MAX_PER_EXAMPLE_ENTRIES:
+            raise ParameterError(f"per-example gradients of {n} examples would hold {size:,} "
+                                 f"numbers, more than {MAX_PER_EXAMPLE_ENTRIES:,}: pass fewer "
+                                 f"rows; got X with {n} rows")
         out = []
         for A, D in zip(trace.inputs, trace.errors):
             out += [np.einsum("ni,nj->nij", A, D), D.copy()]
@@ -315,12 +396,8 @@ class MLP:
 
         ‖∇ℓ_i‖² = Σ_l ‖a_{l,i}‖² ‖δ_{l,i}‖² + ‖δ_{l,i}‖²  [G15]_.
         """
-        sq = 0.0
-        for A, D in zip(trace.inputs, trace.errors):
-            a2 = np.einsum("ij,ij->i", A, A)
-            d2 = np.einsum("ij,ij->i", D, D)
-            sq = sq + (a2 + 1.0) * d2
-        return np.sqrt(sq)
+        _check_trace(trace)
+        return _grad_norms(trace)
 
     def per_example_grad_norms(self, X, y) -> np.ndarray:
         """Euclidean norm of each example's gradient ∇ℓ_i (all parameters), shape (n,)."""
@@ -332,14 +409,56 @@ class MLP:
 
         With c_i the clipping factors this is the clipped gradient sum of
         DP-SGD ("ghost clipping"); with c_i = 1 it is the ordinary gradient
-        sum. ``weights`` has shape (n,).
+        sum. ``weights`` has shape (n,): one real number per example of
+        ``trace``, of magnitude ≤ 1e15 (clipping factors lie in [0, 1]).
         """
-        c = np.asarray(weights, dtype=trace.errors[0].dtype)
-        out = []
-        for A, D in zip(trace.inputs, trace.errors):
-            cD = D * c[:, None]
-            out += [A.T @ cD, cD.sum(axis=0)]
-        return out
+        _check_trace(trace)
+        n = trace.errors[0].shape[0]
+        c = check_array("weights", weights, ndim=1, min_size=0)
+        if c.shape[0] != n:
+            raise ParameterError(f"weights must have one entry per example of the trace ({n}); "
+                                 f"got weights with shape {c.shape}")
+        if c.size and np.max(np.abs(c)) > _MAX_WEIGHT:
+            raise ParameterError(f"weights must have magnitude <= {_MAX_WEIGHT:g}; got weights "
+                                 f"with max |c| = {np.max(np.abs(c)):.3g}")
+        return _weighted_sum(trace, c.astype(trace.errors[0].dtype, copy=False))
+
+    @staticmethod
+    def clipped_gradient_sum(trace: BackwardTrace, max_grad_norm: float | None):
+        """The clipped gradient sum of DP-SGD from one backward pass ("ghost clipping").
+
+        Computes the per-example norms ‖∇ℓ_i‖ (:meth:`per_example_grad_norms_from`),
+        the clipping factors c_i = min(1, C/‖∇ℓ_i‖) (:func:`clip_factors`) and
+        Σ_i c_i ∇ℓ_i (:meth:`weighted_gradient_sum`) without materialising any
+        per-example gradient [LK21]_; the step DP-SGD repeats, so the intermediate
+        results are not checked again.
+
+        Parameters
+        ----------
+        trace : BackwardTrace
+            From :meth:`backward`.
+        max_grad_norm : float > 0 or None
+            The clipping norm C (finite); None for no clipping (c_i = 1: the
+            ordinary gradient sum).
+
+        Returns
+        -------
+        grads : list of arrays
+            Σ_i c_i ∇ℓ_i, aligned with :attr:`params`.
+        norms : array (n,) or None
+            The norms before clipping (None without clipping).
+        factors : array (n,)
+            The c_i, in the dtype of the trace.
+        """
+        _check_trace(trace)
+        errors = trace.errors[0]
+        if max_grad_norm is None:
+            norms, c = None, np.ones(errors.shape[0], dtype=errors.dtype)
+        else:
+            C = check_positive("max_grad_norm", max_grad_norm)
+            norms = _grad_norms(trace)
+            c = _clip(norms.astype(np.float64), C).astype(norms.dtype, copy=False)
+        return _weighted_sum(trace, c), norms, c
 
     def gradient(self, X, y) -> list:
         """Gradient of the objective J(θ) (mean loss + L2 penalty), aligned with :attr:`params`."""
@@ -349,15 +468,39 @@ class MLP:
         grads = self.weighted_gradient_sum(trace, np.full(X.shape[0], 1.0 / n))
         return self.add_l2_gradient(grads)
 
+    def _check_grads(self, grads) -> list:
+        """A list of real arrays shaped like :attr:`params` (not scanned for finiteness)."""
+        if not isinstance(grads, (list, tuple)) or len(grads) != 2 * len(self.weights):
+            raise TypeError(f"grads must be a list of {2 * len(self.weights)} arrays aligned with "
+                            f"MLP.params; got grads={describe(grads)}")
+        for k, (g, p) in enumerate(zip(grads, self.params)):
+            if not isinstance(g, np.ndarray) or g.dtype.kind not in "fiu":
+                raise TypeError(f"grads[{k}] must be a real NumPy array (not complex); got "
+                                f"grads[{k}]={describe(g)}")
+            if g.shape != p.shape:
+                raise ParameterError(f"grads[{k}] must have shape {p.shape}; got grads[{k}] with "
+                                     f"shape {g.shape}")
+        return grads
+
     def add_l2_gradient(self, grads: list) -> list:
-        """Add the penalty's gradient l2·W_l to the weight entries of ``grads`` (in place)."""
+        """Add the penalty's gradient l2·W_l to the weight entries of ``grads`` (in place).
+
+        ``grads`` is a list of real float arrays aligned with :attr:`params`.
+        """
+        self._check_grads(grads)
         if self.l2:
             for l, W in enumerate(self.weights):
                 grads[2 * l] += self.l2 * W
         return grads
 
     def apply_update(self, grads: list, learning_rate: float) -> None:
-        """θ ← θ − learning_rate · grads (in place)."""
+        """θ ← θ − learning_rate · grads (in place).
+
+        ``grads`` is a list of real arrays aligned with :attr:`params`;
+        ``learning_rate`` is finite and > 0.
+        """
+        self._check_grads(grads)
+        learning_rate = check_positive("learning_rate", learning_rate)
         for p, g in zip(self.params, grads):
             p -= (learning_rate * g).astype(self.dtype, copy=False)
 

@@ -26,10 +26,9 @@ from .._validation import (
     check_epsilon,
     check_in_range,
     check_int,
-    check_nonnegative,
-    check_positive,
 )
-from ..attacks.membership import AttackResult, dp_roc_bound
+from ..attacks.roc import AttackResult, dp_roc_bound
+from ..learning.dpsgd import MAX_GRAD_NORM
 from ._style import CYCLE, PALETTE, new_axes
 
 __all__ = [
@@ -42,6 +41,7 @@ __all__ = [
 ]
 
 _LW = 2.0
+_FLOAT_MAX = float(np.finfo(float).max)
 
 
 def _fmt_eps(e: float) -> str:
@@ -172,8 +172,9 @@ def plot_grad_norm_histogram(norms, max_grad_norm: float | None = None, *, bins:
     Parameters
     ----------
     norms : array of float ≥ 0
-    max_grad_norm : float > 0, optional
-        C; if given, draw the clipped norms and a line at C.
+    max_grad_norm : float in (0, 1e15], optional
+        C (:data:`~dpteach.learning.dpsgd.MAX_GRAD_NORM` at most); if given, draw
+        the clipped norms and a line at C.
     bins : int in [2, 10 000]
     ax : matplotlib Axes, optional
     """
@@ -181,16 +182,17 @@ def plot_grad_norm_histogram(norms, max_grad_norm: float | None = None, *, bins:
     if np.any(norms < 0):
         raise ParameterError(f"norms must be >= 0; got min(norms)={norms.min()!r}")
     bins = check_int("bins", bins, minimum=2, maximum=10_000)
-    C = None if max_grad_norm is None else check_positive("max_grad_norm", max_grad_norm)
+    C = None if max_grad_norm is None else check_in_range("max_grad_norm", max_grad_norm, 0.0,
+                                                          MAX_GRAD_NORM, low_inclusive=False)
     fig, ax = new_axes(ax)
     top = float(norms.max()) if norms.max() > 0 else 1.0
-    edges = np.linspace(0, top * 1.02, bins + 1)
+    edges = np.linspace(0, min(top * 1.02, _FLOAT_MAX), bins + 1)
     ax.hist(norms, bins=edges, color=PALETTE["sky"], alpha=0.8, label="before clipping",
             gid="before")
     title = f"Per-example gradient norms (n = {norms.size})"
     if C is not None:
         clipped = np.minimum(norms, C)
-        edges_c = np.linspace(0, max(top, C) * 1.02, bins + 1)
+        edges_c = np.linspace(0, min(max(top, C) * 1.02, _FLOAT_MAX), bins + 1)
         ax.hist(clipped, bins=edges_c, histtype="step", color=PALETTE["vermillion"], lw=2,
                 label="after clipping", gid="after")
         ax.axvline(C, color=PALETTE["black"], ls="--", lw=1.2, label=f"C = {C:g}")
@@ -244,14 +246,23 @@ def plot_training_history(histories, ax=None):
     return fig
 
 
-def decision_grid(clf, X, resolution: int = 60, pad: float = 0.5):
+def decision_grid(clf, X, grid_size: int = 60, pad: float = 0.5):
     """P(class 1) of a fitted two-feature classifier on a regular grid around the data.
 
-    Returns ``(x0, x1, p)``: grid coordinates (1-D, ``resolution`` each) and
-    the probabilities, shape (resolution, resolution), ``p[j, i]`` at (x0[i], x1[j]).
-    Shared by :func:`plot_decision_boundary` and the DP-SGD playground.
-    ``resolution`` is an integer in [10, 1000]; ``pad`` (finite, ≥ 0) widens
-    the box around the data.
+    Returns ``(x0, x1, p)``: grid coordinates (1-D, ``grid_size`` each) and
+    the probabilities, shape (grid_size, grid_size), ``p[j, i]`` at (x0[i], x1[j]).
+    Shared by :func:`plot_decision_boundary` and the DP-SGD playground. The one
+    computation is ``clf.predict_proba`` on the ``grid_size²`` grid points.
+
+    Parameters
+    ----------
+    clf : fitted classifier with ``predict_proba`` (two input features)
+    X : array (n, 2)
+        Finite data; the grid spans its range widened by ``pad`` on each side.
+    grid_size : int in [10, 1000]
+        Grid points per axis.
+    pad : float in [0, 1e6]
+        Margin around the data.
     """
     if not callable(getattr(clf, "predict_proba", None)):
         raise TypeError("clf must be a fitted classifier with a predict_proba method; "
@@ -259,16 +270,24 @@ def decision_grid(clf, X, resolution: int = 60, pad: float = 0.5):
     X = check_array("X", X, ndim=2)
     if X.shape[1] != 2:
         raise ParameterError(f"X must have 2 columns; got shape {X.shape}")
-    res = check_int("resolution", resolution, minimum=10, maximum=1000)
-    pad = check_nonnegative("pad", pad)
-    x0 = np.linspace(X[:, 0].min() - pad, X[:, 0].max() + pad, res)
-    x1 = np.linspace(X[:, 1].min() - pad, X[:, 1].max() + pad, res)
+    res = check_int("grid_size", grid_size, minimum=10, maximum=1000)
+    pad = check_in_range("pad", pad, 0.0, 1e6)
+    with np.errstate(over="ignore"):
+        x0 = np.linspace(X[:, 0].min() - pad, X[:, 0].max() + pad, res)
+        x1 = np.linspace(X[:, 1].min() - pad, X[:, 1].max() + pad, res)
+    if not (np.all(np.isfinite(x0)) and np.all(np.isfinite(x1))):
+        raise ParameterError("X is too large: the grid around it leaves the float range; got X "
+                             f"with max |x| = {np.max(np.abs(X)):.3g}")
     g0, g1 = np.meshgrid(x0, x1)
-    p = clf.predict_proba(np.column_stack([g0.ravel(), g1.ravel()]))[:, 1].reshape(g0.shape)
-    return x0, x1, p
+    p = np.asarray(clf.predict_proba(np.column_stack([g0.ravel(), g1.ravel()])))[:, 1]
+    if not np.all(np.isfinite(p)):
+        raise ParameterError("clf gave non-finite probabilities on the grid around X (values "
+                             f"beyond what it can score); got pad={pad:g} and X with max |x| = "
+                             f"{np.max(np.abs(X)):.3g}")
+    return x0, x1, p.reshape(g0.shape)
 
 
-def plot_decision_boundary(clf, X, y, *, resolution: int = 60, title: str | None = None, ax=None):
+def plot_decision_boundary(clf, X, y, *, grid_size: int = 60, title: str | None = None, ax=None):
     """P(class 1) of a fitted two-feature binary classifier as a filled contour, with the data.
 
     Parameters
@@ -276,12 +295,12 @@ def plot_decision_boundary(clf, X, y, *, resolution: int = 60, title: str | None
     clf : fitted classifier with ``predict_proba`` (two input features, two classes)
     X : array (n, 2)
     y : array (n,) of the two classes
-    resolution : int in [10, 1000]
+    grid_size : int in [10, 1000]
         Grid points per axis.
     title : str, optional
     ax : matplotlib Axes, optional
     """
-    x0, x1, p = decision_grid(clf, X, resolution)
+    x0, x1, p = decision_grid(clf, X, grid_size)
     X = np.asarray(X, dtype=float)
     y = check_array("y", y, ndim=1)
     if y.shape != (X.shape[0],) or np.unique(y).size > 2:

@@ -20,12 +20,9 @@ from .._validation import (
     check_array,
     check_bool,
     check_choice,
-    check_epsilon,
     check_in_range,
-    check_int,
-    check_positive,
 )
-from ..learning import erm
+from ..learning.erm_experiments import AccuracyCurve, SensitivityResult, ToyFits
 from ._style import PALETTE, new_axes
 
 __all__ = [
@@ -150,45 +147,26 @@ def plot_decision_boundaries(X, y, nonprivate, private=(), *, method: str = "obj
     return fig
 
 
-def plot_toy_boundaries(epsilon: float = 1.0, lam: float = 0.01, method: str = "objective",
-                        n_fits: int = 8, n: int = 200, seed: int = 0,
-                        data_norm: float = erm.TOY_DATA_NORM, ax=None):
-    """Private and non-private boundaries on :func:`dpteach.learning.erm.make_toy_data`.
+def plot_toy_boundaries(fits, *, ax=None):
+    """Private and non-private decision boundaries on the toy data (drawing only).
 
-    Fits ``PrivateLogisticRegression(method=method, epsilon=epsilon, lam=lam,
-    data_norm=data_norm)`` with seeds ``seed+1 … seed+n_fits`` and the
-    non-private ``method="none"`` fit, and draws them with
-    :func:`plot_decision_boundaries`. All arguments are plain values, so the
-    app can cache the picture per slider position.
+    Draws the data, the non-private boundary and one thin line per private fit
+    with :func:`plot_decision_boundaries`; the fitting happens in
+    :func:`dpteach.learning.erm_experiments.toy_fits`, e.g.
+    ``plot_toy_boundaries(toy_fits(epsilon=1.0, lam=0.01))``.
 
     Parameters
     ----------
-    epsilon, lam : float
-        ε > 0 and Λ > 0.
-    method : {"objective", "output"}
-    n_fits : int
-        Number of private fits (1-50).
-    n : int
-        Number of toy points (even).
-    seed : int
-        Seed of the data (the noise uses ``seed + 1`` onwards).
-    data_norm : float
-        Public row-norm bound R (rows beyond it are clipped).
+    fits : dpteach.learning.erm_experiments.ToyFits
     ax : matplotlib Axes, optional
     """
-    epsilon = check_epsilon("epsilon", epsilon)
-    data_norm = check_positive("data_norm", data_norm)
-    lam = check_positive("lam", lam)
-    method = check_choice("method", method, ("objective", "output"))
-    n_fits = check_int("n_fits", n_fits, minimum=1, maximum=50)
-    seed = check_int("seed", seed, minimum=0)
-    X, y = erm.make_toy_data(n, rng=seed)
-    kw = dict(lam=lam, data_norm=data_norm)
-    base = erm.PrivateLogisticRegression(method="none", **kw).fit(X, y)
-    fits = [erm.PrivateLogisticRegression(method=method, epsilon=epsilon, rng=seed + 1 + i,
-                                          **kw).fit(X, y) for i in range(n_fits)]
-    title = f"{METHOD_LABELS[method]}: ε = {epsilon:g}, Λ = {lam:g}, n = {n}"
-    return plot_decision_boundaries(X, y, base, fits, method=method, title=title, ax=ax)
+    if not isinstance(fits, ToyFits):
+        raise TypeError(f"fits must be the ToyFits of toy_fits(); got fits={fits!r:.60} of type "
+                        f"{type(fits).__name__}")
+    title = (f"{METHOD_LABELS[fits.method]}: ε = {fits.epsilon:g}, Λ = {fits.lam:g}, "
+             f"n = {fits.n}")
+    return plot_decision_boundaries(fits.X, fits.y, fits.nonprivate, fits.private,
+                                    method=fits.method, title=title, ax=ax)
 
 
 def plot_accuracy_curve(curve, *, baseline: float | None = None, title: str | None = None,
@@ -197,15 +175,15 @@ def plot_accuracy_curve(curve, *, baseline: float | None = None, title: str | No
 
     Parameters
     ----------
-    curve : dpteach.learning.erm.AccuracyCurve
+    curve : dpteach.learning.erm_experiments.AccuracyCurve
     baseline : float, optional
         Accuracy of always predicting the majority class (drawn dotted).
     title : str, optional
     show_spread : bool
-        Shade mean ± one standard deviation over the repeats.
+        Shade mean ± one standard deviation over the trials.
     ax : matplotlib Axes, optional
     """
-    if not isinstance(curve, erm.AccuracyCurve):
+    if not isinstance(curve, AccuracyCurve):
         raise TypeError(f"curve must be an AccuracyCurve; got {type(curve).__name__}")
     if baseline is not None:
         baseline = check_in_range("baseline", baseline, 0.0, 1.0)
@@ -239,10 +217,10 @@ def plot_sensitivity(result, *, ax=None):
 
     Parameters
     ----------
-    result : dpteach.learning.erm.SensitivityResult
+    result : dpteach.learning.erm_experiments.SensitivityResult
     ax : matplotlib Axes, optional
     """
-    if not isinstance(result, erm.SensitivityResult):
+    if not isinstance(result, SensitivityResult):
         raise TypeError(f"result must be a SensitivityResult; got {type(result).__name__}")
     fig, ax = new_axes(ax)
     kinds = [k for k in ("random", "adversarial") if np.any(result.kinds == k)]
@@ -252,11 +230,16 @@ def plot_sensitivity(result, *, ax=None):
         d = result.distances[result.kinds == k]
         ax.scatter(d, j + 0.15 * gen.uniform(-1, 1, d.size), s=16, color=colours[k],
                    label=f"{k} neighbours (max {d.max():.3g})", gid=f"dist-{k}")
-    ax.axvline(result.bound, color=PALETTE["black"], lw=2, gid="bound",
-               label=f"bound 2/(nΛ) = {result.bound:.3g}")
+    right = result.bound
+    if np.isfinite(result.bound):          # 2/(nΛ) overflows for a subnormal Λ: no line then
+        ax.axvline(result.bound, color=PALETTE["black"], lw=2, gid="bound",
+                   label=f"bound 2/(nΛ) = {result.bound:.3g}")
+    else:
+        right = float(result.distances.max())
     ax.set_yticks(range(len(kinds)), kinds)
     ax.set_ylim(-0.6, len(kinds) - 0.4)
-    ax.set_xlim(0, result.bound * 1.08)
+    if np.isfinite(right * 1.08) and right > 0:
+        ax.set_xlim(0, right * 1.08)
     ax.set_xlabel("‖w* − w*′‖₂ (distance between minimisers)")
     ax.set_title(f"Sensitivity of the minimiser (n = {result.n}, Λ = {result.lam:g})")
     ax.legend(fontsize="small", loc="center left")

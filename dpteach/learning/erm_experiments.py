@@ -1,0 +1,450 @@
+"""Experiments with private logistic regression: sensitivity, accuracy against ε, toy fits.
+
+These functions *measure* the algorithms of :mod:`dpteach.learning.erm`
+(Chaudhuri, Monteleoni & Sarwate 2011 [CMS11]_) for notebook 06 and the app:
+
+* :func:`empirical_sensitivity` refits the exact minimiser on neighbouring data
+  sets and compares how far it moves with the bound ``2/(nΛ)`` of [CMS11]_
+  Corollary 8;
+* :func:`accuracy_vs_epsilon` scores many private fits per ε on a test set;
+* :func:`toy_fits` fits the private and non-private models whose decision
+  boundaries :func:`dpteach.plots.erm.plot_toy_boundaries` draws.
+
+Each private fit in an experiment spends its own ε: an experiment as a whole is
+not a private release.
+
+References
+----------
+.. [CMS11] K. Chaudhuri, C. Monteleoni and A. D. Sarwate. Differentially
+   private empirical risk minimization. JMLR 12:1069-1109, 2011.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import special
+from tqdm.auto import tqdm
+
+from .._validation import (
+    ParameterError,
+    check_array,
+    check_bool,
+    check_choice,
+    check_epsilon,
+    check_int,
+    check_positive,
+    check_rng,
+    describe,
+)
+from ..datasets import TOY_DATA_NORM, make_toy_data
+from .erm import PrivateLogisticRegression, objective_perturbation, output_perturbation
+from .logistic import LogisticProblem, bound_rows
+
+__all__ = [
+    "MAX_NEIGHBOURS",
+    "MAX_TRIALS",
+    "MAX_EPSILONS",
+    "SensitivityResult",
+    "empirical_sensitivity",
+    "AccuracyCurve",
+    "accuracy_vs_epsilon",
+    "ToyFits",
+    "toy_fits",
+]
+
+#: Largest ``n_random`` and ``n_adversarial`` of :func:`empirical_sensitivity` (each is an
+#: exact refit).
+MAX_NEIGHBOURS = 10_000
+#: Largest number of private fits per (method, ε) in :func:`accuracy_vs_epsilon`.
+MAX_TRIALS = 10_000
+#: Largest number of ε values in one accuracy curve.
+MAX_EPSILONS = 1_000
+
+
+# ------------------------------------------------- sensitivity experiment
+@dataclass(frozen=True)
+class SensitivityResult:
+    """Outcome of :func:`empirical_sensitivity`.
+
+    Attributes
+    ----------
+    distances : ndarray
+        ``‖w* − w*'‖₂`` for each neighbouring data set tried.
+    kinds : ndarray of str
+        ``"random"`` or ``"adversarial"`` for each neighbour.
+    bound : float
+        The sensitivity bound ``2/(nΛ)`` of [CMS11]_ Corollary 8.
+    w_star : ndarray
+        The minimiser on the original data.
+    n, lam : int, float
+    """
+
+    distances: np.ndarray
+    kinds: np.ndarray
+    bound: float
+    w_star: np.ndarray
+    n: int
+    lam: float
+
+    @property
+    def max_ratio(self) -> float:
+        """Largest ``‖w* − w*'‖ / (2/(nΛ))`` seen (never above 1 if the bound holds)."""
+        return float(self.distances.max() / self.bound)
+
+
+def empirical_sensitivity(X, y, lam: float, *, n_random: int = 50, n_adversarial: int = 20,
+                          data_norm: float = 1.0, fit_intercept: bool = True,
+                          rng=None) -> SensitivityResult:
+    """Measure how far the regularised-ERM minimiser moves when one row changes.
+
+    Fits the non-private minimiser ``w*`` on ``(X, y)`` and on neighbouring
+    data sets where one row ``i`` is replaced by ``(x', y')`` with
+    ``‖x'‖ = data_norm`` (the edge of the allowed ball), and records
+    ``‖w* − w*'‖₂`` in the space of the bounded rows
+    (:func:`~dpteach.learning.logistic.bound_rows`).
+    [CMS11]_ Corollary 8 says this never exceeds ``2/(nΛ)``.
+
+    Two kinds of neighbours are tried:
+
+    * ``n_random`` random ones: ``i`` uniform, ``x'`` a uniform direction, ``y'``
+      a fair coin;
+    * ``n_adversarial`` chosen to move ``w*`` a lot: ``x'`` along a direction in
+      which the objective is flattest (smallest-curvature eigenvectors of the
+      Hessian of ``J`` at ``w*``, both signs), labelled so that ``w*``
+      misclassifies it, replacing the rows whose first-order influence
+      ``H⁻¹(∇ℓ_i − ∇ℓ')`` is largest.
+
+    Parameters
+    ----------
+    X : array-like, shape (n, d)
+    y : array-like, shape (n,)
+        Exactly two classes.
+    lam : float
+        Λ > 0.
+    n_random, n_adversarial : int
+        Numbers of neighbours of each kind, in [0, :data:`MAX_NEIGHBOURS`]
+        (at least one in total).
+    data_norm, fit_intercept
+        As in :class:`~dpteach.learning.erm.PrivateLogisticRegression`.
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    SensitivityResult
+    """
+    X = check_array("X", X, ndim=2)
+    lam = check_positive("lam", lam)
+    n_random = check_int("n_random", n_random, minimum=0, maximum=MAX_NEIGHBOURS)
+    n_adversarial = check_int("n_adversarial", n_adversarial, minimum=0, maximum=MAX_NEIGHBOURS)
+    if n_random + n_adversarial < 1:
+        raise ParameterError("n_random + n_adversarial must be >= 1; got "
+                             f"n_random={n_random}, n_adversarial={n_adversarial}")
+    data_norm = check_positive("data_norm", data_norm)
+    fit_intercept = check_bool("fit_intercept", fit_intercept)
+    gen = check_rng(rng)
+    y = np.asarray(y)
+    if y.ndim != 1 or y.shape[0] != X.shape[0]:
+        raise ParameterError(f"y must be 1-D with one label per row of X; got shape {y.shape}")
+    classes = np.unique(y)
+    if classes.shape[0] != 2:
+        raise ParameterError(f"y must contain exactly 2 classes; got {classes.shape[0]}")
+    n, d = X.shape
+    Z = bound_rows(X, data_norm, fit_intercept)
+    s = np.where(y == classes[1], 1.0, -1.0)
+    problem = LogisticProblem(Z, s)
+    w_star = problem.minimize(lam)
+    hess_star = problem.loss_hessian(w_star)
+
+    def refit(i, x_new, s_new):
+        Z2 = Z.copy()
+        s2 = s.copy()
+        Z2[i] = bound_rows(x_new[None, :], data_norm, fit_intercept)[0]
+        s2[i] = s_new
+        w2 = LogisticProblem(Z2, s2).minimize(lam, w0=w_star, hess0=hess_star)
+        return float(np.linalg.norm(w2 - w_star))
+
+    dists, kinds = [], []
+    for _ in range(n_random):
+        i = int(gen.integers(n))
+        u = gen.standard_normal(d)
+        x_new = data_norm * u / np.linalg.norm(u)
+        dists.append(refit(i, x_new, 1.0 if gen.random() < 0.5 else -1.0))
+        kinds.append("random")
+    if n_adversarial:
+        m = s * (Z @ w_star)
+        p = special.expit(-m)
+        h = p * (1 - p)
+        H = (Z.T * (h / n)) @ Z + lam * np.eye(Z.shape[1])
+        # curvature of J restricted to the feature coordinates (the intercept
+        # coordinate of z is fixed at 1/√2 and cannot be chosen)
+        Hx = H[:d, :d]
+        evals, evecs = np.linalg.eigh(Hx)
+        try:
+            Hinv = np.linalg.inv(H)
+        except np.linalg.LinAlgError:                  # Λ at round-off level next to flat data
+            Hinv = np.linalg.pinv(H)
+        grads = (-(p * s))[:, None] * Z                     # ∇ℓ_i at w*
+        trials = []
+        n_dirs = max(1, min(d, (n_adversarial + 3) // 4))
+        per = -(-n_adversarial // (2 * n_dirs)) + 1        # rows tried per direction and sign
+        for k in range(n_dirs):
+            for sign in (1.0, -1.0):
+                x_new = sign * data_norm * evecs[:, k]
+                z_new = bound_rows(x_new[None, :], data_norm, fit_intercept)[0]
+                margin_dir = float(z_new @ w_star)
+                s_new = -1.0 if margin_dir >= 0 else 1.0      # make w* misclassify it
+                g_new = -special.expit(-s_new * margin_dir) * s_new * z_new
+                infl = np.linalg.norm((grads - g_new) @ Hinv, axis=1)
+                for i in np.argsort(infl)[::-1][:per]:
+                    trials.append((float(infl[i]), int(i), x_new, s_new))
+        trials.sort(key=lambda t: -t[0])
+        for _, i, x_new, s_new in trials[:n_adversarial]:
+            dists.append(refit(i, x_new, s_new))
+            kinds.append("adversarial")
+    return SensitivityResult(distances=np.array(dists), kinds=np.array(kinds),
+                             bound=2.0 / (n * lam), w_star=w_star, n=n, lam=lam)
+
+
+# --------------------------------------------------- accuracy vs epsilon
+@dataclass(frozen=True)
+class AccuracyCurve:
+    """Test accuracy of private fits over a grid of ε (see :func:`accuracy_vs_epsilon`).
+
+    Attributes
+    ----------
+    epsilons : ndarray, shape (k,)
+    accuracy : dict
+        ``method -> ndarray of shape (k, n_trials)``.
+    nonprivate_accuracy : float
+        Test accuracy of the exact non-private minimiser of the same objective.
+    lam : float
+    n_train, dim : int
+    """
+
+    epsilons: np.ndarray
+    accuracy: dict
+    nonprivate_accuracy: float
+    lam: float
+    n_train: int
+    dim: int
+
+    def mean(self, method: str) -> np.ndarray:
+        """Mean accuracy over the trials, per ε."""
+        return self.accuracy[check_choice("method", method, tuple(self.accuracy))].mean(axis=1)
+
+    def std(self, method: str) -> np.ndarray:
+        """Standard deviation over the trials (ddof=1), per ε."""
+        return self.accuracy[check_choice("method", method, tuple(self.accuracy))].std(
+            axis=1, ddof=1)
+
+    def to_frame(self) -> pd.DataFrame:
+        """Long-format ``pandas.DataFrame`` with columns method, epsilon, trial, accuracy."""
+        rows = [(m, float(e), r, float(a[i, r]))
+                for m, a in self.accuracy.items()
+                for i, e in enumerate(self.epsilons) for r in range(a.shape[1])]
+        return pd.DataFrame(rows, columns=["method", "epsilon", "trial", "accuracy"])
+
+
+def accuracy_vs_epsilon(X_train, y_train, X_test, y_test, epsilons, lam: float, *,
+                        methods=("objective", "output"), n_trials: int = 10,
+                        data_norm: float = 1.0, fit_intercept: bool = True, rng=None,
+                        progress: bool = False) -> AccuracyCurve:
+    """Test accuracy of output and objective perturbation for each ε.
+
+    Equivalent to fitting ``PrivateLogisticRegression(epsilon=ε, method=m,
+    lam=lam, data_norm=data_norm, fit_intercept=fit_intercept)`` ``n_trials``
+    times per ε and scoring on the test set, but faster: the rows are bounded
+    and checked once (one :class:`~dpteach.learning.logistic.LogisticProblem`),
+    output perturbation reuses the exact minimiser ``w*`` (only the noise is
+    redrawn) and objective perturbation warm-starts Newton at ``w*``. The result
+    is the same as the estimator's (up to solver round-off).
+
+    Each fit spends its own ε: the curve as a whole is an *experiment*, not a
+    private release (running it on real private data would compose to
+    ``n_trials·Σε`` per method).
+
+    Parameters
+    ----------
+    X_train, y_train, X_test, y_test : array-like
+        Two classes in ``y_train``; ``y_test`` uses the same labels.
+    epsilons : array-like of float
+        1 to :data:`MAX_EPSILONS` values of ε (each finite, > 0).
+    lam : float
+        Λ > 0.
+    methods : sequence of {"objective", "output"}
+    n_trials : int or dict
+        Private fits per (method, ε), in [2, :data:`MAX_TRIALS`]; a dict
+        ``method -> int`` gives each method its own number (output perturbation
+        is cheap to repeat: it only redraws the noise).
+    data_norm, fit_intercept
+        As in :class:`~dpteach.learning.erm.PrivateLogisticRegression`.
+    rng : None, int or numpy.random.Generator
+    progress : bool
+        Show a ``tqdm`` progress bar.
+
+    Returns
+    -------
+    AccuracyCurve
+    """
+    X_train = check_array("X_train", X_train, ndim=2)
+    X_test = check_array("X_test", X_test, ndim=2)
+    if X_test.shape[1] != X_train.shape[1]:
+        raise ParameterError(f"X_test must have {X_train.shape[1]} columns like X_train; "
+                             f"got {X_test.shape[1]}")
+    eps_arr = check_array("epsilons", epsilons, ndim=1)
+    if eps_arr.shape[0] > MAX_EPSILONS:
+        raise ParameterError(f"epsilons must hold at most {MAX_EPSILONS} values; got "
+                             f"{eps_arr.shape[0]}")
+    for e in eps_arr:
+        check_epsilon("epsilons", e)
+    lam = check_positive("lam", lam)
+    if isinstance(methods, str):
+        methods = (methods,)
+    methods = tuple(check_choice("methods", m, ("objective", "output")) for m in methods)
+    if isinstance(n_trials, dict):
+        if set(n_trials) != set(methods):
+            raise ParameterError(f"n_trials must give a number for each of the methods {methods}; "
+                                 f"got n_trials={describe(n_trials)}")
+        trials = {m: check_int("n_trials", n_trials[m], minimum=2, maximum=MAX_TRIALS)
+                  for m in methods}
+    else:
+        r = check_int("n_trials", n_trials, minimum=2, maximum=MAX_TRIALS)
+        trials = {m: r for m in methods}
+    data_norm = check_positive("data_norm", data_norm)
+    fit_intercept = check_bool("fit_intercept", fit_intercept)
+    progress = check_bool("progress", progress)
+    gen = check_rng(rng)
+    y_train = np.asarray(y_train)
+    y_test = np.asarray(y_test)
+    classes = np.unique(y_train)
+    if classes.shape[0] != 2:
+        raise ParameterError(f"y_train must contain exactly 2 classes; got {classes.shape[0]}")
+    if y_train.shape[0] != X_train.shape[0] or y_test.shape[0] != X_test.shape[0]:
+        raise ParameterError("y_train / y_test must have one label per row of X_train / X_test")
+    problem = LogisticProblem(bound_rows(X_train, data_norm, fit_intercept),
+                              np.where(y_train == classes[1], 1.0, -1.0))
+    # the test rows are scored with the linear model on *unclipped* features,
+    # as PrivateLogisticRegression.decision_function does
+    with np.errstate(over="ignore"):
+        Zt_lin = X_test / data_norm
+    if fit_intercept:
+        Zt_lin = np.hstack([Zt_lin, np.ones((X_test.shape[0], 1))]) / math.sqrt(2.0)
+    st = np.where(y_test == classes[1], 1.0, -1.0)
+
+    def acc(w):
+        with np.errstate(over="ignore", invalid="ignore"):
+            return float(np.mean(np.where(Zt_lin @ w > 0, 1.0, -1.0) == st))
+
+    w_star = problem.minimize(lam)
+    hess_star = problem.loss_hessian(w_star)
+    out = {m: np.empty((eps_arr.shape[0], trials[m])) for m in methods}
+    total = eps_arr.shape[0] * sum(trials.values())
+    bar = tqdm(total=total, desc="private fits") if progress else None
+    for m in methods:
+        for i, e in enumerate(eps_arr):
+            for r in range(trials[m]):
+                if m == "output":
+                    w = output_perturbation(problem, None, e, lam, gen, w_star=w_star).w
+                else:
+                    w = objective_perturbation(problem, None, e, lam, gen, w0=w_star,
+                                               hess0=hess_star).w
+                out[m][i, r] = acc(w)
+                if bar is not None:
+                    bar.update(1)
+    if bar is not None:
+        bar.close()
+    return AccuracyCurve(epsilons=eps_arr, accuracy=out, nonprivate_accuracy=acc(w_star),
+                         lam=lam, n_train=problem.n, dim=problem.d)
+
+
+# ------------------------------------------------------------- toy fits
+@dataclass(frozen=True)
+class ToyFits:
+    """Private and non-private fits on the toy data (see :func:`toy_fits`).
+
+    What :func:`dpteach.plots.erm.plot_toy_boundaries` draws.
+
+    Attributes
+    ----------
+    X : ndarray, shape (n, 2)
+    y : ndarray of int, shape (n,)
+        The data of :func:`dpteach.datasets.make_toy_data`.
+    nonprivate : PrivateLogisticRegression
+        The fit with ``method="none"``.
+    private : tuple of PrivateLogisticRegression
+        The private fits, one per seed.
+    epsilon, lam, data_norm : float
+    method : str
+    seed : int
+        The integer seed the data were drawn with (the noise used seed + 1 onwards).
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    nonprivate: PrivateLogisticRegression
+    private: tuple
+    epsilon: float
+    lam: float
+    method: str
+    data_norm: float
+    seed: int
+
+    @property
+    def n(self) -> int:
+        """Number of toy points."""
+        return int(self.X.shape[0])
+
+
+def toy_fits(epsilon: float = 1.0, lam: float = 0.01, method: str = "objective",
+             n_fits: int = 8, n: int = 200, rng=0,
+             data_norm: float = TOY_DATA_NORM) -> ToyFits:
+    """Fit ``n_fits`` private models and the non-private one on the 2-D toy data.
+
+    With an integer seed ``s`` (``rng=s``), draws ``X, y = make_toy_data(n, rng=s)``
+    and fits ``PrivateLogisticRegression(method=method, epsilon=epsilon, lam=lam,
+    data_norm=data_norm)`` with seeds ``s+1 … s+n_fits``, and the
+    non-private ``method="none"`` fit of the same objective ([CMS11]_
+    Algorithms 1 and 2). All arguments are plain values, so a page can cache the
+    result per slider position and draw it with
+    :func:`dpteach.plots.erm.plot_toy_boundaries`.
+
+    Parameters
+    ----------
+    epsilon, lam : float
+        ε > 0 and Λ > 0.
+    method : {"objective", "output"}
+    n_fits : int
+        Number of private fits, in [1, 50].
+    n : int
+        Number of toy points (even, in [4, 100,000]).
+    rng : int, numpy.random.Generator or None
+        An integer seed ``s`` in [0, 2**62] (the data use ``s``, the noise ``s + 1``
+        onwards, so the result is a plain function of hashable arguments, as a
+        cache wants); a Generator or None draws ``s`` from it.
+    data_norm : float
+        Public row-norm bound R > 0 (rows beyond it are clipped).
+
+    Returns
+    -------
+    ToyFits
+    """
+    epsilon = check_epsilon("epsilon", epsilon)
+    lam = check_positive("lam", lam)
+    method = check_choice("method", method, ("objective", "output"))
+    n_fits = check_int("n_fits", n_fits, minimum=1, maximum=50)
+    if isinstance(rng, np.random.Generator) or rng is None:
+        seed = int(check_rng(rng).integers(2**62))
+    else:
+        seed = check_int("rng", rng, minimum=0, maximum=2**62)
+    data_norm = check_positive("data_norm", data_norm)
+    X, y = make_toy_data(n, rng=seed)
+    kw = dict(lam=lam, data_norm=data_norm)
+    base = PrivateLogisticRegression(method="none", **kw).fit(X, y)
+    fits = tuple(PrivateLogisticRegression(method=method, epsilon=epsilon, rng=seed + 1 + i,
+                                           **kw).fit(X, y) for i in range(n_fits))
+    return ToyFits(X=X, y=y, nonprivate=base, private=fits, epsilon=epsilon, lam=lam,
+                   method=method, data_norm=data_norm, seed=seed)
