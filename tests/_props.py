@@ -169,3 +169,37 @@ def assert_extreme_ok(func, kwargs: dict, arg: str, *, seconds: float = CALL_SEC
     if check is not None:
         assert check(out), f"{func.__name__}({_short({arg: kwargs[arg]})}) gave a wrong answer: {out!r}"
     return out
+
+
+# ------------------------------------------------------ wrong values shared by the tables
+# (tests/test_properties_core.py, _extra.py and _plots.py attack every public parameter
+# with these; a value added here is tried everywhere)
+# Wrong shapes for a scalar parameter.
+WRONG_SHAPE = st.sampled_from([np.array([1.0, 2.0]), np.ones((2, 2)), np.array([]),
+                               np.array([0.5]), [0.5, 0.5], (0.25,)])
+BAD_POSITIVE = st.one_of(NOT_POSITIVE_FINITE, NOT_A_NUMBER, WRONG_SHAPE)
+BAD_PROB = st.one_of(BAD_PROBABILITY, NOT_A_NUMBER, WRONG_SHAPE)
+NOT_BOOL = st.sampled_from([0, 1, 1.0, "True", "False", "yes", None, [True], (False,),
+                            np.array([True]), b"1", 1j])
+BAD_CHOICE = st.sampled_from(["", "Analytic", "CLASSIC", "LAPLACE", "exact", "nope", None, 1,
+                              0.5, True, ["analytic"], ["laplace"], ("classic",), b"classic", b"sum",
+                              {"analytic": 1}, np.array(["analytic", "classic"])])
+BAD_RNG = st.sampled_from([-1, -(2**70), 1.5, np.float64(3.0), "0", b"0", True, False, [0],
+                           (1, 2), {"seed": 0}, 1j, object(), np.random.RandomState(0)])
+# Wrong things to pass where an array of numbers is expected (any shape allowed).
+NOT_NUMERIC = st.sampled_from(["1.0", b"1", None, {"x": 1}, object(), 1j, [1j, 2.0],
+                               np.array([1 + 1j]), ["1", "2"], [1.0, None], [[1.0], [1.0, 2.0]],
+                               np.array(["2020-01-01"], dtype="datetime64[D]")])
+# Where a result object (an experiment, an AttackResult) is expected.
+NOT_AN_OBJECT = st.sampled_from(["x", 1, None, [1, 2], {"fpr": [0, 1]}, np.zeros(3), 1.5])
+
+
+def bad_int(low, high=None):
+    """Wrong values for an integer parameter allowed in [low, high] (``high=None``: no cap)."""
+    out = [low - 1, low - 10, -(2**70)] + ([] if high is None else [high + 1, 2**70])
+    return st.one_of(
+        st.sampled_from(out + [float(low), low + 0.5, math.nan, math.inf, -math.inf, "3", None,
+                               [low], 3j, True, False, np.float64(low), np.array([low, low])]),
+        st.integers(max_value=low - 1),
+        *([st.integers(min_value=high + 1)] if high is not None else []),
+        st.floats(allow_nan=True, allow_infinity=True))

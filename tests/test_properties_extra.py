@@ -3,7 +3,8 @@ plus a coverage test over the WHOLE library.
 
 The table ``CASES`` attacks, with hypothesis, the functions that only had example-based
 ``pytest.raises`` checks (or none): the differencing attack helpers, the membership-attack
-helpers, ``softmax``/``clip_factors`` and ``make_toy_data`` (the plot functions are attacked
+helpers and ``softmax``/``clip_factors`` (the toy-data generators are attacked in
+``test_properties_core.py`` with the rest of ``datasets``; the plot functions are attacked
 in ``test_properties_plots.py``). Each call must raise ValueError or TypeError whose message
 names the argument as a word; any other exception, or no exception, fails
 (``_props.call_rejects``). A baseline test calls each function once with the valid
@@ -33,9 +34,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 from _props import (
+    BAD_CHOICE,
+    BAD_POSITIVE,
+    BAD_RNG,
     NON_FINITE_ARRAYS,
+    NOT_AN_OBJECT,
     NOT_A_NUMBER,
-    NOT_POSITIVE_FINITE,
+    NOT_BOOL,
+    NOT_NUMERIC,
+    WRONG_SHAPE,
+    bad_int,
     call_rejects,
 )
 from hypothesis import given
@@ -45,19 +53,8 @@ import dpteach
 from dpteach import datasets as ds
 from dpteach.attacks import differencing as D
 from dpteach.attacks import membership as M
-from dpteach.learning import erm, nn
+from dpteach.learning import nn
 
-# ------------------------------------------------------------------------- strategies
-WRONG_SHAPE = st.sampled_from([np.array([1.0, 2.0]), np.ones((2, 2)), np.array([]),
-                               [0.5, 0.5], (0.25,)])
-BAD_POSITIVE = st.one_of(NOT_POSITIVE_FINITE, NOT_A_NUMBER, WRONG_SHAPE)
-NOT_BOOL = st.sampled_from([0, 1, 1.0, "True", "yes", None, [True], np.array([True]), b"1", 1j])
-BAD_CHOICE = st.sampled_from(["", "LAPLACE", "nope", None, 1, 0.5, True, ["laplace"], b"sum",
-                              {"a": 1}])
-BAD_RNG = st.sampled_from([-1, 1.5, "0", b"0", True, [0], (1, 2), {"seed": 0}, 1j, object()])
-NOT_NUMERIC = st.sampled_from(["1.0", b"1", None, {"x": 1}, object(), 1j, [1j, 2.0],
-                               ["1", "2"], [1.0, None], [[1.0], [1.0, 2.0]],
-                               np.array(["2020-01-01"], dtype="datetime64[D]")])
 BAD_ARRAY = st.one_of(NON_FINITE_ARRAYS, NOT_NUMERIC, st.sampled_from([math.nan, math.inf]))
 # 0/1 databases: other values, wrong shapes, empty, non-numbers, non-finite
 BAD_DB = st.one_of(
@@ -77,17 +74,8 @@ BAD_LABELS = st.one_of(NOT_NUMERIC, st.sampled_from([
 # false-positive rates in (0, 1)
 BAD_LOW_FPRS = st.one_of(NON_FINITE_ARRAYS, NOT_NUMERIC, st.sampled_from(
     [[0.0], [1.0], [-0.1], 0.0, 1.5, [0.01, 2.0], [[0.1]], np.full((2, 2), 0.1)]))
-NOT_AN_OBJECT = st.sampled_from(["x", 1, None, [1, 2], {"fpr": [0, 1]}, np.zeros(3), 1.5])
 
 
-def bad_int(low, high=None):
-    """Wrong values for an integer parameter allowed in [low, high]."""
-    out = [low - 1, low - 10, -(2**70)] + ([] if high is None else [high + 1, 2**70])
-    return st.one_of(
-        st.sampled_from(out + [float(low), low + 0.5, math.nan, math.inf, "3", None, [low],
-                               3j]),
-        st.integers(max_value=low - 1),
-        *([st.integers(min_value=high + 1)] if high is not None else []))
 
 
 # --------------------------------------------------- lazily built valid arguments
@@ -126,7 +114,7 @@ CASES = [
     # ----------------------------------------------------------- attacks.differencing
     (D.query_sum, {"x": [0, 1, 1]}, "x", BAD_ARRAY),
     (D.query_mean, {"x": [0, 1, 1]}, "x", BAD_ARRAY),
-    (D.count_at_least, {"threshold": 2}, "threshold", bad_int(1)),
+    (D.count_at_least, {"threshold": 2}, "threshold", bad_int(1, 10**6)),
     *[(D.empirical_sensitivity, {"query": "sum", "db": DB}, arg, strat) for arg, strat in (
         ("query", st.sampled_from(["median", "", None, 1, b"sum", ["sum"]])),
         ("db", st.one_of(NON_FINITE_ARRAYS, NOT_NUMERIC,
@@ -136,18 +124,18 @@ CASES = [
                                       np.full((5, 4), np.nan), "x"])))],
     (D.reconstruct_by_differencing, {"db": DB}, "db", BAD_DB),
     *[(D.threshold_attack, {"db": DB, "target": 1, "threshold": 2}, arg, strat)
-      for arg, strat in (("db", BAD_DB), ("target", bad_int(0, 4)), ("threshold", bad_int(1)),
-                         ("allow_dummies", NOT_BOOL))],
+      for arg, strat in (("db", BAD_DB), ("target", bad_int(0, 4)),
+                         ("threshold", bad_int(1, 10**6)), ("allow_dummies", NOT_BOOL))],
     *[(D.differencing_attack, {"db": DB, "target": 1}, arg, strat)
       for arg, strat in (("db", BAD_DB), ("query", BAD_CHOICE))],
     *[(D.laplace_sum_sf, {"m": 3, "a": 1.0, "scale": 1.0}, arg, strat)
       for arg, strat in (("m", bad_int(1, 10**6)), ("scale", BAD_POSITIVE),
                          ("a", st.one_of(NOT_A_NUMBER, WRONG_SHAPE,
                                          st.sampled_from([math.nan, math.inf, -math.inf]))))],
-    *[(D.simulate_noisy_attack, {"db": DB, "target": 1, "epsilon": 1.0, "trials": 10, "rng": 0},
+    *[(D.simulate_noisy_attack, {"db": DB, "target": 1, "epsilon": 1.0, "n_trials": 10, "rng": 0},
        arg, strat)
       for arg, strat in (("db", BAD_DB), ("target", bad_int(0, 4)), ("k", bad_int(1, 1000)),
-                         ("scenario", BAD_CHOICE), ("trials", bad_int(1, 10**6)),
+                         ("scenario", BAD_CHOICE), ("n_trials", bad_int(1, 10**6)),
                          ("rng", BAD_RNG))],
 
     # ------------------------------------------------------------- attacks.membership
@@ -166,9 +154,6 @@ CASES = [
         ("low_fprs", BAD_LOW_FPRS))],
 
     # ------------------------------------------------------------------ learning
-    (erm.make_toy_data, {"n": 20, "rng": 0}, "n", st.one_of(bad_int(4, 100_000),
-                                                            st.sampled_from([5, 21, 99]))),
-    (erm.make_toy_data, {"n": 20, "rng": 0}, "rng", BAD_RNG),
     (nn.softmax, {"logits": [[1.0, 2.0]]}, "logits", st.one_of(BAD_ARRAY, st.sampled_from(
         [[1.0, 2.0], 1.0, np.ones((2, 0)), np.ones((1, 1, 2)), [[True, False]], [[1e400]]]))),
     (nn.clip_factors, {"norms": [0.5, 2.0], "max_grad_norm": 1.0}, "norms",
@@ -255,30 +240,34 @@ _ELSEWHERE = {
     "test_properties_core.py": {
         "dpteach.mechanisms": [
             "laplace_scale", "laplace_mechanism", "gaussian_delta", "gaussian_sigma",
-            "gaussian_mechanism", "laplace_privacy_loss", "gaussian_privacy_loss",
+            "gaussian_mechanism", "laplace_privacy_loss", "gaussian_privacy_loss"],
+        "dpteach.randomized_response": [
             "rr_epsilon_from_gamma", "rr_gamma_from_epsilon", "randomized_response",
             "rr_std_error", "rr_estimate", "k_randomized_response", "k_rr_estimate",
             "simulate_rr_estimates", "rr_local_std", "central_laplace_rate_std"],
-        "dpteach.datasets": ["adult_arrays", "load_mnist_5k", "make_parallel_databases"],
+        "dpteach.datasets": ["adult_arrays", "load_mnist_5k", "make_parallel_databases",
+                             "make_toy_data", "make_two_moons"],
     },
     "test_accounting.py": {
         "dpteach.accounting.calibrate": ["epsilon_for_noise_multiplier", "get_noise_multiplier"],
         "dpteach.accounting.compare": ["gaussian_epsilon", "composition_epsilons",
                                        "dpsgd_epsilons"],
-        "dpteach.accounting.rdp": ["gaussian_rdp", "laplace_rdp", "randomized_response_rdp",
-                                   "subsampled_gaussian_rdp"],
+        "dpteach.accounting.rdp": ["gaussian_rdp", "laplace_rdp", "randomized_response_rdp"],
+        "dpteach.accounting.sampled_gaussian": ["subsampled_gaussian_rdp",
+                                                "check_subsampled_orders"],
+        "dpteach.accounting.pld": ["check_discretization_interval"],
         "dpteach.accounting.zcdp": ["gaussian_zcdp", "pure_dp_to_zcdp", "zcdp_to_epsilon"],
-        # defined in the private _convert module, re-exported by dpteach.accounting
-        "dpteach.accounting._convert": ["rdp_to_epsilon", "rdp_to_delta"],
+        "dpteach.accounting.convert": ["rdp_to_epsilon", "rdp_to_delta", "check_orders",
+                                       "check_rdp"],
     },
     "test_differencing.py": {
         "dpteach.attacks.differencing": ["dp_success_bound", "noisy_attack_success"],
     },
     "test_membership.py": {
         "dpteach.attacks.membership": [
-            "roc_from_scores", "loss_threshold_attack", "membership_matrix",
-            "run_shadow_experiment", "lira_scores", "dp_roc_bound", "dp_advantage_bound",
-            "dp_auc_bound"],
+            "loss_threshold_attack", "membership_matrix", "run_shadow_experiment", "lira_scores"],
+        "dpteach.attacks.roc": [
+            "roc_from_scores", "dp_roc_bound", "dp_advantage_bound", "dp_auc_bound"],
     },
     "test_composition.py": {
         "dpteach.composition": ["basic_composition", "parallel_composition",
@@ -290,11 +279,15 @@ _ELSEWHERE = {
                                    "privatize_gradient_sum", "dp_sgd_gradient"],
     },
     "test_erm.py": {
-        "dpteach.learning.erm": [
+        "dpteach.learning.logistic": [
             "lam_from_C", "C_from_lam", "bound_rows", "logistic_objective", "loss_hessian",
-            "fit_logistic_erm", "output_perturbation_beta", "objective_perturbation_constants",
-            "output_perturbation", "objective_perturbation", "empirical_sensitivity",
-            "excess_risk_given_noise", "excess_risk_bound", "accuracy_vs_epsilon"],
+            "fit_logistic_erm"],
+        "dpteach.learning.erm": [
+            "output_perturbation_beta", "objective_perturbation_constants",
+            "output_perturbation", "objective_perturbation"],
+        "dpteach.learning.erm_bounds": ["excess_risk_given_noise", "excess_risk_bound"],
+        "dpteach.learning.erm_experiments": [
+            "empirical_sensitivity", "accuracy_vs_epsilon", "toy_fits"],
         "dpteach.samplers": ["l2_laplace_norm_distribution", "sample_l2_laplace"],
         "dpteach.plots.erm": ["plot_toy_boundaries"],
     },
@@ -310,14 +303,18 @@ _ELSEWHERE = {
             "exponential_mechanism_probabilities", "exponential_mechanism", "mode_utility",
             "median_utility", "private_mode_probabilities", "private_mode",
             "private_median_probabilities", "private_median", "report_noisy_max_scale",
-            "report_noisy_max", "report_noisy_max_probabilities", "sparse_vector_noise_scales",
-            "sparse_vector", "above_threshold", "sparse_vector_without_query_noise",
-            "sparse_vector_pattern_probability", "no_query_noise_pattern_probability",
-            "svt_pattern_frequency", "empirical_epsilon_lower_bound"],
+            "report_noisy_max", "report_noisy_max_probabilities"],
+        "dpteach.sparse_vector": [
+            "sparse_vector_noise_scales", "sparse_vector", "above_threshold",
+            "sparse_vector_without_query_noise", "as_transcript",
+            "sparse_vector_pattern_probability", "no_query_noise_pattern_probability"],
         "dpteach.plots.selection": [
             "plot_selection_probabilities", "plot_exponential_mechanism", "plot_private_median",
             "plot_private_mode", "plot_noisy_max_comparison", "plot_svt_vs_composition",
             "plot_event_privacy_loss"],
+    },
+    "test_audit.py": {
+        "dpteach.audit": ["svt_pattern_frequency", "empirical_epsilon_lower_bound"],
     },
     "test_robust.py": {
         "dpteach.robust": [

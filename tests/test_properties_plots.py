@@ -17,11 +17,19 @@ import math
 import numpy as np
 import pytest
 from _props import (
+    BAD_CHOICE,
     BAD_DELTA,
+    BAD_POSITIVE,
+    BAD_PROB,
     BAD_PROBABILITY,
     NON_FINITE_ARRAYS,
+    NOT_AN_OBJECT,
     NOT_A_NUMBER,
+    NOT_BOOL,
+    NOT_NUMERIC,
     NOT_POSITIVE_FINITE,
+    WRONG_SHAPE,
+    bad_int,
     call_rejects,
 )
 from hypothesis import given, settings
@@ -29,33 +37,23 @@ from hypothesis import strategies as st
 from matplotlib.figure import Figure
 
 from dpteach.attacks import membership as M
-from dpteach.learning import erm
+from dpteach.datasets import make_toy_data
+from dpteach.learning import erm_experiments
 from dpteach.plots import accounting as pacc
 from dpteach.plots import attacks as patt
 from dpteach.plots import dpsgd as pdp
 from dpteach.plots import erm as perm
 from dpteach.plots import randomized_response as prr
 
-# ------------------------------------------------------------------------ strategies
-WRONG_SHAPE = st.sampled_from([np.array([1.0, 2.0]), np.ones((2, 2)), np.array([]),
-                               [0.5, 0.5], (0.25,)])
-BAD_POSITIVE = st.one_of(NOT_POSITIVE_FINITE, NOT_A_NUMBER, WRONG_SHAPE)
 # an optional ε: None is allowed, so it is not among the bad values
 BAD_OPT_POSITIVE = st.one_of(NOT_POSITIVE_FINITE, WRONG_SHAPE,
                              st.sampled_from(["1", b"1", {"x": 1}, 1j, True, object(), [1.0]]))
 BAD_DELTA_ANY = st.one_of(BAD_DELTA, NOT_A_NUMBER, WRONG_SHAPE)
 BAD_DELTA_POS = st.one_of(BAD_DELTA_ANY, st.sampled_from([0, 0.0]))        # δ in (0, 1)
-BAD_PROB = st.one_of(BAD_PROBABILITY, NOT_A_NUMBER, WRONG_SHAPE)
 BAD_OPT_PROB = st.one_of(BAD_PROBABILITY, WRONG_SHAPE,
                          st.sampled_from(["0.5", b"1", True, 1j, [0.5], object()]))
-NOT_BOOL = st.sampled_from([0, 1, 1.0, "True", "yes", None, [True], np.array([True]), b"1", 1j])
 BAD_STR = st.sampled_from([1, 1.5, b"x", ["x"], ("t",), {"x": 1}, True, object()])
-BAD_CHOICE = st.sampled_from(["", "LAPLACE", "nope", None, 1, 0.5, True, ["laplace"], b"sum",
-                              {"a": 1}])
 NOT_AX = st.sampled_from([1, "ax", object(), [None], np.zeros(2), (1, 2), True, Figure()])
-NOT_NUMERIC = st.sampled_from(["1.0", b"1", None, {"x": 1}, object(), 1j, [1j, 2.0],
-                               ["1", "2"], [1.0, None], [[1.0], [1.0, 2.0]],
-                               np.array(["2020-01-01"], dtype="datetime64[D]")])
 BAD_ARRAY = st.one_of(NON_FINITE_ARRAYS, NOT_NUMERIC)
 # an ε grid: finite, > 0, 1-D
 BAD_EPS_GRID = st.one_of(
@@ -63,21 +61,11 @@ BAD_EPS_GRID = st.one_of(
     st.sampled_from([[0.0, 1.0], [-1.0, 1.0], [], [1.0, math.nan], np.ones((2, 2)),
                      [1e-3, -2.0], [[0.5, 1.0]]]),
     st.lists(st.floats(max_value=0.0, allow_nan=False), min_size=2, max_size=4))
-NOT_AN_OBJECT = st.sampled_from(["x", 1, None, [1, 2], {"fpr": [0, 1]}, np.zeros(3), 1.5])
 BAD_X2 = st.one_of(NON_FINITE_ARRAYS, NOT_NUMERIC,
                    st.sampled_from([np.ones((3, 3)), np.ones(3), np.ones((0, 2)),
                                     np.full((4, 2), np.nan)]))
 
 
-def bad_int(low, high=None):
-    """Wrong values for an integer parameter allowed in [low, high]."""
-    out = [low - 1, low - 10, -(2**70)] + ([] if high is None else [high + 1, 2**70])
-    return st.one_of(
-        st.sampled_from(out + [float(low), low + 0.5, math.nan, math.inf, -math.inf, "3", None,
-                               [low], 3j, True, np.float64(low), np.array([low, low])]),
-        st.integers(max_value=low - 1),
-        *([st.integers(min_value=high + 1)] if high is not None else []),
-        st.floats(allow_nan=True, allow_infinity=True))
 
 
 def bad_opt_int(low, high=None):
@@ -112,13 +100,13 @@ def _fixture(name):
         lab = rng.random(60) < 0.5
         return M.roc_from_scores(rng.standard_normal(60) + lab, lab, name="toy")
     if name == "curve":
-        X, y = erm.make_toy_data(40, rng=0)
-        return erm.accuracy_vs_epsilon(X, y, X, y, [0.5, 2.0], 0.1, data_norm=4.0, rng=0,
-                                       n_repeats=2)
+        X, y = make_toy_data(40, rng=0)
+        return erm_experiments.accuracy_vs_epsilon(X, y, X, y, [0.5, 2.0], 0.1, data_norm=4.0,
+                                                   rng=0, n_trials=2)
     if name == "sensitivity":
-        X, y = erm.make_toy_data(20, rng=0)
-        return erm.empirical_sensitivity(X, y, 0.1, data_norm=4.0, n_random=2,
-                                         n_adversarial=1, rng=0)
+        X, y = make_toy_data(20, rng=0)
+        return erm_experiments.empirical_sensitivity(X, y, 0.1, data_norm=4.0, n_random=2,
+                                                     n_adversarial=1, rng=0)
     raise KeyError(name)
 
 
@@ -141,8 +129,8 @@ _AVG = {"epsilon": 0.5, "k_max": 20}
 _MIA = {"results": ROC, "epsilon": 1.0}
 _PU = {"epsilons": [0.5, 1.0], "accuracies": [0.6, 0.8], "baseline": 0.9}
 _HIST = {"norms": [0.1, 0.5, 2.0], "max_grad_norm": 1.0}
-_GRID = {"clf": CLF, "X": X2, "resolution": 10}
-_DB = {"clf": CLF, "X": X2, "y": Y2, "resolution": 10}
+_GRID = {"clf": CLF, "X": X2, "grid_size": 10}
+_DB = {"clf": CLF, "X": X2, "y": Y2, "grid_size": 10}
 _BOUND = {"X": X2, "y": Y2, "nonprivate": ([1.0, 0.0], 0.0), "private": [([0.5, 0.5], 0.1)]}
 _EXCESS = {"epsilons": [0.5, 1.0], "measured": {"output": np.ones((2, 3))},
            "bounds": {"output": [2.0, 2.0]}}
@@ -212,14 +200,14 @@ CASES = [
         ("ax", NOT_AX))],
     *[(pdp.decision_grid, _GRID, arg, strat) for arg, strat in (
         ("clf", st.sampled_from([None, "clf", 1, object()])), ("X", BAD_X2),
-        ("resolution", bad_int(10, 1000)),
+        ("grid_size", bad_int(10, 1000)),
         ("pad", st.one_of(NOT_A_NUMBER, WRONG_SHAPE,
                           st.sampled_from([-1.0, -1e-9, math.nan, math.inf, -math.inf]))))],
     *[(pdp.plot_decision_boundary, _DB, arg, strat) for arg, strat in (
         ("clf", st.sampled_from([None, "clf", 1, object()])), ("X", BAD_X2),
         ("y", st.one_of(NOT_NUMERIC, st.sampled_from(
             [[0, 1], np.full(30, np.nan), np.ones((30, 2)), np.arange(30)]))),
-        ("resolution", bad_int(10, 1000)), ("title", BAD_STR), ("ax", NOT_AX))],
+        ("grid_size", bad_int(10, 1000)), ("title", BAD_STR), ("ax", NOT_AX))],
 
     # ------------------------------------------------------------------- plots.erm
     *[(perm.plot_decision_boundaries, _BOUND, arg, strat) for arg, strat in (
