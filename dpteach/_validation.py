@@ -109,14 +109,31 @@ def check_nonnegative(name: str, value: Any) -> float:
     return x
 
 
+def _bound(v: Any) -> str:
+    """``f"{v:g}"``, or the digits of an integer beyond the float range."""
+    try:
+        return f"{v:g}"
+    except (OverflowError, TypeError, ValueError):
+        return _int_text(v) if isinstance(v, numbers.Integral) else describe(v)
+
+
 def check_in_range(name: str, value: Any, low: float, high: float, *,
                    low_inclusive: bool = True, high_inclusive: bool = True) -> float:
-    """A real number in the interval between ``low`` and ``high``."""
-    interval = (("[" if low_inclusive else "(") + f"{low:g}, {high:g}"
+    """A real number in the interval between ``low`` and ``high``.
+
+    Integers and fractions are compared exactly as well as after conversion, so one
+    just outside the interval is refused even when its float rounds onto the bound
+    (e.g. ``2**53 + 1`` in ``[0, 2**53]``), and one inside whose float rounds onto an
+    open end (``Fraction(10**20 - 1, 10**20)`` in ``[0, 1)``) is refused too: the
+    float returned always lies in the interval.
+    """
+    interval = (("[" if low_inclusive else "(") + f"{_bound(low)}, {_bound(high)}"
                 + ("]" if high_inclusive else ")"))
     x = _real(name, value, f"a number in {interval}")
-    ok_low = x >= low if low_inclusive else x > low
-    ok_high = x <= high if high_inclusive else x < high
+    exact = int(value) if isinstance(value, numbers.Integral) else (
+        value if isinstance(value, numbers.Rational) else x)
+    ok_low = (x >= low and exact >= low) if low_inclusive else (x > low and exact > low)
+    ok_high = (x <= high and exact <= high) if high_inclusive else (x < high and exact < high)
     if np.isnan(x) or not (ok_low and ok_high):
         raise ParameterError(f"{name} must be in {interval}; got {name}={describe(value)}")
     return x
@@ -144,11 +161,21 @@ def check_probability(name: str, value: Any, *, open_low: bool = False,
                           high_inclusive=not open_high)
 
 
+def _int_text(v: Any) -> str:
+    """``str(v)``, shortened like :func:`describe` for an integer of very many digits."""
+    try:
+        text = str(v)
+    except ValueError:                   # beyond Python's int-to-str digit limit
+        sign = "-" if v < 0 else ""
+        return f"<{sign}int of about {int(abs(v).bit_length() * 0.30103) + 1} digits>"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def check_int(name: str, value: Any, *, minimum: int | None = None,
               maximum: int | None = None) -> int:
     """An integer (not a bool, not a float) in ``[minimum, maximum]``."""
-    lo = "-inf" if minimum is None else str(minimum)
-    hi = "inf" if maximum is None else str(maximum)
+    lo = "-inf" if minimum is None else _int_text(minimum)
+    hi = "inf" if maximum is None else _int_text(maximum)
     if isinstance(value, np.ndarray) and value.ndim == 0 and np.issubdtype(value.dtype, np.integer):
         value = value[()]
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
@@ -179,8 +206,12 @@ def check_array(name: str, value: Any, *, ndim: int | tuple[int, ...] | None = N
     strings are not parsed as numbers.
     """
     allowed = None if ndim is None else ((ndim,) if isinstance(ndim, int) else tuple(ndim))
+    try:
+        allowed_text = str(allowed)
+    except ValueError:                   # an int beyond Python's int-to-str digit limit
+        allowed_text = "(" + ", ".join(_int_text(a) for a in allowed) + ")"
     what = ("a number or array of numbers" if allowed is None
-            else f"an array of numbers with ndim in {allowed}")
+            else f"an array of numbers with ndim in {allowed_text}")
 
     def refuse(kind: str = ""):
         return TypeError(f"{name} must be {what}{kind}; got {name}={describe(value)} "
@@ -211,10 +242,11 @@ def check_array(name: str, value: Any, *, ndim: int | tuple[int, ...] | None = N
     except (TypeError, ValueError) as exc:
         raise refuse() from exc
     if allowed is not None and arr.ndim not in allowed:
-        raise ParameterError(f"{name} must have ndim in {allowed}; got {name} with shape {arr.shape}")
+        raise ParameterError(f"{name} must have ndim in {allowed_text}; got {name} with shape "
+                             f"{arr.shape}")
     if arr.size < min_size:
-        raise ParameterError(f"{name} must have at least {min_size} element(s); got {name} with "
-                             f"shape {arr.shape}")
+        raise ParameterError(f"{name} must have at least {_int_text(min_size)} element(s); got "
+                             f"{name} with shape {arr.shape}")
     if finite and arr.size and not np.all(np.isfinite(arr)):
         raise ParameterError(f"{name} must contain only finite values; got {name}={describe(value)}")
     return arr

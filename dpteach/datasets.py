@@ -227,6 +227,9 @@ def adult_arrays(df: pd.DataFrame | None = None, *, include_sex: bool = True,
     for col, (lo, hi, kind) in _ADULT_NUMERIC_BOUNDS.items():
         try:
             v = df[col].to_numpy(dtype=float)
+        except OverflowError as exc:              # a Python int beyond the float range
+            raise ParameterError(f"df['{col}'] must hold finite numbers; got df with an integer "
+                                 f"beyond the float64 range in {col}") from exc
         except (TypeError, ValueError) as exc:
             raise ParameterError(f"df['{col}'] must be numeric; got df with a non-number "
                                  f"in {col}") from exc

@@ -12,7 +12,11 @@ differentially private.
 
 The sparse vector technique (a stream of "above the threshold?" answers) is in
 :mod:`dpteach.sparse_vector`; testing a privacy claim from samples in
-:mod:`dpteach.audit`.
+:mod:`dpteach.audit`. The exponential mechanism and report-noisy-max stay in one
+file (a little over 600 lines) on purpose: they are one idea seen twice (noisy
+max with Gumbel noise *is* the exponential mechanism, and with exponential noise
+it is permute-and-flip), share their log-space logits, and are compared against
+each other in the notebook and the tests.
 
 Neighbouring datasets
 ---------------------

@@ -115,7 +115,8 @@ def call_bounded(func, kwargs: dict, seconds: float = CALL_SECONDS):
 def _short(kwargs: dict) -> str:
     parts = []
     for k, v in kwargs.items():
-        r = repr(v) if not isinstance(v, int) or abs(v) < 10**30 else f"<int of {len(str(v))} digits>"
+        r = (repr(v) if not isinstance(v, int) or abs(v) < 10**30
+             else f"<int of about {int(abs(v).bit_length() * 0.30103) + 1} digits>")
         parts.append(f"{k}={r[:40]}")
     return "{" + ", ".join(parts) + "}"
 

@@ -22,6 +22,10 @@ Setting and conventions
   at most ``MAX_ROWS`` = 10⁴ rows (the sensitivity and reconstruction loops
   cost n² operations); each size argument states its own range.
 
+The exact attack, the adaptive attacker and the noisy attack share one file
+(about 600 lines): they are one story, told in this order in notebook 01, and
+the noisy attack's exact success is read against the exact attack's certainty.
+
 References
 ----------
 .. [DN03] I. Dinur and K. Nissim. Revealing information while preserving

@@ -4,7 +4,9 @@ The non-private half of private empirical risk minimisation: the objective that
 Chaudhuri, Monteleoni & Sarwate (2011) [CMS11]_ perturb, its Hessian, the map of
 raw features into the unit ball their analysis assumes, and a Newton solver that
 returns the *exact* minimiser their proofs need. The two privacy mechanisms
-built on top of it are in :mod:`dpteach.learning.erm`.
+built on top of it are in :mod:`dpteach.learning.erm`. (The file is a little
+over 600 lines because the solver and the problem it solves are read together:
+the Newton step is the Hessian of the objective above it.)
 
 Notation (the paper's)
 ----------------------

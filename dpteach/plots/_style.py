@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import math
+
 import matplotlib.pyplot as plt
+import numpy as np
+
+from .._validation import ParameterError, check_array, describe
 
 # Okabe-Ito colour-blind-safe palette
 PALETTE = {
@@ -17,6 +22,71 @@ PALETTE = {
 }
 CYCLE = [PALETTE[c] for c in ("blue", "orange", "green", "vermillion", "sky", "purple", "black")]
 
+#: Largest magnitude a figure places on a linear axis. Matplotlib's 5 % margins, tick
+#: formatter and transforms overflow for spans from about 1e306 to the largest double
+#: (1.8e308); 1e300 leaves them room.
+LINEAR_AXIS_MAX = 1e300
+#: Largest value a figure places on a log axis. Matplotlib's log locator steps by up to
+#: a hundred decades, and a tick beyond the largest double breaks its formatter.
+LOG_AXIS_MAX = 1e200
+#: Allowed width and height of a new figure, in inches (a 50 × 50 inch figure is a
+#: 100 MB image at 100 dpi; below 0.1 inch nothing fits).
+FIGSIZE_RANGE = (0.1, 50.0)
+
+
+def _as_floats(values) -> np.ndarray:
+    """``values`` as a float array; integers beyond the float range become ±inf."""
+    try:
+        return np.asarray(values, dtype=float)
+    except OverflowError:
+        items = np.asarray(values, dtype=object)
+        return np.array([_as_float(v) for v in items.ravel()]).reshape(items.shape)
+
+
+def _as_float(v) -> float:
+    try:
+        return float(v)
+    except OverflowError:
+        return math.inf if v > 0 else -math.inf
+
+
+def refuse_undrawable(what: str, args: dict, *coordinates, limit: float = LINEAR_AXIS_MAX):
+    """Raise ParameterError unless every coordinate is finite with magnitude ≤ ``limit``.
+
+    A plot function passes the numbers it is about to place on a linear axis (the
+    ends of a plotted range, a density's peak, an axis extent) and ``args``, the
+    user's arguments that determine them; at the ends of the float range (a noise
+    scale near 1e-308 or 1e308, an ε near the largest double) they overflow, and
+    matplotlib cannot draw them. The message names every argument in ``args``.
+    """
+    limit = _as_floats(limit)
+    if all(np.all(np.isfinite(c)) and np.all(np.abs(c) <= limit)
+           for c in map(_as_floats, coordinates)):
+        return
+    got = ", ".join(f"{k}={describe(v)}" for k, v in args.items())
+    raise ParameterError(f"{what} cannot be drawn: a coordinate overflows or lies beyond "
+                         f"±{float(limit):.0e}, the range a linear axis can show; got {got}")
+
+
+def refuse_undrawable_log(what: str, args: dict, *curves, limit: float = LOG_AXIS_MAX):
+    """Raise ParameterError unless the curves can be drawn on a log-scale axis.
+
+    A log axis shows the finite values > 0 of its curves (0 and ∞ are left out); it
+    needs at least one, and matplotlib's log locator, which steps by up to a hundred
+    decades, and its formatter fail on a tick beyond the largest double, so every
+    such value must be at most ``limit``. ``curves`` are what the figure places on the
+    axis (grids as well as results), ``args`` the user's arguments behind them.
+    """
+    limit = _as_floats(limit)
+    shown = [c[np.isfinite(c) & (c > 0)] for c in map(_as_floats, curves)]
+    got = ", ".join(f"{k}={describe(v)}" for k, v in args.items())
+    if not any(c.size for c in shown):
+        raise ParameterError(f"{what} are all 0 or infinite for these values (they under- or "
+                             f"overflow), so the log-scale figure would be empty; got {got}")
+    if any(np.any(c > limit) for c in shown):
+        raise ParameterError(f"{what} cannot be drawn: a value lies beyond {float(limit):.0e}, "
+                             f"the range a log axis can show; got {got}")
+
 
 def new_axes(ax=None, figsize=(6.4, 4.0)):
     """Return ``(fig, ax)``: the given axes and their figure, or a new pair.
@@ -24,6 +94,13 @@ def new_axes(ax=None, figsize=(6.4, 4.0)):
     New figures are created with :class:`matplotlib.figure.Figure` directly
     (not ``pyplot``), so repeated calls from a slider or the app never pile up
     open figures in pyplot's global registry.
+
+    Parameters
+    ----------
+    ax : matplotlib Axes, optional
+        Draw here (``figsize`` is then ignored).
+    figsize : (float, float)
+        Width and height of a new figure in inches, each in [0.1, 50].
     """
     if ax is not None:
         from matplotlib.axes import Axes
@@ -34,10 +111,16 @@ def new_axes(ax=None, figsize=(6.4, 4.0)):
         return ax.figure, ax
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=figsize, layout="constrained")
+    size = check_array("figsize", figsize, ndim=1, allow_bool=False)
+    low, high = FIGSIZE_RANGE
+    if size.size != 2 or np.any(size < low) or np.any(size > high):
+        raise ParameterError(f"figsize must be (width, height) in inches, each in [{low:g}, "
+                             f"{high:g}]; got figsize={describe(figsize)}")
+    fig = Figure(figsize=(float(size[0]), float(size[1])), layout="constrained")
     ax = fig.add_subplot()
     ax.set_prop_cycle(color=CYCLE)
     return fig, ax
 
 
-__all__ = ["PALETTE", "CYCLE", "new_axes", "plt"]
+__all__ = ["PALETTE", "CYCLE", "LINEAR_AXIS_MAX", "FIGSIZE_RANGE", "new_axes",
+           "refuse_undrawable", "refuse_undrawable_log", "LOG_AXIS_MAX", "plt"]

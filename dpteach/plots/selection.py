@@ -29,9 +29,10 @@ from .._validation import (
     check_finite,
     check_int,
     check_sensitivity,
+    describe,
 )
 from .. import robust, selection, sparse_vector
-from ._style import PALETTE, new_axes
+from ._style import LOG_AXIS_MAX, PALETTE, new_axes, refuse_undrawable, refuse_undrawable_log
 
 __all__ = [
     "plot_selection_probabilities",
@@ -44,6 +45,10 @@ __all__ = [
     "plot_block_estimates",
     "plot_ptr_distance",
 ]
+
+
+BARS_MAX = 1_000               #: most bars (candidates) in one selection bar chart
+BOUNDS_MAX_SIZE = 10_000       #: most proposed bounds b in plot_ptr_distance
 
 
 def _fmt(x: float) -> str:
@@ -66,7 +71,7 @@ def plot_selection_probabilities(probabilities, labels=None, truth=None, title: 
     Parameters
     ----------
     probabilities : array_like, shape (k,)
-        Probabilities in [0, 1].
+        Probabilities in [0, 1]; 1 ≤ k ≤ 1,000 (one bar each).
     labels : sequence of length k, optional
         Candidate names (tick labels; thinned when k is large).
     truth : int, optional
@@ -82,6 +87,9 @@ def plot_selection_probabilities(probabilities, labels=None, truth=None, title: 
     p = check_array("probabilities", probabilities, ndim=1)
     if np.any(p < 0) or np.any(p > 1):
         raise ParameterError("probabilities must lie in [0, 1]")
+    if p.size > BARS_MAX:
+        raise ParameterError(f"probabilities must have at most {BARS_MAX} entries (one bar "
+                             f"each); got probabilities with {p.size} entries")
     names = _labels(labels, p.size)
     if truth is not None:
         truth = check_int("truth", truth, minimum=0, maximum=p.size - 1)
@@ -215,8 +223,17 @@ def plot_svt_vs_composition(epsilon: float, k_max: int = 1000, sensitivity: floa
 
     Parameters
     ----------
+    epsilon : float
+        The total budget, finite > 0.
     k_max : int
         The largest number of queries drawn, in [2, 100000].
+    sensitivity : float
+        Δ of each query, finite > 0.
+    max_above : int
+        c, the number of ⊤ answers before sparse vector halts, in [1, 10⁶].
+    delta : float or None
+        Slack of advanced composition, in (0, 1); None leaves that curve out.
+    ax : matplotlib Axes, optional
 
     Returns
     -------
@@ -226,18 +243,25 @@ def plot_svt_vs_composition(epsilon: float, k_max: int = 1000, sensitivity: floa
     epsilon = check_epsilon("epsilon", epsilon)
     kmax = check_int("k_max", k_max, minimum=2, maximum=100_000)
     sensitivity = check_sensitivity("sensitivity", sensitivity)
-    c = check_int("max_above", max_above, minimum=1)
+    c = check_int("max_above", max_above, minimum=1, maximum=sparse_vector.MAX_ABOVE_MAX)
     if delta is not None:
         delta = check_delta("delta", delta, allow_zero=False)
     ks = np.unique(np.round(np.geomspace(1, kmax, 60)).astype(int))
     _, q_scale = sparse_vector.sparse_vector_noise_scales(epsilon, sensitivity, c)
+    with np.errstate(over="ignore"):
+        basic = ks * sensitivity / epsilon
+    adv = None if delta is None else [
+        sensitivity / _advanced_per_query_epsilon(epsilon, int(k), delta) for k in ks]
+    refuse_undrawable_log("the noise scales", dict(epsilon=epsilon, k_max=k_max,
+                                                   sensitivity=sensitivity, max_above=max_above,
+                                                   delta=delta),
+                          q_scale, basic, *(() if adv is None else (adv,)))
     fig, ax = new_axes(ax)
     ax.plot(ks, np.full(ks.size, q_scale), color=PALETTE["blue"], lw=2.2, gid="svt",
             label=f"sparse vector, c = {c}: Lap(4cΔ/ε)")
-    ax.plot(ks, ks * sensitivity / epsilon, color=PALETTE["black"], lw=2.2, ls=":",
+    ax.plot(ks, basic, color=PALETTE["black"], lw=2.2, ls=":",
             gid="laplace-basic", label="Laplace per query, basic composition: Lap(kΔ/ε)")
-    if delta is not None:
-        adv = [sensitivity / _advanced_per_query_epsilon(epsilon, int(k), delta) for k in ks]
+    if adv is not None:
         ax.plot(ks, adv, color=PALETTE["orange"], lw=2.2, ls="--", gid="laplace-advanced",
                 label=f"Laplace per query, advanced composition (δ = {_fmt(delta)})")
     ax.set_xscale("log")
@@ -274,14 +298,22 @@ def plot_event_privacy_loss(event_probabilities: dict, epsilon: float, ax=None):
                         f"got {event_probabilities!r}")
     names, losses = [], []
     for name, pair in event_probabilities.items():
-        p, pp = (check_array("event_probabilities", pair, ndim=1, min_size=2)[:2])
+        p, pp = (float(v) for v in check_array("event_probabilities", pair, ndim=1,
+                                                 min_size=2)[:2])
         if min(p, pp) < 0 or max(p, pp) > 1 or p + pp == 0:
             raise ParameterError("event_probabilities must hold probabilities in [0, 1], "
                                  f"not both 0; got {name!r}: {pair!r}")
         names.append(str(name))
-        losses.append(math.inf if min(p, pp) == 0 else abs(math.log(p / pp)))
+        ratio = p / pp if pp > 0 else math.inf
+        if min(p, pp) == 0:
+            losses.append(math.inf)
+        elif 0 < ratio < math.inf:
+            losses.append(abs(math.log(ratio)))
+        else:                                   # p/p′ overflows for a subnormal p′
+            losses.append(abs(math.log(p) - math.log(pp)))
     finite = [v for v in losses if math.isfinite(v)]
     top = 3.0 * max(finite + [epsilon])
+    refuse_undrawable("the privacy losses", dict(epsilon=epsilon), 1.15 * top)
     shown = [v if math.isfinite(v) else top for v in losses]
     fig, ax = new_axes(ax)
     colours = [PALETTE["vermillion"] if v > epsilon * (1 + 1e-9) else PALETTE["green"]
@@ -303,6 +335,21 @@ def plot_event_privacy_loss(event_probabilities: dict, epsilon: float, ax=None):
     return fig
 
 
+def _hist_bins(values: np.ndarray, n: int):
+    """``n`` equal bins over the values' range, or explicit edges where float64 cannot.
+
+    NumPy refuses ``n`` bins over a range too narrow to split (equal values near 1e300,
+    a spread of a few subnormals); then one bin holds them all.
+    """
+    lo, hi = float(values.min()), float(values.max())
+    edges = np.linspace(lo - 0.5, hi + 0.5, n + 1) if lo == hi else np.linspace(lo, hi, n + 1)
+    if np.all(np.diff(edges) > 0):
+        return n                                        # NumPy's own bins
+    if lo < hi:
+        return np.array([lo, hi])
+    return np.array([lo, np.nextafter(hi, math.inf)])
+
+
 def plot_block_estimates(estimates, lower: float, upper: float, released: float | None = None,
                          truth: float | None = None, ax=None):
     """Histogram of subsample-and-aggregate block estimates (**non-private** view).
@@ -320,15 +367,22 @@ def plot_block_estimates(estimates, lower: float, upper: float, released: float 
     upper = check_finite("upper", upper)
     if not upper > lower:
         raise ParameterError(f"upper must be > lower; got lower={lower!r}, upper={upper!r}")
+    if truth is not None:
+        truth = check_finite("truth", truth)
+    if released is not None:
+        released = check_finite("released", released)
+    refuse_undrawable("the block estimates", dict(estimates=estimates, lower=lower, upper=upper,
+                                                   released=released, truth=truth),
+                      est, lower, upper, *(v for v in (released, truth) if v is not None))
     fig, ax = new_axes(ax)
     ax.axvspan(lower, upper, color=PALETTE["sky"], alpha=0.15, label="public range [a, b]")
-    ax.hist(est, bins=min(40, max(5, est.size // 3)), color=PALETTE["blue"], alpha=0.8,
-            gid="blocks", label=f"{est.size} block estimates (not private)")
+    ax.hist(est, bins=_hist_bins(est, min(40, max(5, est.size // 3))), color=PALETTE["blue"],
+            alpha=0.8, gid="blocks", label=f"{est.size} block estimates (not private)")
     if truth is not None:
-        ax.axvline(check_finite("truth", truth), color=PALETTE["black"], lw=2, ls=":",
+        ax.axvline(truth, color=PALETTE["black"], lw=2, ls=":",
                    gid="truth", label=f"full-data statistic {_fmt(truth)}")
     if released is not None:
-        ax.axvline(check_finite("released", released), color=PALETTE["vermillion"], lw=2.2,
+        ax.axvline(released, color=PALETTE["vermillion"], lw=2.2,
                    gid="released", label=f"private release {_fmt(released)}")
     ax.set_xlabel("statistic value")
     ax.set_ylabel("number of blocks")
@@ -348,6 +402,21 @@ def plot_ptr_distance(data, lower: float, upper: float, epsilon: float, delta: f
     probability ≥ ½ exactly when γ(b) exceeds the threshold ``ln(1/δ)/(ε/2)``
     (dashed line, [DR14]_ Sec 7.2).
 
+    Parameters
+    ----------
+    data : array_like
+        The data set (see :func:`dpteach.robust.median_distance_to_instability`).
+    lower, upper : float
+        The public range [a, b] of the data, finite, ``lower < upper``.
+    epsilon : float
+        Finite > 0 (refused when so small that the threshold exceeds 1e200).
+    delta : float
+        In (0, 1).
+    bounds : array_like, optional
+        The proposed bounds b ≥ 0, at most 10,000 values; default 200 values
+        from 0 to ``upper − lower``.
+    ax : matplotlib Axes, optional
+
     Returns
     -------
     matplotlib.figure.Figure
@@ -365,10 +434,20 @@ def plot_ptr_distance(data, lower: float, upper: float, epsilon: float, delta: f
         bs = check_array("bounds", bounds, ndim=1)
         if np.any(bs < 0):
             raise ParameterError("bounds must all be >= 0")
+        if bs.size > BOUNDS_MAX_SIZE:
+            raise ParameterError(f"bounds must have at most {BOUNDS_MAX_SIZE} values; got bounds "
+                                 f"with {bs.size} values")
+    refuse_undrawable("the distance to instability", dict(lower=lower, upper=upper, bounds=bounds),
+                      bs)
+    # ln(1/δ)/(ε/2), written so that neither a subnormal δ nor a subnormal ε divides by 0
+    threshold = -math.log(delta) * 2 / epsilon
+    if not threshold <= LOG_AXIS_MAX:                   # drawn on a symlog axis
+        raise ParameterError("epsilon is so small that the test threshold ln(1/δ)/(ε/2) exceeds "
+                             f"{LOG_AXIS_MAX:.0e}, the range a log axis can show; got "
+                             f"epsilon={describe(epsilon)}, delta={describe(delta)}")
     n = np.asarray(data).size
     gam = np.array([robust.median_distance_to_instability(data, b, lower, upper) for b in bs])
     shown = np.where(np.isinf(gam), n + 1, gam)
-    threshold = math.log(1 / delta) / (epsilon / 2)
     fig, ax = new_axes(ax)
     ax.step(bs, shown, where="post", color=PALETTE["blue"], lw=2.2, gid="distance",
             label="γ(b): records to change before LS(median) > b")
