@@ -8,7 +8,7 @@ Adding a page
 1. Write ``dpteach/app_pages/<name>.py`` with a function ``render()`` that draws
    the page (widgets, numbers from the dpteach math modules, figures from
    ``dpteach.plots``). Use the helpers in ``dpteach/app_pages/_common.py``
-   (log-scale ε slider, friendly error messages, cached figures).
+   (log-scale ε slider, friendly error messages, show_chart for a FigureData).
 2. Add ONE line to ``PAGES`` below: ``(title, module, icon)``. The URL of the
    page is the last part of the module name with ``_`` replaced by ``-``
    (``dpteach.app_pages.noise_calibration`` → ``/noise-calibration``).
@@ -22,6 +22,8 @@ from __future__ import annotations
 import importlib
 
 import streamlit as st
+
+from dpteach.app_pages._common import freeze_long_lived_objects
 
 PAGES = [
     # (title in the navigation bar, module exposing render(), icon: an emoji or a Material
@@ -47,4 +49,7 @@ st.set_page_config(page_title="dpteach: differential privacy, live",
                    page_icon=":material/shield_lock:", layout="wide")
 navigation = st.navigation([_page(*entry, default=(i == 0)) for i, entry in enumerate(PAGES)],
                            position="top")
+# Every page module is imported now: take the long-lived objects out of the garbage
+# collector's full passes (once per server process; see freeze_long_lived_objects).
+freeze_long_lived_objects()
 navigation.run()

@@ -96,70 +96,6 @@ def ours_pld_sigma():
                                 steps=STEPS, accountant="pld", rtol=1e-3)
 
 
-def _page_script(module: str) -> None:
-    import importlib
-
-    importlib.import_module(module).render()
-
-
-def app_reruns(repeats: int) -> list[tuple[str, float, float, float]]:
-    """Median wall time of one page rerun after a slider step (Streamlit AppTest).
-
-    Per slider, two walks over DISJOINT sets of consecutive slider positions (so
-    both start cold):
-
-    * prefetching off, steps back to back: the first pass is the cold cost of
-      computing a new position; later passes hit the caches (warm);
-    * prefetching on (the app's default) with a 1 s pause between steps, as an
-      instructor pressing an arrow key: the background worker has usually
-      computed the neighbouring position before it is asked for.
-
-    AppTest's own overhead is included in every figure.
-    """
-    import os
-
-    from streamlit.testing.v1 import AppTest
-
-    cases = [
-        ("Composition & budget: k slider", "dpteach.app_pages.composition", "k",
-         [10, 20, 30, 50, 100], [200, 300, 500, 1000, 2000]),
-        ("Composition & budget: ε₀ slider", "dpteach.app_pages.composition", "eps0",
-         [0.01, 0.015, 0.02, 0.03, 0.05], [0.15, 0.2, 0.3, 0.5, 0.7]),
-        ("DP-SGD planner: σ slider", "dpteach.app_pages.dpsgd_planner", "sigma",
-         [0.3, 0.5, 0.6, 0.7, 0.8], [1.2, 1.5, 2.0, 3.0, 5.0]),
-        ("DP-SGD planner: epochs slider", "dpteach.app_pages.dpsgd_planner", "epochs",
-         [1, 2, 3, 5, 10], [20, 30, 50, 64, 100, 200]),
-    ]
-    rows = []
-    for name, module, key, values_a, values_b in cases:
-        os.environ["DPTEACH_APP_PREFETCH"] = "0"
-        at = AppTest.from_function(_page_script, kwargs={"module": module},
-                                   default_timeout=120).run()
-        cold, warm = [], []
-        for rep in range(repeats + 1):
-            for v in values_a:
-                at.select_slider(key=key).set_value(v)
-                t = time.perf_counter()
-                at.run()
-                (cold if rep == 0 else warm).append(time.perf_counter() - t)
-                assert not at.exception
-        os.environ["DPTEACH_APP_PREFETCH"] = "1"
-        at = AppTest.from_function(_page_script, kwargs={"module": module},
-                                   default_timeout=120).run()
-        at.select_slider(key=key).set_value(values_b[0]).run()     # start of the walk
-        paced = []
-        for v in values_b[1:]:
-            time.sleep(1.0)
-            at.select_slider(key=key).set_value(v)
-            t = time.perf_counter()
-            at.run()
-            paced.append(time.perf_counter() - t)
-            assert not at.exception
-        rows.append((name, statistics.median(cold), statistics.median(paced),
-                     statistics.median(warm)))
-    return rows
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
@@ -185,8 +121,6 @@ def main() -> None:
     compare("ε, 15k-step PLD account (1e-4)", ours_pld_eps, dpa_pld_eps, slow_reps)
     compare("get_noise_multiplier, PLD, ε=3, rtol 1e-3", ours_pld_sigma, None, slow_reps if not args.quick else 1)
 
-    if not args.quick:
-        app_rows = app_reruns(repeats=3)
     print(f"q={Q:.6f}, σ={SIGMA}, steps={STEPS}, δ={DELTA}, {len(DEFAULT_ORDERS)} orders, "
           f"repeats={reps}/{slow_reps}")
     print(f"| scenario | dpteach median (ms) | dp_accounting median (ms) | ratio dp_acc/dpteach "
@@ -197,13 +131,6 @@ def main() -> None:
         fmt_r = "—" if ratio != ratio else f"{ratio:.1f}×"
         fmt_ot = "—" if ot is None else f"{ot:.6g}"
         print(f"| {name} | {1e3 * mo:.1f} | {fmt_t} | {fmt_r} | {oo:.6g} | {fmt_ot} |")
-    if not args.quick:
-        print("\nApp page reruns (AppTest, one slider step; median over the steps):")
-        print("| page and slider | new position, no prefetch (ms) | new position, prefetch + "
-              "1 s pauses (ms) | revisited position (ms) |")
-        print("|---|---:|---:|---:|")
-        for name, cold, paced, warm in app_rows:
-            print(f"| {name} | {1e3 * cold:.0f} | {1e3 * paced:.0f} | {1e3 * warm:.0f} |")
 
 
 if __name__ == "__main__":

@@ -630,6 +630,126 @@ def test_accounting_plots_are_labelled():
     assert fig.axes[0].get_xlabel() == "sampling rate q"
 
 
+def test_composition_data_numbers_labels_and_renderers():
+    import json
+
+    from dpteach.accounting import METHOD_LABELS, composition_epsilons
+    from dpteach.plots.accounting import composition_data
+    from dpteach.plots.figure import to_matplotlib, to_vega_lite
+
+    # off the app's grid (ε₀ = 0.4): everything computed by the library
+    data = composition_data(300, epsilon=0.4, delta=1e-6, mark_k=2000)
+    ks = data.extra["ks"]
+    assert ks[0] == 1 and ks[-1] == 2000 and 300 in ks        # the curves reach the mark
+    ref = composition_epsilons(ks, epsilon=0.4, delta=1e-6)
+    for m in ("basic", "advanced", "optimal", "rdp", "pld"):
+        s = data.series_by_key(m)
+        assert s.label == METHOD_LABELS[m] and np.array_equal(s.x, ks)
+        assert np.array_equal(s.y, ref[m])
+        assert data.extra["at_mark"][m] == ref[m][-1]
+    assert data.series[-1].key == "optimal"                     # drawn above RDP and PLD
+    assert data.series_by_key("basic").y[-1] == 2000 * 0.4
+    assert data.rules[0].key == "mark_k" and data.rules[0].value == 2000
+    assert data.title == "Composition of k Laplace queries, ε₀ = 0.4 each; total δ = 1e-06"
+    assert data.log_x and data.log_y and "k" in data.x_title and "ε" in data.y_title
+    fig = to_matplotlib(data)
+    assert [line.get_gid() for line in fig.axes[0].lines] == [
+        "basic", "advanced", "rdp", "pld", "optimal", "mark_k"]
+    spec = to_vega_lite(data)
+    json.dumps(spec)
+    assert spec["title"]["text"] == data.title
+    # Gaussian queries, a subset of methods, no mark
+    data = composition_data(50, mechanism="gaussian", epsilon=None, sigma=2.0,
+                            methods=("rdp", "pld"))
+    assert [s.key for s in data.series] == ["rdp", "pld"] and "at_mark" not in data.extra
+    assert "σ = 2" in data.title and "δ = 1e-05" in data.title
+    ref = composition_epsilons(data.extra["ks"], mechanism="gaussian", sigma=2.0,
+                               methods=("rdp", "pld"))
+    assert np.array_equal(data.series_by_key("pld").y, ref["pld"])
+
+
+def test_dpsgd_epsilon_data_numbers_labels_and_renderers():
+    import json
+
+    from dpteach._validation import ParameterError
+    from dpteach.accounting import dpsgd_epsilons
+    from dpteach.plots.accounting import dpsgd_epsilon_data
+    from dpteach.plots.figure import to_matplotlib, to_vega_lite
+
+    data = dpsgd_epsilon_data(3000, noise_multiplier=1.3, sample_rate=0.02, delta=1e-6,
+                              pld_steps=[10, 777], mark_steps=777)
+    rdp, pld = data.series_by_key("rdp"), data.series_by_key("pld")
+    assert rdp.x[0] == 1 and rdp.x[-1] == 3000 and 777 in rdp.x
+    ref = dpsgd_epsilons(rdp.x, noise_multiplier=1.3, sample_rate=0.02, delta=1e-6,
+                         accountants=("rdp",))["rdp"]
+    assert np.array_equal(rdp.y, ref)
+    assert pld.kind == "points" and pld.x.tolist() == [10, 777]
+    ref = dpsgd_epsilons([10, 777], noise_multiplier=1.3, sample_rate=0.02, delta=1e-6,
+                         accountants=("pld",))["pld"]
+    assert np.array_equal(pld.y, ref)
+    acc = RDPAccountant()
+    acc.step(noise_multiplier=1.3, sample_rate=0.02, steps=777)
+    assert data.extra["at_mark"] == {"rdp": acc.get_epsilon(1e-6), "pld": ref[1]}
+    assert data.title == "DP-SGD accounting: q = 0.02, σ = 1.3, δ = 1e-06"
+    assert data.log_x and not data.log_y and data.rules[0].key == "mark_steps"
+    assert [line.get_gid() for line in to_matplotlib(data).axes[0].lines] == [
+        "rdp", "pld", "mark_steps"]
+    assert json.dumps(to_vega_lite(data))
+    # pld_points (the notebook's way): log-spaced; 0 for RDP only
+    data = dpsgd_epsilon_data(1000, noise_multiplier=1.0, sample_rate=0.01, pld_points=3)
+    assert data.series_by_key("pld").x.tolist() == [1, 32, 1000]
+    data = dpsgd_epsilon_data(1000, noise_multiplier=1.0, sample_rate=0.01, pld_points=0)
+    assert [s.key for s in data.series] == ["rdp"] and not data.rules
+    with pytest.raises(ParameterError, match="pld_steps"):
+        dpsgd_epsilon_data(100, pld_steps=[0, 5])
+    with pytest.raises(ParameterError, match="pld_steps"):
+        dpsgd_epsilon_data(100, pld_steps=[1.5])
+    with pytest.raises(TypeError):
+        dpsgd_epsilon_data(100, pld_steps="10")
+
+
+def test_accounting_data_functions_reject_bad_input():
+    from _props import BAD_CHOICE, BAD_POSITIVE, BAD_PROB, bad_int
+    from dpteach.plots.accounting import (
+        composition_data,
+        dpsgd_epsilon_data,
+        planner_pld_steps,
+        planner_run,
+    )
+
+    bad_delta = st.one_of(BAD_DELTA, NOT_A_NUMBER, st.just(0.0))
+    opt_int = lambda lo, hi: bad_int(lo, hi).filter(lambda v: v is not None)  # noqa: E731
+    comp = dict(k_max=20, epsilon=0.1, methods=("basic", "rdp"))
+    cases = [
+        (composition_data, comp, "k_max", bad_int(2, 100_000)),
+        (composition_data, comp, "mechanism", BAD_CHOICE),
+        (composition_data, comp, "epsilon", BAD_POSITIVE),
+        (composition_data, {**comp, "methods": ("pld",)}, "epsilon", BAD_POSITIVE),
+        (composition_data, {**comp, "mechanism": "gaussian", "epsilon": None, "sigma": 2.0},
+         "sigma", BAD_POSITIVE),
+        (composition_data, comp, "delta", bad_delta),
+        (composition_data, {**comp, "methods": ("pld",)}, "delta", bad_delta),
+        (composition_data, comp, "methods",
+         st.sampled_from([["moments"], "basic", [1], None, [], 3, [None]])),
+        (composition_data, comp, "mark_k", opt_int(1, 100_000)),
+    ]
+    dp = dict(steps_max=50, pld_points=2)
+    cases += [(dpsgd_epsilon_data, dp, arg, strat) for arg, strat in (
+        ("steps_max", bad_int(2, 10**6)), ("noise_multiplier", BAD_POSITIVE),
+        ("sample_rate", st.one_of(BAD_PROB, st.just(0.0))), ("delta", bad_delta),
+        ("pld_points", bad_int(0, 100)), ("mark_steps", opt_int(1, 10**6)),
+        ("pld_steps", st.sampled_from([[0], [1.5], [10**6 + 1], "10", [[1, 2]], [None],
+                                       [math.nan], list(range(1, 103)), True, {"a": 1}])))]
+    run = dict(n=1000, batch=10, epochs=3)
+    for func in (planner_run, planner_pld_steps):
+        cases += [(func, run, "n", bad_int(1, 10**9)),
+                  (func, run, "batch", bad_int(1, 1000)),
+                  (func, run, "epochs", bad_int(1, 10**6))]
+    for func, valid, arg, strat in cases:
+        func(**valid)                                      # the baseline call works
+        assert_rejects_bad_values(func, valid, arg, strat)
+
+
 def test_comparison_helpers_reject_bad_input():
     from dpteach.accounting import composition_epsilons, dpsgd_epsilons, gaussian_epsilon
 

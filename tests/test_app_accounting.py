@@ -1,12 +1,13 @@
 """AppTest tests of the pages "Composition & budget" and "DP-SGD planner".
 
 The numbers shown must be those of :mod:`dpteach.accounting` (formatted to 4
-significant digits), and bad combinations must give a friendly message, never
-an exception.
+significant digits), the figures Vega-Lite charts of the same numbers that follow
+the sliders, and bad combinations must give a friendly message, never an exception.
 """
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -49,6 +50,21 @@ def assert_no_errors(at: AppTest) -> None:
     assert not at.error, [e.value for e in at.error]
 
 
+def charts(at: AppTest) -> list[dict]:
+    """The Vega-Lite specifications of the page's charts, in page order."""
+    return [json.loads(c.proto.spec) for c in at.get("vega_lite_chart")]
+
+
+def chart_rows(spec: dict) -> dict[str, list[tuple[float, float]]]:
+    """Series name → its (x, y) points; rules → [(value, nan)]."""
+    out: dict[str, list] = {}
+    for layer in spec["layer"]:
+        for row in layer["data"]["values"]:
+            out.setdefault(row["series"], []).append(
+                (row["x"], row["y"]) if "x" in row else (row["v"], math.nan))
+    return out
+
+
 # ------------------------------------------------------------------ composition
 def _expected(k, mechanism, delta, **kw):
     out = composition_epsilons([k], mechanism=mechanism, delta=delta, **kw)
@@ -59,17 +75,44 @@ def test_composition_default_laplace():
     at = page_app(COMP)
     assert_no_errors(at)
     assert metrics(at) == _expected(100, "laplace", 1e-5, epsilon=0.1)
-    assert len(at.get("image")) == 1
+    assert not at.get("imgs") and not at.get("image")
+    (spec,) = charts(at)
+    assert spec["title"]["text"] == ("Composition of k Laplace queries, ε₀ = 0.1 each; "
+                                     "total δ = 1e-05")
+    rows = chart_rows(spec)
+    assert set(METHOD_LABELS.values()) <= set(rows) and rows["mark_k"] == [(100, math.nan)]
+    ks = [x for x, _ in rows["PLD"]]
+    assert ks[0] == 1 and ks[-1] == 1000 and 100 in ks
+    pld = composition_epsilons(ks, mechanism="laplace", epsilon=0.1, delta=1e-5,
+                               methods=("pld",))["pld"]
+    assert [y for _, y in rows["PLD"]] == pytest.approx(pld, rel=1e-5)   # 6 digits sent
     assert any("Smallest total ε" in c.value for c in at.caption)
 
 
 def test_composition_sliders_update_numbers():
     at = page_app(COMP)
+    before = chart_rows(charts(at)[0])
     at.select_slider(key="k").set_value(1000)
     at.select_slider(key="eps0").set_value(0.03)
     at.select_slider(key="delta").set_value(1e-8).run()
     assert_no_errors(at)
     assert metrics(at) == _expected(1000, "laplace", 1e-8, epsilon=0.03)
+    (spec,) = charts(at)
+    after = chart_rows(spec)
+    assert after["mark_k"] == [(1000, math.nan)] and after["PLD"] != before["PLD"]
+    assert "ε₀ = 0.03" in spec["title"]["text"] and "δ = 1e-08" in spec["title"]["text"]
+
+
+@pytest.mark.parametrize("key,value", [("k", 5000), ("eps0", 10.0), ("delta", 1e-2)])
+def test_composition_chart_follows_each_slider(key, value):
+    at = page_app(COMP)
+    before = charts(at)[0]
+    at.select_slider(key=key).set_value(value).run()
+    assert_no_errors(at)
+    (after,) = charts(at)
+    assert after != before
+    if key == "k":          # the curves reach the chosen k beyond the figure's 1000
+        assert max(x for x, _ in chart_rows(after)["Rényi DP"]) == 5000
 
 
 def test_composition_gaussian():
@@ -80,6 +123,8 @@ def test_composition_gaussian():
     m = metrics(at)
     assert m == _expected(100, "gaussian", 1e-5, sigma=2.0)
     assert float(m["PLD"]) < float(m["Rényi DP"]) < float(m["optimal (KOV15)"])
+    (spec,) = charts(at)
+    assert "Gaussian queries, σ = 2" in spec["title"]["text"]
 
 
 def test_composition_without_pld_and_single_query():
@@ -89,6 +134,7 @@ def test_composition_without_pld_and_single_query():
     assert_no_errors(at)
     m = metrics(at)
     assert "PLD" not in m and len(m) == 4
+    assert "PLD" not in chart_rows(charts(at)[0])
     # one ε₀-DP mechanism with δ = 1e-5 allowed: ε' = ln(e^ε₀ − δ(1 + e^ε₀)) (KOV, k = 1)
     assert m["basic (ε's add)"] == "0.1"
     assert m["optimal (KOV15)"] == sig4(math.log(math.exp(0.1) - 1e-5 * (1 + math.exp(0.1)))) == "0.09998"
@@ -123,21 +169,45 @@ def test_planner_default_matches_accountants():
                                        value_discretization_interval=1e-3)
     assert m["ε (PLD)"] == sig4(pld)
     assert float(m["ε (PLD)"]) < float(m["ε (RDP)"])
-    sigma = get_noise_multiplier(target_epsilon=3.0, target_delta=1e-5, sample_rate=q, steps=steps)
-    assert m["σ needed (RDP)"] == sig4(sigma)
-    assert "σ needed (PLD)" not in m                   # only after the button
-    assert len(at.get("image")) == 1
+    # calibration (many accountant evaluations) waits for its button
+    assert "σ needed (RDP)" not in m and "σ needed (PLD)" not in m
+    assert not at.get("imgs") and not at.get("image")
+    (spec,) = charts(at)
+    assert spec["title"]["text"] == f"DP-SGD accounting: q = {q:.3g}, σ = 1.1, δ = 1e-05"
+    rows = chart_rows(spec)
+    assert rows["mark_steps"] == [(15_000, math.nan)]
+    assert rows["Rényi DP"][-1] == (15_000, pytest.approx(eps, rel=1e-5))
+    # PLD points at the runs of 1, 2, 3, 5, …, 64 epochs (read from the shipped table)
+    pts = [x for x, _ in rows["PLD"]]
+    assert pts == [round(e / q) for e in (1, 2, 3, 5, 10, 20, 30, 50, 64)]
+    assert rows["PLD"][-1][1] == pytest.approx(pld, rel=1e-5)
 
 
-def test_planner_pld_calibration_button():
+def test_planner_chart_follows_the_sliders():
+    at = page_app(PLAN)
+    before = chart_rows(charts(at)[0])
+    for key, value in (("sigma", 2.0), ("epochs", 10), ("delta", 1e-8), ("batch", 512),
+                       ("n", 10_000)):
+        at.select_slider(key=key).set_value(value).run()
+        assert_no_errors(at)
+        after = chart_rows(charts(at)[0])
+        assert after != before, key
+        before = after
+    q = 512 / 10_000
+    assert before["mark_steps"] == [(round(10 / q), math.nan)]
+
+
+def test_planner_calibration_button():
     at = page_app(PLAN)
     at.select_slider(key="epochs").set_value(10)
     at.select_slider(key="target_epsilon").set_value(2.0).run()
-    at.button(key="pld_sigma").click().run()
+    at.button(key="find_sigma").click().run()
     assert_no_errors(at)
     m = metrics(at)
     q = 256 / 60_000
     steps = round(10 / q)
+    assert m["σ needed (RDP)"] == sig4(get_noise_multiplier(
+        target_epsilon=2.0, target_delta=1e-5, sample_rate=q, steps=steps))
     sigma_pld = get_noise_multiplier(target_epsilon=2.0, target_delta=1e-5, sample_rate=q,
                                      steps=steps, accountant="pld",
                                      value_discretization_interval=1e-3, rtol=1e-3)
@@ -178,6 +248,8 @@ def test_planner_bad_combinations_are_friendly():
     at = page_app(PLAN)
     at.select_slider(key="delta").set_value(1e-10)
     at.select_slider(key="target_epsilon").set_value(0.01).run()
+    assert not any("not reachable" in w.value for w in at.warning)   # not computed yet
+    at.button(key="find_sigma").click().run()
     assert_no_errors(at)
     assert any("not reachable" in w.value for w in at.warning)
 
@@ -195,6 +267,7 @@ def test_planner_explains_when_the_run_is_too_long_to_draw():
     assert not at.exception
     assert any("up to 1,000,000 steps" in i.value for i in at.info)
     assert not any(m.label == "ε (PLD)" for m in at.metric)   # PLD waits for its button
+    assert not charts(at)
     assert any(m.label == "Steps T" and m.value == "12,500,000" for m in at.metric)
 
 
@@ -212,3 +285,21 @@ def test_planner_says_when_pld_is_looser_than_rdp():
     values = {m.label: float(m.value) for m in at.metric if m.label in ("ε (RDP)", "ε (PLD)")}
     assert values["ε (PLD)"] > values["ε (RDP)"]
     assert any("looser than RDP" in c.value for c in at.caption)
+
+
+def test_planner_when_the_pld_accountant_refuses_the_run():
+    # q = 16/10⁶ over 5 epochs (312,500 steps) at σ = 1.5: the 1e-3 PLD grid would need
+    # ~4 M points, which the library refuses (in milliseconds): a friendly message, and
+    # the figure with RDP only
+    at = page_app(PLAN)
+    at.select_slider(key="n").set_value(1_000_000)
+    at.select_slider(key="batch").set_value(16)
+    at.select_slider(key="epochs").set_value(5)
+    at.select_slider(key="sigma").set_value(1.5)
+    at.select_slider(key="delta").set_value(1e-7).run()
+    assert_no_errors(at)
+    assert any("PLD grid" in w.value for w in at.warning)
+    assert "ε (PLD)" not in metrics(at) and "ε (RDP)" in metrics(at)
+    (spec,) = charts(at)
+    rows = chart_rows(spec)
+    assert "Rényi DP" in rows and "PLD" not in rows

@@ -4,13 +4,16 @@ Each page is run headless with ``streamlit.testing.v1.AppTest`` (``app.py``
 for the navigation, ``AppTest.from_function`` for one page's ``render()``).
 The numbers shown must be the ones :mod:`dpteach.mechanisms` computes, and bad
 combinations (δ = 0 with the Gaussian, the classic σ at ε ≥ 1) must give a
-friendly message, never an exception.
+friendly message, never an exception. The charts are Vega-Lite specifications
+(drawn by the browser): they must be the ones the ``*_data`` functions of
+:mod:`dpteach.plots` give for the sliders' values, and follow the sliders.
 """
 
 from __future__ import annotations
 
 import ast
 import importlib
+import json
 import math
 from pathlib import Path
 
@@ -19,6 +22,14 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dpteach.mechanisms import gaussian_sigma, laplace_scale
+from dpteach.plots.calibration import (
+    error_vs_epsilon_data,
+    neighbouring_densities_data,
+    privacy_loss_data,
+    sigma_comparison_data,
+)
+from dpteach.plots.figure import to_vega_lite
+from dpteach.plots.randomized_response import rr_estimator_data, rr_probabilities_spec
 from dpteach.randomized_response import (
     randomized_response,
     rr_epsilon_from_gamma,
@@ -59,6 +70,31 @@ def assert_no_errors(at: AppTest) -> None:
     assert not at.error, [e.value for e in at.error]
 
 
+def charts(at: AppTest) -> list[dict]:
+    """The Vega-Lite specifications of the page's charts, in page order (as sent to the
+    browser, less Streamlit's own ``autosize``)."""
+    out = []
+    for chart in at.get("vega_lite_chart"):
+        spec = json.loads(chart.proto.spec)
+        spec.pop("autosize", None)
+        out.append(spec)
+    return out
+
+
+def as_sent(spec: dict) -> dict:
+    """A specification as the browser receives it (through JSON)."""
+    return json.loads(json.dumps(spec))
+
+
+def titles(at: AppTest) -> list[str]:
+    """The charts' titles, their lines joined by newlines."""
+    out = []
+    for chart in charts(at):
+        text = chart["title"]["text"]
+        out.append("\n".join(text) if isinstance(text, list) else text)
+    return out
+
+
 # ------------------------------------------------------------------ navigation
 def _pages_list():
     """The literal ``PAGES`` list of app.py (read without running the app)."""
@@ -84,7 +120,10 @@ def test_app_default_page_renders():
     at = AppTest.from_file(str(APP), default_timeout=TIMEOUT).run()
     assert_no_errors(at)
     assert at.title[0].value == "Noise calibration"
-    assert len(at.get("image")) == 2          # Laplace and Gaussian densities
+    assert not at.get("image")                 # drawn by the browser, no PNG
+    assert [t.split("\n")[0] for t in titles(at)] == [
+        "Laplace mechanism on neighbouring datasets",
+        "Gaussian mechanism (analytic σ) on neighbouring datasets"]
 
 
 # ------------------------------------------------------------- noise calibration
@@ -102,7 +141,14 @@ def test_calibration_default_values():
     # classic σ is only defined for ε < 1: at the default ε = 1 it is explained
     assert m["σ classic"] == "n/a"
     assert any("ε < 1" in i.value for i in at.info)
-    assert len(at.get("image")) == 2
+    # the charts are those of dpteach.plots.calibration for these values, ε and δ in the titles
+    laplace, gauss = charts(at)
+    assert laplace == as_sent(to_vega_lite(neighbouring_densities_data(1.0, 1.0)))
+    assert gauss == as_sent(to_vega_lite(neighbouring_densities_data(1.0, 1.0, 1e-5,
+                                                                     mechanism="gaussian")))
+    laplace_title, gauss_title = titles(at)
+    assert "ε = 1" in laplace_title and "δ" not in laplace_title
+    assert "ε = 1, δ = 1e-05" in gauss_title
 
 
 @pytest.mark.parametrize("epsilon", [0.01, 0.1, 0.3, 3.0, 10.0])
@@ -119,6 +165,67 @@ def test_calibration_epsilon_slider_updates_numbers(epsilon):
         assert not any("ε < 1" in i.value for i in at.info)
     else:
         assert m["σ classic"] == "n/a"
+    assert all(f"ε = {epsilon:.3g}" in t for t in titles(at))
+
+
+def _series_rows(spec: dict, key_or_label: str) -> list[dict]:
+    return [row for layer in spec["layer"] for row in layer["data"]["values"]
+            if row.get("series") == key_or_label]
+
+
+def test_calibration_charts_follow_the_sliders():
+    at = page_app(CAL)
+    before = charts(at)
+    at.select_slider(key="epsilon").set_value(0.5).run()
+    assert_no_errors(at)
+    after = charts(at)
+    assert after != before
+    assert after[1] == as_sent(to_vega_lite(neighbouring_densities_data(
+        1.0, 0.5, 1e-5, mechanism="gaussian")))
+    # the wider Laplace b = Δ/ε = 2: the density on D peaks at 1/(2b) = 0.25
+    label = next(s for s in after[0]["layer"][0]["encoding"]["color"]["scale"]["domain"]
+                 if s.startswith("Laplace on D "))
+    assert label.endswith("b = 2")
+    assert max(r["y"] for r in _series_rows(after[0], label)) == pytest.approx(0.25, rel=1e-3)
+    # δ moves the Gaussian chart only; Δ moves both
+    at.select_slider(key="delta").set_value(1e-8).run()
+    moved = charts(at)
+    assert moved[0] == after[0] and moved[1] != after[1]
+    assert "δ = 1e-08" in titles(at)[1]
+    at.select_slider(key="sensitivity").set_value(2.0).run()
+    assert all(a != b for a, b in zip(charts(at), moved))
+    assert all("Δ = 2" in t for t in titles(at))
+
+
+@pytest.mark.parametrize("view,data", [
+    ("Privacy loss", lambda: [privacy_loss_data(2.0, 0.3),
+                              privacy_loss_data(2.0, 0.3, 1e-6, mechanism="gaussian")]),
+    ("σ: classic vs analytic", lambda: [sigma_comparison_data(2.0, 1e-6)]),
+    ("Error vs ε", lambda: [error_vs_epsilon_data(2.0, 1e-6)]),
+])
+def test_calibration_views_show_the_data_functions(view, data):
+    at = page_app(CAL)
+    at.select_slider(key="epsilon").set_value(0.3)
+    at.select_slider(key="delta").set_value(1e-6)
+    at.select_slider(key="sensitivity").set_value(2.0)
+    at.radio(key="view").set_value(view).run()
+    assert_no_errors(at)
+    assert charts(at) == [as_sent(to_vega_lite(d)) for d in data()]
+    assert all("δ = 1e-06" in t for t in titles(at)[-1:])
+
+
+def test_calibration_sigma_view_follows_delta_and_shows_classic_only_below_one():
+    at = page_app(CAL)
+    at.radio(key="view").set_value("σ: classic vs analytic").run()
+    (chart,) = charts(at)
+    classic = _series_rows(chart, "classic σ = Δ√(2 ln(1.25/δ))/ε (only ε < 1)")
+    assert classic and max(r["x"] for r in classic) < 1
+    analytic = _series_rows(chart, "analytic σ (Balle & Wang 2018)")
+    row = analytic[len(analytic) // 2]
+    assert row["y"] == pytest.approx(gaussian_sigma(1.0, row["x"], 1e-5), rel=1e-5)
+    at.select_slider(key="delta").set_value(1e-2).run()
+    (moved,) = charts(at)
+    assert moved != chart and "δ = 0.01" in titles(at)[0]
 
 
 def test_calibration_sensitivity_and_delta():
@@ -143,7 +250,8 @@ def test_calibration_delta_zero_is_friendly():
     m = metrics(at)
     assert m["Laplace b = Δ/ε"] == "1"            # the Laplace part still shows
     assert m["σ analytic"] == m["σ classic"] == "n/a"
-    assert len(at.get("image")) == 1              # the Laplace densities only
+    assert len(charts(at)) == 1                   # the Laplace densities only
+    assert titles(at)[0].startswith("Laplace mechanism")
 
 
 @pytest.mark.parametrize("view", ["Privacy loss", "σ: classic vs analytic", "Error vs ε"])
@@ -154,12 +262,12 @@ def test_calibration_every_view_renders(view, delta):
     at.radio(key="view").set_value(view).run()
     assert_no_errors(at)
     assert not at.warning, [w.value for w in at.warning]
-    images = len(at.get("image"))
+    shown = len(charts(at))
     if delta == 0:
-        assert images == (1 if view == "Privacy loss" else 0)
+        assert shown == (1 if view == "Privacy loss" else 0)
         assert at.info
     else:
-        assert images == (2 if view == "Privacy loss" else 1)
+        assert shown == (2 if view == "Privacy loss" else 1)
 
 
 def test_epsilon_options_are_log_spaced():
@@ -214,7 +322,44 @@ def test_rr_default_values():
     est = _survey(0.3, 1000, 0, gamma=0.25)
     assert m["Estimate π̂"] == f"{est.estimate:.3f}"
     assert m["95% confidence interval"] == f"[{est.ci_low:.3f}, {est.ci_high:.3f}]"
-    assert len(at.get("image")) == 2
+    probabilities, histogram = charts(at)
+    assert probabilities == as_sent(rr_probabilities_spec(gamma=0.25))
+    assert histogram == as_sent(to_vega_lite(rr_estimator_data(
+        0.3, 1000, gamma=0.25, n_trials=2000, rng=0, simulation="binomial")))
+    assert "γ = 0.25 (ε = 1.1)" in titles(at)[0]
+    assert "γ = 0.25 (ε = 1.1), n = 1000" in titles(at)[1]
+
+
+def _rule(spec: dict, label: str) -> float:
+    (value,) = [row["v"] for layer in spec["layer"] for row in layer["data"]["values"]
+                if row.get("series") == label and "v" in row]
+    return value
+
+
+def test_rr_charts_follow_the_sliders():
+    at = page_app(RR)
+    probabilities, histogram = charts(at)
+    # n: the histogram narrows (π ± 1.96 SE), the probabilities stay
+    at.select_slider(key="rr_n").set_value(10_000).run()
+    assert_no_errors(at)
+    p2, h2 = charts(at)
+    assert p2 == probabilities and h2 != histogram and "n = 10000" in titles(at)[1]
+    se = rr_std_error(0.3, 10_000, gamma=0.25)
+    assert _rule(h2, "π ± 1.96 SE (about 95% of surveys)") == pytest.approx(0.3 - 1.96 * se,
+                                                                            rel=1e-5)
+    # π: the true-rate rule moves
+    at.slider(key="rr_rate").set_value(0.6).run()
+    p3, h3 = charts(at)
+    assert p3 == p2 and _rule(h3, "true rate π = 0.6") == 0.6
+    # γ: both charts change, with the bars of P(report | truth) = ½ ± γ
+    at.slider(key="rr_gamma").set_value(0.4).run()
+    p4, h4 = charts(at)
+    assert p4 != p3 and h4 != h3 and "γ = 0.4" in titles(at)[0]
+    heights = sorted(row["y"] for layer in p4["layer"] for row in layer["data"]["values"]
+                     if row.get("series") == "true answer no")
+    assert heights == pytest.approx([0.1, 0.9])
+    # the reports are named on the x axis, not numbered
+    assert "report 'yes'" in p4["layer"][0]["encoding"]["x"]["axis"]["labelExpr"]
 
 
 def test_rr_epsilon_mode_and_new_survey():
@@ -230,10 +375,15 @@ def test_rr_epsilon_mode_and_new_survey():
     assert m["Standard error of π̂"] == f"{rr_std_error(0.6, 5000, epsilon=0.5):.3g}"
     first = _survey(0.6, 5000, 0, epsilon=0.5)
     assert m["Estimate π̂"] == f"{first.estimate:.3f}"
+    assert all("ε = 0.5" in t for t in titles(at))
+    assert charts(at)[1] == as_sent(to_vega_lite(rr_estimator_data(
+        0.6, 5000, epsilon=0.5, n_trials=2000, rng=0, simulation="binomial")))
+    histogram = charts(at)[1]
     at.button(key="rr_rerun").click().run()
     assert_no_errors(at)
     second = _survey(0.6, 5000, 1, epsilon=0.5)
     assert metrics(at)["Estimate π̂"] == f"{second.estimate:.3f}"
+    assert charts(at)[1] == histogram          # a new survey; the 2,000 surveys stay
 
 
 @pytest.mark.parametrize("rate", [0.0, 1.0])
@@ -247,61 +397,7 @@ def test_rr_extreme_rates(rate):
     assert metrics(at)["γ"] == "0.49"
 
 
-# --------------------------------------------------------------- figure store
-DENSITIES = "dpteach.plots.calibration.plot_neighbouring_densities"
-
-
-def test_figure_store_draws_once_and_prefetches(monkeypatch):
-    from dpteach.app_pages._common import FigureStore
-
-    monkeypatch.setenv("DPTEACH_APP_PREFETCH", "1")
-    store = FigureStore(max_entries=3)
-    png = store.get(DENSITIES, sensitivity=1.0, epsilon=1.0)
-    assert png.startswith(b"\x89PNG\r\n\x1a\n")
-    assert store.get(DENSITIES, sensitivity=1.0, epsilon=1.0) is png      # not redrawn
-    store.prefetch(DENSITIES, sensitivity=1.0, epsilon=2.0)
-    prefetched = store.get(DENSITIES, sensitivity=1.0, epsilon=2.0)
-    assert prefetched == FigureStore().get(DENSITIES, sensitivity=1.0, epsilon=2.0)
-    assert prefetched != png
-    for eps in (3.0, 5.0, 7.0):
-        store.get(DENSITIES, sensitivity=1.0, epsilon=eps)
-    assert len(store._items) == 3                                          # LRU bound
-
-
-def test_figure_store_errors_propagate_and_prefetch_can_be_off(monkeypatch):
-    from dpteach.app_pages._common import FigureStore
-
-    store = FigureStore()
-    with pytest.raises(ValueError, match="delta"):
-        store.get(DENSITIES, sensitivity=1.0, epsilon=1.0, delta=0.0, mechanism="gaussian")
-    assert not store._items
-    monkeypatch.setenv("DPTEACH_APP_PREFETCH", "0")
-    store.prefetch(DENSITIES, sensitivity=1.0, epsilon=1.0)
-    assert not store._items
-
-
-def _positions_script() -> None:
-    import streamlit as st
-
-    from dpteach.app_pages._common import next_positions
-
-    a = st.select_slider("a", options=[1, 2, 3, 4], value=2, key="a")
-    b = st.select_slider("b", options=[10, 20, 30], value=20, key="b")
-    steps = next_positions({"a": ([1, 2, 3, 4], a), "b": ([10, 20, 30], b)}, state_key="_pos")
-    st.text(repr(steps))
-
-
-def test_next_positions_follows_the_slider_that_moved():
-    at = AppTest.from_function(_positions_script, default_timeout=TIMEOUT).run()
-    assert at.text[0].value == "[('a', 3), ('a', 1)]"        # nothing moved yet: first slider
-    at.select_slider(key="b").set_value(10).run()
-    assert at.text[0].value == "[('b', 20)]"                 # b moved left, at its end
-    at.select_slider(key="a").set_value(3).run()
-    assert at.text[0].value == "[('a', 4), ('a', 2)]"        # a moved right: right first
-    at.select_slider(key="a").set_value(2).run()
-    assert at.text[0].value == "[('a', 1), ('a', 3)]"        # a moved left: left first
-
-
+# ------------------------------------------------------------------ corners
 def test_calibration_extreme_corners_render():
     """The slider ends together, in every view: numbers from dpteach, no warning."""
     at = page_app(CAL)

@@ -1,23 +1,26 @@
 """AppTest tests of the "Private logistic regression" page (dpteach.app_pages.private_lr).
 
-The numbers the page shows must be the ones dpteach.learning computes, and a
-bad value (a row-norm bound R = 0) must give a friendly warning, never an
-exception. The Adult curve is computed once per test process (st.cache_data).
+The numbers the page shows must be the ones dpteach.learning computes, the two
+charts (Vega-Lite, drawn by the browser) must show the data of dpteach.plots.erm and
+follow the sliders, and a bad value (a row-norm bound R = 0) must give a friendly
+warning, never an exception. The Adult curve is computed once per test process
+(st.cache_data).
 """
 
 from __future__ import annotations
 
 import ast
+import json
 import math
-import threading
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from dpteach.app_pages import private_lr as page
-from dpteach.datasets import adult_arrays, make_toy_data
+from dpteach.datasets import TOY_DATA_NORM, adult_arrays, make_toy_data
 from dpteach.learning import erm
+from dpteach.learning.erm_experiments import toy_fits
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT = 120        # the first run trains the Adult models (a few seconds, more under load)
@@ -49,8 +52,15 @@ def assert_clean(at: AppTest) -> None:
     assert not at.error, [e.value for e in at.error]
 
 
-def images(at: AppTest) -> list:
-    return at.get("image")
+def charts(at: AppTest) -> list[dict]:
+    """The Vega-Lite specifications of the page's charts, in page order."""
+    return [json.loads(c.proto.spec) for c in at.get("vega_lite_chart")]
+
+
+def rows(spec: dict, series: str) -> list[dict]:
+    """The data rows of one series (by its legend label or key) of a chart."""
+    return [r for layer in spec["layer"] for r in layer["data"]["values"]
+            if r.get("series") == series]
 
 
 def test_default_view_matches_the_library(first_run):
@@ -63,7 +73,17 @@ def test_default_view_matches_the_library(first_run):
     k = erm.objective_perturbation_constants(eps, n, lam)
     assert m["ε′ left for the noise"] == f"{k.epsilon_prime:.3g}"
     assert m["Extra ridge Δ"] == f"{k.Delta:.3g}"
-    assert len(images(at)) == 2                       # toy boundaries + Adult curve
+    toy, adult = charts(at)                           # toy boundaries + Adult curve
+    assert "ε = 1 (δ = 0)" in toy["title"]["text"] and "n = 200" in toy["title"]["text"]
+    assert "test accuracy vs ε" in adult["title"]["text"]
+    # the chart shows the library's fits: the non-private line is coef_·x + b = 0
+    fits = toy_fits(epsilon=eps, lam=lam, method="objective", n_fits=page.N_FITS, n=n,
+                    data_norm=TOY_DATA_NORM)
+    line = rows(toy, "non-private")
+    assert len(line) == 2
+    pts = [[r["x"], r["y"]] for r in line]
+    assert abs(fits.nonprivate.decision_function(pts)).max() < 1e-4   # 6 significant digits
+    assert len(rows(toy, "class 0")) + len(rows(toy, "class 1")) == n
 
 
 def test_adult_numbers_are_the_library_s(first_run):
@@ -103,7 +123,21 @@ def test_sliders_drive_the_constants(at, eps, lam, n):
     assert m["ε′ left for the noise"] == f"{k.epsilon_prime:.3g}"
     nearest = min(page.ADULT_EPSILONS, key=lambda e: abs(math.log(e / eps)))
     assert f"Objective perturbation, ε = {nearest:g}" in m
-    assert len(images(at)) == 2
+    toy = charts(at)[0]
+    assert f"ε = {eps:g} (δ = 0), Λ = {lam:g}, n = {n}" in toy["title"]["text"]
+
+
+def test_the_toy_chart_follows_the_epsilon_slider(at):
+    before = charts(at)
+    at.select_slider(key="erm_epsilon").set_value(0.1)
+    at.run()
+    assert_clean(at)
+    after = charts(at)
+    # new private fits (the thin lines), the same data points and non-private line
+    assert rows(after[0], "8 private fits") != rows(before[0], "8 private fits")
+    assert rows(after[0], "class 0") == rows(before[0], "class 0")
+    assert rows(after[0], "non-private") == rows(before[0], "non-private")
+    assert after[1] == before[1]                      # the Adult curve does not depend on ε
 
 
 def test_zero_norm_bound_is_a_friendly_warning(at):
@@ -112,7 +146,7 @@ def test_zero_norm_bound_is_a_friendly_warning(at):
     assert_clean(at)
     assert len(at.warning) == 1 and "data_norm" in at.warning[0].value
     assert "Sensitivity 2/(nΛ)" not in metrics(at)
-    assert len(images(at)) == 1                       # the Adult section still renders
+    assert len(charts(at)) == 1                       # the Adult section still renders
 
 
 def test_small_norm_bound_clips_points(at):
@@ -125,27 +159,25 @@ def test_small_norm_bound_clips_points(at):
 
 
 def test_toy_models_are_fitted_once_per_setting(monkeypatch):
-    # the figure and the accuracy caption are made from the same fits (no second training)
-    from dpteach.app_pages import _common
-
+    # the chart and the accuracy caption are made from the same fits (no second training),
+    # and a slider position seen before is not fitted again (st.cache_data)
     calls = []
     fit = page.toy_fits
 
     def counting(**kwargs):
-        if not threading.current_thread().name.startswith("dpteach-prefetch"):   # stale ones
-            calls.append(tuple(sorted(kwargs.items())))
+        calls.append(tuple(sorted(kwargs.items())))
         return fit(**kwargs)
 
-    monkeypatch.setenv("DPTEACH_APP_PREFETCH", "0")
     monkeypatch.setattr(page, "toy_fits", counting)
-    page.toy_models.cache_clear()
-    _common.FIGURES.clear()
+    page.toy_view.clear()
     at = AppTest.from_function(_page_script, default_timeout=TIMEOUT).run()
-    at.select_slider(key="erm_epsilon").set_value(0.5)
-    at.run()
-    assert_clean(at)
+    for eps in (0.5, 1.0, 0.5):
+        at.select_slider(key="erm_epsilon").set_value(eps)
+        at.run()
+        assert_clean(at)
     assert len(calls) == 2 and len(set(calls)) == 2          # ε = 1, then ε = 0.5: once each
-    page.toy_models.cache_clear()
+    assert dict(calls[1])["epsilon"] == 0.5
+    page.toy_view.clear()
 
 
 def test_page_is_registered_in_app():

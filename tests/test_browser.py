@@ -1,7 +1,9 @@
 """Real-browser tests: Debian's Chromium driven by Playwright.
 
 (a) The Streamlit app: move the ε slider with the keyboard and check that the
-    Laplace scale b and the pictures follow.
+    Laplace scale b and the charts (drawn by the browser) follow; then every page:
+    its main slider moves its chart, with no error element, at a projector's and a
+    laptop's screen size.
 (b) JupyterLab: open notebook 01, run all cells, move its first widget slider
     with the keyboard and check that the plot below it is redrawn.
 
@@ -49,9 +51,9 @@ def _metric(page, label: str):
             .get_by_test_id("stMetricValue"))
 
 
-def _image_sources(page) -> list[str]:
-    images = page.locator("[data-testid='stImage'] img")
-    return [images.nth(i).get_attribute("src") for i in range(images.count())]
+def _chart_title(page, i: int):
+    """The title the browser drew on the i-th Vega-Lite chart (SVG text)."""
+    return page.get_by_test_id("stVegaLiteChart").nth(i).locator(".role-title-text")
 
 
 def test_app_epsilon_slider_with_keyboard(streamlit_url, tmp_path):
@@ -61,18 +63,18 @@ def test_app_epsilon_slider_with_keyboard(streamlit_url, tmp_path):
         page.goto(streamlit_url)
         b_value = _metric(page, "Laplace b = Δ/ε")
         expect(b_value).to_have_text("1", timeout=60_000)          # ε = 1, Δ = 1
-        expect(page.locator("[data-testid='stImage'] img")).to_have_count(2)
-        before = _image_sources(page)
+        charts = page.get_by_test_id("stVegaLiteChart")           # drawn by the browser
+        expect(charts).to_have_count(2)
+        expect(_chart_title(page, 0)).to_contain_text("ε = 1")
+        expect(_chart_title(page, 1)).to_contain_text("δ = 1e-05")
 
         thumb = page.get_by_role("slider", name="Privacy loss ε")
         thumb.focus()
         page.keyboard.press("ArrowRight")                          # ε: 1 → 1.5
         expect(b_value).to_have_text("0.6667", timeout=30_000)    # b = 1/1.5
         expect(_metric(page, "σ analytic")).not_to_have_text("3.731")
-        images = page.locator("[data-testid='stImage'] img")
-        for i, src in enumerate(before):        # both pictures are redrawn (new media URL)
-            expect(images.nth(i)).not_to_have_attribute("src", src, timeout=30_000)
-        expect(images).to_have_count(2)
+        for i in (0, 1):                                           # both charts follow ε
+            expect(_chart_title(page, i)).to_contain_text("ε = 1.5", timeout=30_000)
 
         thumb.focus()
         page.keyboard.press("ArrowLeft")
@@ -80,6 +82,7 @@ def test_app_epsilon_slider_with_keyboard(streamlit_url, tmp_path):
         expect(b_value).to_have_text("1.429", timeout=30_000)     # b = 1/0.7
         # ε < 1: the classic Gaussian σ is shown again
         expect(_metric(page, "σ classic")).not_to_have_text("n/a")
+        expect(_chart_title(page, 1)).to_contain_text("ε = 0.7", timeout=30_000)
         page.screenshot(path=tmp_path / "app.png", full_page=True)
 
 
@@ -190,3 +193,88 @@ def test_notebook_widget_slider_with_keyboard(jupyterlab_url, tmp_path):
                                     return img !== null && img.getAttribute('src') !== old; }""",
                 arg=[interact.element_handle(), before], timeout=60_000)
             page.screenshot(path=tmp_path / "lab.png")
+
+
+# ----------------------------------------------------------------- every app page
+def _app_pages() -> list[tuple[str, str]]:
+    """(title, url path) of every page in app.py's PAGES (read without running the app).
+
+    The first page is the default one, served at the app's root (its path is "").
+    """
+    import ast
+
+    tree = ast.parse((ROOT / "app.py").read_text())
+    pages = next(ast.literal_eval(n.value) for n in tree.body
+                 if isinstance(n, ast.Assign) and [t.id for t in n.targets] == ["PAGES"])
+    return [(title, "" if i == 0 else module.rsplit(".", 1)[-1].replace("_", "-"))
+            for i, (title, module, _) in enumerate(pages)]
+
+
+CHART = "[data-testid='stVegaLiteChart']"
+
+
+def _wait_for_charts(page, timeout_ms: int = 60_000) -> None:
+    """Until the page's charts are drawn by the browser (a canvas or an SVG inside)."""
+    page.wait_for_function(
+        """(sel) => { const c = [...document.querySelectorAll(sel)];
+                      return c.length > 0 && c.every(e => e.querySelector('canvas, svg')); }""",
+        arg=CHART, timeout=timeout_ms)
+
+
+def _charts_picture(page) -> str:
+    """What the browser drew in every chart (their SVG/canvas markup), read atomically."""
+    return page.evaluate(
+        """(sel) => [...document.querySelectorAll(sel)].map(e => e.innerHTML).join('|')""",
+        CHART)
+
+
+def _assert_no_error_elements(page) -> None:
+    assert page.get_by_test_id("stException").count() == 0, "an exception is shown"
+    assert "Traceback" not in page.inner_text("body"), "a traceback is shown"
+
+
+@pytest.mark.parametrize("title,path", _app_pages(), ids=[p or "default" for _, p in _app_pages()])
+def test_every_page_follows_its_main_slider(streamlit_url, tmp_path, title, path):
+    # Open the page, move its first slider one step with the keyboard (as an instructor
+    # does on a projector), and check that the browser-drawn chart changes and that no
+    # error element or traceback appears.
+    import time
+
+    with chromium_page(viewport=(1920, 1080)) as page, \
+            screenshot_on_failure(page, tmp_path / f"{path or 'default'}-failure.png"):
+        page.goto(streamlit_url + path)
+        page.get_by_role("heading", name=title).first.wait_for(timeout=60_000)
+        _wait_for_charts(page)
+        _assert_no_error_elements(page)
+        before = _charts_picture(page)
+        thumb = page.get_by_role("slider").first
+        thumb.focus()
+        at_max = thumb.get_attribute("aria-valuenow") == thumb.get_attribute("aria-valuemax")
+        page.keyboard.press("ArrowLeft" if at_max else "ArrowRight")
+        deadline = time.monotonic() + 45
+        while _charts_picture(page) == before:
+            assert time.monotonic() < deadline, f"{title}: the chart did not change"
+            page.wait_for_timeout(250)
+        _wait_for_charts(page)
+        _assert_no_error_elements(page)
+
+
+@pytest.mark.parametrize("size", [(1920, 1080), (1366, 768)], ids=["projector", "laptop"])
+def test_screenshots_of_every_page(streamlit_url, tmp_path, size):
+    # Screenshots at a projector's and a laptop's resolution, for a person to look at:
+    # set DPTEACH_SCREENSHOTS=<dir> to keep them. The test checks that every page
+    # draws its charts without an error element at both sizes.
+    import os
+    from pathlib import Path
+
+    out = Path(os.environ.get("DPTEACH_SCREENSHOTS", tmp_path))
+    out.mkdir(parents=True, exist_ok=True)
+    with chromium_page(viewport=size) as page:
+        for title, path in _app_pages():
+            with screenshot_on_failure(page, tmp_path / f"{path or 'default'}-failure.png"):
+                page.goto(streamlit_url + path)
+                page.get_by_role("heading", name=title).first.wait_for(timeout=60_000)
+                _wait_for_charts(page)
+                _assert_no_error_elements(page)
+                page.screenshot(path=out / f"{path or 'default'}-{size[0]}x{size[1]}.png",
+                                full_page=True)

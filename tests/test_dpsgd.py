@@ -15,9 +15,12 @@ from sklearn.preprocessing import StandardScaler
 from _props import (
     BAD_DELTA,
     BAD_PROBABILITY,
+    NON_FINITE_ARRAYS,
     NOT_A_NUMBER,
+    NOT_NUMERIC,
     NOT_POSITIVE_FINITE,
     assert_rejects_bad_values,
+    bad_int,
 )
 from dpteach.accounting import PLDAccountant, RDPAccountant
 from dpteach.learning.dpsgd import (
@@ -393,6 +396,172 @@ def test_dpsgd_plots(digits):
     assert plot_decision_boundary(clf2, X2, y2, grid_size=20).axes
     with pytest.raises(ValueError, match="X"):
         decision_grid(clf2, X, 20)
+
+
+def _rendered(data):
+    """Both renderers accept ``data``: a matplotlib Figure and a JSON-able Vega-Lite spec."""
+    import json
+
+    from matplotlib.figure import Figure
+
+    from dpteach.plots.figure import to_matplotlib, to_vega_lite
+
+    assert isinstance(to_matplotlib(data), Figure)
+    spec = to_vega_lite(data)
+    json.dumps(spec)
+    return spec
+
+
+def test_grad_norm_histogram_data_counts_before_and_after_clipping():
+    from dpteach.plots.dpsgd import grad_norm_histogram_data, plot_grad_norm_histogram
+
+    norms = np.array([0.1, 0.5, 2.0, 3.0, 0.9])
+    data = grad_norm_histogram_data(norms, 1.0, bins=5)
+    before, after = data.series_by_key("before"), data.series_by_key("after")
+    assert before.kind == after.kind == "bars"
+    edges = np.linspace(0, 3.0 * 1.02, 6)
+    np.testing.assert_array_equal(before.y, np.histogram(norms, bins=edges)[0])
+    np.testing.assert_allclose(before.x, (edges[:-1] + edges[1:]) / 2)
+    assert before.width == pytest.approx(edges[1] - edges[0])
+    np.testing.assert_array_equal(after.y, np.histogram(np.minimum(norms, 1.0), bins=edges)[0])
+    assert before.y.sum() == after.y.sum() == norms.size
+    assert [(r.key, r.axis, r.value) for r in data.rules] == [("clip", "x", 1.0)]
+    assert "40% clipped at C = 1" in data.title and "n = 5" in data.title
+    spec = _rendered(data)
+    bars = [layer for layer in spec["layer"] if layer["mark"]["type"] == "bar"]
+    assert len(bars) == 2 and all("x2" in layer["encoding"] for layer in bars)
+    # a C beyond every norm: the clipped histogram spans [0, 1.02 C]
+    wide = grad_norm_histogram_data(norms, 10.0, bins=5).series_by_key("after")
+    assert wide.width == pytest.approx(10.0 * 1.02 / 5) and wide.y.sum() == norms.size
+    plain = grad_norm_histogram_data(norms)
+    assert [s.key for s in plain.series] == ["before"] and not plain.rules
+    fig = plot_grad_norm_histogram(norms, 1.0, bins=5)
+    ax = fig.axes[0]
+    assert ax.get_title() == data.title
+    heights = [p.get_height() for p in ax.patches if p.get_gid() == "after"]
+    np.testing.assert_array_equal(heights, after.y)
+
+
+def test_training_history_data_two_charts_with_delta(digits):
+    from dpteach.plots.dpsgd import plot_training_history, training_history_data
+
+    X, y = digits
+    clf = DPSGDClassifier(noise_multiplier=1.0, batch_size=256, epochs=2, rng=0).fit(X, y)
+    base = DPSGDClassifier(noise_multiplier=0.0, max_grad_norm=None, batch_size=256, epochs=2,
+                           rng=0).fit(X, y)
+    acc, spent = training_history_data({"σ = 1": clf.history_}, delta=1e-5)
+    line = acc.series_by_key("accuracy-0")
+    np.testing.assert_array_equal(line.x, clf.history_["epoch"])
+    np.testing.assert_array_equal(line.y, clf.history_["accuracy"])
+    assert line.label == "σ = 1: accuracy" and acc.y_domain == (0.0, 1.0)
+    eps = spent.series_by_key("epsilon-0")
+    np.testing.assert_array_equal(eps.y, clf.history_["epsilon"])
+    assert eps.dash == "dashed" and "δ = 1e-05" in spent.title and "δ = 1e-05" in spent.y_title
+    _rendered(acc)
+    _rendered(spent)
+    # no noise: ε = ∞ at every epoch, so no ε curve, and the title says why
+    acc2, spent2 = training_history_data({"σ = 1": clf.history_, "plain SGD": base.history_})
+    assert [s.key for s in acc2.series if s.kind == "line"] == ["accuracy-0", "accuracy-1"]
+    assert [s.key for s in spent2.series if s.kind == "line"] == ["epsilon-0"]
+    assert "∞" in spent2.title and "plain SGD" in spent2.title
+    fig = plot_training_history({"σ = 1": clf.history_})
+    assert len(fig.axes) == 2
+    assert fig.axes[0].get_title() == "Training with DP-SGD: accuracy and privacy spent"
+    assert fig.axes[1].get_title() == ""
+
+
+def test_decision_boundary_spec_is_the_grid_in_the_palette():
+    import json
+
+    from dpteach.plots import PALETTE
+    from dpteach.plots.dpsgd import PROBABILITY_COLOURS, decision_boundary_spec, decision_grid
+    from dpteach.plots.figure import FONT_SIZES
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((30, 2))
+    y = (X[:, 0] > 0).astype(int)
+    clf = DPSGDClassifier(noise_multiplier=0.0, max_grad_norm=None, batch_size=15, epochs=5,
+                          hidden=(), rng=0).fit(X, y)
+    x0, x1, p = decision_grid(clf, X, 12)
+    spec = decision_boundary_spec(x0, x1, p, X, y, title="P(class 1) (ε = 2, δ = 1e-05)")
+    json.dumps(spec)
+    assert spec["title"] == {"text": "P(class 1) (ε = 2, δ = 1e-05)",
+                             "fontSize": FONT_SIZES["title"], "anchor": "start"}
+    cells, points = (layer["data"]["values"] for layer in spec["layer"])
+    assert len(cells) == 144 and len(points) == 30
+    # p[j, i] colours the cell centred on (x0[i], x1[j]); the browser adds the half-steps
+    for k, cell in enumerate(cells):
+        j, i = divmod(k, 12)
+        assert (cell["a"], cell["b"]) == pytest.approx((x0[i], x1[j]), rel=1e-4)
+        assert cell["p"] == pytest.approx(p[j, i], abs=5e-4)
+    steps = {t["as"]: t["calculate"] for t in spec["layer"][0]["transform"]}
+    assert steps["a2"] == f"datum.a + {float(x0[1] - x0[0]) / 2!r}"
+    assert steps["b1"] == f"datum.b - {float(x1[1] - x1[0]) / 2!r}"
+    # an irregular grid: explicit cell edges halfway between the grid points
+    uneven = np.array([0.0, 1.0, 3.0])
+    irregular = decision_boundary_spec(uneven, uneven, np.full((3, 3), 0.25), X, y)
+    cells = irregular["layer"][0]["data"]["values"]
+    assert [(c["a1"], c["a2"]) for c in cells[:3]] == [(-0.5, 0.5), (0.5, 2.0), (2.0, 4.0)]
+    assert irregular["layer"][0]["transform"] == []
+    colour = spec["layer"][0]["encoding"]["color"]["scale"]
+    assert colour["range"] == list(PROBABILITY_COLOURS) and colour["domain"] == [0, 0.5, 1]
+    fill = spec["layer"][1]["encoding"]["fill"]["scale"]
+    assert fill == {"domain": ["class 0", "class 1"],
+                    "range": [PALETTE["blue"], PALETTE["vermillion"]]}
+    assert spec["config"]["axis"]["titleFontSize"] == FONT_SIZES["axis_title"]
+    x_scale = spec["layer"][0]["encoding"]["x"]["scale"]["domain"]
+    assert x_scale == pytest.approx([x0[0], x0[-1]], rel=1e-4)
+
+
+_SPEC_BAD_ARRAY = st.one_of(NON_FINITE_ARRAYS, NOT_NUMERIC)
+
+
+@pytest.mark.parametrize("arg,strategy", [
+    ("x0", st.one_of(_SPEC_BAD_ARRAY, st.sampled_from([[1.0], [2.0, 1.0, 3.0], [[0.0, 1.0]],
+                                                       [0.0, 0.0, 1.0], [0.0, 1.0]]))),
+    ("x1", st.one_of(_SPEC_BAD_ARRAY, st.sampled_from([[1.0], [3.0, 2.0, 1.0], [0.0, 1.0]]))),
+    ("p", st.one_of(_SPEC_BAD_ARRAY, st.sampled_from([np.full((3, 3), 1.5), -np.ones((3, 3)),
+                                                      np.ones((2, 3)), np.ones(9)]))),
+    ("X", st.one_of(_SPEC_BAD_ARRAY, st.sampled_from([np.ones((4, 3)), np.ones(4)]))),
+    ("y", st.one_of(NOT_NUMERIC, st.sampled_from([[0, 1], [0, 1, 2, 0], np.full(4, np.nan)]))),
+    ("title", st.sampled_from([1, b"x", ["x"], True, object()])),
+    ("height", bad_int(50, 2000)),
+])
+def test_decision_boundary_spec_rejects_bad_values(arg, strategy):
+    from dpteach.plots.dpsgd import decision_boundary_spec
+
+    grid = np.linspace(-1.0, 1.0, 3)
+    valid = {"x0": grid, "x1": grid, "p": np.full((3, 3), 0.5),
+             "X": np.array([[0.0, 0.0], [1.0, 1.0], [0.5, -0.5], [-1.0, 0.2]]),
+             "y": np.array([0, 1, 1, 0])}
+    assert_rejects_bad_values(decision_boundary_spec, valid, arg, strategy)
+
+
+@pytest.mark.parametrize("arg,strategy", [
+    ("norms", st.one_of(NON_FINITE_ARRAYS, NOT_NUMERIC, st.sampled_from([[-1.0], [], [[0.5]]]))),
+    ("max_grad_norm", st.one_of(NOT_POSITIVE_FINITE, st.sampled_from(["1", True, [1.0], 1e16]))),
+    ("bins", bad_int(2, 10_000)),
+])
+def test_grad_norm_histogram_data_rejects_bad_values(arg, strategy):
+    from dpteach.plots.dpsgd import grad_norm_histogram_data
+
+    valid = {"norms": [0.1, 0.5, 2.0], "max_grad_norm": 1.0}
+    assert_rejects_bad_values(grad_norm_histogram_data, valid, arg, strategy)
+
+
+@pytest.mark.parametrize("arg,strategy", [
+    ("histories", st.sampled_from([None, 1, "x", [1, 2], {"a": 1}, {"a": {"loss": [1]}}, {},
+                                   {"a": {"epoch": [1], "accuracy": ["x"], "epsilon": [1.0]}},
+                                   {"a": {"epoch": [1, 2], "accuracy": [0.5],
+                                          "epsilon": [1.0]}}])),
+    ("delta", st.one_of(BAD_DELTA, NOT_A_NUMBER).filter(lambda v: v is not None)),
+])
+def test_training_history_data_rejects_bad_values(arg, strategy):
+    from dpteach.plots.dpsgd import training_history_data
+
+    valid = {"histories": {"a": {"epoch": [1, 2], "accuracy": [0.5, 0.7],
+                                 "epsilon": [0.5, 1.0]}}, "delta": 1e-5}
+    assert_rejects_bad_values(training_history_data, valid, arg, strategy)
 
 
 def test_more_functions_reject_bad_values():

@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
+import json
 import math
 import os
 import warnings
@@ -208,6 +209,17 @@ def dpsgd_fitted(clf, kw):
 def figure(out, kw):
     from matplotlib.figure import Figure
     return isinstance(out, Figure)
+
+
+def figure_data(out, kw):
+    from dpteach.plots.figure import FigureData, to_vega_lite
+    json.dumps(to_vega_lite(out), allow_nan=False)    # the browser's chart: plain JSON
+    return isinstance(out, FigureData)
+
+
+def vega_lite_spec(out, kw):
+    json.dumps(out, allow_nan=False)                  # plain JSON, no NaN/inf
+    return isinstance(out, dict) and len(out["layer"]) == 2
 
 
 def grid(out, kw):
@@ -482,6 +494,12 @@ CASES = [
          kw(epsilon=1.0), {"epsilon": POS}, check=figure, examples=3),
     Case(f"{PE}.plot_accuracy_curve", perm.plot_accuracy_curve, kw(curve=_curve),
          {"baseline": UNIT}, check=figure, examples=3),
+    Case(f"{PE}.toy_boundaries_data",
+         lambda epsilon: perm.toy_boundaries_data(erm_experiments.toy_fits(
+             epsilon=epsilon, lam=0.1, n_fits=1, n=20)),
+         kw(epsilon=1.0), {"epsilon": POS}, check=figure_data, examples=3),
+    Case(f"{PE}.accuracy_curve_data", perm.accuracy_curve_data, kw(curve=_curve),
+         {"baseline": UNIT}, check=figure_data, examples=3, fixed=("nonprivate",)),
     Case(f"{PE}.plot_sensitivity",
          lambda lam: perm.plot_sensitivity(erm_experiments.empirical_sensitivity(
              X2(), Y2(), lam, n_random=2, n_adversarial=1, data_norm=3.0, rng=0)),
@@ -504,6 +522,23 @@ CASES = [
          kw(norms=lambda: np.array([0.1, 0.5, 2.0]), max_grad_norm=1.0),
          {"norms": scaled(np.array([0.1, 0.5, 2.0])), "max_grad_norm": POS, "bins": INTS},
          check=figure, examples=3),
+    Case(f"{PD}.grad_norm_histogram_data", pdp.grad_norm_histogram_data,
+         kw(norms=lambda: np.array([0.1, 0.5, 2.0]), max_grad_norm=1.0),
+         {"norms": scaled(np.array([0.1, 0.5, 2.0])), "max_grad_norm": POS, "bins": INTS},
+         check=figure_data, examples=3),
+    Case(f"{PD}.training_history_data", pdp.training_history_data,
+         kw(histories=lambda: {"a": _dpsgd_clf().history_}, delta=1e-5),
+         {"histories": SCALES.map(lambda f: {"a": {"epoch": [1, 2], "accuracy": [0.5, 0.9],
+                                                   "epsilon": [f / 2, f]}}),
+          "delta": UNIT},
+         check=lambda out, k: all(figure_data(d, k) for d in out), examples=3),
+    Case(f"{PD}.decision_boundary_spec", pdp.decision_boundary_spec,
+         kw(x0=lambda: np.linspace(-1.0, 1.0, 10), x1=lambda: np.linspace(-1.0, 1.0, 10),
+            p=lambda: np.full((10, 10), 0.5), X=X2, y=Y2),
+         {"x0": scaled(np.linspace(-1.0, 1.0, 10)), "x1": scaled(np.linspace(-1.0, 1.0, 10)),
+          "p": UNIT.map(lambda v: np.full((10, 10), v)), "X": scaled(_toy()[0]),
+          "height": INTS},
+         check=vega_lite_spec, examples=3),
     Case(f"{PD}.plot_training_history", pdp.plot_training_history,
          kw(histories=lambda: {"a": _dpsgd_clf().history_}),
          {"histories": SCALES.map(lambda f: {"a": {"epoch": [1, 2], "accuracy": [0.5, 0.9],

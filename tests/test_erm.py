@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import strategies as st
 from scipy import stats
 from sklearn.datasets import make_blobs
 from sklearn.linear_model import LogisticRegression
@@ -30,6 +31,8 @@ from dpteach.learning import erm, erm_bounds, erm_experiments, logistic
 from _props import (
     NON_FINITE_ARRAYS,
     NOT_A_NUMBER,
+    NOT_AN_OBJECT,
+    NOT_BOOL,
     NOT_POSITIVE_FINITE,
     BAD_PROBABILITY,
     assert_rejects_bad_values,
@@ -702,6 +705,118 @@ def test_plot_accuracy_sensitivity_and_excess_risk(blobs):
         plot_excess_risk(eps, {"output": np.ones((3, 3))}, {})
     with pytest.raises(ValueError, match="method"):
         plot_excess_risk(eps, {"laplace": np.ones((2, 3))}, {})
+
+
+def _rendered(data):
+    """Both renderers accept ``data``: a matplotlib Figure and a JSON-able Vega-Lite spec."""
+    import json
+
+    from matplotlib.figure import Figure
+
+    from dpteach.plots.figure import to_matplotlib, to_vega_lite
+
+    assert isinstance(to_matplotlib(data), Figure)
+    spec = to_vega_lite(data)
+    json.dumps(spec)
+    return spec
+
+
+def test_toy_boundaries_data_is_the_fits_lines_clipped_to_the_box():
+    from dpteach.plots.erm import plot_toy_boundaries, toy_boundaries_data
+
+    fits = erm_experiments.toy_fits(epsilon=0.5, lam=0.01, method="objective", n_fits=3, n=60)
+    data = toy_boundaries_data(fits)
+    assert [s.key for s in data.series] == ["class-0", "class-1", "private-0", "private-1",
+                                            "private-2", "nonprivate"]
+    assert [s.label for s in data.series] == ["class 0", "class 1", "3 private fits", "", "",
+                                              "non-private"]
+    assert "ε = 0.5" in data.title and "δ = 0" in data.title and "n = 60" in data.title
+    for k in (0, 1):                                   # the points are the data, per class
+        pts = data.series_by_key(f"class-{k}")
+        np.testing.assert_array_equal(np.column_stack([pts.x, pts.y]), fits.X[fits.y == k])
+        assert pts.kind == "points"
+    (x0, x1), (y0, y1) = data.x_domain, data.y_domain
+    assert x0 == pytest.approx(fits.X[:, 0].min() - 0.5) and y1 == pytest.approx(
+        fits.X[:, 1].max() + 0.5)
+    models = {"nonprivate": fits.nonprivate,
+              **{f"private-{i}": m for i, m in enumerate(fits.private)}}
+    for key, model in models.items():
+        line = data.series_by_key(key)
+        # w·z = 0 in the bounded features is coef_·x + intercept_ = 0 in the raw ones
+        pts = np.column_stack([line.x, line.y])
+        np.testing.assert_allclose(model.decision_function(pts), 0, atol=1e-9)
+        assert np.all((line.x >= x0 - 1e-12) & (line.x <= x1 + 1e-12))
+        assert np.all((line.y >= y0 - 1e-12) & (line.y <= y1 + 1e-12))
+    base = data.series_by_key("nonprivate")              # the highlighted reference
+    assert base.dash == "dashed" and base.width > data.series_by_key("private-0").width
+    spec = _rendered(data)
+    assert spec["title"]["text"] == data.title
+    fig = plot_toy_boundaries(fits)
+    assert len(_lines(fig, "private-")) == 3 and fig.axes[0].get_title() == data.title
+
+
+def test_boundary_lines_are_cut_at_the_box_or_left_out():
+    from dpteach.plots.erm import plot_decision_boundaries
+
+    X = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]])
+    y = np.array([0, 1, 0, 1])
+    # y = 4x crosses the box [-0.5, 1.5]² between y = -0.5 and y = 1.5: x in [-1/8, 3/8]
+    fig = plot_decision_boundaries(X, y, ([4.0, -1.0], 0.0), [([1.0, 1.0], -100.0)])
+    xs, ys = _lines(fig, "nonprivate")[0].get_data()
+    np.testing.assert_allclose(xs, [-0.125, 0.375])
+    np.testing.assert_allclose(ys, [-0.5, 1.5])
+    xs, _ = _lines(fig, "private-0")[0].get_data()       # x + y = 100 misses the box
+    assert len(xs) == 0
+
+
+def test_accuracy_curve_data_numbers_bands_and_rules(blobs):
+    from dpteach.plots.erm import accuracy_curve_data
+
+    X, y = blobs
+    curve = erm_experiments.accuracy_vs_epsilon(X, y, X, y, [0.5, 2.0], 0.01, data_norm=4.0, rng=0,
+                                                n_trials=3)
+    data = accuracy_curve_data(curve, baseline=0.5)
+    assert data.log_x and "ε" in data.x_title and "accuracy" in data.y_title
+    for m in ("objective", "output"):
+        mean, sd = curve.mean(m), curve.std(m)
+        line = data.series_by_key(f"mean-{m}")
+        np.testing.assert_array_equal(line.x, [0.5, 2.0])
+        np.testing.assert_allclose(line.y, mean)
+        band = data.series_by_key(f"sd-{m}")
+        np.testing.assert_allclose(band.y, mean - sd)
+        np.testing.assert_allclose(band.y2, np.minimum(mean + sd, 1.0))
+        assert band.kind == "band" and band.label == ""
+    rules = {r.key: r for r in data.rules}
+    assert rules["nonprivate"].value == curve.nonprivate_accuracy
+    assert rules["baseline"].value == 0.5 and "0.500" in rules["baseline"].label
+    assert "Λ = 0.01" in data.title
+    spec = _rendered(data)
+    assert spec["layer"][0]["encoding"]["x"]["scale"]["type"] == "log"
+    bare = accuracy_curve_data(curve, nonprivate=False, show_spread=False, title="t")
+    assert bare.rules == () and not any(s.kind == "band" for s in bare.series)
+    assert bare.title == "t"
+
+
+@pytest.mark.parametrize("arg,strategy", [
+    ("curve", NOT_AN_OBJECT),
+    ("baseline", st.one_of(BAD_PROBABILITY, NOT_A_NUMBER).filter(lambda v: v is not None)),
+    ("nonprivate", NOT_BOOL),
+    ("show_spread", NOT_BOOL),
+    ("title", st.sampled_from([1, 1.5, b"x", ["x"], True, object()])),
+])
+def test_accuracy_curve_data_rejects_bad_values(blobs, arg, strategy):
+    from dpteach.plots.erm import accuracy_curve_data
+
+    X, y = blobs
+    curve = erm_experiments.accuracy_vs_epsilon(X[:40], y[:40], X[:40], y[:40], [1.0], 0.1,
+                                                data_norm=4.0, rng=0, n_trials=2)
+    assert_rejects_bad_values(accuracy_curve_data, {"curve": curve}, arg, strategy)
+
+
+def test_toy_boundaries_data_rejects_bad_values():
+    from dpteach.plots.erm import toy_boundaries_data
+
+    assert_rejects_bad_values(toy_boundaries_data, {}, "fits", NOT_AN_OBJECT)
 
 
 def test_objective_hessian_and_risk_bad_input(small_problem):

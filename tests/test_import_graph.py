@@ -177,3 +177,26 @@ def test_the_cycle_check_can_fail(tmp_path, monkeypatch):
     monkeypatch.setattr(__import__(__name__), "MODULES", fake)
     with pytest.raises(AssertionError, match="import cycles"):
         test_no_import_cycles()
+
+
+def test_importing_the_plots_package_loads_no_drawing_library():
+    # ``import dpteach.plots`` must stay light (the app and notebook start-up pay for it):
+    # its chapters, with matplotlib and SciPy, load on first use of one of their names.
+    import subprocess
+    import sys
+    code = ("import sys, dpteach.plots as p; "
+            "heavy = [m for m in ('matplotlib', 'scipy.stats', 'sklearn', 'pandas') "
+            "if m in sys.modules]; print(heavy); "
+            "f = p.plot_sigma_comparison; print(f.__module__, 'matplotlib' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=ROOT).stdout.split("\n")
+    assert out[0] == "[]", out[0]
+    assert out[1] == "dpteach.plots.calibration True"
+
+
+def test_every_name_the_plots_package_exports_exists_in_its_chapter():
+    import dpteach.plots as plots
+    for name in plots.__all__:
+        obj = getattr(plots, name)
+        if callable(obj):
+            assert obj.__module__ == f"dpteach.plots.{plots._HOME[name]}", name

@@ -7,6 +7,7 @@ arguments raise a clear error.
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -16,10 +17,11 @@ from scipy import stats
 
 from dpteach import mechanisms as mech
 from dpteach import randomized_response as rr
-from dpteach.mechanisms import gaussian_sigma
+from dpteach.mechanisms import gaussian_sigma, laplace_scale
 from dpteach.randomized_response import rr_std_error
 from dpteach.plots import calibration as cal
 from dpteach.plots import randomized_response as rrp
+from dpteach.plots.figure import MAX_POINTS, to_matplotlib, to_vega_lite
 from _props import (
     BAD_DELTA,
     BAD_PROBABILITY,
@@ -333,6 +335,202 @@ def test_local_vs_central_closed_forms_and_simulation():
                               NOT_POSITIVE_FINITE)
 
 
+# ----------------------------------------------- data functions of the app's charts
+# One data function per figure (dpteach.plots.figure.FigureData), drawn by matplotlib in
+# the notebooks (the plot_* functions above) and by the browser (to_vega_lite) in the app.
+def _both_renderers(data):
+    """Draw with both renderers; return the matplotlib gids and the Vega-Lite spec."""
+    fig = to_matplotlib(data)
+    spec = json.loads(json.dumps(to_vega_lite(data)))           # as the browser gets it
+    title = spec["title"]["text"]                                  # a string, or its lines
+    assert ("\n".join(title) if isinstance(title, list) else title) == data.title
+    gids = {ln.get_gid() for ln in fig.axes[0].lines}
+    return gids, spec
+
+
+def _keys(data):
+    return [s.key for s in data.series], [r.key for r in data.rules]
+
+
+def test_neighbouring_densities_data_numbers_keys_and_title():
+    data = cal.neighbouring_densities_data(2.0, 0.5, value=3.0)
+    assert _keys(data) == (["laplace-D", "laplace-D'"], ["answer-D", "answer-D'"])
+    assert "ε = 0.5" in data.title and "Δ = 2" in data.title and "δ" not in data.title
+    b = laplace_scale(2.0, 0.5)
+    for key, centre in (("laplace-D", 3.0), ("laplace-D'", 5.0)):
+        s = data.series_by_key(key)
+        np.testing.assert_allclose(s.y, stats.laplace.pdf(s.x, centre, b), rtol=1e-12)
+        assert s.y.max() == pytest.approx(1 / (2 * b), rel=1e-12)    # the cusp is a point
+        assert f"b = {b:.3g}" in s.label
+        assert s.x.size <= MAX_POINTS                                 # not thinned
+    assert data.series_by_key("laplace-D'").dash == "dashed"
+    assert [r.value for r in data.rules] == [3.0, 5.0]
+    assert data.extra["peak"] == pytest.approx(1 / (2 * b))
+    gids, spec = _both_renderers(data)
+    assert {"laplace-D", "laplace-D'", "answer-D", "answer-D'"} <= gids
+
+    sigma = gaussian_sigma(1.0, 1.0, 1e-5)
+    data = cal.neighbouring_densities_data(1.0, 1.0, 1e-5, mechanism="both")
+    assert "ε = 1, δ = 1e-05" in data.title and "analytic σ" in data.title
+    s = data.series_by_key("gaussian-D'")
+    np.testing.assert_allclose(s.y, stats.norm.pdf(s.x, 1.0, sigma), rtol=1e-12)
+    assert f"σ = {sigma:.3g}" in s.label
+    gids, spec = _both_renderers(data)
+    legend = spec["layer"][0]["encoding"]["color"]["scale"]["domain"]
+    assert legend == [s.label for s in data.series]
+    with pytest.raises(ValueError, match="delta"):
+        cal.neighbouring_densities_data(1.0, 1.0, 0.0, mechanism="gaussian")
+
+
+def test_privacy_loss_data_laplace_and_gaussian():
+    data = cal.privacy_loss_data(1.0, 0.7)
+    assert _keys(data) == (["loss"], ["plus-epsilon", "minus-epsilon", "zero"])
+    loss = data.series_by_key("loss")
+    np.testing.assert_allclose(loss.y, mech.laplace_privacy_loss(loss.x, 1.0, 0.7), atol=1e-12)
+    assert loss.y.max() == pytest.approx(0.7) and loss.y.min() == pytest.approx(-0.7)
+    assert [r.value for r in data.rules] == [0.7, -0.7, 0.0]
+    assert data.y_domain == pytest.approx((-0.77, 0.77)) and "ε = 0.7" in data.title
+    _both_renderers(data)
+
+    sigma = gaussian_sigma(1.0, 1.0, 1e-5)
+    data = cal.privacy_loss_data(1.0, 1.0, 1e-5, mechanism="gaussian")
+    assert "ε = 1, δ = 1e-05" in data.title
+    assert _keys(data)[0] == ["loss-exceeds-left", "loss-exceeds-right", "loss"]
+    loss = data.series_by_key("loss")
+    np.testing.assert_allclose(loss.y, mech.gaussian_privacy_loss(loss.x, 1.0, sigma),
+                               atol=1e-9)
+    # |loss| > ε exactly outside Δ/2 ± εσ²/Δ: the bands end there
+    cut = sigma ** 2
+    left, right = data.series_by_key("loss-exceeds-left"), data.series_by_key("loss-exceeds-right")
+    assert left.x[-1] == pytest.approx(0.5 - cut) and right.x[0] == pytest.approx(0.5 + cut)
+    assert left.x[0] == loss.x[0] and right.x[-1] == loss.x[-1]
+    assert np.all(left.y2 >= np.abs(loss.y).max())                # the full height
+    mu = 1 / (2 * sigma ** 2)
+    p = stats.norm.sf((1 - mu) / math.sqrt(2 * mu)) + stats.norm.cdf((-1 - mu) / math.sqrt(2 * mu))
+    assert data.extra["p_exceeds"] == pytest.approx(p, rel=1e-9)
+    assert f"{p:.2g}" in left.label and right.label == ""
+    gids, spec = _both_renderers(data)
+    assert "loss" in gids
+    assert [layer["mark"]["type"] for layer in spec["layer"]][:3] == ["area", "area", "line"]
+
+
+def test_sigma_and_error_data_against_the_mechanisms():
+    eps = np.array([2.0, 0.1, 0.5, 0.9, 1.0, 5.0])
+    data = cal.sigma_comparison_data(1.0, 1e-5, epsilons=eps)
+    assert data.log_x and data.log_y and "δ = 1e-05" in data.title and "Δ = 1" in data.title
+    classic, analytic = data.series_by_key("classic"), data.series_by_key("analytic")
+    np.testing.assert_array_equal(classic.x, [0.1, 0.5, 0.9])          # only ε < 1
+    np.testing.assert_array_equal(analytic.x, np.sort(eps))
+    np.testing.assert_allclose(classic.y, [gaussian_sigma(1.0, e, 1e-5, method="classic")
+                                           for e in classic.x], rtol=1e-12)
+    np.testing.assert_allclose(analytic.y, [gaussian_sigma(1.0, e, 1e-5) for e in analytic.x],
+                               rtol=1e-12)
+    assert [r.value for r in data.rules] == [1.0]
+    _both_renderers(data)
+    above_one = cal.sigma_comparison_data(1.0, 1e-5, epsilons=[1.0, 2.0])
+    assert _keys(above_one) == (["analytic"], [])                     # no classic, no ε = 1 mark
+
+    data = cal.error_vs_epsilon_data(3.0, 1e-6)
+    assert "δ = 1e-06" in data.title and "Δ = 3" in data.title
+    lap, gau = data.series_by_key("laplace"), data.series_by_key("gaussian")
+    np.testing.assert_allclose(lap.y, 3.0 / lap.x, rtol=1e-12)
+    for e, g in zip(gau.x[::20], gau.y[::20]):
+        assert g == pytest.approx(gaussian_sigma(3.0, e, 1e-6) * math.sqrt(2 / math.pi),
+                                  rel=1e-12)
+    gids, _ = _both_renderers(data)
+    assert {"laplace", "gaussian"} <= gids
+
+
+def test_calibration_data_functions_refuse_what_the_plots_refuse():
+    good = dict(sensitivity=1.0, epsilon=1.0, delta=1e-5, mechanism="gaussian")
+    for func in (cal.neighbouring_densities_data, cal.privacy_loss_data):
+        assert_rejects_bad_values(func, good, "epsilon", NOT_POSITIVE_FINITE)
+        assert_rejects_bad_values(func, good, "delta", BAD_DELTA)
+    for func in (cal.sigma_comparison_data, cal.error_vs_epsilon_data):
+        assert_rejects_bad_values(func, dict(sensitivity=1.0, delta=1e-5), "sensitivity",
+                                  NOT_POSITIVE_FINITE)
+        with pytest.raises(ValueError, match="epsilons"):
+            func(1.0, 1e-5, epsilons=[0.5, -1.0])
+
+
+def test_rr_probabilities_data_and_spec():
+    data = rrp.rr_probabilities_data(gamma=0.25)
+    assert "γ = 0.25" in data.title and "ε = 1.1" in data.title and "= 3 =" in data.title
+    assert _keys(data) == (["true=0", "true=1"], [])
+    no, yes = data.series_by_key("true=0"), data.series_by_key("true=1")
+    np.testing.assert_allclose(no.y, [0.75, 0.25])
+    np.testing.assert_allclose(yes.y, [0.25, 0.75])
+    np.testing.assert_allclose(no.x, [-0.2, 0.8])
+    np.testing.assert_allclose(rrp.rr_probabilities_data(epsilon=math.log(3)).series[0].y, no.y)
+    fig = to_matplotlib(data)
+    assert len([p for p in fig.axes[0].patches if p.get_gid() == "true=1"]) == 2
+    spec = json.loads(json.dumps(rrp.rr_probabilities_spec(gamma=0.25)))
+    assert spec["title"]["text"] == data.title.split("\n")
+    bars = [layer for layer in spec["layer"] if layer["mark"]["type"] == "bar"]
+    assert len(bars) == 2 and all(b["encoding"]["y2"] == {"datum": 0} for b in bars)
+    axis = spec["layer"][0]["encoding"]["x"]["axis"]
+    assert axis["values"] == [0, 1]
+    assert all(r in axis["labelExpr"] for r in rrp.REPORTS)
+    text = spec["layer"][-1]
+    assert text["mark"]["type"] == "text"
+    assert [row["text"] for row in text["data"]["values"]] == ["0.750", "0.250", "0.250", "0.750"]
+    with pytest.raises(ValueError, match="gamma"):
+        rrp.rr_probabilities_data(gamma=0.5)
+    with pytest.raises(ValueError, match="height"):
+        rrp.rr_probabilities_spec(gamma=0.25, height=10)
+
+
+def test_rr_estimator_data_histogram_rules_and_title():
+    n, rate, trials = 1000, 0.3, 2000
+    se = rr_std_error(rate, n, gamma=0.25)
+    data = rrp.rr_estimator_data(rate, n, gamma=0.25, n_trials=trials, rng=1)
+    assert "γ = 0.25 (ε = 1.1), n = 1000" in data.title and f"{trials} simulated" in data.title
+    assert _keys(data) == (["estimates", "normal"], ["true-rate", "ci-low", "ci-high"])
+    bars = data.series_by_key("estimates")
+    assert bars.kind == "bars"
+    assert math.isclose(float(np.sum(bars.y) * bars.width), 1.0, rel_tol=1e-9)   # density
+    step = 1 / (n * 0.5)                                      # lattice step 1/(n·2γ)
+    assert bars.width / step == pytest.approx(round(bars.width / step))
+    left = (bars.x - bars.width / 2 + 0.5) / step             # origin −(½ − γ)/(2γ) = −½
+    np.testing.assert_allclose(left - np.floor(left), 0.5, atol=1e-6)
+    normal = data.series_by_key("normal")
+    np.testing.assert_allclose(normal.y, stats.norm.pdf(normal.x, rate, se), rtol=1e-12)
+    rules = {r.key: r.value for r in data.rules}
+    assert rules["true-rate"] == rate
+    assert rules["ci-low"] == pytest.approx(rate - 1.96 * se)
+    assert rules["ci-high"] == pytest.approx(rate + 1.96 * se)
+    assert data.extra["std_error"] == se
+    assert abs(data.extra["mean"] - rate) < 5 * se / math.sqrt(trials)
+    # the same seed gives the same picture (the page shows one histogram per setting)
+    assert np.array_equal(rrp.rr_estimator_data(rate, n, gamma=0.25, n_trials=trials,
+                                                rng=1).series[0].y, bars.y)
+    gids, spec = _both_renderers(data)
+    assert {"normal", "true-rate", "ci-low", "ci-high"} <= gids
+    assert spec["layer"][0]["mark"]["type"] == "bar"
+
+
+def test_rr_estimator_data_binomial_simulation_as_the_app_uses_it():
+    # the app draws the counts of "yes" reports as Binomial(n, λ): the same distribution as
+    # simulating every report; mean within 5 SE/√T, sample sd within 5/√(2T) relative
+    n, rate, trials = 1000, 0.3, 2000
+    se = rr_std_error(rate, n, epsilon=1.0)
+    for simulation in ("binomial", "reports"):
+        data = rrp.rr_estimator_data(rate, n, epsilon=1.0, n_trials=trials, rng=3,
+                                     simulation=simulation)
+        assert "ε = 1" in data.title
+        bars = data.series_by_key("estimates")
+        mean = float(np.sum(bars.x * bars.y) * bars.width)
+        sd = math.sqrt(float(np.sum((bars.x - mean) ** 2 * bars.y) * bars.width))
+        assert abs(data.extra["mean"] - rate) < 5 * se / math.sqrt(trials)
+        # binned moments: the bin width (a few lattice steps) adds at most width²/12
+        assert abs(sd / se - 1) < 5 / math.sqrt(2 * trials) + bars.width ** 2 / (12 * se ** 2)
+    with pytest.raises(ValueError, match="simulation"):
+        rrp.rr_estimator_data(rate, n, epsilon=1.0, n_trials=50, simulation="exact")
+    assert_rejects_bad_values(rrp.rr_estimator_data,
+                              dict(true_rate=0.3, n=100, gamma=0.25, n_trials=50, rng=0),
+                              "true_rate", BAD_PROBABILITY)
+
+
 # ------------------------------------------------------------------ attack plots
 def test_plot_neighbour_differences():
     from dpteach.attacks.differencing import count_at_least
@@ -416,3 +614,36 @@ def test_plot_averaging_attack():
         atp.plot_averaging_attack(0.5, simulated={1: 1.5})
     with pytest.raises(TypeError, match="simulated"):
         atp.plot_averaging_attack(0.5, simulated=[0.5])
+
+
+# --------------------------------------------- the data functions behind the app's charts
+from _props import BAD_CHOICE, BAD_POSITIVE, BAD_PROB, bad_int  # noqa: E402
+
+from dpteach.plots import calibration as _cal  # noqa: E402
+from dpteach.plots import randomized_response as _rrp  # noqa: E402
+
+_DATA_CASES = [
+    (_cal.error_vs_epsilon_data, {"sensitivity": 1.0, "delta": 1e-5}, "sensitivity", BAD_POSITIVE),
+    (_cal.error_vs_epsilon_data, {"sensitivity": 1.0, "delta": 1e-5}, "method", BAD_CHOICE),
+    (_cal.neighbouring_densities_data, {"sensitivity": 1.0, "epsilon": 1.0}, "epsilon",
+     BAD_POSITIVE),
+    (_cal.neighbouring_densities_data, {"sensitivity": 1.0, "epsilon": 1.0}, "mechanism",
+     BAD_CHOICE),
+    (_cal.privacy_loss_data, {"sensitivity": 1.0, "epsilon": 1.0}, "sensitivity", BAD_POSITIVE),
+    (_cal.privacy_loss_data, {"sensitivity": 1.0, "epsilon": 1.0}, "epsilon", BAD_POSITIVE),
+    (_cal.sigma_comparison_data, {"sensitivity": 1.0, "delta": 1e-5}, "sensitivity",
+     BAD_POSITIVE),
+    (_rrp.rr_estimator_data, {"true_rate": 0.3, "n": 100, "gamma": 0.25, "n_trials": 20,
+                              "rng": 0}, "true_rate", BAD_PROB),
+    (_rrp.rr_estimator_data, {"true_rate": 0.3, "n": 100, "gamma": 0.25, "n_trials": 20,
+                              "rng": 0}, "n_trials", bad_int(2, 10**6)),
+    (_rrp.rr_probabilities_data, {}, "epsilon", BAD_POSITIVE.filter(lambda v: v is not None)),
+    (_rrp.rr_probabilities_spec, {"epsilon": 1.0}, "height", bad_int(50, 2000)),
+]
+
+
+@pytest.mark.parametrize("func, valid, arg, strategy", _DATA_CASES,
+                         ids=[f"{c[0].__name__}-{c[2]}" for c in _DATA_CASES])
+def test_chart_data_functions_refuse_bad_values(func, valid, arg, strategy):
+    # the app calls these directly (the plot_* functions draw them), so they check too
+    assert_rejects_bad_values(func, valid, arg, strategy)

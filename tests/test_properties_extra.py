@@ -259,6 +259,8 @@ _ELSEWHERE = {
         "dpteach.accounting.zcdp": ["gaussian_zcdp", "pure_dp_to_zcdp", "zcdp_to_epsilon"],
         "dpteach.accounting.convert": ["rdp_to_epsilon", "rdp_to_delta", "check_orders",
                                        "check_rdp"],
+        "dpteach.plots.accounting": ["composition_data", "dpsgd_epsilon_data", "planner_run",
+                                     "planner_pld_steps"],
     },
     "test_differencing.py": {
         "dpteach.attacks.differencing": ["dp_success_bound", "noisy_attack_success"],
@@ -277,6 +279,8 @@ _ELSEWHERE = {
     "test_dpsgd.py": {
         "dpteach.learning.dpsgd": ["poisson_sample", "steps_per_epoch",
                                    "privatize_gradient_sum", "dp_sgd_gradient"],
+        "dpteach.plots.dpsgd": ["grad_norm_histogram_data", "training_history_data",
+                                "decision_boundary_spec"],
     },
     "test_erm.py": {
         "dpteach.learning.logistic": [
@@ -289,15 +293,21 @@ _ELSEWHERE = {
         "dpteach.learning.erm_experiments": [
             "empirical_sensitivity", "accuracy_vs_epsilon", "toy_fits"],
         "dpteach.samplers": ["l2_laplace_norm_distribution", "sample_l2_laplace"],
-        "dpteach.plots.erm": ["plot_toy_boundaries"],
+        "dpteach.plots.erm": ["plot_toy_boundaries", "toy_boundaries_data",
+                              "accuracy_curve_data"],
     },
     "test_plots_basics.py": {
         "dpteach.plots.calibration": ["plot_neighbouring_densities", "plot_privacy_loss",
                                       "plot_sigma_comparison", "plot_error_vs_epsilon",
-                                      "plot_dimension_crossover"],
-        "dpteach.plots.randomized_response": ["plot_rr_estimator", "plot_local_vs_central"],
+                                      "plot_dimension_crossover", "error_vs_epsilon_data",
+                                      "neighbouring_densities_data", "privacy_loss_data",
+                                      "sigma_comparison_data"],
+        "dpteach.plots.randomized_response": ["plot_rr_estimator", "plot_local_vs_central",
+                                              "rr_estimator_data", "rr_probabilities_data",
+                                              "rr_probabilities_spec"],
         "dpteach.plots.attacks": ["plot_noisy_difference"],
     },
+    "test_figure.py": {"dpteach.plots.figure": ["to_matplotlib", "to_vega_lite"]},
     "test_selection.py": {
         "dpteach.selection": [
             "exponential_mechanism_probabilities", "exponential_mechanism", "mode_utility",

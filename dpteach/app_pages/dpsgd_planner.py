@@ -1,42 +1,49 @@
 """App page "DP-SGD planner": dataset, batch, epochs, σ, δ → ε by RDP and PLD; target ε → σ.
 
-Numbers from :mod:`dpteach.accounting` (``epsilon_for_noise_multiplier``,
-``get_noise_multiplier``), the figure from
-:func:`dpteach.plots.accounting.plot_dpsgd_epsilon`.
+Numbers from :mod:`dpteach.accounting` (``RDPAccountant``, ``get_noise_multiplier``), the
+figure (and the PLD ε of the run) from :func:`dpteach.plots.accounting.dpsgd_epsilon_data`,
+drawn by the browser. PLD numbers take up to a second each: for every run the sliders
+offer with at most 10⁶ steps they are read from the table that
+``scripts/precompute_app_tables.py`` made over exactly these sliders; longer runs and the
+calibration of σ (many evaluations) wait for a button.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
+from .._validation import ParameterError
 from ..accounting import RDPAccountant, epsilon_for_noise_multiplier, get_noise_multiplier
-from ..plots.accounting import STEPS_MAX_LIMIT
+from ..plots.accounting import (
+    APP_PLD_INTERVAL,
+    PLANNER_BATCH_SIZES,
+    PLANNER_DATASET_SIZES,
+    PLANNER_DELTAS,
+    PLANNER_EPOCHS,
+    PLANNER_SIGMAS,
+    PLANNER_TABLE_MAX_STEPS,
+    STEPS_MAX_LIMIT,
+    dpsgd_epsilon_data,
+    planner_pld_steps,
+    planner_run,
+)
+from ..plots.figure import FigureData
 from ._common import (
-    FIGURES,
-    Prefetcher,
-    cached_figure,
     delta_slider,
     epsilon_slider,
     fmt,
     friendly_errors,
     log_slider,
-    neighbours,
-    show_figure,
+    show_chart,
+    show_error,
 )
 
-DATASET_SIZES = (1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 60_000, 100_000, 200_000,
-                 500_000, 1_000_000)
-BATCH_SIZES = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
-EPOCHS = (1, 2, 3, 5, 10, 20, 30, 50, 64, 100, 200)
-SIGMAS = (0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.5, 2.0, 3.0, 5.0, 10.0)
-DELTAS = tuple(10.0 ** -k for k in range(10, 1, -1))
-PLD_GRID = 1e-3          # PLD discretization used by the page: ~35 ms for 15,000 steps
-_PLOT = "dpteach.plots.accounting.plot_dpsgd_epsilon"
-
-
-def _steps(n: int, batch: int, epochs: int) -> tuple[float, int]:
-    q = batch / n
-    return q, max(1, round(epochs / q))
+DATASET_SIZES = PLANNER_DATASET_SIZES
+BATCH_SIZES = PLANNER_BATCH_SIZES
+EPOCHS = PLANNER_EPOCHS
+SIGMAS = PLANNER_SIGMAS
+DELTAS = PLANNER_DELTAS
+PLD_GRID = APP_PLD_INTERVAL      # PLD discretization of the page (and of its table)
 
 
 @st.cache_data(show_spinner=False, max_entries=1024)
@@ -46,54 +53,38 @@ def _rdp(sigma: float, q: float, steps: int, delta: float) -> tuple[float, float
     return acc.get_epsilon_and_order(delta)
 
 
-def _pld_value(sigma: float, q: float, steps: int, delta: float) -> float:
+@st.cache_data(show_spinner=False, max_entries=1024)
+def _figure(n: int, batch: int, epochs: int, sigma: float,
+            delta: float) -> tuple[FigureData, str | None]:
+    """ε against steps up to the run's T, PLD at the runs of 1, 2, 3, … ≤ ``epochs`` epochs
+    (all in the shipped table), marked at T; ``extra["at_mark"]["pld"]`` is the run's PLD ε.
+
+    Where the PLD accountant refuses a run (its grid would be too large; the table marks
+    such runs and the library refuses them in milliseconds), the figure shows RDP only
+    and the refusal is returned too.
+    """
+    q, steps = planner_run(n, batch, epochs)
+    kw = dict(noise_multiplier=sigma, sample_rate=q, delta=delta, mark_steps=steps)
+    try:
+        return dpsgd_epsilon_data(max(steps, 2), pld_steps=planner_pld_steps(n, batch, epochs),
+                                  **kw), None
+    except ParameterError as exc:
+        return dpsgd_epsilon_data(max(steps, 2), pld_steps=(), **kw), str(exc)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _pld_long(sigma: float, q: float, steps: int, delta: float) -> float:
+    """PLD ε of a run longer than the table (behind a button: up to half a minute)."""
     return epsilon_for_noise_multiplier(noise_multiplier=sigma, delta=delta, sample_rate=q,
                                         steps=steps, accountant="pld",
                                         value_discretization_interval=PLD_GRID)
 
 
-PLD = Prefetcher(_pld_value)
-
-
-def _sigma_value(target: float, delta: float, q: float, steps: int, accountant: str) -> float:
+@st.cache_data(show_spinner=False, max_entries=256)
+def _sigma_for(target: float, delta: float, q: float, steps: int, accountant: str) -> float:
     kw = dict(value_discretization_interval=PLD_GRID, rtol=1e-3) if accountant == "pld" else {}
     return get_noise_multiplier(target_epsilon=target, target_delta=delta, sample_rate=q,
                                 steps=steps, accountant=accountant, **kw)
-
-
-SIGMA_FOR = Prefetcher(_sigma_value, max_entries=256)
-
-
-def _ahead(options, value, last) -> list:
-    """Slider positions to prepare next: after a move, the next one in the same
-    direction (an arrow key pressed again); otherwise both neighbours."""
-    nb = neighbours(options, value)
-    if last is None or last == value or last not in options:
-        return nb
-    options = list(options)
-    i = options.index(value) + (1 if last < value else -1)
-    return [options[i]] if 0 <= i < len(options) else []
-
-
-def _prefetch(n, batch, epochs, sigma, delta, target, q, steps, kw) -> None:
-    """Compute the numbers and the figure of the next likely slider positions in the
-    background: along the slider moved last (σ by default), direction of the move first.
-    A figure takes ~0.3 s, so only one slider's neighbours are queued per rerun."""
-    state = st.session_state
-    last_sigma, last_epochs = state.get("_last_sigma"), state.get("_last_epochs")
-    state["_last_sigma"], state["_last_epochs"] = sigma, epochs
-    if last_epochs is not None and last_epochs != epochs:
-        for e in _ahead(EPOCHS, epochs, last_epochs):
-            _, t = _steps(n, batch, int(e))
-            PLD.prefetch(sigma, q, t, delta)
-            SIGMA_FOR.prefetch(target, delta, q, t, "rdp")
-            if t <= STEPS_MAX_LIMIT:
-                FIGURES.prefetch(_PLOT, **{**kw, "steps_max": max(t, 2), "mark_steps": t})
-    else:
-        for s in _ahead(SIGMAS, sigma, last_sigma):
-            PLD.prefetch(s, q, steps, delta)
-            if steps <= STEPS_MAX_LIMIT:
-                FIGURES.prefetch(_PLOT, **{**kw, "noise_multiplier": s})
 
 
 def render() -> None:
@@ -123,7 +114,7 @@ def render() -> None:
         st.warning(f"The batch size ({batch}) cannot exceed the dataset size ({n:,}): "
                    "the sampling rate q = batch/n must be at most 1.", icon=":material/warning:")
         return
-    q, steps = _steps(n, batch, epochs)
+    q, steps = planner_run(n, batch, epochs)
     if delta >= 1 / n:
         st.warning(f"δ = {delta:g} is not below 1/n = {1 / n:.1e}: a mechanism that publishes "
                    "one random person's record in full would satisfy it. Choose δ ≪ 1/n.",
@@ -140,49 +131,58 @@ def render() -> None:
                     help="Rényi DP of the Poisson-subsampled Gaussian (Mironov, Talwar, Zhang "
                          "2019), converted at the best order (Balle et al. 2020, Thm 21).")
         m[3].metric("best RDP order α", fmt(order))
+    data = pld_refused = None
+    if steps <= STEPS_MAX_LIMIT:
+        with friendly_errors("The figure"):
+            data, pld_refused = _figure(n, batch, epochs, sigma, delta)
     eps_pld = None
-    if steps > STEPS_MAX_LIMIT and not m[4].button("Compute ε (PLD)", key="pld_long"):
+    pld_help = ("Privacy-loss distribution (Google's dp_accounting, grid 1e-3, pessimistic: "
+                "an upper bound). Usually tighter than RDP.")
+    if data is not None and "pld" in data.extra["at_mark"]:
+        eps_pld = data.extra["at_mark"]["pld"]
+        m[4].metric("ε (PLD)", fmt(eps_pld), help=pld_help)
+    elif pld_refused is not None:
+        show_error(ParameterError(pld_refused), "The PLD accountant")
+    elif steps <= PLANNER_TABLE_MAX_STEPS:
+        pass                             # the figure's warning says why there is no PLD
+    elif not m[4].button("Compute ε (PLD)", key="pld_long"):
         m[4].caption(f"PLD over {steps:,} steps can take half a minute: press the button.")
     else:
         with friendly_errors("The PLD accountant"), st.spinner("PLD…"):
-            eps_pld = PLD.get(sigma, q, steps, delta)
-            m[4].metric("ε (PLD)", fmt(eps_pld),
-                        help="Privacy-loss distribution (Google's dp_accounting, grid 1e-3, "
-                             "pessimistic: an upper bound). Usually tighter than RDP.")
+            eps_pld = _pld_long(sigma, q, steps, delta)
+            m[4].metric("ε (PLD)", fmt(eps_pld), help=pld_help)
     if eps_pld is not None and eps_rdp is not None and eps_pld > eps_rdp:
         st.caption(f"Here PLD ({fmt(eps_pld)}) is looser than RDP ({fmt(eps_rdp)}): both are "
                    "valid upper bounds, but the PLD is computed on a grid of width 1e-3 and "
                    "rounded pessimistically, and that rounding adds up over many steps with a "
                    "small q. A finer grid (slower) tightens it; use the smaller of the two.")
 
-    kw = dict(steps_max=max(steps, 2), noise_multiplier=sigma, sample_rate=q, delta=delta,
-              pld_points=6, mark_steps=steps)
     if steps > STEPS_MAX_LIMIT:
         st.info(f"The ε-against-steps figure is drawn for runs of up to {STEPS_MAX_LIMIT:,} "
                 f"steps; this run has {steps:,}. The numbers above are computed for the whole "
                 "run.", icon=":material/info:")
-    else:
-        with friendly_errors("The figure"), st.spinner("Drawing…"):
-            show_figure(cached_figure(_PLOT, **kw), "ε against the number of training steps")
+    elif data is not None:
+        show_chart(data, f"ε against the number of training steps, marked at T = {steps:,}")
 
     st.subheader("Inverse: how much noise for a target ε?")
     c_target, c_rdp, c_pld = st.columns([2, 1, 1])
     with c_target:
         target = epsilon_slider("Target ε", key="target_epsilon", value=3.0)
-    with c_rdp, friendly_errors("The RDP calibration"):
-        st.metric("σ needed (RDP)", fmt(SIGMA_FOR.get(target, delta, q, steps, "rdp")),
-                  help="Smallest σ (to 1e-4 relative) whose RDP ε is ≤ the target; "
-                       "never above it.")
-    with c_pld:
-        if st.button("Compute σ with PLD", key="pld_sigma"):
-            st.session_state["_pld_sigma_for"] = (target, delta, q, steps)
-        if st.session_state.get("_pld_sigma_for") == (target, delta, q, steps):
-            with friendly_errors("The PLD calibration"), st.spinner("Calibrating with PLD…"):
-                st.metric("σ needed (PLD)", fmt(SIGMA_FOR.get(target, delta, q, steps, "pld")),
-                          help="Smallest σ (to 1e-3 relative) whose PLD ε is ≤ the target.")
-        else:
-            st.caption("PLD calibration takes about a second: press the button.")
-    _prefetch(n, batch, epochs, sigma, delta, target, q, steps, kw)
+        if st.button("Find σ", key="find_sigma",
+                     help="Calibrates σ by bisection: by RDP (up to a second) and by PLD "
+                          "(a few seconds)."):
+            st.session_state["_sigma_for"] = (target, delta, q, steps)
+    if st.session_state.get("_sigma_for") != (target, delta, q, steps):
+        c_rdp.caption("Calibrating σ takes many accountant evaluations (up to a second by "
+                      "RDP, seconds by PLD): press **Find σ**.")
+    else:
+        with c_rdp, friendly_errors("The RDP calibration"), st.spinner("Calibrating with RDP…"):
+            st.metric("σ needed (RDP)", fmt(_sigma_for(target, delta, q, steps, "rdp")),
+                      help="Smallest σ (to 1e-4 relative) whose RDP ε is ≤ the target; "
+                           "never above it.")
+        with c_pld, friendly_errors("The PLD calibration"), st.spinner("Calibrating with PLD…"):
+            st.metric("σ needed (PLD)", fmt(_sigma_for(target, delta, q, steps, "pld")),
+                      help="Smallest σ (to 1e-3 relative) whose PLD ε is ≤ the target.")
 
     st.caption(
         "Add/remove-one neighbouring datasets; Poisson sampling. DP-SGD: Abadi et al., CCS 2016. "

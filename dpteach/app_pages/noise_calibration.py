@@ -1,7 +1,13 @@
 """App page "Noise calibration": how much Laplace or Gaussian noise for (ε, δ)?
 
 Numbers come from :mod:`dpteach.mechanisms` (``laplace_scale``,
-``gaussian_sigma``), figures from :mod:`dpteach.plots.calibration`.
+``gaussian_sigma``), the charts' data from :mod:`dpteach.plots.calibration` (one
+``*_data`` function per figure, cached per slider position with ``st.cache_data``),
+drawn by the browser (Vega-Lite).
+
+Speed: from a cold cache the slowest slider position costs about 15-20 ms of
+computation on one idle core (the σ and error views, 80 analytic σ calibrations);
+``benchmarks/bench_app.py`` times every position.
 """
 
 from __future__ import annotations
@@ -11,22 +17,23 @@ import math
 import streamlit as st
 
 from ..mechanisms import gaussian_sigma, laplace_scale
+from ..plots.calibration import (
+    error_vs_epsilon_data,
+    neighbouring_densities_data,
+    privacy_loss_data,
+    sigma_comparison_data,
+)
+from ..plots.figure import FigureData
 from ._common import (
-    DELTAS,
-    EPSILONS,
-    FIGURES,
-    cached_figure,
     delta_slider,
     epsilon_slider,
     fmt,
     friendly_errors,
     log_slider,
-    next_positions,
-    show_figure,
+    show_chart,
 )
 
 SENSITIVITIES = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
-_PLOTS = "dpteach.plots.calibration."
 
 VIEWS = {
     "Output densities": "densities",
@@ -90,35 +97,56 @@ def _metrics(sensitivity: float, epsilon: float, delta: float) -> None:
         st.info(note, icon=":material/info:")
 
 
+# The charts' data, once per slider position (bounded: the largest is ~10 kB, and the
+# Gaussian views have 7 Δ × 19 ε × 9 δ = 1,197 positions).
+@st.cache_data(show_spinner=False, max_entries=512)
+def densities_chart(mechanism: str, sensitivity: float, epsilon: float,
+                    delta: float | None) -> FigureData:
+    """:func:`~dpteach.plots.calibration.neighbouring_densities_data` of one mechanism."""
+    return neighbouring_densities_data(sensitivity, epsilon, delta, mechanism=mechanism)
+
+
+@st.cache_data(show_spinner=False, max_entries=512)
+def loss_chart(mechanism: str, sensitivity: float, epsilon: float,
+               delta: float | None) -> FigureData:
+    """:func:`~dpteach.plots.calibration.privacy_loss_data` of one mechanism."""
+    return privacy_loss_data(sensitivity, epsilon, delta, mechanism=mechanism)
+
+
+@st.cache_data(show_spinner=False, max_entries=128)
+def sigma_chart(sensitivity: float, delta: float) -> FigureData:
+    """:func:`~dpteach.plots.calibration.sigma_comparison_data` (σ against ε: no ε argument)."""
+    return sigma_comparison_data(sensitivity, delta)
+
+
+@st.cache_data(show_spinner=False, max_entries=128)
+def error_chart(sensitivity: float, delta: float) -> FigureData:
+    """:func:`~dpteach.plots.calibration.error_vs_epsilon_data` (against ε: no ε argument)."""
+    return error_vs_epsilon_data(sensitivity, delta)
+
+
 def _figures(view: str, sensitivity: float, epsilon: float, delta: float) -> list[tuple]:
-    """(plot function, kwargs, alt text) of the figures this view shows."""
+    """(cached data function, its arguments, alt text) of the charts this view shows."""
     gaussian_ok = delta > 0
     if view == "densities":
-        out = [("plot_neighbouring_densities",
-                dict(sensitivity=sensitivity, epsilon=epsilon, mechanism="laplace"),
+        out = [(densities_chart, ("laplace", sensitivity, epsilon, None),
                 "Laplace output densities on neighbouring datasets")]
         if gaussian_ok:
-            out.append(("plot_neighbouring_densities",
-                        dict(sensitivity=sensitivity, epsilon=epsilon, delta=delta,
-                             mechanism="gaussian"),
+            out.append((densities_chart, ("gaussian", sensitivity, epsilon, delta),
                         "Gaussian output densities on neighbouring datasets"))
         return out
     if view == "loss":
-        out = [("plot_privacy_loss",
-                dict(sensitivity=sensitivity, epsilon=epsilon, mechanism="laplace"),
+        out = [(loss_chart, ("laplace", sensitivity, epsilon, None),
                 "Privacy loss of the Laplace mechanism")]
         if gaussian_ok:
-            out.append(("plot_privacy_loss",
-                        dict(sensitivity=sensitivity, epsilon=epsilon, delta=delta,
-                             mechanism="gaussian"),
+            out.append((loss_chart, ("gaussian", sensitivity, epsilon, delta),
                         "Privacy loss of the Gaussian mechanism"))
         return out
     if not gaussian_ok:
         return []
     if view == "sigma":
-        return [("plot_sigma_comparison", dict(sensitivity=sensitivity, delta=delta),
-                 "Classic and analytic Gaussian σ against ε")]
-    return [("plot_error_vs_epsilon", dict(sensitivity=sensitivity, delta=delta),
+        return [(sigma_chart, (sensitivity, delta), "Classic and analytic Gaussian σ against ε")]
+    return [(error_chart, (sensitivity, delta),
              "Expected absolute error of Laplace and Gaussian noise against ε")]
 
 
@@ -187,21 +215,12 @@ def render() -> None:
         st.info("This view compares Gaussian noise levels: choose δ > 0 to see it.",
                 icon=":material/info:")
     columns = st.columns(2)          # one figure: half the width, its reading beside it
-    for column, (name, kwargs, alt) in zip(columns, figures):
+    for column, (chart, args, alt) in zip(columns, figures):
         with column, friendly_errors(alt):
-            show_figure(cached_figure(_PLOTS + name, **kwargs), alt)
+            show_chart(chart(*args), alt)
     if len(figures) == 1:
         with columns[1], friendly_errors("The explanation"):
             st.markdown(_reading(view, sensitivity, epsilon, delta))
-
-    # Draw the figures one key press away in the background (the slider that moved
-    # last, in the direction it moved), so that the next step shows at once.
-    here = {"epsilon": epsilon, "delta": delta, "sensitivity": sensitivity}
-    for name, value in next_positions({"epsilon": (EPSILONS, epsilon), "delta": (DELTAS, delta),
-                                       "sensitivity": (SENSITIVITIES, sensitivity)},
-                                      state_key="_calibration_positions"):
-        for plot, kwargs, _ in _figures(view, **{**here, name: value}):
-            FIGURES.prefetch(_PLOTS + plot, **kwargs)
 
     st.caption(
         "Laplace: b = Δ/ε (Dwork & Roth 2014, Thm 3.6). Gaussian: classic σ from "

@@ -9,18 +9,17 @@ test accuracy against ε on Adult (computed once per server process,
 ``st.cache_data``).
 
 Numbers come from :mod:`dpteach.learning.erm` and
-:mod:`dpteach.learning.erm_experiments`, figures from :mod:`dpteach.plots.erm`.
-Speed: the toy models are fitted once per slider position (:func:`toy_models`),
-and both the figure and the accuracy caption are made from them; the figure is
-drawn once per slider position and the neighbouring positions are drawn ahead in
-the background (``_common.FIGURES``); the Adult curve is computed on the first
-visit (a few seconds) and then reused, so a rerun after a slider change takes
-well under 150 ms.
+:mod:`dpteach.learning.erm_experiments`, the charts' data from
+:mod:`dpteach.plots.erm` (drawn by the browser, Vega-Lite).
+Speed: the toy models are fitted once per slider position (:func:`toy_view`,
+``st.cache_data``: 9 fits on at most 2,000 points, 13-20 ms cold), and both the
+chart and the accuracy caption are made from them; the Adult curve is computed
+once per server process behind a spinner (a few seconds, :func:`adult_curve`) and
+its parameters are not sliders, so a slider move costs one toy fit at most.
 """
 
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
@@ -29,19 +28,8 @@ import streamlit as st
 from ..datasets import TOY_DATA_NORM, adult_arrays
 from ..learning import erm
 from ..learning.erm_experiments import ToyFits, accuracy_vs_epsilon, toy_fits
-from ..plots.erm import plot_accuracy_curve, plot_toy_boundaries
-from ._common import (
-    EPSILONS,
-    FIGURES,
-    cached_figure,
-    epsilon_slider,
-    figure_png,
-    fmt,
-    friendly_errors,
-    log_slider,
-    neighbours,
-    show_figure,
-)
+from ..plots.erm import accuracy_curve_data, toy_boundaries_data
+from ._common import epsilon_slider, fmt, friendly_errors, log_slider, show_chart
 
 N_FITS = 8
 TOY_DIM = 3                      # two features + the intercept coordinate
@@ -53,23 +41,20 @@ ADULT_LAM = 1e-4
 ADULT_EPSILONS = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
 ADULT_TRIALS = {"objective": 5, "output": 20}
 ADULT_SEED = 2011
-_TOY_PLOT = "dpteach.app_pages.private_lr.toy_figure"
 
 
-@functools.lru_cache(maxsize=256)
-def toy_models(epsilon: float, lam: float, method: str, n: int, data_norm: float) -> ToyFits:
-    """The eight private fits and the non-private fit for one slider position, fitted once.
+@st.cache_data(show_spinner=False, max_entries=256)
+def toy_view(epsilon: float, lam: float, method: str, n: int, data_norm: float) -> dict:
+    """The toy chart and its caption's numbers for one slider position, fitted once.
 
-    A process-wide memo (not ``st.cache_data``): the figure store's background
-    thread, which draws the neighbouring slider positions, uses it too.
+    One call of :func:`~dpteach.learning.erm_experiments.toy_fits` (eight private
+    fits and the non-private one); returns ``{"figure": FigureData of
+    toy_boundaries_data, "summary": toy_summary}``, so the chart and the caption come
+    from the same fits. Cached per position (at most 256 kept, at most ~40 kB each).
     """
-    return toy_fits(epsilon=epsilon, lam=lam, method=method, n_fits=N_FITS, n=n,
+    fits = toy_fits(epsilon=epsilon, lam=lam, method=method, n_fits=N_FITS, n=n,
                     data_norm=data_norm)
-
-
-def toy_figure(*, epsilon: float, lam: float, method: str, n: int, data_norm: float, ax=None):
-    """The toy decision boundaries, drawn from :func:`toy_models` (for ``cached_figure``)."""
-    return plot_toy_boundaries(toy_models(epsilon, lam, method, n, data_norm), ax=ax)
+    return {"figure": toy_boundaries_data(fits), "summary": toy_summary(fits)}
 
 
 def toy_summary(fits: ToyFits) -> dict:
@@ -80,7 +65,7 @@ def toy_summary(fits: ToyFits) -> dict:
             "private": [m.score(X, y) for m in fits.private], "clipped": clipped}
 
 
-@st.cache_data(show_spinner=False)
+@st.cache_data(show_spinner=False, max_entries=1)
 def adult_curve() -> dict:
     """Accuracy against ε on Adult's standard split (computed once, a few seconds)."""
     data = adult_arrays()
@@ -89,10 +74,10 @@ def adult_curve() -> dict:
                                 n_trials=ADULT_TRIALS, data_norm=math.sqrt(13),
                                 fit_intercept=False, rng=ADULT_SEED)
     majority = float(max(y_test.mean(), 1 - y_test.mean()))
-    fig = plot_accuracy_curve(curve, baseline=majority,
-                              title=f"Adult (n = {curve.n_train:,}, Λ = {ADULT_LAM:g}): "
-                                    "test accuracy vs ε")
-    return {"png": figure_png(fig), "epsilons": curve.epsilons,
+    figure = accuracy_curve_data(curve, baseline=majority,
+                                 title=f"Adult (n = {curve.n_train:,}, Λ = {ADULT_LAM:g}, "
+                                       "pure ε-DP): test accuracy vs ε")
+    return {"figure": figure, "epsilons": curve.epsilons,
             "mean": {m: curve.mean(m) for m in curve.accuracy},
             "std": {m: curve.std(m) for m in curve.accuracy},
             "nonprivate": curve.nonprivate_accuracy, "majority": majority,
@@ -124,30 +109,27 @@ def _noise_metrics(method: str, epsilon: float, lam: float, n: int) -> None:
 
 def _toy_section(method: str, epsilon: float, lam: float, n: int, data_norm: float) -> None:
     with friendly_errors("The toy example"):
-        kwargs = dict(epsilon=epsilon, lam=lam, method=method, n=n, data_norm=data_norm)
-        summary = toy_summary(toy_models(epsilon, lam, method, n, data_norm))
-        png = cached_figure(_TOY_PLOT, **kwargs)
+        view = toy_view(epsilon, lam, method, n, data_norm)
+        summary = view["summary"]
         _noise_metrics(method, epsilon, lam, n)
-        show_figure(png, f"Decision boundaries of {N_FITS} private fits and the non-private fit")
+        chart, notes = st.columns([3, 1])
+        with chart:
+            show_chart(view["figure"], f"Decision boundaries of {N_FITS} private fits and the "
+                                       "non-private fit", height=460)
         acc = np.array(summary["private"])
-        st.caption(f"Training accuracy: non-private {summary['base']:.1%}; the {N_FITS} private "
-                   f"fits {acc.min():.1%}–{acc.max():.1%} (mean {acc.mean():.1%}). "
-                   f"{summary['clipped']} of {n} points lie beyond R = {data_norm:g} and are "
-                   "clipped to norm R. Each private fit spends ε; drawing "
-                   f"{N_FITS} of them on real data would spend {N_FITS}ε.")
-        # draw the neighbouring slider positions ahead of time
-        for eps in neighbours(EPSILONS, epsilon):
-            FIGURES.prefetch(_TOY_PLOT, **{**kwargs, "epsilon": eps})
-        for lam_next in neighbours(LAMS, lam):
-            FIGURES.prefetch(_TOY_PLOT, **{**kwargs, "lam": lam_next})
+        notes.caption(f"Training accuracy: non-private {summary['base']:.1%}; the {N_FITS} "
+                      f"private fits {acc.min():.1%}–{acc.max():.1%} (mean {acc.mean():.1%}). "
+                      f"{summary['clipped']} of {n} points lie beyond R = {data_norm:g} and are "
+                      "clipped to norm R. Each private fit spends ε; drawing "
+                      f"{N_FITS} of them on real data would spend {N_FITS}ε.")
 
 
 def _adult_section(epsilon: float) -> None:
     st.subheader("Adult census data: accuracy against ε")
     with st.spinner("Training the Adult models once (a few seconds)…"):
         res = adult_curve()
-    show_figure(res["png"], "Test accuracy of output and objective perturbation on Adult "
-                            "against epsilon")
+    show_chart(res["figure"], "Test accuracy of output and objective perturbation on Adult "
+                              "against epsilon")
     i = int(np.argmin(np.abs(np.log(res["epsilons"]) - math.log(epsilon))))
     e = float(res["epsilons"][i])
     cols = st.columns(3, border=True)

@@ -2,7 +2,15 @@
 
 Numbers come from :mod:`dpteach.randomized_response` (``randomized_response``,
 ``rr_estimate``, ``rr_std_error``, ``rr_epsilon_from_gamma``,
-``rr_gamma_from_epsilon``), figures from :mod:`dpteach.plots.randomized_response`.
+``rr_gamma_from_epsilon``), the charts' data from
+:mod:`dpteach.plots.randomized_response` (``rr_probabilities_spec``,
+``rr_estimator_data``), cached per slider position with ``st.cache_data`` and drawn
+by the browser (Vega-Lite).
+
+Speed: the histogram's 2,000 surveys are drawn as Binomial(n, λ) counts of "yes"
+reports (``simulation="binomial"``, which gives exactly the distribution of simulating
+every report, :func:`~dpteach.randomized_response.simulate_rr_estimates`), so every
+slider position costs a few milliseconds from a cold cache, for every n.
 """
 
 from __future__ import annotations
@@ -12,6 +20,8 @@ import math
 import numpy as np
 import streamlit as st
 
+from ..plots.figure import FigureData
+from ..plots.randomized_response import rr_estimator_data, rr_probabilities_spec
 from ..randomized_response import (
     randomized_response,
     rr_epsilon_from_gamma,
@@ -20,15 +30,11 @@ from ..randomized_response import (
     rr_std_error,
 )
 from ._common import (
-    EPSILONS,
-    FIGURES,
-    cached_figure,
     epsilon_slider,
     fmt,
     friendly_errors,
     log_slider,
-    next_positions,
-    show_figure,
+    show_chart,
 )
 
 GAMMAS = tuple(round(0.01 * i, 2) for i in range(1, 50))      # the γ slider's positions
@@ -36,7 +42,6 @@ RATES = tuple(round(0.01 * i, 2) for i in range(101))         # the true-rate sl
 SIZES = (10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000)
 N_TRIALS = 2000          # simulated surveys in the histogram
 HISTOGRAM_SEED = 0       # the histogram is the same picture each time for the same settings
-_PLOTS = "dpteach.plots.randomized_response."
 
 BY_EPSILON = "ε (privacy loss)"
 BY_GAMMA = "γ (truth bias)"
@@ -66,26 +71,18 @@ def _simulate_survey(true_rate: float, n: int, privacy: dict, seed: int):
     return bits, reports, rr_estimate(reports, **privacy)
 
 
-def _figures(privacy: dict, n: int, true_rate: float) -> list[tuple[str, dict]]:
-    """(plot function, kwargs) of the page's two figures."""
-    return [("plot_rr_probabilities", dict(privacy)),
-            ("plot_rr_estimator", dict(true_rate=true_rate, n=n, n_trials=N_TRIALS,
-                                       rng=HISTOGRAM_SEED, **privacy))]
+@st.cache_data(show_spinner=False, max_entries=128)
+def probabilities_chart(gamma: float | None, epsilon: float | None) -> dict:
+    """Vega-Lite spec of P(report | true answer) (:func:`rr_probabilities_spec`)."""
+    return rr_probabilities_spec(gamma, epsilon)
 
 
-def _prefetch(privacy: dict, n: int, true_rate: float) -> None:
-    """Draw the figures one key press away in the background."""
-    (which, value), = privacy.items()
-    sliders = {which: (EPSILONS if which == "epsilon" else GAMMAS, value),
-               "n": (SIZES, n), "true_rate": (RATES, true_rate)}
-    for name, step in next_positions(sliders, state_key="_rr_positions"):
-        here = {"privacy": dict(privacy), "n": n, "true_rate": true_rate}
-        if name == which:
-            here["privacy"] = {which: step}
-        else:
-            here[name] = step
-        for plot, kwargs in _figures(**here):
-            FIGURES.prefetch(_PLOTS + plot, **kwargs)
+@st.cache_data(show_spinner=False, max_entries=1024)
+def estimator_chart(true_rate: float, n: int, gamma: float | None,
+                    epsilon: float | None) -> FigureData:
+    """The estimate over ``N_TRIALS`` surveys (:func:`rr_estimator_data`, ~8 kB)."""
+    return rr_estimator_data(true_rate, n, gamma, epsilon, n_trials=N_TRIALS,
+                             rng=HISTOGRAM_SEED, simulation="binomial")
 
 
 def render() -> None:
@@ -151,18 +148,19 @@ def render() -> None:
                 f"for small n the normal approximation is crude).")
             st.caption("π̂ is unbiased and not clipped, so it can fall below 0 or above 1. "
                        "The interval is the normal approximation π̂ ± 1.96 · (estimated SE).")
-        probabilities, histogram = _figures(privacy, n, true_rate)
+        gamma_arg, epsilon_arg = privacy.get("gamma"), privacy.get("epsilon")
         with friendly_errors("The response probabilities"):
-            show_figure(cached_figure(_PLOTS + probabilities[0], **probabilities[1]),
-                        "Probability of each report given the true answer")
+            st.vega_lite_chart(spec=probabilities_chart(gamma_arg, epsilon_arg),
+                               width="stretch", theme=None,
+                               alt="Probability of each report given the true answer")
     with right:
         st.subheader(f"The estimate over {N_TRIALS:,} surveys")
         with friendly_errors("The histogram"):
-            show_figure(cached_figure(_PLOTS + histogram[0], **histogram[1]),
-                        "Histogram of the randomized-response estimate")
+            show_chart(estimator_chart(true_rate, n, gamma_arg, epsilon_arg),
+                       "Histogram of the randomized-response estimate")
             st.caption("Each survey draws n fresh respondents from a population with rate π; "
-                       "the curve is the normal density with the standard error above.")
-
-    _prefetch(privacy, n, true_rate)
+                       "the curve is the normal density with the standard error above. "
+                       "Dotted lines: π ± 1.96 standard errors, where about 95% of the "
+                       "estimates fall.")
     st.caption("S. L. Warner, *Randomized response*, JASA 60(309), 1965; "
                "Dwork & Roth 2014, Sec 3.2.")

@@ -1,57 +1,63 @@
 """Plotting functions shared by the notebooks and the app.
 
-Each function takes the parameters (and optionally ``ax=``) and returns a
-matplotlib ``Figure``. One submodule per topic; the public names are
-re-exported here.
+Each ``plot_*`` function takes the parameters (and optionally ``ax=``) and returns a
+matplotlib ``Figure``; the figures the app shows also have a ``*_data`` function
+returning a :class:`~dpteach.plots.figure.FigureData`, drawn by matplotlib
+(:func:`~dpteach.plots.figure.to_matplotlib`) in the notebooks and by the browser
+(:func:`~dpteach.plots.figure.to_vega_lite`) in the app. One submodule per chapter.
+
+The public names are re-exported here, but loaded on first use (PEP 562): ``import
+dpteach.plots`` stays light, and a chapter (with matplotlib and SciPy) is imported
+only when one of its names is asked for.
 """
 
-from ._style import PALETTE, new_axes  # noqa: F401
-from .calibration import (  # noqa: F401
-    plot_dimension_crossover,
-    plot_error_vs_epsilon,
-    plot_neighbouring_densities,
-    plot_privacy_loss,
-    plot_sigma_comparison,
-)
-from .randomized_response import (  # noqa: F401
-    plot_local_vs_central,
-    plot_rr_estimator,
-    plot_rr_probabilities,
-    plot_rr_std_error,
-)
-from .attacks import (  # noqa: F401
-    plot_attack_success,
-    plot_averaging_attack,
-    plot_neighbour_differences,
-    plot_noisy_difference,
-)
-from .accounting import (  # noqa: F401
-    plot_amplification,
-    plot_composition,
-    plot_dpsgd_epsilon,
-)
-from .dpsgd import (  # noqa: F401
-    plot_decision_boundary,
-    plot_grad_norm_histogram,
-    plot_mia_roc,
-    plot_privacy_utility,
-    plot_training_history,
-)
-from .selection import (  # noqa: F401
-    plot_block_estimates,
-    plot_event_privacy_loss,
-    plot_exponential_mechanism,
-    plot_noisy_max_comparison,
-    plot_private_median,
-    plot_private_mode,
-    plot_ptr_distance,
-    plot_selection_probabilities,
-    plot_svt_vs_composition,
-)
-from .erm import (  # noqa: F401
-    plot_accuracy_curve,
-    plot_decision_boundaries,
-    plot_excess_risk,
-    plot_sensitivity,
-    plot_toy_boundaries,
-)
+from __future__ import annotations
+
+import importlib
+
+#: submodule → the public names it contributes to ``dpteach.plots``
+_EXPORTS = {
+    "_style": ("PALETTE", "new_axes"),
+    "calibration": (
+        "plot_dimension_crossover", "plot_error_vs_epsilon", "plot_neighbouring_densities",
+        "plot_privacy_loss", "plot_sigma_comparison",
+    ),
+    "randomized_response": (
+        "plot_local_vs_central", "plot_rr_estimator", "plot_rr_probabilities",
+        "plot_rr_std_error",
+    ),
+    "attacks": (
+        "plot_attack_success", "plot_averaging_attack", "plot_neighbour_differences",
+        "plot_noisy_difference",
+    ),
+    "accounting": ("plot_amplification", "plot_composition", "plot_dpsgd_epsilon"),
+    "dpsgd": (
+        "plot_decision_boundary", "plot_grad_norm_histogram", "plot_mia_roc",
+        "plot_privacy_utility", "plot_training_history",
+    ),
+    "selection": (
+        "plot_block_estimates", "plot_event_privacy_loss", "plot_exponential_mechanism",
+        "plot_noisy_max_comparison", "plot_private_median", "plot_private_mode",
+        "plot_ptr_distance", "plot_selection_probabilities", "plot_svt_vs_composition",
+    ),
+    "erm": (
+        "plot_accuracy_curve", "plot_decision_boundaries", "plot_excess_risk", "plot_sensitivity",
+        "plot_toy_boundaries",
+    ),
+}
+_HOME = {name: module for module, names in _EXPORTS.items() for name in names}
+
+__all__ = sorted(_HOME)
+
+
+def __getattr__(name: str):
+    module = _HOME.get(name)
+    if module is None:
+        raise AttributeError(f"module 'dpteach.plots' has no attribute {name!r}")
+    value = getattr(importlib.import_module("." + module, __name__), name)
+    globals()[name] = value                      # later look-ups skip __getattr__
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

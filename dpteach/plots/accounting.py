@@ -1,22 +1,148 @@
 """Figures for composition and privacy accounting (notebook 04, app pages).
 
 All numbers come from :mod:`dpteach.accounting` / :mod:`dpteach.composition`.
+:func:`composition_data` and :func:`dpsgd_epsilon_data` return the figures the app
+pages "Composition & budget" and "DP-SGD planner" show, as
+:class:`~dpteach.plots.figure.FigureData`; :func:`plot_composition` and
+:func:`plot_dpsgd_epsilon` draw them with matplotlib (for the notebooks).
+
+Some numbers are slow: PLD (up to seconds each) and the optimal composition bound (O(k)
+per k). For the values the app's sliders offer (the grids below) they are read from
+small tables shipped in ``dpteach/data`` and made by ``scripts/precompute_app_tables.py``
+(:func:`load_composition_table`, :func:`load_planner_table`), so that no slider move
+waits for them; any other arguments are computed.
 """
 
 from __future__ import annotations
 
+import functools
+import json
+from importlib import resources
+
 import numpy as np
 
-from .._validation import ParameterError, check_array, check_int
+from .._validation import (
+    ParameterError,
+    check_array,
+    check_choice,
+    check_delta,
+    check_epsilon,
+    check_int,
+    check_positive,
+    check_probability,
+    describe,
+)
 from ..accounting import METHOD_LABELS, METHODS, composition_epsilons, dpsgd_epsilons
 from ..composition import amplify_by_subsampling
-from ._style import PALETTE, new_axes
+from ._style import PALETTE, new_axes, refuse_undrawable, refuse_undrawable_log
+from .figure import FigureData, Rule, Series, to_matplotlib
 
-__all__ = ["plot_composition", "plot_dpsgd_epsilon", "plot_amplification"]
+__all__ = ["composition_data", "plot_composition", "dpsgd_epsilon_data", "plot_dpsgd_epsilon",
+           "plot_amplification", "planner_run", "planner_pld_steps"]
 
 K_MAX_LIMIT = 100_000        # plot_composition: largest k_max (and mark_k)
 STEPS_MAX_LIMIT = 10**6      # plot_dpsgd_epsilon: largest steps_max (and mark_steps)
 PLD_POINTS_LIMIT = 100       # plot_dpsgd_epsilon: each PLD point costs up to ~35 ms
+
+# ----------------------------------------------------------------- the app's slider grids
+# The pages "Composition & budget" and "DP-SGD planner" offer exactly these values;
+# scripts/precompute_app_tables.py precomputes the slow numbers over them (the pages,
+# the script and tests/test_app_tables.py import them from here, without Streamlit).
+
+#: Composition page: numbers of queries k.
+COMPOSITION_KS = (1, 2, 3, 5, 10, 20, 30, 50, 100, 200, 300, 500, 1000, 2000, 5000)
+#: Composition page: per-query ε₀ of the Laplace queries (1-1.5-2-3-5-7 per decade).
+COMPOSITION_EPSILONS = tuple(
+    round(m * 10.0 ** e, 10) for e in (-2, -1, 0) for m in (1, 1.5, 2, 3, 5, 7)
+) + (10.0,)
+#: Composition page: noise σ of the Gaussian queries.
+COMPOSITION_SIGMAS = (0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0, 20.0, 50.0)
+#: Composition page: total δ (> 0: every method but basic needs it).
+COMPOSITION_DELTAS = tuple(10.0 ** -k for k in range(10, 1, -1))
+#: Composition page: the figure shows k = 1 … COMPOSITION_K_MAX (and the chosen k).
+COMPOSITION_K_MAX = 1000
+
+#: DP-SGD planner: dataset sizes n.
+PLANNER_DATASET_SIZES = (1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 60_000, 100_000,
+                         200_000, 500_000, 1_000_000)
+#: DP-SGD planner: expected batch sizes.
+PLANNER_BATCH_SIZES = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
+#: DP-SGD planner: numbers of epochs.
+PLANNER_EPOCHS = (1, 2, 3, 5, 10, 20, 30, 50, 64, 100, 200)
+#: DP-SGD planner: noise multipliers σ.
+PLANNER_SIGMAS = (0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.5, 2.0, 3.0, 5.0, 10.0)
+#: DP-SGD planner: δ.
+PLANNER_DELTAS = tuple(10.0 ** -k for k in range(10, 1, -1))
+#: PLD discretisation (value_discretization_interval) of the app pages and their tables.
+APP_PLD_INTERVAL = 1e-3
+
+
+def _check_run(n, batch, epochs) -> tuple[int, int, int]:
+    n = check_int("n", n, minimum=1, maximum=10**9)
+    batch = check_int("batch", batch, minimum=1, maximum=n)
+    return n, batch, check_int("epochs", epochs, minimum=1, maximum=10**6)
+
+
+def planner_run(n: int, batch: int, epochs: int) -> tuple[float, int]:
+    """Sampling rate q = batch/n and steps T = max(1, round(epochs/q)) of a planned run.
+
+    The DP-SGD planner's arithmetic (one epoch = 1/q steps of Poisson sampling), here so
+    that the page and the precomputed tables use the same floats.
+
+    Parameters
+    ----------
+    n : int
+        Dataset size, in [1, 10⁹].
+    batch : int
+        Expected batch size, in [1, n].
+    epochs : int
+        Number of epochs, in [1, 10⁶].
+
+    Returns
+    -------
+    (q, T) : (float, int)
+    """
+    n, batch, epochs = _check_run(n, batch, epochs)
+    q = batch / n
+    return q, max(1, round(epochs / q))
+
+
+def planner_pld_steps(n: int, batch: int, epochs: int) -> tuple[int, ...]:
+    """Steps at which the planner marks PLD: T after each epoch count of the grid ≤ ``epochs``.
+
+    The planner's figure shows PLD at these runs (their values are in the shipped
+    table), always including the run itself. Arguments as :func:`planner_run`.
+    """
+    n, batch, epochs = _check_run(n, batch, epochs)
+    counts = [e for e in PLANNER_EPOCHS if e < epochs] + [epochs]
+    return tuple(sorted({planner_run(n, batch, e)[1] for e in counts}))
+
+
+#: Precomputed tables (``dpteach/data``), written by scripts/precompute_app_tables.py.
+COMPOSITION_TABLE = "composition_tables.npz"
+PLANNER_TABLE = "dpsgd_planner_pld.npz"
+#: The planner table holds runs of at most this many steps (longer: a button on the page).
+PLANNER_TABLE_MAX_STEPS = 10**6
+
+
+def _composition_ks(k_max: int, mark_k: int | None = None) -> np.ndarray:
+    """The k's of :func:`composition_data`: ~24 log-spaced k in [1, k_max], and ``mark_k``."""
+    ks = _k_grid(k_max)
+    return ks if mark_k is None else np.union1d(ks, [mark_k])
+
+
+def composition_table_ks() -> np.ndarray:
+    """Every k the composition page shows: its figure's k grid with each slider k marked."""
+    return np.unique(np.concatenate([_composition_ks(COMPOSITION_K_MAX, k)
+                                     for k in COMPOSITION_KS]))
+
+
+def planner_table_runs() -> list[tuple[float, int]]:
+    """Every run (q, T) of the planner's sliders with T ≤ :data:`PLANNER_TABLE_MAX_STEPS`."""
+    runs = {planner_run(n, b, e) for n in PLANNER_DATASET_SIZES for b in PLANNER_BATCH_SIZES
+            if b <= n for e in PLANNER_EPOCHS}
+    return sorted(r for r in runs if r[1] <= PLANNER_TABLE_MAX_STEPS)
+
 
 _COLOURS = {
     "basic": PALETTE["black"],
@@ -25,11 +151,224 @@ _COLOURS = {
     "rdp": PALETTE["blue"],
     "pld": PALETTE["vermillion"],
 }
-_STYLES = {"basic": ":", "advanced": "--", "optimal": "-.", "rdp": "-", "pld": "-"}
+_DASHES = {"basic": "dotted", "advanced": "dashed", "optimal": "dashdot", "rdp": "solid",
+           "pld": "solid"}
 
 
 def _k_grid(k_max: int, n: int = 24) -> np.ndarray:
     return np.unique(np.round(np.geomspace(1, k_max, n)).astype(int))
+
+
+def _call(func, plot_args: dict, *args, **kwargs):
+    """``func(*args, **kwargs)``; a refusal is re-raised with the plot's own arguments.
+
+    The accounting functions see the grid (``ks``, ``steps``) built from ``k_max`` or
+    ``steps_max``, not the plot's arguments; the message then names both.
+    """
+    try:
+        return func(*args, **kwargs)
+    except ParameterError as exc:
+        got = ", ".join(f"{k}={describe(v)}" for k, v in plot_args.items())
+        raise ParameterError(f"{exc} [for the plot's arguments {got}]") from None
+
+
+# ------------------------------------------------------------------ precomputed tables
+@functools.lru_cache(maxsize=None)
+def _load(filename: str) -> dict | None:
+    """The arrays of a shipped table (read-only), its ``meta`` as a dict; None if absent.
+
+    Value arrays are stored as byte planes (row i holds byte i of every value, which
+    zip compresses ~25 % better); ``meta["byte_planes"]`` gives their dtype and shape.
+    A table made with another PLD discretisation than :data:`APP_PLD_INTERVAL` is
+    ignored (everything is then computed).
+    """
+    try:
+        with resources.files("dpteach").joinpath("data", filename).open("rb") as fh:
+            npz = np.load(fh, allow_pickle=False)
+            arrays = {k: npz[k] for k in npz.files}
+    except (FileNotFoundError, OSError, ValueError):
+        return None
+    meta = json.loads(str(arrays["meta"]))
+    if meta.get("value_discretization_interval") != APP_PLD_INTERVAL:
+        return None
+    for name, spec in meta.get("byte_planes", {}).items():
+        planes = arrays[name]
+        arrays[name] = (np.ascontiguousarray(planes.T).reshape(-1).view(spec["dtype"])
+                        .reshape(spec["shape"]))
+    for arr in arrays.values():
+        arr.flags.writeable = False
+    arrays["meta"] = meta
+    return arrays
+
+
+def load_composition_table() -> dict | None:
+    """The composition page's shipped table (made by ``scripts/precompute_app_tables.py``).
+
+    Axes ``epsilons`` (ε₀), ``sigmas`` (σ), ``ks`` and ``deltas``; values
+    ``laplace_pld``, ``laplace_optimal`` (indexed [ε₀, k, δ]) and ``gaussian_optimal``
+    ([σ, k, δ]), float64; ``meta``: how the table was made. None if not shipped.
+    """
+    return _load(COMPOSITION_TABLE)
+
+
+def load_planner_table() -> dict | None:
+    """The DP-SGD planner's shipped table (made by ``scripts/precompute_app_tables.py``).
+
+    Axes ``sigmas``, runs (``sample_rates``, ``steps``) and ``deltas``; values
+    ``epsilon`` (PLD ε indexed [σ, run, δ], float32); ``meta``: how the table was
+    made. None if not shipped.
+    """
+    return _load(PLANNER_TABLE)
+
+
+@functools.lru_cache(maxsize=None)
+def _table(filename: str):
+    """``(arrays, index)`` of a shipped table, or None; ``index`` maps each axis name to
+    ``{value: position}`` (exact float equality: the table is used only for arguments
+    that are the very floats of the slider grids)."""
+    arrays = _load(filename)
+    if arrays is None:
+        return None
+    index = {name: {v.item(): i for i, v in enumerate(arrays[name])}
+             for name in ("epsilons", "sigmas", "ks", "deltas") if name in arrays}
+    if "sample_rates" in arrays:
+        index["runs"] = {(q.item(), int(t)): i
+                         for i, (q, t) in enumerate(zip(arrays["sample_rates"], arrays["steps"]))}
+    return arrays, index
+
+
+#: The composition methods read from the table (PLD: seconds at large kε₀; the exact
+#: KOV bound: O(k) per k, ~50 ms for a figure), per mechanism.
+COMPOSITION_TABLED = {"laplace": ("optimal", "pld"), "gaussian": ("optimal",)}
+
+
+def _composition_tabled(method: str, ks: np.ndarray, mechanism: str, value: float,
+                        delta: float, plot_args: dict) -> np.ndarray:
+    """Total ε by ``method`` for each k: shipped table, else computed (``value``: ε₀ or σ)."""
+    out = np.full(ks.size, np.nan)
+    table = _table(COMPOSITION_TABLE)
+    if table is not None:
+        arrays, index = table
+        axis = "epsilons" if mechanism == "laplace" else "sigmas"
+        i, d = index[axis].get(value), index["deltas"].get(delta)
+        if i is not None and d is not None:
+            values = arrays[f"{mechanism}_{method}"]
+            for j, k in enumerate(ks):
+                pos = index["ks"].get(int(k))
+                if pos is not None:
+                    out[j] = values[i, pos, d]
+    missing = np.isnan(out)
+    if missing.any():
+        kw = dict(epsilon=value) if mechanism == "laplace" else dict(sigma=value)
+        out[missing] = _call(composition_epsilons, plot_args, ks[missing], mechanism=mechanism,
+                             delta=delta, methods=(method,), **kw)[method]
+    return out
+
+
+def _dpsgd_pld(steps: np.ndarray, sigma: float, q: float, delta: float,
+               plot_args: dict) -> np.ndarray:
+    """PLD ε after each number of DP-SGD steps: shipped table, else computed."""
+    out = np.full(steps.size, np.nan)
+    table = _table(PLANNER_TABLE)
+    if table is not None:
+        arrays, index = table
+        s, d = index["sigmas"].get(sigma), index["deltas"].get(delta)
+        if s is not None and d is not None:
+            for j, t in enumerate(steps):
+                pos = index["runs"].get((q, int(t)))
+                if pos is not None:
+                    out[j] = float(arrays["epsilon"][s, pos, d])
+    missing = np.isnan(out)
+    if missing.any():
+        out[missing] = _call(dpsgd_epsilons, plot_args, steps[missing], noise_multiplier=sigma,
+                             sample_rate=q, delta=delta, accountants=("pld",))["pld"]
+    return out
+
+
+# ------------------------------------------------------------------ composition
+def _check_methods(methods) -> tuple:
+    if methods is None or isinstance(methods, (str, bytes)) or not hasattr(methods, "__iter__"):
+        raise TypeError("methods must be a non-empty sequence of method names; "
+                        f"got methods={methods!r:.60}")
+    methods = tuple(methods)
+    if not methods:
+        raise ParameterError("methods must name at least one method; got methods=()")
+    return methods
+
+
+def composition_data(k_max: int = 1000, *, mechanism: str = "laplace",
+                     epsilon: float | None = 0.1, sigma: float | None = None,
+                     delta: float = 1e-5, methods=METHODS,
+                     mark_k: int | None = None) -> FigureData:
+    """Total ε of k identical queries against k (log–log), one series per method.
+
+    The numbers are :func:`dpteach.accounting.composition_epsilons`' (see there what
+    each method assumes; for Gaussian queries the per-query δ₀ = δ/(2k) split). The
+    PLD of k Laplace queries (seconds at large kε₀) and the optimal bound (O(k) per
+    k) are read from the table shipped in ``dpteach/data`` (:data:`COMPOSITION_TABLE`,
+    made by ``scripts/precompute_app_tables.py``, bit-for-bit the library's numbers)
+    when ε₀ or σ, δ and k are values of the app's sliders, and computed otherwise.
+
+    Parameters
+    ----------
+    k_max : int
+        Largest number of queries, in [2, 100 000]; about 24 log-spaced k's are
+        computed.
+    mechanism : {"laplace", "gaussian"}
+    epsilon : float
+        Per-query ε₀ (Laplace).
+    sigma : float
+        Noise σ (Gaussian, sensitivity 1).
+    delta : float
+        Total δ.
+    methods : iterable of str
+        A non-empty subset of :data:`dpteach.accounting.METHODS`.
+    mark_k : int, optional
+        Mark this k (an integer in [1, 100 000]) with a vertical rule; the curves
+        then also pass through it (and extend to it if it exceeds ``k_max``).
+
+    Returns
+    -------
+    FigureData
+        One series per method (key = the method's name, e.g. ``"rdp"``; the optimal
+        curve last, so that it is drawn above RDP and PLD, which it often covers),
+        the rule ``"mark_k"``, and ``extra["ks"]`` (the k's) and, with ``mark_k``,
+        ``extra["at_mark"]`` (method → total ε at ``mark_k``).
+    """
+    k_max = check_int("k_max", k_max, minimum=2, maximum=K_MAX_LIMIT)
+    if mark_k is not None:
+        mark_k = check_int("mark_k", mark_k, minimum=1, maximum=K_MAX_LIMIT)
+    methods = _check_methods(methods)
+    mechanism = check_choice("mechanism", mechanism, ("laplace", "gaussian"))
+    ks = _composition_ks(k_max, mark_k)
+    plot_args = dict(k_max=k_max, mechanism=mechanism, epsilon=epsilon, sigma=sigma, delta=delta,
+                     methods=methods)
+    tabled = COMPOSITION_TABLED.get(mechanism, ())
+    fast = tuple(m for m in methods if m not in tabled)
+    # the library checks every argument (also when only tabled methods are asked for)
+    computed = _call(composition_epsilons, plot_args, ks, mechanism=mechanism, epsilon=epsilon,
+                     sigma=sigma, delta=delta, methods=fast or ("basic",))
+    if any(m in tabled for m in methods):
+        value = (check_epsilon("epsilon", epsilon) if mechanism == "laplace"
+                 else check_positive("sigma", sigma))
+        delta = check_delta("delta", delta)
+    curves = {m: computed[m] if m in fast else
+              _composition_tabled(m, ks, mechanism, value, delta, plot_args) for m in methods}
+    refuse_undrawable_log("the total ε values", plot_args, *curves.values())
+    drawn = [m for m in methods if m != "optimal"] + [m for m in methods if m == "optimal"]
+    series = tuple(Series(m, METHOD_LABELS[m], ks, curves[m], colour=_COLOURS[m],
+                          dash=_DASHES[m], width=2.0 if m in ("rdp", "pld") else 1.6)
+                   for m in drawn)
+    rules = () if mark_k is None else (Rule("mark_k", "x", mark_k, colour=PALETTE["black"]),)
+    what = (f"Laplace queries, ε₀ = {epsilon:g} each" if mechanism == "laplace"
+            else f"Gaussian queries, σ = {sigma:g} (Δ₂ = 1)")
+    extra = {"ks": ks}
+    if mark_k is not None:
+        j = int(np.searchsorted(ks, mark_k))
+        extra["at_mark"] = {m: float(curves[m][j]) for m in methods}
+    return FigureData(title=f"Composition of k {what}; total δ = {delta:g}",
+                      x_title="number of queries k", y_title="total ε (lower is better)",
+                      series=series, rules=rules, log_x=True, log_y=True, extra=extra)
 
 
 def plot_composition(k_max: int = 1000, *, mechanism: str = "laplace", epsilon: float | None = 0.1,
@@ -37,8 +376,8 @@ def plot_composition(k_max: int = 1000, *, mechanism: str = "laplace", epsilon: 
                      mark_k: int | None = None, ax=None):
     """Total ε of k identical queries versus k (log–log), one line per method.
 
-    See :func:`dpteach.accounting.composition_epsilons` for what each method
-    assumes (for Gaussian queries, the per-query δ₀ = δ/(2k) split).
+    Draws :func:`composition_data` (arguments as there; see
+    :func:`dpteach.accounting.composition_epsilons` for what each method assumes).
 
     Parameters
     ----------
@@ -62,41 +401,112 @@ def plot_composition(k_max: int = 1000, *, mechanism: str = "laplace", epsilon: 
     -------
     matplotlib.figure.Figure
     """
-    k_max = check_int("k_max", k_max, minimum=2, maximum=K_MAX_LIMIT)
-    if mark_k is not None:
-        mark_k = check_int("mark_k", mark_k, minimum=1, maximum=K_MAX_LIMIT)
-    if methods is None or isinstance(methods, (str, bytes)) or not hasattr(methods, "__iter__"):
-        raise TypeError("methods must be a non-empty sequence of method names; "
-                        f"got methods={methods!r:.60}")
-    methods = tuple(methods)
-    if not methods:
-        raise ParameterError("methods must name at least one method; got methods=()")
-    ks = _k_grid(k_max)
-    curves = composition_epsilons(ks, mechanism=mechanism, epsilon=epsilon, sigma=sigma,
-                                  delta=delta, methods=methods)
-    fig, ax = new_axes(ax)
-    for m, eps in curves.items():
-        # the optimal (KOV) curve often lies on top of RDP/PLD: draw it above them
-        ax.plot(ks, eps, _STYLES[m], color=_COLOURS[m], lw=2 if m in ("rdp", "pld") else 1.6,
-                label=METHOD_LABELS[m], zorder=3 if m == "optimal" else 2)
-    if mark_k is not None:
-        ax.axvline(mark_k, color="grey", lw=0.8)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("number of queries k")
-    ax.set_ylabel("total ε (lower is better)")
-    what = (f"Laplace queries, ε₀ = {epsilon:g} each" if mechanism == "laplace"
-            else f"Gaussian queries, σ = {sigma:g} (Δ₂ = 1)")
-    ax.set_title(f"Composition of k {what}; total δ = {delta:g}")
+    data = composition_data(k_max, mechanism=mechanism, epsilon=epsilon, sigma=sigma,
+                            delta=delta, methods=methods, mark_k=mark_k)
+    fig = to_matplotlib(data, ax=ax)
+    ax = fig.axes[0] if ax is None else ax
+    for line in ax.lines:
+        if line.get_gid() == "mark_k":
+            line.set_color("grey")
+            line.set_linestyle("-")
+            line.set_linewidth(0.8)
     ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize="small")
     return fig
+
+
+# ------------------------------------------------------------------ DP-SGD
+def dpsgd_epsilon_data(steps_max: int = 15_000, *, noise_multiplier: float = 1.1,
+                       sample_rate: float = 256 / 60_000, delta: float = 1e-5,
+                       pld_points: int = 8, pld_steps=None,
+                       mark_steps: int | None = None) -> FigureData:
+    """ε against the number of DP-SGD steps, by RDP (a line) and PLD (points).
+
+    RDP is computed (:func:`dpteach.accounting.dpsgd_epsilons`, milliseconds). PLD
+    (up to a second per point) is read from the table shipped in ``dpteach/data``
+    (:data:`PLANNER_TABLE`, made by ``scripts/precompute_app_tables.py``, stored as
+    float32: within 2⁻²⁴ relative of the library's numbers) when σ, q, δ and the
+    number of steps are those of a run the DP-SGD planner's sliders offer, and
+    computed otherwise (grid 1e-3).
+
+    Parameters
+    ----------
+    steps_max : int
+        Largest number of steps, in [2, 10⁶] (beyond 10⁶ the PLD accountant
+        takes tens of seconds and, for larger q, more memory than a Binder has).
+    noise_multiplier, sample_rate, delta : float
+        σ, Poisson rate q, δ.
+    pld_points : int
+        Number of log-spaced PLD evaluations in [0, 100] (each costs up to
+        ~35 ms); 0 for RDP only. Ignored if ``pld_steps`` is given.
+    pld_steps : sequence of int, optional
+        The numbers of steps at which to show PLD instead: at most 100 integers
+        in [1, 10⁶] (e.g. the planner's runs, :func:`planner_pld_steps`).
+    mark_steps : int, optional
+        Mark this number of steps (e.g. the planned run), an integer in [1, 10⁶],
+        with a vertical rule; the RDP curve then also passes through it.
+
+    Returns
+    -------
+    FigureData
+        Series ``"rdp"`` (line) and ``"pld"`` (points, if any), the rule
+        ``"mark_steps"``; ``extra["at_mark"]`` holds ε at ``mark_steps`` by RDP
+        (and by PLD if it is one of the PLD steps).
+    """
+    steps_max = check_int("steps_max", steps_max, minimum=2, maximum=STEPS_MAX_LIMIT)
+    pld_points = check_int("pld_points", pld_points, minimum=0, maximum=PLD_POINTS_LIMIT)
+    if mark_steps is not None:
+        mark_steps = check_int("mark_steps", mark_steps, minimum=1, maximum=STEPS_MAX_LIMIT)
+    if pld_steps is not None:
+        arr = check_array("pld_steps", pld_steps, ndim=1, min_size=0, allow_bool=False)
+        if (arr.size > PLD_POINTS_LIMIT or np.any(arr < 1) or np.any(arr > STEPS_MAX_LIMIT)
+                or np.any(arr != np.round(arr))):
+            raise ParameterError(f"pld_steps must hold at most {PLD_POINTS_LIMIT} integers in "
+                                 f"[1, {STEPS_MAX_LIMIT}]; got pld_steps={describe(pld_steps)}")
+        pts = np.unique(arr.astype(np.int64))
+    elif pld_points > 0:
+        pts = np.unique(np.round(np.geomspace(1, steps_max, pld_points)).astype(int))
+    else:
+        pts = np.array([], dtype=np.int64)
+    steps = np.unique(np.round(np.geomspace(1, steps_max, 60)).astype(int))
+    if mark_steps is not None:
+        steps = np.union1d(steps, [mark_steps])
+    plot_args = dict(steps_max=steps_max, noise_multiplier=noise_multiplier,
+                     sample_rate=sample_rate, delta=delta, pld_points=pld_points)
+    # the RDP call checks σ, q and δ before any table lookup
+    rdp = _call(dpsgd_epsilons, plot_args, steps, noise_multiplier=noise_multiplier,
+                sample_rate=sample_rate, delta=delta, accountants=("rdp",))["rdp"]
+    sigma = check_positive("noise_multiplier", noise_multiplier)
+    q = check_probability("sample_rate", sample_rate, open_low=True)
+    delta = check_delta("delta", delta)
+    pld = _dpsgd_pld(pts, sigma, q, delta, plot_args) if pts.size else None
+    # ε is drawn on a linear axis: infinite values are left out, finite ones must fit
+    refuse_undrawable("the ε curve", plot_args,
+                      *(v[np.isfinite(v)] for v in (rdp, pld) if v is not None))
+    series = [Series("rdp", METHOD_LABELS["rdp"], steps, rdp, colour=_COLOURS["rdp"])]
+    if pld is not None:
+        # points only: a straight segment between two PLD values is not a PLD value
+        # (and would cross the RDP curve)
+        series.append(Series("pld", METHOD_LABELS["pld"], pts, pld, kind="points",
+                             colour=_COLOURS["pld"], width=2.8))
+    rules = ()
+    extra = {}
+    if mark_steps is not None:
+        rules = (Rule("mark_steps", "x", mark_steps, colour=PALETTE["black"]),)
+        at_mark = {"rdp": float(rdp[int(np.searchsorted(steps, mark_steps))])}
+        if pld is not None and mark_steps in pts:
+            at_mark["pld"] = float(pld[int(np.searchsorted(pts, mark_steps))])
+        extra["at_mark"] = at_mark
+    return FigureData(title=f"DP-SGD accounting: q = {q:.3g}, σ = {sigma:g}, δ = {delta:g}",
+                      x_title="training steps T", y_title="ε (lower is better)",
+                      series=tuple(series), rules=rules, log_x=True, extra=extra)
 
 
 def plot_dpsgd_epsilon(steps_max: int = 15_000, *, noise_multiplier: float = 1.1,
                        sample_rate: float = 256 / 60_000, delta: float = 1e-5,
                        pld_points: int = 8, mark_steps: int | None = None, ax=None):
     """ε versus the number of DP-SGD steps, by RDP (line) and PLD (markers).
+
+    Draws :func:`dpsgd_epsilon_data` (arguments as there).
 
     Parameters
     ----------
@@ -117,31 +527,19 @@ def plot_dpsgd_epsilon(steps_max: int = 15_000, *, noise_multiplier: float = 1.1
     -------
     matplotlib.figure.Figure
     """
-    steps_max = check_int("steps_max", steps_max, minimum=2, maximum=STEPS_MAX_LIMIT)
-    pld_points = check_int("pld_points", pld_points, minimum=0, maximum=PLD_POINTS_LIMIT)
-    if mark_steps is not None:
-        mark_steps = check_int("mark_steps", mark_steps, minimum=1, maximum=STEPS_MAX_LIMIT)
-    steps = np.unique(np.round(np.geomspace(1, steps_max, 60)).astype(int))
-    fig, ax = new_axes(ax)
-    rdp = dpsgd_epsilons(steps, noise_multiplier=noise_multiplier, sample_rate=sample_rate,
-                         delta=delta, accountants=("rdp",))["rdp"]
-    ax.plot(steps, rdp, "-", color=_COLOURS["rdp"], lw=2, label=METHOD_LABELS["rdp"])
-    if pld_points > 0:
-        pts = np.unique(np.round(np.geomspace(1, steps_max, pld_points)).astype(int))
-        pld = dpsgd_epsilons(pts, noise_multiplier=noise_multiplier, sample_rate=sample_rate,
-                             delta=delta, accountants=("pld",))["pld"]
-        # markers only: a straight segment between two PLD values is not a PLD value
-        # (and would cross the RDP curve)
-        ax.plot(pts, pld, "o", color=_COLOURS["pld"], ms=7, label=METHOD_LABELS["pld"], zorder=3)
-    if mark_steps is not None:
-        ax.axvline(mark_steps, color="grey", lw=0.8)
-    ax.set_xscale("log")
-    ax.set_xlabel("training steps T")
-    ax.set_ylabel("ε (lower is better)")
-    ax.set_title(f"DP-SGD accounting: q = {sample_rate:.3g}, σ = {noise_multiplier:g}, "
-                 f"δ = {delta:g}")
+    data = dpsgd_epsilon_data(steps_max, noise_multiplier=noise_multiplier,
+                              sample_rate=sample_rate, delta=delta, pld_points=pld_points,
+                              mark_steps=mark_steps)
+    fig = to_matplotlib(data, ax=ax)
+    ax = fig.axes[0] if ax is None else ax
+    for line in ax.lines:
+        if line.get_gid() == "pld":
+            line.set_zorder(3)
+        elif line.get_gid() == "mark_steps":
+            line.set_color("grey")
+            line.set_linestyle("-")
+            line.set_linewidth(0.8)
     ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize="small")
     return fig
 
 
@@ -151,7 +549,8 @@ def plot_amplification(epsilons=(0.5, 1.0, 2.0, 5.0), ax=None):
     Parameters
     ----------
     epsilons : float or sequence of float
-        ε of the mechanism on its input (finite, > 0), one line each; at most 12.
+        ε of the mechanism on its input (finite, > 0, at most 1e200: the range of a
+        log axis), one line each; at most 12.
     ax : matplotlib Axes, optional
 
     Returns
@@ -164,9 +563,10 @@ def plot_amplification(epsilons=(0.5, 1.0, 2.0, 5.0), ax=None):
                              f"got epsilons={epsilons!r:.60}")
     epsilons = [float(e) for e in eps_arr]
     qs = np.geomspace(1e-3, 1.0, 80)
+    amps = [[amplify_by_subsampling(eps, q) for q in qs] for eps in epsilons]
+    refuse_undrawable_log("the ε values", dict(epsilons=epsilons), *amps, eps_arr)
     fig, ax = new_axes(ax)
-    for eps in epsilons:
-        amp = [amplify_by_subsampling(eps, q) for q in qs]
+    for eps, amp in zip(epsilons, amps):
         (line,) = ax.plot(qs, amp, lw=2, label=f"ε = {eps:g}")
         ax.plot(qs, qs * eps, ":", color=line.get_color(), lw=1)
     ax.plot([], [], ":", color="grey", label="q·ε (small-ε approximation)")

@@ -1,9 +1,19 @@
 """Figures for calibrating Laplace and Gaussian noise to a query's sensitivity.
 
-Each function validates its arguments (through :mod:`dpteach._validation` or the
-:mod:`dpteach.mechanisms` functions it calls), draws on ``ax`` (or on a new
+Each ``plot_*`` function validates its arguments (through :mod:`dpteach._validation` or
+the :mod:`dpteach.mechanisms` functions it calls), draws on ``ax`` (or on a new
 pyplot-free figure from :func:`dpteach.plots._style.new_axes`) and returns the
 :class:`matplotlib.figure.Figure`.
+
+The four figures of the app's "Noise calibration" page come in two renderings of one
+computation: :func:`neighbouring_densities_data`, :func:`privacy_loss_data`,
+:func:`sigma_comparison_data` and :func:`error_vs_epsilon_data` return a
+:class:`~dpteach.plots.figure.FigureData` (the curves as numbers, axis titles, a title
+with ε, δ and Δ), which :func:`plot_neighbouring_densities`, :func:`plot_privacy_loss`,
+:func:`plot_sigma_comparison` and :func:`plot_error_vs_epsilon` draw with matplotlib
+(:func:`~dpteach.plots.figure.to_matplotlib`, plus a few matplotlib-only touches: room
+for the legend, shaded spans) and the app draws in the browser
+(:func:`~dpteach.plots.figure.to_vega_lite`).
 
 For a single real-valued query the ℓ1 and ℓ2 sensitivities coincide, so one
 ``sensitivity`` argument serves both mechanisms: Laplace noise uses it as Δ₁,
@@ -23,6 +33,7 @@ References
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -37,14 +48,20 @@ from .._validation import (
     check_finite,
     check_int,
     check_sensitivity,
+    describe,
 )
 from ..mechanisms import gaussian_privacy_loss, gaussian_sigma, laplace_privacy_loss, laplace_scale
-from ._style import PALETTE, new_axes
+from ._style import PALETTE, new_axes, refuse_undrawable, refuse_undrawable_log
+from .figure import MAX_POINTS, FigureData, Rule, Series, to_matplotlib
 
 __all__ = [
+    "neighbouring_densities_data",
     "plot_neighbouring_densities",
+    "privacy_loss_data",
     "plot_privacy_loss",
+    "sigma_comparison_data",
     "plot_sigma_comparison",
+    "error_vs_epsilon_data",
     "plot_error_vs_epsilon",
     "plot_dimension_crossover",
 ]
@@ -71,13 +88,38 @@ def _delta_for_gaussian(delta, mechanism: str) -> float | None:
     return delta
 
 
+EPSILONS_MAX_SIZE = 1_000   # largest ε grid (one σ calibration per value)
+
+
 def _epsilon_grid(epsilons) -> np.ndarray:
     if epsilons is None:
         return np.geomspace(0.05, 10.0, 80)
     eps = check_array("epsilons", epsilons, ndim=1, min_size=2)
     if np.any(eps <= 0):
         raise ParameterError(f"epsilons must all be finite and > 0; got min(epsilons)={eps.min()!r}")
+    if eps.size > EPSILONS_MAX_SIZE:
+        raise ParameterError(f"epsilons must have at most {EPSILONS_MAX_SIZE} values; got "
+                             f"epsilons with {eps.size} values")
     return np.sort(eps)
+
+
+def _per_epsilon(func, eps: np.ndarray) -> np.ndarray:
+    """``[func(e) for e in eps]``, a refusal for one ε reported under the name ``epsilons``."""
+    out = []
+    for e in eps:
+        try:
+            out.append(func(float(e)))
+        except ParameterError as exc:
+            raise ParameterError(f"epsilons contains a value that cannot be used: {exc} (got "
+                                 f"epsilons with min {eps.min()!r}, max {eps.max()!r})") from None
+    return np.array(out)
+
+
+def _outputs(low: float, high: float, *corners: float) -> np.ndarray:
+    """Outputs y to plot: evenly spaced from ``low`` to ``high`` plus the ``corners`` (where a
+    curve has a cusp or a kink), :data:`~dpteach.plots.figure.MAX_POINTS` at most, so that the
+    browser chart, which thins longer series, draws every corner exactly."""
+    return np.union1d(np.linspace(low, high, MAX_POINTS - len(corners)), corners)
 
 
 def _title(sensitivity: float, epsilon: float | None = None, delta: float | None = None,
@@ -91,12 +133,105 @@ def _title(sensitivity: float, epsilon: float | None = None, delta: float | None
 
 
 # ----------------------------------------------------------------------- figures
+def neighbouring_densities_data(sensitivity: float, epsilon: float, delta: float | None = None,
+                                mechanism: str = "laplace", value: float = 0.0,
+                                method: str = "analytic") -> FigureData:
+    """Output densities of a noisy query on a dataset D and on a neighbour D', as data.
+
+    D has true answer ``value``, D' has ``value + sensitivity``. For the Laplace
+    mechanism (scale ``b = Δ/ε``, [DR14]_ Thm 3.6) the two densities differ by
+    a factor at most e^ε at every output; for the Gaussian (σ from
+    :func:`dpteach.mechanisms.gaussian_sigma`, [DR14]_ Thm A.1 / [BW18]_ Thm 8)
+    the ratio is unbounded in the tails, which δ pays for.
+
+    Parameters
+    ----------
+    sensitivity : float
+        Δ, finite > 0 (ℓ1 for Laplace, ℓ2 for Gaussian; equal for one number).
+    epsilon : float
+        Finite > 0.
+    delta : float, optional
+        In (0, 1); required when ``mechanism`` involves the Gaussian, ignored
+        for the Laplace.
+    mechanism : {"laplace", "gaussian", "both"}
+    value : float
+        True answer on D.
+    method : {"analytic", "classic"}
+        Gaussian calibration, see :func:`dpteach.mechanisms.gaussian_sigma`.
+
+    Returns
+    -------
+    FigureData
+        Series ``"laplace-D"``, ``"laplace-D'"`` (dashed), ``"gaussian-D"``,
+        ``"gaussian-D'"`` (dashed): the densities at 300 outputs from ``value − s`` to
+        ``value + Δ + s`` (s = 5b, or 3.5σ if larger), the two peaks among them; their
+        labels give b or σ. Rules
+        ``"answer-D"`` and ``"answer-D'"`` mark the two true answers. The title gives Δ,
+        ε and, for the Gaussian, δ; ``extra["peak"]`` is the largest density.
+
+    Raises
+    ------
+    ParameterError
+        Also when the picture cannot be drawn in float64: a density peak or the
+        plotted range ``value ± 5b`` beyond ±1e300
+        (:data:`~dpteach.plots._style.LINEAR_AXIS_MAX`), e.g. for a noise scale Δ/ε
+        below about 1e-300 or above about 1e299.
+    """
+    sensitivity = check_sensitivity("sensitivity", sensitivity)
+    epsilon = check_epsilon("epsilon", epsilon)
+    mechanism = check_choice("mechanism", mechanism, {"laplace", "gaussian", "both"})
+    value = check_finite("value", value)
+    method = check_choice("method", method, {"analytic", "classic"})
+    delta = _delta_for_gaussian(delta, mechanism)
+
+    curves = []  # (name, scale label, frozen D, frozen D', colour D, colour D', spread)
+    peaks = []   # the densities' maxima, 1/(2b) and 1/(σ√(2π))
+    if mechanism in ("laplace", "both"):
+        b = laplace_scale(sensitivity, epsilon)
+        peaks.append(0.5 / b)
+        curves.append(("laplace", f"b = {_fmt(b)}", stats.laplace(value, b),
+                       stats.laplace(value + sensitivity, b), PALETTE["blue"], PALETTE["sky"],
+                       5 * b))
+    if mechanism in ("gaussian", "both"):
+        sigma = gaussian_sigma(sensitivity, epsilon, delta, method=method)
+        peaks.append(1 / (sigma * math.sqrt(2 * math.pi)))
+        curves.append(("gaussian", f"σ = {_fmt(sigma)}", stats.norm(value, sigma),
+                       stats.norm(value + sensitivity, sigma), PALETTE["vermillion"],
+                       PALETTE["orange"], 3.5 * sigma))
+
+    spread = max(c[-1] for c in curves)
+    refuse_undrawable("the densities", dict(sensitivity=sensitivity, epsilon=epsilon,
+                                             delta=delta, value=value),
+                       spread, value - spread, value + sensitivity + spread,
+                       (value + sensitivity + spread) - (value - spread), 2 * max(peaks))
+    y = _outputs(value - spread, value + sensitivity + spread, value, value + sensitivity)
+    series = []
+    for name, scale, dist_d, dist_n, col_d, col_n, _ in curves:
+        nice = "Laplace" if name == "laplace" else "Gaussian"
+        series.append(Series(f"{name}-D", f"{nice} on D (answer {_fmt(value)}), {scale}",
+                             y, dist_d.pdf(y), colour=col_d, width=_LW))
+        series.append(Series(f"{name}-D'", f"{nice} on D′ (answer {_fmt(value + sensitivity)}), "
+                             f"{scale}", y, dist_n.pdf(y), colour=col_n, width=_LW,
+                             dash="dashed"))
+    top = float(max(max(c[2].pdf(value), c[3].pdf(value + sensitivity)) for c in curves))
+    head = {"laplace": "Laplace mechanism", "gaussian": f"Gaussian mechanism ({method} σ)",
+            "both": f"Laplace vs Gaussian ({method} σ)"}[mechanism]
+    return FigureData(
+        _title(sensitivity, epsilon, delta if mechanism != "laplace" else None,
+               f"{head} on neighbouring datasets"),
+        "released value y", "probability density", series=tuple(series),
+        rules=(Rule("answer-D", "x", value), Rule("answer-D'", "x", value + sensitivity)),
+        x_domain=(float(y[0]), float(y[-1])), y_domain=(0.0, 1.08 * top),
+        extra={"peak": top})
+
+
 def plot_neighbouring_densities(sensitivity: float, epsilon: float, delta: float | None = None,
                                 mechanism: str = "laplace", value: float = 0.0,
                                 method: str = "analytic", ax=None):
     """Output densities of a noisy query on a dataset D and on a neighbour D'.
 
-    D has true answer ``value``, D' has ``value + sensitivity``. For the Laplace
+    Draws :func:`neighbouring_densities_data` (arguments as there). D has true answer
+    ``value``, D' has ``value + sensitivity``. For the Laplace
     mechanism (scale ``b = Δ/ε``, [DR14]_ Thm 3.6) the two densities differ by
     a factor at most e^ε at every output; for the Gaussian (σ from
     :func:`dpteach.mechanisms.gaussian_sigma`, [DR14]_ Thm A.1 / [BW18]_ Thm 8)
@@ -123,58 +258,132 @@ def plot_neighbouring_densities(sensitivity: float, epsilon: float, delta: float
     matplotlib.figure.Figure
         Curves have gids ``"laplace-D"``, ``"laplace-D'"``, ``"gaussian-D"``,
         ``"gaussian-D'"``.
+
+    Raises
+    ------
+    ParameterError
+        Also when the picture cannot be drawn in float64: a density peak or the
+        plotted range ``value ± 5b`` beyond ±1e300
+        (:data:`~dpteach.plots._style.LINEAR_AXIS_MAX`), e.g. for a noise scale Δ/ε
+        below about 1e-300 or above about 1e299.
+    """
+    data = neighbouring_densities_data(sensitivity, epsilon, delta, mechanism, value, method)
+    fig, ax = new_axes(ax)
+    to_matplotlib(data, ax=ax)
+    curves = len(data.series) // 2
+    ax.set_ylim(0, (1.35 + 0.12 * curves) * data.extra["peak"])     # room for the legend
+    ax.legend(fontsize="small", loc="upper right")
+    return fig
+
+
+def privacy_loss_data(sensitivity: float, epsilon: float, delta: float | None = None,
+                      mechanism: str = "laplace", method: str = "analytic") -> FigureData:
+    """Privacy-loss random variable ``ln(p(y)/p'(y))`` against the output y, as data.
+
+    Laplace: bounded by ±ε everywhere (:func:`laplace_privacy_loss`). Gaussian:
+    a straight line, unbounded (:func:`gaussian_privacy_loss`); the outputs
+    where ``|loss| > ε`` are shaded and the probability of landing there
+    under D, ``P[L > ε] + P[L < −ε]`` with ``L ~ N(μ, 2μ)``, ``μ = Δ²/(2σ²)``,
+    is given in the legend ([DR14]_ Sec 3.5.1 and App. A; [BW18]_ Sec 3).
+
+    Parameters
+    ----------
+    sensitivity, epsilon : float
+        Finite > 0.
+    delta : float, optional
+        In (0, 1); required for the Gaussian.
+    mechanism : {"laplace", "gaussian"}
+    method : {"analytic", "classic"}
+
+    Returns
+    -------
+    FigureData
+        Series ``"loss"`` (300 outputs, with the Laplace loss's kinks at 0 and Δ; D has
+        answer 0, D′ has answer Δ) and, for the
+        Gaussian, the shaded bands ``"loss-exceeds-left"`` and ``"loss-exceeds-right"``
+        (the outputs with ``|loss| > ε``, over the full height of the plot; the first
+        one's label gives their probability under D); rules ``"plus-epsilon"``,
+        ``"minus-epsilon"`` at ±ε and ``"zero"``. The title gives Δ, ε and, for the
+        Gaussian, δ; ``extra["p_exceeds"]`` is that probability (Gaussian only).
+
+    Raises
+    ------
+    ParameterError
+        Also when the picture cannot be drawn in float64: the plotted range or the
+        loss axis (±1.1ε and more) beyond ±1e300
+        (:data:`~dpteach.plots._style.LINEAR_AXIS_MAX`).
     """
     sensitivity = check_sensitivity("sensitivity", sensitivity)
     epsilon = check_epsilon("epsilon", epsilon)
-    mechanism = check_choice("mechanism", mechanism, {"laplace", "gaussian", "both"})
-    value = check_finite("value", value)
+    mechanism = check_choice("mechanism", mechanism, {"laplace", "gaussian"})
     method = check_choice("method", method, {"analytic", "classic"})
     delta = _delta_for_gaussian(delta, mechanism)
 
-    curves = []  # (name, scale label, frozen D, frozen D', colour D, colour D', spread)
-    if mechanism in ("laplace", "both"):
+    args = dict(sensitivity=sensitivity, epsilon=epsilon, delta=delta)
+    bands, extra = [], {}
+    if mechanism == "laplace":
         b = laplace_scale(sensitivity, epsilon)
-        curves.append(("laplace", f"b = {_fmt(b)}", stats.laplace(value, b),
-                       stats.laplace(value + sensitivity, b), PALETTE["blue"], PALETTE["sky"],
-                       5 * b))
-    if mechanism in ("gaussian", "both"):
+        refuse_undrawable("the privacy loss", args, 2.5 * sensitivity + b, 4 * sensitivity + 2 * b,
+                           2.2 * epsilon)
+        y = _outputs(-1.5 * sensitivity - b, 2.5 * sensitivity + b, 0.0, sensitivity)
+        loss = laplace_privacy_loss(y, sensitivity, epsilon)
+        extent = epsilon
+        label = f"Laplace, b = {_fmt(b)}: |loss| ≤ ε everywhere"
+        head = "Privacy loss of the Laplace mechanism"
+    else:
         sigma = gaussian_sigma(sensitivity, epsilon, delta, method=method)
-        curves.append(("gaussian", f"σ = {_fmt(sigma)}", stats.norm(value, sigma),
-                       stats.norm(value + sensitivity, sigma), PALETTE["vermillion"],
-                       PALETTE["orange"], 3.5 * sigma))
-
-    spread = max(c[-1] for c in curves)
-    y = np.linspace(value - spread, value + sensitivity + spread, 801)
-    fig, ax = new_axes(ax)
-    for name, scale, dist_d, dist_n, col_d, col_n, _ in curves:
-        nice = "Laplace" if name == "laplace" else "Gaussian"
-        ax.plot(y, dist_d.pdf(y), color=col_d, lw=_LW, gid=f"{name}-D",
-                label=f"{nice} on D (answer {_fmt(value)}), {scale}")
-        ax.plot(y, dist_n.pdf(y), color=col_n, lw=_LW, ls="--", gid=f"{name}-D'",
-                label=f"{nice} on D′ (answer {_fmt(value + sensitivity)}), {scale}")
-    for x in (value, value + sensitivity):
-        ax.axvline(x, color="grey", lw=0.8, ls=":")
-    ax.set_xlabel("released value y")
-    ax.set_ylabel("probability density")
-    top = max(max(c[2].pdf(value), c[3].pdf(value + sensitivity)) for c in curves)
-    ax.set_ylim(0, (1.35 + 0.12 * len(curves)) * top)     # room for the legend
-    ax.legend(fontsize="small", loc="upper right")
-    head = {"laplace": "Laplace mechanism", "gaussian": f"Gaussian mechanism ({method} σ)",
-            "both": f"Laplace vs Gaussian ({method} σ)"}[mechanism]
-    ax.set_title(_title(sensitivity, epsilon, delta if mechanism != "laplace" else None,
-                        f"{head} on neighbouring datasets"))
-    return fig
+        # Δ/σ depends on ε and δ only: the formulas below use it, not σ² (which over- or
+        # underflows for σ beyond about 1e±154 although Δ/σ is ordinary)
+        ratio = sensitivity / sigma
+        cut = epsilon * sigma / ratio                     # = ε σ²/Δ: |loss| = ε at Δ/2 ± cut
+        half = max(1.6 * cut, 3 * sigma, sensitivity)
+        mu = ratio * ratio / 2                            # = Δ²/(2σ²)
+        # the loss (Δ/σ²)(Δ/2 − y) is linear in y: its extent on the plotted range
+        extent = max(epsilon, (half / sigma) * ratio)
+        refuse_undrawable("the privacy loss", args, sensitivity / 2 + half, 2 * half, cut,
+                           2.2 * extent)
+        y = _outputs(sensitivity / 2 - half, sensitivity / 2 + half)
+        try:
+            loss = gaussian_privacy_loss(y, sensitivity, sigma)
+        except ParameterError as exc:                     # σ itself is out of reach
+            raise ParameterError(f"the privacy loss cannot be computed for sensitivity="
+                                 f"{describe(sensitivity)}, epsilon={describe(epsilon)}, "
+                                 f"delta={describe(delta)}: {exc}") from None
+        # P[L > ε] + P[L < −ε] for L ~ N(μ, 2μ); √(2μ) = Δ/σ
+        p_out = float(stats.norm.sf((epsilon - mu) / ratio)
+                      + stats.norm.cdf((-epsilon - mu) / ratio))
+        extra["p_exceeds"] = p_out
+        height = 1.1 * extent
+        for key, lo, hi, text in (
+                ("loss-exceeds-left", y[0], sensitivity / 2 - cut,
+                 f"|loss| > ε (probability {p_out:.2g} under D)"),
+                ("loss-exceeds-right", sensitivity / 2 + cut, y[-1], "")):
+            bands.append(Series(key, text, [lo, hi], [-height, -height], kind="band",
+                                y2=[height, height], colour=PALETTE["orange"], opacity=0.2))
+        label = f"Gaussian ({method}), σ = {_fmt(sigma)}: unbounded"
+        head = f"Privacy loss of the Gaussian mechanism ({method} σ)"
+    series = (*bands, Series("loss", label, y, loss, colour=PALETTE["blue"], width=_LW))
+    rules = (Rule("plus-epsilon", "y", epsilon, "±ε", PALETTE["vermillion"], "dashed"),
+             Rule("minus-epsilon", "y", -epsilon, "", PALETTE["vermillion"], "dashed"),
+             Rule("zero", "y", 0.0, "", PALETTE["black"], "dotted"))
+    return FigureData(
+        _title(sensitivity, epsilon, delta if mechanism == "gaussian" else None, head),
+        "released value y (D has answer 0, D′ has answer Δ)",
+        "privacy loss ln(p_D(y) / p_D′(y))", series=series, rules=rules,
+        x_domain=(float(y[0]), float(y[-1])), y_domain=(-1.1 * extent, 1.1 * extent),
+        extra=extra)
 
 
 def plot_privacy_loss(sensitivity: float, epsilon: float, delta: float | None = None,
                       mechanism: str = "laplace", method: str = "analytic", ax=None):
     """Privacy-loss random variable ``ln(p(y)/p'(y))`` against the output y.
 
-    Laplace: bounded by ±ε everywhere (:func:`laplace_privacy_loss`). Gaussian:
-    a straight line, unbounded (:func:`gaussian_privacy_loss`); the outputs
-    where ``|loss| > ε`` are shaded and the probability of landing there
-    under D, ``P[L > ε] + P[L < −ε]`` with ``L ~ N(μ, 2μ)``, ``μ = Δ²/(2σ²)``,
-    is printed ([DR14]_ Sec 3.5.1 and App. A; [BW18]_ Sec 3).
+    Draws :func:`privacy_loss_data` (arguments as there). Laplace: bounded by ±ε
+    everywhere (:func:`laplace_privacy_loss`). Gaussian: a straight line, unbounded
+    (:func:`gaussian_privacy_loss`); the outputs where ``|loss| > ε`` are shaded and
+    the probability of landing there under D, ``P[L > ε] + P[L < −ε]`` with
+    ``L ~ N(μ, 2μ)``, ``μ = Δ²/(2σ²)``, is printed ([DR14]_ Sec 3.5.1 and App. A;
+    [BW18]_ Sec 3).
 
     Parameters
     ----------
@@ -190,52 +399,31 @@ def plot_privacy_loss(sensitivity: float, epsilon: float, delta: float | None = 
     -------
     matplotlib.figure.Figure
         The loss curve has gid ``"loss"``; the shaded regions ``"loss-exceeds"``.
-    """
-    sensitivity = check_sensitivity("sensitivity", sensitivity)
-    epsilon = check_epsilon("epsilon", epsilon)
-    mechanism = check_choice("mechanism", mechanism, {"laplace", "gaussian"})
-    method = check_choice("method", method, {"analytic", "classic"})
-    delta = _delta_for_gaussian(delta, mechanism)
 
+    Raises
+    ------
+    ParameterError
+        Also when the picture cannot be drawn in float64: the plotted range or the
+        loss axis (±1.1ε and more) beyond ±1e300
+        (:data:`~dpteach.plots._style.LINEAR_AXIS_MAX`).
+    """
+    data = privacy_loss_data(sensitivity, epsilon, delta, mechanism, method)
+    bands = [s for s in data.series if s.kind == "band"]
     fig, ax = new_axes(ax)
-    if mechanism == "laplace":
-        b = laplace_scale(sensitivity, epsilon)
-        y = np.linspace(-1.5 * sensitivity - b, 2.5 * sensitivity + b, 801)
-        loss = laplace_privacy_loss(y, sensitivity, epsilon)
-        label = f"Laplace, b = {_fmt(b)}: |loss| ≤ ε everywhere"
-        head = "Privacy loss of the Laplace mechanism"
-    else:
-        sigma = gaussian_sigma(sensitivity, epsilon, delta, method=method)
-        cut = epsilon * sigma ** 2 / sensitivity          # |loss| = ε at Δ/2 ± cut
-        half = max(1.6 * cut, 3 * sigma, sensitivity)
-        y = np.linspace(sensitivity / 2 - half, sensitivity / 2 + half, 801)
-        loss = gaussian_privacy_loss(y, sensitivity, sigma)
-        mu = sensitivity ** 2 / (2 * sigma ** 2)
-        p_out = float(stats.norm.sf((epsilon - mu) / math.sqrt(2 * mu))
-                      + stats.norm.cdf((-epsilon - mu) / math.sqrt(2 * mu)))
-        ax.axvspan(y[0], sensitivity / 2 - cut, color=PALETTE["orange"], alpha=0.2, lw=0,
-                   gid="loss-exceeds", label=f"|loss| > ε (probability {p_out:.2g} under D)")
-        ax.axvspan(sensitivity / 2 + cut, y[-1], color=PALETTE["orange"], alpha=0.2, lw=0,
-                   gid="loss-exceeds")
-        label = f"Gaussian ({method}), σ = {_fmt(sigma)}: unbounded"
-        head = f"Privacy loss of the Gaussian mechanism ({method} σ)"
-    ax.plot(y, loss, color=PALETTE["blue"], lw=_LW, gid="loss", label=label)
-    ax.axhline(epsilon, color=PALETTE["vermillion"], ls="--", lw=1.5, label="±ε")
-    ax.axhline(-epsilon, color=PALETTE["vermillion"], ls="--", lw=1.5)
-    ax.axhline(0, color="grey", lw=0.6)
-    ax.set_xlim(y[0], y[-1])
-    ax.set_xlabel("released value y (D has answer 0, D′ has answer Δ)")
-    ax.set_ylabel(r"privacy loss $\ln\,p_D(y)\,/\,p_{D'}(y)$")
+    to_matplotlib(dataclasses.replace(data, series=tuple(s for s in data.series
+                                                         if s.kind != "band")), ax=ax)
+    for band in bands:                    # matplotlib: spans over the full height
+        ax.axvspan(band.x[0], band.x[-1], color=band.colour, alpha=band.opacity, lw=0,
+                   gid="loss-exceeds", label=band.label or None)
     ax.legend(fontsize="small", loc="upper right")
-    ax.set_title(_title(sensitivity, epsilon, delta if mechanism == "gaussian" else None, head))
     return fig
 
 
-def plot_sigma_comparison(sensitivity: float, delta: float, epsilons=None, ax=None):
-    """Classic versus analytic Gaussian σ as a function of ε (log-log).
+def sigma_comparison_data(sensitivity: float, delta: float, epsilons=None) -> FigureData:
+    """Classic versus analytic Gaussian σ as a function of ε (log-log), as data.
 
     Classic: ``σ = Δ √(2 ln(1.25/δ))/ε``, proved only for ε < 1 ([DR14]_
-    Thm A.1), so it is drawn only there. Analytic: the smallest σ whose exact
+    Thm A.1), so it is given only there. Analytic: the smallest σ whose exact
     δ(ε) is at most δ ([BW18]_ Thm 8), valid for every ε.
 
     Parameters
@@ -245,7 +433,54 @@ def plot_sigma_comparison(sensitivity: float, delta: float, epsilons=None, ax=No
     delta : float
         In (0, 1).
     epsilons : array_like, optional
-        ε grid (finite, > 0, at least 2 values); default 80 log-spaced values in
+        ε grid (finite, > 0, 2 to 1,000 values); default 80 log-spaced values in
+        [0.05, 10].
+
+    Returns
+    -------
+    FigureData
+        Series ``"classic"`` (dashed; the ε < 1 of the grid, absent if there are none)
+        and ``"analytic"`` (every ε of the sorted grid), log scales, a rule ``"epsilon-1"``
+        at ε = 1 when the grid straddles it; the title gives Δ and δ.
+    """
+    sensitivity = check_sensitivity("sensitivity", sensitivity)
+    delta = _delta_for_gaussian(delta, "gaussian")
+    eps = _epsilon_grid(epsilons)
+    analytic = _per_epsilon(lambda e: gaussian_sigma(sensitivity, e, delta), eps)
+    small = eps[eps < 1]
+    classic = _per_epsilon(lambda e: gaussian_sigma(sensitivity, e, delta, method="classic"),
+                           small) if small.size else np.array([])
+    refuse_undrawable_log("the noise levels σ and the ε grid",
+                          dict(sensitivity=sensitivity, delta=delta, epsilons=epsilons),
+                          eps, analytic, classic)
+    series = []
+    if small.size:
+        series.append(Series("classic", "classic σ = Δ√(2 ln(1.25/δ))/ε (only ε < 1)", small,
+                             classic, colour=PALETTE["orange"], width=_LW, dash="dashed"))
+    series.append(Series("analytic", "analytic σ (Balle & Wang 2018)", eps, analytic,
+                         colour=PALETTE["blue"], width=_LW))
+    rules = (Rule("epsilon-1", "x", 1.0),) if eps[0] < 1 < eps[-1] else ()
+    return FigureData(_title(sensitivity, None, delta, "Gaussian noise: classic vs analytic σ"),
+                      "ε (log scale; left = more private)", "noise standard deviation σ",
+                      series=tuple(series), rules=rules, log_x=True, log_y=True)
+
+
+def plot_sigma_comparison(sensitivity: float, delta: float, epsilons=None, ax=None):
+    """Classic versus analytic Gaussian σ as a function of ε (log-log).
+
+    Draws :func:`sigma_comparison_data` (arguments as there). Classic:
+    ``σ = Δ √(2 ln(1.25/δ))/ε``, proved only for ε < 1 ([DR14]_ Thm A.1), so it is
+    drawn only there. Analytic: the smallest σ whose exact δ(ε) is at most δ
+    ([BW18]_ Thm 8), valid for every ε.
+
+    Parameters
+    ----------
+    sensitivity : float
+        ℓ2 sensitivity, finite > 0.
+    delta : float
+        In (0, 1).
+    epsilons : array_like, optional
+        ε grid (finite, > 0, 2 to 1,000 values); default 80 log-spaced values in
         [0.05, 10].
     ax : matplotlib Axes, optional
 
@@ -254,33 +489,14 @@ def plot_sigma_comparison(sensitivity: float, delta: float, epsilons=None, ax=No
     matplotlib.figure.Figure
         Curves have gids ``"classic"`` and ``"analytic"``.
     """
-    sensitivity = check_sensitivity("sensitivity", sensitivity)
-    delta = _delta_for_gaussian(delta, "gaussian")
-    eps = _epsilon_grid(epsilons)
-    analytic = np.array([gaussian_sigma(sensitivity, e, delta) for e in eps])
-    small = eps[eps < 1]
-    classic = np.array([gaussian_sigma(sensitivity, e, delta, method="classic") for e in small])
-
+    data = sigma_comparison_data(sensitivity, delta, epsilons)
     fig, ax = new_axes(ax)
-    if small.size:
-        ax.plot(small, classic, color=PALETTE["orange"], lw=_LW, ls="--", gid="classic",
-                label="classic σ = Δ√(2 ln(1.25/δ))/ε (only ε < 1)")
-    ax.plot(eps, analytic, color=PALETTE["blue"], lw=_LW, gid="analytic",
-            label="analytic σ (Balle & Wang 2018)")
-    if eps[0] < 1 < eps[-1]:
-        ax.axvline(1.0, color="grey", lw=0.8, ls=":")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("ε (log scale; left = more private)")
-    ax.set_ylabel("noise standard deviation σ")
-    ax.legend(fontsize="small")
-    ax.set_title(_title(sensitivity, None, delta, "Gaussian noise: classic vs analytic σ"))
-    return fig
+    return to_matplotlib(data, ax=ax)
 
 
-def plot_error_vs_epsilon(sensitivity: float, delta: float, epsilons=None,
-                          method: str = "analytic", ax=None):
-    """Expected absolute error of Laplace and Gaussian noise against ε.
+def error_vs_epsilon_data(sensitivity: float, delta: float, epsilons=None,
+                          method: str = "analytic") -> FigureData:
+    """Expected absolute error of Laplace and Gaussian noise against ε, as data.
 
     ``E|Lap(b)| = b = Δ/ε`` and ``E|N(0, σ²)| = σ √(2/π)``, with σ from
     :func:`dpteach.mechanisms.gaussian_sigma` ([DR14]_ Thm 3.6, A.1; [BW18]_).
@@ -293,8 +509,51 @@ def plot_error_vs_epsilon(sensitivity: float, delta: float, epsilons=None,
     delta : float
         In (0, 1), for the Gaussian.
     epsilons : array_like, optional
-        Default 80 log-spaced values in [0.05, 10]. With ``method="classic"``
-        every ε must be < 1.
+        ε grid (finite, > 0, 2 to 1,000 values); default 80 log-spaced values in
+        [0.05, 10]. With ``method="classic"`` every ε must be < 1.
+    method : {"analytic", "classic"}
+
+    Returns
+    -------
+    FigureData
+        Series ``"laplace"`` and ``"gaussian"`` (dashed) over the sorted grid, log
+        scales; the title gives Δ and δ.
+    """
+    sensitivity = check_sensitivity("sensitivity", sensitivity)
+    delta = _delta_for_gaussian(delta, "gaussian")
+    method = check_choice("method", method, {"analytic", "classic"})
+    eps = _epsilon_grid(epsilons)
+    lap = _per_epsilon(lambda e: laplace_scale(sensitivity, e), eps)
+    gau = _per_epsilon(lambda e: gaussian_sigma(sensitivity, e, delta, method=method), eps)
+    gau = gau * math.sqrt(2 / math.pi)
+    refuse_undrawable_log("the errors and the ε grid", dict(sensitivity=sensitivity, delta=delta,
+                                                           epsilons=epsilons), eps, lap, gau)
+    series = (Series("laplace", "Laplace: E|noise| = b = Δ/ε", eps, lap,
+                     colour=PALETTE["blue"], width=_LW),
+              Series("gaussian", f"Gaussian ({method} σ): E|noise| = σ√(2/π)", eps, gau,
+                     colour=PALETTE["vermillion"], width=_LW, dash="dashed"))
+    return FigureData(_title(sensitivity, None, delta, "Error of one noisy answer"),
+                      "ε (log scale; left = more private)", "expected absolute error",
+                      series=series, log_x=True, log_y=True)
+
+
+def plot_error_vs_epsilon(sensitivity: float, delta: float, epsilons=None,
+                          method: str = "analytic", ax=None):
+    """Expected absolute error of Laplace and Gaussian noise against ε.
+
+    Draws :func:`error_vs_epsilon_data` (arguments as there): ``E|Lap(b)| = b = Δ/ε``
+    and ``E|N(0, σ²)| = σ √(2/π)``, with σ from :func:`dpteach.mechanisms.gaussian_sigma`
+    ([DR14]_ Thm 3.6, A.1; [BW18]_). For one real-valued query Δ₁ = Δ₂ = ``sensitivity``.
+
+    Parameters
+    ----------
+    sensitivity : float
+        Finite > 0.
+    delta : float
+        In (0, 1), for the Gaussian.
+    epsilons : array_like, optional
+        ε grid (finite, > 0, 2 to 1,000 values); default 80 log-spaced values in
+        [0.05, 10]. With ``method="classic"`` every ε must be < 1.
     method : {"analytic", "classic"}
     ax : matplotlib Axes, optional
 
@@ -303,26 +562,9 @@ def plot_error_vs_epsilon(sensitivity: float, delta: float, epsilons=None,
     matplotlib.figure.Figure
         Curves have gids ``"laplace"`` and ``"gaussian"``.
     """
-    sensitivity = check_sensitivity("sensitivity", sensitivity)
-    delta = _delta_for_gaussian(delta, "gaussian")
-    method = check_choice("method", method, {"analytic", "classic"})
-    eps = _epsilon_grid(epsilons)
-    lap = np.array([laplace_scale(sensitivity, e) for e in eps])
-    gau = np.array([gaussian_sigma(sensitivity, e, delta, method=method) for e in eps])
-    gau = gau * math.sqrt(2 / math.pi)
-
+    data = error_vs_epsilon_data(sensitivity, delta, epsilons, method)
     fig, ax = new_axes(ax)
-    ax.plot(eps, lap, color=PALETTE["blue"], lw=_LW, gid="laplace",
-            label="Laplace: E|noise| = b = Δ/ε")
-    ax.plot(eps, gau, color=PALETTE["vermillion"], lw=_LW, ls="--", gid="gaussian",
-            label=f"Gaussian ({method} σ): E|noise| = σ√(2/π)")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("ε (log scale; left = more private)")
-    ax.set_ylabel("expected absolute error")
-    ax.legend(fontsize="small")
-    ax.set_title(_title(sensitivity, None, delta, "Error of one noisy answer"))
-    return fig
+    return to_matplotlib(data, ax=ax)
 
 
 def plot_dimension_crossover(epsilon: float, delta: float, max_dimension: int = 1000,
@@ -357,9 +599,12 @@ def plot_dimension_crossover(epsilon: float, delta: float, max_dimension: int = 
     max_dimension = check_int("max_dimension", max_dimension, minimum=2, maximum=10 ** 7)
     d = np.unique(np.round(np.geomspace(1, max_dimension, 200)))
     sigma1 = gaussian_sigma(1.0, epsilon, delta)
-    lap = d / epsilon
+    with np.errstate(over="ignore"):         # d/ε = ∞ for a subnormal ε: not drawn
+        lap = d / epsilon
     gau = np.sqrt(d) * sigma1 * math.sqrt(2 / math.pi)
     d_star = (epsilon * sigma1 * math.sqrt(2 / math.pi)) ** 2
+    refuse_undrawable_log("the errors", dict(epsilon=epsilon, delta=delta,
+                                             max_dimension=max_dimension), lap, gau)
 
     fig, ax = new_axes(ax)
     ax.plot(d, lap, color=PALETTE["blue"], lw=_LW, gid="laplace",

@@ -1,9 +1,16 @@
 """Figures for private logistic regression (notebook 06 and the app page).
 
-Each function validates its arguments, draws on ``ax`` (or on a new
+Each ``plot_*`` function validates its arguments, draws on ``ax`` (or on a new
 pyplot-free figure from :func:`dpteach.plots._style.new_axes`) and returns the
 :class:`matplotlib.figure.Figure`. Lines carry a ``gid`` so tests can find the
 plotted data.
+
+The two figures the app page shows have a data function returning a
+:class:`~dpteach.plots.figure.FigureData` (:func:`toy_boundaries_data`,
+:func:`accuracy_curve_data`); their ``plot_*`` functions draw that data with
+:func:`~dpteach.plots.figure.to_matplotlib`, and the app draws it in the browser
+with :func:`~dpteach.plots.figure.to_vega_lite`, so the numbers are computed once,
+in one place.
 
 References
 ----------
@@ -24,10 +31,13 @@ from .._validation import (
 )
 from ..learning.erm_experiments import AccuracyCurve, SensitivityResult, ToyFits
 from ._style import PALETTE, new_axes
+from .figure import FigureData, Rule, Series, to_matplotlib
 
 __all__ = [
     "plot_decision_boundaries",
+    "toy_boundaries_data",
     "plot_toy_boundaries",
+    "accuracy_curve_data",
     "plot_accuracy_curve",
     "plot_sensitivity",
     "plot_excess_risk",
@@ -63,18 +73,82 @@ def _line(model, name: str = "model"):
     return coef, b
 
 
-def _draw_line(ax, coef, b, xlim, ylim, **kw):
-    """Draw {x : coefᵀx + b = 0} clipped to the box."""
+def _segment_in_box(coef, b, xlim, ylim):
+    """The part of the line {x : coefᵀx + b = 0} inside the box ``xlim`` × ``ylim``.
+
+    Returns ``(xs, ys)``, two points on the line (empty arrays if the line misses the
+    box or its ends are not finite floats). The line is parametrised by its dominant
+    coordinate, as in a drawing with axis limits, and then cut at the other two sides.
+    """
     (x0, x1), (y0, y1) = xlim, ylim
-    if abs(coef[1]) >= abs(coef[0]):
-        if coef[1] == 0:
-            return
-        xs = np.array([x0, x1])
-        ys = -(b + coef[0] * xs) / coef[1]
-    else:
-        ys = np.array([y0, y1])
-        xs = -(b + coef[1] * ys) / coef[0]
-    ax.plot(xs, ys, **kw)
+    a, c = float(coef[0]), float(coef[1])
+    empty = (np.array([]), np.array([]))
+    with np.errstate(all="ignore"):
+        if abs(c) >= abs(a):                     # y = -(b + a x)/c: cut x where y leaves [y0, y1]
+            lo, hi = x0, x1
+            if a != 0:
+                xa, xb = -(b + c * y0) / a, -(b + c * y1) / a
+                lo, hi = max(lo, min(xa, xb)), min(hi, max(xa, xb))
+            xs = np.array([lo, hi])
+            ys = -(b + a * xs) / c
+        else:                                    # x = -(b + c y)/a: cut y where x leaves [x0, x1]
+            lo, hi = y0, y1
+            if c != 0:
+                ya, yb = -(b + a * x0) / c, -(b + a * x1) / c
+                lo, hi = max(lo, min(ya, yb)), min(hi, max(ya, yb))
+            ys = np.array([lo, hi])
+            xs = -(b + c * ys) / a
+    if not (lo <= hi and np.all(np.isfinite(xs)) and np.all(np.isfinite(ys))):
+        return empty
+    return xs, ys
+
+
+def _check_points(X, y):
+    X = check_array("X", X, ndim=2)
+    if X.shape[1] != 2:
+        raise ParameterError(f"X must have 2 columns; got shape {X.shape}")
+    y = check_array("y", y, ndim=1)
+    if y.shape != (X.shape[0],) or np.unique(y).size > 2:
+        raise ParameterError("y must hold one label per row of X, with at most two classes; got y "
+                             f"of shape {y.shape} with {np.unique(y).size} classes")
+    return X, y
+
+
+def _decision_boundaries_data(X, y, nonprivate, private=(), *, method: str = "objective",
+                              label: str | None = None, title: str | None = None) -> FigureData:
+    """What :func:`plot_decision_boundaries` draws (arguments as there), as a FigureData.
+
+    Series: ``class-<c>`` (the points of each class), ``private-<i>`` (thin lines,
+    only the first labelled) and ``nonprivate`` (thick, dashed), each line clipped to
+    the plotted box: the data's range widened by 0.5 on each side.
+    """
+    X, y = _check_points(X, y)
+    method = check_choice("method", method, ("objective", "output"))
+    for arg, text in (("label", label), ("title", title)):
+        if text is not None and not isinstance(text, str):
+            raise TypeError(f"{arg} must be a string or None; got {arg}={text!r:.60}")
+    if isinstance(private, (str, bytes)) or not hasattr(private, "__iter__"):
+        raise TypeError("private must be a sequence of fitted models or (coef, intercept) "
+                        f"pairs; got private={private!r:.60}")
+    private = [_line(model, f"private[{i}]") for i, model in enumerate(private)]
+    nonprivate = _line(nonprivate, "nonprivate")
+    pad = 0.5
+    xlim = (float(X[:, 0].min() - pad), float(X[:, 0].max() + pad))
+    ylim = (float(X[:, 1].min() - pad), float(X[:, 1].max() + pad))
+    series = []
+    for k, c in enumerate(np.unique(y)[:2]):
+        m = y == c
+        series.append(Series(f"class-{c:g}", f"class {c:g}", X[m, 0], X[m, 1], kind="points",
+                             colour=(PALETTE["sky"], PALETTE["orange"])[k], width=1.5))
+    for i, (coef, b) in enumerate(private):
+        series.append(Series(f"private-{i}",
+                             (label or f"{len(private)} private fits") if i == 0 else "",
+                             *_segment_in_box(coef, b, xlim, ylim),
+                             colour=METHOD_COLOURS[method], width=1.2, opacity=0.75))
+    series.append(Series("nonprivate", "non-private", *_segment_in_box(*nonprivate, xlim, ylim),
+                         colour=PALETTE["black"], width=2.6, dash="dashed"))
+    return FigureData(title or "Decision boundaries", "feature 1", "feature 2",
+                      series=tuple(series), x_domain=xlim, y_domain=ylim)
 
 
 def _log_eps_axis(ax, eps):
@@ -104,55 +178,57 @@ def plot_decision_boundaries(X, y, nonprivate, private=(), *, method: str = "obj
     title : str, optional
     ax : matplotlib Axes, optional
     """
-    X = check_array("X", X, ndim=2)
-    if X.shape[1] != 2:
-        raise ParameterError(f"X must have 2 columns; got shape {X.shape}")
-    y = check_array("y", y, ndim=1)
-    if y.shape != (X.shape[0],) or np.unique(y).size > 2:
-        raise ParameterError("y must hold one label per row of X, with at most two classes; got y "
-                             f"of shape {y.shape} with {np.unique(y).size} classes")
-    method = check_choice("method", method, ("objective", "output"))
-    for arg, text in (("label", label), ("title", title)):
-        if text is not None and not isinstance(text, str):
-            raise TypeError(f"{arg} must be a string or None; got {arg}={text!r:.60}")
-    if isinstance(private, (str, bytes)) or not hasattr(private, "__iter__"):
-        raise TypeError("private must be a sequence of fitted models or (coef, intercept) "
-                        f"pairs; got private={private!r:.60}")
-    private = [_line(model, f"private[{i}]") for i, model in enumerate(private)]
-    nonprivate = _line(nonprivate, "nonprivate")
-    fig, ax = new_axes(ax, figsize=(5.0, 4.4))
-    pad = 0.5
-    xlim = (X[:, 0].min() - pad, X[:, 0].max() + pad)
-    ylim = (X[:, 1].min() - pad, X[:, 1].max() + pad)
-    classes = np.unique(y)
-    for k, c in enumerate(classes[:2]):
-        m = y == c
-        ax.scatter(X[m, 0], X[m, 1], s=14, marker="os"[k],
-                   color=(PALETTE["sky"], PALETTE["orange"])[k], edgecolor="white",
-                   linewidth=0.4, label=f"class {c}", zorder=1)
-    for i, (coef, b) in enumerate(private):
-        _draw_line(ax, coef, b, xlim, ylim, color=METHOD_COLOURS[method], lw=1.2, alpha=0.75,
-                   gid=f"private-{i}",
-                   label=(label or f"{len(private)} private fits") if i == 0 else None,
-                   zorder=2)
-    coef, b = nonprivate
-    _draw_line(ax, coef, b, xlim, ylim, color=PALETTE["black"], lw=2.6, ls="--",
-               gid="nonprivate", label="non-private", zorder=3)
-    ax.set_xlim(*xlim)
-    ax.set_ylim(*ylim)
-    ax.set_xlabel("feature 1")
-    ax.set_ylabel("feature 2")
-    ax.set_title(title or "Decision boundaries")
-    ax.legend(fontsize="small", loc="lower right")
-    return fig
+    data = _decision_boundaries_data(X, y, nonprivate, private, method=method, label=label,
+                                     title=title)
+    return _draw(data, ax, (5.0, 4.4), "lower right")[0]
+
+
+def _draw(data: FigureData, ax, figsize, legend_loc: str):
+    """``(fig, ax)``: ``data`` drawn by :func:`~dpteach.plots.figure.to_matplotlib`, the
+    legend at ``legend_loc``."""
+    fig, ax = new_axes(ax, figsize=figsize)
+    to_matplotlib(data, ax=ax)
+    ax.legend(fontsize="small", loc=legend_loc)
+    return fig, ax
+
+
+def toy_boundaries_data(fits) -> FigureData:
+    """Private and non-private decision boundaries on the toy data, as a FigureData.
+
+    The fits come from :func:`dpteach.learning.erm_experiments.toy_fits`. Each
+    model was trained on the bounded rows ``z = [x/R, 1]/√2`` of
+    :func:`~dpteach.learning.logistic.bound_rows`; its boundary ``wᵀz = 0`` is, in the
+    raw features, the line ``coef_ᵀx + intercept_ = 0`` (``coef_ = w[:2]/(R√2)``,
+    ``intercept_ = w[2]/√2``), which is what is drawn, clipped to the plotted box (the
+    data's range widened by 0.5). The title states ε (the fits are pure ε-DP, δ = 0),
+    Λ and n.
+
+    Parameters
+    ----------
+    fits : dpteach.learning.erm_experiments.ToyFits
+
+    Returns
+    -------
+    FigureData
+        Series ``class-0`` and ``class-1`` (the points, ``points``), ``private-0`` …
+        ``private-<k-1>`` (one thin line per private fit, in the method's colour) and
+        ``nonprivate`` (thick, dashed, black: the highlighted reference).
+    """
+    if not isinstance(fits, ToyFits):
+        raise TypeError(f"fits must be the ToyFits of toy_fits(); got fits={fits!r:.60} of type "
+                        f"{type(fits).__name__}")
+    title = (f"{METHOD_LABELS[fits.method]}: ε = {fits.epsilon:g} (δ = 0), Λ = {fits.lam:g}, "
+             f"n = {fits.n}")
+    return _decision_boundaries_data(fits.X, fits.y, fits.nonprivate, fits.private,
+                                     method=fits.method, title=title)
 
 
 def plot_toy_boundaries(fits, *, ax=None):
     """Private and non-private decision boundaries on the toy data (drawing only).
 
-    Draws the data, the non-private boundary and one thin line per private fit
-    with :func:`plot_decision_boundaries`; the fitting happens in
-    :func:`dpteach.learning.erm_experiments.toy_fits`, e.g.
+    Draws :func:`toy_boundaries_data`: the data, the non-private boundary and one
+    thin line per private fit (as :func:`plot_decision_boundaries`); the fitting
+    happens in :func:`dpteach.learning.erm_experiments.toy_fits`, e.g.
     ``plot_toy_boundaries(toy_fits(epsilon=1.0, lam=0.01))``.
 
     Parameters
@@ -160,18 +236,75 @@ def plot_toy_boundaries(fits, *, ax=None):
     fits : dpteach.learning.erm_experiments.ToyFits
     ax : matplotlib Axes, optional
     """
-    if not isinstance(fits, ToyFits):
-        raise TypeError(f"fits must be the ToyFits of toy_fits(); got fits={fits!r:.60} of type "
-                        f"{type(fits).__name__}")
-    title = (f"{METHOD_LABELS[fits.method]}: ε = {fits.epsilon:g}, Λ = {fits.lam:g}, "
-             f"n = {fits.n}")
-    return plot_decision_boundaries(fits.X, fits.y, fits.nonprivate, fits.private,
-                                    method=fits.method, title=title, ax=ax)
+    return _draw(toy_boundaries_data(fits), ax, (5.0, 4.4), "lower right")[0]
+
+
+def accuracy_curve_data(curve, *, baseline: float | None = None, nonprivate: bool = True,
+                        title: str | None = None, show_spread: bool = True) -> FigureData:
+    """Test accuracy against ε (log axis), mean ± one standard deviation per method.
+
+    Parameters
+    ----------
+    curve : dpteach.learning.erm_experiments.AccuracyCurve
+    baseline : float in [0, 1], optional
+        Accuracy of always predicting the majority class (a dotted reference line).
+    nonprivate : bool, default True
+        Draw the test accuracy of the exact non-private minimiser of the same objective
+        (``curve.nonprivate_accuracy``) as a dashed reference line.
+    title : str, optional
+        Default: ``"Accuracy vs ε (Λ = …, n = …; mean ± sd over private fits)"``.
+    show_spread : bool
+        Shade mean ± one standard deviation (ddof = 1) over the trials; the upper
+        edge is capped at accuracy 1, and a method with one trial gets no spread.
+
+    Returns
+    -------
+    FigureData
+        Series ``mean-<method>`` (lines), ``marker-<method>`` (the measured ε, points)
+        and ``sd-<method>`` (bands, if ``show_spread``); rules ``nonprivate`` and
+        ``baseline``. Log ε axis spanning the curve's ε with a margin of a factor 1.25.
+    """
+    if not isinstance(curve, AccuracyCurve):
+        raise TypeError(f"curve must be an AccuracyCurve; got {type(curve).__name__}")
+    if baseline is not None:
+        baseline = check_in_range("baseline", baseline, 0.0, 1.0)
+    nonprivate = check_bool("nonprivate", nonprivate)
+    show_spread = check_bool("show_spread", show_spread)
+    if title is not None and not isinstance(title, str):
+        raise TypeError(f"title must be a string or None; got title={title!r:.60}")
+    eps = np.asarray(curve.epsilons, dtype=float)
+    bands, lines = [], []
+    for m in curve.accuracy:
+        mean, sd = curve.mean(m), curve.std(m)
+        colour = METHOD_COLOURS[m]
+        if show_spread:
+            sd = np.where(np.isfinite(sd), sd, 0.0)          # one trial: no spread to show
+            bands.append(Series(f"sd-{m}", "", eps, mean - sd, kind="band",
+                                y2=np.minimum(mean + sd, 1.0), colour=colour, opacity=0.18))
+        lines.append(Series(f"mean-{m}", METHOD_LABELS[m], eps, mean, colour=colour))
+        lines.append(Series(f"marker-{m}", "", eps, mean, kind="points", colour=colour,
+                            width=1.6))
+    rules = []
+    if nonprivate:
+        rules.append(Rule("nonprivate", "y", float(curve.nonprivate_accuracy),
+                          f"non-private ({curve.nonprivate_accuracy:.3f})", PALETTE["black"],
+                          "dashed"))
+    if baseline is not None:
+        rules.append(Rule("baseline", "y", baseline, f"majority class ({baseline:.3f})", "grey",
+                          "dotted"))
+    return FigureData(title or f"Accuracy vs ε (Λ = {curve.lam:g}, n = {curve.n_train}; "
+                               "mean ± sd over private fits)",
+                      "privacy loss ε (log scale; left = more private)",
+                      "test accuracy (fraction correct)", series=tuple(bands + lines),
+                      rules=tuple(rules), log_x=True,
+                      x_domain=(float(eps.min()) / 1.25, float(eps.max()) * 1.25))
 
 
 def plot_accuracy_curve(curve, *, baseline: float | None = None, title: str | None = None,
                         show_spread: bool = True, ax=None):
     """Test accuracy against ε (log axis): mean ± one standard deviation per method.
+
+    Draws :func:`accuracy_curve_data`, with a tick at each ε of the curve.
 
     Parameters
     ----------
@@ -183,32 +316,9 @@ def plot_accuracy_curve(curve, *, baseline: float | None = None, title: str | No
         Shade mean ± one standard deviation over the trials.
     ax : matplotlib Axes, optional
     """
-    if not isinstance(curve, AccuracyCurve):
-        raise TypeError(f"curve must be an AccuracyCurve; got {type(curve).__name__}")
-    if baseline is not None:
-        baseline = check_in_range("baseline", baseline, 0.0, 1.0)
-    show_spread = check_bool("show_spread", show_spread)
-    if title is not None and not isinstance(title, str):
-        raise TypeError(f"title must be a string or None; got title={title!r:.60}")
-    fig, ax = new_axes(ax)
-    eps = curve.epsilons
-    for m in curve.accuracy:
-        mean, sd = curve.mean(m), curve.std(m)
-        ax.plot(eps, mean, "o-", color=METHOD_COLOURS[m], lw=2, ms=4, gid=f"mean-{m}",
-                label=METHOD_LABELS[m])
-        if show_spread:
-            ax.fill_between(eps, mean - sd, np.minimum(mean + sd, 1.0), color=METHOD_COLOURS[m],
-                            alpha=0.18, lw=0)
-    ax.axhline(curve.nonprivate_accuracy, color=PALETTE["black"], ls="--", lw=1.5,
-               gid="nonprivate", label=f"non-private ({curve.nonprivate_accuracy:.3f})")
-    if baseline is not None:
-        ax.axhline(baseline, color="grey", ls=":", lw=1.5, gid="baseline",
-                   label=f"majority class ({baseline:.3f})")
-    _log_eps_axis(ax, eps)
-    ax.set_ylabel("test accuracy")
-    ax.set_title(title or f"Accuracy vs ε (Λ = {curve.lam:g}, n = {curve.n_train}; "
-                          "mean ± sd over private fits)")
-    ax.legend(fontsize="small", loc="lower right")
+    data = accuracy_curve_data(curve, baseline=baseline, title=title, show_spread=show_spread)
+    fig, ax = _draw(data, ax, (6.4, 4.0), "lower right")
+    _log_eps_axis(ax, np.asarray(curve.epsilons, dtype=float))
     return fig
 
 

@@ -5,9 +5,16 @@ probability ``p = ½ + γ`` and its flip otherwise; this is local ε-DP with
 ``ε = ln(p/(1−p))`` ([DR14]_ Sec 3.2). The survey's estimator
 ``π̂ = (Ȳ − (1−p))/(2p−1)`` is unbiased for the population rate π.
 
-Every function validates its arguments, returns a matplotlib ``Figure`` built
-with :func:`dpteach.plots._style.new_axes` and tags its artists with ``gid``\\ s
+Every ``plot_*`` function validates its arguments, returns a matplotlib ``Figure``
+built with :func:`dpteach.plots._style.new_axes` and tags its artists with ``gid``\\ s
 so tests can read the plotted data back.
+
+The two figures of the app's "Randomized response" page come in two renderings of one
+computation: :func:`rr_probabilities_data` and :func:`rr_estimator_data` return a
+:class:`~dpteach.plots.figure.FigureData`, drawn with matplotlib by
+:func:`plot_rr_probabilities` and :func:`plot_rr_estimator` and in the browser by
+:func:`rr_probabilities_spec` (Vega-Lite, with the reports named on the x axis) and
+:func:`~dpteach.plots.figure.to_vega_lite`.
 
 References
 ----------
@@ -26,6 +33,7 @@ References
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -36,6 +44,7 @@ from .._validation import (
     check_array,
     check_epsilon,
     check_in_range,
+    describe,
 )
 from ..randomized_response import (
     central_laplace_rate_std,
@@ -45,16 +54,30 @@ from ..randomized_response import (
     rr_std_error,
     simulate_rr_estimates,
 )
-from ._style import CYCLE, PALETTE, new_axes
+from ._style import CYCLE, PALETTE, new_axes, refuse_undrawable_log
+from .figure import (
+    FONT_SIZES,
+    MAX_POINTS,
+    FigureData,
+    Rule,
+    Series,
+    to_matplotlib,
+    to_vega_lite,
+)
 
 __all__ = [
+    "rr_estimator_data",
     "plot_rr_estimator",
     "plot_rr_std_error",
+    "rr_probabilities_data",
+    "rr_probabilities_spec",
     "plot_rr_probabilities",
     "plot_local_vs_central",
 ]
 
 _LW = 2.2
+#: The two reports of a respondent, as the probability chart labels them (x = 0 and 1).
+REPORTS = ("report 'no'", "report 'yes'")
 _EXACT_LIMIT = 2_000_000   # simulate individual reports up to this many in total
 
 
@@ -81,15 +104,123 @@ def _privacy_label(gamma: float, epsilon: float) -> str:
     return f"γ = {gamma:.3g} (ε = {epsilon:.3g})"
 
 
+def _ratio_text(gamma: float, epsilon: float) -> str:
+    """(½+γ)/(½−γ) = e^ε, formatted; as a power of ten once it overflows the float range."""
+    p = 0.5 + gamma
+    if 1 - p > 0 and epsilon < 700:
+        return f"{p / (1 - p):.3g}"
+    return f"10^{epsilon / math.log(10):.4g}"
+
+
+N_VALUES_MAX_SIZE = 10_000   # largest n grid of plot_rr_std_error / plot_local_vs_central
+
+
+def _n_grid(n_values, maximum: int | None = None) -> np.ndarray:
+    """The sorted distinct sizes to plot (float): default, or validated ``n_values``."""
+    if n_values is None:
+        return np.unique(np.round(np.geomspace(10, 10 ** 6, 60)))
+    ns = check_array("n_values", n_values, ndim=1, min_size=2)
+    top = "" if maximum is None else f", at most {maximum:.0e}"
+    if (np.any(ns < 1) or np.any(ns != np.round(ns))
+            or (maximum is not None and np.any(ns > maximum))):
+        raise ParameterError(f"n_values must contain integers >= 1{top}; "
+                             f"got n_values={describe(n_values)}")
+    if ns.size > N_VALUES_MAX_SIZE:
+        raise ParameterError(f"n_values must have at most {N_VALUES_MAX_SIZE} values; got "
+                             f"n_values with {ns.size} values")
+    return np.unique(ns)
+
+
+def rr_estimator_data(true_rate: float, n: int, gamma: float | None = None,
+                      epsilon: float | None = None, n_trials: int = 2000, rng=None,
+                      simulation: str = "auto") -> FigureData:
+    """Distribution of the randomized-response estimate over simulated surveys, as data.
+
+    Simulates ``n_trials`` surveys of ``n`` fresh respondents
+    (:func:`dpteach.randomized_response.simulate_rr_estimates`, arguments as there) and
+    gives the density histogram of their estimates π̂, the normal density with mean π
+    and standard deviation :func:`dpteach.randomized_response.rr_std_error` (the
+    estimator is unbiased and, by the central limit theorem, approximately normal,
+    [W65]_), the true rate and the interval π ± 1.96 SE that holds about 95% of the
+    estimates.
+
+    The estimator only takes values on the lattice ``origin + k·step`` (k the number of
+    "yes" reports, ``step = 1/(n·2γ)``): each bin holds a whole number of lattice points
+    and its edges fall half-way between two of them, which avoids the comb-like aliasing
+    of arbitrary bins.
+
+    Parameters
+    ----------
+    true_rate : float
+        Population rate π in [0, 1].
+    n : int
+        Respondents per survey, in [1, 10**9].
+    gamma, epsilon : float
+        Exactly one: γ in (0, ½) or ε > 0.
+    n_trials : int
+        Number of simulated surveys, in [2, 10**6].
+    rng : None, int or numpy.random.Generator
+    simulation : {"auto", "reports", "binomial"}
+        See :func:`~dpteach.randomized_response.simulate_rr_estimates` (the two
+        simulations give identically distributed estimates; ``"binomial"`` is the fast one).
+
+    Returns
+    -------
+    FigureData
+        ``bars`` series ``"estimates"`` (the density histogram: area 1, about 40 bins),
+        series ``"normal"`` (when the standard error is > 0), rules ``"true-rate"`` at π
+        and ``"ci-low"``, ``"ci-high"`` at π ∓ 1.96 SE; the title gives γ, ε and n.
+        ``extra`` holds ``"mean"`` (of the simulated π̂), ``"std_error"`` and
+        ``"highest"`` (the tallest bar or density peak).
+    """
+    est = simulate_rr_estimates(true_rate, n, gamma=gamma, epsilon=epsilon, n_trials=n_trials,
+                                rng=rng, simulation=simulation)
+    _, gam, eps = _truth_prob(gamma, epsilon)
+    se = rr_std_error(true_rate, n, **_privacy_kwargs(gamma, epsilon))
+
+    # 2γ rather than 2p − 1: for tiny γ the float 0.5 + γ rounds to 0.5
+    step = 1.0 / (n * (2 * gam))
+    origin = -(0.5 - gam) / (2 * gam)
+    lo, hi = min(est.min(), true_rate - 4 * se), max(est.max(), true_rate + 4 * se)
+    if hi - lo < 4 * step:          # no spread at all (e.g. ε so large that p = 1, π = 0)
+        lo, hi = lo - 2 * step, hi + 2 * step
+    per_bin = max(1, math.ceil((hi - lo) / (40 * step)))
+    k_lo = math.floor((lo - origin) / step) - 0.5
+    k_hi = math.ceil((hi - origin) / step) + 0.5
+    edges = origin + step * np.arange(k_lo, k_hi + per_bin, per_bin)
+    density, _ = np.histogram(est, bins=edges, density=True)
+    series = [Series("estimates", f"π̂ in {n_trials} simulated surveys (mean {est.mean():.3f})",
+                     (edges[:-1] + edges[1:]) / 2, density, kind="bars",
+                     width=float(per_bin * step), colour=PALETTE["sky"])]
+    highest = float(density.max())
+    rules = [Rule("true-rate", "x", true_rate, f"true rate π = {true_rate:.3g}",
+                  PALETTE["vermillion"], "dashed")]
+    if se > 0:
+        x = np.linspace(lo, hi, MAX_POINTS)
+        series.append(Series("normal", f"normal, sd = rr_std_error = {se:.3g}", x,
+                             stats.norm.pdf(x, true_rate, se), colour=PALETTE["blue"],
+                             width=_LW))
+        highest = max(highest, float(stats.norm.pdf(0, 0, se)))
+        rules += [Rule("ci-low", "x", true_rate - 1.96 * se, "π ± 1.96 SE (about 95% of surveys)",
+                       PALETTE["black"], "dotted"),
+                  Rule("ci-high", "x", true_rate + 1.96 * se, "", PALETTE["black"], "dotted")]
+    return FigureData(f"Randomized-response estimate over {n_trials} simulated surveys\n"
+                      f"{_privacy_label(gam, eps)}, n = {n}",
+                      "estimated rate π̂", "density", series=tuple(series), rules=tuple(rules),
+                      x_domain=(float(lo), float(hi)), y_domain=(0.0, 1.1 * highest),
+                      extra={"mean": float(est.mean()), "std_error": se, "highest": highest})
+
+
 def plot_rr_estimator(true_rate: float, n: int, gamma: float | None = None,
                       epsilon: float | None = None, n_trials: int = 2000, rng=None,
                       simulation: str = "auto", ax=None):
     """Histogram of the randomized-response estimate over simulated surveys.
 
-    Overlays the true rate and the normal density with mean π and standard
-    deviation :func:`dpteach.randomized_response.rr_std_error` (the estimator is
-    unbiased and, by the central limit theorem, approximately normal).
-    Simulation as in :func:`simulate_rr_estimates`.
+    Draws :func:`rr_estimator_data` (arguments as there): the histogram of the
+    estimates, the normal density with mean π and standard deviation
+    :func:`dpteach.randomized_response.rr_std_error` (the estimator is unbiased and,
+    by the central limit theorem, approximately normal), the true rate and
+    π ± 1.96 SE. Simulation as in :func:`simulate_rr_estimates`.
 
     Parameters
     ----------
@@ -109,47 +240,17 @@ def plot_rr_estimator(true_rate: float, n: int, gamma: float | None = None,
     -------
     matplotlib.figure.Figure
         Histogram bars have gid ``"estimates"``, the normal curve ``"normal"``,
-        the true rate line ``"true-rate"``.
+        the true rate line ``"true-rate"``, the interval's ends ``"ci-low"`` and
+        ``"ci-high"``.
     """
-    est = simulate_rr_estimates(true_rate, n, gamma=gamma, epsilon=epsilon, n_trials=n_trials,
-                                rng=rng, simulation=simulation)
-    _, gam, eps = _truth_prob(gamma, epsilon)
-    se = rr_std_error(true_rate, n, **_privacy_kwargs(gamma, epsilon))
-
+    data = rr_estimator_data(true_rate, n, gamma, epsilon, n_trials, rng, simulation)
     fig, ax = new_axes(ax)
-    # π̂ only takes values on the lattice origin + k·step (k = number of yes reports);
-    # bins whose width is a whole number of lattice steps, centred between lattice
-    # points, avoid the comb-like aliasing of arbitrary bins.
-    p = 0.5 + gam
-    step = 1.0 / (n * (2 * p - 1))
-    origin = -(1 - p) / (2 * p - 1)
-    lo, hi = min(est.min(), true_rate - 4 * se), max(est.max(), true_rate + 4 * se)
-    if hi - lo < 4 * step:          # no spread at all (e.g. ε so large that p = 1, π = 0)
-        lo, hi = lo - 2 * step, hi + 2 * step
-    per_bin = max(1, math.ceil((hi - lo) / (40 * step)))
-    k_lo = math.floor((lo - origin) / step) - 0.5
-    k_hi = math.ceil((hi - origin) / step) + 0.5
-    edges = origin + step * np.arange(k_lo, k_hi + per_bin, per_bin)
-    _, _, patches = ax.hist(est, bins=edges, density=True,
-                            color=PALETTE["sky"], edgecolor="white",
-                            label=rf"$\hat\pi$ in {n_trials} simulated surveys (mean {est.mean():.3f})")
-    for patch in patches:
-        patch.set_gid("estimates")
-    x = np.linspace(lo, hi, 400)
-    ax.set_xlim(lo, hi)
-    heights = [patch.get_height() for patch in patches]
-    if se > 0:
-        ax.plot(x, stats.norm.pdf(x, true_rate, se), color=PALETTE["blue"], lw=_LW,
-                gid="normal", label=f"normal, sd = rr_std_error = {se:.3g}")
-        heights.append(stats.norm.pdf(0, 0, se))
-    ax.axvline(true_rate, color=PALETTE["vermillion"], lw=_LW, ls="--", gid="true-rate",
-               label=f"true rate π = {true_rate:.3g}")
-    ax.set_xlabel(r"estimated rate $\hat\pi$")
-    ax.set_ylabel("density")
-    ax.set_ylim(0, 1.45 * max(heights))
+    to_matplotlib(data, ax=ax)
+    for patch in ax.patches:
+        if patch.get_gid() == "estimates":
+            patch.set_edgecolor("white")
+    ax.set_ylim(0, 1.45 * data.extra["highest"])          # room for the legend
     ax.legend(fontsize="small", loc="upper right", framealpha=0.95)
-    ax.set_title(f"Randomized-response estimate over simulated surveys\n"
-                 f"{_privacy_label(gam, eps)}, n = {n}")
     return fig
 
 
@@ -168,7 +269,7 @@ def plot_rr_std_error(gammas=(0.05, 0.1, 0.25, 0.4), rate: float = 0.5, n_values
     rate : float
         Population rate π in [0, 1].
     n_values : array_like of int, optional
-        At least 2 sizes, each in [1, 10¹²]. Default 60 log-spaced sizes from
+        2 to 10,000 sizes, each in [1, 10¹²]. Default 60 log-spaced sizes from
         10 to 10⁶.
     ax : matplotlib Axes, optional
 
@@ -181,20 +282,22 @@ def plot_rr_std_error(gammas=(0.05, 0.1, 0.25, 0.4), rate: float = 0.5, n_values
     if gam.size > len(CYCLE):
         raise ParameterError(f"gammas must have at most {len(CYCLE)} values; got {gam.size}")
     if np.any(gam <= 0) or np.any(gam >= 0.5):
-        raise ParameterError(f"gammas must each be in (0, 0.5); got gammas={gammas!r:.60}")
+        raise ParameterError(f"gammas must each be in (0, 0.5); got gammas={describe(gammas)}")
     rate = check_in_range("rate", rate, 0.0, 1.0)
-    if n_values is None:
-        ns = np.unique(np.round(np.geomspace(10, 10 ** 6, 60))).astype(np.int64)
-    else:
-        ns = check_array("n_values", n_values, ndim=1, min_size=2)
-        if np.any(ns < 1) or np.any(ns > 10**12) or np.any(ns != np.round(ns)):
-            raise ParameterError("n_values must contain integers in [1, 10^12]; "
-                                 f"got n_values={n_values!r:.60}")
-        ns = np.unique(ns.astype(np.int64))
+    ns = _n_grid(n_values, maximum=10**12).astype(np.int64)
+
+    curves = []
+    for g in gam:
+        try:
+            se = np.array([rr_std_error(rate, int(k), gamma=float(g)) for k in ns])
+        except ParameterError as exc:       # γ so small that the standard error overflows
+            raise ParameterError(f"gammas holds a value that cannot be used: {exc}") from None
+        curves.append(se)
+    refuse_undrawable_log("the standard errors", dict(gammas=gammas, rate=rate,
+                                                      n_values=n_values), ns, *curves)
 
     fig, ax = new_axes(ax)
-    for colour, g in zip(CYCLE, gam):
-        se = np.array([rr_std_error(rate, int(k), gamma=float(g)) for k in ns])
+    for colour, g, se in zip(CYCLE, gam, curves):
         ax.plot(ns, se, color=colour, lw=_LW, gid=f"gamma={g:g}",
                 label=_privacy_label(float(g), rr_epsilon_from_gamma(float(g))))
     ax.set_xscale("log")
@@ -207,11 +310,89 @@ def plot_rr_std_error(gammas=(0.05, 0.1, 0.25, 0.4), rate: float = 0.5, n_values
     return fig
 
 
-def plot_rr_probabilities(gamma: float | None = None, epsilon: float | None = None, ax=None):
-    """Bar chart of P(report | true bit) for randomized response.
+def rr_probabilities_data(gamma: float | None = None,
+                          epsilon: float | None = None) -> FigureData:
+    """P(report | true bit) for randomized response, as grouped bars.
 
     The largest ratio between the two rows is ``(½+γ)/(½−γ) = e^ε``: the
     definition of ε-DP checked on every output ([DR14]_ Sec 3.2).
+
+    Parameters
+    ----------
+    gamma, epsilon : float
+        Exactly one: γ in (0, ½) or ε > 0.
+
+    Returns
+    -------
+    FigureData
+        ``bars`` series ``"true=0"`` (at x = −0.2, 0.8: P(report 'no'), P(report 'yes')
+        for a true 'no') and ``"true=1"`` (at x = 0.2, 1.2, for a true 'yes'), of width
+        0.38: x near 0 is the report 'no', near 1 the report 'yes'
+        (:data:`REPORTS`). The title gives γ, ε and the ratio e^ε.
+    """
+    p, gam, eps = _truth_prob(gamma, epsilon)
+    probs = {0: np.array([p, 1 - p]), 1: np.array([1 - p, p])}   # P(report=0), P(report=1)
+    series = tuple(
+        Series(f"true={bit}", f"true answer {'yes' if bit else 'no'}", np.arange(2) + shift,
+               probs[bit], kind="bars", width=0.38, colour=colour)
+        for shift, bit, colour in ((-0.2, 0, PALETTE["blue"]), (0.2, 1, PALETTE["orange"])))
+    return FigureData(f"Randomized response, {_privacy_label(gam, eps)}\n"
+                      f"largest ratio (½+γ)/(½−γ) = {_ratio_text(gam, eps)} = e^ε",
+                      "what the respondent reports", "probability of the report",
+                      series=series, x_domain=(-0.5, 1.5), y_domain=(0.0, 1.1))
+
+
+def rr_probabilities_spec(gamma: float | None = None, epsilon: float | None = None, *,
+                          height: int = 340) -> dict:
+    """Vega-Lite chart of :func:`rr_probabilities_data`, for the browser.
+
+    :func:`~dpteach.plots.figure.to_vega_lite` of the data, with the x axis labelled by
+    the two reports (:data:`REPORTS`) instead of numbers, each bar's probability
+    written above it (3 decimals), as in :func:`plot_rr_probabilities`, the bars
+    rising from 0 and the title's two lines on two lines.
+
+    Parameters
+    ----------
+    gamma, epsilon : float
+        Exactly one: γ in (0, ½) or ε > 0.
+    height : int in [50, 2000]
+        Height of the chart in pixels (the width follows the page).
+
+    Returns
+    -------
+    dict
+        A Vega-Lite v5 specification for ``st.vega_lite_chart``.
+    """
+    data = rr_probabilities_data(gamma, epsilon)
+    spec = to_vega_lite(data, height=height)
+    if isinstance(spec["title"]["text"], str):      # one line per line of the title
+        spec["title"]["text"] = spec["title"]["text"].split("\n")
+    labels = " : ".join(f"datum.value == {k} ? {json.dumps(r)}" for k, r in enumerate(REPORTS))
+    for layer in spec["layer"]:
+        layer["encoding"]["x"] = {**layer["encoding"]["x"],
+                                  "axis": {"values": [0, 1], "labelExpr": f"{labels} : ''",
+                                           "grid": False}}
+        if layer["mark"]["type"] == "bar":          # bars rise from 0 (x and x2 are ranged)
+            layer["encoding"]["y2"] = {"datum": 0}
+    x_enc = spec["layer"][0]["encoding"]["x"]
+    y_enc = spec["layer"][0]["encoding"]["y"]
+    rows = [{"x": float(x), "y": float(h), "text": f"{h:.3f}"}
+            for s in data.series for x, h in zip(s.x, s.y)]
+    spec["layer"].append({
+        "data": {"values": rows},
+        "mark": {"type": "text", "baseline": "bottom", "dy": -4,
+                 "fontSize": FONT_SIZES["axis_label"]},
+        "encoding": {"x": x_enc, "y": y_enc, "text": {"field": "text", "type": "nominal"}}})
+    return spec
+
+
+def plot_rr_probabilities(gamma: float | None = None, epsilon: float | None = None, ax=None):
+    """Bar chart of P(report | true bit) for randomized response.
+
+    Draws :func:`rr_probabilities_data` (arguments as there), each bar's probability
+    written above it. The largest ratio between the two rows is
+    ``(½+γ)/(½−γ) = e^ε``: the definition of ε-DP checked on every output
+    ([DR14]_ Sec 3.2).
 
     Parameters
     ----------
@@ -224,24 +405,14 @@ def plot_rr_probabilities(gamma: float | None = None, epsilon: float | None = No
     matplotlib.figure.Figure
         Bars have gids ``"true=0"`` and ``"true=1"``.
     """
-    p, gam, eps = _truth_prob(gamma, epsilon)
-    probs = {0: np.array([p, 1 - p]), 1: np.array([1 - p, p])}   # P(report=0), P(report=1)
+    data = rr_probabilities_data(gamma, epsilon)
     fig, ax = new_axes(ax)
-    x = np.arange(2)
-    for shift, bit, colour in ((-0.2, 0, PALETTE["blue"]), (0.2, 1, PALETTE["orange"])):
-        bars = ax.bar(x + shift, probs[bit], width=0.38, color=colour,
-                      label=f"true answer {'yes' if bit else 'no'}")
-        for bar, h in zip(bars, probs[bit]):
-            bar.set_gid(f"true={bit}")
-            ax.text(bar.get_x() + bar.get_width() / 2, h + 0.01, f"{h:.3f}", ha="center",
-                    va="bottom", fontsize="small")
-    ax.set_xticks(x, ["report 'no'", "report 'yes'"])
-    ax.set_ylim(0, 1.1)
-    ax.set_xlabel("what the respondent reports")
-    ax.set_ylabel("probability of the report")
+    to_matplotlib(data, ax=ax)
+    for s in data.series:
+        for x, h in zip(s.x, s.y):
+            ax.text(x, h + 0.01, f"{h:.3f}", ha="center", va="bottom", fontsize="small")
+    ax.set_xticks(range(len(REPORTS)), list(REPORTS))
     ax.legend(fontsize="small", loc="upper center")
-    ax.set_title(f"Randomized response, {_privacy_label(gam, eps)}\n"
-                 f"largest ratio (½+γ)/(½−γ) = {p / (1 - p):.3g} = " + r"$e^\varepsilon$")
     return fig
 
 
@@ -258,7 +429,8 @@ def plot_local_vs_central(epsilon: float, n_values=None, ax=None):
     epsilon : float
         Finite > 0.
     n_values : array_like of int, optional
-        Default 60 log-spaced sizes from 10 to 10⁶.
+        2 to 10,000 sizes, each a whole number ≥ 1 (any size: the formulas are
+        closed forms). Default 60 log-spaced sizes from 10 to 10⁶.
     ax : matplotlib Axes, optional
 
     Returns
@@ -267,17 +439,15 @@ def plot_local_vs_central(epsilon: float, n_values=None, ax=None):
         Curves have gids ``"local"`` and ``"central"``.
     """
     epsilon = check_epsilon("epsilon", epsilon)
-    if n_values is None:
-        ns = np.unique(np.round(np.geomspace(10, 10 ** 6, 60)))
-    else:
-        ns = check_array("n_values", n_values, ndim=1, min_size=2)
-        if np.any(ns < 1) or np.any(ns != np.round(ns)):
-            raise ParameterError(f"n_values must contain integers >= 1; got n_values={n_values!r}")
-        ns = np.unique(ns)
+    ns = _n_grid(n_values)
+    local = rr_local_std(ns, epsilon)
+    central = central_laplace_rate_std(ns, epsilon)
+    refuse_undrawable_log("the standard deviations and sizes",
+                          dict(epsilon=epsilon, n_values=n_values), ns, local, central)
     fig, ax = new_axes(ax)
-    ax.plot(ns, rr_local_std(ns, epsilon), color=PALETTE["vermillion"], lw=_LW, gid="local",
+    ax.plot(ns, local, color=PALETTE["vermillion"], lw=_LW, gid="local",
             label="local: randomized response, sd = " + r"$e^{\varepsilon/2}/((e^\varepsilon-1)\sqrt{n})$")
-    ax.plot(ns, central_laplace_rate_std(ns, epsilon), color=PALETTE["blue"], lw=_LW,
+    ax.plot(ns, central, color=PALETTE["blue"], lw=_LW,
             ls="--", gid="central", label="central: (count + Lap(1/ε)) / n, sd = " + r"$\sqrt{2}/(\varepsilon n)$")
     ax.set_xscale("log")
     ax.set_yscale("log")
