@@ -22,6 +22,10 @@ Gaussian noise as Δ₂.
 Every curve is tagged with a ``gid`` (e.g. ``"laplace-D"``) so tests and
 notebooks can find the plotted data with ``[l for l in ax.lines if l.get_gid() == ...]``.
 
+The file is a little over 600 lines because each figure's data function and its
+matplotlib rendering sit side by side (one chapter, notebook 03 and one app page);
+splitting the data from the drawing would separate what a reader checks together.
+
 References
 ----------
 .. [DR14] C. Dwork and A. Roth. *The Algorithmic Foundations of Differential
