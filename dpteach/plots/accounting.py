@@ -376,26 +376,13 @@ def plot_composition(k_max: int = 1000, *, mechanism: str = "laplace", epsilon: 
                      mark_k: int | None = None, ax=None):
     """Total ε of k identical queries versus k (log–log), one line per method.
 
-    Draws :func:`composition_data` (arguments as there; see
-    :func:`dpteach.accounting.composition_epsilons` for what each method assumes).
+    Draws :func:`composition_data` with matplotlib (see there for the mathematics,
+    its sources and the arguments, which are the same here).
 
     Parameters
     ----------
-    k_max : int
-        Largest number of queries, in [2, 100 000]; about 24 log-spaced k's are
-        computed.
-    mechanism : {"laplace", "gaussian"}
-    epsilon : float
-        Per-query ε₀ (Laplace).
-    sigma : float
-        Noise σ (Gaussian, sensitivity 1).
-    delta : float
-        Total δ.
-    methods : iterable of str
-        A non-empty subset of :data:`dpteach.accounting.METHODS`.
-    mark_k : int, optional
-        Draw a vertical line at this k (an integer in [1, 100 000]).
     ax : matplotlib Axes, optional
+        Draw on these axes instead of a new figure.
 
     Returns
     -------
@@ -506,22 +493,13 @@ def plot_dpsgd_epsilon(steps_max: int = 15_000, *, noise_multiplier: float = 1.1
                        pld_points: int = 8, mark_steps: int | None = None, ax=None):
     """ε versus the number of DP-SGD steps, by RDP (line) and PLD (markers).
 
-    Draws :func:`dpsgd_epsilon_data` (arguments as there).
+    Draws :func:`dpsgd_epsilon_data` with matplotlib (see there for the mathematics,
+    its sources and the arguments, which are the same here).
 
     Parameters
     ----------
-    steps_max : int
-        Largest number of steps, in [2, 10⁶] (beyond 10⁶ the PLD accountant
-        takes tens of seconds and, for larger q, more memory than a Binder has).
-    noise_multiplier, sample_rate, delta : float
-        σ, Poisson rate q, δ.
-    pld_points : int
-        Number of PLD evaluations in [0, 100] (each costs up to ~35 ms); 0 for
-        RDP only.
-    mark_steps : int, optional
-        Draw a vertical line at this number of steps (e.g. the planned run), an
-        integer in [1, 10⁶].
     ax : matplotlib Axes, optional
+        Draw on these axes instead of a new figure.
 
     Returns
     -------

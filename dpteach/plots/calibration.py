@@ -22,10 +22,6 @@ Gaussian noise as Δ₂.
 Every curve is tagged with a ``gid`` (e.g. ``"laplace-D"``) so tests and
 notebooks can find the plotted data with ``[l for l in ax.lines if l.get_gid() == ...]``.
 
-The file is a little over 600 lines because each figure's data function and its
-matplotlib rendering sit side by side (one chapter, notebook 03 and one app page);
-splitting the data from the drawing would separate what a reader checks together.
-
 References
 ----------
 .. [DR14] C. Dwork and A. Roth. *The Algorithmic Foundations of Differential
@@ -234,28 +230,13 @@ def plot_neighbouring_densities(sensitivity: float, epsilon: float, delta: float
                                 method: str = "analytic", ax=None):
     """Output densities of a noisy query on a dataset D and on a neighbour D'.
 
-    Draws :func:`neighbouring_densities_data` (arguments as there). D has true answer
-    ``value``, D' has ``value + sensitivity``. For the Laplace
-    mechanism (scale ``b = Δ/ε``, [DR14]_ Thm 3.6) the two densities differ by
-    a factor at most e^ε at every output; for the Gaussian (σ from
-    :func:`dpteach.mechanisms.gaussian_sigma`, [DR14]_ Thm A.1 / [BW18]_ Thm 8)
-    the ratio is unbounded in the tails, which δ pays for.
+    Draws :func:`neighbouring_densities_data` with matplotlib (see there for the mathematics,
+    its sources and the arguments, which are the same here).
 
     Parameters
     ----------
-    sensitivity : float
-        Δ, finite > 0 (ℓ1 for Laplace, ℓ2 for Gaussian; equal for one number).
-    epsilon : float
-        Finite > 0.
-    delta : float, optional
-        In (0, 1); required when ``mechanism`` involves the Gaussian, ignored
-        for the Laplace.
-    mechanism : {"laplace", "gaussian", "both"}
-    value : float
-        True answer on D.
-    method : {"analytic", "classic"}
-        Gaussian calibration, see :func:`dpteach.mechanisms.gaussian_sigma`.
     ax : matplotlib Axes, optional
+        Draw on these axes instead of a new figure.
 
     Returns
     -------
@@ -382,22 +363,13 @@ def plot_privacy_loss(sensitivity: float, epsilon: float, delta: float | None = 
                       mechanism: str = "laplace", method: str = "analytic", ax=None):
     """Privacy-loss random variable ``ln(p(y)/p'(y))`` against the output y.
 
-    Draws :func:`privacy_loss_data` (arguments as there). Laplace: bounded by ±ε
-    everywhere (:func:`laplace_privacy_loss`). Gaussian: a straight line, unbounded
-    (:func:`gaussian_privacy_loss`); the outputs where ``|loss| > ε`` are shaded and
-    the probability of landing there under D, ``P[L > ε] + P[L < −ε]`` with
-    ``L ~ N(μ, 2μ)``, ``μ = Δ²/(2σ²)``, is printed ([DR14]_ Sec 3.5.1 and App. A;
-    [BW18]_ Sec 3).
+    Draws :func:`privacy_loss_data` with matplotlib (see there for the mathematics,
+    its sources and the arguments, which are the same here).
 
     Parameters
     ----------
-    sensitivity, epsilon : float
-        Finite > 0.
-    delta : float, optional
-        In (0, 1); required for the Gaussian.
-    mechanism : {"laplace", "gaussian"}
-    method : {"analytic", "classic"}
     ax : matplotlib Axes, optional
+        Draw on these axes instead of a new figure.
 
     Returns
     -------
@@ -472,21 +444,13 @@ def sigma_comparison_data(sensitivity: float, delta: float, epsilons=None) -> Fi
 def plot_sigma_comparison(sensitivity: float, delta: float, epsilons=None, ax=None):
     """Classic versus analytic Gaussian σ as a function of ε (log-log).
 
-    Draws :func:`sigma_comparison_data` (arguments as there). Classic:
-    ``σ = Δ √(2 ln(1.25/δ))/ε``, proved only for ε < 1 ([DR14]_ Thm A.1), so it is
-    drawn only there. Analytic: the smallest σ whose exact δ(ε) is at most δ
-    ([BW18]_ Thm 8), valid for every ε.
+    Draws :func:`sigma_comparison_data` with matplotlib (see there for the mathematics,
+    its sources and the arguments, which are the same here).
 
     Parameters
     ----------
-    sensitivity : float
-        ℓ2 sensitivity, finite > 0.
-    delta : float
-        In (0, 1).
-    epsilons : array_like, optional
-        ε grid (finite, > 0, 2 to 1,000 values); default 80 log-spaced values in
-        [0.05, 10].
     ax : matplotlib Axes, optional
+        Draw on these axes instead of a new figure.
 
     Returns
     -------
@@ -545,21 +509,13 @@ def plot_error_vs_epsilon(sensitivity: float, delta: float, epsilons=None,
                           method: str = "analytic", ax=None):
     """Expected absolute error of Laplace and Gaussian noise against ε.
 
-    Draws :func:`error_vs_epsilon_data` (arguments as there): ``E|Lap(b)| = b = Δ/ε``
-    and ``E|N(0, σ²)| = σ √(2/π)``, with σ from :func:`dpteach.mechanisms.gaussian_sigma`
-    ([DR14]_ Thm 3.6, A.1; [BW18]_). For one real-valued query Δ₁ = Δ₂ = ``sensitivity``.
+    Draws :func:`error_vs_epsilon_data` with matplotlib (see there for the mathematics,
+    its sources and the arguments, which are the same here).
 
     Parameters
     ----------
-    sensitivity : float
-        Finite > 0.
-    delta : float
-        In (0, 1), for the Gaussian.
-    epsilons : array_like, optional
-        ε grid (finite, > 0, 2 to 1,000 values); default 80 log-spaced values in
-        [0.05, 10]. With ``method="classic"`` every ε must be < 1.
-    method : {"analytic", "classic"}
     ax : matplotlib Axes, optional
+        Draw on these axes instead of a new figure.
 
     Returns
     -------
