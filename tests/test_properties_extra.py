@@ -160,6 +160,15 @@ CASES = [
      st.one_of(BAD_ARRAY, st.sampled_from([[-1.0], [0.5, -1e-9]]))),
     (nn.clip_factors, {"norms": [0.5, 2.0], "max_grad_norm": 1.0}, "max_grad_norm",
      BAD_POSITIVE),
+    (nn.log_softmax, {"logits": [[1.0, 2.0]]}, "logits", st.one_of(BAD_ARRAY, st.sampled_from(
+        [[1.0, 2.0], 1.0, np.ones((2, 0)), np.ones((1, 1, 2)), [[True, False]], [[1e400]]]))),
+    *[(f, {"layer_sizes": (3, 2)}, "layer_sizes", st.sampled_from(
+        [(3,), (3, 0), (0, 2), (3, 2.0), "32", 3, None, (3, 10**6), (3,) * 51, (True, 2)]))
+      for f in (nn.check_layer_sizes, nn.init_dense_layers)],
+    (nn.check_layer_sizes, {"layer_sizes": (3, 2)}, "min_outputs", bad_int(1, nn.MAX_WIDTH)),
+    *[(nn.init_dense_layers, {"layer_sizes": (3, 2), "rng": 0}, arg, strat)
+      for arg, strat in (("activation", BAD_CHOICE), ("dtype", BAD_CHOICE), ("rng", BAD_RNG))],
+    (nn.activation_functions, {"activation": "relu"}, "activation", BAD_CHOICE),
 ]
 
 
@@ -389,6 +398,11 @@ _ELSEWHERE = {
         "dpteach.fairness.awareness": [
             "fair_mapping", "statistical_parity_gap", "earthmover_distance",
             "worst_case_parity_gap", "feature_metric", "adult_awareness_example"],
+    },
+    "test_edges_network.py": {
+        "dpteach.learning.network": [
+            "binary_cross_entropy_with_logits", "softmax_cross_entropy", "squared_error",
+            "group_normalized_l1", "gradient_check"],
     },
 }
 # The plot functions below are attacked by tests/test_properties_plots.py (another

@@ -62,8 +62,10 @@ from .._validation import (
     describe,
 )
 
-__all__ = ["MLP", "BackwardTrace", "softmax", "clip_factors", "MAX_WIDTH", "MAX_LAYERS",
-           "MAX_PARAMS", "MAX_INPUT", "MAX_PER_EXAMPLE_ENTRIES"]
+__all__ = ["MLP", "BackwardTrace", "softmax", "log_softmax", "clip_factors",
+           "check_layer_sizes", "init_dense_layers", "activation_functions", "ACTIVATIONS",
+           "LEAKY_SLOPE", "MAX_WIDTH", "MAX_LAYERS", "MAX_PARAMS", "MAX_INPUT",
+           "MAX_PER_EXAMPLE_ENTRIES"]
 
 _DTYPES = {"float32": np.float32, "float64": np.float64}
 #: Largest width of one layer (inputs, hidden units or classes).
@@ -89,12 +91,28 @@ def softmax(logits) -> np.ndarray:
     logits : array of shape (n, k), k ≥ 1
         Finite real numbers; a float array keeps its dtype.
     """
+    return _softmax(_check_logits(logits))
+
+
+def _check_logits(logits) -> np.ndarray:
     z = check_array("logits", logits, ndim=2, min_size=0, allow_bool=False)
     if z.shape[1] < 1:
-        raise ParameterError(f"logits must have at least one column; got logits with shape {z.shape}")
+        raise ParameterError("logits must have at least one column; got logits with shape "
+                             f"{z.shape}")
     if isinstance(logits, np.ndarray) and logits.dtype.kind == "f":
         z = logits                                 # e.g. float32 logits stay float32
-    return _softmax(z)
+    return z
+
+
+def log_softmax(logits) -> np.ndarray:
+    """Row-wise log-softmax z − log Σ_j exp(z_j), computed stably (no overflow, no log 0).
+
+    Parameters
+    ----------
+    logits : array of shape (n, k), k ≥ 1
+        Finite real numbers; a float array keeps its dtype.
+    """
+    return _log_softmax(_check_logits(logits))
 
 
 def _softmax(z: np.ndarray) -> np.ndarray:
@@ -139,6 +157,118 @@ def clip_factors(norms, max_grad_norm: float) -> np.ndarray:
 def _clip(norms: np.ndarray, C: float) -> np.ndarray:
     """min(1, C/‖g_i‖) for checked float64 norms (C/‖g‖ below the float range is 0)."""
     return C / np.maximum(norms, C)
+
+
+# ------------------------------------------------- layers shared with learning.network
+#: The activations :func:`activation_functions` knows (:class:`MLP` uses relu and tanh).
+ACTIVATIONS = ("relu", "tanh", "leaky_relu")
+#: Slope of the leaky ReLU for z < 0.
+LEAKY_SLOPE = 0.01
+
+
+def _relu(z):
+    return np.maximum(z, 0)
+
+
+def _relu_grad(h):
+    return (h > 0).astype(h.dtype)
+
+
+def _tanh_grad(h):
+    return 1 - h * h
+
+
+def _leaky_relu(z):
+    return np.where(z > 0, z, LEAKY_SLOPE * z)
+
+
+def _leaky_relu_grad(h):
+    return np.where(h > 0, 1.0, LEAKY_SLOPE).astype(h.dtype, copy=False)
+
+
+_ACTIVATION_FUNCTIONS = {"relu": (_relu, _relu_grad), "tanh": (np.tanh, _tanh_grad),
+                         "leaky_relu": (_leaky_relu, _leaky_relu_grad)}
+
+
+def activation_functions(activation: str) -> tuple:
+    """The pair (σ, σ') of an activation, σ' written in terms of the OUTPUT h = σ(z).
+
+    * ``"relu"``: σ(z) = max(z, 0), σ'(z) = 1[h > 0] (0 at the kink);
+    * ``"tanh"``: σ(z) = tanh z, σ'(z) = 1 − h²;
+    * ``"leaky_relu"``: σ(z) = z for z > 0 and :data:`LEAKY_SLOPE` · z otherwise,
+      σ'(z) = 1[h > 0] + LEAKY_SLOPE · 1[h ≤ 0].
+
+    Back-propagation only needs σ' at the layer's output, which the forward pass keeps
+    anyway [GBC16]_. The two functions act elementwise on float arrays and do not check
+    their argument: they are the inner loop of :class:`MLP` and
+    :class:`dpteach.learning.network.Network`, called with arrays those have checked.
+
+    Parameters
+    ----------
+    activation : {"relu", "tanh", "leaky_relu"}
+    """
+    return _ACTIVATION_FUNCTIONS[check_choice("activation", activation, ACTIVATIONS)]
+
+
+def check_layer_sizes(layer_sizes, *, min_outputs: int = 1) -> tuple:
+    """Check the sizes (d_0, d_1, …, d_L) of a dense network and return them as ints.
+
+    Parameters
+    ----------
+    layer_sizes : sequence of int
+        2 to :data:`MAX_LAYERS` sizes (inputs, hidden layers, outputs), each in
+        [1, :data:`MAX_WIDTH`], at most :data:`MAX_PARAMS` weights and biases in all.
+    min_outputs : int in [1, MAX_WIDTH], default 1
+        Smallest allowed d_L (2 for a softmax classifier).
+    """
+    min_outputs = check_int("min_outputs", min_outputs, minimum=1, maximum=MAX_WIDTH)
+    if isinstance(layer_sizes, (str, bytes)) or not hasattr(layer_sizes, "__len__"):
+        raise TypeError("layer_sizes must be a sequence of integers; "
+                        f"got layer_sizes={describe(layer_sizes)}")
+    if not 2 <= len(layer_sizes) <= MAX_LAYERS:
+        raise ParameterError(f"layer_sizes needs 2 to {MAX_LAYERS} entries (inputs, "
+                             f"outputs); got layer_sizes={describe(tuple(layer_sizes))}")
+    sizes = [check_int("layer_sizes", s, minimum=1, maximum=MAX_WIDTH) for s in layer_sizes]
+    if sizes[-1] < min_outputs:
+        what = "output classes" if min_outputs > 1 else "outputs"
+        raise ParameterError(f"layer_sizes must end with >= {min_outputs} {what}; "
+                             f"got layer_sizes={tuple(sizes)}")
+    n_params = sum(a * b + b for a, b in zip(sizes[:-1], sizes[1:]))
+    if n_params > MAX_PARAMS:
+        raise ParameterError(f"layer_sizes must give at most {MAX_PARAMS:,} parameters; got "
+                             f"layer_sizes={tuple(sizes)} with {n_params:,}")
+    return tuple(sizes)
+
+
+def init_dense_layers(layer_sizes, activation: str = "relu", dtype: str = "float64",
+                      rng=None) -> tuple:
+    """Initial weights and biases of a dense network: ``(weights, biases)``, two lists.
+
+    W_l has shape (d_l, d_{l+1}) with independent N(0, var) entries, He-normal
+    var = 2/d_l for (leaky) ReLU and Glorot-normal var = 2/(d_l + d_{l+1}) for tanh
+    (initialisation strategies: [GBC16]_, Sec. 8.4); biases are zero. The draws are made
+    in float64 layer by layer and then cast to ``dtype``, so a seed gives the same network
+    in both dtypes (and :class:`MLP` and ``network.Network`` the same weights).
+
+    Parameters
+    ----------
+    layer_sizes : sequence of int
+        As :func:`check_layer_sizes` (outputs ≥ 1).
+    activation : {"relu", "tanh", "leaky_relu"}
+    dtype : {"float64", "float32"}
+    rng : None, int or numpy.random.Generator
+    """
+    sizes = check_layer_sizes(layer_sizes)
+    activation = check_choice("activation", activation, ACTIVATIONS)
+    dtype = _DTYPES[check_choice("dtype", dtype, set(_DTYPES))]
+    gen = check_rng(rng)
+    weights, biases = [], []
+    for d_in, d_out in zip(sizes[:-1], sizes[1:]):
+        var = 2.0 / (d_in + d_out) if activation == "tanh" else 2.0 / d_in
+        W = gen.standard_normal((d_in, d_out)) * np.sqrt(var)
+        weights.append(W.astype(dtype))
+        biases.append(np.zeros(d_out, dtype=dtype))
+    return weights, biases
 
 
 @dataclass
@@ -219,31 +349,13 @@ class MLP:
 
     def __init__(self, layer_sizes, activation: str = "relu", l2: float = 0.0,
                  dtype: str = "float64", rng=None):
-        if isinstance(layer_sizes, (str, bytes)) or not hasattr(layer_sizes, "__len__"):
-            raise TypeError("layer_sizes must be a sequence of integers; "
-                            f"got layer_sizes={layer_sizes!r}")
-        if not 2 <= len(layer_sizes) <= MAX_LAYERS:
-            raise ParameterError(f"layer_sizes needs 2 to {MAX_LAYERS} entries (inputs, "
-                                 f"outputs); got layer_sizes={describe(tuple(layer_sizes))}")
-        sizes = [check_int("layer_sizes", s, minimum=1, maximum=MAX_WIDTH) for s in layer_sizes]
-        if sizes[-1] < 2:
-            raise ParameterError("layer_sizes must end with >= 2 output classes; "
-                                 f"got layer_sizes={tuple(sizes)}")
-        n_params = sum(a * b + b for a, b in zip(sizes[:-1], sizes[1:]))
-        if n_params > MAX_PARAMS:
-            raise ParameterError(f"layer_sizes must give at most {MAX_PARAMS:,} parameters; got "
-                                 f"layer_sizes={tuple(sizes)} with {n_params:,}")
-        self.layer_sizes = tuple(sizes)
+        self.layer_sizes = check_layer_sizes(layer_sizes, min_outputs=2)
         self.activation = check_choice("activation", activation, {"relu", "tanh"})
         self.l2 = check_nonnegative("l2", l2)
-        self.dtype = _DTYPES[check_choice("dtype", dtype, set(_DTYPES))]
-        gen = check_rng(rng)
-        self.weights, self.biases = [], []
-        for d_in, d_out in zip(sizes[:-1], sizes[1:]):
-            var = 2.0 / d_in if self.activation == "relu" else 2.0 / (d_in + d_out)
-            W = gen.standard_normal((d_in, d_out)) * np.sqrt(var)
-            self.weights.append(W.astype(self.dtype))
-            self.biases.append(np.zeros(d_out, dtype=self.dtype))
+        dtype = check_choice("dtype", dtype, set(_DTYPES))
+        self.dtype = _DTYPES[dtype]
+        self.weights, self.biases = init_dense_layers(self.layer_sizes, self.activation,
+                                                      dtype, check_rng(rng))
 
     # ------------------------------------------------------------------ basics
     @property
@@ -259,11 +371,11 @@ class MLP:
         return int(sum(p.size for p in self.params))
 
     def _act(self, z):
-        return np.maximum(z, 0) if self.activation == "relu" else np.tanh(z)
+        return _ACTIVATION_FUNCTIONS[self.activation][0](z)
 
     def _act_grad_from_output(self, h):
         # derivative of the activation written in terms of its output h = act(z)
-        return (h > 0).astype(h.dtype) if self.activation == "relu" else 1 - h * h
+        return _ACTIVATION_FUNCTIONS[self.activation][1](h)
 
     def _check_X(self, X) -> np.ndarray:
         if not (isinstance(X, np.ndarray) and X.dtype == self.dtype and X.ndim == 2
