@@ -1,7 +1,8 @@
 """Legal-but-extreme inputs for every public function of the mechanism modules.
 
 Modules: ``mechanisms``, ``randomized_response``, ``selection``, ``sparse_vector``,
-``audit``, ``robust``, ``samplers``. Every numeric parameter of every public function
+``audit``, ``robust`` (``samplers`` and the ``secure=True`` keywords of the mechanisms:
+``tests/test_edges_samplers.py``). Every numeric parameter of every public function
 (and of the public class ``SparseVector`` and its ``query``) gets the strategies of
 ``tests/_props.py`` for values at the ends of what float64 and Python integers hold:
 subnormals, huge floats, integers beyond the float range, sizes far beyond any memory.
@@ -33,7 +34,7 @@ from dpteach import audit, mechanisms, randomized_response, robust, samplers, se
 from dpteach import sparse_vector as svt
 from dpteach._validation import ParameterError
 
-MODULES = [mechanisms, randomized_response, selection, svt, audit, robust, samplers]
+MODULES = [mechanisms, randomized_response, selection, svt, audit, robust]
 EXAMPLES = 12                 # hypothesis examples per (function, argument)
 
 # ------------------------------------------------------------------ strategies
@@ -388,14 +389,13 @@ add("robust.propose_test_release_median", R.propose_test_release_median,
     lower=(REAL, no_check), upper=(REAL, no_check), epsilon=(POS, no_check),
     delta=(UNIT, no_check))
 
-# samplers -------------------------------------------------------------------------------------
-add("samplers.l2_laplace_norm_distribution", SM.l2_laplace_norm_distribution,
-    dict(dim=3, beta=1.0), dim=(ints(1, 10**7), no_check), beta=(POS, no_check))
-add("samplers.sample_l2_laplace", SM.sample_l2_laplace, dict(dim=3, beta=1.0, rng=0),
-    dim=(ints(1, 10**6), lambda r, kw: r.shape == (kw["dim"],)),
-    beta=(POS, lambda r, kw: r.shape == (3,)))
-add("samplers.sample_l2_laplace", SM.sample_l2_laplace, dict(dim=1, beta=1.0, size=2, rng=0),
-    size=(ints(1, 10**6), lambda r, kw: r.shape == (kw["size"], 1)))
+# mechanisms, secure=True (the other secure rows: tests/test_edges_samplers.py) -----------------
+add("mechanisms.laplace_mechanism", M.laplace_mechanism,
+    dict(value=0.0, sensitivity=1.0, epsilon=1.0, secure=True, rng=0),
+    granularity=(POS, is_float))
+add("mechanisms.gaussian_mechanism", M.gaussian_mechanism,
+    dict(value=0.0, sensitivity=1.0, epsilon=0.5, delta=1e-5, secure=True, rng=0),
+    granularity=(POS, is_float))
 
 # Parameters that are not numbers (choices, flags, seeds) or whose values are labels/bits,
 # with the reason they have no extreme-value strategy.
@@ -403,7 +403,7 @@ NOT_NUMERIC = {
     "rng": "a seed or Generator, checked by check_rng (bad values: test_properties_*)",
     "method": "a choice", "noise": "a choice", "variant": "a choice", "simulation": "a choice",
     "neighbouring": "a choice", "aggregator": "a choice", "statistic": "a name or callable",
-    "monotonic": "a flag",
+    "monotonic": "a flag", "secure": "a flag (both values driven: test_edges_samplers.py)",
     "bits": "0/1 data", "reports": "0/1 or category data", "answers": "a True/False transcript",
 }
 # values of k-RR are category labels in [0, k − 1], not magnitudes

@@ -139,6 +139,14 @@ CASES = [
       for arg, strat in (("value", BAD_VALUE), ("sensitivity", BAD_POSITIVE),
                          ("epsilon", BAD_POSITIVE), ("delta", BAD_GAUSS_DELTA),
                          ("method", BAD_CHOICE), ("rng", BAD_RNG))],
+    # secure=True: the flag and its grid step (more secure rows: tests/test_samplers_exact.py)
+    *[(f, {**base, "secure": True, "rng": 0}, arg, strat)
+      for f, base in ((m.laplace_mechanism, {"value": [1.0, 2.0], "sensitivity": 1.0,
+                                             "epsilon": 1.0}),
+                      (m.gaussian_mechanism, {"value": 0.0, "sensitivity": 1.0, "epsilon": 0.5,
+                                              "delta": 1e-5}))
+      for arg, strat in (("secure", NOT_BOOL),
+                         ("granularity", BAD_POSITIVE.filter(lambda v: v is not None)))],
 
     (rr.rr_epsilon_from_gamma, {"gamma": 0.25}, "gamma", BAD_GAMMA),
     (rr.rr_gamma_from_epsilon, {"epsilon": 1.0}, "epsilon", BAD_POSITIVE),

@@ -404,6 +404,18 @@ _ELSEWHERE = {
             "binary_cross_entropy_with_logits", "softmax_cross_entropy", "squared_error",
             "group_normalized_l1", "gradient_check"],
     },
+    "test_samplers_exact.py": {
+        "dpteach.samplers": [
+            "sample_discrete_laplace", "sample_discrete_gaussian", "discrete_laplace_pmf",
+            "discrete_gaussian_pmf", "discrete_gaussian_normalizer", "discrete_gaussian_variance",
+            "discrete_gaussian_delta", "random_source"],
+        "dpteach.snapping": ["snapping_mechanism", "snapping_epsilon"],
+    },
+    "test_floating_point.py": {
+        "dpteach.attacks.floating_point": [
+            "textbook_laplace_noise", "impossible_under", "precision_test",
+            "floating_point_attack"],
+    },
 }
 # The plot functions below are attacked by tests/test_properties_plots.py (another
 # engineer's file, written in parallel with this one).
