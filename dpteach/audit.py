@@ -7,13 +7,26 @@ a statistically certified **lower bound** on the ε the mechanism can have: if
 the bound exceeds the claimed ε, the claim is false (with the stated
 confidence). An audit can refute a claim, never prove one.
 
-This module is where testing a privacy claim lives:
+This module is where testing a privacy claim starts; the chapter is split
+into small modules, whose main names are re-exported here:
 
 * :func:`empirical_epsilon_lower_bound` — the Clopper–Pearson lower bound on ε
-  from the two counts ([CP34]_; the approach of [DWWZK18]_ and [JUO20]_).
+  from the two counts ([CP34]_; the approach of [DWWZK18]_ and [JUO20]_), with
+  δ = 0 and a level α per side; :mod:`dpteach.audit_bounds` has the general
+  bound for a claimed δ (:func:`~dpteach.audit_bounds.epsilon_lower_bound`), the
+  μ-GDP bound for Gaussian noise and the number of runs an audit needs.
 * :func:`svt_pattern_frequency` — the Monte-Carlo count for the sparse vector
   technique and its broken no-query-noise variant (:mod:`dpteach.sparse_vector`),
   whose exact probabilities are known, so an audit can be compared with the truth.
+* :mod:`dpteach.audit_runs` — the auditor: :func:`~dpteach.audit_runs.audit_mechanism`
+  runs a mechanism on D and D′, chooses a test (a threshold or a histogram
+  event) on half the runs and certifies the bound on the other half; it refuses
+  run counts too small to say anything.
+* :mod:`dpteach.audit_one_run` — the one-run audit of Steinke, Nasr and
+  Jagielski (2023): canaries, guesses and abstention, applied to DP-SGD.
+* :mod:`dpteach.audit_cases` — every correct mechanism of dpteach, and each
+  planted bug (:mod:`dpteach.audit_bugs`, never to be used on data), on
+  neighbouring inputs with its claim and its exact true ε.
 
 References
 ----------
@@ -43,6 +56,24 @@ from ._validation import (
     check_int,
     check_rng,
 )
+from .audit_bounds import (
+    audit_trials_needed,
+    clopper_pearson_bounds,
+    epsilon_lower_bound,
+    gdp_epsilon,
+    gdp_mu_lower_bound,
+    max_certifiable_epsilon,
+)
+from .audit_cases import AuditCase, audit_case
+from .audit_one_run import (
+    OneRunAudit,
+    OneRunDPSGD,
+    one_run_audit,
+    one_run_audit_bound,
+    one_run_audit_dpsgd,
+    one_run_p_value,
+)
+from .audit_runs import AuditResult, audit_convergence, audit_mechanism, audit_samples, batched
 from .sparse_vector import (
     as_transcript,
     sparse_vector,
@@ -53,6 +84,26 @@ from .sparse_vector import (
 __all__ = [
     "empirical_epsilon_lower_bound",
     "svt_pattern_frequency",
+    # re-exported from the chapter's modules
+    "clopper_pearson_bounds",
+    "epsilon_lower_bound",
+    "gdp_mu_lower_bound",
+    "gdp_epsilon",
+    "max_certifiable_epsilon",
+    "audit_trials_needed",
+    "AuditResult",
+    "batched",
+    "audit_samples",
+    "audit_mechanism",
+    "audit_convergence",
+    "OneRunAudit",
+    "OneRunDPSGD",
+    "one_run_p_value",
+    "one_run_audit_bound",
+    "one_run_audit",
+    "one_run_audit_dpsgd",
+    "AuditCase",
+    "audit_case",
 ]
 
 RUNS_MAX = 10 ** 12            #: most runs ``n``, ``n_prime`` a count may come from

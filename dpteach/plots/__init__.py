@@ -48,6 +48,8 @@ _EXPORTS = {
     "pate_runs": ("plot_accuracy_vs_epsilon", "plot_query_costs", "plot_teacher_agreement"),
     "fairness": ("plot_group_roc", "plot_threshold_tradeoff"),
     "fairness_defs": ("plot_calibration_by_group", "plot_lfr_tradeoff"),
+    "audit": ("plot_audit_histograms", "plot_bound_convergence", "plot_canary_scores",
+              "plot_one_run_bound"),
 }
 _HOME = {name: module for module, names in _EXPORTS.items() for name in names}
 

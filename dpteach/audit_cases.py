@@ -1,0 +1,364 @@
+"""What to audit: dpteach's mechanisms and the planted bugs, each with neighbouring inputs.
+
+An :class:`AuditCase` packs a mechanism in the form :func:`dpteach.audit_runs.audit_mechanism`
+runs (``mechanism(data, size, rng)`` → one number per run), two neighbouring inputs d and d′
+on which it is at its most revealing, the privacy it claims, the test that suits its outputs,
+and the ε the pair *really* shows (computed exactly from the mechanism's output distribution,
+so an audit's bound can be compared with the truth). :func:`audit_case` builds one by name:
+
+correct mechanisms (:data:`CORRECT`)
+    ``"laplace"`` (value 0 vs 1, Δ = 1), ``"laplace_secure"`` (the same with exact discrete
+    noise on the grid 2**-20 ℤ), ``"gaussian"`` (same, (ε, δ) with the analytic σ;
+    audited with the μ-GDP bound), ``"randomized_response"`` (bit 0 vs 1),
+    ``"k_randomized_response"`` (k = 4, value 0 vs 1), ``"exponential_mechanism"`` and
+    ``"report_noisy_max"`` (scores (1, 0, 0, 0) vs (0, 1, 1, 1), Δ = 1),
+    ``"sparse_vector"`` (AboveThreshold on answers (1, 1) vs (1, 2), threshold 1.5);
+planted bugs (:data:`BUGS`, :mod:`dpteach.audit_bugs`)
+    ``"laplace_half_scale"``, ``"rr_wrong_epsilon"``, ``"svt_no_query_noise"``, each the
+    broken twin of a correct case (:data:`PLANTED_BUGS`; ``audit_case(name, bug=True)``);
+the floating-point leak (:data:`FLOATING_POINT`)
+    ``"laplace_floating_point"``: the Laplace mechanism with NumPy's sampler, its output
+    passed through Mironov's exact test (:func:`dpteach.attacks.floating_point.impossible_under`,
+    [M12]_); ``"laplace_secure"`` (exact discrete Laplace, ``secure=True``) is the fix.
+
+For every correct case the pair's true ε is at most the claim, so an audit's 95% bound stays
+at or below the claim with probability ≥ 95%; for every bug the true ε exceeds the claim (is
+infinite, for the sparse vector without query noise), and enough runs catch it.
+
+References
+----------
+.. [DR14] C. Dwork and A. Roth. *The Algorithmic Foundations of Differential
+   Privacy*. Foundations and Trends in TCS 9(3-4), 2014.
+.. [M12] I. Mironov. On significance of the least significant bits for
+   differential privacy. ACM CCS 2012.
+.. [LSL17] M. Lyu, D. Su and N. Li. Understanding the sparse vector technique
+   for differential privacy. PVLDB 10(6): 637-648, 2017.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+
+import numpy as np
+
+from ._validation import (
+    ParameterError,
+    check_array,
+    check_bool,
+    check_choice,
+    check_delta,
+    check_epsilon,
+    describe,
+)
+from .accounting.compare import gaussian_epsilon
+from .attacks.floating_point import impossible_under
+from .audit_bugs import laplace_half_scale, randomized_response_wrong_epsilon
+from .audit_runs import AuditResult, audit_convergence, audit_mechanism
+from .mechanisms import gaussian_mechanism, gaussian_sigma, laplace_mechanism
+from .randomized_response import k_randomized_response, randomized_response
+from .selection import (
+    exponential_mechanism,
+    exponential_mechanism_probabilities,
+    report_noisy_max,
+    report_noisy_max_probabilities,
+)
+from .sparse_vector import (
+    above_threshold,
+    no_query_noise_pattern_probability,
+    sparse_vector_pattern_probability,
+    sparse_vector_without_query_noise,
+)
+
+__all__ = [
+    "CORRECT",
+    "BUGS",
+    "FLOATING_POINT",
+    "PLANTED_BUGS",
+    "AuditCase",
+    "audit_case",
+    "pair_epsilon",
+]
+
+CORRECT = ("laplace", "laplace_secure", "gaussian", "randomized_response",
+           "k_randomized_response", "exponential_mechanism", "report_noisy_max", "sparse_vector")
+BUGS = ("laplace_half_scale", "rr_wrong_epsilon", "svt_no_query_noise")
+#: not a planted bug but NumPy's own sampler, seen through Mironov's exact test
+FLOATING_POINT = ("laplace_floating_point",)
+#: the correct case each planted bug breaks
+PLANTED_BUGS = {"laplace": "laplace_half_scale", "randomized_response": "rr_wrong_epsilon",
+                "sparse_vector": "svt_no_query_noise"}
+EPSILON_MAX = 20.0       #: largest claimed ε of a case (an audit of more needs > 10⁹ runs)
+K_RR = 4                 #: categories of the k-RR case
+SCORES_D = (1.0, 0.0, 0.0, 0.0)           #: the selection cases' scores on d ...
+SCORES_D_PRIME = (0.0, 1.0, 1.0, 1.0)     #: ... and on d′ (every score moves by Δ = 1)
+SVT_D, SVT_D_PRIME, SVT_THRESHOLD = (1.0, 1.0), (1.0, 2.0), 1.5
+
+
+@dataclass(frozen=True)
+class AuditCase:
+    """A mechanism to audit, on two neighbouring inputs, with its claim (:func:`audit_case`).
+
+    Attributes
+    ----------
+    name, title, description : str
+    mechanism : callable
+        ``mechanism(data, size, rng)`` → 1-D array of ``size`` numbers.
+    d, d_prime
+        The neighbouring inputs.
+    claimed_epsilon, delta : float
+        The claim.
+    test, bound : str
+        The test and bound that suit the outputs (``audit_mechanism``'s arguments).
+    true_epsilon : float
+        The ε this pair shows at ``delta`` (exactly; ``inf`` when an output possible on one
+        input is impossible on the other). At most the claim for a correct mechanism.
+    planted_bug : bool
+    """
+
+    name: str
+    title: str
+    description: str
+    mechanism: Callable
+    d: object
+    d_prime: object
+    claimed_epsilon: float
+    delta: float
+    test: str
+    bound: str
+    true_epsilon: float
+    planted_bug: bool
+
+    def audit(self, n_trials: int, *, confidence: float = 0.95, test: str | None = None,
+              bound: str | None = None, rng=None) -> AuditResult:
+        """:func:`~dpteach.audit_runs.audit_mechanism` on this case (its test unless given)."""
+        return audit_mechanism(self.mechanism, self.d, self.d_prime,
+                               claimed_epsilon=self.claimed_epsilon, delta=self.delta,
+                               n_trials=n_trials, confidence=confidence,
+                               test=self.test if test is None else test,
+                               bound=self.bound if bound is None else bound, rng=rng)
+
+    def convergence(self, trials, *, confidence: float = 0.95, rng=None) -> np.ndarray:
+        """:func:`~dpteach.audit_runs.audit_convergence` on this case."""
+        return audit_convergence(self.mechanism, self.d, self.d_prime, trials,
+                                 claimed_epsilon=self.claimed_epsilon, delta=self.delta,
+                                 confidence=confidence, test=self.test, bound=self.bound,
+                                 rng=rng)
+
+
+def pair_epsilon(p, p_prime) -> float:
+    """The pure ε two output distributions show: ``max_o |ln(p(o)/p′(o))|`` over outcomes.
+
+    ``inf`` when an outcome has probability 0 on one side only ([DR14]_ Def. 2.4 with δ = 0:
+    the largest ratio over events is attained at a single outcome).
+
+    Parameters
+    ----------
+    p, p_prime : 1-D array_like of float
+        Two probability vectors over the same outcomes (entries in [0, 1]).
+
+    Returns
+    -------
+    float
+    """
+    a = check_array("p", p, ndim=1)
+    b = check_array("p_prime", p_prime, ndim=1)
+    for name, arr in (("p", a), ("p_prime", b)):
+        if np.any((arr < 0) | (arr > 1)):
+            raise ParameterError(f"{name} must hold probabilities in [0, 1]; got "
+                                 f"{name}={describe(arr)}")
+    if a.shape != b.shape:
+        raise ParameterError(f"p and p_prime must have the same length; got shapes {a.shape} "
+                             f"and {b.shape}")
+    both = (a > 0) & (b > 0)
+    if np.any((a > 0) != (b > 0)):
+        return math.inf
+    return float(np.max(np.abs(np.log(a[both]) - np.log(b[both])))) if both.any() else 0.0
+
+
+# ------------------------------------------------------------------ the mechanisms
+def _laplace(value, size, rng, *, epsilon):
+    return laplace_mechanism(np.full(size, float(value)), 1.0, epsilon, rng=rng)
+
+
+def _laplace_bug(value, size, rng, *, epsilon):
+    return laplace_half_scale(np.full(size, float(value)), 1.0, epsilon, rng=rng)
+
+
+def _laplace_secure(value, size, rng, *, epsilon):
+    """Exact discrete Laplace on the 2**-20 grid, one call per run (a vector would be one
+    d-dimensional release, with a sensitivity that grows with d)."""
+    return np.array([laplace_mechanism(float(value), 1.0, epsilon, rng=rng, secure=True)
+                     for _ in range(size)])
+
+
+def _laplace_fp(value, size, rng, *, epsilon):
+    """NumPy's Laplace sampler, then Mironov's exact test: 1 if the output is impossible
+    from the input 1 (a post-processing of the output, so it cannot raise ε)."""
+    out = laplace_mechanism(np.full(size, float(value)), 1.0, epsilon, rng=rng)
+    return impossible_under(out, 1.0, 1.0 / epsilon).astype(float)
+
+
+def _gaussian(value, size, rng, *, epsilon, delta):
+    return gaussian_mechanism(np.full(size, float(value)), 1.0, epsilon, delta, rng=rng)
+
+
+def _rr(bit, size, rng, *, epsilon):
+    return randomized_response(np.full(size, int(bit)), epsilon=epsilon, rng=rng).astype(float)
+
+
+def _rr_bug(bit, size, rng, *, epsilon):
+    return randomized_response_wrong_epsilon(np.full(size, int(bit)), epsilon,
+                                             rng=rng).astype(float)
+
+
+def _krr(value, size, rng, *, epsilon):
+    return k_randomized_response(np.full(size, int(value)), K_RR, epsilon,
+                                 rng=rng).astype(float)
+
+
+def _em(scores, size, rng, *, epsilon):
+    return exponential_mechanism(list(scores), 1.0, epsilon, size=size, rng=rng).astype(float)
+
+
+def _rnm(scores, size, rng, *, epsilon):
+    return report_noisy_max(list(scores), 1.0, epsilon, size=size, rng=rng).astype(float)
+
+
+def _svt(values, size, rng, *, epsilon):
+    """AboveThreshold, one run per output: the index of the first ⊤ (len(values) if none)."""
+    out = np.empty(size)
+    for i in range(size):
+        idx = above_threshold(list(values), SVT_THRESHOLD, epsilon, rng=rng)
+        out[i] = len(values) if idx is None else idx
+    return out
+
+
+def _svt_bug(values, size, rng, *, epsilon):
+    """The variant without query noise: the transcript (every answer) coded as a binary number."""
+    weights = 2.0 ** np.arange(len(values))
+    out = np.empty(size)
+    for i in range(size):
+        out[i] = float(weights @ sparse_vector_without_query_noise(list(values), SVT_THRESHOLD,
+                                                                    epsilon, rng=rng))
+    return out
+
+
+# ------------------------------------------------------------- the exact true ε of each pair
+def _svt_true(epsilon: float) -> float:
+    def probs(vals):
+        return [sparse_vector_pattern_probability(vals, pat, SVT_THRESHOLD, epsilon)
+                for pat in ([True], [False, True], [False, False])]
+    return pair_epsilon(probs(SVT_D), probs(SVT_D_PRIME))
+
+
+def _svt_bug_true(epsilon: float) -> float:
+    pats = [[bool(i & 1), bool(i & 2)] for i in range(4)]
+
+    def probs(vals):
+        return [no_query_noise_pattern_probability(vals, pat, SVT_THRESHOLD, epsilon)
+                for pat in pats]
+    return pair_epsilon(probs(SVT_D), probs(SVT_D_PRIME))
+
+
+def _rr_true(truth: float) -> float:
+    return math.log(truth) - math.log1p(-truth)
+
+
+def audit_case(name: str, epsilon: float = 1.0, *, delta: float = 1e-5,
+               bug: bool = False) -> AuditCase:
+    """The audit case called ``name``, claiming ``epsilon`` (and ``delta`` for the Gaussian).
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`CORRECT` or :data:`BUGS`.
+    epsilon : float
+        The claimed ε, in (0, 20].
+    delta : float
+        The claimed δ of the ``"gaussian"`` case, in (0, 1); the other cases claim δ = 0.
+    bug : bool
+        With a correct ``name`` that has a planted twin (:data:`PLANTED_BUGS`): return the
+        twin instead.
+
+    Returns
+    -------
+    AuditCase
+    """
+    name = check_choice("name", name, CORRECT + BUGS + FLOATING_POINT)
+    eps = check_epsilon("epsilon", epsilon)
+    if eps > EPSILON_MAX:
+        raise ParameterError(f"epsilon must be at most {EPSILON_MAX:g} (auditing a larger claim "
+                             f"needs more than 10^9 runs); got epsilon={epsilon!r}")
+    delta = check_delta("delta", delta, allow_zero=False)
+    if check_bool("bug", bug):
+        if name not in PLANTED_BUGS:
+            raise ParameterError(f"bug=True needs a mechanism with a planted twin, one of "
+                                 f"{sorted(PLANTED_BUGS)}; got name={name!r}")
+        name = PLANTED_BUGS[name]
+    kw = dict(claimed_epsilon=eps, delta=0.0, bound="dp", planted_bug=name in BUGS)
+    if name == "laplace":
+        return AuditCase(name, "Laplace mechanism", "value + Lap(Δ/ε), value 0 vs 1, Δ = 1",
+                         partial(_laplace, epsilon=eps), 0.0, 1.0, test="threshold",
+                         true_epsilon=eps, **kw)
+    if name == "laplace_secure":
+        return AuditCase(name, "Laplace mechanism, secure (discrete Laplace on a grid)",
+                         "grid 2**-20, value 0 vs 1, Δ = 1: exact integer noise",
+                         partial(_laplace_secure, epsilon=eps), 0.0, 1.0, test="threshold",
+                         true_epsilon=eps, **kw)
+    if name == "laplace_floating_point":
+        return AuditCase(name, "Laplace mechanism with NumPy's floating-point sampler",
+                         "value 0 vs 1, Δ = 1; output: 1 if Mironov's exact test says the "
+                         "output is impossible from input 1",
+                         partial(_laplace_fp, epsilon=eps), 0.0, 1.0, test="histogram",
+                         true_epsilon=math.inf, **kw)
+    if name == "laplace_half_scale":
+        return AuditCase(name, "Laplace with half the scale (planted bug)",
+                         "value + Lap(Δ/(2ε)): claims ε, is 2ε-DP",
+                         partial(_laplace_bug, epsilon=eps), 0.0, 1.0, test="threshold",
+                         true_epsilon=2 * eps, **kw)
+    if name == "gaussian":
+        sigma = gaussian_sigma(1.0, eps, delta)
+        return AuditCase(name, "Gaussian mechanism",
+                         f"value + N(0, σ²), σ = {sigma:.3g} (analytic, Δ = 1), value 0 vs 1; "
+                         "audited through the μ-GDP bound", partial(_gaussian, epsilon=eps,
+                                                                     delta=delta),
+                         0.0, 1.0, test="threshold",
+                         true_epsilon=float(gaussian_epsilon(sigma, delta, 1.0)),
+                         **{**kw, "delta": delta, "bound": "gdp"})
+    if name == "randomized_response":
+        return AuditCase(name, "Randomized response", "true bit 0 vs 1, truth with e^ε/(1+e^ε)",
+                         partial(_rr, epsilon=eps), 0, 1, test="histogram",
+                         true_epsilon=_rr_true(0.5 + 0.5 * math.tanh(eps / 2)), **kw)
+    if name == "rr_wrong_epsilon":
+        return AuditCase(name, "Randomized response with a mis-computed ε (planted bug)",
+                         "truth with e^{2ε}/(1+e^{2ε}): claims ε, is 2ε-DP",
+                         partial(_rr_bug, epsilon=eps), 0, 1, test="histogram",
+                         true_epsilon=_rr_true(0.5 + 0.5 * math.tanh(eps)), **kw)
+    if name == "k_randomized_response":
+        return AuditCase(name, f"{K_RR}-ary randomized response", "value 0 vs 1 of 4 categories",
+                         partial(_krr, epsilon=eps), 0, 1, test="histogram",
+                         true_epsilon=eps, **kw)
+    if name in ("exponential_mechanism", "report_noisy_max"):
+        if name == "exponential_mechanism":
+            p = exponential_mechanism_probabilities(SCORES_D, 1.0, eps)
+            q = exponential_mechanism_probabilities(SCORES_D_PRIME, 1.0, eps)
+            title, func = "Exponential mechanism", _em
+        else:
+            p = report_noisy_max_probabilities(SCORES_D, 1.0, eps)
+            q = report_noisy_max_probabilities(SCORES_D_PRIME, 1.0, eps)
+            title, func = "Report noisy max (Laplace noise)", _rnm
+        return AuditCase(name, title, "scores (1, 0, 0, 0) vs (0, 1, 1, 1), Δ = 1",
+                         partial(func, epsilon=eps), SCORES_D, SCORES_D_PRIME,
+                         test="histogram", true_epsilon=pair_epsilon(p, q), **kw)
+    if name == "sparse_vector":
+        return AuditCase(name, "Sparse vector (AboveThreshold)",
+                         "answers (1, 1) vs (1, 2), threshold 1.5: the index of the first ⊤",
+                         partial(_svt, epsilon=eps), SVT_D, SVT_D_PRIME, test="histogram",
+                         true_epsilon=_svt_true(eps), **kw)
+    return AuditCase(name, "Sparse vector without query noise (planted bug)",
+                     "answers (1, 1) vs (1, 2), threshold 1.5: (⊥, ⊤) is impossible on d",
+                     partial(_svt_bug, epsilon=eps), SVT_D, SVT_D_PRIME, test="histogram",
+                     true_epsilon=_svt_bug_true(eps), **kw)

@@ -1,0 +1,367 @@
+"""Figures of auditing (notebook 13, the app page "Audit a mechanism").
+
+* :func:`audit_histograms_data` — the outputs of a mechanism on D and on D′ (an
+  :class:`~dpteach.audit_runs.AuditResult`), with the test the auditor chose, and its bound;
+* :func:`bound_convergence_data` — the certified bound as the runs grow
+  (:func:`dpteach.audit_runs.audit_convergence`), against the claim, the truth and the most
+  that many runs could ever show (:func:`dpteach.audit_bounds.max_certifiable_epsilon`);
+* :func:`canary_scores_data` — a one-run audit ([SNJ23]_): the scores of the canaries that
+  were in the training set and of those that were not, with the guessing cut-offs;
+* :func:`one_run_bound_data` — how many correct guesses (of r, with m canaries) certify which
+  ε: :func:`dpteach.audit_one_run.one_run_audit_bound` over the accuracy v/r.
+
+Each is a :class:`~dpteach.plots.figure.FigureData` drawn by the ``plot_*`` function of the
+same name. They draw results; the audits are run by the math modules (a page caches those).
+
+References
+----------
+.. [SNJ23] T. Steinke, M. Nasr and M. Jagielski. Privacy auditing with one (1) training run.
+   NeurIPS 2023 (arXiv:2305.08846).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._validation import (
+    ParameterError,
+    check_array,
+    check_delta,
+    check_in_range,
+    check_int,
+    check_nonnegative,
+    describe,
+)
+from ..audit_bounds import max_certifiable_epsilon
+from ..audit_one_run import OneRunAudit, one_run_audit_bound
+from ..audit_runs import TRIALS_MAX, AuditResult
+from ._style import PALETTE, new_axes, refuse_undrawable
+from .figure import FigureData, Rule, Series, to_matplotlib
+
+__all__ = [
+    "MAX_CATEGORIES", "MAX_CURVE_POINTS", "PLOT_GUESSES_MAX",
+    "audit_histograms_data", "plot_audit_histograms",
+    "bound_convergence_data", "plot_bound_convergence",
+    "canary_scores_data", "plot_canary_scores",
+    "one_run_bound_data", "plot_one_run_bound",
+]
+
+#: Outputs with at most this many distinct values are drawn as categories (one bar pair each).
+MAX_CATEGORIES = 20
+#: Most points of a curve (trial counts of the convergence figure, accuracies of the one-run one).
+MAX_CURVE_POINTS = 100
+#: Most guesses r of :func:`one_run_bound_data` (each point is a bisection over p-values that
+#: cost O(√r); 10⁵ keeps 100 points near a second).
+PLOT_GUESSES_MAX = 10 ** 5
+
+
+def _bins(bins) -> int:
+    return check_int("bins", bins, minimum=2, maximum=200)
+
+
+def _check_result(result, kind, name: str = "result"):
+    if not isinstance(result, kind):
+        raise TypeError(f"{name} must be a {kind.__name__}; got {name}={describe(result)} of "
+                        f"type {type(result).__name__}")
+    return result
+
+
+def _fmt(x: float) -> str:
+    return "∞" if x == math.inf else f"{x:.3g}"
+
+
+def audit_histograms_data(result, bins: int = 40) -> FigureData:
+    """The two output distributions of an audit, the event it chose, and its bound.
+
+    Parameters
+    ----------
+    result : AuditResult
+        From :func:`dpteach.audit_runs.audit_mechanism` (or a case's ``audit``).
+    bins : int in [2, 200]
+        Histogram bins for real outputs (outputs with at most 20 distinct values are drawn
+        one bar pair per value).
+
+    Returns
+    -------
+    FigureData
+        Series ``"d"`` and ``"d_prime"`` (frequencies of all runs on each side: bars for
+        categories, steps otherwise) and, for categories, ``"event"`` (points over the
+        values in the chosen event); rule ``"threshold"`` for the threshold test. ``extra``:
+        ``"categorical"``, ``"bound"``, ``"claim"``.
+    """
+    res = _check_result(result, AuditResult)
+    bins = _bins(bins)
+    x, y = res.outputs, res.outputs_prime
+    values = np.unique(np.concatenate([x, y]))
+    rules = []
+    categorical = values.size <= MAX_CATEGORIES
+    if categorical:
+        refuse_undrawable("the output categories", dict(result=result), values)
+        fx = np.array([np.mean(x == v) for v in values])
+        fy = np.array([np.mean(y == v) for v in values])
+        step = float(np.min(np.diff(values))) if values.size > 1 else 1.0
+        w = 0.4 * step
+        series = [Series("d", "on D", values - w / 2, fx, kind="bars", width=w,
+                         colour=PALETTE["blue"]),
+                  Series("d_prime", "on D′", values + w / 2, fy, kind="bars", width=w,
+                         colour=PALETTE["orange"])]
+        chosen = res.in_event(values)
+        if chosen.any():
+            top = np.maximum(fx, fy)[chosen]
+            series.append(Series("event", "in the chosen event", values[chosen],
+                                 top + 0.03 * float(max(fx.max(), fy.max())), kind="points",
+                                 colour=PALETTE["black"], width=2.0))
+        x_title, y_title = "output", "fraction of runs"
+    else:
+        lo, hi = np.quantile(np.concatenate([x, y]), [0.001, 0.999])
+        if hi <= lo:
+            lo, hi = float(values[0]), float(values[-1])
+        refuse_undrawable("the output histogram", dict(result=result), lo, hi)
+        edges = np.linspace(lo, hi, bins + 1)
+        width = edges[1] - edges[0]
+        cx = np.histogram(np.clip(x, lo, hi), edges)[0] / (x.size * width)
+        cy = np.histogram(np.clip(y, lo, hi), edges)[0] / (y.size * width)
+        mids = 0.5 * (edges[1:] + edges[:-1])
+        series = [Series("d", "on D", mids, cx, kind="step", colour=PALETTE["blue"]),
+                  Series("d_prime", "on D′", mids, cy, kind="step", colour=PALETTE["orange"])]
+        x_title, y_title = "output (0.1%–99.9% quantiles)", "density"
+    if res.test == "threshold":
+        rules.append(Rule("threshold", "x", float(res.threshold),
+                          f"chosen test: {res.event}", PALETTE["black"], "dashed"))
+    verdict = "claim refuted" if res.refuted else "claim not refuted"
+    title = (f"{res.n_trials:,} runs per side · {res.event}\n{res.confidence:.0%} bound "
+             f"ε ≥ {res.epsilon_lower_bound:.3f} vs claimed ε = {res.claimed_epsilon:g}"
+             + (f", δ = {res.delta:g}" if res.delta else "") + f": {verdict}")
+    return FigureData(title, x_title, y_title, tuple(series), tuple(rules),
+                      extra={"categorical": categorical, "bound": res.epsilon_lower_bound,
+                             "claim": res.claimed_epsilon})
+
+
+def plot_audit_histograms(result, bins: int = 40, ax=None):
+    """The outputs on D and D′ (:func:`audit_histograms_data`, arguments there).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    data = audit_histograms_data(result, bins)
+    fig, ax = new_axes(ax)
+    to_matplotlib(data, ax=ax)
+    return fig
+
+
+def _trials(trials) -> np.ndarray:
+    t = check_array("trials", trials, ndim=1, min_size=1)
+    if t.size > MAX_CURVE_POINTS or np.any(t != np.round(t)) or np.any(t < 2) \
+            or np.any(t > TRIALS_MAX):
+        raise ParameterError(f"trials must hold at most {MAX_CURVE_POINTS} whole numbers in "
+                             f"[2, {TRIALS_MAX:.0e}]; got trials={describe(trials)}")
+    return t
+
+
+def bound_convergence_data(trials, bounds, *, claimed_epsilon: float,
+                           true_epsilon: float | None = None, delta: float = 0.0,
+                           confidence: float = 0.95) -> FigureData:
+    """The certified bound against the number of runs per side (log scale).
+
+    Parameters
+    ----------
+    trials : 1-D array_like of int
+        Runs per side, at most 100 values in [2, 10**7] (sorted for drawing).
+    bounds : 1-D array_like of float
+        The bound at each (e.g. :func:`dpteach.audit_runs.audit_convergence`), ≥ 0, finite.
+    claimed_epsilon : float
+        ≥ 0, drawn as a rule.
+    true_epsilon : float, optional
+        The ε the mechanism really has (≥ 0; ``inf`` is drawn as a note in the title).
+    delta, confidence : float
+        Those of the audits, for the "most n runs can show" curve (δ in [0, 1),
+        confidence in (0, 1)).
+
+    Returns
+    -------
+    FigureData
+        Series ``"bound"`` (points and line), ``"most"`` (the largest bound n runs could
+        certify, :func:`~dpteach.audit_bounds.max_certifiable_epsilon` of the n − n//2
+        certifying runs); rules ``"claim"`` and ``"truth"``.
+    """
+    t = _trials(trials)
+    b = check_array("bounds", bounds, ndim=1, min_size=1)
+    if b.shape != t.shape or np.any(b < 0):
+        raise ParameterError(f"bounds must hold one number ≥ 0 per entry of trials "
+                             f"({t.size}); got bounds={describe(bounds)}")
+    claim = check_nonnegative("claimed_epsilon", claimed_epsilon)
+    truth = None if true_epsilon is None else check_in_range("true_epsilon", true_epsilon, 0.0,
+                                                             math.inf)
+    delta = check_delta("delta", delta)
+    confidence = check_in_range("confidence", confidence, 0.0, 1.0, low_inclusive=False,
+                                high_inclusive=False)
+    order = np.argsort(t)
+    t, b = t[order], b[order]
+    most = np.array([max_certifiable_epsilon(int(n) - int(n) // 2, delta=delta,
+                                             confidence=confidence) for n in t])
+    top = max(float(b.max()), claim, truth if truth is not None and math.isfinite(truth) else 0)
+    refuse_undrawable("the convergence figure", dict(bounds=bounds, claimed_epsilon=claim,
+                                                     true_epsilon=true_epsilon), top)
+    series = [Series("bound", f"{confidence:.0%} lower bound", t, b, kind="line",
+                     colour=PALETTE["blue"], width=2.2),
+              Series("bound-points", "", t, b, kind="points", colour=PALETTE["blue"]),
+              Series("most", "the most these runs can show", t, np.minimum(most, 1.5 * top + 1),
+                     kind="line", colour=PALETTE["sky"], dash="dotted")]
+    rules = [Rule("claim", "y", claim, f"claimed ε = {claim:g}", PALETTE["vermillion"], "dashed")]
+    note = ""
+    if truth is not None:
+        if math.isfinite(truth):
+            rules.append(Rule("truth", "y", truth, f"true ε = {truth:.3g}", PALETTE["black"],
+                              "dotted"))
+        else:
+            note = " · true ε = ∞"
+    return FigureData(f"The audit's bound as the runs grow{note}", "runs per side (log scale)",
+                      "ε lower bound", tuple(series), tuple(rules), log_x=True,
+                      y_domain=(0.0, 1.15 * top + 0.05))
+
+
+def plot_bound_convergence(trials, bounds, *, claimed_epsilon: float,
+                           true_epsilon: float | None = None, delta: float = 0.0,
+                           confidence: float = 0.95, ax=None):
+    """The bound as the runs grow (:func:`bound_convergence_data`, arguments there).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    data = bound_convergence_data(trials, bounds, claimed_epsilon=claimed_epsilon,
+                                  true_epsilon=true_epsilon, delta=delta, confidence=confidence)
+    fig, ax = new_axes(ax)
+    to_matplotlib(data, ax=ax)
+    return fig
+
+
+def canary_scores_data(audit, bins: int = 40, claimed_epsilon: float | None = None) -> FigureData:
+    """The scores of the canaries in and out of the training set, and the guesses ([SNJ23]_).
+
+    Parameters
+    ----------
+    audit : OneRunAudit
+        From :func:`dpteach.audit_one_run.one_run_audit` (or ``one_run_audit_dpsgd(...).audit``).
+    bins : int in [2, 200]
+    claimed_epsilon : float, optional
+        The ε the run claims (≥ 0), for the title.
+
+    Returns
+    -------
+    FigureData
+        Step series ``"in"`` and ``"out"`` (canaries per bin); rules ``"guess_in"`` (scores
+        at or above it were guessed "in") and ``"guess_out"`` (at or below: "out").
+    """
+    a = _check_result(audit, OneRunAudit, "audit")
+    bins = _bins(bins)
+    claim = None if claimed_epsilon is None else check_nonnegative("claimed_epsilon",
+                                                                    claimed_epsilon)
+    s = a.scores
+    lo, hi = float(s.min()), float(s.max())
+    if hi <= lo:
+        lo, hi = lo - 0.5, hi + 0.5
+    refuse_undrawable("the canary scores", dict(audit=audit), lo, hi)
+    edges = np.linspace(lo, hi, bins + 1)
+    mids = 0.5 * (edges[1:] + edges[:-1])
+    c_in = np.histogram(s[a.included], edges)[0]
+    c_out = np.histogram(s[~a.included], edges)[0]
+    series = (Series("in", f"in the training set ({int(a.included.sum())})", mids, c_in,
+                     kind="step", colour=PALETTE["blue"]),
+              Series("out", f"not in it ({int((~a.included).sum())})", mids, c_out,
+                     kind="step", colour=PALETTE["orange"]))
+    rules = []
+    if np.any(a.guesses > 0):
+        rules.append(Rule("guess_in", "x", float(s[a.guesses > 0].min()),
+                          f"guess 'in' ({int(np.sum(a.guesses > 0))})", PALETTE["blue"],
+                          "dashed"))
+    if np.any(a.guesses < 0):
+        rules.append(Rule("guess_out", "x", float(s[a.guesses < 0].max()),
+                          f"guess 'out' ({int(np.sum(a.guesses < 0))})", PALETTE["orange"],
+                          "dashed"))
+    claim_text = "" if claim is None else f" vs claimed ε = {_fmt(claim)}"
+    title = (f"{a.m:,} canaries: {a.v} of {a.r} guesses right\n{1 - a.beta:.0%} bound "
+             f"ε ≥ {a.epsilon_lower_bound:.3f}{claim_text} (δ = {a.delta:g})")
+    return FigureData(title, "canary score (higher: more likely in)", "canaries",
+                      series, tuple(rules))
+
+
+def plot_canary_scores(audit, bins: int = 40, claimed_epsilon: float | None = None, ax=None):
+    """Canary scores and guesses (:func:`canary_scores_data`, arguments there).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    data = canary_scores_data(audit, bins, claimed_epsilon)
+    fig, ax = new_axes(ax)
+    to_matplotlib(data, ax=ax)
+    return fig
+
+
+def one_run_bound_data(m: int, r: int, *, delta: float = 0.0, beta: float = 0.05,
+                       claimed_epsilon: float | None = None, points: int = 40) -> FigureData:
+    """The one-run bound against the guessing accuracy v/r, with and without δ ([SNJ23]_).
+
+    Parameters
+    ----------
+    m : int
+        Canaries, in [1, 10**9].
+    r : int
+        Guesses, in [1, min(m, 10**5)].
+    delta : float
+        In [0, 1); the δ = 0 curve is drawn too.
+    beta : float
+        In (0, 1).
+    claimed_epsilon : float, optional
+        Drawn as a rule (≥ 0).
+    points : int
+        Accuracies evaluated, in [2, 100], evenly from ½ to 1 (each a bisection of about
+        50 p-values: ~0.1-1 s in all).
+
+    Returns
+    -------
+    FigureData
+        Series ``"bound"`` (at δ) and, when δ > 0, ``"bound_delta0"``; rule ``"claim"``.
+        ``extra``: ``"v"`` (the correct-guess counts), ``"bound"``, ``"bound_delta0"``.
+    """
+    m = check_int("m", m, minimum=1, maximum=10 ** 9)
+    r = check_int("r", r, minimum=1, maximum=min(m, PLOT_GUESSES_MAX))
+    delta = check_delta("delta", delta)
+    beta = check_in_range("beta", beta, 0.0, 1.0, low_inclusive=False, high_inclusive=False)
+    claim = None if claimed_epsilon is None else check_nonnegative("claimed_epsilon",
+                                                                    claimed_epsilon)
+    points = check_int("points", points, minimum=2, maximum=MAX_CURVE_POINTS)
+    v = np.unique(np.round(np.linspace(r / 2, r, points)).astype(int))
+    at = np.array([one_run_audit_bound(m, r, int(k), delta=delta, beta=beta) for k in v])
+    at0 = np.array([one_run_audit_bound(m, r, int(k), beta=beta) for k in v])
+    top = max(float(at0.max()), claim or 0.0)
+    refuse_undrawable("the one-run bound", dict(m=m, r=r, claimed_epsilon=claimed_epsilon), top)
+    series = [Series("bound", f"δ = {delta:g}", v / r, at, colour=PALETTE["blue"])]
+    if delta > 0:
+        series.append(Series("bound_delta0", "δ = 0", v / r, at0, colour=PALETTE["sky"],
+                             dash="dashed"))
+    rules = () if claim is None else (Rule("claim", "y", claim, f"claimed ε = {claim:g}",
+                                           PALETTE["vermillion"], "dashed"),)
+    return FigureData(f"One-run audit: {r:,} guesses on {m:,} canaries, "
+                      f"{1 - beta:.0%} confidence", "fraction of the guesses that are right",
+                      "ε lower bound", tuple(series), rules,
+                      extra={"v": v, "bound": at, "bound_delta0": at0})
+
+
+def plot_one_run_bound(m: int, r: int, *, delta: float = 0.0, beta: float = 0.05,
+                       claimed_epsilon: float | None = None, points: int = 40, ax=None):
+    """The one-run bound against the accuracy (:func:`one_run_bound_data`, arguments there).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    data = one_run_bound_data(m, r, delta=delta, beta=beta, claimed_epsilon=claimed_epsilon,
+                              points=points)
+    fig, ax = new_axes(ax)
+    to_matplotlib(data, ax=ax)
+    return fig
