@@ -53,10 +53,11 @@ from dpteach.plots import randomized_response as PRR
 from dpteach.plots import pate as PP
 from dpteach.plots import pate_runs as PPR
 from dpteach.plots import selection as PS
+from dpteach.plots import many_queries as PMQ
 from dpteach.plots.figure import FigureData
 from dpteach.randomized_response import rr_local_std
 
-MODULES = (PC, PRR, PS, PA, PP, PPR, PFD, PF, STYLE)
+MODULES = (PC, PRR, PS, PA, PP, PPR, PFD, PF, PMQ, STYLE)
 MODULE_OF = {m.__name__.rsplit(".", 1)[1]: m for m in MODULES}
 FMAX = 1.7976931348623157e308
 EXAMPLES = 3                      # per (function, argument): drawing a figure is slow
@@ -745,6 +746,63 @@ add("fairness.threshold_tradeoff_spec", PF.threshold_tradeoff_spec, FAIR,
     female_threshold=(THRESH, spec_ok), male_threshold=(THRESH, spec_ok),
     gap=(st.sampled_from(list(PF.GAPS)), spec_ok), height=(ints(50, 2000), spec_ok))
 
+# many_queries, notebook 14 and the page "Many queries": the crossover charts read the shipped
+# grid (k and ε must be grid values: everything else is refused by name), MWEM's rounds and a
+# PMW run draw the numbers given -------------------------------------------------------------
+def mq_crossover_ok(kw, fig):
+    """The MWEM line is the shipped grid's mean along k (at ε) or along ε (at k)."""
+    if not drawable(fig):
+        return False
+    grid = PMQ.load_crossover_grid()
+    i = PMQ.CROSSOVER_EPSILONS.index(float(kw["epsilon"]))
+    j = PMQ.CROSSOVER_KS.index(int(kw["k"]))
+    x, y = _line(fig, "mwem")
+    by_k = np.array_equal(x, np.asarray(PMQ.CROSSOVER_KS, dtype=float))
+    ref = grid["mwem"][i].mean(axis=1) if by_k else grid["mwem"][:, j].mean(axis=1)
+    return bool(np.array_equal(y, ref))
+
+
+def mq_rounds_ok(kw, fig):
+    """One run per T: the line is the errors, in the order of T."""
+    if not drawable(fig):
+        return False
+    rounds = np.asarray(kw["rounds"], dtype=float)
+    return close(_line(fig, "mwem")[1], np.asarray(kw["errors"], float)[np.argsort(rounds)])
+
+
+def mq_pmw_ok(kw, fig):
+    """Every answer drawn once, as a free or a paid point."""
+    if not drawable(fig):
+        return False
+    shown = _line(fig, "free")[1].size + _line(fig, "update")[1].size
+    return shown == len(kw["errors"])
+
+
+def mq_rng_ok(kw, gen):
+    return isinstance(gen, np.random.Generator)
+
+
+MQ_POINT = dict(k=1000, epsilon=1.0)
+MQ_EPS = st.one_of(POS, st.sampled_from(list(PMQ.CROSSOVER_EPSILONS)))
+MQ_ERRORS = st.lists(st.one_of(TINY_FLOATS, st.sampled_from([0.0, 1.0, 1e200, 1e201, FMAX])),
+                     min_size=2, max_size=2)
+for _f in (PMQ.plot_crossover, PMQ.plot_crossover_epsilon):
+    add(f"many_queries.{_f.__name__}", _f, MQ_POINT, k=(ints(10, 10_000), mq_crossover_ok),
+        epsilon=(MQ_EPS, mq_crossover_ok))
+add("many_queries.plot_mwem_rounds", PMQ.plot_mwem_rounds,
+    dict(rounds=[1, 10], errors=[0.3, 0.1], epsilon=1.0, reference=0.2),
+    rounds=(st.one_of(st.lists(HUGE_INTS, min_size=2, max_size=2, unique=True),
+                      st.sampled_from([[1, 10**6], [10**6, 10**6 + 1], [2**53, 1]])), mq_rounds_ok),
+    errors=(MQ_ERRORS, mq_rounds_ok), epsilon=(POS, mq_rounds_ok),
+    reference=(st.one_of(TINY_FLOATS, st.sampled_from([0.0, 1e200, 1e201, FMAX])), mq_rounds_ok))
+add("many_queries.plot_pmw_errors", PMQ.plot_pmw_errors,
+    dict(errors=[0.1, 0.0], updated=[True, False], threshold=0.05),
+    errors=(MQ_ERRORS, mq_pmw_ok),
+    updated=(st.sampled_from([[True, True], [False, False], np.array([False, True])]), mq_pmw_ok),
+    threshold=(st.one_of(TINY_FLOATS, st.sampled_from([1.0, 1 - 2**-53])), mq_pmw_ok))
+add("many_queries.crossover_rng", PMQ.crossover_rng, MQ_POINT, k=(ints(1, 10**5), mq_rng_ok),
+    epsilon=(POS, mq_rng_ok))
+
 # _style --------------------------------------------------------------------------------------
 add("_style.new_axes", STYLE.new_axes, dict(figsize=(6.4, 4.0)),
     figsize=(st.one_of(st.tuples(POS, st.just(4.0)), st.tuples(st.just(4.0), POS),
@@ -785,7 +843,7 @@ add("randomized_response.rr_probabilities_spec", PRR.rr_probabilities_spec, dict
 # public callables without a numeric parameter: test_parameterless_callables
 WITHOUT_NUMBERS = {"accounting.composition_table_ks", "accounting.planner_table_runs",
                    "accounting.load_composition_table", "accounting.load_planner_table",
-                   "fairness.load_fairness_table"}
+                   "fairness.load_fairness_table", "many_queries.load_crossover_grid"}
 # Parameters that are not numbers (choices, flags, labels, seeds, axes, text).
 NOT_NUMERIC = {"ax", "rng", "simulation", "mechanism", "method", "methods", "labels", "title",
                "xlabel", "monotonic", "neighbouring", "what", "args", "rest", "correct",

@@ -441,6 +441,21 @@ _ELSEWHERE = {
             "plot_bound_convergence", "canary_scores_data", "plot_canary_scores",
             "one_run_bound_data", "plot_one_run_bound"],
     },
+    "test_many_queries.py": {
+        "dpteach.linear_queries": ["adult_universe", "check_histogram", "as_queries",
+                                   "marginal_queries", "random_queries", "max_error"],
+        "dpteach.many_queries": ["laplace_answers", "zcdp_budget", "gaussian_answers",
+                                 "independent_noise_scale", "independent_max_error",
+                                 "histogram_answers"],
+        "dpteach.mwem": ["private_multiplicative_weights", "mwem", "sample_rows",
+                         "mwem_privacy", "compare_independent"],
+    },
+    "test_plots_many_queries.py": {
+        "dpteach.plots.many_queries": [
+            "crossover_rng", "crossover_data", "plot_crossover", "crossover_epsilon_data",
+            "plot_crossover_epsilon", "mwem_rounds_data", "plot_mwem_rounds", "pmw_errors_data",
+            "plot_pmw_errors"],
+    },
 }
 # The plot functions below are attacked by tests/test_properties_plots.py (another
 # engineer's file, written in parallel with this one).

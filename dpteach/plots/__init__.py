@@ -50,6 +50,8 @@ _EXPORTS = {
     "fairness_defs": ("plot_calibration_by_group", "plot_lfr_tradeoff"),
     "audit": ("plot_audit_histograms", "plot_bound_convergence", "plot_canary_scores",
               "plot_one_run_bound"),
+    "many_queries": ("plot_crossover", "plot_crossover_epsilon", "plot_mwem_rounds",
+                     "plot_pmw_errors"),
 }
 _HOME = {name: module for module, names in _EXPORTS.items() for name in names}
 

@@ -1,0 +1,410 @@
+"""Figures for answering many queries: independent noise against MWEM (notebook 14, app page).
+
+The crossover: answering k counting queries *independently* at total ε costs noise that
+grows with k (:mod:`dpteach.many_queries`); MWEM's synthetic data (:mod:`dpteach.mwem`)
+pays for T measurements only, so its error barely grows with k. Past some k it wins.
+
+* :func:`crossover_data` / :func:`plot_crossover` — the largest error against k at one ε;
+  :func:`crossover_epsilon_data` / :func:`plot_crossover_epsilon` — against ε at one k. The
+  independent lines are exact expectations (:func:`dpteach.many_queries.independent_max_error`,
+  computed here); MWEM's points come from the shipped grid
+  ``dpteach/data/many_queries_grid.npz`` (:func:`load_crossover_grid`, made by
+  ``scripts/precompute_many_queries.py`` with :func:`dpteach.mwem.compare_independent` on
+  :func:`crossover_workload` and the seeds of :func:`crossover_rng`), so a slider move
+  reads numbers and computes nothing heavy.
+* :func:`mwem_rounds_data` / :func:`plot_mwem_rounds` — MWEM's error against its number of
+  rounds T (results passed in): it falls, then the noise of ever smaller per-round budgets
+  takes over.
+* :func:`pmw_errors_data` / :func:`plot_pmw_errors` — the error of every answer of an online
+  private-multiplicative-weights run, free synthetic answers and paid updates apart.
+
+Each ``*_data`` function returns a :class:`~dpteach.plots.figure.FigureData` (drawn by
+matplotlib in the notebook, by the browser in the app); each ``plot_*`` draws it with
+:func:`~dpteach.plots.figure.to_matplotlib` and returns the ``Figure``.
+
+References
+----------
+.. [HLM12] M. Hardt, K. Ligett and F. McSherry. A simple and practical algorithm for
+   differentially private data release. NeurIPS 2012.
+.. [HR10] M. Hardt and G. N. Rothblum. A multiplicative weights mechanism for
+   privacy-preserving data analysis. FOCS 2010.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+from importlib import resources
+
+import numpy as np
+
+from .._validation import (
+    ParameterError,
+    check_array,
+    check_epsilon,
+    check_in_range,
+    check_int,
+    describe,
+)
+from ..linear_queries import adult_universe, random_queries
+from ..many_queries import independent_max_error
+from ._style import PALETTE
+from .figure import FigureData, Rule, Series, to_matplotlib
+
+__all__ = [
+    "CROSSOVER_KS",
+    "CROSSOVER_EPSILONS",
+    "CROSSOVER_T",
+    "CROSSOVER_PASSES",
+    "CROSSOVER_REPEATS",
+    "CROSSOVER_DELTA",
+    "CROSSOVER_TABLE",
+    "crossover_workload",
+    "crossover_rng",
+    "load_crossover_grid",
+    "crossover_data",
+    "plot_crossover",
+    "crossover_epsilon_data",
+    "plot_crossover_epsilon",
+    "mwem_rounds_data",
+    "plot_mwem_rounds",
+    "pmw_errors_data",
+    "plot_pmw_errors",
+]
+
+#: The numbers of queries of the grid (and of the app's k slider): 10 … 10,000, log-spaced.
+CROSSOVER_KS: tuple[int, ...] = (10, 15, 20, 30, 50, 70, 100, 150, 200, 300, 500, 700, 1000,
+                                 1500, 2000, 3000, 5000, 7000, 10000)
+#: The ε's of the grid: the app's ε slider values (about six per decade, 0.01 to 10).
+CROSSOVER_EPSILONS: tuple[float, ...] = tuple(
+    round(m * 10.0 ** e, 10) for e in (-2, -1, 0) for m in (1, 1.5, 2, 3, 5, 7)) + (10.0,)
+CROSSOVER_T = 30             #: MWEM's rounds in the grid
+CROSSOVER_PASSES = 10        #: MWEM's extra passes over past measurements in the grid
+CROSSOVER_REPEATS = 5        #: MWEM runs per (k, ε) in the grid
+CROSSOVER_DELTA = 1e-6       #: δ of the Gaussian (zCDP) line
+CROSSOVER_TABLE = "many_queries_grid.npz"
+WORKLOAD_SEED = 2024         #: seed of the random workload (its first k rows for each k)
+GRID_SEED = 14               #: first part of every grid entry's seed (see crossover_rng)
+ROUNDS_MAX = 1_000           #: most points in plot_mwem_rounds / errors per point
+PMW_QUERIES_MAX = 100_000    #: most answers in plot_pmw_errors
+
+_NAMES = {
+    "laplace": ("independent Laplace, ε/k per query", PALETTE["vermillion"], "solid"),
+    "gaussian": ("independent Gaussian, zCDP (δ = 1e-6)", PALETTE["orange"], "dashed"),
+    "mwem": ("MWEM synthetic data (average, as published)", PALETTE["blue"], "solid"),
+    "mwem-last": ("MWEM, last distribution", PALETTE["sky"], "dotted"),
+}
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.3g}"
+
+
+# ---------------------------------------------------------------- the workload and grid
+@functools.lru_cache(maxsize=1)
+def crossover_workload():
+    """``(universe, hist, queries)`` of the crossover: Adult on age × sex × race.
+
+    The universe is :func:`dpteach.linear_queries.adult_universe` (60 cells), ``hist`` the
+    histogram of all 48,842 people of :func:`dpteach.datasets.load_adult`, and ``queries``
+    10,000 random counting queries (:func:`dpteach.linear_queries.random_queries`, seed
+    :data:`WORKLOAD_SEED`); the workload of k queries is ``queries.first(k)``.
+    """
+    from ..datasets import load_adult
+
+    universe = adult_universe()
+    hist = universe.to_histogram(load_adult())
+    hist.setflags(write=False)
+    return universe, hist, random_queries(universe, max(CROSSOVER_KS), rng=WORKLOAD_SEED)
+
+
+def crossover_rng(k: int, epsilon: float) -> np.random.Generator:
+    """The generator of the grid entry (k, ε): seeded by ``(GRID_SEED, k, round(ε·10⁶))``.
+
+    Parameters
+    ----------
+    k : int
+        In [1, 10**5].
+    epsilon : float
+        Finite and > 0, at most 1e9 (the seed holds ε to 6 decimals).
+    """
+    k = check_int("k", k, minimum=1, maximum=10**5)
+    epsilon = check_in_range("epsilon", epsilon, 0.0, 1e9, low_inclusive=False)
+    return np.random.default_rng((GRID_SEED, k, int(round(epsilon * 1e6))))
+
+
+@functools.lru_cache(maxsize=1)
+def _load() -> dict | None:
+    try:
+        with resources.files("dpteach").joinpath("data", CROSSOVER_TABLE).open("rb") as fh:
+            npz = np.load(fh, allow_pickle=False)
+            arrays = {k: npz[k] for k in npz.files}
+    except (FileNotFoundError, OSError, ValueError):
+        return None
+    arrays["meta"] = json.loads(str(arrays["meta"]))
+    for name, arr in arrays.items():
+        if name != "meta":
+            arr.flags.writeable = False
+    return arrays
+
+
+def load_crossover_grid() -> dict | None:
+    """The shipped grid of MWEM errors (``scripts/precompute_many_queries.py``), or None.
+
+    Returns
+    -------
+    dict or None
+        ``ks`` (:data:`CROSSOVER_KS`), ``epsilons`` (:data:`CROSSOVER_EPSILONS`), ``mwem``
+        and ``mwem_last`` of shape (len(epsilons), len(ks), :data:`CROSSOVER_REPEATS`):
+        the largest error (fraction of n) of MWEM's output and of its last distribution in
+        each run, and ``meta`` (how it was made: T, passes, seeds, n, versions, date).
+    """
+    return _load()
+
+
+def _grid() -> dict:
+    table = _load()
+    if table is None:
+        raise FileNotFoundError(f"dpteach/data/{CROSSOVER_TABLE} is missing: run "
+                                "scripts/precompute_many_queries.py")
+    return table
+
+
+def _grid_index(name: str, value, grid: tuple) -> int:
+    for i, g in enumerate(grid):
+        if math.isclose(value, g, rel_tol=1e-9):
+            return i
+    raise ParameterError(f"{name} must be one of the grid's values {list(grid)}; got "
+                         f"{name}={describe(value)}")
+
+
+def _checked_point(k, epsilon) -> tuple[int, int, int, float]:
+    k = check_int("k", k, minimum=min(CROSSOVER_KS), maximum=max(CROSSOVER_KS))
+    epsilon = check_epsilon("epsilon", epsilon)
+    return k, _grid_index("k", k, CROSSOVER_KS), _grid_index("epsilon", epsilon,
+                                                            CROSSOVER_EPSILONS), epsilon
+
+
+def _lines(xs, pairs, n: float) -> dict:
+    """Independent expectations and MWEM grid numbers along a list of (k, ε) cells."""
+    table = _grid()
+    out = {"laplace": [], "gaussian": [], "mwem": [], "mwem-last": [], "low": [], "high": []}
+    for i_eps, i_k in pairs:
+        k, eps = CROSSOVER_KS[i_k], CROSSOVER_EPSILONS[i_eps]
+        out["laplace"].append(independent_max_error(k, eps, n=n))
+        out["gaussian"].append(independent_max_error(k, eps, n=n, mechanism="gaussian",
+                                                     delta=CROSSOVER_DELTA))
+        runs = table["mwem"][i_eps, i_k]
+        out["mwem"].append(float(runs.mean()))
+        out["mwem-last"].append(float(table["mwem_last"][i_eps, i_k].mean()))
+        out["low"].append(float(runs.min()))
+        out["high"].append(float(runs.max()))
+    return {key: np.asarray(v) for key, v in out.items()}
+
+
+def _crossover_figure(x, lines, *, x_title, title, rule, mark_index, n) -> FigureData:
+    series = [Series(key, _NAMES[key][0], x, lines[key], colour=_NAMES[key][1],
+                     dash=_NAMES[key][2], width=2.5 if key == "mwem" else 2.0)
+              for key in ("laplace", "gaussian", "mwem", "mwem-last")]
+    series.insert(2, Series("mwem-band", "", x, lines["low"], kind="band", y2=lines["high"],
+                            colour=PALETTE["blue"], opacity=0.2))
+    at = {key: float(lines[key][mark_index]) for key in ("laplace", "gaussian", "mwem",
+                                                         "mwem-last")}
+    return FigureData(
+        title=title, x_title=x_title,
+        y_title="largest error over the k queries (fraction of n)",
+        series=tuple(series), rules=(rule,), log_x=True, log_y=True,
+        extra={"at": at, "x": np.asarray(x, dtype=float), "n": n})
+
+
+def crossover_data(k: int, epsilon: float) -> FigureData:
+    """Largest error over k random counting queries against k, at one total ε.
+
+    On :func:`crossover_workload` (Adult, 60 cells, n = 48,842) and for every k of
+    :data:`CROSSOVER_KS`:
+
+    * ``"laplace"`` — independent Laplace, ε/k per query: expected maximum ``k·H_k/(nε)``;
+    * ``"gaussian"`` — independent Gaussian, zCDP budget at (ε, δ = 1e-6): ``σ·E max|Z|``;
+    * ``"mwem"`` — MWEM (T = 30, 10 extra passes) at total ε: mean of the shipped runs,
+      with their range (``"mwem-band"``); ``"mwem-last"`` its last distribution.
+
+    The rule ``"k"`` marks the chosen k.
+
+    Parameters
+    ----------
+    k : int
+        One of :data:`CROSSOVER_KS`.
+    epsilon : float
+        One of :data:`CROSSOVER_EPSILONS`.
+
+    Returns
+    -------
+    FigureData
+        ``extra``: ``"at"`` (the four errors at k), ``"x"`` (the k's), ``"n"``.
+    """
+    k, i_k, i_eps, epsilon = _checked_point(k, epsilon)
+    n = float(_grid()["meta"]["n"])
+    lines = _lines(CROSSOVER_KS, [(i_eps, j) for j in range(len(CROSSOVER_KS))], n)
+    return _crossover_figure(
+        CROSSOVER_KS, lines, x_title="number of queries k (log scale)",
+        title=f"Answering k counting queries at total ε = {_fmt(epsilon)}\n"
+              f"Adult, 60 cells, n = {n:,.0f}; MWEM with T = {CROSSOVER_T}",
+        rule=Rule("k", "x", float(k), label=f"k = {k:,}"), mark_index=i_k, n=n)
+
+
+def plot_crossover(k: int, epsilon: float, ax=None):
+    """Draw :func:`crossover_data` (see there) with matplotlib; returns the ``Figure``."""
+    return to_matplotlib(crossover_data(k, epsilon), ax=ax, figsize=(7.0, 4.4))
+
+
+def crossover_epsilon_data(k: int, epsilon: float) -> FigureData:
+    """The lines of :func:`crossover_data` against ε (every :data:`CROSSOVER_EPSILONS`) at k.
+
+    Independent noise falls like 1/ε; MWEM's error levels off at what T rounds can fit, so
+    for large ε independent answers win again. The rule ``"epsilon"`` marks the chosen ε.
+
+    Parameters
+    ----------
+    k, epsilon
+        As in :func:`crossover_data`.
+    """
+    k, i_k, i_eps, epsilon = _checked_point(k, epsilon)
+    n = float(_grid()["meta"]["n"])
+    lines = _lines(CROSSOVER_EPSILONS, [(i, i_k) for i in range(len(CROSSOVER_EPSILONS))], n)
+    return _crossover_figure(
+        CROSSOVER_EPSILONS, lines, x_title="total privacy budget ε (log scale)",
+        title=f"Answering k = {k:,} counting queries: error against ε\n"
+              f"Adult, 60 cells, n = {n:,.0f}; MWEM with T = {CROSSOVER_T}",
+        rule=Rule("epsilon", "x", float(epsilon), label=f"ε = {_fmt(epsilon)}"),
+        mark_index=i_eps, n=n)
+
+
+def plot_crossover_epsilon(k: int, epsilon: float, ax=None):
+    """Draw :func:`crossover_epsilon_data` with matplotlib; returns the ``Figure``."""
+    return to_matplotlib(crossover_epsilon_data(k, epsilon), ax=ax, figsize=(7.0, 4.4))
+
+
+# ------------------------------------------------------------------ notebook figures
+def _finite_nonneg(name: str, value, ndim) -> np.ndarray:
+    arr = check_array(name, value, ndim=ndim)
+    if np.any(arr < 0) or np.any(arr > 1e200):
+        raise ParameterError(f"{name} must hold errors in [0, 1e200]; got {name}="
+                             f"{describe(value)}")
+    return arr
+
+
+def mwem_rounds_data(rounds, errors, epsilon: float, *, reference=None) -> FigureData:
+    """MWEM's largest error against its number of rounds T (results of :func:`dpteach.mwem.mwem`).
+
+    Parameters
+    ----------
+    rounds : array_like of int, shape (m,)
+        Distinct numbers of rounds T ≥ 1 (1 ≤ m ≤ 1,000).
+    errors : array_like, shape (m,) or (m, r)
+        The largest error (fraction of n) of each run: one per T, or r ≤ 1,000 runs per T
+        (the line is their mean, the band their range).
+    epsilon : float
+        The total ε of every run (for the title), finite and > 0.
+    reference : float, optional
+        A horizontal reference error (e.g. independent Laplace at the same ε), in [0, 1e200].
+
+    Returns
+    -------
+    FigureData
+        Series ``"mwem"`` (mean) and ``"mwem-band"`` (range, with several runs), rule
+        ``"reference"``. ``extra["best_T"]``: the T with the smallest mean error.
+    """
+    T = check_array("rounds", rounds, ndim=1, allow_bool=False)
+    if (T.size > ROUNDS_MAX or np.any(T < 1) or np.any(T > 10**6) or np.any(T != np.round(T))
+            or np.unique(T).size != T.size):
+        raise ParameterError(f"rounds must be at most {ROUNDS_MAX} distinct integers in "
+                             f"[1, 10**6]; got rounds={describe(rounds)}")
+    err = _finite_nonneg("errors", errors, (1, 2))
+    if err.shape[0] != T.size or (err.ndim == 2 and not 1 <= err.shape[1] <= ROUNDS_MAX):
+        raise ParameterError(f"errors must have one row per entry of rounds ({T.size}) and at "
+                             f"most {ROUNDS_MAX} runs; got errors of shape {err.shape}")
+    epsilon = check_epsilon("epsilon", epsilon)
+    if reference is not None:
+        reference = float(_finite_nonneg("reference", reference, 0))
+    order = np.argsort(T)
+    T, err = T[order], err[order]
+    runs = err if err.ndim == 2 else err[:, None]
+    mean = runs.mean(axis=1)
+    series = []
+    if runs.shape[1] > 1:
+        series.append(Series("mwem-band", "range over the runs", T, runs.min(axis=1),
+                             kind="band", y2=runs.max(axis=1), colour=PALETTE["blue"],
+                             opacity=0.2))
+    series.append(Series("mwem", "MWEM, mean largest error", T, mean, kind="line",
+                         colour=PALETTE["blue"], width=2.5))
+    series.append(Series("mwem-points", "", T, mean, kind="points", colour=PALETTE["blue"]))
+    rules = () if reference is None else (
+        Rule("reference", "y", reference, label="reference", colour=PALETTE["vermillion"],
+             dash="dashed"),)
+    return FigureData(
+        title=f"MWEM: more rounds fit better, until the noise per round dominates\n"
+              f"total ε = {_fmt(epsilon)}, each round ε/(2T) + ε/(2T)",
+        x_title="rounds T (log scale)", y_title="largest error (fraction of n)",
+        series=tuple(series), rules=rules, log_x=True, log_y=bool(np.all(runs > 0)),
+        extra={"best_T": int(T[int(np.argmin(mean))]), "mean": mean})
+
+
+def plot_mwem_rounds(rounds, errors, epsilon: float, *, reference=None, ax=None):
+    """Draw :func:`mwem_rounds_data` with matplotlib; returns the ``Figure``."""
+    return to_matplotlib(mwem_rounds_data(rounds, errors, epsilon, reference=reference),
+                         ax=ax)
+
+
+def pmw_errors_data(errors, updated, threshold: float) -> FigureData:
+    """The error of every answer of an online PMW run, in the order of the queries.
+
+    Parameters
+    ----------
+    errors : array_like, shape (m,)
+        ``|answer − true answer| / n`` of each answered query (1 ≤ m ≤ 100,000), in
+        [0, 1e200].
+    updated : array_like of bool, shape (m,)
+        True where the answer was a paid Laplace answer with an update
+        (:attr:`dpteach.mwem.PMWResult.updated`).
+    threshold : float
+        The run's threshold α (fraction of n), in (0, 1].
+
+    Returns
+    -------
+    FigureData
+        Series ``"free"`` (synthetic answers) and ``"update"`` (Laplace answers, updates),
+        rule ``"threshold"``. ``extra``: ``"n_updates"``, ``"max_free"`` (largest error of a
+        free answer, 0 if none).
+    """
+    err = _finite_nonneg("errors", errors, 1)
+    if err.size > PMW_QUERIES_MAX:
+        raise ParameterError(f"errors must hold at most {PMW_QUERIES_MAX:,} answers; got "
+                             f"{err.size:,}")
+    if isinstance(updated, (str, bytes)):
+        raise TypeError(f"updated must be an array of True/False; got updated="
+                        f"{describe(updated)}")
+    upd = np.asarray(updated)
+    if upd.shape != err.shape or upd.dtype != bool:
+        raise ParameterError(f"updated must be True/False, one per entry of errors "
+                             f"({err.size}); got updated={describe(updated)}")
+    alpha = check_in_range("threshold", threshold, 0.0, 1.0, low_inclusive=False)
+    idx = np.arange(1, err.size + 1, dtype=float)
+    series = (Series("free", "synthetic answer (free)", idx[~upd], err[~upd], kind="points",
+                     colour=PALETTE["blue"], width=1.2),
+              Series("update", "Laplace answer + update (paid)", idx[upd], err[upd],
+                     kind="points", colour=PALETTE["vermillion"], width=1.8))
+    return FigureData(
+        title=f"Private multiplicative weights, online: {int(upd.sum())} paid updates for "
+              f"{err.size:,} answers\nthreshold α = {_fmt(alpha)}",
+        x_title="query number", y_title="error of the released answer (fraction of n)",
+        series=series,
+        rules=(Rule("threshold", "y", alpha, label="threshold α", dash="dashed"),),
+        extra={"n_updates": int(upd.sum()),
+               "max_free": float(err[~upd].max()) if (~upd).any() else 0.0})
+
+
+def plot_pmw_errors(errors, updated, threshold: float, ax=None):
+    """Draw :func:`pmw_errors_data` with matplotlib; returns the ``Figure``."""
+    return to_matplotlib(pmw_errors_data(errors, updated, threshold), ax=ax,
+                         figsize=(7.0, 4.0))
