@@ -456,6 +456,17 @@ _ELSEWHERE = {
             "plot_crossover_epsilon", "mwem_rounds_data", "plot_mwem_rounds", "pmw_errors_data",
             "plot_pmw_errors"],
     },
+    "test_fairness_mmd.py": {
+        "dpteach.fairness.mmd": ["gaussian_kernel", "mmd2", "mmd2_and_grad",
+                                 "mmd_permutation_test"],
+    },
+    "test_fairness_laftr.py": {
+        "dpteach.fairness.representation": [
+            "check_features", "check_binary_labels", "encode_groups", "check_loss_weight",
+            "check_hidden"],
+        "dpteach.fairness.representation_eval": ["adversary_accuracy", "fair_transfer"],
+        "dpteach.fairness.laftr": ["gamma_sweep_row"],
+    },
 }
 # The plot functions below are attacked by tests/test_properties_plots.py (another
 # engineer's file, written in parallel with this one).

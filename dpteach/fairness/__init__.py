@@ -10,7 +10,16 @@ One module per idea:
   loss-minimising randomized mapping under a Lipschitz condition, as a linear program;
 * :mod:`~dpteach.fairness.lfr` — Learning Fair Representations (Zemel et al. 2013);
 * :mod:`~dpteach.fairness.lfr_grid` — the shipped A_z sweep of LFR on Adult and German credit
-  (:func:`~dpteach.fairness.lfr_grid.load_lfr_grid`).
+  (:func:`~dpteach.fairness.lfr_grid.load_lfr_grid`);
+* :mod:`~dpteach.fairness.mmd` — the maximum mean discrepancy (Gretton et al. 2012) and an
+  MMD-regularised representation (the VFAE idea, Louizos et al. 2016), a non-adversarial baseline;
+* :mod:`~dpteach.fairness.laftr` — adversarially fair and transferable representations (Madras et
+  al. 2018) for demographic parity, equalized odds and equal opportunity, and the shipped γ sweep
+  on Adult (:func:`~dpteach.fairness.laftr.load_gamma_sweep`);
+* :mod:`~dpteach.fairness.representation` — what the learned representations share: input checks
+  and the scikit-learn base class; :mod:`~dpteach.fairness.representation_eval` — judging a
+  representation: a fresh adversary's accuracy at predicting the group from Z, and fair transfer
+  to a task the encoder never saw.
 
 Nothing is re-exported here: import from the modules.
 """
