@@ -467,6 +467,18 @@ _ELSEWHERE = {
         "dpteach.fairness.representation_eval": ["adversary_accuracy", "fair_transfer"],
         "dpteach.fairness.laftr": ["gamma_sweep_row"],
     },
+    "test_fairness_dp_impact.py": {
+        "dpteach.fairness.dp_impact": [
+            "check_group_labels", "check_zero_one_labels",
+            "group_accuracy", "private_classifier", "fit_and_score", "dp_fairness_sweep",
+            "summarize_sweep", "excess_drop", "accuracy_curves", "compare_with_sweep"],
+        "dpteach.fairness.dp_diagnostics": [
+            "gradient_stats_by_group", "objective_perturbation_noise_by_group",
+            "membership_advantage_by_group"],
+    },
+    "test_plots_dp_fairness.py": {
+        "dpteach.plots.dp_fairness": ["group_accuracy_data", "plot_group_accuracy"],
+    },
 }
 # The plot functions below are attacked by tests/test_properties_plots.py (another
 # engineer's file, written in parallel with this one).

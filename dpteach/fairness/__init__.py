@@ -19,7 +19,11 @@ One module per idea:
 * :mod:`~dpteach.fairness.representation` — what the learned representations share: input checks
   and the scikit-learn base class; :mod:`~dpteach.fairness.representation_eval` — judging a
   representation: a fresh adversary's accuracy at predicting the group from Z, and fair transfer
-  to a task the encoder never saw.
+  to a task the encoder never saw;
+* :mod:`~dpteach.fairness.dp_impact` — who pays for differential privacy (Bagdasaryan et al.
+  2019): per-group accuracy of DP-SGD and objective perturbation across ε on Adult, and the
+  shipped sweep; :mod:`~dpteach.fairness.dp_diagnostics` — why: per-group gradient norms and
+  clipping, objective-perturbation noise against the margin, membership advantage per group.
 
 Nothing is re-exported here: import from the modules.
 """

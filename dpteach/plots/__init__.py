@@ -52,6 +52,7 @@ _EXPORTS = {
               "plot_one_run_bound"),
     "many_queries": ("plot_crossover", "plot_crossover_epsilon", "plot_mwem_rounds",
                      "plot_pmw_errors"),
+    "dp_fairness": ("plot_group_accuracy",),
 }
 _HOME = {name: module for module, names in _EXPORTS.items() for name in names}
 

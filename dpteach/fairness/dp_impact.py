@@ -1,0 +1,750 @@
+"""Where privacy meets fairness: who pays for differential privacy?
+
+Bagdasaryan, Poursaeed & Shmatikov [BPS19]_ found that the accuracy a model loses to DP-SGD
+is not shared equally: underrepresented groups, and groups whose examples are harder to fit,
+lose the most ("the poor become poorer"), because clipping caps exactly the large gradients
+that rare, badly fitted examples produce, and the noise drowns the small total signal a small
+group contributes. This module measures that on real data, for both private learners of the
+course:
+
+* :func:`adult_group_data` — Adult with three groupings of the people: ``sex`` (women about
+  a third), ``race`` (five categories, the two smallest under 1 % of the rows) and
+  ``sex_income`` (sex × label: women earning > $50K are about 3.6 % of the rows);
+* :func:`group_accuracy` — per-group accuracy of a fitted model (also for groups with one
+  class, e.g. ``"women >50K"``, whose accuracy is the women's true-positive rate);
+* :func:`private_classifier` / :func:`fit_and_score` / :func:`dp_fairness_sweep` — DP-SGD
+  [ACG16]_ (and its clipping-free baseline) and objective perturbation [CMS11]_ across ε,
+  overall and per group, over seeds; :func:`summarize_sweep` gives the mean, the spread and
+  each group's accuracy drop against the non-private model, :func:`excess_drop` how much more
+  one group loses than another (with its standard error); the shipped sweep on Adult is
+  :func:`load_dp_fairness_sweep` (made by ``benchmarks/dp_fairness_adult.py``) and
+  :func:`compare_with_sweep` checks a live re-run against it;
+* :func:`check_group_labels` / :func:`check_zero_one_labels` — the checks of a group-label
+  argument and of 0/1 labels that this module and
+  :mod:`~dpteach.fairness.dp_diagnostics` share.
+
+The mechanism — what clipping takes from whom, the noise objective perturbation puts on each
+group's scores, membership inference per group — is in :mod:`~dpteach.fairness.dp_diagnostics`.
+
+Privacy unit and assumptions are those of the learners (see
+:mod:`dpteach.learning.dpsgd` and :mod:`dpteach.learning.erm`). Fits run with one BLAS
+thread (threadpoolctl). Groups here are the data's own categories; the module asserts nothing
+about the people in them.
+
+References
+----------
+.. [BPS19] E. Bagdasaryan, O. Poursaeed and V. Shmatikov. Differential privacy has disparate
+   impact on model accuracy. NeurIPS 2019, pp. 15479-15488 (arXiv:1905.12101).
+.. [ACG16] M. Abadi, A. Chu, I. Goodfellow, H. B. McMahan, I. Mironov, K. Talwar and
+   L. Zhang. Deep learning with differential privacy. CCS 2016, Algorithm 1.
+.. [CMS11] K. Chaudhuri, C. Monteleoni and A. D. Sarwate. Differentially private empirical
+   risk minimization. JMLR 12:1069-1109, 2011 (Algorithm 2, Theorem 9).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from functools import lru_cache
+from importlib import resources
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+from threadpoolctl import threadpool_limits
+from tqdm.auto import tqdm
+
+from .._validation import (
+    ParameterError,
+    check_array,
+    check_bool,
+    check_choice,
+    check_in_range,
+    check_int,
+    check_positive,
+    check_rng,
+    describe,
+)
+from ..learning.dpsgd import DPSGDClassifier
+from ..learning.erm import PrivateLogisticRegression
+
+__all__ = [
+    "MAX_ROWS", "MAX_FEATURES", "MAX_FITS", "EPSILON_RANGE",
+    "GROUPINGS", "SWEEP_METHODS", "SWEEP_EPSILONS", "SWEEP_SEEDS", "SWEEP_FILE",
+    "DPSGD_SETTINGS", "OBJECTIVE_SETTINGS", "BASELINE", "ALPHA_CHECK",
+    "check_group_labels", "check_zero_one_labels",
+    "GroupedData", "adult_group_data", "group_accuracy",
+    "private_classifier", "fit_and_score", "dp_fairness_sweep", "load_dp_fairness_sweep",
+    "summarize_sweep", "excess_drop", "accuracy_curves", "compare_with_sweep",
+]
+
+#: Most rows of a training or evaluation set (Adult has 30,162 and 15,060).
+MAX_ROWS = 200_000
+#: Most features (the Hessian of objective perturbation is features² float64s: 32 MB).
+MAX_FEATURES = 2_000
+#: Most fits in one :func:`dp_fairness_sweep` (a fit on Adult takes about 0.3 s).
+MAX_FITS = 2_000
+#: Finite ε a fit accepts (``math.inf`` means the non-private limit of the method).
+EPSILON_RANGE = (1e-3, 1e3)
+#: The groupings of :func:`adult_group_data`.
+GROUPINGS = ("sex", "race", "sex_income")
+#: ``"sgd"``: DP-SGD's code without clipping or noise (only at ε = ∞); ``"dpsgd"``: DP-SGD
+#: (at ε = ∞: clipping at C without noise); ``"objective"``: objective perturbation (at ε = ∞:
+#: the exact non-private minimiser of the same regularised problem).
+SWEEP_METHODS = ("sgd", "dpsgd", "objective")
+#: The finite ε of the shipped sweep (ε = ∞ is added for every method).
+SWEEP_EPSILONS = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
+#: Seeds of the shipped sweep.
+SWEEP_SEEDS = tuple(range(40))
+#: File (in ``dpteach/data``) written by ``benchmarks/dp_fairness_adult.py``.
+SWEEP_FILE = "dp_fairness_adult.csv"
+#: DP-SGD settings of the sweep: multinomial logistic regression (no hidden layer), the same
+#: model class as objective perturbation; the batch is ``min(batch_size, n)``.
+DPSGD_SETTINGS = {"hidden": (), "batch_size": 256, "epochs": 5, "learning_rate": 0.5,
+                  "max_grad_norm": 1.0, "delta": 1e-5}
+#: Objective-perturbation settings (Λ and the public row bound R = √13 of notebook 06:
+#: 5 numeric features in [0, 1] and one 1 in each of 8 one-hot groups; no intercept needed).
+OBJECTIVE_SETTINGS = {"lam": 1e-4, "data_norm": math.sqrt(13.0), "fit_intercept": False}
+#: The non-private baseline each method's accuracy drop is measured against.
+BASELINE = {"sgd": "sgd", "dpsgd": "sgd", "objective": "objective"}
+#: Two-sided level of each comparison of :func:`compare_with_sweep`.
+ALPHA_CHECK = 1e-6
+#: Range of that level (below 1e-12 the t quantiles stop meaning anything).
+_ALPHA_RANGE = (1e-12, 0.5)
+_COUNT, _CORRECT = "count:", "correct:"
+
+
+# ------------------------------------------------------------------------ the data
+def check_group_labels(name: str, values, n: int) -> np.ndarray:
+    """The group of each of ``n`` rows (a ``sensitive_features`` argument), checked.
+
+    Group labels are categories, so floats are refused (a float column is almost always a
+    feature passed by mistake). Shared by :func:`group_accuracy`, :class:`GroupedData` and
+    the per-group diagnostics of :mod:`~dpteach.fairness.dp_diagnostics`.
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, for messages.
+    values : array-like of str, int or bool, shape (n,)
+        One label per row (a list of Python strings is accepted too).
+    n : int
+        The number of rows.
+
+    Returns
+    -------
+    numpy.ndarray
+        The labels, shape (n,), of a string, integer or boolean dtype.
+
+    Raises
+    ------
+    TypeError
+        ``values`` is a string, None, or holds floats, complex numbers or other objects.
+    ParameterError
+        ``values`` does not have shape (n,).
+    """
+    if isinstance(values, (str, bytes)) or values is None:
+        raise TypeError(f"{name} must be an array of group labels (strings or integers); got "
+                        f"{name}={describe(values)}")
+    arr = np.asarray(values)
+    if arr.dtype.kind == "O" and all(isinstance(v, str) for v in arr.ravel()):
+        arr = arr.astype(str)
+    if arr.dtype.kind not in "Ubiu":
+        raise TypeError(f"{name} must hold strings, integers or booleans (one label per row); "
+                        f"got {name}={describe(values)} of dtype {arr.dtype}")
+    if arr.shape != (n,):
+        raise ParameterError(f"{name} must have shape ({n},), one label per row; got {name} "
+                             f"with shape {arr.shape}")
+    return arr
+
+
+def check_zero_one_labels(name: str, values, n: int | None = None, *,
+                          rows_of: str = "") -> np.ndarray:
+    """Binary labels 0/1 (true labels or predictions), checked.
+
+    Shared by :func:`group_accuracy`, :class:`GroupedData` and
+    :func:`~dpteach.fairness.dp_diagnostics.objective_perturbation_noise_by_group`.
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, for messages.
+    values : array-like of numbers, 1-D
+        Each 0 or 1 (ints, bools or the floats 0.0/1.0).
+    n : int, optional
+        The number of rows ``values`` must have (one label per row of ``rows_of``); any
+        length when None.
+    rows_of : str
+        The name of the argument whose rows the labels go with, for messages.
+
+    Returns
+    -------
+    numpy.ndarray of int64
+        The labels, shape (n,).
+
+    Raises
+    ------
+    TypeError
+        ``values`` is not numeric.
+    ParameterError
+        ``values`` is not 1-D, not finite, has another length than ``n`` or holds a value other
+        than 0 and 1.
+    """
+    arr = check_array(name, values, ndim=1)
+    if (n is not None and arr.shape != (n,)) or not np.all((arr == 0) | (arr == 1)):
+        raise ParameterError(f"{name} must hold 0/1 labels"
+                             + (f" of shape ({n},), one per row of {rows_of}" if n is not None
+                                else "")
+                             + f"; got {name}={describe(values)} with shape {arr.shape}")
+    return arr.astype(np.int64)
+
+
+@dataclass(frozen=True)
+class GroupedData:
+    """Training and test rows with several groupings of the people (:func:`adult_group_data`).
+
+    Attributes
+    ----------
+    X_train, X_test : arrays (n, d)
+        Features in [0, 1] (the fixed feature map of :func:`dpteach.datasets.adult_arrays`),
+        1 ≤ n ≤ :data:`MAX_ROWS`, 1 ≤ d ≤ :data:`MAX_FEATURES`.
+    y_train, y_test : arrays of 0/1
+    groups_train, groups_test : mapping of str → array of labels
+        The same groupings (names) for both parts, one label per row (stored as read-only
+        mappings).
+    feature_names : tuple of str
+    """
+
+    X_train: np.ndarray
+    y_train: np.ndarray
+    X_test: np.ndarray
+    y_test: np.ndarray
+    groups_train: dict
+    groups_test: dict
+    feature_names: tuple = ()
+
+    def __post_init__(self):
+        for part in ("train", "test"):
+            X = check_array(f"X_{part}", getattr(self, f"X_{part}"), ndim=2)
+            n, d = X.shape
+            if not (1 <= n <= MAX_ROWS and 1 <= d <= MAX_FEATURES) or X.min() < 0 or X.max() > 1:
+                raise ParameterError(f"X_{part} must have 1 to {MAX_ROWS:,} rows, 1 to "
+                                     f"{MAX_FEATURES:,} columns and entries in [0, 1]; got "
+                                     f"X_{part} with shape {X.shape}")
+            y = check_zero_one_labels(f"y_{part}", getattr(self, f"y_{part}"), n,
+                                      rows_of=f"X_{part}")
+            groups = getattr(self, f"groups_{part}")
+            if not isinstance(groups, Mapping) or not groups or not all(
+                    isinstance(k, str) for k in groups):
+                raise TypeError(f"groups_{part} must be a non-empty dict of grouping name → "
+                                f"labels; got groups_{part}={describe(groups)}")
+            checked = {k: check_group_labels(f"groups_{part}[{k!r}]", v, n)
+                       for k, v in groups.items()}
+            object.__setattr__(self, f"X_{part}", X)
+            object.__setattr__(self, f"y_{part}", y)
+            object.__setattr__(self, f"groups_{part}", MappingProxyType(checked))
+        if self.X_train.shape[1] != self.X_test.shape[1] or set(self.groups_train) != set(
+                self.groups_test):
+            raise ParameterError(f"X_test and groups_test must match X_train and groups_train "
+                                 f"(columns and grouping names); got {self.X_train.shape[1]} and "
+                                 f"{self.X_test.shape[1]} columns, groupings "
+                                 f"{sorted(self.groups_train)} and {sorted(self.groups_test)}")
+
+
+@lru_cache(maxsize=1)
+def _adult() -> GroupedData:
+    from ..datasets import ADULT_COLUMNS, adult_arrays, load_adult
+    df = load_adult().dropna(subset=ADULT_COLUMNS)
+    arr = adult_arrays(df)
+    sex = np.where(arr.sex == 1, "women", "men")
+    race = df["race"].to_numpy().astype(str)
+    income = np.where(arr.y == 1, ">50K", "<=50K")
+    groups = {"sex": sex, "race": race, "sex_income": np.char.add(np.char.add(sex, " "), income)}
+    tr = arr.split == "train"
+    data = GroupedData(arr.X[tr], arr.y[tr], arr.X[~tr], arr.y[~tr],
+                       {k: v[tr] for k, v in groups.items()},
+                       {k: v[~tr] for k, v in groups.items()}, tuple(arr.feature_names))
+    for a in (data.X_train, data.X_test, data.y_train, data.y_test, *data.groups_train.values(),
+              *data.groups_test.values()):
+        a.setflags(write=False)                # shared by every caller: read-only
+    return data
+
+
+def adult_group_data() -> GroupedData:
+    """Adult (:func:`dpteach.datasets.adult_arrays`, rows with a missing value dropped, the
+    original split: 30,162 training and 15,060 test rows, 104 features in [0, 1] with ``sex``
+    and ``race`` among them) with the groupings of :data:`GROUPINGS`:
+
+    * ``"sex"``: ``"women"`` (about 32 % of the rows) / ``"men"``;
+    * ``"race"``: the census categories ``"White"`` (86 %), ``"Black"`` (9 %),
+      ``"Asian-Pac-Islander"`` (3 %), ``"Amer-Indian-Eskimo"`` (0.9 %), ``"Other"`` (0.8 %);
+    * ``"sex_income"``: sex × label, e.g. ``"women >50K"`` (3.6 % of the rows) and
+      ``"women <=50K"``; a group's accuracy is then its sex's true-positive (or true-negative)
+      rate.
+
+    The arrays are shared between calls (cached) and read-only.
+    """
+    return _adult()
+
+
+def group_accuracy(y_true, y_pred, *, sensitive_features) -> pd.DataFrame:
+    """Accuracy of 0/1 predictions in each group (the ``accuracy`` of
+    :func:`dpteach.fairness.metrics.group_table`, also for a group holding one class only).
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of 0/1, shape (n,), 1 ≤ n ≤ :data:`MAX_ROWS`
+    sensitive_features : array-like of str, int or bool, shape (n,)
+        The group of each row.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by the sorted group labels (name ``"group"``): ``count`` (int), ``correct``
+        (int), ``accuracy`` (float).
+    """
+    yt = check_zero_one_labels("y_true", y_true)
+    if yt.size > MAX_ROWS:
+        raise ParameterError(f"y_true must have at most {MAX_ROWS:,} rows; got {yt.size:,}")
+    yp = check_zero_one_labels("y_pred", y_pred, yt.size, rows_of="y_true")
+    labels, codes = np.unique(check_group_labels("sensitive_features", sensitive_features,
+                                                 yt.size), return_inverse=True)
+    count = np.bincount(codes, minlength=labels.size)
+    correct = np.bincount(codes, weights=(yt == yp), minlength=labels.size).astype(np.int64)
+    return pd.DataFrame({"count": count.astype(np.int64), "correct": correct,
+                         "accuracy": correct / count}, index=pd.Index(labels, name="group"))
+
+
+# ----------------------------------------------------------------- fitting across ε
+def _check_epsilon(name: str, value) -> float:
+    """ε in :data:`EPSILON_RANGE`, or math.inf (the method's non-private limit)."""
+    eps = check_positive(name, value, allow_inf=True)
+    if math.isfinite(eps) and not EPSILON_RANGE[0] <= eps <= EPSILON_RANGE[1]:
+        raise ParameterError(f"{name} must be in [{EPSILON_RANGE[0]:g}, {EPSILON_RANGE[1]:g}] "
+                             f"or inf (non-private); got {name}={describe(value)}")
+    return eps
+
+
+def _check_method(method, epsilon: float) -> str:
+    method = check_choice("method", method, SWEEP_METHODS)
+    if method == "sgd" and math.isfinite(epsilon):
+        raise ParameterError(f"method='sgd' (no clipping, no noise) is not private: it needs "
+                             f"epsilon=inf; got epsilon={describe(epsilon)}")
+    return method
+
+
+def private_classifier(method: str, epsilon: float, *, rng=None, n: int | None = None):
+    """The (unfitted) scikit-learn classifier of one sweep entry.
+
+    * ``"dpsgd"``: :class:`~dpteach.learning.dpsgd.DPSGDClassifier` with
+      :data:`DPSGD_SETTINGS` and ``target_epsilon=epsilon`` (σ calibrated by RDP at δ = 1e-5,
+      [ACG16]_); at ε = ∞, clipping at C = 1 without noise;
+    * ``"sgd"`` (ε = ∞ only): the same code without clipping or noise;
+    * ``"objective"``: :class:`~dpteach.learning.erm.PrivateLogisticRegression` by objective
+      perturbation [CMS11]_ with :data:`OBJECTIVE_SETTINGS`; at ε = ∞, ``method="none"`` (the
+      exact regularised minimiser).
+
+    Parameters
+    ----------
+    method : {"sgd", "dpsgd", "objective"}
+    epsilon : float in :data:`EPSILON_RANGE`, or math.inf
+    rng : None, int or numpy.random.Generator
+    n : int in [1, :data:`MAX_ROWS`], optional
+        Number of training rows; DP-SGD's expected batch is ``min(256, n)``.
+    """
+    eps = _check_epsilon("epsilon", epsilon)
+    method = _check_method(method, eps)
+    check_rng(rng)                                   # refuse a bad seed now, not at fit
+    batch = DPSGD_SETTINGS["batch_size"]
+    if n is not None:
+        batch = min(batch, check_int("n", n, minimum=1, maximum=MAX_ROWS))
+    if method == "objective":
+        return PrivateLogisticRegression(epsilon=1.0 if math.isinf(eps) else eps,
+                                         method="none" if math.isinf(eps) else "objective",
+                                         rng=rng, **OBJECTIVE_SETTINGS)
+    kw = {**DPSGD_SETTINGS, "batch_size": batch}
+    if method == "sgd":
+        kw.update(noise_multiplier=0.0, max_grad_norm=None)
+    elif math.isinf(eps):
+        kw.update(noise_multiplier=0.0)
+    else:
+        kw.update(target_epsilon=eps)
+    return DPSGDClassifier(rng=rng, **kw)
+
+
+def _check_data(data) -> GroupedData:
+    if data is None:
+        return adult_group_data()
+    if not isinstance(data, GroupedData):
+        raise TypeError(f"data must be a GroupedData (e.g. adult_group_data()) or None; got "
+                        f"data={describe(data)} of type {type(data).__name__}")
+    return data
+
+
+def _check_seed(name: str, value) -> int:
+    return check_int(name, value, minimum=0, maximum=2**32 - 1)
+
+
+def fit_and_score(method: str, epsilon: float, *, seed: int, data=None) -> dict:
+    """Fit one sweep entry (:func:`private_classifier`) on the training rows and count its
+    correct test predictions, overall and in every group [BPS19]_.
+
+    Parameters
+    ----------
+    method : {"sgd", "dpsgd", "objective"}
+    epsilon : float in :data:`EPSILON_RANGE`, or math.inf
+    seed : int in [0, 2**32 − 1]
+        The classifier's ``rng``.
+    data : GroupedData, optional
+        Default :func:`adult_group_data`. Needs both classes in the training rows.
+
+    Returns
+    -------
+    dict
+        ``method, epsilon, seed``; ``noise_multiplier`` (DP-SGD's σ, None for objective
+        perturbation), ``epsilon_spent``, ``fit_seconds``; and, for ``"all"`` and each
+        ``"<grouping>=<group>"``, the keys ``"count:<key>"`` and ``"correct:<key>"`` (ints).
+    """
+    eps = _check_epsilon("epsilon", epsilon)
+    method = _check_method(method, eps)
+    seed = _check_seed("seed", seed)
+    data = _check_data(data)
+    if np.unique(data.y_train).size < 2:
+        raise ParameterError("data must have both classes among its training labels; got "
+                             "data with y_train of one class")
+    model = private_classifier(method, eps, rng=seed, n=data.X_train.shape[0])
+    start = time.perf_counter()
+    with threadpool_limits(limits=1, user_api="blas"):
+        model.fit(data.X_train, data.y_train)
+    seconds = time.perf_counter() - start
+    pred = np.asarray(model.predict(data.X_test)).astype(np.int64)
+    sigma = getattr(model, "noise_multiplier_", None)
+    row = {"method": method, "epsilon": eps, "seed": seed,
+           "noise_multiplier": None if sigma is None else float(sigma),
+           "epsilon_spent": float(model.epsilon_), "fit_seconds": float(seconds),
+           f"{_COUNT}all": int(pred.size), f"{_CORRECT}all": int(np.sum(pred == data.y_test))}
+    for grouping, labels in data.groups_test.items():
+        table = group_accuracy(data.y_test, pred, sensitive_features=labels)
+        for group, r in table.iterrows():
+            row[f"{_COUNT}{grouping}={group}"] = int(r["count"])
+            row[f"{_CORRECT}{grouping}={group}"] = int(r["correct"])
+    return row
+
+
+def _check_epsilon_list(epsilons) -> list:
+    arr = check_array("epsilons", epsilons, ndim=(0, 1), finite=False)
+    values = [_check_epsilon("epsilons", float(e)) for e in np.atleast_1d(arr)]
+    if len(values) > 100:
+        raise ParameterError(f"epsilons must hold at most 100 values; got {len(values)}")
+    return list(dict.fromkeys(values))
+
+
+def dp_fairness_sweep(epsilons=SWEEP_EPSILONS, *, methods=SWEEP_METHODS, seeds=SWEEP_SEEDS,
+                      data=None, include_nonprivate: bool = True,
+                      progress: bool = False) -> pd.DataFrame:
+    """Per-group test accuracy of private learners across ε and seeds ([BPS19]_'s experiment).
+
+    Runs :func:`fit_and_score` for every method × ε × seed (``"sgd"`` only at ε = ∞).
+
+    Parameters
+    ----------
+    epsilons : sequence of float in :data:`EPSILON_RANGE` (or inf), at most 100
+    methods : sequence of {"sgd", "dpsgd", "objective"}
+    seeds : sequence of int in [0, 2**32 − 1], at most 1,000
+    data : GroupedData, optional
+        Default :func:`adult_group_data`.
+    include_nonprivate : bool, default True
+        Also fit every method at ε = ∞ (the baselines of :func:`summarize_sweep`).
+    progress : bool
+        A ``tqdm`` bar over fits.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per fit, the keys of :func:`fit_and_score` as columns (the format of the
+        shipped :func:`load_dp_fairness_sweep`). At most :data:`MAX_FITS` fits.
+    """
+    eps_list = _check_epsilon_list(epsilons)
+    if isinstance(methods, str) or not hasattr(methods, "__iter__"):
+        raise TypeError(f"methods must be a sequence of method names; got "
+                        f"methods={describe(methods)}")
+    method_list = list(dict.fromkeys(check_choice("methods", m, SWEEP_METHODS) for m in methods))
+    if isinstance(seeds, (str, bytes)) or not hasattr(seeds, "__iter__"):
+        raise TypeError(f"seeds must be a sequence of integers; got seeds={describe(seeds)}")
+    seed_list = list(seeds)
+    if not 1 <= len(seed_list) <= 1000 or not method_list:
+        raise ParameterError(f"seeds must hold 1 to 1000 seeds and methods at least one method; "
+                             f"got {len(seed_list)} seeds, methods={describe(methods)}")
+    seed_list = [_check_seed("seeds", s) for s in seed_list]
+    if check_bool("include_nonprivate", include_nonprivate) and math.inf not in eps_list:
+        eps_list.append(math.inf)
+    progress = check_bool("progress", progress)
+    data = _check_data(data)
+    jobs = [(m, e, s) for m in method_list for e in eps_list for s in seed_list
+            if not (m == "sgd" and math.isfinite(e))]
+    if not jobs or len(jobs) > MAX_FITS:
+        raise ParameterError(f"methods × epsilons × seeds must give 1 to {MAX_FITS:,} fits; got "
+                             f"{len(jobs):,} (methods={method_list}, {len(eps_list)} ε, "
+                             f"{len(seed_list)} seeds)")
+    rows = [fit_and_score(m, e, seed=s, data=data)
+            for m, e, s in tqdm(jobs, desc="fits", disable=not progress)]
+    return pd.DataFrame(rows)
+
+
+def load_dp_fairness_sweep() -> pd.DataFrame:
+    """The shipped sweep on Adult, ``dpteach/data/dp_fairness_adult.csv`` (offline).
+
+    Made by ``benchmarks/dp_fairness_adult.py``: :func:`dp_fairness_sweep` with
+    :data:`SWEEP_EPSILONS` (and ∞), :data:`SWEEP_METHODS` and :data:`SWEEP_SEEDS` on
+    :func:`adult_group_data`; one row per fit, columns as in :func:`fit_and_score`.
+    """
+    path = resources.files("dpteach").joinpath("data", SWEEP_FILE)
+    with path.open("rb") as fh:
+        return pd.read_csv(fh)
+
+
+# ------------------------------------------------------------------- reading a sweep
+def _check_table(name: str, table) -> tuple:
+    """(table, group keys) of a sweep table (:func:`dp_fairness_sweep` format)."""
+    if not isinstance(table, pd.DataFrame):
+        raise TypeError(f"{name} must be a DataFrame of dp_fairness_sweep's format; got "
+                        f"{name}={describe(table)} of type {type(table).__name__}")
+    keys = [c[len(_COUNT):] for c in table.columns if str(c).startswith(_COUNT)]
+    need = ["method", "epsilon", "seed", *(f"{_CORRECT}{k}" for k in keys)]
+    missing = [c for c in need if c not in table.columns]
+    if not keys or missing or len(table) == 0 or len(table) > 100 * MAX_FITS:
+        raise ParameterError(f"{name} must be a non-empty table of dp_fairness_sweep's format "
+                             f"(method, epsilon, seed, count:<group>, correct:<group>); got "
+                             f"{name} with {len(table)} rows, missing {missing[:3]}")
+    try:
+        counts = table[[f"{_COUNT}{k}" for k in keys]].to_numpy(dtype=float)
+        correct = table[[f"{_CORRECT}{k}" for k in keys]].to_numpy(dtype=float)
+        eps = table["epsilon"].to_numpy(dtype=float)
+        ok = (np.all((counts > 0) & (counts <= MAX_ROWS) & (counts == np.floor(counts)))
+              and np.all((correct >= 0) & (correct <= counts) & (correct == np.floor(correct)))
+              and not np.isnan(eps).any() and np.all(eps > 0)
+              and set(table["method"]) <= set(SWEEP_METHODS))
+    except (TypeError, ValueError, OverflowError):
+        ok = False
+    if not ok:
+        raise ParameterError(f"{name} must hold integer counts in [1, {MAX_ROWS:,}], "
+                             f"0 <= correct <= count, ε > 0 and methods of {SWEEP_METHODS}; "
+                             f"got {name} with other values")
+    return table, keys
+
+
+def _split_key(key: str) -> tuple:
+    grouping, _, group = key.partition("=")
+    return (grouping, group) if group else ("all", "all")
+
+
+def summarize_sweep(table) -> pd.DataFrame:
+    """Mean and spread over seeds of every group's accuracy, and its drop against the baseline.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Rows of :func:`dp_fairness_sweep` (or :func:`load_dp_fairness_sweep`): counts are
+        integers in [1, :data:`MAX_ROWS`], at most 100 · :data:`MAX_FITS` rows.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (method, ε, grouping, group), with ``count`` (test rows of the group),
+        ``share`` (count / all test rows), ``n_seeds``, ``mean``, ``sd`` (over seeds,
+        ``ddof=1``; 0 for one seed), ``min``, ``max``; ``baseline`` (the mean accuracy of the
+        method's non-private baseline :data:`BASELINE` at ε = ∞), ``drop`` = baseline − mean
+        and ``drop_se`` (the standard error of that difference of two means over independent
+        seeds, √(sd²/k + sd_b²/k_b)); the last three are NaN when ``table`` holds no baseline
+        fit. Grouping ``"all"`` is the whole test set.
+    """
+    table, keys = _check_table("table", table)
+    total = table[f"{_COUNT}all"].to_numpy(dtype=float) if "all" in keys else None
+    records = []
+    for (method, eps), part in table.groupby(["method", "epsilon"], sort=True):
+        for key in keys:
+            acc = part[f"{_CORRECT}{key}"].to_numpy(dtype=float) / part[f"{_COUNT}{key}"]
+            count = int(part[f"{_COUNT}{key}"].iloc[0])
+            grouping, group = _split_key(key)
+            records.append({"method": method, "epsilon": float(eps), "grouping": grouping,
+                            "group": group, "count": count,
+                            "share": count / total[0] if total is not None else math.nan,
+                            "n_seeds": int(acc.size), "mean": float(acc.mean()),
+                            "sd": float(acc.std(ddof=1)) if acc.size > 1 else 0.0,
+                            "min": float(acc.min()), "max": float(acc.max())})
+    out = pd.DataFrame(records)
+    base = out[np.isinf(out["epsilon"])].set_index(["method", "grouping", "group"])
+    keys3 = list(zip(out["method"].map(BASELINE), out["grouping"], out["group"]))
+
+    def pick(col):
+        return np.array([base.loc[k, col] if k in base.index else np.nan for k in keys3],
+                        dtype=float)
+
+    b_mean, b_sd, b_k = pick("mean"), pick("sd"), pick("n_seeds")
+    out["baseline"] = b_mean
+    out["drop"] = b_mean - out["mean"]
+    out["drop_se"] = np.sqrt(out["sd"] ** 2 / out["n_seeds"] + b_sd ** 2 / b_k)
+    return out
+
+
+def excess_drop(table, *, method: str, epsilon: float, group: str,
+                reference: str = "all") -> dict:
+    """How much more accuracy ``group`` loses than ``reference`` under one private setting.
+
+    [BPS19]_'s comparison: the drop of a group's accuracy from the non-private baseline
+    (:data:`BASELINE`) to the private model, minus the same drop of a reference group. Both
+    groups are scored on the same fits, so the difference is taken per fit first, d = acc(group)
+    − acc(reference) (which removes what moves both together, e.g. a shifted threshold), and
+
+        excess = mean(d | baseline) − mean(d | private),
+        se = √(var(d | private)/k_p + var(d | baseline)/k_b),
+
+    the standard error of a difference of two means over independent fits (seeds).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Rows of :func:`dp_fairness_sweep` (or :func:`load_dp_fairness_sweep`) holding at least
+        2 fits of (method, ε) and 1 of the baseline.
+    method : {"dpsgd", "objective"}
+    epsilon : float in :data:`EPSILON_RANGE`, or math.inf
+    group, reference : str
+        Group keys of the table: ``"all"`` or ``"<grouping>=<group>"`` (e.g.
+        ``"sex_income=women >50K"``).
+
+    Returns
+    -------
+    dict
+        ``drop`` and ``reference_drop`` (baseline mean − private mean of each), ``excess``
+        (their difference), ``se``, ``n_private``, ``n_baseline``.
+    """
+    table, keys = _check_table("table", table)
+    method = check_choice("method", method, ("dpsgd", "objective"))
+    eps = _check_epsilon("epsilon", epsilon)
+    for name, key in (("group", group), ("reference", reference)):
+        if not isinstance(key, str) or key not in keys:
+            raise ParameterError(f"{name} must be a group key of table (e.g. 'all', "
+                                 f"'sex=women'); got {name}={describe(key)}")
+    priv = table[(table["method"] == method) & (table["epsilon"] == eps)]
+    base = table[(table["method"] == BASELINE[method]) & np.isinf(table["epsilon"])]
+    if len(priv) < 2 or len(base) < 1:
+        raise ParameterError(f"table must hold ≥ 2 fits of method={method!r} at "
+                             f"epsilon={describe(epsilon)} and ≥ 1 of its baseline "
+                             f"{BASELINE[method]!r} at inf; got {len(priv)} and {len(base)}")
+
+    def acc(part, key):
+        return part[f"{_CORRECT}{key}"].to_numpy(float) / part[f"{_COUNT}{key}"].to_numpy(float)
+
+    d_priv = acc(priv, group) - acc(priv, reference)
+    d_base = acc(base, group) - acc(base, reference)
+    var_b = float(d_base.var(ddof=1)) if d_base.size > 1 else 0.0
+    return {"drop": float(acc(base, group).mean() - acc(priv, group).mean()),
+            "reference_drop": float(acc(base, reference).mean() - acc(priv, reference).mean()),
+            "excess": float(d_base.mean() - d_priv.mean()),
+            "se": math.sqrt(float(d_priv.var(ddof=1)) / d_priv.size + var_b / d_base.size),
+            "n_private": int(d_priv.size), "n_baseline": int(d_base.size)}
+
+
+def accuracy_curves(summary, *, method: str, grouping: str) -> dict:
+    """Per-group accuracy against finite ε, from :func:`summarize_sweep`, ready to plot.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        Output of :func:`summarize_sweep`.
+    method : {"dpsgd", "objective"}
+    grouping : str
+        A grouping of the summary (``"all"``, ``"sex"``, ...).
+
+    Returns
+    -------
+    dict
+        ``epsilons`` (k,) sorted; ``groups`` (list of g labels, largest group first);
+        ``mean`` and ``sd`` (g, k); ``nonprivate`` (g,) (the baseline's mean accuracy,
+        NaN where absent); ``counts`` (g,).
+    """
+    need = {"method", "epsilon", "grouping", "group", "count", "mean", "sd", "baseline"}
+    if not isinstance(summary, pd.DataFrame) or not need <= set(summary.columns):
+        raise TypeError(f"summary must be the DataFrame of summarize_sweep; got "
+                        f"summary={describe(summary)}")
+    method = check_choice("method", method, ("dpsgd", "objective"))
+    if not isinstance(grouping, str):
+        raise TypeError(f"grouping must be a string; got grouping={describe(grouping)}")
+    part = summary[(summary["method"] == method) & (summary["grouping"] == grouping)
+                   & np.isfinite(summary["epsilon"].to_numpy(dtype=float))]
+    if part.empty:
+        raise ParameterError(f"grouping must be a grouping of summary with finite ε for method "
+                             f"{method!r}; got grouping={grouping!r}, method={method!r} "
+                             f"(groupings: {sorted(set(summary['grouping']))})")
+    mean = part.pivot(index="group", columns="epsilon", values="mean")
+    order = part.groupby("group")["count"].first().sort_values(ascending=False).index
+    mean = mean.loc[order]
+    sd = part.pivot(index="group", columns="epsilon", values="sd").loc[order, mean.columns]
+    base = part.groupby("group")["baseline"].first().loc[order]
+    return {"epsilons": mean.columns.to_numpy(dtype=float), "groups": [str(g) for g in order],
+            "mean": mean.to_numpy(dtype=float), "sd": sd.to_numpy(dtype=float),
+            "nonprivate": base.to_numpy(dtype=float),
+            "counts": part.groupby("group")["count"].first().loc[order].to_numpy()}
+
+
+def compare_with_sweep(live, shipped, *, alpha: float = ALPHA_CHECK) -> pd.DataFrame:
+    """Check fits run now against the shipped sweep: same (method, ε), fresh seeds.
+
+    For each (method, ε) of ``live`` and each group, the live mean accuracy over k_l seeds is
+    compared with the shipped mean over k_s seeds by a two-sample t-test: both are means of
+    independent fits with the same distribution, so their difference has standard deviation
+    σ·√(1/k_l + 1/k_s); σ is estimated by the pooled sd s_p of both samples (k_l + k_s − 2
+    degrees of freedom; the shipped sd alone when k_l = 1). The check passes when
+
+        |live − shipped| ≤ t_{1−α/2, df}·s_p·√(1/k_l + 1/k_s) + 1/count,
+
+    the last term one test row of slack (for a deterministic fit whose last digits differ
+    between BLAS builds, where s_p = 0).
+
+    Parameters
+    ----------
+    live, shipped : pandas.DataFrame
+        Tables of :func:`dp_fairness_sweep`'s format; every (method, ε) of ``live`` must be in
+        ``shipped`` with at least 2 seeds, and the same groups.
+    alpha : float in [1e-12, 0.5]
+        The two-sided level of each comparison. Default :data:`ALPHA_CHECK` (1e-6).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (method, ε, grouping, group): ``live``, ``shipped``, ``pooled_sd``,
+        ``difference`` (absolute), ``tolerance`` and ``ok`` (bool).
+    """
+    alpha = check_in_range("alpha", alpha, *_ALPHA_RANGE)
+    live, live_keys = _check_table("live", live)
+    shipped, ship_keys = _check_table("shipped", shipped)
+    if set(live_keys) - set(ship_keys):
+        raise ParameterError(f"live must have the groups of shipped; got live with groups "
+                             f"{sorted(set(live_keys) - set(ship_keys))[:3]} not in shipped")
+    rows = []
+    for (method, eps), part in live.groupby(["method", "epsilon"], sort=True):
+        ref = shipped[(shipped["method"] == method) & (shipped["epsilon"] == eps)]
+        if len(ref) < 2:
+            raise ParameterError(f"live must hold (method, ε) pairs that shipped has with ≥ 2 "
+                                 f"seeds; got live with method={method!r}, epsilon={eps!r}")
+        k_l, k_s = len(part), len(ref)
+        df = k_l + k_s - 2 if k_l > 1 else k_s - 1
+        t = float(stats.t.isf(alpha / 2, df))
+        for key in live_keys:
+            a = part[f"{_CORRECT}{key}"].to_numpy(float) / part[f"{_COUNT}{key}"].to_numpy(float)
+            b = ref[f"{_CORRECT}{key}"].to_numpy(float) / ref[f"{_COUNT}{key}"].to_numpy(float)
+            ss = float(np.sum((b - b.mean()) ** 2)) + (
+                float(np.sum((a - a.mean()) ** 2)) if k_l > 1 else 0.0)
+            sp = math.sqrt(ss / df)
+            tol = t * sp * math.sqrt(1 / k_l + 1 / k_s) + 1.0 / float(
+                part[f"{_COUNT}{key}"].iloc[0])
+            grouping, group = _split_key(key)
+            diff = abs(float(a.mean()) - float(b.mean()))
+            rows.append({"method": method, "epsilon": float(eps), "grouping": grouping,
+                         "group": group, "live": float(a.mean()), "shipped": float(b.mean()),
+                         "pooled_sd": sp, "difference": diff, "tolerance": tol,
+                         "ok": bool(diff <= tol)})
+    return pd.DataFrame(rows)
