@@ -36,6 +36,7 @@ PAGES = [
     ("Private logistic regression", "dpteach.app_pages.private_lr", ":material/show_chart:"),
     ("PATE votes", "dpteach.app_pages.pate_votes", ":material/how_to_vote:"),
     ("Fairness metrics", "dpteach.app_pages.fairness_metrics", ":material/balance:"),
+    ("Fair representations", "dpteach.app_pages.fair_representations", ":material/diversity_3:"),
     ("Many queries", "dpteach.app_pages.many_queries", ":material/query_stats:"),
 ]
 

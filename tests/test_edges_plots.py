@@ -53,11 +53,12 @@ from dpteach.plots import randomized_response as PRR
 from dpteach.plots import pate as PP
 from dpteach.plots import pate_runs as PPR
 from dpteach.plots import selection as PS
+from dpteach.plots import laftr as PL
 from dpteach.plots import many_queries as PMQ
 from dpteach.plots.figure import FigureData
 from dpteach.randomized_response import rr_local_std
 
-MODULES = (PC, PRR, PS, PA, PP, PPR, PFD, PF, PMQ, STYLE)
+MODULES = (PC, PRR, PS, PA, PP, PPR, PFD, PF, PL, PMQ, STYLE)
 MODULE_OF = {m.__name__.rsplit(".", 1)[1]: m for m in MODULES}
 FMAX = 1.7976931348623157e308
 EXAMPLES = 3                      # per (function, argument): drawing a figure is slow
@@ -745,6 +746,75 @@ add("fairness.group_roc_spec", PF.group_roc_spec, FAIR,
 add("fairness.threshold_tradeoff_spec", PF.threshold_tradeoff_spec, FAIR,
     female_threshold=(THRESH, spec_ok), male_threshold=(THRESH, spec_ok),
     gap=(st.sampled_from(list(PF.GAPS)), spec_ok), height=(ints(50, 2000), spec_ok))
+
+# laftr, the app page "Fair representations": the LAFTR γ sweep, read (an in-memory sweep with
+# the shipped file's columns; γ = 1 in every one, so the valid γ stays legal) -----------------
+def laftr_sweep(gammas=(0.0, 1.0, 4.0), seeds=(0, 1), *, scores=None, rate=None):
+    """Rows with the shipped sweep's columns: accuracy 0.84 − 0.01·i, gaps 0.2 − 0.04·i for
+    the i-th γ (or every score/rate the given value), the unfair MLP under γ = 0."""
+    import pandas as pd
+
+    rows = []
+    for objective in (*PL.OBJECTIVES, PL.BASELINE):
+        for i, g in enumerate(gammas if objective != PL.BASELINE else (0.0,)):
+            for s in seeds:
+                row = {"objective": objective, "gamma": g, "seed": s,
+                       "accuracy": 0.84 - 0.01 * i if scores is None else scores,
+                       "adversary_balanced_accuracy": 0.7, "fit_seconds": 1.0}
+                row.update({gap: 0.2 - 0.04 * i if scores is None else scores
+                            for gap in PL.GAPS})
+                row.update({f"{r}_{grp}": 0.3 if rate is None else rate
+                            for r in PL.RATES for grp in PL.GROUPS})
+                rows.append(row)
+    return pd.DataFrame(rows)
+
+
+LAFTR = dict(objective="dp", gamma=1.0, sweep=laftr_sweep())
+LAFTR_GAMMA = st.one_of(POS, st.sampled_from([0.0, -0.0, 4.0, 1.0 + 2**-52, 4 * (1 - 1e-12)]))
+LAFTR_SWEEPS = st.sampled_from([
+    laftr_sweep((0.0, 5e-324, 1.0, 1e300, FMAX)),              # γ at the ends of the floats
+    laftr_sweep((1.0,), (0,)),                                  # one γ, one seed: no spread
+    laftr_sweep(seeds=(10**400, "a", 2**64)),                   # seeds are labels only
+    laftr_sweep(scores=5e-324, rate=5e-324),                    # every number subnormal
+    laftr_sweep(scores=1 - 2**-53, rate=1.0),                   # ... or the largest below 1
+    laftr_sweep(scores=0.0, rate=0.0),                          # every gap 0: a flat chart
+    laftr_sweep().assign(eo_gap=2.0, accuracy=0.0),             # ΔEO at its top, accuracy 0
+    laftr_sweep().assign(dp_gap=math.nan),                      # refused: names the sweep
+])
+
+
+def laftr_ok(kw, out):
+    """A figure with its selected model drawn, a spec of the asked height, or the numbers of
+    the fitted γ nearest the one asked (to a relative 1e-9)."""
+    if isinstance(out, Figure):
+        gids = {a.get_gid() for a in (*out.axes[0].lines, *out.axes[0].patches)}
+        return drawable(out) and bool(gids & {"selected", "model-women"})
+    if isinstance(out, dict) and "layer" in out:
+        return spec_ok(kw, out)
+    if isinstance(out, dict):
+        return (math.isclose(out["gamma"], float(kw["gamma"]), rel_tol=1e-9)
+                and all(0 <= out["model"][k] <= 2 for k in ("accuracy", *PL.GAPS)))
+    if isinstance(out, tuple):
+        return list(out) == sorted(set(out)) and all(type(g) is float for g in out)
+    return bool(len(out)) and bool((out["n_seeds"] >= 1).all())          # gamma_summary
+
+
+for _f in (PL.plot_frontier, PL.plot_group_rates, PL.frontier_spec, PL.group_rates_spec,
+           PL.model_summary):
+    add(f"laftr.{_f.__name__}", _f, LAFTR, gamma=(LAFTR_GAMMA, laftr_ok),
+        objective=(st.sampled_from(PL.OBJECTIVES), laftr_ok),
+        sweep=(LAFTR_SWEEPS, laftr_ok))
+for _f in (PL.plot_frontier, PL.frontier_spec):
+    add(f"laftr.{_f.__name__}", _f, LAFTR, gap=(st.sampled_from(list(PL.GAPS)), laftr_ok))
+for _f in (PL.plot_frontier, PL.frontier_spec):
+    add(f"laftr.{_f.__name__}", _f, {**LAFTR, "gamma": None}, objective=(
+        st.sampled_from(PL.OBJECTIVES), lambda kw, out: drawable(out) if isinstance(out, Figure)
+        else spec_ok(kw, out)))
+for _f in (PL.frontier_spec, PL.group_rates_spec):
+    add(f"laftr.{_f.__name__}", _f, LAFTR, height=(ints(50, 2000), laftr_ok))
+for _f in (PL.sweep_gammas, PL.gamma_summary):
+    add(f"laftr.{_f.__name__}", _f, dict(objective="eo", sweep=LAFTR["sweep"]),
+        objective=(st.sampled_from(PL.OBJECTIVES), laftr_ok), sweep=(LAFTR_SWEEPS, laftr_ok))
 
 # many_queries, notebook 14 and the page "Many queries": the crossover charts read the shipped
 # grid (k and ε must be grid values: everything else is refused by name), MWEM's rounds and a

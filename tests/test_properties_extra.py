@@ -479,6 +479,11 @@ _ELSEWHERE = {
     "test_plots_dp_fairness.py": {
         "dpteach.plots.dp_fairness": ["group_accuracy_data", "plot_group_accuracy"],
     },
+    "test_plots_laftr.py": {
+        "dpteach.plots.laftr": [
+            "sweep_gammas", "gamma_summary", "model_summary", "frontier_data", "frontier_spec",
+            "plot_frontier", "group_rates_data", "group_rates_spec", "plot_group_rates"],
+    },
 }
 # The plot functions below are attacked by tests/test_properties_plots.py (another
 # engineer's file, written in parallel with this one).

@@ -53,6 +53,7 @@ _EXPORTS = {
     "many_queries": ("plot_crossover", "plot_crossover_epsilon", "plot_mwem_rounds",
                      "plot_pmw_errors"),
     "dp_fairness": ("plot_group_accuracy",),
+    "laftr": ("plot_frontier", "plot_group_rates"),
 }
 _HOME = {name: module for module, names in _EXPORTS.items() for name in names}
 

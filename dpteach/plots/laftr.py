@@ -1,0 +1,580 @@
+"""Figures of adversarially fair representations (LAFTR): the γ sweep on Adult, read, not fitted.
+
+LAFTR ([MCPZ18]_) trains an encoder f: X → Z, a classifier g: Z → Ŷ, a decoder and an
+adversary h that tries to recover the sensitive attribute A (``sex``) from Z, in the min-max
+game L = α·L_class + β·L_dec − γ·L_adv; the larger γ, the harder the encoder hides A. Which
+gap it closes depends on what the adversary sees: Z alone for demographic parity (``"dp"``),
+Z and Y for equalized odds (``"eo"``), Z on the Y = 0 rows for equal opportunity
+(``"eopp"``, the paper's convention, on Y = 0). :func:`dpteach.fairness.laftr.load_gamma_sweep`
+holds the fits of ``benchmarks/laftr_adult.py``: every objective × several γ × several seeds
+on the Adult training split, scored on the test split, and the unfair MLP (the same network,
+no adversary). This module draws them:
+
+* :func:`frontier_data` — accuracy against the gap the objective targets, one point per fit
+  (every seed), the mean over seeds per γ and the frontier through the means no other γ
+  beats on both counts, the selected γ with ± one standard deviation over seeds both ways,
+  and the unfair MLP;
+* :func:`group_rates_data` — the per-group selection rate, TPR and FPR of the selected γ
+  (mean over seeds, each seed as a dot) next to the unfair MLP's;
+* :func:`gamma_summary` and :func:`model_summary` — the numbers behind them (mean, standard
+  deviation and count over seeds), for the app page and notebook 10.
+
+Every number is a column of the shipped sweep (each gap computed there by
+:mod:`dpteach.fairness.metrics`); nothing here trains. The gaps keep their papers' names
+(:data:`GAPS`): ΔDP = |ΔP(Ŷ=1)|, ΔEO = |ΔTPR| + |ΔFPR| (the LAFTR sum, twice fairlearn's
+``agg="mean"``) and ΔEOpp = |ΔFPR| on Y = 0 (LAFTR's), with Hardt et al.'s |ΔTPR| alongside.
+
+Each figure is a :class:`~dpteach.plots.figure.FigureData`, drawn with matplotlib by the
+``plot_*`` function of the same name (notebooks) and in the browser by the ``*_spec``
+function (:func:`~dpteach.plots.figure.to_vega_lite`, plus γ and the seed of each point as
+tooltips in :func:`frontier_spec`, and the rates named under their bars in
+:func:`group_rates_spec`).
+
+References
+----------
+.. [MCPZ18] D. Madras, E. Creager, T. Pitassi, R. Zemel. "Learning adversarially fair and
+   transferable representations." ICML 2018 (arXiv:1802.06309): the adversarial objectives
+   for demographic parity, equalized odds and equal opportunity, the γ trade-off, and the
+   gaps ΔDP, ΔEO (sum of |ΔTPR| and |ΔFPR|) and ΔEOpp (on Y = 0).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+
+import numpy as np
+
+from .._validation import ParameterError, check_choice, check_int, check_nonnegative, describe
+from ._style import PALETTE, new_axes
+from .figure import FigureData, Rule, Series, to_matplotlib, to_vega_lite
+
+__all__ = [
+    "OBJECTIVES", "VARIANTS", "BASELINE", "GAPS", "TARGET_GAP", "GROUPS", "RATES",
+    "MAX_SWEEP_ROWS", "MAX_FIT_SECONDS",
+    "sweep_gammas", "gamma_summary", "model_summary",
+    "frontier_data", "frontier_spec", "plot_frontier",
+    "group_rates_data", "group_rates_spec", "plot_group_rates",
+]
+
+#: The LAFTR objectives of the sweep (the ``objective`` column), in the paper's order.
+OBJECTIVES = ("dp", "eo", "eopp")
+#: Objective → the name the paper and the slides give the model.
+VARIANTS = {"dp": "LAFTR-DP", "eo": "LAFTR-EO", "eopp": "LAFTR-EOpp"}
+#: The ``objective`` of the unfair MLP's rows (same network, no adversary).
+BASELINE = "unfair"
+#: Gap column → (short name, the formula with its convention named).
+GAPS = {
+    "dp_gap": ("ΔDP", "ΔDP = |ΔP(Ŷ=1)| between women and men (demographic parity)"),
+    "eo_gap": ("ΔEO", "ΔEO = |ΔTPR| + |ΔFPR| (equalized odds, sum; Madras et al.)"),
+    "eopp_gap": ("ΔEOpp", "ΔEOpp = |ΔFPR|, on Y = 0 (equal opportunity; Madras et al.)"),
+    "eopp_gap_y1": ("|ΔTPR|", "|ΔTPR|, on Y = 1 (equal opportunity; Hardt et al.)"),
+}
+#: Objective → the gap its adversary targets.
+TARGET_GAP = {"dp": "dp_gap", "eo": "eo_gap", "eopp": "eopp_gap"}
+#: Group suffix of the per-group columns → name (A = 1 is female in ``adult_arrays``).
+GROUPS = {"female": "women", "male": "men"}
+#: Rate prefix of the per-group columns (``<rate>_<group>``) → axis label.
+RATES = {
+    "selection_rate": "selection rate P(Ŷ=1)",
+    "tpr": "TPR P(Ŷ=1 | Y=1)",
+    "fpr": "FPR P(Ŷ=1 | Y=0)",
+}
+#: Most rows of a sweep this module reads (a real sweep has a few hundred).
+MAX_SWEEP_ROWS = 100_000
+#: Largest ``fit_seconds`` a sweep may hold (a year).
+MAX_FIT_SECONDS = 3.2e7
+_SCORES = ("accuracy", *GAPS)
+_RATE_COLUMNS = tuple(f"{r}_{g}" for r in RATES for g in GROUPS)
+_REQUIRED = ("objective", "gamma", "seed", *_SCORES, *_RATE_COLUMNS)
+#: optional columns: the fresh adversary's balanced accuracy at predicting A from the held-out
+#: rows' Z (and from their X, when the sweep has it), and the time of one fit
+_OPTIONAL = ("adversary_balanced_accuracy", "adversary_balanced_accuracy_x", "fit_seconds")
+#: bar colours: (group, model) → a palette colour; the unfair MLP's bars are the lighter
+#: partner of the group's colour (colours, not transparency, so the legend shows them)
+_COLOURS = {("women", "model"): PALETTE["vermillion"], ("women", "baseline"): PALETTE["orange"],
+            ("men", "model"): PALETTE["blue"], ("men", "baseline"): PALETTE["sky"]}
+
+
+# --------------------------------------------------------------------------- the sweep
+@functools.lru_cache(maxsize=1)
+def _shipped():
+    from ..fairness.laftr import load_gamma_sweep
+
+    return _checked(load_gamma_sweep())
+
+
+def _checked(sweep):
+    """``sweep`` checked: a DataFrame with the columns and ranges of the shipped sweep."""
+    import pandas as pd
+
+    if not isinstance(sweep, pd.DataFrame):
+        raise TypeError(f"sweep must be a pandas DataFrame of LAFTR fits (or None for the "
+                        f"shipped sweep); got sweep={describe(sweep)} of type "
+                        f"{type(sweep).__name__}")
+    missing = [c for c in _REQUIRED if c not in sweep.columns]
+    if missing:
+        raise ParameterError(f"sweep lacks the columns {missing} (it needs {list(_REQUIRED)}); "
+                             f"got sweep with columns {list(sweep.columns)}")
+    if sweep.columns.duplicated().any():
+        raise ParameterError(f"sweep's column names must be distinct; got sweep with columns "
+                             f"{list(sweep.columns)}")
+    n = len(sweep)
+    if not 1 <= n <= MAX_SWEEP_ROWS:
+        raise ParameterError(f"sweep must have 1 to {MAX_SWEEP_ROWS:,} rows; got {n:,} rows")
+    numeric = [c for c in ("gamma", *_SCORES, *_RATE_COLUMNS, *_OPTIONAL) if c in sweep.columns]
+    try:
+        values = sweep[numeric].to_numpy(dtype=float)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise ParameterError(f"sweep's columns {numeric} must hold real numbers; got sweep "
+                             f"with dtypes {sweep[numeric].dtypes.astype(str).tolist()}") from exc
+    cols = dict(zip(numeric, values.T))
+    bad = [c for c in numeric if c not in _OPTIONAL and not np.all(np.isfinite(cols[c]))]
+    top = {"eo_gap": 2.0, "gamma": math.inf, "fit_seconds": MAX_FIT_SECONDS}
+    bad += [c for c in numeric if np.any((cols[c] < 0) | (cols[c] > top.get(c, 1.0)))]
+    if bad:
+        raise ParameterError(f"sweep's columns {sorted(set(bad))} must be finite (the "
+                             f"optional ones may be NaN), γ ≥ 0, rates, accuracies and gaps in "
+                             f"[0, 1] (ΔEO in [0, 2]), fit_seconds in [0, {MAX_FIT_SECONDS:g}]; "
+                             f"got values outside that")
+    objectives = set(sweep["objective"].tolist())
+    unknown = objectives - set(OBJECTIVES) - {BASELINE}
+    if unknown:
+        raise ParameterError(f"sweep's objective column must hold {list(OBJECTIVES)} or "
+                             f"{BASELINE!r}; got {sorted(map(str, unknown))}")
+    if BASELINE not in objectives:
+        raise ParameterError(f"sweep needs the unfair MLP's rows (objective {BASELINE!r}); "
+                             f"got objectives {sorted(map(str, objectives))}")
+    # a view without ``attrs`` (the shipped sweep's metadata): pandas deep-copies them into
+    # every column it hands out, which made each figure 5x slower
+    sweep = sweep.copy(deep=False)
+    sweep.attrs = {}
+    return sweep
+
+
+def _sweep(sweep):
+    return _shipped() if sweep is None else _checked(sweep)
+
+
+def _rows(sweep, objective: str):
+    objective = check_choice("objective", objective, OBJECTIVES)
+    rows = sweep[sweep["objective"] == objective]
+    if rows.empty:
+        raise ParameterError(f"sweep holds no fit of objective={objective!r}; it has "
+                             f"{sorted(set(sweep['objective']) - {BASELINE})}")
+    return objective, rows
+
+
+def _scores(rows) -> tuple[list, np.ndarray]:
+    """The score columns the rows have, and their values (rows × columns, float)."""
+    cols = [c for c in (*_SCORES, *_RATE_COLUMNS, *_OPTIONAL) if c in rows.columns]
+    return cols, rows[cols].to_numpy(dtype=float)
+
+
+def _column_stats(cols: list, values: np.ndarray) -> dict:
+    """``n_seeds`` (rows), and per column the mean and the sample standard deviation of its
+    finite values (sd 0 for one value; both NaN for none)."""
+    finite = np.isfinite(values)
+    count = finite.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(finite, values, 0.0).sum(axis=0) / count
+        dev = np.where(finite, values - mean, 0.0)
+        sd = np.sqrt((dev * dev).sum(axis=0) / (count - 1))
+    mean = np.where(count > 0, mean, math.nan)
+    sd = np.where(count > 1, sd, np.where(count == 1, 0.0, math.nan))
+    out = {"n_seeds": int(values.shape[0])}
+    for c, m, d in zip(cols, mean.tolist(), sd.tolist()):
+        out[c] = m
+        out[f"{c}_sd"] = d
+    return out
+
+
+def _stats(rows) -> dict:
+    """:func:`_column_stats` of the rows."""
+    return _column_stats(*_scores(rows))
+
+
+def sweep_gammas(objective: str, *, sweep=None) -> tuple[float, ...]:
+    """The γ values fitted for ``objective``, ascending (the app's slider positions).
+
+    Parameters
+    ----------
+    objective : {"dp", "eo", "eopp"}
+    sweep : pandas.DataFrame, optional
+        Rows like :func:`dpteach.fairness.laftr.load_gamma_sweep`'s (columns ``objective``,
+        ``gamma``, ``seed``, ``accuracy``, the gaps of :data:`GAPS`, ``<rate>_<group>`` for
+        :data:`RATES` × :data:`GROUPS`, optionally ``adversary_balanced_accuracy``,
+        ``adversary_balanced_accuracy_x``, ``fit_seconds`` in [0, :data:`MAX_FIT_SECONDS`];
+        at most :data:`MAX_SWEEP_ROWS` rows, with the unfair MLP's rows under objective
+        :data:`BASELINE`). Default: the shipped sweep.
+
+    Returns
+    -------
+    tuple of float
+    """
+    _, rows = _rows(_sweep(sweep), objective)
+    return tuple(float(g) for g in np.unique(rows["gamma"].to_numpy(dtype=float)))
+
+
+def gamma_summary(objective: str, *, sweep=None):
+    """Mean, standard deviation and number of seeds of every score, per γ of ``objective``.
+
+    Parameters
+    ----------
+    objective, sweep
+        As :func:`sweep_gammas`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by ``gamma`` (ascending): ``n_seeds``, and for ``accuracy``, each gap of
+        :data:`GAPS`, each per-group rate and the optional columns the sweep has, the mean
+        over seeds (``<column>``) and its sample standard deviation (``<column>_sd``; 0
+        with one seed).
+    """
+    import pandas as pd
+
+    _, rows = _rows(_sweep(sweep), objective)
+    cols, values = _scores(rows)
+    gammas = rows["gamma"].to_numpy(dtype=float)
+    stats = {float(g): _column_stats(cols, values[gammas == g]) for g in np.unique(gammas)}
+    table = pd.DataFrame.from_dict(stats, orient="index")
+    table.index.name = "gamma"
+    table["n_seeds"] = table["n_seeds"].astype(int)
+    return table
+
+
+def _gamma(sweep, objective: str, gamma) -> float:
+    """``gamma`` checked: one of the γ values of ``objective`` (to a relative 1e-9; 0 exactly)."""
+    g = check_nonnegative("gamma", gamma)
+    options = sweep_gammas(objective, sweep=sweep)
+    for o in options:
+        if math.isclose(o, g, rel_tol=1e-9, abs_tol=0.0):
+            return o
+    raise ParameterError(f"gamma must be one of the fitted values {list(options)} of "
+                         f"objective={objective!r}; got gamma={describe(gamma)}")
+
+
+def model_summary(objective: str, gamma: float, *, sweep=None) -> dict:
+    """The numbers of one model of the sweep and of the unfair MLP (mean ± sd over seeds).
+
+    Parameters
+    ----------
+    objective, sweep
+        As :func:`sweep_gammas`.
+    gamma : float
+        One of :func:`sweep_gammas` ``(objective)``.
+
+    Returns
+    -------
+    dict
+        ``"objective"``, ``"variant"`` (:data:`VARIANTS`), ``"gamma"``, ``"target"`` (the
+        gap column it targets, :data:`TARGET_GAP`), ``"model"`` and ``"baseline"``: dicts
+        with ``n_seeds`` and, for every score column, its mean (``<column>``) and sample
+        standard deviation over seeds (``<column>_sd``).
+    """
+    sweep = _sweep(sweep)
+    objective, rows = _rows(sweep, objective)
+    g = _gamma(sweep, objective, gamma)
+    return {"objective": objective, "variant": VARIANTS[objective], "gamma": g,
+            "target": TARGET_GAP[objective],
+            "model": _stats(rows[rows["gamma"] == g]),
+            "baseline": _stats(sweep[sweep["objective"] == BASELINE])}
+
+
+def _gap(objective: str, gap) -> str:
+    if gap is None:
+        return TARGET_GAP[objective]
+    return check_choice("gap", gap, tuple(GAPS))
+
+
+def _pm(mean: float, sd: float) -> str:
+    return f"{mean:.3f} ± {sd:.3f}"
+
+
+# ------------------------------------------------------------------------ the frontier
+def _pareto(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Indices of the points no other point beats on both counts (smaller x, larger y),
+    in increasing x."""
+    order = np.lexsort((-y, x))
+    best, keep = -math.inf, []
+    for i in order:
+        if y[i] > best:
+            keep.append(i)
+            best = y[i]
+    return np.array(keep, dtype=int)
+
+
+def frontier_data(objective: str, gamma: float | None = None, *, gap: str | None = None,
+                  sweep=None) -> FigureData:
+    """Accuracy against a gap over the γ sweep of one LAFTR objective ([MCPZ18]_).
+
+    One point per fit (every γ, every seed); the mean over seeds of each γ; the frontier
+    through the means no other mean beats on both counts (none fairer *and* more accurate;
+    a larger γ usually moves a model left and down); the selected γ highlighted with ± one
+    standard deviation over seeds of both numbers; the unfair MLP (mean over its seeds) as
+    a point and its accuracy as a dotted line.
+
+    Parameters
+    ----------
+    objective, sweep
+        As :func:`sweep_gammas`.
+    gamma : float, optional
+        One of :func:`sweep_gammas` ``(objective)``: that model is highlighted (None: none).
+    gap : str, optional
+        A key of :data:`GAPS`, the gap on the x axis (default: the one ``objective``
+        targets, :data:`TARGET_GAP`).
+
+    Returns
+    -------
+    FigureData
+        Series ``"fits"`` and ``"means"`` (points), ``"frontier"`` (line), ``"baseline"``
+        (one point) and, with ``gamma``, ``"selected"`` (one point), ``"selected-sd-x"`` and
+        ``"selected-sd-y"`` (its ± sd bars); rule ``"baseline-accuracy"``. ``extra``:
+        ``"summary"`` (:func:`gamma_summary`), ``"gap"``, ``"frontier_gammas"`` (the γ of
+        each frontier point, left to right), ``"fit_labels"`` (γ and seed of each fit),
+        ``"selected"`` (the row of ``gamma`` as a dict, or None) and ``"baseline"`` (the
+        unfair MLP's numbers).
+    """
+    sweep = _sweep(sweep)
+    objective, rows = _rows(sweep, objective)
+    gap = _gap(objective, gap)
+    g = None if gamma is None else _gamma(sweep, objective, gamma)
+    summary = gamma_summary(objective, sweep=sweep)
+    base = _stats(sweep[sweep["objective"] == BASELINE])
+    short, long = GAPS[gap]
+    variant = VARIANTS[objective]
+    n_seeds = summary["n_seeds"]
+    seeds = (f"{int(n_seeds.min())}" if n_seeds.min() == n_seeds.max()
+             else f"{int(n_seeds.min())}–{int(n_seeds.max())}")
+    mx, my = summary[gap].to_numpy(dtype=float), summary["accuracy"].to_numpy(dtype=float)
+    front = _pareto(mx, my)
+    gammas = summary.index.to_numpy(dtype=float)
+    series = [
+        Series("fits", f"one fit (each γ, each of {seeds} seeds)",
+               rows[gap].to_numpy(dtype=float), rows["accuracy"].to_numpy(dtype=float),
+               kind="points", colour=PALETTE["sky"], width=1.2, opacity=0.6),
+        Series("means", f"{variant}: mean over seeds, one point per γ "
+               f"({gammas.min():g} to {gammas.max():g})", mx, my, kind="points",
+               colour=PALETTE["blue"], width=2.2),
+        Series("frontier", "frontier: no other γ both fairer and more accurate",
+               mx[front], my[front], colour=PALETTE["blue"], width=2.0),
+        Series("baseline", f"unfair MLP: accuracy {base['accuracy']:.3f}, {short} "
+               f"{base[gap]:.3f}", [base[gap]], [base["accuracy"]], kind="points",
+               colour=PALETTE["black"], width=4.0),
+    ]
+    xs = [rows[gap].to_numpy(dtype=float), [base[gap]]]
+    ys = [rows["accuracy"].to_numpy(dtype=float), [base["accuracy"]]]
+    title = f"{variant} on Adult: accuracy against {short} over γ"
+    selected = None
+    if g is not None:
+        selected = summary.loc[g].to_dict()
+        sx, sy = selected[gap], selected["accuracy"]
+        dx, dy = selected[f"{gap}_sd"], selected["accuracy_sd"]
+        series += [
+            Series("selected", f"γ = {g:g}: accuracy {_pm(sy, dy)}, {short} {_pm(sx, dx)}",
+                   [sx], [sy], kind="points", colour=PALETTE["vermillion"], width=6.0),
+            Series("selected-sd-x", "", [sx - dx, sx + dx], [sy, sy],
+                   colour=PALETTE["vermillion"], width=2.0),
+            Series("selected-sd-y", "", [sx, sx], [sy - dy, sy + dy],
+                   colour=PALETTE["vermillion"], width=2.0),
+        ]
+        xs.append([sx - dx, sx + dx])
+        ys.append([sy - dy, sy + dy])
+        title += (f"\nγ = {g:g}: accuracy {sy:.3f}, {short} {sx:.3f} "
+                  f"(mean of {int(selected['n_seeds'])} seeds)")
+    x_all, y_all = np.concatenate(xs), np.concatenate(ys)
+    x_high = float(x_all.max()) * 1.08 + 0.01
+    y_low = math.floor((float(y_all.min()) - 0.005) * 100) / 100
+    y_high = math.ceil((float(y_all.max()) + 0.005) * 100) / 100
+    return FigureData(
+        title, f"{long} (0 = equal)", "accuracy (test split)",
+        series=tuple(series),
+        rules=(Rule("baseline-accuracy", "y", base["accuracy"], colour=PALETTE["black"],
+                    dash="dotted"),),
+        x_domain=(0.0, x_high), y_domain=(max(0.0, y_low), min(1.0, y_high)),
+        extra={"summary": summary, "gap": gap, "frontier_gammas": tuple(gammas[front]),
+               "fit_labels": (rows["gamma"].to_numpy(dtype=float),
+                              rows["seed"].to_numpy()),
+               "selected": selected, "baseline": base})
+
+
+def _tooltips(spec: dict, label: str, fields: dict, xy: tuple[str, str]) -> None:
+    """Add per-point ``fields`` (name → (title, values)) and tooltips to the layer of the
+    series ``label`` (its rows in series order; left as it is if their number differs)."""
+    for layer in spec["layer"]:
+        rows = layer["data"]["values"]
+        if not rows or rows[0].get("series") != label:
+            continue
+        if any(len(values) != len(rows) for _, values in fields.values()):
+            continue
+        for i, row in enumerate(rows):
+            row.update({k: (float(v[i]) if isinstance(v[i], (float, np.floating))
+                            else str(v[i])) for k, (_, v) in fields.items()})
+        layer["encoding"]["tooltip"] = [
+            {"field": k, "title": title,
+             "type": "quantitative" if isinstance(v[0], (float, np.floating)) else "nominal"}
+            for k, (title, v) in fields.items()] + [
+            {"field": "x", "type": "quantitative", "title": xy[0], "format": ".3f"},
+            {"field": "y", "type": "quantitative", "title": xy[1], "format": ".3f"}]
+
+
+def frontier_spec(objective: str, gamma: float | None = None, *, gap: str | None = None,
+                  sweep=None, height: int = 340) -> dict:
+    """Vega-Lite chart of :func:`frontier_data`, with γ (and the seed) of every point as a
+    tooltip.
+
+    Parameters
+    ----------
+    objective, gamma, gap, sweep
+        As :func:`frontier_data`.
+    height : int in [50, 2000]
+        Height in pixels (the width follows the page).
+
+    Returns
+    -------
+    dict
+        A Vega-Lite v5 specification for ``st.vega_lite_chart``.
+    """
+    height = check_int("height", height, minimum=50, maximum=2000)
+    data = frontier_data(objective, gamma, gap=gap, sweep=sweep)
+    spec = to_vega_lite(data, height=height)
+    xy = (GAPS[data.extra["gap"]][0], "accuracy")
+    fit_gammas, fit_seeds = data.extra["fit_labels"]
+    _tooltips(spec, data.series_by_key("fits").label,
+              {"gamma": ("γ", fit_gammas), "seed": ("seed", fit_seeds)}, xy)
+    summary = data.extra["summary"]
+    _tooltips(spec, data.series_by_key("means").label,
+              {"gamma": ("γ", summary.index.to_numpy(dtype=float)),
+               "n_seeds": ("seeds", summary["n_seeds"].to_numpy(dtype=float))}, xy)
+    return spec
+
+
+def plot_frontier(objective: str, gamma: float | None = None, *, gap: str | None = None,
+                  sweep=None, ax=None):
+    """Accuracy against a gap over the γ sweep (:func:`frontier_data`, arguments there).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Lines with gids ``"fits"``, ``"means"``, ``"frontier"``, ``"baseline"``,
+        ``"selected"``, ``"selected-sd-x"``, ``"selected-sd-y"`` (the last three with
+        ``gamma``) and ``"baseline-accuracy"``.
+    """
+    data = frontier_data(objective, gamma, gap=gap, sweep=sweep)
+    fig, ax = new_axes(ax)
+    to_matplotlib(data, ax=ax)
+    return fig
+
+
+# -------------------------------------------------------------------- per-group rates
+_BAR = 0.2                                 # width of one bar (4 per rate, 1 unit apart)
+_OFFSETS = {("women", "baseline"): -1.5, ("women", "model"): -0.5,
+            ("men", "baseline"): 0.5, ("men", "model"): 1.5}
+
+
+def group_rates_data(objective: str, gamma: float, *, sweep=None) -> FigureData:
+    """Selection rate, TPR and FPR of women and men: one LAFTR model against the unfair MLP.
+
+    Per rate (:data:`RATES`, at x = 0, 1, 2), four bars: each group's rate under the unfair
+    MLP (the lighter colour) and under the selected model (mean over seeds), with each
+    seed's rate as a dot. Demographic parity asks equal selection rates, equalized odds
+    equal TPRs and FPRs, LAFTR's equal opportunity equal FPRs ([MCPZ18]_); the title gives
+    the model's gaps.
+
+    Parameters
+    ----------
+    objective, sweep
+        As :func:`sweep_gammas`.
+    gamma : float
+        One of :func:`sweep_gammas` ``(objective)``.
+
+    Returns
+    -------
+    FigureData
+        Bars ``"baseline-women"``, ``"model-women"``, ``"baseline-men"``, ``"model-men"``
+        (x = rate index + offset) and points ``"seeds-women"``, ``"seeds-men"``. ``extra``:
+        ``"categories"`` (the rates' labels, at x = 0, 1, 2) and ``"summary"``
+        (:func:`model_summary`).
+    """
+    sweep = _sweep(sweep)
+    summary = model_summary(objective, gamma, sweep=sweep)
+    objective, g = summary["objective"], summary["gamma"]
+    rows = sweep[(sweep["objective"] == objective) & (sweep["gamma"] == g)]
+    model, base = summary["model"], summary["baseline"]
+    variant = VARIANTS[objective]
+    x = np.arange(len(RATES), dtype=float)
+    series, tops = [], [0.0]
+    for suffix, group in GROUPS.items():
+        cols = [f"{r}_{suffix}" for r in RATES]
+        for who, numbers in (("baseline", base), ("model", model)):
+            heights = np.array([numbers[c] for c in cols])
+            label = (f"{group}, unfair MLP" if who == "baseline"
+                     else f"{group}, {variant} γ = {g:g}")
+            series.append(Series(f"{who}-{group}", label, x + _OFFSETS[group, who] * _BAR,
+                                 heights, kind="bars", colour=_COLOURS[group, who], width=_BAR))
+            tops.append(float(heights.max()))
+        per_seed = rows[cols].to_numpy(dtype=float)             # (seeds, rates)
+        seeds_x = np.repeat(x[None, :], len(rows), axis=0) + _OFFSETS[group, "model"] * _BAR
+        series.append(Series(f"seeds-{group}", "one seed" if group == "men" else "",
+                             seeds_x.ravel(), per_seed.ravel(), kind="points",
+                             colour=PALETTE["black"], width=1.0, opacity=0.8))
+        tops.append(float(per_seed.max()))
+    gaps = ", ".join(f"{GAPS[c][0]} {model[c]:.3f}" for c in ("dp_gap", "eo_gap", "eopp_gap"))
+    high = min(1.0, math.ceil((max(tops) + 0.05) * 10) / 10)
+    return FigureData(
+        f"Per-group rates: {variant}, γ = {g:g} (mean of {model['n_seeds']} seeds)\n{gaps}",
+        "rate (bars: mean over seeds; lighter: the unfair MLP)", "share of the group",
+        series=tuple(series), x_domain=(-0.5, len(RATES) - 0.5), y_domain=(0.0, high),
+        extra={"categories": tuple(RATES.values()), "summary": summary})
+
+
+def group_rates_spec(objective: str, gamma: float, *, sweep=None, height: int = 340) -> dict:
+    """Vega-Lite chart of :func:`group_rates_data`, the rates named under their bars.
+
+    Parameters
+    ----------
+    objective, gamma, sweep
+        As :func:`group_rates_data`.
+    height : int in [50, 2000]
+        Height in pixels (the width follows the page).
+
+    Returns
+    -------
+    dict
+        A Vega-Lite v5 specification for ``st.vega_lite_chart``.
+    """
+    height = check_int("height", height, minimum=50, maximum=2000)
+    data = group_rates_data(objective, gamma, sweep=sweep)
+    spec = to_vega_lite(data, height=height)
+    names = json.dumps(list(data.extra["categories"]), ensure_ascii=False)
+    for layer in spec["layer"]:
+        x = layer["encoding"].get("x")
+        if x is not None and x.get("field") == "x":
+            layer["encoding"]["x"] = {**x, "axis": {
+                "values": list(range(len(RATES))), "grid": False,
+                "labelExpr": f"{names}[round(datum.value)]"}}
+    return spec
+
+
+def plot_group_rates(objective: str, gamma: float, *, sweep=None, ax=None):
+    """Per-group rates of one LAFTR model and the unfair MLP (:func:`group_rates_data`).
+
+    Parameters
+    ----------
+    objective, gamma, sweep
+        As :func:`group_rates_data`.
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Bars with gids ``"baseline-women"``, ``"model-women"``, ``"baseline-men"``,
+        ``"model-men"``; lines ``"seeds-women"``, ``"seeds-men"``.
+    """
+    data = group_rates_data(objective, gamma, sweep=sweep)
+    fig, ax = new_axes(ax)
+    to_matplotlib(data, ax=ax)
+    ax.set_xticks(range(len(RATES)), data.extra["categories"])
+    return fig
