@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PORT   ?= 8501
 
-.PHONY: app lab test test-fast clean venv
+.PHONY: app lab student test test-fast clean venv
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "dpteach needs Python 3.11 or newer; set PYTHON=python3.11")'
@@ -31,6 +31,10 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 lab: $(VENV)/.runtime      ## JupyterLab on notebooks/
 	$(BIN)/jupyter lab notebooks/ $(ROOT_FLAG)
+
+# the student editions (solutions and hidden tests removed by otter assign) into student/
+student: $(VENV)/.runtime  ## student/: the notebooks as students get them (docs/exercises.md)
+	$(BIN)/python scripts/build_student_editions.py
 
 test: $(VENV)/.test        ## every test: unit, statistical, notebooks, app, browser
 	@bash scripts/ensure-chromium.sh
