@@ -38,6 +38,8 @@ PAGES = [
     ("Fairness metrics", "dpteach.app_pages.fairness_metrics", ":material/balance:"),
     ("Fair representations", "dpteach.app_pages.fair_representations", ":material/diversity_3:"),
     ("Many queries", "dpteach.app_pages.many_queries", ":material/query_stats:"),
+    ("Audit a mechanism", "dpteach.app_pages.audit_mechanism", ":material/fact_check:"),
+    ("Reconstruction attack", "dpteach.app_pages.reconstruction_attack", ":material/lock_open:"),
 ]
 
 

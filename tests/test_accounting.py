@@ -8,6 +8,7 @@ Balle-Wang exact δ of the Gaussian mechanism.
 from __future__ import annotations
 
 import math
+import time
 
 import mpmath as mp
 import numpy as np
@@ -44,6 +45,7 @@ from dpteach.accounting import (
 from dpteach.accounting.convert import check_orders, check_rdp
 from dpteach.accounting.pld import check_discretization_interval
 from dpteach.accounting.sampled_gaussian import _log_a_frac, check_subsampled_orders
+from dpteach.accounting.zcdp import rho_for_epsilon
 from dpteach.mechanisms import gaussian_delta
 
 U = 2.0**-53  # float64 unit roundoff
@@ -339,6 +341,54 @@ def test_zcdp_gaussian_and_conversions():
     assert zcdp_to_epsilon(0.0, 1e-5) == 0.0
 
 
+@pytest.mark.parametrize("method", ["cks", "bun-steinke"])
+def test_rho_for_epsilon_inverts_zcdp_to_epsilon(method):
+    epsilons = [1e-4, 0.01, 0.1, 0.5, 1.0, 3.0, 10.0, 100.0, 1e4]
+    by_delta = []
+    for delta in (1e-12, 1e-6, 1e-3, 0.1):
+        rhos = [rho_for_epsilon(eps, delta, method) for eps in epsilons]
+        for eps, rho in zip(epsilons, rhos):
+            got = zcdp_to_epsilon(rho, delta, method)
+            assert type(rho) is float and rho > 0
+            # feasible, and tight: ρ is found to a relative 1e-12 (CKS, Brent's method) or
+            # to the last ulp (Bun–Steinke). The CKS conversion is a sum of terms of the
+            # size of ρ that cancel down to ε when δ is large (δ = 0.1, ε = 1e-4: ρ ≈ 0.014),
+            # so ε is resolved to ~1e-12 of ε + ρ, not of ε; 1e-9 of it leaves a wide margin
+            assert eps - 1e-9 * (eps + rho) <= got <= eps, (eps, delta)
+        assert np.all(np.diff(rhos) > 0)          # a larger ε allows a larger ρ
+        by_delta.append(rhos)
+    assert np.all(np.diff(by_delta, axis=0) > 0)  # ... and so does a larger δ
+    # the round trip the other way: ε of a given ρ gives back that ρ
+    for rho in (1e-6, 0.01, 0.3, 5.0):
+        eps = zcdp_to_epsilon(rho, 1e-5, method)
+        assert rho_for_epsilon(eps, 1e-5, method) == pytest.approx(rho, rel=1e-9)
+
+
+def test_rho_for_epsilon_closed_form_and_cks_budget():
+    # Bun–Steinke solved for ρ: (√(L + ε) − √L)², L = ln(1/δ); the last double with ε(ρ) ≤ ε
+    eps, delta = 1.0, 1e-5
+    L = math.log(1 / delta)
+    bs = rho_for_epsilon(eps, delta, "bun-steinke")
+    assert bs == pytest.approx((math.sqrt(L + eps) - math.sqrt(L)) ** 2, rel=1e-14)
+    assert zcdp_to_epsilon(math.nextafter(bs, math.inf), delta, "bun-steinke") > eps
+    # CKS converts every ρ to less than Bun–Steinke does, so it allows a larger budget
+    assert rho_for_epsilon(eps, delta) > bs * 1.1
+    # Bun–Steinke: ε below what the smallest positive ρ costs leaves a budget of 0 (feasible)
+    assert rho_for_epsilon(1e-300, 0.5, "bun-steinke") == 0.0
+    # CKS knows that a tiny ρ is (0, δ)-DP (about ρ < πδ² for the Gaussian), so even
+    # ε = 1e-300 leaves a positive budget, one whose conversion is exactly 0
+    for delta in (0.5, 1e-5):
+        rho = rho_for_epsilon(1e-300, delta)
+        assert 0 < rho < math.pi * delta**2 and zcdp_to_epsilon(rho, delta) == 0.0
+    assert rho_for_epsilon(1.7976931348623157e308, 1e-5) <= 1.7976931348623157e308
+    # a subnormal budget is found by bisection, not one ulp at a time (once ~27 s)
+    start = time.perf_counter()
+    rho = rho_for_epsilon(1.9410056504612655e-158, 7.46469196755853e-204)
+    assert time.perf_counter() - start < 2 and 0 < rho < 2.3e-308
+    assert zcdp_to_epsilon(rho, 7.46469196755853e-204) <= 1.9410056504612655e-158
+    assert zcdp_to_epsilon(math.nextafter(rho, 1.0), 7.46469196755853e-204) > 1.9410056504612655e-158
+
+
 # ---------------------------------------------------------------------------
 # Accountants
 # ---------------------------------------------------------------------------
@@ -477,6 +527,11 @@ BAD_INTERVAL = st.sampled_from(["nonsense", None, 0.0, -1e-3, 1e-7, 2.0, np.inf,
     (zcdp_to_epsilon, dict(rho=0.1, delta=1e-5), "rho", st.sampled_from([-1.0, np.nan, np.inf, "1"])),
     (zcdp_to_epsilon, dict(rho=0.1, delta=1e-5), "delta", BAD_DELTA),
     (zcdp_to_epsilon, dict(rho=0.1, delta=1e-5), "method", st.sampled_from(["x", None])),
+    (rho_for_epsilon, dict(epsilon=1.0, delta=1e-5), "epsilon", NOT_POSITIVE_FINITE),
+    (rho_for_epsilon, dict(epsilon=1.0, delta=1e-5), "delta",
+     st.one_of(BAD_DELTA, st.just(0.0))),
+    (rho_for_epsilon, dict(epsilon=1.0, delta=1e-5), "method",
+     st.sampled_from(["x", None, "CKS", 1])),
     (get_noise_multiplier, dict(target_epsilon=1.0, target_delta=1e-5, sample_rate=0.01, steps=10),
      "target_epsilon", NOT_POSITIVE_FINITE),
     (get_noise_multiplier, dict(target_epsilon=1.0, target_delta=1e-5, sample_rate=0.01, steps=10),

@@ -200,6 +200,28 @@ def check_zcdp_epsilon(kw, r):
     return type(r) is float and 0 <= r <= bs * (1 + 1e-12) + 1e-300
 
 
+def check_rho_for_epsilon(kw, r):
+    # feasible (its conversion is at most ε), and the largest up to a relative 1e-9: a ρ
+    # larger by that much (or by one ulp) converts to more than ε. Bun–Steinke has a closed
+    # form, ρ = (√(L + ε) − √L)² = (ε/(√(L + ε) + √L))² with L = ln(1/δ), checked against
+    # 60-digit mpmath (in the second form, which does not cancel).
+    method = kw.get("method", "cks")
+    eps, delta = float(kw["epsilon"]), float(kw["delta"])
+    if type(r) is not float or not 0 <= r < math.inf:
+        return False
+    if Z.zcdp_to_epsilon(r, delta, method) > eps:
+        return False
+    up = min(max(r * (1 + 1e-9), math.nextafter(r, math.inf)), FMAX)
+    if up > r and Z.zcdp_to_epsilon(up, delta, method) <= eps:
+        return False
+    if method == "bun-steinke":
+        with mp.workdps(60):
+            L, e = -mp.log(mp.mpf(delta)), mp.mpf(eps)
+            ref = float((e / (mp.sqrt(L + e) + mp.sqrt(L))) ** 2)
+        return close(r, ref, 1e-12, 1e-300)
+    return True
+
+
 def check_gaussian_zcdp(kw, r):
     with mp.workdps(60):
         ref = float((mp.mpf(kw.get("sensitivity", 1.0)) / mp.mpf(kw["sigma"])) ** 2 / 2)
@@ -508,6 +530,10 @@ CASES = [
     (Z.pure_dp_to_zcdp, {"epsilon": 1.0}, "epsilon", POS, check_pure_zcdp),
     (Z.zcdp_to_epsilon, {"rho": 0.3, "delta": 1e-5}, "rho", NONNEG, check_zcdp_epsilon),
     (Z.zcdp_to_epsilon, {"rho": 0.3, "delta": 1e-5}, "delta", OPEN_DELTAS, check_zcdp_epsilon),
+    *[(Z.rho_for_epsilon, {"epsilon": 1.0, "delta": 1e-5, "method": m}, arg, strat,
+       check_rho_for_epsilon)
+      for m in ("cks", "bun-steinke") for arg, strat in (("epsilon", POS),
+                                                         ("delta", OPEN_DELTAS))],
     # pld
     (PLD.check_discretization_interval, {"name": "value_discretization_interval",
                                          "value": 1e-3}, "value", POS, _same("value")),
@@ -1008,6 +1034,8 @@ def test_documented_floats_are_python_floats():
         *CONV.rdp_to_epsilon([2.0], [0.1], 1e-5), *CONV.rdp_to_delta([2.0], [0.1], 1.0),
         Z.gaussian_zcdp(2.0), Z.pure_dp_to_zcdp(1.0), Z.zcdp_to_epsilon(0.1, 1e-5),
         Z.zcdp_to_epsilon(1e-300, 1e-5), Z.zcdp_to_epsilon(0.1, 1e-5, "bun-steinke"),
+        Z.rho_for_epsilon(1.0, 1e-5), Z.rho_for_epsilon(1.0, 1e-5, "bun-steinke"),
+        Z.rho_for_epsilon(1e-300, 0.5),
         CAL.epsilon_for_noise_multiplier(noise_multiplier=1.0, delta=1e-5, sample_rate=0.01,
                                          steps=10),
         CAL.get_noise_multiplier(target_epsilon=1.0, target_delta=1e-5, sample_rate=0.01,

@@ -49,12 +49,12 @@ from dpteach.plots import accounting as PA
 from dpteach.plots import calibration as PC
 from dpteach.plots import fairness as PF
 from dpteach.plots import fairness_defs as PFD
+from dpteach.plots import laftr as PL
+from dpteach.plots import many_queries as PMQ
 from dpteach.plots import randomized_response as PRR
 from dpteach.plots import pate as PP
 from dpteach.plots import pate_runs as PPR
 from dpteach.plots import selection as PS
-from dpteach.plots import laftr as PL
-from dpteach.plots import many_queries as PMQ
 from dpteach.plots.figure import FigureData
 from dpteach.randomized_response import rr_local_std
 

@@ -265,7 +265,8 @@ _ELSEWHERE = {
         "dpteach.accounting.sampled_gaussian": ["subsampled_gaussian_rdp",
                                                 "check_subsampled_orders"],
         "dpteach.accounting.pld": ["check_discretization_interval"],
-        "dpteach.accounting.zcdp": ["gaussian_zcdp", "pure_dp_to_zcdp", "zcdp_to_epsilon"],
+        "dpteach.accounting.zcdp": ["gaussian_zcdp", "pure_dp_to_zcdp", "zcdp_to_epsilon",
+                                    "rho_for_epsilon"],
         "dpteach.accounting.convert": ["rdp_to_epsilon", "rdp_to_delta", "check_orders",
                                        "check_rdp"],
         "dpteach.plots.accounting": ["composition_data", "dpsgd_epsilon_data", "planner_run",
@@ -355,6 +356,11 @@ _ELSEWHERE = {
         "dpteach.plots.fairness_defs": ["calibration_by_group_data", "plot_calibration_by_group",
                                         "lfr_tradeoff_data", "plot_lfr_tradeoff"],
     },
+    "test_plots_laftr.py": {
+        "dpteach.plots.laftr": [
+            "sweep_gammas", "gamma_summary", "model_summary", "frontier_data", "frontier_spec",
+            "plot_frontier", "group_rates_data", "group_rates_spec", "plot_group_rates"],
+    },
     "test_selection.py": {
         "dpteach.selection": [
             "exponential_mechanism_probabilities", "exponential_mechanism", "mode_utility",
@@ -372,6 +378,43 @@ _ELSEWHERE = {
     },
     "test_audit.py": {
         "dpteach.audit": ["svt_pattern_frequency", "empirical_epsilon_lower_bound"],
+    },
+    "test_audit_bounds.py": {
+        "dpteach.audit_bounds": [
+            "check_confidence", "clopper_pearson_bounds", "epsilon_from_probabilities",
+            "mu_from_probabilities", "epsilon_lower_bound", "gdp_mu_lower_bound", "gdp_epsilon",
+            "max_certifiable_epsilon", "audit_trials_needed"],
+    },
+    "test_audit_runs.py": {
+        "dpteach.audit_runs": ["batched", "audit_samples", "audit_mechanism",
+                               "audit_convergence"],
+    },
+    "test_audit_one_run.py": {
+        "dpteach.audit_one_run": [
+            "one_run_p_value", "one_run_audit_bound", "one_run_guesses", "one_run_audit",
+            "add_canaries", "canary_scores", "one_run_audit_dpsgd"],
+        "dpteach.audit_bugs": ["laplace_half_scale", "randomized_response_wrong_epsilon"],
+    },
+    "test_audit_cases.py": {
+        "dpteach.audit_cases": ["audit_case", "pair_epsilon"],
+    },
+    "test_plots_audit.py": {
+        "dpteach.plots.audit": [
+            "audit_histograms_data", "plot_audit_histograms", "bound_convergence_data",
+            "plot_bound_convergence", "canary_scores_data", "plot_canary_scores",
+            "one_run_bound_data", "plot_one_run_bound"],
+    },
+    "test_samplers_exact.py": {
+        "dpteach.samplers": [
+            "sample_discrete_laplace", "sample_discrete_gaussian", "discrete_laplace_pmf",
+            "discrete_gaussian_pmf", "discrete_gaussian_normalizer", "discrete_gaussian_variance",
+            "discrete_gaussian_delta", "random_source"],
+        "dpteach.snapping": ["snapping_mechanism", "snapping_epsilon"],
+    },
+    "test_floating_point.py": {
+        "dpteach.attacks.floating_point": [
+            "textbook_laplace_noise", "impossible_under", "precision_test",
+            "floating_point_attack"],
     },
     "test_robust.py": {
         "dpteach.robust": [
@@ -399,48 +442,6 @@ _ELSEWHERE = {
             "fair_mapping", "statistical_parity_gap", "earthmover_distance",
             "worst_case_parity_gap", "feature_metric", "adult_awareness_example"],
     },
-    "test_edges_network.py": {
-        "dpteach.learning.network": [
-            "binary_cross_entropy_with_logits", "softmax_cross_entropy", "squared_error",
-            "group_normalized_l1", "gradient_check"],
-    },
-    "test_samplers_exact.py": {
-        "dpteach.samplers": [
-            "sample_discrete_laplace", "sample_discrete_gaussian", "discrete_laplace_pmf",
-            "discrete_gaussian_pmf", "discrete_gaussian_normalizer", "discrete_gaussian_variance",
-            "discrete_gaussian_delta", "random_source"],
-        "dpteach.snapping": ["snapping_mechanism", "snapping_epsilon"],
-    },
-    "test_floating_point.py": {
-        "dpteach.attacks.floating_point": [
-            "textbook_laplace_noise", "impossible_under", "precision_test",
-            "floating_point_attack"],
-    },
-    "test_audit_bounds.py": {
-        "dpteach.audit_bounds": [
-            "check_confidence", "clopper_pearson_bounds", "epsilon_from_probabilities",
-            "mu_from_probabilities", "epsilon_lower_bound", "gdp_mu_lower_bound", "gdp_epsilon",
-            "max_certifiable_epsilon", "audit_trials_needed"],
-    },
-    "test_audit_runs.py": {
-        "dpteach.audit_runs": ["batched", "audit_samples", "audit_mechanism",
-                               "audit_convergence"],
-    },
-    "test_audit_one_run.py": {
-        "dpteach.audit_one_run": [
-            "one_run_p_value", "one_run_audit_bound", "one_run_guesses", "one_run_audit",
-            "add_canaries", "canary_scores", "one_run_audit_dpsgd"],
-        "dpteach.audit_bugs": ["laplace_half_scale", "randomized_response_wrong_epsilon"],
-    },
-    "test_audit_cases.py": {
-        "dpteach.audit_cases": ["audit_case", "pair_epsilon"],
-    },
-    "test_plots_audit.py": {
-        "dpteach.plots.audit": [
-            "audit_histograms_data", "plot_audit_histograms", "bound_convergence_data",
-            "plot_bound_convergence", "canary_scores_data", "plot_canary_scores",
-            "one_run_bound_data", "plot_one_run_bound"],
-    },
     "test_many_queries.py": {
         "dpteach.linear_queries": ["adult_universe", "check_histogram", "as_queries",
                                    "marginal_queries", "random_queries", "max_error"],
@@ -456,16 +457,32 @@ _ELSEWHERE = {
             "plot_crossover_epsilon", "mwem_rounds_data", "plot_mwem_rounds", "pmw_errors_data",
             "plot_pmw_errors"],
     },
-    "test_fairness_mmd.py": {
-        "dpteach.fairness.mmd": ["gaussian_kernel", "mmd2", "mmd2_and_grad",
-                                 "mmd_permutation_test"],
+    "test_linkage.py": {
+        "dpteach.attacks.linkage": [
+            "check_table", "check_columns", "check_column", "equivalence_classes",
+            "adult_with_quasi_identifiers", "class_sizes", "fraction_unique", "anonymity_level",
+            "uniqueness_curve", "expected_fraction_unique", "deidentify", "linkage_attack"],
+        "dpteach.attacks.kanonymity": [
+            "coarsen", "suppress_small_classes", "mondrian_anonymize", "l_diversity",
+            "homogeneity_attack", "background_knowledge_attack"],
     },
-    "test_fairness_laftr.py": {
-        "dpteach.fairness.representation": [
-            "check_features", "check_binary_labels", "encode_groups", "check_loss_weight",
-            "check_hidden"],
-        "dpteach.fairness.representation_eval": ["adversary_accuracy", "fair_transfer"],
-        "dpteach.fairness.laftr": ["gamma_sweep_row"],
+    "test_reconstruction.py": {
+        "dpteach.attacks.reconstruction": [
+            "subset_sum_queries", "noisy_answers", "calibrate_noise", "private_answers",
+            "reconstruct_least_squares", "reconstruct_lp", "fraction_recovered",
+            "dp_recovery_bound", "reconstruction_attack"],
+        "dpteach.attacks.tracing": [
+            "population_frequencies", "means_noise_std", "tracing_statistic", "tracing_attack",
+            "tracing_power"],
+    },
+    "test_plots_anonymity.py": {
+        "dpteach.plots.anonymity": ["uniqueness_curve_data", "plot_uniqueness_curve",
+                                    "class_sizes_data", "plot_class_sizes"],
+    },
+    "test_plots_reconstruction.py": {
+        "dpteach.plots.reconstruction": [
+            "recovery_vs_noise_data", "plot_recovery_vs_noise", "recovery_vs_epsilon_data",
+            "plot_recovery_vs_epsilon", "tracing_power_data", "plot_tracing_power"],
     },
     "test_fairness_dp_impact.py": {
         "dpteach.fairness.dp_impact": [
@@ -479,10 +496,21 @@ _ELSEWHERE = {
     "test_plots_dp_fairness.py": {
         "dpteach.plots.dp_fairness": ["group_accuracy_data", "plot_group_accuracy"],
     },
-    "test_plots_laftr.py": {
-        "dpteach.plots.laftr": [
-            "sweep_gammas", "gamma_summary", "model_summary", "frontier_data", "frontier_spec",
-            "plot_frontier", "group_rates_data", "group_rates_spec", "plot_group_rates"],
+    "test_edges_network.py": {
+        "dpteach.learning.network": [
+            "binary_cross_entropy_with_logits", "softmax_cross_entropy", "squared_error",
+            "group_normalized_l1", "gradient_check"],
+    },
+    "test_fairness_mmd.py": {
+        "dpteach.fairness.mmd": ["gaussian_kernel", "mmd2", "mmd2_and_grad",
+                                 "mmd_permutation_test"],
+    },
+    "test_fairness_laftr.py": {
+        "dpteach.fairness.representation": [
+            "check_features", "check_binary_labels", "encode_groups", "check_loss_weight",
+            "check_hidden"],
+        "dpteach.fairness.representation_eval": ["adversary_accuracy", "fair_transfer"],
+        "dpteach.fairness.laftr": ["gamma_sweep_row"],
     },
 }
 # The plot functions below are attacked by tests/test_properties_plots.py (another

@@ -3,6 +3,9 @@
 A mechanism is ρ-zCDP if its Rényi divergence of every order α > 1 is at
 most ρα ([BS16]_, Def. 1.1): a linear RDP curve. zCDP composes by adding the
 ρ's ([BS16]_, Lemma 1.7), so k Gaussian queries cost kρ.
+:func:`zcdp_to_epsilon` converts a ρ to (ε, δ)-DP; :func:`rho_for_epsilon`
+inverts it: the budget ρ that a target (ε, δ) allows, to be shared among
+the queries.
 
 References
 ----------
@@ -16,7 +19,9 @@ References
 from __future__ import annotations
 
 import math
+import struct
 
+import numpy as np
 from scipy import optimize
 
 from .._validation import (
@@ -28,7 +33,7 @@ from .._validation import (
     check_sensitivity,
 )
 
-__all__ = ["gaussian_zcdp", "pure_dp_to_zcdp", "zcdp_to_epsilon"]
+__all__ = ["gaussian_zcdp", "pure_dp_to_zcdp", "zcdp_to_epsilon", "rho_for_epsilon"]
 
 
 def gaussian_zcdp(sigma: float, sensitivity: float = 1.0) -> float:
@@ -146,3 +151,143 @@ def zcdp_to_epsilon(rho: float, delta: float, method: str = "cks") -> float:
     if res.success and math.isfinite(res.fun):
         candidates.append(f(res.x))
     return float(max(min(candidates), 0.0))
+
+
+def _largest_feasible_at_or_below(rho: float, excess) -> float:
+    """``rho`` or, if its conversion exceeds ε (rounding), the nearest smaller ρ whose
+    conversion does not: a few ulps down, then halvings; 0.0 (ε = 0 ≤ ε) at worst."""
+    for i in range(200):
+        if rho <= 0 or excess(rho) <= 0:
+            return max(rho, 0.0)
+        rho = math.nextafter(rho, 0.0) if i < 64 else rho / 2
+    return 0.0
+
+
+def _largest_feasible_between(a: float, b: float, excess) -> float:
+    """The largest double in [a, b) whose conversion is at most ε, for a feasible and b not
+    (0 ≤ a < b): bisection on the bit patterns, which order positive doubles (≤ 64 steps)."""
+    def bits(x: float) -> int:
+        return struct.unpack("<q", struct.pack("<d", x))[0]
+
+    def double(i: int) -> float:
+        return struct.unpack("<d", struct.pack("<q", i))[0]
+
+    lo_bits, hi_bits = bits(a), bits(b)
+    while hi_bits - lo_bits > 1:
+        mid = (lo_bits + hi_bits) // 2
+        if excess(double(mid)) > 0:
+            hi_bits = mid
+        else:
+            lo_bits = mid
+    return double(lo_bits)
+
+
+def _first_infeasible_doubling(lo: float, excess, most: int = 2000) -> float:
+    """lo·2^k for the smallest k in [1, most] whose conversion exceeds ε (or that overflows
+    to ``inf``); ``lo·2^most`` if none. k ≤ 64 are tried in turn; beyond (δ near 1, where the
+    CKS ρ can exceed the Bun–Steinke one by a factor > 2⁶⁴) the same k is found by bisection
+    on k, which the conversion's monotonicity in ρ makes equivalent and ~100 times faster."""
+    def scaled(k: int) -> float:
+        try:
+            return math.ldexp(lo, k)            # exact, like k doublings
+        except OverflowError:
+            return math.inf
+
+    def infeasible(k: int) -> bool:
+        r = scaled(k)
+        return not math.isfinite(r) or excess(r) > 0
+
+    for k in range(1, 65):
+        if infeasible(k):
+            return scaled(k)
+    a, b = 64, most                             # infeasible(a) is False
+    if not infeasible(b):
+        return scaled(b)
+    while b - a > 1:                            # invariant: not infeasible(a), infeasible(b)
+        mid = (a + b) // 2
+        if infeasible(mid):
+            b = mid
+        else:
+            a = mid
+    return scaled(b)
+
+
+def rho_for_epsilon(epsilon: float, delta: float, method: str = "cks") -> float:
+    """The largest ρ such that ρ-zCDP implies (ε, δ)-DP: :func:`zcdp_to_epsilon` inverted.
+
+    Returns the largest ρ ≥ 0 with ``zcdp_to_epsilon(ρ, δ, method) ≤ ε``: the zCDP
+    budget that a target (ε, δ) allows (k Gaussian answers of sensitivity 1 then get
+    σ = √(k/(2ρ)), [BS16]_ Prop. 1.6 and Lemma 1.7). Both conversions never
+    decrease as ρ grows, so the largest feasible ρ is where the conversion meets ε.
+
+    * ``"bun-steinke"``: ε = ρ + 2√(ρ ln(1/δ)) ([BS16]_, Prop. 1.3) solved for ρ:
+      ``ρ = (√(ln(1/δ) + ε) − √ln(1/δ))²``, evaluated as
+      ``(ε/(√(ln(1/δ) + ε) + √ln(1/δ)))²`` (no cancellation), then moved by a few
+      ulps to the largest double whose conversion, as computed by
+      :func:`zcdp_to_epsilon`, is at most ε.
+    * ``"cks"`` ([CKS20]_, Cor. 13): no closed form. The Bun–Steinke ρ is a lower
+      end of the bracket (the CKS conversion is never larger); it is doubled until
+      the conversion exceeds ε (for ε ≪ δ the CKS ρ can be many orders of magnitude
+      larger: a ρ below about πδ² is (0, δ)-DP), the root found by Brent's method
+      to a relative 1e-12 in ρ, and the result stepped down until its conversion is
+      at most ε.
+      So the answer is feasible and within a relative ~1e-12 of the largest ρ.
+
+    Parameters
+    ----------
+    epsilon : float
+        Target ε, finite > 0.
+    delta : float
+        Target δ, in (0, 1).
+    method : {"cks", "bun-steinke"}
+        The conversion to invert (as in :func:`zcdp_to_epsilon`).
+
+    Returns
+    -------
+    float
+        ρ ≥ 0 with ``zcdp_to_epsilon(ρ, delta, method) ≤ epsilon``. It is 0.0 only
+        when even the smallest positive double converts to more than ε (with
+        Bun–Steinke: ε below about 4.4·10⁻¹⁶²·√ln(1/δ); CKS, which knows that a
+        ρ below about πδ² is (0, δ)-DP, needs a tiny δ as well); callers that
+        divide by ρ must refuse that case.
+    """
+    epsilon = check_epsilon("epsilon", epsilon)
+    delta = check_delta("delta", delta, allow_zero=False)
+    method = check_choice("method", method, {"cks", "bun-steinke"})
+    log_inv = -math.log(delta)
+
+    def excess(r: float) -> float:
+        return zcdp_to_epsilon(r, delta, method) - epsilon
+
+    # Bun–Steinke: ε = ρ + 2√(ρL) ⇔ √ρ = √(L + ε) − √L = ε/(√(L + ε) + √L); the
+    # CKS conversion is never larger, so this ρ is feasible: a lower end of the bracket
+    try:
+        lo = (epsilon / (math.sqrt(log_inv + epsilon) + math.sqrt(log_inv))) ** 2
+    except OverflowError:                 # ε near the largest double: ρ = ε·t², t < 1
+        ratio = log_inv / epsilon
+        t = 1 / (math.sqrt(1 + ratio) + math.sqrt(ratio))
+        lo = epsilon * t * t
+    if lo == 0:                           # ρ underflows: is the smallest double feasible?
+        lo = math.ulp(0.0)
+        if excess(lo) > 0:
+            return 0.0
+    lo = _largest_feasible_at_or_below(lo, excess)
+    if method == "bun-steinke" or lo == 0:
+        for _ in range(64):               # the closed form is within a few ulps
+            up = math.nextafter(lo, math.inf)
+            if not math.isfinite(up) or excess(up) > 0:
+                break
+            lo = up
+        return float(lo)
+    hi = _first_infeasible_doubling(lo, excess)
+    if not math.isfinite(hi):
+        return float(lo)
+    rho = optimize.brentq(excess, lo, hi, xtol=1e-300, rtol=1e-12, maxiter=500)
+    steps = 0
+    while rho > lo and excess(rho) > 0:
+        if steps == 64:       # subnormal ρ: a step is one ulp, maybe 10⁴ of them; bisect
+            rho = _largest_feasible_between(lo, rho, excess)
+            break
+        rho = float(np.nextafter(rho, 0.0) * (1 - 1e-12))
+        steps += 1
+    return float(max(rho, lo))

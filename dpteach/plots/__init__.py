@@ -54,6 +54,8 @@ _EXPORTS = {
                      "plot_pmw_errors"),
     "dp_fairness": ("plot_group_accuracy",),
     "laftr": ("plot_frontier", "plot_group_rates"),
+    "anonymity": ("plot_class_sizes", "plot_uniqueness_curve"),
+    "reconstruction": ("plot_recovery_vs_epsilon", "plot_recovery_vs_noise", "plot_tracing_power"),
 }
 _HOME = {name: module for module, names in _EXPORTS.items() for name in names}
 

@@ -1,0 +1,628 @@
+"""Reconstruction from noisy subset sums (Dinur and Nissim).
+
+The *fundamental law of information recovery*: answering too many questions
+too accurately destroys privacy, whatever the questions look like. This module
+makes it concrete with reconstruction; its membership form, tracing people from
+released means, is :mod:`dpteach.attacks.tracing`.
+
+**Reconstruction** ([DN03]_). A database is a secret vector x ∈ {0, 1}ⁿ (one
+bit per person). The curator answers k random subset sums ``a_j = Σ_{i∈S_j} x_i
++ e_j`` with some error e. If every |e_j| ≤ E with E = o(√n), a decoder that
+finds any x̂ ∈ [0, 1]ⁿ whose answers are within E of the released ones, and
+rounds it, agrees with x on all but a vanishing fraction of the bits
+([DN03]_: a linear program, polynomially many queries). Here:
+
+* :func:`subset_sum_queries` draws the query sets (each person in each set with
+  probability ½); :func:`noisy_answers` adds bounded, Gaussian, Laplace noise or
+  corrupts a fraction of the answers outright; :func:`private_answers` adds noise
+  calibrated for a **total** (ε, δ) over all k answers (:func:`calibrate_noise`:
+  basic composition or zCDP);
+* decoders: :func:`reconstruct_least_squares`; :func:`reconstruct_lp` with
+  ``norm="linf"`` (Dinur–Nissim: the smallest largest residual) or
+  ``norm="l1"`` (LP decoding, [DMT07]_: the smallest sum of residuals, which
+  corrects a constant fraction of *arbitrary* errors);
+* :func:`fraction_recovered`, and :func:`dp_recovery_bound`, the ceiling
+  ``(e^ε + δ)/(1 + e^ε)`` that (ε, δ)-DP puts on the expected fraction of bits
+  *any* attacker recovers;
+* :func:`reconstruction_attack`: n, k, noise → fraction recovered, in one call
+  (the function the app's page calls; see its docstring for timings).
+
+Neighbouring databases differ in one person's record (one bit x_i): each
+subset sum then moves by at most 1.
+
+Sizes are bounded so that every call stays fast and small (documented per
+function; times on one core, with one BLAS thread): least squares at most
+:data:`MAX_N` = 1000 bits and :data:`MAX_ENTRIES` = 2·10⁶ query entries (n·k,
+16 MB; at most about 0.7 s, 7 ms at n = 200, k = 800), the LP at most
+:data:`MAX_LP_N` = 400 bits and :data:`MAX_LP_ENTRIES` = 320,000 entries (HiGHS's
+interior point method: 0.1–0.3 s at n = 200, k = 800, about a second at the
+largest size). Several BLAS threads on a busy machine can make the
+least-squares solve many times slower (`threadpoolctl.threadpool_limits(1)`).
+
+References
+----------
+.. [DN03] I. Dinur and K. Nissim. Revealing information while preserving
+   privacy. PODS 2003 (reconstruction from subset sums with error o(√n) by
+   linear programming; the "blatant non-privacy" of such curators).
+.. [DMT07] C. Dwork, F. McSherry and K. Talwar. The price of privacy and the
+   limits of LP decoding. STOC 2007 (ℓ1 decoding corrects any fraction below
+   ρ* ≈ 0.239 of arbitrary errors, for random Gaussian query matrices).
+.. [DR14] C. Dwork and A. Roth. *The Algorithmic Foundations of Differential
+   Privacy*. Foundations and Trends in TCS 9(3-4), 2014. Thm 3.16 (basic
+   composition), Sec. 8.1 (reconstruction attacks as lower bounds).
+.. [BS16] M. Bun, T. Steinke. "Concentrated Differential Privacy:
+   Simplifications, Extensions, and Lower Bounds." TCC 2016: Prop. 1.4 (pure
+   DP ⇒ zCDP), Prop. 1.6 (Gaussian), Lemma 1.7 (composition).
+.. [KOV15] P. Kairouz, S. Oh and P. Viswanath. The composition theorem for
+   differential privacy. ICML 2015, Thm 2.1 (the testing region of an (ε, δ)-DP
+   mechanism).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import linalg, optimize, sparse, special
+
+from .._validation import (
+    ParameterError,
+    check_array,
+    check_choice,
+    check_delta,
+    check_epsilon,
+    check_in_range,
+    check_int,
+    check_probability,
+    check_rng,
+    describe,
+)
+from ..accounting.compare import gaussian_epsilon
+from ..accounting.zcdp import gaussian_zcdp, pure_dp_to_zcdp, rho_for_epsilon
+from ..mechanisms import gaussian_mechanism, gaussian_sigma, laplace_mechanism
+
+__all__ = [
+    "MAX_N", "MAX_QUERIES", "MAX_ENTRIES", "MAX_LP_N", "MAX_LP_ENTRIES", "MAX_NOISE",
+    "NOISE_KINDS", "DP_NOISE_KINDS", "DECODERS", "ACCOUNTINGS",
+    "subset_sum_queries", "noisy_answers", "NoiseCalibration", "calibrate_noise",
+    "private_answers", "reconstruct_least_squares", "reconstruct_lp", "fraction_recovered",
+    "dp_recovery_bound", "ReconstructionResult", "reconstruction_attack",
+]
+
+#: Largest number of secret bits n.
+MAX_N = 1_000
+#: Largest number of queries k.
+MAX_QUERIES = 20_000
+#: Largest n·k (entries of the query matrix, float64: 16 MB).
+MAX_ENTRIES = 2_000_000
+#: Largest n for the LP decoders.
+MAX_LP_N = 400
+#: Largest n·k for the LP decoders (about a second).
+MAX_LP_ENTRIES = 320_000
+#: Largest noise size (bound, standard deviation or scale) of :func:`noisy_answers`.
+MAX_NOISE = 1e9
+#: Noise of given size (:func:`noisy_answers`).
+NOISE_KINDS = ("none", "bounded", "gaussian", "laplace", "corrupt")
+#: Noise calibrated to a total (ε, δ) (:func:`private_answers`).
+DP_NOISE_KINDS = ("dp_laplace", "dp_gaussian")
+DECODERS = ("least_squares", "lp_linf", "lp_l1")
+ACCOUNTINGS = ("basic", "zcdp")
+
+
+# ------------------------------------------------------------------ validation
+def _check_n_k(n, k) -> tuple[int, int]:
+    n = check_int("n", n, minimum=1, maximum=MAX_N)
+    k = check_int("k", k, minimum=1, maximum=MAX_QUERIES)
+    if n * k > MAX_ENTRIES:
+        raise ParameterError(f"n * k must be at most {MAX_ENTRIES} (the query matrix); got "
+                             f"n={n}, k={k}")
+    return n, k
+
+
+def _check_bits(name: str, value, n: int | None = None,
+                like: str = "one per column of queries") -> np.ndarray:
+    arr = check_array(name, value, ndim=1)
+    if not np.all((arr == 0) | (arr == 1)):
+        raise ParameterError(f"{name} must hold only 0s and 1s; got {name}={describe(value)}")
+    if not 1 <= arr.size <= MAX_N or (n is not None and arr.size != n):
+        want = f"1 to {MAX_N} entries" if n is None else f"{n} entries ({like})"
+        raise ParameterError(f"{name} must have {want}; got {name} with shape {arr.shape}")
+    return arr
+
+
+_NO_ANSWERS = object()
+
+
+def _check_queries(queries, answers=_NO_ANSWERS):
+    q = check_array("queries", queries, ndim=2)
+    if not np.all((q == 0) | (q == 1)):
+        raise ParameterError(f"queries must be a 0/1 matrix (row j: who is in the j-th sum); "
+                             f"got queries={describe(queries)}")
+    k, n = q.shape
+    if not (1 <= n <= MAX_N and 1 <= k <= MAX_QUERIES and n * k <= MAX_ENTRIES):
+        raise ParameterError(f"queries must have shape (k, n) with n ≤ {MAX_N}, "
+                             f"k ≤ {MAX_QUERIES} and n·k ≤ {MAX_ENTRIES}; got queries with "
+                             f"shape {q.shape}")
+    if answers is _NO_ANSWERS:
+        return q
+    a = check_array("answers", answers, ndim=1)
+    if a.shape != (k,):
+        raise ParameterError(f"answers must have one entry per row of queries ({k}); got "
+                             f"answers with shape {a.shape}")
+    return q, a
+
+
+# ---------------------------------------------------------------- the queries
+def subset_sum_queries(n: int, k: int, rng=None) -> np.ndarray:
+    """k random subsets of n people, as a 0/1 matrix (row j: who is in the j-th sum).
+
+    Each person is in each set independently with probability ½, the query
+    distribution of [DN03]_'s polynomial-time attack.
+
+    Parameters
+    ----------
+    n : int
+        Number of people (bits), in [1, 1000].
+    k : int
+        Number of queries, in [1, 20000], with n·k ≤ 2·10⁶.
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (k, n)
+    """
+    n, k = _check_n_k(n, k)
+    gen = check_rng(rng)
+    return gen.integers(0, 2, size=(k, n)).astype(float)
+
+
+def noisy_answers(secret, queries, *, noise: str = "bounded", size: float = 0.0,
+                  rng=None) -> np.ndarray:
+    """The subset sums ``queries @ secret`` with errors of a given kind and size.
+
+    * ``"none"``: exact answers (``size`` must be 0);
+    * ``"bounded"``: independent uniform errors on [−size, size] (|e_j| ≤ size,
+      the setting of [DN03]_; ``size`` = c·√n is "noise of order √n");
+    * ``"gaussian"``: N(0, size²);
+    * ``"laplace"``: Laplace with scale ``size`` (standard deviation √2·size);
+    * ``"corrupt"``: a random fraction ``size`` of the answers replaced by
+      uniform values on [0, |S_j|] (any value a sum of |S_j| bits could take),
+      the others exact: the arbitrary errors of [DMT07]_.
+
+    Parameters
+    ----------
+    secret : array_like of 0/1
+        The n secret bits (1 to 1000).
+    queries : array_like of 0/1, shape (k, n)
+        From :func:`subset_sum_queries`.
+    noise : {"none", "bounded", "gaussian", "laplace", "corrupt"}
+    size : float
+        Bound, standard deviation or scale in [0, 1e9]; for ``"corrupt"`` the
+        fraction in [0, 1].
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    numpy.ndarray, shape (k,)
+    """
+    q = _check_queries(queries)
+    x = _check_bits("secret", secret, q.shape[1])
+    noise = check_choice("noise", noise, NOISE_KINDS)
+    size = (check_probability("size", size) if noise == "corrupt"
+            else check_in_range("size", size, 0.0, MAX_NOISE))
+    if noise == "none" and size != 0:
+        raise ParameterError(f"size must be 0 with noise='none'; got size={size!r}")
+    gen = check_rng(rng)
+    exact = q @ x
+    k = exact.size
+    if noise == "bounded":
+        return exact + gen.uniform(-size, size, k)
+    if noise == "gaussian":
+        return exact + gen.normal(0.0, size, k)
+    if noise == "laplace":
+        return exact + gen.laplace(0.0, size, k)
+    if noise == "corrupt":
+        bad = gen.random(k) < size
+        out = exact.copy()
+        out[bad] = gen.random(int(bad.sum())) * q[bad].sum(axis=1)
+        return out
+    return exact
+
+
+# --------------------------------------------------------------- calibrations
+@dataclass(frozen=True)
+class NoiseCalibration:
+    """How k answers share a total privacy budget (:func:`calibrate_noise`).
+
+    Attributes
+    ----------
+    mechanism : {"laplace", "gaussian"}
+    accounting : {"basic", "zcdp"}
+    n_queries : int
+    epsilon, delta : float
+        The total (ε, δ) over all answers.
+    scale : float
+        Laplace scale b, or Gaussian σ, of each answer's noise.
+    noise_std : float
+        Standard deviation of each answer's noise (√2·b, or σ).
+    per_query_epsilon : float
+        ε of one answer: 1/b for Laplace (pure DP); for the Gaussian its exact
+        ε at δ/k (:func:`dpteach.accounting.compare.gaussian_epsilon`).
+    per_query_rho : float
+        ρ of one answer in zCDP (ε₀²/2 for Laplace, 1/(2σ²) for the Gaussian).
+    basic_total_epsilon : float
+        k × ``per_query_epsilon``: what basic composition would charge for this
+        same noise (equal to ``epsilon`` with ``accounting="basic"``).
+    """
+
+    mechanism: str
+    accounting: str
+    n_queries: int
+    epsilon: float
+    delta: float
+    scale: float
+    noise_std: float
+    per_query_epsilon: float
+    per_query_rho: float
+    basic_total_epsilon: float
+
+
+def calibrate_noise(k: int, epsilon: float, *, delta: float = 0.0, mechanism: str = "laplace",
+                    accounting: str = "basic") -> NoiseCalibration:
+    """Noise per answer so that k subset-sum answers are (ε, δ)-DP in total.
+
+    Each subset sum has sensitivity 1 (one person's bit moves it by at most 1).
+
+    * Laplace, ``"basic"``: each answer ε₀ = ε/k, scale b = k/ε
+      (:func:`dpteach.mechanisms.laplace_mechanism`; basic composition
+      [DR14]_ Thm 3.16; δ may be 0).
+    * Laplace, ``"zcdp"``: each ε₀-DP answer is ε₀²/2-zCDP ([BS16]_ Prop. 1.4);
+      k of them are kε₀²/2-zCDP ([BS16]_ Lemma 1.7), which is (ε, δ)-DP for the
+      largest ρ = kε₀²/2 that :func:`dpteach.accounting.zcdp.zcdp_to_epsilon`
+      converts to at most ε (:func:`dpteach.accounting.zcdp.rho_for_epsilon`;
+      needs δ > 0). ε₀ then shrinks like 1/√k instead of
+      1/k: for large k far less noise for the same (ε, δ); for small k basic
+      composition is better (the conversion's ln(1/δ) term dominates).
+    * Gaussian, ``"basic"``: each answer (ε/k, δ/k)-DP with the analytic σ of
+      :func:`dpteach.mechanisms.gaussian_sigma` (needs δ > 0).
+    * Gaussian, ``"zcdp"``: σ = √(k/(2ρ)) with ρ as above: each answer is
+      1/(2σ²)-zCDP ([BS16]_ Prop. 1.6), k of them ρ-zCDP.
+
+    Parameters
+    ----------
+    k : int
+        Number of answers, in [1, 20000].
+    epsilon : float
+        Total ε, finite > 0.
+    delta : float
+        Total δ in [0, 1); > 0 for the Gaussian and for ``"zcdp"``.
+    mechanism : {"laplace", "gaussian"}
+    accounting : {"basic", "zcdp"}
+
+    Returns
+    -------
+    NoiseCalibration
+    """
+    k = check_int("k", k, minimum=1, maximum=MAX_QUERIES)
+    epsilon = check_epsilon("epsilon", epsilon)
+    delta = check_delta("delta", delta)
+    mechanism = check_choice("mechanism", mechanism, ("laplace", "gaussian"))
+    accounting = check_choice("accounting", accounting, ACCOUNTINGS)
+    if delta == 0 and (mechanism == "gaussian" or accounting == "zcdp"):
+        raise ParameterError(f"delta must be in (0, 1) for mechanism={mechanism!r} with "
+                             f"accounting={accounting!r} (only Laplace with basic composition "
+                             f"is pure epsilon-DP); got delta=0")
+    got = f"got k={k}, epsilon={epsilon!r}, delta={delta!r}"
+    if accounting == "zcdp":
+        # the largest ρ whose conversion to (ε, δ)-DP stays at or below ε
+        rho = rho_for_epsilon(epsilon, delta)
+        if rho == 0:
+            raise ParameterError(f"epsilon and delta give no usable zCDP budget rho (it "
+                                 f"underflows); {got}")
+    if mechanism == "laplace":
+        eps0 = epsilon / k if accounting == "basic" else math.sqrt(2 * rho / k)
+        if eps0 == 0 or not math.isfinite(1.0 / eps0):
+            raise ParameterError(f"epsilon gives no finite Laplace scale k/epsilon; {got}")
+        b = 1.0 / eps0
+        std = math.sqrt(2) * b
+        if not math.isfinite(std):
+            raise ParameterError(f"epsilon gives no finite Laplace noise; {got}")
+        return NoiseCalibration(mechanism, accounting, k, epsilon, delta, b, std, eps0,
+                                pure_dp_to_zcdp(eps0), k * eps0)
+    if accounting == "basic":
+        sigma = gaussian_sigma(1.0, epsilon / k, delta / k)
+    else:
+        sigma = math.sqrt(k / (2 * rho))
+        if sigma == 0 or not math.isfinite(sigma):
+            raise ParameterError(f"epsilon and delta give no finite Gaussian sigma; {got}")
+    eps0 = gaussian_epsilon(sigma, delta / k)
+    return NoiseCalibration(mechanism, accounting, k, epsilon, delta, sigma, sigma, eps0,
+                            gaussian_zcdp(sigma), k * eps0)
+
+
+def private_answers(secret, queries, *, epsilon: float, delta: float = 0.0,
+                    mechanism: str = "laplace", accounting: str = "basic", rng=None):
+    """Answer every subset sum with noise calibrated to a total (ε, δ) (:func:`calibrate_noise`).
+
+    Laplace answers come from :func:`dpteach.mechanisms.laplace_mechanism`
+    (sensitivity 1, ε₀ each), Gaussian ones with basic composition from
+    :func:`dpteach.mechanisms.gaussian_mechanism` (sensitivity 1, (ε/k, δ/k)
+    each), and with zCDP accounting as the exact answers plus N(0, σ²).
+
+    Parameters
+    ----------
+    secret : array_like of 0/1
+        1 to 1000 bits.
+    queries : array_like of 0/1, shape (k, n)
+    epsilon, delta, mechanism, accounting
+        See :func:`calibrate_noise`.
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    (numpy.ndarray, NoiseCalibration)
+        The k answers and the calibration used.
+    """
+    q = _check_queries(queries)
+    x = _check_bits("secret", secret, q.shape[1])
+    cal = calibrate_noise(q.shape[0], epsilon, delta=delta, mechanism=mechanism,
+                          accounting=accounting)
+    gen = check_rng(rng)
+    exact = q @ x
+    if cal.mechanism == "laplace":
+        return laplace_mechanism(exact, 1.0, cal.per_query_epsilon, rng=gen), cal
+    if cal.accounting == "basic":
+        k = q.shape[0]
+        return gaussian_mechanism(exact, 1.0, cal.epsilon / k, cal.delta / k, rng=gen), cal
+    return exact + gen.normal(0.0, cal.scale, exact.size), cal
+
+
+# -------------------------------------------------------------------- decoders
+def _clip_answers(q: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """Each true answer lies in [0, |S_j|]; moving a noisy one into that range never
+    increases its error, and keeps the decoders' numbers of the size of n."""
+    return np.clip(a, 0.0, q.sum(axis=1))
+
+
+def reconstruct_least_squares(queries, answers) -> np.ndarray:
+    """Guess the secret bits by least squares, then rounding.
+
+    Solves ``min_x ‖Q x − a‖₂`` (the minimum-norm solution when k < n; by the normal
+    equations and a Cholesky factorisation when k ≥ 2n), after
+    moving each answer into its possible range [0, |S_j|], and rounds each
+    coordinate at ½. With k ≫ n random queries and independent errors of standard
+    deviation s, each coordinate's error is about s·2/√k, so the bits come out
+    right once s ≪ √k/4.
+
+    Cost: one least-squares solve of a (k, n) system (n = 200, k = 800: a few ms).
+
+    Parameters
+    ----------
+    queries : array_like of 0/1, shape (k, n)
+        n ≤ 1000, k ≤ 20000, n·k ≤ 2·10⁶.
+    answers : array_like, shape (k,)
+        Finite.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n,)
+    """
+    q, a = _check_queries(queries, answers)
+    a = _clip_answers(q, a)
+    k, n = q.shape
+    x = None
+    if k >= 2 * n:
+        # normal equations: QᵀQ ≈ (k/4)(I + J) is well conditioned for k ≥ 2n random rows,
+        # and forming it is several times faster than an SVD- or QR-based solve
+        try:
+            x = linalg.cho_solve(linalg.cho_factor(q.T @ q, check_finite=False), q.T @ a,
+                                 check_finite=False)
+        except linalg.LinAlgError:
+            x = None
+    if x is None:
+        x = linalg.lstsq(q, a, lapack_driver="gelsd", check_finite=False)[0]
+    return (x > 0.5).astype(np.int64)
+
+
+def reconstruct_lp(queries, answers, *, norm: str = "l1") -> np.ndarray:
+    """Guess the secret bits by linear programming over x ∈ [0, 1]ⁿ, then rounding.
+
+    * ``norm="linf"`` ([DN03]_): minimise the largest residual ``max_j |a_j − (Qx)_j|``.
+      When every error is at most E this finds an x̂ within E of all answers, the
+      program of Dinur and Nissim, without needing to know E.
+    * ``norm="l1"`` (LP decoding, [DMT07]_): minimise ``Σ_j |a_j − (Qx)_j|``. It
+      ignores a minority of wildly wrong answers: for Gaussian query matrices it
+      corrects any fraction of arbitrary errors below ρ* ≈ 0.239 ([DMT07]_); our
+      0/1 subset sums behave alike in the notebook's experiments. Against dense
+      bounded noise ``"linf"`` does better.
+
+    Answers are first moved into their possible range [0, |S_j|] (as in
+    :func:`reconstruct_least_squares`). Solved with
+    :func:`scipy.optimize.linprog` (HiGHS, interior point).
+
+    Cost: n = 200, k = 800 takes 0.1–0.3 s; the largest allowed problem about a
+    second or two.
+
+    Parameters
+    ----------
+    queries : array_like of 0/1, shape (k, n)
+        n ≤ 400, n·k ≤ 320,000.
+    answers : array_like, shape (k,)
+        Finite.
+    norm : {"l1", "linf"}
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n,)
+    """
+    q, a = _check_queries(queries, answers)
+    norm = check_choice("norm", norm, ("l1", "linf"))
+    k, n = q.shape
+    if n > MAX_LP_N or n * k > MAX_LP_ENTRIES:
+        raise ParameterError(f"queries must have n ≤ {MAX_LP_N} and n·k ≤ {MAX_LP_ENTRIES} "
+                             f"for the LP decoder; got queries with shape {q.shape}")
+    a = _clip_answers(q, a)
+    Q = sparse.csr_matrix(q)
+    eye = sparse.identity(k, format="csr")
+    if norm == "l1":
+        # x ∈ [0, 1]ⁿ, u, v ≥ 0 with Qx + u − v = a; minimise Σ(u + v)
+        c = np.r_[np.zeros(n), np.ones(2 * k)]
+        res = optimize.linprog(c, A_eq=sparse.hstack([Q, eye, -eye], format="csc"), b_eq=a,
+                               bounds=[(0, 1)] * n + [(0, None)] * (2 * k), method="highs-ipm")
+    else:
+        # x ∈ [0, 1]ⁿ, t ≥ 0 with −t ≤ a − Qx ≤ t; minimise t
+        c = np.r_[np.zeros(n), 1.0]
+        one = sparse.csr_matrix(np.ones((k, 1)))
+        A_ub = sparse.vstack([sparse.hstack([Q, -one]), sparse.hstack([-Q, -one])], format="csc")
+        res = optimize.linprog(c, A_ub=A_ub, b_ub=np.r_[a, -a],
+                               bounds=[(0, 1)] * n + [(0, None)], method="highs-ipm")
+    if res.x is None:                    # feasible and bounded by construction
+        raise ParameterError(f"the LP decoder failed ({res.message}); got queries with shape "
+                             f"{q.shape} and answers={describe(answers)}")
+    return (res.x[:n] > 0.5).astype(np.int64)
+
+
+def fraction_recovered(guess, secret) -> float:
+    """Fraction of the bits of ``guess`` equal to ``secret`` (two 0/1 vectors, same length)."""
+    s = _check_bits("secret", secret)
+    g = _check_bits("guess", guess, s.size, "as many as secret")
+    return float(np.mean(g == s))
+
+
+def dp_recovery_bound(epsilon: float, delta: float = 0.0) -> float:
+    """Most any attacker can expect to recover, as a fraction of uniformly random bits.
+
+    If the answers are (ε, δ)-DP with respect to one person's bit, every test of
+    "x_i = 0" against "x_i = 1" has false-alarm and miss probabilities with
+    ``P_FA + e^ε P_MD ≥ 1 − δ`` and ``e^ε P_FA + P_MD ≥ 1 − δ`` ([KOV15]_ Thm 2.1).
+    Adding the two bounds the error with a uniform prior by ``(1 − δ)/(1 + e^ε)``.
+    With independent uniform bits the others say nothing about x_i, so each bit
+    is guessed right with probability at most ``(e^ε + δ)/(1 + e^ε)``, and so is
+    the expected fraction recovered. It is ½ + ε/4 + O(ε³) for small ε, δ = 0.
+
+    Parameters
+    ----------
+    epsilon : float
+        Total ε of all answers, finite > 0.
+    delta : float
+        Total δ in [0, 1).
+
+    Returns
+    -------
+    float
+    """
+    epsilon = check_epsilon("epsilon", epsilon)
+    delta = check_delta("delta", delta)
+    # (e^ε + δ)/(1 + e^ε) = expit(ε) + δ·expit(−ε), without overflow
+    return float(min(1.0, special.expit(epsilon) + delta * special.expit(-epsilon)))
+
+
+# ------------------------------------------------------------ the whole attack
+@dataclass(frozen=True)
+class ReconstructionResult:
+    """Result of :func:`reconstruction_attack`.
+
+    Attributes
+    ----------
+    fraction : float
+        Fraction of the n bits recovered.
+    n, k : int
+    noise : str
+    decoder : str
+    noise_std : float or None
+        Standard deviation of each answer's error (None for ``"corrupt"``, whose
+        errors are arbitrary: ``size`` is the fraction corrupted).
+    calibration : NoiseCalibration or None
+        For the DP noise kinds.
+    dp_bound : float or None
+        :func:`dp_recovery_bound` of the total (ε, δ), for the DP noise kinds.
+    """
+
+    fraction: float
+    n: int
+    k: int
+    noise: str
+    decoder: str
+    noise_std: float | None
+    calibration: NoiseCalibration | None
+    dp_bound: float | None
+
+
+def reconstruction_attack(n: int, k: int, *, noise: str = "bounded", size: float = 0.0,
+                          epsilon: float | None = None, delta: float = 1e-6,
+                          accounting: str = "basic", decoder: str = "least_squares",
+                          rng=None) -> ReconstructionResult:
+    """Draw n secret bits and k random subset sums, answer them noisily, decode, score.
+
+    The one-call version of the attack for sliders: ``noise`` is one of
+    :data:`NOISE_KINDS` with its ``size`` (see :func:`noisy_answers`), or
+    ``"dp_laplace"`` / ``"dp_gaussian"`` with a total ``epsilon`` (and ``delta``,
+    ``accounting``; see :func:`calibrate_noise`). The secret bits, the queries and
+    the noise all come from ``rng``, in that order.
+
+    Speed (one core, one BLAS thread): with ``decoder="least_squares"`` n = 200,
+    k = 800 takes about 7 ms and n = 500, k = 2000 about 50 ms; the LP decoders
+    take 0.1–0.3 s at n = 200, k = 800 and need n ≤ 400, n·k ≤ 320,000
+    (precompute those for a live page: this function computes one grid cell).
+
+    Parameters
+    ----------
+    n : int
+        Secret bits, in [1, 1000].
+    k : int
+        Queries, in [1, 20000], n·k ≤ 2·10⁶.
+    noise : {"none", "bounded", "gaussian", "laplace", "corrupt", "dp_laplace", "dp_gaussian"}
+    size : float
+        The noise size for the first five kinds (see :func:`noisy_answers`);
+        must be 0 for the DP kinds.
+    epsilon : float, optional
+        Total ε for the DP kinds (required there, refused otherwise).
+    delta : float
+        Total δ for the DP kinds (``"dp_laplace"`` with ``"basic"`` may use 0).
+    accounting : {"basic", "zcdp"}
+    decoder : {"least_squares", "lp_linf", "lp_l1"}
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    ReconstructionResult
+    """
+    n, k = _check_n_k(n, k)
+    noise = check_choice("noise", noise, NOISE_KINDS + DP_NOISE_KINDS)
+    decoder = check_choice("decoder", decoder, DECODERS)
+    accounting = check_choice("accounting", accounting, ACCOUNTINGS)
+    delta = check_delta("delta", delta)
+    if decoder != "least_squares" and (n > MAX_LP_N or n * k > MAX_LP_ENTRIES):
+        raise ParameterError(f"n and k must satisfy n ≤ {MAX_LP_N} and n·k ≤ {MAX_LP_ENTRIES} "
+                             f"for decoder={decoder!r}; got n={n}, k={k}")
+    gen = check_rng(rng)
+    calibration, bound = None, None
+    if noise in DP_NOISE_KINDS:
+        if epsilon is None:
+            raise ParameterError(f"epsilon is required with noise={noise!r}; got epsilon=None")
+        size = check_in_range("size", size, 0.0, 0.0)
+        calibration = calibrate_noise(k, epsilon, delta=delta, mechanism=noise[3:],
+                                      accounting=accounting)
+        bound = dp_recovery_bound(calibration.epsilon, calibration.delta)
+    elif epsilon is not None:
+        raise ParameterError(f"epsilon is only used with noise in {DP_NOISE_KINDS}; got "
+                             f"epsilon={describe(epsilon)} with noise={noise!r}")
+    secret = gen.integers(0, 2, n).astype(float)
+    queries = gen.integers(0, 2, size=(k, n)).astype(float)
+    if calibration is None:
+        answers = noisy_answers(secret, queries, noise=noise, size=size, rng=gen)
+        s = float(size)                       # checked by noisy_answers
+        std = {"none": 0.0, "bounded": s / math.sqrt(3), "gaussian": s,
+               "laplace": math.sqrt(2) * s, "corrupt": None}[noise]
+    else:
+        answers, _ = private_answers(secret, queries, epsilon=calibration.epsilon,
+                                     delta=calibration.delta, mechanism=calibration.mechanism,
+                                     accounting=calibration.accounting, rng=gen)
+        std = calibration.noise_std
+    if decoder == "least_squares":
+        guess = reconstruct_least_squares(queries, answers)
+    else:
+        guess = reconstruct_lp(queries, answers, norm=decoder[3:])
+    return ReconstructionResult(float(np.mean(guess == secret)), n, k, noise, decoder, std,
+                                calibration, bound)
