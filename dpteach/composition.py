@@ -33,6 +33,7 @@ References
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -186,12 +187,15 @@ def advanced_composition(epsilon: float, delta: float, k: int,
 
 # --- optimal composition (Kairouz, Oh, Viswanath 2015) ----------------------------
 
+@functools.lru_cache(maxsize=4)
 def _kov_logs(epsilon: float, k: int):
     """ln P_l and ln Q_l, l = 0..k: the law of the number l of 'flips' in k runs of
     the canonical ε-DP randomized response under the two hypotheses.
 
     P_l = C(k,l) e^{ε(k−l)}/(1 + e^ε)^k = C(k,l) e^{−εl}/(1 + e^{−ε})^k, and Q_l likewise
-    with l ↔ k − l; the second form never overflows, however large ε is.
+    with l ↔ k − l; the second form never overflows, however large ε is. Cached (read-only
+    arrays): the searches of :func:`optimal_composition_epsilon` evaluate δ at ~log2(k)
+    points with the same (ε, k).
     """
     l = np.arange(k + 1, dtype=float)
     log_binom = special.gammaln(k + 1) - special.gammaln(l + 1) - special.gammaln(k - l + 1)
@@ -204,6 +208,8 @@ def _kov_logs(epsilon: float, k: int):
         with np.errstate(over="ignore"):
             log_p = log_binom - epsilon * l - log_norm
             log_q = log_binom - epsilon * (k - l) - log_norm
+    for arr in (l, log_p, log_q):
+        arr.flags.writeable = False
     return l, log_p, log_q
 
 
