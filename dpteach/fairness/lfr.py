@@ -94,7 +94,6 @@ References
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -113,6 +112,7 @@ from .._validation import (
     check_rng,
     describe,
 )
+from .representation import encode_groups
 
 __all__ = [
     "LFR",
@@ -178,60 +178,6 @@ def _check_labels(name, y, n):
     return raw.astype(np.float64)
 
 
-def _check_groups(name, a, n, *, groups=None):
-    """The sensitive attribute: 1-d, length n, no missing values; two groups at fit time
-    (each with at least two members) or values among ``groups`` afterwards.
-    Returns (codes 0/1, the two group labels)."""
-    if a is None or isinstance(a, (str, bytes)):
-        raise ParameterError(f"{name} must be a 1-d array with one group label per row; "
-                             f"got {name}={describe(a)}")
-    try:
-        raw = np.asarray(a)
-    except (TypeError, ValueError) as exc:
-        raise ParameterError(f"{name} must be a 1-d array of group labels; got "
-                             f"{name}={describe(a)}") from exc
-    if raw.ndim != 1 or raw.dtype.kind not in "biufUSO":
-        raise ParameterError(f"{name} must be a 1-d array of group labels (ints or strings); "
-                             f"got {name} with shape {raw.shape} and dtype {raw.dtype}")
-    if raw.shape[0] != n:
-        raise ParameterError(f"{name} must have one group label per row of X: got "
-                             f"len({name}) = {raw.shape[0]} and {n} rows")
-    if raw.dtype.kind == "f" and not np.isfinite(raw).all():
-        raise ParameterError(f"{name} must not contain NaN or inf; got {name}={describe(a)}")
-    if raw.dtype.kind == "O":
-        for item in raw:
-            if item is None or (isinstance(item, numbers.Real) and not math.isfinite(item)) \
-                    or not isinstance(item, (numbers.Integral, numbers.Real, str, np.str_)):
-                raise ParameterError(f"{name} must hold group labels (ints or strings) with "
-                                     f"no missing values; got {describe(item)} in {name}")
-        try:
-            uniq = np.unique(raw)
-        except TypeError as exc:
-            raise ParameterError(f"{name} must not mix numbers and strings; got "
-                                 f"{name}={describe(a)}") from exc
-    else:
-        uniq = np.unique(raw)
-    if groups is None:
-        if uniq.shape[0] != 2:
-            raise ParameterError(f"{name} must hold exactly two groups (LFR's parity term "
-                                 f"compares two groups); got {uniq.shape[0]} group(s): "
-                                 f"{describe(uniq.tolist())}")
-        groups = uniq
-        counts = [(raw == g).sum() for g in groups]
-        for g, c in zip(groups, counts):
-            if c < 2:
-                raise ParameterError(f"{name}: every group needs at least two members; group "
-                                     f"{g!r} has {c}")
-    else:
-        unknown = [u for u in uniq if not (groups == u).any()]
-        if unknown:
-            raise ParameterError(f"{name} must hold the groups seen in fit "
-                                 f"{describe(groups.tolist())}; got unknown group(s) "
-                                 f"{describe([*unknown][:3])}")
-    codes = (raw == groups[1]).astype(np.intp)
-    return codes, groups
-
-
 def _check_weight(name, value):
     return check_in_range(name, value, 0.0, MAX_WEIGHT)
 
@@ -291,7 +237,7 @@ def lfr_losses(X, y, memberships, prototypes, w, *, sensitive_features) -> LFRLo
     X = _check_X("X", X)
     n, d = X.shape
     yf = _check_labels("y", y, n)
-    codes, _ = _check_groups("sensitive_features", sensitive_features, n)
+    codes, _ = encode_groups("sensitive_features", sensitive_features, n)
     M = check_array("memberships", memberships, ndim=2)
     if M.shape[0] != n:
         raise ParameterError(f"memberships must have one row per row of X: got {M.shape[0]} "
@@ -558,7 +504,7 @@ class LFR(ClassifierMixin, TransformerMixin, BaseEstimator):
         if np.unique(yf).shape[0] != 2:
             raise ParameterError(f"y must contain both labels 0 and 1; got only "
                                  f"{int(yf[0]) if yf.size else 'no'} label(s)")
-        codes, groups = _check_groups("sensitive_features", sensitive_features, X.shape[0])
+        codes, groups = encode_groups("sensitive_features", sensitive_features, X.shape[0])
         problem = _Problem(X, yf, codes, K, Ax, Ay, Az, shared)
         seeds = gen.integers(0, 2**63 - 1, size=n_starts)
         # each start: L-BFGS-B on L_z smoothed with mu = 0.1, then 0.01, then on the exact
@@ -610,7 +556,7 @@ class LFR(ClassifierMixin, TransformerMixin, BaseEstimator):
             raise ParameterError("sensitive_features is required: with alpha='per_group' each "
                                  "group has its own distance weights; got "
                                  "sensitive_features=None")
-        codes, _ = _check_groups("sensitive_features", sensitive_features, X.shape[0],
+        codes, _ = encode_groups("sensitive_features", sensitive_features, X.shape[0],
                                  groups=self.groups_)
         return X, codes
 
