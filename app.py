@@ -7,14 +7,24 @@ Adding a page
 -------------
 1. Write ``dpteach/app_pages/<name>.py`` with a function ``render()`` that draws
    the page (widgets, numbers from the dpteach math modules, figures from
-   ``dpteach.plots``). Use the helpers in ``dpteach/app_pages/_common.py``
-   (log-scale ε slider, friendly error messages, show_chart for a FigureData).
+   ``dpteach.plots``). Use the helpers in ``dpteach/app_pages/_common.py``: the
+   ``bound_*`` widgets and ``log_slider``/``epsilon_slider``/``delta_slider``
+   (their values live in the address, so a copied link reopens the same view; keys
+   unique across pages), ``secondary()`` for controls a lecture can fold away,
+   ``tradeoff()`` for the page's trade-off in one sentence, ``show_chart`` /
+   ``show_spec`` for the charts (each with a "Download this figure" button) and
+   ``friendly_errors``. Optionally a module-level ``PRESETS`` dict (name → widget
+   key → value): the lesson's prepared views, offered above the page.
 2. Add ONE line to ``PAGES`` below: ``(title, module, icon)``. The URL of the
    page is the last part of the module name with ``_`` replaced by ``-``
    (``dpteach.app_pages.noise_calibration`` → ``/noise-calibration``).
-3. Add a test in ``tests/test_app_<name>.py`` (see ``tests/test_app_basics.py``).
+3. Add a test in ``tests/test_app_<name>.py`` (see ``tests/test_app_basics.py``);
+   ``tests/test_app_url_state.py`` and ``tests/test_browser_classroom.py`` cover
+   every page of ``PAGES`` (links, presets, presentation mode) by themselves.
 
-The first entry of ``PAGES`` is the page shown at ``/``.
+The first entry of ``PAGES`` is the page shown at ``/``. Every page runs inside the
+classroom bar (``_common.classroom_frame``): presentation mode (``?present=true``),
+the page's presets and "Share this view".
 """
 
 from __future__ import annotations
@@ -23,7 +33,7 @@ import importlib
 
 import streamlit as st
 
-from dpteach.app_pages._common import freeze_long_lived_objects
+from dpteach.app_pages._common import classroom_frame, freeze_long_lived_objects
 
 PAGES = [
     # (title in the navigation bar, module exposing render(), icon: an emoji or a Material
@@ -49,6 +59,10 @@ def _page(title: str, module: str, icon: str, default: bool) -> st.Page:
     return st.Page(render, title=title, icon=icon, url_path=url_path, default=default)
 
 
+#: title → the page's module (for its PRESETS)
+MODULES = {title: module for title, module, _ in PAGES}
+
+
 # Navigation at the top: the pages get the full width of the screen, which makes
 # the figures larger on a projector.
 st.set_page_config(page_title="dpteach: differential privacy, live",
@@ -58,4 +72,7 @@ navigation = st.navigation([_page(*entry, default=(i == 0)) for i, entry in enum
 # Every page module is imported now: take the long-lived objects out of the garbage
 # collector's full passes (once per server process; see freeze_long_lived_objects).
 freeze_long_lived_objects()
-navigation.run()
+# The page inside the classroom bar: presentation mode, the page's presets, "Share this view".
+classroom_frame(navigation.run,
+                presets=getattr(importlib.import_module(MODULES[navigation.title]), "PRESETS", {}),
+                url_path=navigation.url_path)

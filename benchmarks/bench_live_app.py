@@ -49,6 +49,10 @@ Modes (``--mode``, comma-separated; default ``steps,jumps,startup,import``)
 * ``import``: ``import dpteach.plots`` in a fresh interpreter (median of
   ``--repeat``, after one untimed run that warms the disk cache).
 
+``--present`` runs every mode in presentation mode (the classroom bar's toggle, key
+``present``, switched on, untimed, after each page is opened): larger charts, secondary
+controls folded into expanders (still drawn, so still moved).
+
 ``steps`` and ``jumps`` each get a fresh server (caches empty), unless
 ``--reuse-server``. Every loop is bounded (``--max-n`` reruns per cell,
 ``--timeout`` per rerun, ``--budget`` seconds per mode) and the server's
@@ -264,6 +268,18 @@ class Budget:
         return time.perf_counter() < self.deadline
 
 
+async def present_on(s: Session, page: str, args, rec: Recorder, session: int = 0) -> None:
+    """``--present``: switch the presentation-mode toggle on (untimed)."""
+    if not args.present:
+        return
+    toggle = next((w for w in s.widgets.values() if w.key == "present"), None)
+    if toggle is None:
+        raise SystemExit("--present: the page has no presentation-mode toggle (key 'present')")
+    if toggle.value is not True:
+        result = await s.set({toggle.id: True})
+        rec.add("setup", page, "(presentation mode)", result, session=session, timed=False)
+
+
 async def one_session(port: int, mode: str, args, rec: Recorder, seen: set) -> None:
     """``steps`` or ``jumps`` over the chosen pages, in one browser session."""
     rng = random.Random(args.seed)
@@ -280,6 +296,7 @@ async def one_session(port: int, mode: str, args, rec: Recorder, seen: set) -> N
             rec.add("load", page, "(open page)", opened)
             if opened.status != "ok":
                 continue
+            await present_on(s, page, args, rec)
             seen.add(combination(s, {}))                          # the defaults were shown
             defaults = {w.id: w.value for w in s.widgets.values()}
             for target in select_widgets(s, args):
@@ -407,8 +424,10 @@ async def concurrent(server: Server, args, rec: Recorder) -> dict:
     # "one-session level" of memory is taken while it is still connected).
     async with Session(port, timeout=args.timeout) as s:
         await s.run("")
+        default_page = s.page                   # served at "/" (its own path is not found)
         for page in choose_pages(s, pages):
             rec.add("warm-up", page, "(open page)", await s.run(page), timed=False)
+            await present_on(s, page, args, rec)
             for widget in select_widgets(s, args):
                 j = widget.index() + (1 if widget.index() + 1 < len(widget.positions) else -1)
                 result = await s.set({widget.id: widget.positions[j]})
@@ -436,8 +455,9 @@ async def concurrent(server: Server, args, rec: Recorder) -> dict:
         try:
             async with Session(port, timeout=args.timeout,
                                browser_cache=not args.no_browser_cache) as s:
-                opened = await s.run(page)          # typing the URL /page
+                opened = await s.run("" if page == default_page else page)   # typing the URL
                 rec.add("load", page, "(open page)", opened, session=i)
+                await present_on(s, page, args, rec, session=i)
                 actions = 0
                 max_actions = int(args.seconds / 0.5) + 2
                 while actions < max_actions:
@@ -666,6 +686,9 @@ def parse_args(argv=None) -> argparse.Namespace:
                     help="concurrent: share of actions that jump instead of stepping")
     ap.add_argument("--settle", default="5",
                     help="concurrent: seconds after close when RSS is read (comma-separated)")
+    ap.add_argument("--present", action="store_true",
+                    help="presentation mode: switch the classroom bar's toggle on after "
+                         "opening each page (untimed)")
     ap.add_argument("--fetch-media", action="store_true",
                     help="concurrent: GET the images like a browser (untimed)")
     ap.add_argument("--repeat", type=int, default=5, help="startup and import: runs")

@@ -94,7 +94,7 @@ def test_composition_sliders_update_numbers():
     before = chart_rows(charts(at)[0])
     at.select_slider(key="k").set_value(1000)
     at.select_slider(key="eps0").set_value(0.03)
-    at.select_slider(key="delta").set_value(1e-8).run()
+    at.select_slider(key="total_delta").set_value(1e-8).run()
     assert_no_errors(at)
     assert metrics(at) == _expected(1000, "laplace", 1e-8, epsilon=0.03)
     (spec,) = charts(at)
@@ -103,7 +103,7 @@ def test_composition_sliders_update_numbers():
     assert "ε₀ = 0.03" in spec["title"]["text"] and "δ = 1e-08" in spec["title"]["text"]
 
 
-@pytest.mark.parametrize("key,value", [("k", 5000), ("eps0", 10.0), ("delta", 1e-2)])
+@pytest.mark.parametrize("key,value", [("k", 5000), ("eps0", 10.0), ("total_delta", 1e-2)])
 def test_composition_chart_follows_each_slider(key, value):
     at = page_app(COMP)
     before = charts(at)[0]
@@ -118,7 +118,7 @@ def test_composition_chart_follows_each_slider(key, value):
 def test_composition_gaussian():
     at = page_app(COMP)
     at.radio(key="mechanism").set_value("Gaussian (σ per query)").run()
-    at.select_slider(key="sigma").set_value(2.0).run()
+    at.select_slider(key="sigma0").set_value(2.0).run()
     assert_no_errors(at)
     m = metrics(at)
     assert m == _expected(100, "gaussian", 1e-5, sigma=2.0)
@@ -186,7 +186,7 @@ def test_planner_default_matches_accountants():
 def test_planner_chart_follows_the_sliders():
     at = page_app(PLAN)
     before = chart_rows(charts(at)[0])
-    for key, value in (("sigma", 2.0), ("epochs", 10), ("delta", 1e-8), ("batch", 512),
+    for key, value in (("sigma", 2.0), ("epochs", 10), ("run_delta", 1e-8), ("batch", 512),
                        ("n", 10_000)):
         at.select_slider(key=key).set_value(value).run()
         assert_no_errors(at)
@@ -246,7 +246,7 @@ def test_planner_bad_combinations_are_friendly():
     # unreachable target: with δ = 1e-10 even σ → ∞ leaves RDP's ε at
     # (ln(1/δ) − ln α)/(α − 1) + ln(1 − 1/α) ≈ 0.015 at the largest order α = 1024
     at = page_app(PLAN)
-    at.select_slider(key="delta").set_value(1e-10)
+    at.select_slider(key="run_delta").set_value(1e-10)
     at.select_slider(key="target_epsilon").set_value(0.01).run()
     assert not any("not reachable" in w.value for w in at.warning)   # not computed yet
     at.button(key="find_sigma").click().run()
@@ -296,7 +296,7 @@ def test_planner_when_the_pld_accountant_refuses_the_run():
     at.select_slider(key="batch").set_value(16)
     at.select_slider(key="epochs").set_value(5)
     at.select_slider(key="sigma").set_value(1.5)
-    at.select_slider(key="delta").set_value(1e-7).run()
+    at.select_slider(key="run_delta").set_value(1e-7).run()
     assert_no_errors(at)
     assert any("PLD grid" in w.value for w in at.warning)
     assert "ε (PLD)" not in metrics(at) and "ε (RDP)" in metrics(at)

@@ -193,3 +193,19 @@ def test_a_refusal_of_the_library_is_a_friendly_message(monkeypatch):
         assert charts(at) == expected_charts()          # the charts still draw
     finally:
         page.numbers.clear()
+
+
+def test_each_preset_closes_the_gap_it_is_named_after():
+    # The presets offered above the page ("Equal selection rates", ...) are pairs of
+    # thresholds at which the named gap is at most 0.01, the most accurate such pair on
+    # the sliders' 0.01 grid.
+    from dpteach.app_pages import fairness_metrics as page
+
+    assert set(page.PRESET_GAPS) < set(page.PRESETS)
+    for name, gap in page.PRESET_GAPS.items():
+        values = page.PRESETS[name]
+        tf, tm = values["fair_t_women"], values["fair_t_men"]
+        assert tf in THRESHOLDS and tm in THRESHOLDS
+        assert fairness_gaps(tf, tm)[gap] <= 0.01, (name, gap)
+    one = page.PRESETS["One threshold: 0.5"]
+    assert one["fair_t_women"] == one["fair_t_men"] == 0.5

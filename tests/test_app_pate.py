@@ -109,12 +109,24 @@ def test_default_page_shows_the_library_numbers_and_charts():
     assert "δ = 1e-05" in got[2]["title"]["text"][0]
 
 
+def _framed_script(module: str) -> None:
+    """The page inside app.py's classroom bar (where its presets are offered)."""
+    import importlib
+
+    from dpteach.app_pages._common import classroom_frame
+
+    page = importlib.import_module(module)
+    classroom_frame(page.render, presets=page.PRESETS, url_path="pate-votes")
+
+
 @pytest.mark.parametrize("preset", list(VOTE_PRESETS))
 def test_every_preset_renders_its_histogram(preset):
-    at = page_app()
+    at = AppTest.from_function(_framed_script, kwargs={"module": PAGE},
+                               default_timeout=TIMEOUT).run()
     at.slider(key="pate_agreement").set_value(0.3).run()         # somewhere else first
-    at.button(key=f"pate_preset_{preset.replace(' ', '_')}").click().run()
+    at.pills[0].set_value(preset).run()                          # the presets above the page
     assert_no_errors(at)
+    assert at.pills[0].value == preset
     assert not at.warning, [w.value for w in at.warning]
     agreement, rest = VOTE_PRESETS[preset]
     assert at.slider(key="pate_agreement").value == agreement

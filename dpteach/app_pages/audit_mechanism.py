@@ -39,7 +39,17 @@ from ..audit_cases import BUGS, CORRECT, FLOATING_POINT, PLANTED_BUGS, audit_cas
 from ..plots import PALETTE
 from ..plots.audit import bound_convergence_data
 from ..plots.figure import FigureData, Rule, Series
-from ._common import EPSILONS, PRIVACY_CAPTION, fmt, friendly_errors, log_slider, show_chart
+from ._common import (
+    EPSILONS,
+    PRIVACY_CAPTION,
+    bound_radio,
+    bound_selectbox,
+    fmt,
+    friendly_errors,
+    log_slider,
+    show_chart,
+    tradeoff,
+)
 
 #: the shipped table (``scripts/precompute_attack_tables.py``)
 AUDIT_TABLE = "audit_page.npz"
@@ -60,6 +70,19 @@ BINS = 40
 SEED = 20241113
 CHART_HEIGHT = 380
 NO_BUG = "none: the correct mechanism"
+#: The lesson's prepared views (widget key → value), offered above the page.
+HALF_SCALE = "Laplace with half the scale (planted bug)"
+FLOATING = "Laplace mechanism with NumPy's floating-point sampler"
+PRESETS = {
+    "Correct Laplace": {"audit_mechanism": "laplace", "audit_bug_laplace": NO_BUG,
+                        "audit_claim": 1.0, "audit_runs": 10_000},
+    "Bug: half the noise": {"audit_mechanism": "laplace", "audit_bug_laplace": HALF_SCALE,
+                            "audit_claim": 1.0, "audit_runs": 10_000},
+    "The bug, 1,000 runs": {"audit_mechanism": "laplace", "audit_bug_laplace": HALF_SCALE,
+                            "audit_claim": 1.0, "audit_runs": 1_000},
+    "Floating-point Laplace": {"audit_mechanism": "laplace", "audit_bug_laplace": FLOATING,
+                               "audit_claim": 1.0, "audit_runs": 100_000},
+}
 
 
 def cell_seed(name: str, claim: float, n_trials: int) -> np.random.SeedSequence:
@@ -260,16 +283,17 @@ def _title(name: str) -> str:
 def _controls() -> tuple[str, float, int]:
     c_mech, c_claim, c_runs = st.columns(3)
     with c_mech:
-        mechanism = st.selectbox("Mechanism", CORRECT, index=CORRECT.index(DEFAULT_MECHANISM),
-                                 key="audit_mechanism", format_func=_title,
-                                 help="Each runs on two neighbouring inputs D and D′ chosen to "
-                                      "make the difference as visible as possible.")
+        mechanism = bound_selectbox("Mechanism", CORRECT,
+                                    index=CORRECT.index(DEFAULT_MECHANISM),
+                                    key="audit_mechanism", format_func=_title,
+                                    help="Each runs on two neighbouring inputs D and D′ chosen "
+                                         "to make the difference as visible as possible.")
         bugs = BUG_CHOICES[mechanism]
         if bugs:
             labels = [NO_BUG] + [_title(b) for b in bugs]
-            chosen = st.radio("Planted bug", labels, key=f"audit_bug_{mechanism}",
-                              help="Deliberately wrong versions of the mechanism that still "
-                                   "claim its ε: can the audit catch them?")
+            chosen = bound_radio("Planted bug", labels, key=f"audit_bug_{mechanism}",
+                                 help="Deliberately wrong versions of the mechanism that still "
+                                      "claim its ε: can the audit catch them?")
             name = mechanism if chosen == NO_BUG else bugs[labels.index(chosen) - 1]
         else:
             st.caption("No planted bug for this mechanism.")
@@ -344,6 +368,10 @@ def render() -> None:
                   else fmt(info["true_epsilon"], 3),
                   help="Computed exactly from the two output distributions: what a perfect "
                        "audit with endless runs could approach.")
+        tradeoff(f"{n_trials:,} runs on each side certify ε ≥ "
+                 f"{fmt(res['epsilon_lower_bound'], 3)} against the claimed ε = {claim:g}. More "
+                 f"runs give a tighter lower bound; no number of runs proves a claim right, an "
+                 f"audit can only catch it wrong.")
         st.markdown(f"**{info['title']}**: {info['description']}. Chosen test: "
                     f"**{res['test']}**, event S = \"{res['event']}\".")
         if name in FLOATING_POINT:

@@ -5,6 +5,9 @@ advanced, optimal, Rényi DP, PLD, through :func:`dpteach.accounting.composition
 the browser draws the figure. The PLD of k Laplace queries, seconds at large k·ε₀, is
 read from the table that ``scripts/precompute_app_tables.py`` made over exactly the
 sliders below, so no slider move waits for it.
+
+Every control is bound to the address (``?k=1000&eps0=0.05``); ``PRESETS`` are the lesson's
+prepared views; δ and the PLD switch fold away in presentation mode.
 """
 
 from __future__ import annotations
@@ -23,13 +26,35 @@ from ..plots.accounting import (
     composition_data,
 )
 from ..plots.figure import FigureData
-from ._common import delta_slider, epsilon_slider, fmt, friendly_errors, log_slider, show_chart
+from ._common import (
+    bound_radio,
+    bound_toggle,
+    delta_slider,
+    epsilon_slider,
+    fmt,
+    friendly_errors,
+    log_slider,
+    secondary,
+    show_chart,
+    tradeoff,
+)
 
 KS = COMPOSITION_KS
 SIGMAS = COMPOSITION_SIGMAS
 DELTAS = COMPOSITION_DELTAS          # δ > 0: every method but basic needs it
 
 MECHANISMS = {"Laplace (ε₀ per query)": "laplace", "Gaussian (σ per query)": "gaussian"}
+LAPLACE, GAUSSIAN = MECHANISMS
+
+#: The lesson's prepared views (widget key → value), offered above the page.
+PRESETS = {
+    "100 queries at ε₀ = 0.1": {"mechanism": LAPLACE, "k": 100, "eps0": 0.1,
+                                "total_delta": 1e-5},
+    "1,000 queries at ε₀ = 0.01": {"mechanism": LAPLACE, "k": 1000, "eps0": 0.01,
+                                   "total_delta": 1e-5},
+    "5 queries at ε₀ = 1": {"mechanism": LAPLACE, "k": 5, "eps0": 1.0, "total_delta": 1e-5},
+    "Gaussian, σ = 5": {"mechanism": GAUSSIAN, "k": 100, "sigma0": 5.0, "total_delta": 1e-5},
+}
 
 
 @st.cache_data(show_spinner=False, max_entries=1024)
@@ -66,7 +91,7 @@ def render() -> None:
         "is spent **in total**? Each method below gives a valid (ε, δ) guarantee; the "
         "smaller the total ε, the better the accounting."
     )
-    label = st.radio("Mechanism", list(MECHANISMS), horizontal=True, key="mechanism")
+    label = bound_radio("Mechanism", list(MECHANISMS), horizontal=True, key="mechanism")
     mechanism = MECHANISMS[label]
     c_k, c_noise, c_delta = st.columns(3)
     with c_k:
@@ -80,14 +105,14 @@ def render() -> None:
             sigma = None
         else:
             eps0 = None
-            sigma = log_slider("Per-query noise σ (ℓ2 sensitivity 1)", SIGMAS, 5.0, key="sigma",
+            sigma = log_slider("Per-query noise σ (ℓ2 sensitivity 1)", SIGMAS, 5.0, key="sigma0",
                                caption="← less private | more private →",
                                help="Gaussian noise N(0, σ²) on each query.")
-    with c_delta:
-        delta = delta_slider("Total δ", key="delta", value=1e-5, options=DELTAS,
+    with c_delta, secondary("Total δ and accountants"):
+        delta = delta_slider("Total δ", key="total_delta", value=1e-5, options=DELTAS,
                              help="The total failure probability allowed for all k queries.")
-    with_pld = st.toggle("Include PLD (numerical privacy-loss distribution)", value=True,
-                         key="with_pld")
+        with_pld = bound_toggle("Include PLD (numerical privacy-loss distribution)", value=True,
+                                key="with_pld")
 
     with friendly_errors("The composition"):
         data = _data(k, mechanism, eps0, sigma, delta, with_pld)
@@ -97,6 +122,10 @@ def render() -> None:
             col.metric(METHOD_LABELS[m], fmt(v) if math.isfinite(v) else "∞",
                        help=_help(m, mechanism))
         best = min(totals, key=totals.get)
+        tradeoff(f"Every answer spends privacy. These k = {k:,} answers cost a total ε of "
+                 f"{fmt(totals[best])} by the best accounting ({METHOD_LABELS[best]}), "
+                 f"{fmt(totals[best] / k)} per answer; basic composition would charge "
+                 f"{fmt(totals['basic'])}. More answers or less noise per answer, more ε.")
         st.caption(f"Smallest total ε: **{METHOD_LABELS[best]}** ({fmt(totals[best])}) at total "
                    f"δ = {delta:g}. Basic composition would spend {fmt(totals['basic'])}.")
         if (mechanism == "laplace" and "pld" in totals

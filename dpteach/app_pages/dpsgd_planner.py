@@ -6,6 +6,9 @@ drawn by the browser. PLD numbers take up to a second each: for every run the sl
 offer with at most 10⁶ steps they are read from the table that
 ``scripts/precompute_app_tables.py`` made over exactly these sliders; longer runs and the
 calibration of σ (many evaluations) wait for a button.
+
+Every control is bound to the address (``?epochs=10&sigma=2``); ``PRESETS`` are the lesson's
+prepared views; δ and the target ε fold away in presentation mode.
 """
 
 from __future__ import annotations
@@ -34,8 +37,10 @@ from ._common import (
     fmt,
     friendly_errors,
     log_slider,
+    secondary,
     show_chart,
     show_error,
+    tradeoff,
 )
 
 DATASET_SIZES = PLANNER_DATASET_SIZES
@@ -44,6 +49,18 @@ EPOCHS = PLANNER_EPOCHS
 SIGMAS = PLANNER_SIGMAS
 DELTAS = PLANNER_DELTAS
 PLD_GRID = APP_PLD_INTERVAL      # PLD discretization of the page (and of its table)
+
+#: The lesson's prepared views (widget key → value), offered above the page.
+PRESETS = {
+    "MNIST-like: 60,000 examples, σ = 1.1": {"n": 60_000, "batch": 256, "epochs": 64,
+                                             "sigma": 1.1, "run_delta": 1e-5},
+    "More noise: σ = 2": {"n": 60_000, "batch": 256, "epochs": 64, "sigma": 2.0,
+                          "run_delta": 1e-5},
+    "Fewer epochs: 5": {"n": 60_000, "batch": 256, "epochs": 5, "sigma": 1.1,
+                        "run_delta": 1e-5},
+    "Small data: 10,000 examples": {"n": 10_000, "batch": 256, "epochs": 64, "sigma": 1.1,
+                                    "run_delta": 1e-5},
+}
 
 
 @st.cache_data(show_spinner=False, max_entries=1024)
@@ -107,8 +124,8 @@ def render() -> None:
                                 caption="← more private | less private →"))
         sigma = log_slider("Noise multiplier σ", SIGMAS, 1.1, key="sigma",
                            caption="← less private | more private →")
-    with c3:
-        delta = delta_slider("δ", key="delta", value=1e-5, options=DELTAS)
+    with c3, secondary("δ"):
+        delta = delta_slider("δ", key="run_delta", value=1e-5, options=DELTAS)
 
     if batch > n:
         st.warning(f"The batch size ({batch}) cannot exceed the dataset size ({n:,}): "
@@ -151,6 +168,12 @@ def render() -> None:
         with friendly_errors("The PLD accountant"), st.spinner("PLD…"):
             eps_pld = _pld_long(sigma, q, steps, delta)
             m[4].metric("ε (PLD)", fmt(eps_pld), help=pld_help)
+    if eps_rdp is not None:
+        spent = min(eps_rdp, eps_pld) if eps_pld is not None else eps_rdp
+        tradeoff(f"{epochs} epochs of {batch}-example batches are {steps:,} noisy steps, which "
+                 f"spend ε = {fmt(spent, 3)} at δ = {delta:g}. More noise (σ > {fmt(sigma)}), "
+                 f"fewer epochs or smaller batches spend less ε, and the model learns less "
+                 f"from each step.")
     if eps_pld is not None and eps_rdp is not None and eps_pld > eps_rdp:
         st.caption(f"Here PLD ({fmt(eps_pld)}) is looser than RDP ({fmt(eps_rdp)}): both are "
                    "valid upper bounds, but the PLD is computed on a grid of width 1e-3 and "
@@ -167,7 +190,8 @@ def render() -> None:
     st.subheader("Inverse: how much noise for a target ε?")
     c_target, c_rdp, c_pld = st.columns([2, 1, 1])
     with c_target:
-        target = epsilon_slider("Target ε", key="target_epsilon", value=3.0)
+        with secondary("Target ε"):
+            target = epsilon_slider("Target ε", key="target_epsilon", value=3.0)
         if st.button("Find σ", key="find_sigma",
                      help="Calibrates σ by bisection: by RDP (up to a second) and by PLD "
                           "(a few seconds)."):

@@ -10,6 +10,9 @@ Speed: one training run takes 10-60 ms on an idle core (the slowest setting,
 batch 16 for 30 epochs = 390 steps, about 55 ms); results, including the charts'
 data (:mod:`dpteach.plots.dpsgd`), are cached per setting (``st.cache_data``) and
 the charts are Vega-Lite specifications drawn by the browser.
+
+Every control is bound to the address (``?dps_sigma=5&dps_epochs=30``); ``PRESETS`` are the
+lesson's prepared views; C and the batch size fold away in presentation mode.
 """
 
 from __future__ import annotations
@@ -28,7 +31,16 @@ from ..plots.dpsgd import (
     grad_norm_histogram_data,
     training_history_data,
 )
-from ._common import fmt, friendly_errors, show_chart
+from ._common import (
+    bound_select_slider,
+    bound_slider,
+    fmt,
+    friendly_errors,
+    secondary,
+    show_chart,
+    show_spec,
+    tradeoff,
+)
 
 N_POINTS = 200
 DELTA = 1e-5
@@ -41,6 +53,17 @@ CLIPS = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, NO_CLIP)
 BATCHES = (16, 25, 32, 50, 64, 100, 200)
 EPOCHS = (1, 30, 15)           # the epochs slider: min, max, default
 HIST_BINS = 30
+
+#: The lesson's prepared views (widget key → value), offered above the page.
+PRESETS = {
+    "No privacy: σ = 0": {"dps_sigma": 0.0, "dps_clip": 1.0, "dps_batch": 32,
+                          "dps_epochs": 15},
+    "σ = 2 (default)": {"dps_sigma": 2.0, "dps_clip": 1.0, "dps_batch": 32, "dps_epochs": 15},
+    "Heavy noise: σ = 10": {"dps_sigma": 10.0, "dps_clip": 1.0, "dps_batch": 32,
+                            "dps_epochs": 15},
+    "Tight clipping: C = 0.01": {"dps_sigma": 2.0, "dps_clip": 0.01, "dps_batch": 32,
+                                 "dps_epochs": 15},
+}
 
 
 def _clip_label(c) -> str:
@@ -95,22 +118,23 @@ def render() -> None:
         "the expected batch size. The RDP accountant adds up the privacy loss of every step.")
     c1, c2, c3, c4 = st.columns(4)
     with c1:
-        sigma = float(st.select_slider("Noise multiplier σ", SIGMAS, value=2.0, key="dps_sigma",
-                                       help="Noise std on the gradient sum is σ·C."))
-        st.caption("← less private | more private →")
-    with c2:
-        clip = st.select_slider("Clipping norm C", CLIPS, value=1.0, key="dps_clip",
-                                format_func=_clip_label,
-                                help="Each point's gradient is scaled down to norm ≤ C.")
-        st.caption("small C: less noise, more bias")
+        sigma = float(bound_select_slider("Noise multiplier σ", SIGMAS, 2.0, key="dps_sigma",
+                                          help="Noise std on the gradient sum is σ·C.",
+                                          caption="← less private | more private →"))
+    with c2, secondary("Clipping norm C"):
+        clip = bound_select_slider("Clipping norm C", CLIPS, 1.0, key="dps_clip",
+                                   format_func=_clip_label,
+                                   help="Each point's gradient is scaled down to norm ≤ C.",
+                                   caption="small C: less noise, more bias")
         clip = None if clip == NO_CLIP else float(clip)
-    with c3:
-        batch = int(st.select_slider("Expected batch size qn", BATCHES, value=32, key="dps_batch",
-                                     help=f"q = batch / {N_POINTS}; realised batches vary."))
-        st.caption("larger batch: noise averages out, less amplification")
+    with c3, secondary("Batch size"):
+        batch = int(bound_select_slider("Expected batch size qn", BATCHES, 32, key="dps_batch",
+                                        help=f"q = batch / {N_POINTS}; realised batches vary.",
+                                        caption="larger batch: noise averages out, less "
+                                                "amplification"))
     with c4:
-        epochs = int(st.slider("Epochs", *EPOCHS, key="dps_epochs"))
-        st.caption("more epochs: more steps, more ε")
+        epochs = int(bound_slider("Epochs", EPOCHS[0], EPOCHS[1], EPOCHS[2], 1, key="dps_epochs",
+                                  caption="more epochs: more steps, more ε"))
     if st.button("Retrain with another seed", icon=":material/replay:", key="dps_reseed"):
         st.session_state["dps_seed"] = st.session_state.get("dps_seed", 0) + 1
     seed = st.session_state.get("dps_seed", 0)
@@ -133,6 +157,13 @@ def render() -> None:
         clipped = "–" if clip is None else f"{np.mean(res['norms'] > clip):.0%}"
         m4.metric("Points clipped now", clipped,
                   help="Share of training points whose gradient norm at the final model exceeds C.")
+        if sigma == 0:
+            tradeoff(f"No noise, no privacy: plain SGD reaches {res['accuracy']:.0%} training "
+                     f"accuracy here. Raise σ to buy privacy with accuracy.")
+        else:
+            tradeoff(f"σ = {fmt(sigma)} buys ε = {fmt(eps, 3)} after {res['steps']} steps, at "
+                     f"{res['accuracy']:.0%} training accuracy (compare σ = 0). More noise: "
+                     f"smaller ε, noisier steps, usually lower accuracy.")
         if not math.isfinite(eps):
             st.warning("σ = 0: no noise, so no privacy guarantee (ε = ∞). This is plain SGD"
                        + (" with clipping." if clip is not None else "."),
@@ -143,8 +174,7 @@ def render() -> None:
         left, right = st.columns(2)
         with left:
             st.subheader("Decision boundary")
-            st.vega_lite_chart(spec=res["boundary"], width="stretch", theme=None,
-                               alt="Decision boundary of the DP-SGD model on the toy data")
+            show_spec(res["boundary"], "Decision boundary of the DP-SGD model on the toy data")
         with right:
             st.subheader("Per-example gradient norms")
             show_chart(res["norms_chart"], "Histogram of per-example gradient norms before "

@@ -28,9 +28,11 @@ from ..plots.laftr import (
     frontier_spec,
     group_rates_spec,
     model_summary,
+    plot_frontier,
+    plot_group_rates,
     sweep_gammas,
 )
-from ._common import friendly_errors
+from ._common import bound_radio, bound_select_slider, friendly_errors, show_spec, tradeoff
 
 #: what each variant's adversary sees, and the gap it targets (the radio's labels)
 VARIANT_LABELS = {
@@ -43,6 +45,14 @@ DEFAULT_OBJECTIVE = "dp"
 CHART_HEIGHT = 420
 #: (variant, γ) positions cached: 3 variants × the sweep's γ values, with room to spare
 CACHE_ENTRIES = 128
+
+#: The lesson's prepared views (widget key → value), offered above the page.
+PRESETS = {
+    "No adversary: γ = 0": {"laftr_objective": "dp", "laftr_gamma": 0.0},
+    "LAFTR-DP, γ = 1": {"laftr_objective": "dp", "laftr_gamma": 1.0},
+    "LAFTR-DP, γ = 16": {"laftr_objective": "dp", "laftr_gamma": 16.0},
+    "LAFTR-EO, γ = 4": {"laftr_objective": "eo", "laftr_gamma": 4.0},
+}
 
 
 @st.cache_data(show_spinner=False, max_entries=len(OBJECTIVES))
@@ -84,11 +94,11 @@ def _pm(mean: float, sd: float) -> str:
 def _controls() -> tuple[str, float | None]:
     c_variant, c_gamma = st.columns([1, 1.4])
     with c_variant:
-        objective = st.radio("LAFTR variant", OBJECTIVES, key="laftr_objective",
-                             index=OBJECTIVES.index(DEFAULT_OBJECTIVE),
-                             format_func=VARIANT_LABELS.get,
-                             help="What the adversary sees decides which gap the encoder "
-                                  "learns to close (Madras et al. 2018, Sec. 4).")
+        objective = bound_radio("LAFTR variant", OBJECTIVES, key="laftr_objective",
+                                index=OBJECTIVES.index(DEFAULT_OBJECTIVE),
+                                format_func=VARIANT_LABELS.get,
+                                help="What the adversary sees decides which gap the encoder "
+                                     "learns to close (Madras et al. 2018, Sec. 4).")
     options = None
     with c_gamma, friendly_errors("The γ sweep"):
         options = gammas(objective)
@@ -98,13 +108,14 @@ def _controls() -> tuple[str, float | None]:
     if st.session_state.get("laftr_gamma") not in options:
         st.session_state["laftr_gamma"] = default_gamma(options)
     with c_gamma:
-        gamma = st.select_slider("Adversary weight γ", options=options, key="laftr_gamma",
-                                 format_func=lambda g: f"{g:g}",
-                                 help="L = α·L_class + β·L_dec − γ·L_adv: γ = 0 ignores the "
-                                      "adversary; the larger γ, the harder the encoder "
-                                      "hides sex from Z. Each position is a model of the "
-                                      "shipped sweep (nothing is trained here).")
-        st.caption("← more accurate | fairer (A harder to recover from Z) →")
+        gamma = bound_select_slider("Adversary weight γ", options, default_gamma(options),
+                                    key="laftr_gamma", format_func=lambda g: f"{g:g}",
+                                    caption="← more accurate | fairer (A harder to recover "
+                                            "from Z) →",
+                                    help="L = α·L_class + β·L_dec − γ·L_adv: γ = 0 ignores the "
+                                         "adversary; the larger γ, the harder the encoder "
+                                         "hides sex from Z. Each position is a model of the "
+                                         "shipped sweep (nothing is trained here).")
     return objective, float(gamma)
 
 
@@ -156,7 +167,7 @@ def _tradeoff_caption(s: dict) -> str:
     cost = (f"costs {points:.1f} points of accuracy" if points >= 0.05
             else "costs no accuracy" if points > -0.05
             else f"gains {-points:.1f} points of accuracy")
-    text = (f"**The trade-off.** At γ = {s['gamma']:g}, {s['variant']} {moved} {short}, the gap "
+    text = (f"At γ = {s['gamma']:g}, {s['variant']} {moved} {short}, the gap "
             f"its adversary targets, from {base[target]:.3f} (unfair MLP) to "
             f"{model[target]:.3f} (mean of {model['n_seeds']} seeds), and {cost} "
             f"({base['accuracy']:.3f} → {model['accuracy']:.3f}).")
@@ -187,15 +198,15 @@ def render() -> None:
         s = numbers(objective, gamma)
     if s is not None:
         _metrics(s)
-        st.markdown(_tradeoff_caption(s))
+        tradeoff(_tradeoff_caption(s))
 
     left, right = st.columns(2)
     with left:
         st.subheader("Fairness against accuracy, over γ")
         with friendly_errors("The frontier"):
-            st.vega_lite_chart(spec=frontier_chart(objective, gamma), width="stretch",
-                               theme=None,
-                               alt=f"Accuracy against {GAPS[TARGET_GAP[objective]][0]} for "
+            show_spec(frontier_chart(objective, gamma),
+                      figure=lambda: plot_frontier(objective, gamma),
+                      alt=f"Accuracy against {GAPS[TARGET_GAP[objective]][0]} for "
                                    f"every fit of {VARIANTS[objective]}, the mean over seeds "
                                    f"per γ, γ = {gamma:g} highlighted and the unfair MLP")
         st.caption("Light dots: single fits (each γ, each seed); blue dots: the mean over "
@@ -206,9 +217,9 @@ def render() -> None:
     with right:
         st.subheader("Per-group rates of the selected model")
         with friendly_errors("The per-group rates"):
-            st.vega_lite_chart(spec=rates_chart(objective, gamma), width="stretch",
-                               theme=None,
-                               alt=f"Selection rate, TPR and FPR of women and men under "
+            show_spec(rates_chart(objective, gamma),
+                      figure=lambda: plot_group_rates(objective, gamma),
+                      alt=f"Selection rate, TPR and FPR of women and men under "
                                    f"{VARIANTS[objective]} with γ = {gamma:g} and under the "
                                    f"unfair MLP")
         st.caption("Demographic parity asks equal selection rates; equalized odds equal TPRs "

@@ -15,6 +15,10 @@ Speed: a slider move computes the current pair only (about ten metric calls on 1
 people, a few ms); the 10,201 pairs of the trade-off charts are read from the table. Each
 result is cached per slider position with ``st.cache_data`` and the charts are drawn by the
 browser (Vega-Lite).
+
+Every control is bound to the address (``?fair_t_women=0.19&fair_t_men=0.65``); ``PRESETS``
+are the lesson's prepared views (pairs of thresholds that close one gap each); the second
+chart's gap folds away in presentation mode.
 """
 
 from __future__ import annotations
@@ -30,9 +34,19 @@ from ..plots.fairness import (
     fairness_gaps,
     group_rates,
     group_roc_spec,
+    plot_group_roc,
+    plot_threshold_tradeoff,
     threshold_tradeoff_spec,
 )
-from ._common import fmt, friendly_errors
+from ._common import (
+    bound_selectbox,
+    bound_slider,
+    fmt,
+    friendly_errors,
+    secondary,
+    show_spec,
+    tradeoff,
+)
 
 #: the two threshold sliders: min, max, default, step (their values are THRESHOLDS)
 SLIDER = (THRESHOLDS[0], THRESHOLDS[-1], 0.5, 0.01)
@@ -41,6 +55,23 @@ SECOND_GAPS = tuple(g for g in GAPS if g != "demographic_parity")
 DEFAULT_SECOND_GAP = "equalized_odds_worst"
 #: chart height in pixels (two-line titles and two-row legends need room on a projector)
 CHART_HEIGHT = 460
+
+#: The lesson's prepared views (widget key → value), offered above the page: each pair of
+#: thresholds is the most accurate on the 0.01 grid whose named gap is at most 0.01.
+PRESETS = {
+    "One threshold: 0.5": {"fair_t_women": 0.5, "fair_t_men": 0.5,
+                           "fair_gap": "equalized_odds_worst"},
+    "Equal selection rates": {"fair_t_women": 0.19, "fair_t_men": 0.65,
+                              "fair_gap": "equal_opportunity"},
+    "Equal opportunity": {"fair_t_women": 0.45, "fair_t_men": 0.58,
+                          "fair_gap": "equal_opportunity"},
+    "Equalized odds": {"fair_t_women": 0.71, "fair_t_men": 0.8,
+                       "fair_gap": "equalized_odds_worst"},
+}
+#: The gap each preset closes (tests check it is at most 0.01 there).
+PRESET_GAPS = {"Equal selection rates": "demographic_parity",
+               "Equal opportunity": "equal_opportunity",
+               "Equalized odds": "equalized_odds_worst"}
 
 #: the per-group table's columns: group_table's name → what the page calls it
 COLUMNS = {
@@ -97,12 +128,12 @@ def tradeoff_chart(female_threshold: float, male_threshold: float, gap: str) -> 
 
 
 def _threshold(label: str, key: str, group: str, person: str) -> float:
-    value = st.slider(label, SLIDER[0], SLIDER[1], SLIDER[2], SLIDER[3], key=key,
-                      format="%.2f",
-                      help=f"A {person} is predicted to earn more than $50K (Ŷ = 1) when the "
-                           f"model's score reaches this threshold: 0 selects every {person}, "
-                           f"1 no one.")
-    st.caption(f"← more {group} selected | fewer {group} selected →")
+    value = bound_slider(label, SLIDER[0], SLIDER[1], SLIDER[2], SLIDER[3], key=key,
+                         format="%.2f",
+                         caption=f"← more {group} selected | fewer {group} selected →",
+                         help=f"A {person} is predicted to earn more than $50K (Ŷ = 1) when "
+                              f"the model's score reaches this threshold: 0 selects every "
+                              f"{person}, 1 no one.")
     return round(float(value), 2)
 
 
@@ -112,12 +143,12 @@ def _controls() -> tuple[float, float, str]:
         tf = _threshold("Threshold for women", "fair_t_women", "women", "woman")
     with c_men:
         tm = _threshold("Threshold for men", "fair_t_men", "men", "man")
-    with c_gap:
-        gap = st.selectbox("Gap of the second trade-off chart", SECOND_GAPS,
-                           index=SECOND_GAPS.index(DEFAULT_SECOND_GAP), key="fair_gap",
-                           format_func=lambda g: GAPS[g][0],
-                           help="The first trade-off chart shows the demographic-parity "
-                                "difference; choose the gap of the second.")
+    with c_gap, secondary("Gap of the second chart"):
+        gap = bound_selectbox("Gap of the second trade-off chart", SECOND_GAPS,
+                              index=SECOND_GAPS.index(DEFAULT_SECOND_GAP), key="fair_gap",
+                              format_func=lambda g: GAPS[g][0],
+                              help="The first trade-off chart shows the demographic-parity "
+                                   "difference; choose the gap of the second.")
     return tf, tm, gap
 
 
@@ -169,15 +200,21 @@ def render() -> None:
         gaps, table, undefined = numbers(tf, tm)
     if gaps is not None:
         _metrics(gaps)
+        tradeoff(f"With thresholds {tf:.2f} for women and {tm:.2f} for men, accuracy is "
+                 f"{fmt(gaps['accuracy'], 3)}, the selection rates differ by "
+                 f"{fmt(gaps['demographic_parity'], 2)} and the true-positive rates by "
+                 f"{fmt(gaps['equal_opportunity'], 2)}. Closing one gap opens another and "
+                 f"costs accuracy: no pair closes them all.")
 
     st.subheader("The trade-off: accuracy against a gap, over every pair of thresholds")
     left, right = st.columns(2)
     for col, g in ((left, "demographic_parity"), (right, gap)):
         with col, friendly_errors("The trade-off chart"):
-            st.vega_lite_chart(spec=tradeoff_chart(tf, tm, g), width="stretch", theme=None,
-                               alt=f"Accuracy against the {GAPS[g][0]} for every pair of "
-                                   f"thresholds, the best accuracy at each gap, one threshold "
-                                   f"for both groups, and the current pair")
+            show_spec(tradeoff_chart(tf, tm, g),
+                      f"Accuracy against the {GAPS[g][0]} for every pair of thresholds, the "
+                      f"best accuracy at each gap, one threshold for both groups, and the "
+                      f"current pair",
+                      figure=lambda g=g: plot_threshold_tradeoff(tf, tm, gap=g))
     st.caption(
         "Each light dot is one pair of thresholds (every 0.05); the solid line is the best "
         "accuracy any of the 101 × 101 pairs reaches at that gap or below; the dashed curve "
@@ -189,9 +226,10 @@ def render() -> None:
     with left:
         st.subheader("Each group's ROC curve")
         with friendly_errors("The ROC curves"):
-            st.vega_lite_chart(spec=roc_chart(tf, tm), width="stretch", theme=None,
-                               alt="True-positive rate against false-positive rate of women "
-                                   "and men, with the point of each group's threshold")
+            show_spec(roc_chart(tf, tm), "True-positive rate against false-positive rate of "
+                                         "women and men, with the point of each group's "
+                                         "threshold",
+                      figure=lambda: plot_group_roc(tf, tm))
     with right:
         st.subheader("Per-group rates")
         if table is not None:

@@ -11,6 +11,9 @@ microseconds); MWEM's errors are read from the grid shipped in
 ``dpteach/data/many_queries_grid.npz`` (``scripts/precompute_many_queries.py``), which covers
 exactly these sliders, so no slider move runs MWEM. Both charts come from
 :mod:`dpteach.plots.many_queries`, cached per slider position and drawn by the browser.
+
+Both sliders are bound to the address (``?mq_k=100&mq_epsilon=0.1``); ``PRESETS`` are the
+lesson's prepared views.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from ..plots.many_queries import (
     crossover_data,
     crossover_epsilon_data,
 )
-from ._common import epsilon_slider, fmt, friendly_errors, log_slider, show_chart
+from ._common import epsilon_slider, fmt, friendly_errors, log_slider, show_chart, tradeoff
 
 #: the k slider's values (the grid's) and its default
 KS = CROSSOVER_KS
@@ -34,6 +37,14 @@ DEFAULT_K = 1000
 EPSILONS = CROSSOVER_EPSILONS
 DEFAULT_EPSILON = 1.0
 CHART_HEIGHT = 380
+
+#: The lesson's prepared views (widget key → value), offered above the page.
+PRESETS = {
+    "Few queries: k = 20": {"mq_k": 20, "mq_epsilon": 1.0},
+    "Many queries: k = 10,000": {"mq_k": 10_000, "mq_epsilon": 1.0},
+    "Small budget: ε = 0.1": {"mq_k": 1000, "mq_epsilon": 0.1},
+    "Large budget: ε = 10": {"mq_k": 1000, "mq_epsilon": 10.0},
+}
 LABELS = {
     "laplace": "Independent Laplace (ε/k each)",
     "gaussian": "Independent Gaussian (zCDP, δ = 1e-6)",
@@ -102,6 +113,10 @@ def render() -> None:
         f"Largest error as a **fraction of the {by_k.extra['n']:,.0f} people** "
         f"(0.01 = 1 %). At k = {k:,} and ε = {fmt(eps)}, among the two pure ε-DP methods "
         f"**{LABELS[winner].split(' (')[0]}** wins by a factor {ratio:.1f}.")
+    tradeoff(f"One budget ε = {fmt(eps)} pays for all {k:,} answers. Answered one by one, each "
+             f"gets ε/k = {fmt(eps / k, 3)}, so the noise grows with k (largest error "
+             f"{fmt(at['laplace'], 3)} of n); MWEM spends the budget on a synthetic dataset "
+             f"and answers every query from it (largest error {fmt(at['mwem'], 3)}).")
     left, right = st.columns(2)
     with left:
         show_chart(by_k, f"Largest error against the number of queries at ε = {fmt(eps)}, "

@@ -8,6 +8,9 @@ drawn by the browser (Vega-Lite).
 Speed: from a cold cache the slowest slider position costs about 15-20 ms of
 computation on one idle core (the σ and error views, 80 analytic σ calibrations);
 ``benchmarks/bench_app.py`` times every position.
+
+Every control is bound to the address (``?epsilon=0.1&delta=0&view=...``); ``PRESETS`` are
+the lesson's prepared views; the sensitivity folds away in presentation mode.
 """
 
 from __future__ import annotations
@@ -25,12 +28,15 @@ from ..plots.calibration import (
 )
 from ..plots.figure import FigureData
 from ._common import (
+    bound_radio,
     delta_slider,
     epsilon_slider,
     fmt,
     friendly_errors,
     log_slider,
+    secondary,
     show_chart,
+    tradeoff,
 )
 
 SENSITIVITIES = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
@@ -40,6 +46,18 @@ VIEWS = {
     "Privacy loss": "loss",
     "σ: classic vs analytic": "sigma",
     "Error vs ε": "error",
+}
+
+#: The lesson's prepared views (widget key → value), offered above the page.
+PRESETS = {
+    "ε = 0.1: strong privacy": {"epsilon": 0.1, "delta": 1e-5, "sensitivity": 1.0,
+                                "view": "Output densities"},
+    "ε = 10: weak privacy": {"epsilon": 10.0, "delta": 1e-5, "sensitivity": 1.0,
+                             "view": "Output densities"},
+    "Pure DP: δ = 0": {"epsilon": 1.0, "delta": 0.0, "sensitivity": 1.0,
+                       "view": "Privacy loss"},
+    "Classic vs analytic σ": {"epsilon": 0.5, "delta": 1e-5, "sensitivity": 1.0,
+                              "view": "σ: classic vs analytic"},
 }
 
 DELTA_ZERO_MESSAGE = (
@@ -200,15 +218,19 @@ def render() -> None:
     with c_delta:
         delta = delta_slider(help="Only the Gaussian mechanism uses δ. δ = 0 is pure ε-DP. "
                                   "Keep δ well below 1/n for a dataset of n people.")
-    with c_sens:
+    with c_sens, secondary("Sensitivity Δ"):
         sensitivity = log_slider("Sensitivity Δ", SENSITIVITIES, 1.0, key="sensitivity",
                                  caption="← a person changes the answer less | more →",
                                  help="Largest change of the query's answer when one "
                                       "person's data is added or removed.")
 
     _metrics(sensitivity, epsilon, delta)
+    b = laplace_scale(sensitivity, epsilon)
+    tradeoff(f"Smaller ε is more private and noisier. At ε = {fmt(epsilon)} a Laplace answer "
+             f"is off by Δ/ε = {fmt(b)} on average; ten times more private (ε = "
+             f"{fmt(epsilon / 10)}) means ten times that error, {fmt(10 * b)}.")
 
-    label = st.radio("Show", list(VIEWS), horizontal=True, key="view")
+    label = bound_radio("Show", list(VIEWS), horizontal=True, key="view")
     view = VIEWS[label]
     figures = _figures(view, sensitivity, epsilon, delta)
     if not figures:

@@ -12,6 +12,10 @@ Speed: the exact answer probabilities are one quadrature per class (about 1 ms f
 classes) and ε after k queries is one RDP curve per way, scaled by k and converted for
 about 120 k's (about 10 ms), so every slider position costs well under 100 ms from a cold
 cache.
+
+Every control is bound to the address (``?pate_agreement=0.55&pate_k=100``); ``PRESETS`` are
+the vote histograms of :data:`~dpteach.plots.pate.VOTE_PRESETS` (offered above the page); the
+ensemble's size, the classes, the other teachers' votes and δ fold away in presentation mode.
 """
 
 from __future__ import annotations
@@ -26,9 +30,23 @@ from ..plots.pate import (
     answer_distribution_data,
     answer_distribution_spec,
     pate_privacy_data,
+    plot_answer_distribution,
+    plot_vote_histogram,
     vote_histogram_spec,
 )
-from ._common import DELTAS, fmt, fmt_delta, friendly_errors, log_slider, show_chart
+from ._common import (
+    DELTAS,
+    bound_radio,
+    bound_slider,
+    fmt,
+    fmt_delta,
+    friendly_errors,
+    log_slider,
+    secondary,
+    show_chart,
+    show_spec,
+    tradeoff,
+)
 
 TEACHERS = (50, 500, 250, 10)            # the teachers slider: min, max, default, step
 CLASSES = (2, 10, 10)                    # the classes slider: min, max, default
@@ -44,12 +62,10 @@ DEFAULT_PRESET = "clear winner"
 REST_LABELS = {"spread": "spread evenly over the other classes",
                "runner-up": "all for one runner-up class"}
 
-
-def _apply_preset(name: str) -> None:
-    """Button callback: set the agreement slider and the "other teachers" radio."""
-    agreement, rest = VOTE_PRESETS[name]
-    st.session_state["pate_agreement"] = agreement
-    st.session_state["pate_rest"] = REST_LABELS[rest]
+#: The lesson's prepared views: the preset histograms (the agreement slider and the
+#: "other teachers" choice; the other sliders stay as they are).
+PRESETS = {name: {"pate_agreement": agreement, "pate_rest": REST_LABELS[rest]}
+           for name, (agreement, rest) in VOTE_PRESETS.items()}
 
 
 @st.cache_data(show_spinner=False, max_entries=1024)
@@ -81,30 +97,34 @@ def privacy_chart(votes: tuple[int, ...], threshold: float, sigma1: float, sigma
 
 
 def _controls() -> dict:
-    st.session_state.setdefault("pate_agreement", VOTE_PRESETS[DEFAULT_PRESET][0])
-    st.session_state.setdefault("pate_rest", REST_LABELS[VOTE_PRESETS[DEFAULT_PRESET][1]])
+    default_agreement, default_rest = VOTE_PRESETS[DEFAULT_PRESET]
+    rests = list(REST_LABELS.values())
     c_votes, c_ensemble, c_noise = st.columns(3)
     with c_votes:
-        agreement = st.slider("Agreement: share of teachers voting for class 0", AGREEMENTS[0],
-                              AGREEMENTS[1], step=AGREEMENTS[2], key="pate_agreement",
-                              format="%.2f",
-                              help="Class 0 gets this share of the votes (rounded to whole "
-                                   "teachers); it must stay the plurality.")
-        st.caption("← teachers disagree | teachers agree →")
-        rest_label = st.radio("The other teachers vote", list(REST_LABELS.values()),
-                              key="pate_rest", horizontal=True)
+        agreement = bound_slider("Agreement: share of teachers voting for class 0",
+                                 AGREEMENTS[0], AGREEMENTS[1], default_agreement, AGREEMENTS[2],
+                                 key="pate_agreement", format="%.2f",
+                                 caption="← teachers disagree | teachers agree →",
+                                 help="Class 0 gets this share of the votes (rounded to whole "
+                                      "teachers); it must stay the plurality.")
+        with secondary("The other teachers' votes"):
+            rest_label = bound_radio("The other teachers vote", rests, key="pate_rest",
+                                     index=rests.index(REST_LABELS[default_rest]),
+                                     horizontal=True)
     with c_ensemble:
-        teachers = st.slider("Number of teachers", TEACHERS[0], TEACHERS[1], TEACHERS[2],
-                             TEACHERS[3], key="pate_teachers",
-                             help="Each teacher is trained on its own part of the private data "
-                                  "and casts one vote per query.")
-        classes = st.slider("Number of classes", CLASSES[0], CLASSES[1], CLASSES[2],
-                            key="pate_classes")
-        threshold = st.slider("Threshold T", THRESHOLDS[0], THRESHOLDS[1], THRESHOLDS[2],
-                              THRESHOLDS[3], key="pate_threshold",
-                              help="Confident-GNMax answers only if the largest count plus "
-                                   "N(0, σ₁²) noise reaches T.")
-        st.caption("higher T → fewer answers, each more likely to be the plurality")
+        with secondary("Teachers and classes"):
+            teachers = bound_slider("Number of teachers", TEACHERS[0], TEACHERS[1],
+                                    TEACHERS[2], TEACHERS[3], key="pate_teachers",
+                                    help="Each teacher is trained on its own part of the "
+                                         "private data and casts one vote per query.")
+            classes = bound_slider("Number of classes", CLASSES[0], CLASSES[1], CLASSES[2], 1,
+                                   key="pate_classes")
+        threshold = bound_slider("Threshold T", THRESHOLDS[0], THRESHOLDS[1], THRESHOLDS[2],
+                                 THRESHOLDS[3], key="pate_threshold",
+                                 caption="higher T → fewer answers, each more likely to be the "
+                                         "plurality",
+                                 help="Confident-GNMax answers only if the largest count plus "
+                                      "N(0, σ₁²) noise reaches T.")
     with c_noise:
         sigma1 = log_slider("Threshold noise σ₁", SIGMA1S, 150.0, key="pate_sigma1",
                             format_func=lambda s: f"{s:g}",
@@ -120,17 +140,6 @@ def _controls() -> dict:
                 classes=int(classes), threshold=float(threshold), sigma1=sigma1, sigma2=sigma2)
 
 
-def _preset_buttons() -> None:
-    cols = st.columns([1.2] + [1] * len(VOTE_PRESETS))
-    cols[0].markdown("**Preset histograms:**")
-    for col, name in zip(cols[1:], VOTE_PRESETS):
-        agreement, rest = VOTE_PRESETS[name]
-        col.button(name, key=f"pate_preset_{name.replace(' ', '_')}", on_click=_apply_preset,
-                   args=(name,), width="stretch",
-                   help=f"{agreement:.0%} of the teachers for class 0, the others "
-                        f"{REST_LABELS[rest]}")
-
-
 def render() -> None:
     st.title("PATE votes")
     st.markdown(
@@ -143,7 +152,6 @@ def render() -> None:
         "**data-dependent** analysis charges far less privacy than the "
         "**data-independent** one."
     )
-    _preset_buttons()
     c = _controls()
     votes = None
     with friendly_errors("The vote histogram"):
@@ -157,16 +165,16 @@ def render() -> None:
     with left:
         st.subheader("The teachers' votes")
         with friendly_errors("The vote histogram"):
-            st.vega_lite_chart(spec=histogram_chart(key, c["threshold"]), width="stretch",
-                               theme=None, alt="Bar chart of the votes per class with the "
-                                               "threshold T")
+            show_spec(histogram_chart(key, c["threshold"]),
+                      "Bar chart of the votes per class with the threshold T",
+                      figure=lambda: plot_vote_histogram(np.array(key), c["threshold"]))
     extra = None
     with right:
         st.subheader("The aggregator's answer")
         with friendly_errors("The answer's distribution"):
             spec, extra = answer_chart(*args)
-            st.vega_lite_chart(spec=spec, width="stretch", theme=None,
-                               alt="Probability of each answer of Confident-GNMax and GNMax")
+            show_spec(spec, "Probability of each answer of Confident-GNMax and GNMax",
+                      figure=lambda: plot_answer_distribution(np.array(key), *args[1:]))
     if extra is not None:
         m1, m2, m3, m4 = st.columns(4, border=True)
         m1.metric("P(threshold passes)", fmt(extra["p_answer"]),
@@ -182,7 +190,7 @@ def render() -> None:
 
     st.subheader("The privacy cost of such queries")
     c_delta, c_k = st.columns(2)
-    with c_delta:
+    with c_delta, secondary("δ"):
         delta = log_slider("δ", PATE_DELTAS, 1e-5, key="pate_delta", format_func=fmt_delta,
                            help="The failure probability of the (ε, δ) guarantee.")
     with c_k:
@@ -199,6 +207,12 @@ def render() -> None:
                   help="Thm 6 of Papernot et al. 2018 from these votes: NOT publishable.")
         m3.metric("ε after k queries (data-independent)", fmt(at["data-independent"]))
         m4.metric("ε after k queries (data-dependent)", fmt(at["data-dependent"]))
+        answered = f", answered with the plurality {fmt(extra['confident_plurality'], 3)} of " \
+                   "the time" if extra is not None else ""
+        tradeoff(f"More noise (σ₁ = {fmt(c['sigma1'])}, σ₂ = {fmt(c['sigma2'])}) makes each "
+                 f"answer cheaper in privacy and less reliable{answered}. After k = {k:,} "
+                 f"such queries: ε = {fmt(at['data-independent'])} (data-independent), "
+                 f"{fmt(at['data-dependent'])} if the teachers' agreement may be used.")
         show_chart(data, f"Total ε against the number of queries k, marked at k = {k:,}")
         st.caption(
             "Both ways charge every query the threshold step and GNMax with the probability "

@@ -16,6 +16,9 @@ Speed: the toy models are fitted once per slider position (:func:`toy_view`,
 chart and the accuracy caption are made from them; the Adult curve is computed
 once per server process behind a spinner (a few seconds, :func:`adult_curve`) and
 its parameters are not sliders, so a slider move costs one toy fit at most.
+
+Every control is bound to the address (``?erm_epsilon=0.1&erm_n=2000``); ``PRESETS`` are the
+lesson's prepared views; Λ and R fold away in presentation mode.
 """
 
 from __future__ import annotations
@@ -29,7 +32,18 @@ from ..datasets import TOY_DATA_NORM, adult_arrays
 from ..learning import erm
 from ..learning.erm_experiments import ToyFits, accuracy_vs_epsilon, toy_fits
 from ..plots.erm import accuracy_curve_data, toy_boundaries_data
-from ._common import epsilon_slider, fmt, friendly_errors, log_slider, show_chart
+from ._common import (
+    bound_number_input,
+    bound_radio,
+    bound_select_slider,
+    epsilon_slider,
+    fmt,
+    friendly_errors,
+    log_slider,
+    secondary,
+    show_chart,
+    tradeoff,
+)
 
 N_FITS = 8
 TOY_DIM = 3                      # two features + the intercept coordinate
@@ -41,6 +55,19 @@ ADULT_LAM = 1e-4
 ADULT_EPSILONS = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
 ADULT_TRIALS = {"objective": 5, "output": 20}
 ADULT_SEED = 2011
+OBJECTIVE, OUTPUT = METHODS
+
+#: The lesson's prepared views (widget key → value), offered above the page.
+PRESETS = {
+    "ε = 0.1: strong privacy": {"erm_method": OBJECTIVE, "erm_n": 200, "erm_epsilon": 0.1,
+                                "erm_lam": 1e-3},
+    "ε = 10: weak privacy": {"erm_method": OBJECTIVE, "erm_n": 200, "erm_epsilon": 10.0,
+                             "erm_lam": 1e-3},
+    "More data: n = 2,000": {"erm_method": OBJECTIVE, "erm_n": 2000, "erm_epsilon": 0.1,
+                             "erm_lam": 1e-3},
+    "Output perturbation, ε = 1": {"erm_method": OUTPUT, "erm_n": 200, "erm_epsilon": 1.0,
+                                   "erm_lam": 1e-3},
+}
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
@@ -117,6 +144,10 @@ def _toy_section(method: str, epsilon: float, lam: float, n: int, data_norm: flo
             show_chart(view["figure"], f"Decision boundaries of {N_FITS} private fits and the "
                                        "non-private fit", height=460)
         acc = np.array(summary["private"])
+        tradeoff(f"At ε = {fmt(epsilon)} the {N_FITS} private fits reach {acc.mean():.0%} "
+                 f"training accuracy on average (worst {acc.min():.0%}), against "
+                 f"{summary['base']:.0%} without privacy. Smaller ε, noisier boundaries; more "
+                 f"data (n) shrinks the noise.")
         notes.caption(f"Training accuracy: non-private {summary['base']:.1%}; the {N_FITS} "
                       f"private fits {acc.min():.1%}–{acc.max():.1%} (mean {acc.mean():.1%}). "
                       f"{summary['clipped']} of {n} points lie beyond R = {data_norm:g} and are "
@@ -159,20 +190,20 @@ def render() -> None:
         "one (dashed) on 2-D toy data.")
     c1, c2, c3 = st.columns(3)
     with c1:
-        method = METHODS[st.radio("Algorithm", list(METHODS), key="erm_method")]
-        n = int(st.select_slider("Training points n", NS, value=200, key="erm_n",
-                                 help="The noise shrinks like 1/n (output perturbation: "
-                                      "β = nΛε/2)."))
+        method = METHODS[bound_radio("Algorithm", list(METHODS), key="erm_method")]
+        n = int(bound_select_slider("Training points n", NS, 200, key="erm_n",
+                                    help="The noise shrinks like 1/n (output perturbation: "
+                                         "β = nΛε/2)."))
     with c2:
         epsilon = epsilon_slider(key="erm_epsilon")
-    with c3:
+    with c3, secondary("Regularisation Λ and norm bound R"):
         lam = log_slider("Regularisation Λ", LAMS, 1e-3, key="erm_lam",
                          caption="← less bias, more noise | more bias, less noise →",
                          help="J(w) = mean loss + (Λ/2)‖w‖². scikit-learn's C is 1/(nΛ).")
-        data_norm = st.number_input("Row-norm bound R", min_value=0.0, max_value=20.0,
-                                    value=float(TOY_DATA_NORM), step=0.5, key="erm_R",
-                                    help="Public bound on ‖x‖: rows are divided by R, longer "
-                                         "rows clipped to norm R. Must be > 0.")
+        data_norm = bound_number_input("Row-norm bound R", min_value=0.0, max_value=20.0,
+                                       value=float(TOY_DATA_NORM), step=0.5, key="erm_R",
+                                       help="Public bound on ‖x‖: rows are divided by R, longer "
+                                            "rows clipped to norm R. Must be > 0.")
     _toy_section(method, epsilon, lam, n, float(data_norm))
     _adult_section(epsilon)
     st.caption("K. Chaudhuri, C. Monteleoni, A. D. Sarwate, *Differentially private empirical "

@@ -11,6 +11,10 @@ Speed: the histogram's 2,000 surveys are drawn as Binomial(n, λ) counts of "yes
 reports (``simulation="binomial"``, which gives exactly the distribution of simulating
 every report, :func:`~dpteach.randomized_response.simulate_rr_estimates`), so every
 slider position costs a few milliseconds from a cold cache, for every n.
+
+Every control is bound to the address (``?rr_gamma=0.1&rr_n=10000``); ``PRESETS`` are the
+lesson's prepared views; the parametrisation and the true rate fold away in presentation
+mode.
 """
 
 from __future__ import annotations
@@ -21,7 +25,11 @@ import numpy as np
 import streamlit as st
 
 from ..plots.figure import FigureData
-from ..plots.randomized_response import rr_estimator_data, rr_probabilities_spec
+from ..plots.randomized_response import (
+    plot_rr_probabilities,
+    rr_estimator_data,
+    rr_probabilities_spec,
+)
 from ..randomized_response import (
     randomized_response,
     rr_epsilon_from_gamma,
@@ -30,11 +38,17 @@ from ..randomized_response import (
     rr_std_error,
 )
 from ._common import (
+    PRIVACY_CAPTION,
+    bound_radio,
+    bound_slider,
     epsilon_slider,
     fmt,
     friendly_errors,
     log_slider,
+    secondary,
     show_chart,
+    show_spec,
+    tradeoff,
 )
 
 GAMMAS = tuple(round(0.01 * i, 2) for i in range(1, 50))      # the γ slider's positions
@@ -46,20 +60,32 @@ HISTOGRAM_SEED = 0       # the histogram is the same picture each time for the s
 BY_EPSILON = "ε (privacy loss)"
 BY_GAMMA = "γ (truth bias)"
 
+#: The lesson's prepared views (widget key → value), offered above the page.
+PRESETS = {
+    "Coin flips (γ = ¼)": {"rr_parametrisation": BY_GAMMA, "rr_gamma": 0.25, "rr_n": 1000,
+                           "rr_rate": 0.3},
+    "ε = 0.1, n = 1,000": {"rr_parametrisation": BY_EPSILON, "rr_epsilon": 0.1,
+                           "rr_n": 1000, "rr_rate": 0.3},
+    "ε = 0.1, n = 100,000": {"rr_parametrisation": BY_EPSILON, "rr_epsilon": 0.1,
+                             "rr_n": 100_000, "rr_rate": 0.3},
+    "ε = 10: barely private": {"rr_parametrisation": BY_EPSILON, "rr_epsilon": 10.0,
+                               "rr_n": 1000, "rr_rate": 0.3},
+}
+
 
 def _privacy_controls() -> dict:
     """Radio + slider; returns {"gamma": γ} or {"epsilon": ε}."""
-    how = st.radio("Set the privacy level by", [BY_GAMMA, BY_EPSILON], horizontal=True,
-                   key="rr_parametrisation",
-                   help="Each respondent tells the truth with probability ½ + γ and lies "
-                        "otherwise; this is ε-DP with ε = ln((½ + γ)/(½ − γ)).")
+    with secondary("Privacy parameter"):
+        how = bound_radio("Set the privacy level by", [BY_GAMMA, BY_EPSILON], horizontal=True,
+                          key="rr_parametrisation",
+                          help="Each respondent tells the truth with probability ½ + γ and "
+                               "lies otherwise; this is ε-DP with ε = ln((½ + γ)/(½ − γ)).")
     if how == BY_EPSILON:
         return {"epsilon": epsilon_slider(key="rr_epsilon", value=1.0)}
-    gamma = st.slider("γ (truth told with probability ½ + γ)", GAMMAS[0],
-                      GAMMAS[-1], 0.25, 0.01, key="rr_gamma", format="%.2f",
-                      help="γ = ¼ is the coin-flip protocol: flip a coin; heads, answer "
-                           "truthfully; tails, flip again and answer 'yes' on heads.")
-    st.caption("← more private | less private →")
+    gamma = bound_slider("γ (truth told with probability ½ + γ)", GAMMAS[0], GAMMAS[-1], 0.25,
+                         0.01, key="rr_gamma", format="%.2f", caption=PRIVACY_CAPTION,
+                         help="γ = ¼ is the coin-flip protocol: flip a coin; heads, answer "
+                              "truthfully; tails, flip again and answer 'yes' on heads.")
     return {"gamma": round(float(gamma), 2)}
 
 
@@ -99,9 +125,9 @@ def render() -> None:
     with c_n:
         n = int(log_slider("Respondents n", SIZES, 1000, key="rr_n", format_func=str,
                            caption="more respondents → smaller error"))
-    with c_rate:
-        true_rate = float(st.slider("True rate π of 'yes' in the population", 0.0, 1.0, 0.3,
-                                    0.01, key="rr_rate"))
+    with c_rate, secondary("True rate π"):
+        true_rate = float(bound_slider("True rate π of 'yes' in the population", 0.0, 1.0, 0.3,
+                                       0.01, key="rr_rate"))
         true_rate = round(true_rate, 2)
 
     if "gamma" in privacy:
@@ -120,11 +146,18 @@ def render() -> None:
     m4.metric("Standard error of π̂", fmt(se, 3),
               help="√(λ(1−λ)/n)/(2γ), λ = P(report 'yes') = (½+γ)π + (½−γ)(1−π).")
     if plain > 0:
+        equivalent = max(1, round(n * (plain / se) ** 2))
         st.markdown(
             f"Without randomization the standard error would be √(π(1−π)/n) = "
             f"**{fmt(plain, 3)}**: privacy multiplies it by **{fmt(se / plain, 3)}**, so this "
             f"survey is as accurate as a non-private one with about "
-            f"**{max(1, round(n * (plain / se) ** 2)):,}** respondents.")
+            f"**{equivalent:,}** respondents.")
+        tradeoff(f"The more private the answers (smaller ε), the more respondents the same "
+                 f"accuracy needs. At ε = {fmt(epsilon, 3)}, these {n:,} private answers are "
+                 f"worth about {equivalent:,} honest ones.")
+    else:
+        tradeoff(f"The more private the answers (smaller ε = {fmt(epsilon, 3)}), the larger the "
+                 f"error of the estimate: here its standard error is {fmt(se, 3)}.")
 
     left, right = st.columns(2)
     with left:
@@ -150,9 +183,9 @@ def render() -> None:
                        "The interval is the normal approximation π̂ ± 1.96 · (estimated SE).")
         gamma_arg, epsilon_arg = privacy.get("gamma"), privacy.get("epsilon")
         with friendly_errors("The response probabilities"):
-            st.vega_lite_chart(spec=probabilities_chart(gamma_arg, epsilon_arg),
-                               width="stretch", theme=None,
-                               alt="Probability of each report given the true answer")
+            show_spec(probabilities_chart(gamma_arg, epsilon_arg),
+                      "Probability of each report given the true answer",
+                      figure=lambda: plot_rr_probabilities(gamma_arg, epsilon_arg))
     with right:
         st.subheader(f"The estimate over {N_TRIALS:,} surveys")
         with friendly_errors("The histogram"):

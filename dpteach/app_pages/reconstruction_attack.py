@@ -39,7 +39,16 @@ from ..attacks.reconstruction import (
 from ..plots import PALETTE
 from ..plots.figure import FigureData, Rule, Series
 from ..plots.reconstruction import recovery_vs_epsilon_data, recovery_vs_noise_data
-from ._common import PRIVACY_CAPTION, fmt, friendly_errors, log_slider, show_chart
+from ._common import (
+    PRIVACY_CAPTION,
+    bound_radio,
+    fmt,
+    friendly_errors,
+    log_slider,
+    secondary,
+    show_chart,
+    tradeoff,
+)
 
 #: the shipped table (``scripts/precompute_attack_tables.py``)
 RECONSTRUCTION_TABLE = "reconstruction_page.npz"
@@ -68,6 +77,19 @@ COLOURS = (PALETTE["blue"], PALETTE["orange"], PALETTE["green"])
 #: seed of the table's attacks: ``default_rng((SEED, n, k))``
 SEED = 20031111
 CHART_HEIGHT = 380
+
+#: The lesson's prepared views (widget key → value), offered above the page.
+PRESETS = {
+    "Accurate answers: c = 0.1": {"rec_n": 100, "rec_k": 400, "rec_noise": "bounded",
+                                  "rec_c": 0.1, "rec_decoder": "least_squares"},
+    "Noisy answers: c = 3": {"rec_n": 100, "rec_k": 400, "rec_noise": "bounded",
+                             "rec_c": 3.0, "rec_decoder": "least_squares"},
+    "DP answers, ε = 1 in total": {"rec_n": 100, "rec_k": 400, "rec_noise": "dp_laplace",
+                                   "rec_epsilon": 1.0, "rec_decoder": "least_squares"},
+    "DP answers, ε = 1,000 in total": {"rec_n": 100, "rec_k": 400,
+                                       "rec_noise": "dp_laplace", "rec_epsilon": 1000.0,
+                                       "rec_decoder": "least_squares"},
+}
 
 
 def attack_kwargs(n: int, k: int, noise: str, level: float, decoder: str) -> dict:
@@ -250,8 +272,8 @@ def _controls() -> tuple[int, int, str, float, str]:
                            help="Each query asks for the sum of the bits of a random half of "
                                 "the people."))
     with c_noise:
-        noise = st.radio("Noise on each answer", NOISES, key="rec_noise",
-                         format_func=NOISE_LABELS.get)
+        noise = bound_radio("Noise on each answer", NOISES, key="rec_noise",
+                            format_func=NOISE_LABELS.get)
         if noise == "bounded":
             level = log_slider("Error size c (E = c·√n)", RELATIVE_NOISE, DEFAULT_C,
                                key="rec_c", format_func=lambda c: f"{c:g}",
@@ -263,12 +285,12 @@ def _controls() -> tuple[int, int, str, float, str]:
                                caption=PRIVACY_CAPTION,
                                help="The privacy budget for ALL answers together; each answer "
                                     "gets a share of it, so its noise grows with k.")
-    with c_decoder:
-        decoder = st.radio("Attacker's decoder", DECODERS, key="rec_decoder",
-                           format_func=DECODER_LABELS.get,
-                           help="Least squares: the best fit to the answers. The LPs find bits "
-                                "in [0, 1] whose answers are closest in the largest or the "
-                                "total error, then round.")
+    with c_decoder, secondary("Attacker's decoder"):
+        decoder = bound_radio("Attacker's decoder", DECODERS, key="rec_decoder",
+                              format_func=DECODER_LABELS.get,
+                              help="Least squares: the best fit to the answers. The LPs find "
+                                   "bits in [0, 1] whose answers are closest in the largest or "
+                                   "the total error, then round.")
     return n, k, noise, float(level), decoder
 
 
@@ -313,6 +335,12 @@ def render() -> None:
     with friendly_errors("This decoder"):
         fraction = fraction_at(n, k, noise, level, decoder)
     _metrics(n, k, noise, level, fraction)
+    if fraction is not None:
+        how = (f"answers off by up to c·√n = {fmt(level * math.sqrt(n), 3)}"
+               if noise == "bounded" else f"answers that are ε = {level:g}-DP in total")
+        tradeoff(f"From k = {k:,} {how}, the attacker recovers {fraction:.0%} of the {n} "
+                 f"secret bits (a coin flip gets 50%). More accurate answers or more of them "
+                 f"give the database away; a small total ε keeps it near a coin flip.")
     by_noise, by_k = view(n, k, noise, level, decoder)
     left, right = st.columns(2)
     what = "error size c" if noise == "bounded" else "total ε"
