@@ -135,16 +135,41 @@ def _quoted(text: str) -> str:
     return f"`{text[:40]}{'…' if len(text) > 40 else ''}`"
 
 
-def _url_binding(key: str, label: str, accepts: Callable[[str], bool], default: str) -> str | None:
+def _write_set_value(key: str, accepts: Callable[[str], bool], default: str,
+                     text_of: Callable[[Any], str]) -> None:
+    """Put a value set through ``st.session_state`` (a preset) into the address, for a
+    widget that is not bound yet in this session (it was not drawn in the last run).
+
+    Streamlit writes a programmatic value to the address only for a widget that was
+    already drawn; a widget that appears because of the same preset (the ε slider that
+    shows only for DP noise) would keep its value out of the address and out of a
+    copied link. A widget that is bound already refuses the write, and Streamlit keeps
+    its address in step itself.
+    """
+    if key not in st.session_state or key in st.query_params:
+        return
+    text = text_of(st.session_state[key])
+    if not isinstance(text, str) or text == default or not accepts(text):
+        return
+    with contextlib.suppress(StreamlitAPIException):      # bound: Streamlit's own sync
+        st.query_params[key] = text
+
+
+def _url_binding(key: str, label: str, accepts: Callable[[str], bool], default: str,
+                 text_of: Callable[[Any], str]) -> str | None:
     """``bind`` for a widget in this run, after checking the link's value for ``key``.
 
     A value the widget can take (or none) → bind, and Streamlit starts the widget from
     it. Anything else → a note, the parameter is dropped from the address, and the
     widget is drawn unbound with its default this once (bound again from the next run),
-    so the page shows the default and never a traceback.
+    so the page shows the default and never a traceback. ``text_of`` writes a value as
+    the address holds it (for :func:`_write_set_value`).
     """
     values = st.query_params.get_all(key)
-    if not values or (len(values) == 1 and accepts(values[0])):
+    if not values:
+        _write_set_value(key, accepts, default, text_of)
+        return BIND
+    if len(values) == 1 and accepts(values[0]):
         return BIND
     try:
         del st.query_params[key]
@@ -174,7 +199,7 @@ def bound_select_slider(label: str, options: Sequence, value, *, key: str,
     if value not in options:
         raise ParameterError(f"value={value!r} is not one of the slider options {options}")
     texts = {format_func(o) for o in options}
-    bind = _url_binding(key, label, texts.__contains__, format_func(value))
+    bind = _url_binding(key, label, texts.__contains__, format_func(value), format_func)
     chosen = st.select_slider(label, options=options, value=value, key=key, help=help,
                               format_func=format_func, bind=bind)
     _record(key, chosen, None if chosen == value else format_func(chosen))
@@ -206,7 +231,7 @@ def bound_slider(label: str, min_value, max_value, value, step, *, key: str,
         i = (v - min_value) / step
         return abs(i - round(i)) <= 1e-6
 
-    bind = _url_binding(key, label, accepts, _number_text(value))
+    bind = _url_binding(key, label, accepts, _number_text(value), _number_text)
     chosen = st.slider(label, min_value, max_value, value, step, key=key, format=format,
                        help=help, bind=bind)
     _record(key, chosen, None if chosen == value else _number_text(chosen))
@@ -226,7 +251,7 @@ def bound_number_input(label: str, *, min_value: float, max_value: float, value:
             return False
         return math.isfinite(v) and min_value <= v <= max_value
 
-    bind = _url_binding(key, label, accepts, _number_text(value))
+    bind = _url_binding(key, label, accepts, _number_text(value), _number_text)
     chosen = st.number_input(label, min_value=min_value, max_value=max_value, value=value,
                              step=step, key=key, help=help, bind=bind)
     _record(key, chosen, None if chosen == value else _number_text(chosen))
@@ -239,7 +264,8 @@ def bound_radio(label: str, options: Sequence, *, key: str, index: int = 0,
     """``st.radio`` bound to ``?key=<format_func(option)>``; the default is ``options[index]``."""
     options = list(options)
     texts = {format_func(o) for o in options}
-    bind = _url_binding(key, label, texts.__contains__, format_func(options[index]))
+    bind = _url_binding(key, label, texts.__contains__, format_func(options[index]),
+                        format_func)
     chosen = st.radio(label, options, index=index, key=key, format_func=format_func,
                       horizontal=horizontal, help=help, bind=bind)
     _record(key, chosen, None if chosen == options[index] else format_func(chosen))
@@ -251,7 +277,8 @@ def bound_selectbox(label: str, options: Sequence, *, key: str, index: int = 0,
     """``st.selectbox`` bound to ``?key=<format_func(option)>``; default ``options[index]``."""
     options = list(options)
     texts = {format_func(o) for o in options}
-    bind = _url_binding(key, label, texts.__contains__, format_func(options[index]))
+    bind = _url_binding(key, label, texts.__contains__, format_func(options[index]),
+                        format_func)
     chosen = st.selectbox(label, options, index=index, key=key, format_func=format_func,
                           help=help, bind=bind)
     _record(key, chosen, None if chosen == options[index] else format_func(chosen))
@@ -261,7 +288,7 @@ def bound_selectbox(label: str, options: Sequence, *, key: str, index: int = 0,
 def bound_toggle(label: str, value: bool = False, *, key: str, help: str | None = None) -> bool:
     """``st.toggle`` bound to ``?key=true`` / ``?key=false``."""
     bind = _url_binding(key, label, lambda t: t.lower() in ("true", "false"),
-                        str(value).lower())
+                        str(value).lower(), lambda v: str(bool(v)).lower())
     chosen = bool(st.toggle(label, value=value, key=key, help=help, bind=bind))
     _record(key, chosen, None if chosen == value else str(chosen).lower())
     return chosen
