@@ -17,7 +17,9 @@ Adding a page
    key → value): the lesson's prepared views, offered above the page.
 2. Add ONE line to ``PAGES`` below: ``(title, module, icon)``. The URL of the
    page is the last part of the module name with ``_`` replaced by ``-``
-   (``dpteach.app_pages.noise_calibration`` → ``/noise-calibration``).
+   (``dpteach.app_pages.many_queries`` → ``/many-queries``), except for the first
+   page, which Streamlit serves at ``/`` only (``/noise-calibration`` shows "Page not
+   found" over it).
 3. Add a test in ``tests/test_app_<name>.py`` (see ``tests/test_app_basics.py``);
    ``tests/test_app_url_state.py`` and ``tests/test_browser_classroom.py`` cover
    every page of ``PAGES`` (links, presets, presentation mode) by themselves.

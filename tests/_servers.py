@@ -164,3 +164,12 @@ def chromium_page(viewport=(1400, 1000)):
             yield page
         finally:
             browser.close()
+@contextlib.contextmanager
+def screenshot_on_failure(page, path):
+    """Save what the browser showed when a check failed (path in the message)."""
+    try:
+        yield
+    except Exception as exc:
+        with contextlib.suppress(Exception):
+            page.screenshot(path=path)
+        raise AssertionError(f"{exc}\n(screenshot: {path})") from exc

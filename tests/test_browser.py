@@ -16,15 +16,22 @@ on one worker, one after the other.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import shutil
 import sys
 
 import pytest
-
-from _servers import ROOT, Server, chromium_page, free_port, jupyter_env, jupyter_security_args
-from _servers import require_chromium, streamlit_args
+from _servers import (
+    ROOT,
+    Server,
+    chromium_page,
+    free_port,
+    jupyter_env,
+    jupyter_security_args,
+    require_chromium,
+    screenshot_on_failure,
+    streamlit_args,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -84,17 +91,6 @@ def test_app_epsilon_slider_with_keyboard(streamlit_url, tmp_path):
         expect(_metric(page, "σ classic")).not_to_have_text("n/a")
         expect(_chart_title(page, 1)).to_contain_text("ε = 0.7", timeout=30_000)
         page.screenshot(path=tmp_path / "app.png", full_page=True)
-
-
-@contextlib.contextmanager
-def screenshot_on_failure(page, path):
-    """Save what the browser showed when a check failed (path in the message)."""
-    try:
-        yield
-    except Exception as exc:
-        with contextlib.suppress(Exception):
-            page.screenshot(path=path)
-        raise AssertionError(f"{exc}\n(screenshot: {path})") from exc
 
 
 # ---------------------------------------------------------------- JupyterLab

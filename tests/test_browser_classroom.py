@@ -20,7 +20,6 @@ without /usr/bin/chromium the tests are skipped (and fail on CI).
 from __future__ import annotations
 
 import ast
-import contextlib
 import importlib
 import os
 import time
@@ -28,8 +27,15 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-
-from _servers import ROOT, Server, chromium_page, free_port, require_chromium, streamlit_args
+from _servers import (
+    ROOT,
+    Server,
+    chromium_page,
+    free_port,
+    require_chromium,
+    screenshot_on_failure,
+    streamlit_args,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -62,17 +68,6 @@ def app_url(tmp_path_factory):
         yield url
     finally:
         server.stop()
-
-
-@contextlib.contextmanager
-def screenshot_on_failure(page, path):
-    """Save what the browser showed when a check failed (path in the message)."""
-    try:
-        yield
-    except Exception as exc:
-        with contextlib.suppress(Exception):
-            page.screenshot(path=path)
-        raise AssertionError(f"{exc}\n(screenshot: {path})") from exc
 
 
 SETTLED = """(sel) => {

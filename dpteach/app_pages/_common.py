@@ -4,7 +4,7 @@ Widgets whose value lives in the address bar
     Every control of a page is made by one of the ``bound_*`` helpers below (or by
     :func:`log_slider`, :func:`epsilon_slider`, :func:`delta_slider`, which use them). Each
     is Streamlit's widget with ``bind="query-params"``: its ``key`` is the query
-    parameter, the widget starts from the link's value (``/noise-calibration?epsilon=0.1``)
+    parameter, the widget starts from the link's value (``/composition?eps0=0.5``)
     and the browser's address bar follows every move, so a copied address reopens exactly
     the view on the projector (values equal to the default are left out of the address,
     as Streamlit does). A value the widget cannot take (``?epsilon=banana``, ``?epsilon=0.25``
