@@ -326,6 +326,9 @@ def test_every_chart_has_a_download_button(title, module, path):
     buttons = at.download_button
     assert len(buttons) == len(at.get("vega_lite_chart")) > 0
     assert all(b.label == "Download this figure" for b in buttons)
+    # a PNG for slides (drawn by matplotlib from the same numbers), never the bare spec
+    assert all(b.proto.help.startswith("A PNG of this figure") for b in buttons), \
+        [b.proto.help for b in buttons]
 
 
 def _figure_data() -> FigureData:

@@ -516,7 +516,7 @@ def test_decision_boundary_spec_is_the_grid_in_the_palette():
 _SPEC_BAD_ARRAY = st.one_of(NON_FINITE_ARRAYS, NOT_NUMERIC)
 
 
-@pytest.mark.parametrize("arg,strategy", [
+_SPEC_BAD = [
     ("x0", st.one_of(_SPEC_BAD_ARRAY, st.sampled_from([[1.0], [2.0, 1.0, 3.0], [[0.0, 1.0]],
                                                        [0.0, 0.0, 1.0], [0.0, 1.0]]))),
     ("x1", st.one_of(_SPEC_BAD_ARRAY, st.sampled_from([[1.0], [3.0, 2.0, 1.0], [0.0, 1.0]]))),
@@ -526,15 +526,22 @@ _SPEC_BAD_ARRAY = st.one_of(NON_FINITE_ARRAYS, NOT_NUMERIC)
     ("y", st.one_of(NOT_NUMERIC, st.sampled_from([[0, 1], [0, 1, 2, 0], np.full(4, np.nan)]))),
     ("title", st.sampled_from([1, b"x", ["x"], True, object()])),
     ("height", bad_int(50, 2000)),
-])
-def test_decision_boundary_spec_rejects_bad_values(arg, strategy):
-    from dpteach.plots.dpsgd import decision_boundary_spec
+]
+
+
+@pytest.mark.parametrize("name,arg,strategy", [
+    (name, arg, strategy) for name in ("decision_boundary_spec", "plot_probability_grid")
+    for arg, strategy in _SPEC_BAD
+    if not (name == "plot_probability_grid" and arg == "height")])   # a figure has no height
+def test_decision_boundary_spec_rejects_bad_values(name, arg, strategy):
+    # plot_probability_grid is the matplotlib twin (the app's PNG): the same checks
+    from dpteach.plots import dpsgd
 
     grid = np.linspace(-1.0, 1.0, 3)
     valid = {"x0": grid, "x1": grid, "p": np.full((3, 3), 0.5),
              "X": np.array([[0.0, 0.0], [1.0, 1.0], [0.5, -0.5], [-1.0, 0.2]]),
              "y": np.array([0, 1, 1, 0])}
-    assert_rejects_bad_values(decision_boundary_spec, valid, arg, strategy)
+    assert_rejects_bad_values(getattr(dpsgd, name), valid, arg, strategy)
 
 
 @pytest.mark.parametrize("arg,strategy", [

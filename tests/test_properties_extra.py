@@ -290,7 +290,7 @@ _ELSEWHERE = {
         "dpteach.learning.dpsgd": ["poisson_sample", "steps_per_epoch",
                                    "privatize_gradient_sum", "dp_sgd_gradient"],
         "dpteach.plots.dpsgd": ["grad_norm_histogram_data", "training_history_data",
-                                "decision_boundary_spec"],
+                                "decision_boundary_spec", "plot_probability_grid"],
     },
     "test_pate_learning.py": {
         "dpteach.learning.pate": [

@@ -29,6 +29,7 @@ from ..plots.dpsgd import (
     decision_boundary_spec,
     decision_grid,
     grad_norm_histogram_data,
+    plot_probability_grid,
     training_history_data,
 )
 from ._common import (
@@ -102,6 +103,7 @@ def train(sigma: float, clip, batch_size: int, epochs: int, seed: int) -> dict:
         "accuracy": clf.history_["accuracy"][-1],
         "history": history,
         "batch_min": int(clf.batch_sizes_.min()), "batch_max": int(clf.batch_sizes_.max()),
+        "boundary_title": f"P(class 1) after training ({spent})",
         "boundary": decision_boundary_spec(x0, x1, p, X, y,
                                            title=f"P(class 1) after training ({spent})"),
         "norms_chart": grad_norm_histogram_data(norms, clip, bins=HIST_BINS),
@@ -174,7 +176,10 @@ def render() -> None:
         left, right = st.columns(2)
         with left:
             st.subheader("Decision boundary")
-            show_spec(res["boundary"], "Decision boundary of the DP-SGD model on the toy data")
+            show_spec(res["boundary"], "Decision boundary of the DP-SGD model on the toy data",
+                      figure=lambda: plot_probability_grid(res["x0"], res["x1"], res["p"],
+                                                           *toy_data(),
+                                                           title=res["boundary_title"]))
         with right:
             st.subheader("Per-example gradient norms")
             show_chart(res["norms_chart"], "Histogram of per-example gradient norms before "

@@ -405,7 +405,8 @@ def plot_decision_boundary(clf, X, y, *, grid_size: int = 60, title: str | None 
     """P(class 1) of a fitted two-feature binary classifier as a filled contour, with the data.
 
     Draws :func:`decision_grid` (the same numbers as :func:`decision_boundary_spec`,
-    in the same colours: :data:`PROBABILITY_COLOURS`), with the line P = 0.5.
+    in the same colours: :data:`PROBABILITY_COLOURS`), with the line P = 0.5, by
+    :func:`plot_probability_grid`.
 
     Parameters
     ----------
@@ -418,10 +419,16 @@ def plot_decision_boundary(clf, X, y, *, grid_size: int = 60, title: str | None 
     ax : matplotlib Axes, optional
     """
     x0, x1, p = decision_grid(clf, X, grid_size)
-    X = np.asarray(X, dtype=float)
-    y = _check_labels(X, y)
-    if title is not None and not isinstance(title, str):
-        raise TypeError(f"title must be a string or None; got title={title!r:.60}")
+    return plot_probability_grid(x0, x1, p, X, y, title=title, ax=ax)
+
+
+def plot_probability_grid(x0, x1, p, X, y, *, title: str | None = None, ax=None):
+    """Draw P(class 1) on a grid (``p[j, i]`` at ``(x0[i], x1[j])``, as returned by
+    :func:`decision_grid`) as a filled contour with the line P = 0.5 and the points
+    ``X`` coloured by ``y``: the matplotlib twin of :func:`decision_boundary_spec`
+    (whose docstring gives the parameters), e.g. for a PNG of the app's chart.
+    """
+    x0, x1, p, X, y = _checked_grid(x0, x1, p, X, y, title)
     from matplotlib.colors import LinearSegmentedColormap
 
     fig, ax = new_axes(ax, figsize=(4.6, 4.0))
@@ -445,6 +452,32 @@ def _short(v: float) -> float:
     """``v`` to 5 significant digits (shorter JSON), unless rounding leaves the float range."""
     short = float(f"{v:.5g}")
     return short if np.isfinite(short) else float(v)
+
+
+def _checked_grid(x0, x1, p, X, y, title):
+    """The arguments of :func:`decision_boundary_spec` checked (by name) and as arrays."""
+    grid = []
+    for name, v in (("x0", x0), ("x1", x1)):
+        v = check_array(name, v, ndim=1, min_size=2)
+        if np.any(np.diff(v) <= 0):
+            raise ParameterError(f"{name} must be increasing; got {name} with "
+                                 f"min step {np.diff(v).min():.3g}")
+        grid.append(v)
+    x0, x1 = grid
+    p = check_array("p", p, ndim=2)
+    if p.shape != (x1.size, x0.size):
+        raise ParameterError(f"p must have shape (x1.size, x0.size) = {(x1.size, x0.size)}; got "
+                             f"p of shape {p.shape}")
+    if np.any((p < 0) | (p > 1)):
+        raise ParameterError(f"p must hold probabilities in [0, 1]; got p with min {p.min():.3g} "
+                             f"and max {p.max():.3g}")
+    X = check_array("X", X, ndim=2)
+    if X.shape[1] != 2:
+        raise ParameterError(f"X must have 2 columns; got shape {X.shape}")
+    y = _check_labels(X, y)
+    if title is not None and not isinstance(title, str):
+        raise TypeError(f"title must be a string or None; got title={title!r:.60}")
+    return x0, x1, p, X, y
 
 
 def decision_boundary_spec(x0, x1, p, X, y, *, title: str | None = None,
@@ -482,27 +515,7 @@ def decision_boundary_spec(x0, x1, p, X, y, *, title: str | None = None,
         on a regular grid each cell row holds its grid point, the browser computes the
         cell's edges).
     """
-    grid = []
-    for name, v in (("x0", x0), ("x1", x1)):
-        v = check_array(name, v, ndim=1, min_size=2)
-        if np.any(np.diff(v) <= 0):
-            raise ParameterError(f"{name} must be increasing; got {name} with "
-                                 f"min step {np.diff(v).min():.3g}")
-        grid.append(v)
-    x0, x1 = grid
-    p = check_array("p", p, ndim=2)
-    if p.shape != (x1.size, x0.size):
-        raise ParameterError(f"p must have shape (x1.size, x0.size) = {(x1.size, x0.size)}; got "
-                             f"p of shape {p.shape}")
-    if np.any((p < 0) | (p > 1)):
-        raise ParameterError(f"p must hold probabilities in [0, 1]; got p with min {p.min():.3g} "
-                             f"and max {p.max():.3g}")
-    X = check_array("X", X, ndim=2)
-    if X.shape[1] != 2:
-        raise ParameterError(f"X must have 2 columns; got shape {X.shape}")
-    y = _check_labels(X, y)
-    if title is not None and not isinstance(title, str):
-        raise TypeError(f"title must be a string or None; got title={title!r:.60}")
+    x0, x1, p, X, y = _checked_grid(x0, x1, p, X, y, title)
     height = check_int("height", height, minimum=50, maximum=2000)
     with np.errstate(over="ignore"):
         dx, dy = np.diff(x0) / 2, np.diff(x1) / 2
