@@ -12,7 +12,12 @@ correct mechanisms (:data:`CORRECT`)
     audited with the μ-GDP bound), ``"randomized_response"`` (bit 0 vs 1),
     ``"k_randomized_response"`` (k = 4, value 0 vs 1), ``"exponential_mechanism"`` and
     ``"report_noisy_max"`` (scores (1, 0, 0, 0) vs (0, 1, 1, 1), Δ = 1),
-    ``"sparse_vector"`` (AboveThreshold on answers (1, 1) vs (1, 2), threshold 1.5);
+    ``"sparse_vector"`` (AboveThreshold on answers (1, 1) vs (1, 2), threshold 1.5),
+    ``"snapping"`` (Mironov's snapping mechanism, [M12]_ Sec. 5.2, value 0 vs 1, Δ = 1,
+    clamped at 100 noise scales; it claims the ε his theorem proves, ε + ~1.3e-13) and
+    ``"gaussian_secure"`` (``secure=True``: exact discrete Gaussian noise, [CKS20]_, on integer
+    answers 0 vs 1; (ε, δ), audited at its δ with the plain bound: the discrete Gaussian's
+    privacy is not exactly that of continuous Gaussian noise, which the μ-GDP bound assumes);
 planted bugs (:data:`BUGS`, :mod:`dpteach.audit_bugs`)
     ``"laplace_half_scale"``, ``"rr_wrong_epsilon"``, ``"svt_no_query_noise"``, each the
     broken twin of a correct case (:data:`PLANTED_BUGS`; ``audit_case(name, bug=True)``);
@@ -33,6 +38,10 @@ References
    differential privacy. ACM CCS 2012.
 .. [LSL17] M. Lyu, D. Su and N. Li. Understanding the sparse vector technique
    for differential privacy. PVLDB 10(6): 637-648, 2017.
+.. [CKS20] C. Canonne, G. Kamath and T. Steinke. The discrete Gaussian for
+   differential privacy. NeurIPS 2020 (arXiv:2004.00010v3): Thm. 4 (adding N_ℤ(0, σ²) to
+   an integer answer of sensitivity Δ is ρ-zCDP with ρ = Δ²/(2σ²)), Thm. 7 (its exact δ(ε),
+   ``Σ_x max(0, P[x] − e^ε P[x + Δ])``) and Cor. 13 (zCDP to (ε, δ)).
 """
 
 from __future__ import annotations
@@ -43,6 +52,7 @@ from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
+from scipy import optimize
 
 from ._validation import (
     ParameterError,
@@ -54,17 +64,20 @@ from ._validation import (
     describe,
 )
 from .accounting.compare import gaussian_epsilon
+from .accounting.zcdp import rho_for_epsilon
 from .attacks.floating_point import impossible_under
 from .audit_bugs import laplace_half_scale, randomized_response_wrong_epsilon
 from .audit_runs import AuditResult, audit_convergence, audit_mechanism
 from .mechanisms import gaussian_mechanism, gaussian_sigma, laplace_mechanism
 from .randomized_response import k_randomized_response, randomized_response
+from .samplers import EXACT_SIZE_MAX, discrete_gaussian_delta
 from .selection import (
     exponential_mechanism,
     exponential_mechanism_probabilities,
     report_noisy_max,
     report_noisy_max_probabilities,
 )
+from .snapping import snapping_epsilon, snapping_mechanism
 from .sparse_vector import (
     above_threshold,
     no_query_noise_pattern_probability,
@@ -82,8 +95,11 @@ __all__ = [
     "pair_epsilon",
 ]
 
+#: every correct mechanism of dpteach (the two exact-sampler cases last, so that the seeds of
+#: the tests and the notebook that enumerate the others did not move when they were added)
 CORRECT = ("laplace", "laplace_secure", "gaussian", "randomized_response",
-           "k_randomized_response", "exponential_mechanism", "report_noisy_max", "sparse_vector")
+           "k_randomized_response", "exponential_mechanism", "report_noisy_max", "sparse_vector",
+           "snapping", "gaussian_secure")
 BUGS = ("laplace_half_scale", "rr_wrong_epsilon", "svt_no_query_noise")
 #: not a planted bug but NumPy's own sampler, seen through Mironov's exact test
 FLOATING_POINT = ("laplace_floating_point",)
@@ -95,6 +111,11 @@ K_RR = 4                 #: categories of the k-RR case
 SCORES_D = (1.0, 0.0, 0.0, 0.0)           #: the selection cases' scores on d ...
 SCORES_D_PRIME = (0.0, 1.0, 1.0, 1.0)     #: ... and on d′ (every score moves by Δ = 1)
 SVT_D, SVT_D_PRIME, SVT_THRESHOLD = (1.0, 1.0), (1.0, 2.0), 1.5
+SNAPPING_BOUND_SCALES = 100.0  #: the snapping case clamps at ±100 noise scales (100/ε)
+SECURE_GRANULARITY = 1.0       #: grid of the secure Gaussian case: integer answers (counts)
+#: largest σ² (in grid steps) of the secure Gaussian case: its exact true ε sums ~80σ terms
+#: per evaluation (σ² = 10⁸: ~25 ms each, ~1 s for the root search); ε ≳ 5e-4 at δ = 1e-5
+SECURE_SIGMA2_MAX = 10 ** 8
 
 
 @dataclass(frozen=True)
@@ -205,6 +226,32 @@ def _gaussian(value, size, rng, *, epsilon, delta):
     return gaussian_mechanism(np.full(size, float(value)), 1.0, epsilon, delta, rng=rng)
 
 
+def _gaussian_secure(value, size, rng, *, epsilon, delta):
+    """``gaussian_mechanism(..., secure=True)`` on integer answers (granularity 1), one call
+    per run: exact discrete Gaussian noise N_ℤ(0, σ²) with the zCDP calibration ([CKS20]_
+    Thm. 4 and Cor. 13). As for ``_laplace_secure``, a vector would be one d-dimensional
+    release, whose σ grows with d."""
+    return np.array([gaussian_mechanism(float(value), 1.0, epsilon, delta, rng=rng,
+                                        secure=True, granularity=SECURE_GRANULARITY)
+                     for _ in range(size)])
+
+
+def _snapping(value, size, rng, *, epsilon, bound):
+    """Mironov's snapping mechanism ([M12]_ Sec. 5.2), Δ = 1, noise parameter ``epsilon``.
+
+    Vectorised: :func:`~dpteach.snapping.snapping_mechanism` snaps each coordinate on its
+    own with the same λ = 1/ε and bound, so the coordinates of ``np.full(size, value)`` are
+    independent runs of the one-number mechanism (unlike ``secure=True``, nothing is
+    calibrated to the length of the vector). At most 10**5 coordinates per call.
+    """
+    out = np.empty(size)
+    for lo in range(0, size, EXACT_SIZE_MAX):
+        n = min(EXACT_SIZE_MAX, size - lo)
+        out[lo:lo + n] = snapping_mechanism(np.full(n, float(value)), sensitivity=1.0,
+                                            epsilon=epsilon, bound=bound, rng=rng)
+    return out
+
+
 def _rr(bit, size, rng, *, epsilon):
     return randomized_response(np.full(size, int(bit)), epsilon=epsilon, rng=rng).astype(float)
 
@@ -267,9 +314,78 @@ def _rr_true(truth: float) -> float:
     return math.log(truth) - math.log1p(-truth)
 
 
+def _snapping_bound(epsilon: float) -> float:
+    """The clamping bound B = 100/ε of the ``"snapping"`` case (100 noise scales).
+
+    Clamping changes an output from the inputs 0 or 1 only when the noise exceeds 98 noise
+    scales (probability below e^{-98}), and λ = 1/ε < B < 2⁴⁶·λ is the range of [M12]_'s
+    theorem (Sec. 5.2) that :func:`~dpteach.snapping.snapping_mechanism` enforces.
+    """
+    bound = SNAPPING_BOUND_SCALES / epsilon
+    if not math.isfinite(bound) or 1.0 / epsilon > 2.0 ** 1000:
+        raise ParameterError(f"epsilon is too small for the snapping case: its noise scale 1/ε "
+                             f"and bound 100/ε must be doubles below 2**1000; got "
+                             f"epsilon={epsilon!r}")
+    return bound
+
+
+def _snapping_true(epsilon: float) -> float:
+    """The ε the pair 0 vs 1 shows under the snapping mechanism with λ = fl(1/ε).
+
+    In exact arithmetic the output is ``clamp_B(⌊clamp_B(f) + Lap(λ)⌉_Λ)`` ([M12]_ Sec. 5.2):
+    every grid cell left of 0 (and the clamped −B) has probability ratio exactly e^{1/λ}
+    between the inputs 0 and 1 (the Laplace density's ratio at shift 1 in its left tail,
+    [DR14]_ Thm. 3.6), no cell more, so the pair shows ε = 1/λ. The doubles the mechanism
+    computes with can move this by at most what [M12]_'s theorem allows: the case claims
+    :func:`~dpteach.snapping.snapping_epsilon`, (1 + 12Bη)/λ + 2η ≥ 1/λ.
+    """
+    return 1.0 / (1.0 / epsilon)
+
+
+def _gaussian_secure_sigma2(epsilon: float, delta: float) -> float:
+    """σ² (in grid steps) of ``gaussian_mechanism(x, 1, ε, δ, secure=True, granularity=1)``.
+
+    Δ₂ = 1 grid step, σ² = Δ₂²/(2ρ) with ρ the largest zCDP budget whose conversion
+    ([CKS20]_ Cor. 13, :func:`~dpteach.accounting.zcdp.rho_for_epsilon`) is at most ε: the
+    calibration of ``secure=True`` (the mechanism finds the same ρ to about 1e-12 relative).
+    """
+    rho = rho_for_epsilon(epsilon, delta)
+    sigma2 = math.inf if rho == 0 else 1.0 / (2.0 * rho)
+    if not sigma2 <= SECURE_SIGMA2_MAX:
+        raise ParameterError(f"epsilon is too small for the secure Gaussian case: its noise "
+                             f"variance σ² = 1/(2ρ) exceeds {SECURE_SIGMA2_MAX:.0e} grid steps "
+                             f"(the exact true ε sums ~80σ terms); got epsilon={epsilon!r}, "
+                             f"delta={delta!r}")
+    return sigma2
+
+
+def _gaussian_secure_true(sigma2: float, delta: float, epsilon: float) -> float:
+    """The smallest ε′ with δ(ε′) ≤ δ for N_ℤ(0, σ²) added to the integer answers 0 vs 1.
+
+    δ(ε′) = Σ_x max(0, P[x] − e^{ε′} P[x + 1]) ([CKS20]_ Thm. 7,
+    :func:`~dpteach.samplers.discrete_gaussian_delta`), exact up to double rounding, and
+    decreasing in ε′; its root is found by Brent's method and then stepped up until δ(ε′) ≤ δ,
+    so the result is never below the root and above it by ~1e-13 relative at most (and the
+    mechanism's own σ² agrees with this one to ~1e-12). It is at most the claim ε, since the
+    mechanism is ρ-zCDP ([CKS20]_ Thm. 4) with ρ converted to (ε, δ) by Cor. 13.
+    """
+    def excess(e: float) -> float:
+        return discrete_gaussian_delta(sigma2, 1, e) - delta
+
+    if excess(0.0) <= 0:
+        return 0.0
+    hi = epsilon
+    while excess(hi) > 0:                  # not expected (zCDP proves ε); widen to stay honest
+        hi *= 2.0
+    root = optimize.brentq(excess, 0.0, hi, xtol=1e-14, rtol=1e-13)
+    while excess(root) > 0:
+        root = math.nextafter(root, math.inf) * (1 + 1e-13)
+    return root
+
+
 def audit_case(name: str, epsilon: float = 1.0, *, delta: float = 1e-5,
                bug: bool = False) -> AuditCase:
-    """The audit case called ``name``, claiming ``epsilon`` (and ``delta`` for the Gaussian).
+    """The audit case called ``name``, claiming ``epsilon`` (and ``delta``: the Gaussians).
 
     Parameters
     ----------
@@ -278,7 +394,8 @@ def audit_case(name: str, epsilon: float = 1.0, *, delta: float = 1e-5,
     epsilon : float
         The claimed ε, in (0, 20].
     delta : float
-        The claimed δ of the ``"gaussian"`` case, in (0, 1); the other cases claim δ = 0.
+        The claimed δ of the ``"gaussian"`` and ``"gaussian_secure"`` cases, in (0, 1); the
+        other cases claim δ = 0.
     bug : bool
         With a correct ``name`` that has a planted twin (:data:`PLANTED_BUGS`): return the
         twin instead.
@@ -328,6 +445,27 @@ def audit_case(name: str, epsilon: float = 1.0, *, delta: float = 1e-5,
                          0.0, 1.0, test="threshold",
                          true_epsilon=float(gaussian_epsilon(sigma, delta, 1.0)),
                          **{**kw, "delta": delta, "bound": "gdp"})
+    if name == "gaussian_secure":
+        sigma2 = _gaussian_secure_sigma2(eps, delta)
+        return AuditCase(name, "Gaussian mechanism, secure (discrete Gaussian on integers)",
+                         f"integer answers 0 vs 1 (granularity 1, Δ = 1) + N_ℤ(0, σ²), "
+                         f"σ = {math.sqrt(sigma2):.3g} (zCDP calibration); audited with the "
+                         "plain (ε, δ) bound", partial(_gaussian_secure, epsilon=eps,
+                                                       delta=delta),
+                         0.0, 1.0, test="threshold",
+                         true_epsilon=_gaussian_secure_true(sigma2, delta, eps),
+                         **{**kw, "delta": delta})
+    if name == "snapping":
+        # the claim is what [M12]'s theorem proves here: ε + 1202η ≈ ε + 1.3e-13 (B = 100λ)
+        bound = _snapping_bound(eps)
+        proven = snapping_epsilon(eps, sensitivity=1.0, bound=bound)
+        return AuditCase(name, "Snapping mechanism (Mironov)",
+                         f"value 0 vs 1, Δ = 1, Laplace noise rounded to multiples of a power "
+                         f"of two, clamped at ±{bound:.3g}; claims the ε Mironov's theorem "
+                         f"proves (ε + {proven - eps:.1g})",
+                         partial(_snapping, epsilon=eps, bound=bound), 0.0, 1.0,
+                         test="threshold", true_epsilon=_snapping_true(eps),
+                         **{**kw, "claimed_epsilon": proven})
     if name == "randomized_response":
         return AuditCase(name, "Randomized response", "true bit 0 vs 1, truth with e^ε/(1+e^ε)",
                          partial(_rr, epsilon=eps), 0, 1, test="histogram",

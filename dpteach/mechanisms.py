@@ -57,8 +57,9 @@ the answer's units); with a coarse grid on a long vector it is not.
 The grid and the noise are exact; the final ``float(g·(k + n))`` is a
 post-processing of the released integer. Randomness: ``rng=None`` uses the
 operating system's CSPRNG; an int seed or a Generator gives a reproducible,
-**not secure** stream (for tests and notebooks). Pure Python: about 10-30 µs
-per coordinate, so at most 10**5 coordinates per call.
+**not secure** stream (for tests and notebooks). Pure Python: about 6-10 µs
+per coordinate on a 2-core machine (more when it is busy), so at most 10**5
+coordinates per call.
 
 References
 ----------

@@ -3,7 +3,9 @@
 The true ε of a pair is computed from the mechanism's exact output distribution; here it is
 checked against closed forms (Laplace and randomized response ε; the planted bugs 2ε; the
 exponential mechanism e^{ε/2}(1 + 3e^{ε/2})/(e^{ε/2} + 3) for scores (1,0,0,0) vs (0,1,1,1);
-the Gaussian's ε at δ is the claim, since the analytic σ is tight).
+the Gaussian's ε at δ is the claim, since the analytic σ is tight; the snapping mechanism's is
+1/λ, below the ε Mironov's theorem proves, which it claims; the secure Gaussian's is the root
+of the discrete Gaussian's exact δ(ε), below the claim because its zCDP calibration is loose).
 """
 
 from __future__ import annotations
@@ -17,6 +19,10 @@ from hypothesis import strategies as st
 
 from dpteach import audit_cases as C
 from dpteach._validation import ParameterError
+from dpteach.accounting.zcdp import rho_for_epsilon
+from dpteach.mechanisms import _secure_rho, gaussian_sigma
+from dpteach.samplers import discrete_gaussian_delta, discrete_gaussian_variance
+from dpteach.snapping import snapping_epsilon
 
 
 @pytest.mark.parametrize("eps", [0.1, 1.0, 3.0])
@@ -31,6 +37,8 @@ def test_true_epsilons_match_closed_forms(eps):
     assert t["exponential_mechanism"] == pytest.approx(math.log(h * (1 + 3 * h) / (h + 3)),
                                                        rel=1e-9)
     assert 0 < t["report_noisy_max"] <= eps and 0 < t["sparse_vector"] <= eps
+    assert t["snapping"] == pytest.approx(eps, rel=1e-12)
+    assert 0 < t["gaussian_secure"] < eps
     assert t["svt_no_query_noise"] == math.inf
     assert C.audit_case("laplace_floating_point", eps).true_epsilon == math.inf
 
@@ -41,9 +49,52 @@ def test_every_case_has_what_an_audit_needs():
         out = c.mechanism(c.d, 7, np.random.default_rng(0))
         assert out.shape == (7,) and np.all(np.isfinite(out)), name
         assert c.planted_bug == (name in C.BUGS) and c.test in ("threshold", "histogram")
-        assert c.delta == (1e-5 if name == "gaussian" else 0.0) and c.title and c.description
+        assert c.delta == (1e-5 if name in ("gaussian", "gaussian_secure") else 0.0)
+        assert c.title and c.description
     for good, bad in C.PLANTED_BUGS.items():
         assert C.audit_case(good, bug=True).name == bad
+
+
+@pytest.mark.parametrize("eps", [0.1, 1.0, 3.0, 20.0])
+def test_the_exact_sampler_cases(eps):
+    # snapping ([M12] Sec. 5.2): λ = 1/ε, B = 100λ, outputs on the grid Λℤ (Λ the smallest
+    # power of two ≥ λ); the claim is what the theorem proves, (1 + 12Bη)/λ + 2η, just above
+    # ε and above the pair's exact-arithmetic ε = 1/λ
+    snap = C.audit_case("snapping", eps)
+    proven = snapping_epsilon(eps, sensitivity=1.0, bound=100.0 / eps)
+    assert snap.claimed_epsilon == proven and 0 < proven - eps < 2e-13
+    assert snap.true_epsilon <= snap.claimed_epsilon and (snap.delta, snap.bound) == (0.0, "dp")
+    big_lam = 2.0 ** math.ceil(math.log2(1.0 / eps))
+    out = snap.mechanism(1.0, 500, np.random.default_rng(0))
+    assert np.all(out % big_lam == 0) and np.all(np.abs(out) <= 100.0 / eps)
+    # secure Gaussian ([CKS20]): integer outputs; σ² = 1/(2ρ), ρ the largest zCDP budget
+    # whose Cor. 13 conversion is ≤ ε; the true ε is where the exact δ(ε) of N_ℤ(0, σ²) at
+    # shift 1 crosses the claimed δ
+    gs = C.audit_case("gaussian_secure", eps, delta=1e-5)
+    assert (gs.delta, gs.bound, gs.test) == (1e-5, "dp", "threshold")
+    out = gs.mechanism(0.0, 300, np.random.default_rng(1))
+    assert np.array_equal(out, np.round(out))
+    sigma2 = 1.0 / (2.0 * rho_for_epsilon(eps, 1e-5))
+    t = gs.true_epsilon
+    assert discrete_gaussian_delta(sigma2, 1, t) <= 1e-5 < discrete_gaussian_delta(
+        sigma2, 1, t * (1 - 1e-9))
+    # the mechanism finds its ρ by its own root search: the same to ~1e-12, and so the pair's
+    # true ε with the mechanism's σ² agrees to ~1e-12 too
+    mech_sigma2 = 1.0 / (2.0 * _secure_rho(eps, 1e-5))
+    assert mech_sigma2 == pytest.approx(sigma2, rel=1e-11)
+    assert C._gaussian_secure_true(mech_sigma2, 1e-5, eps) == pytest.approx(t, rel=1e-11)
+    # below the claim: the zCDP calibration gives 4-11% more noise than the analytic σ
+    assert t < eps and math.sqrt(sigma2) > gaussian_sigma(1.0, eps, 1e-5)
+    if sigma2 >= 1:      # near-Gaussian: the SE of a variance from 3,000 draws is ≈ √(2/n) = 2.6%
+        assert np.var(gs.mechanism(0.0, 3_000, np.random.default_rng(2))) == pytest.approx(
+            discrete_gaussian_variance(sigma2), rel=0.15)
+
+
+def test_the_exact_sampler_cases_refuse_what_they_cannot_compute():
+    with pytest.raises(ParameterError, match="epsilon"):     # σ² > 10⁸ grid steps
+        C.audit_case("gaussian_secure", 1e-4)
+    with pytest.raises(ParameterError, match="epsilon"):     # 1/ε beyond the doubles
+        C.audit_case("snapping", 5e-324)
 
 
 def test_convergence_of_a_case():

@@ -293,6 +293,14 @@ CASES = [
              lambda r, kw: r.true_epsilon <= r.claimed_epsilon + 1e-9),
     EdgeCase("audit_case", C.audit_case, lazy_kwargs(name="report_noisy_max"), {"epsilon": POS},
              lambda r, kw: r.true_epsilon <= r.claimed_epsilon * (1 + 1e-6) + 1e-12),
+    # the exact-sampler cases: tiny ε is refused by name (σ² or 1/ε out of reach), the rest
+    # keep true ε ≤ claim
+    EdgeCase("audit_case", C.audit_case, lazy_kwargs(name="snapping"), {"epsilon": POS},
+             lambda r, kw: 0 < r.true_epsilon <= r.claimed_epsilon),
+    EdgeCase("audit_case", C.audit_case, lazy_kwargs(name="gaussian_secure"),
+             {"epsilon": POS, "delta": UNIT},
+             lambda r, kw: 0 <= r.true_epsilon <= r.claimed_epsilon and r.delta == kw.get(
+                 "delta", 1e-5)),
     EdgeCase("pair_epsilon", C.pair_epsilon, lazy_kwargs(p=[0.5, 0.5], p_prime=[0.25, 0.75]),
              {"p": PROB_ARRAYS, "p_prime": PROB_ARRAYS},
              lambda r, kw: type(r) is float and r >= 0),
