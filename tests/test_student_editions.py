@@ -17,6 +17,7 @@ otter assignment config:
 
 from __future__ import annotations
 
+import copy
 import importlib.util
 import json
 import re
@@ -27,7 +28,10 @@ from pathlib import Path
 
 import nbformat
 import pytest
+import yaml
 from nbclient import NotebookClient
+
+import _nbrun
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "build_student_editions.py"
@@ -122,6 +126,111 @@ def test_model_notebooks_are_converted():
     assert MODELS <= set(ASSIGNED), MODELS - set(ASSIGNED)
 
 
+# ------------------------------------------------ every master ends with 2-4 otter exercises
+EXERCISES_PER_NOTEBOOK = (2, 4)         # the classroom issue: "each notebook ends with 2–4"
+
+
+def _question_blocks(nb: dict) -> list[tuple[int, int, dict]]:
+    """[(BEGIN QUESTION cell index, END QUESTION cell index, its YAML config)], as otter assign
+    reads them: raw cells whose first line is a ``# BEGIN QUESTION`` / ``# END QUESTION``
+    marker (the build script's pattern), the rest of the BEGIN cell being the question's YAML.
+    A missing END is -1; an END without a BEGIN, or a BEGIN inside a question, raises."""
+    blocks, begin, config = [], None, {}
+    for i, cell in enumerate(nb["cells"]):
+        m = builder._MARKER.match(builder._first_line(cell)) if cell["cell_type"] == "raw" \
+            else None
+        if not m or m.group(2).lower() != "question":
+            continue
+        if m.group(1).lower() == "begin":
+            if begin is not None:
+                raise ValueError(f"cell {i}: BEGIN QUESTION inside the question of cell {begin}")
+            body = _source(cell).lstrip("\n").split("\n", 1)
+            begin, config = i, (yaml.safe_load(body[1]) if len(body) > 1 else None) or {}
+        else:
+            if begin is None:
+                raise ValueError(f"cell {i}: END QUESTION without a BEGIN QUESTION")
+            blocks.append((begin, i, config))
+            begin = None
+    if begin is not None:
+        blocks.append((begin, -1, config))
+    return blocks
+
+
+def _exercise_problems(nb: dict) -> list[str]:
+    """Why ``nb`` does not end with 2–4 exercises in otter's format ([] if it does)."""
+    try:
+        blocks = _question_blocks(nb)
+    except ValueError as err:
+        return [str(err)]
+    problems = []
+    if not builder.has_assignment_config(nb):
+        problems.append("no '# ASSIGNMENT CONFIG' raw cell, so otter assign would not build "
+                        "its exercises (docs/exercises.md: copy notebook 01's)")
+    lo, hi = EXERCISES_PER_NOTEBOOK
+    if not lo <= len(blocks) <= hi:
+        problems.append(f"{len(blocks)} exercises (otter '# BEGIN QUESTION' blocks); each "
+                        f"notebook ends with {lo}–{hi} (docs/exercises.md)")
+    names = [config.get("name") for _, _, config in blocks]
+    if any(not n for n in names) or len(set(names)) != len(names):
+        problems.append(f"every question needs its own `name:`, got {names}")
+    if any(end < 0 for _, end, _ in blocks):
+        problems.append("a '# BEGIN QUESTION' has no '# END QUESTION'")
+    if blocks:
+        cells = nb["cells"]
+        headings = [i for i, c in enumerate(cells) if c["cell_type"] == "markdown"
+                    and re.match(r"#{1,2}\s", _source(c).lstrip())]
+        exercises = [i for i in headings
+                     if re.match(r"##\s+Exercises\b", _source(cells[i]).lstrip())]
+        if not exercises or exercises[-1] > blocks[0][0]:
+            problems.append("the questions must follow a '## Exercises' markdown cell")
+        elif headings[-1] != exercises[-1]:
+            problems.append("'## Exercises' must be the notebook's last section, found "
+                            f"{_source(cells[headings[-1]]).lstrip().splitlines()[0]!r} after it")
+    return problems
+
+
+@pytest.mark.parametrize("master", MASTERS, ids=lambda p: p.name)
+def test_every_master_ends_with_two_to_four_exercises(master):
+    problems = _exercise_problems(_load(master))
+    assert not problems, f"{master.name}: " + "; ".join(problems)
+
+
+def _with_questions(nb: dict, keep: list[int]) -> dict:
+    """``nb`` with only its questions ``keep`` (indices into its blocks; repeats allowed,
+    renamed), the other question blocks removed."""
+    nb = copy.deepcopy(nb)
+    blocks = _question_blocks(nb)
+    first, last = blocks[0][0], blocks[-1][1]
+    kept = []
+    for k, q in enumerate(keep):
+        begin, end, _ = blocks[q]
+        block = copy.deepcopy(nb["cells"][begin:end + 1])
+        block[0]["source"] = re.sub(r"name:\s*\S+", f"name: q{k + 1}", _source(block[0]))
+        kept += block
+    nb["cells"][first:last + 1] = kept
+    return nb
+
+
+def test_exercise_count_check_catches_too_few_and_too_many():
+    nb = _load(ROOT / "notebooks" / "01_differencing_attacks.ipynb")
+    assert len(_question_blocks(nb)) == 4
+    for keep in ([0, 1], [0, 1, 2], [0, 1, 2, 3]):
+        assert _exercise_problems(_with_questions(nb, keep)) == [], keep
+    for keep in ([], [2], [0, 1, 2, 3, 0]):
+        problems = _exercise_problems(_with_questions(nb, keep))
+        assert any(f"{len(keep)} exercises" in p for p in problems), (keep, problems)
+    no_config = copy.deepcopy(nb)
+    no_config["cells"] = no_config["cells"][1:]
+    assert any("ASSIGNMENT CONFIG" in p for p in _exercise_problems(no_config))
+    unclosed = copy.deepcopy(nb)
+    del unclosed["cells"][_question_blocks(nb)[-1][1]]
+    assert any("END QUESTION" in p for p in _exercise_problems(unclosed))
+    moved = copy.deepcopy(nb)
+    moved["cells"].append({"cell_type": "markdown", "id": "late", "metadata": {},
+                           "source": "## A section after the exercises"})
+    assert any("last section" in p for p in _exercise_problems(moved))
+
+
 def test_markers_without_config_are_refused(tmp_path):
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_raw_cell("# BEGIN QUESTION\nname: q1")])
     path = tmp_path / "stray.ipynb"
@@ -173,8 +282,8 @@ def test_student_edition_runs_and_every_check_says_not_done(editions, name, tmp_
         "print('OTTER-RESULTS ' + _json.dumps({q: [[t.test_case.name, t.test_case.hidden, "
         "t.passed, t.message] for t in r.test_case_results] for q, r in _res.items()}))"))
 
-    NotebookClient(nb, timeout=180, kernel_name="python3",
-                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    _nbrun.execute(NotebookClient(nb, timeout=180, kernel_name="python3",
+                                  resources={"metadata": {"path": str(tmp_path)}}))
 
     seen = []
     for cell in nb.cells[:n_student]:
