@@ -15,6 +15,7 @@ import pytest
 from _props import BAD_RNG, NOT_NUMERIC, bad_int, call_rejects
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy import stats
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 
@@ -61,21 +62,43 @@ def fitted(objective="dp", gamma=1.0, beta=0.0):
 
 
 # --------------------------------------------------------------- hiding the group
+HIDE_SEEDS = range(12)                 # seeds of the fits and of their fresh adversaries
+HIDE_LEVEL = 1e-3                      # one-sided level of the lower confidence bounds
+
+
+def lower_bound(values):
+    """The one-sided (1 − HIDE_LEVEL) lower confidence bound of the mean of ``values``:
+    mean − t(k − 1) · s / √k, with s the sample sd over the k seeds (Student's t)."""
+    v = np.asarray(values, dtype=float)
+    k = v.size
+    return v.mean() - stats.t.isf(HIDE_LEVEL, k - 1) * v.std(ddof=1) / math.sqrt(k)
+
+
 def test_gamma_hides_the_group_from_a_fresh_adversary():
-    # A fresh MLP adversary trained on half of 2,000 held-out rows' Z and scored on the
-    # other half. Over seeds 0-11 of the fit (rng of LAFTR), with these settings, its
-    # balanced accuracy was 0.80-0.89 at γ = 0 and dropped by 0.16-0.27 at γ = 5 for eleven
-    # of them (0.09 for seed 0); seed 1 gave 0.872 → 0.598. The asserted margins (γ = 0
-    # above 0.78, a drop of at least 0.10) are far from seed 1's values, so a change of
-    # arithmetic (BLAS, NumPy) that moves the training path still lands inside them.
+    # A fresh MLP adversary, trained on half of 2,000 held-out rows' Z and scored on the other
+    # half, at γ = 0 and γ = 5 with the same seed k (fit and adversary), for k = 0 … 11. No
+    # seed is picked: one seed's values vary with the training path (measured over these 12:
+    # balanced accuracy 0.78-0.90 at γ = 0, mean 0.864, sd 0.036; drop 0.09-0.30, mean 0.198,
+    # sd 0.054), so the asserts are on the means over the 12 seeds, each through its lower
+    # confidence bound mean − t₁₁ · s/√12 (t₁₁ = 4.02 at one-sided level 1e-3, s the sd over
+    # the seeds): the margin comes from the seed-to-seed spread measured in the test itself.
+    # The thresholds are the former single-seed test's: A well visible in the unfair Z (0.78)
+    # and a drop of at least 0.10. Measured bounds: 0.822 and 0.135. If γ stopped hiding the
+    # group — the adversary's gradient no longer reaching the encoder — the γ = 5 fits would be
+    # the γ = 0 ones (the streams are independent) and every drop 0: the bound is 0 and the
+    # test fails (checked by mutating laftr.py, as also with the sign of γ flipped).
     Xt, _, at = held_out()
-    before = adversary_accuracy(fit(gamma=0.0, rng=1).transform(Xt), at, rng=0)
-    after = adversary_accuracy(fit(gamma=5.0, rng=1).transform(Xt), at, rng=0)
+    before, drops = [], []
+    for k in HIDE_SEEDS:
+        b = adversary_accuracy(fit(gamma=0.0, rng=k).transform(Xt), at, rng=k)
+        a = adversary_accuracy(fit(gamma=5.0, rng=k).transform(Xt), at, rng=k)
+        assert a.n_train + a.n_test == 2000
+        before.append(b.balanced_accuracy)
+        drops.append(b.balanced_accuracy - a.balanced_accuracy)
     on_x = adversary_accuracy(Xt, at, rng=0)
     assert on_x.balanced_accuracy > 0.8            # A is visible in X ...
-    assert before.balanced_accuracy > 0.78         # ... and in the unfair Z
-    assert after.balanced_accuracy < before.balanced_accuracy - 0.10
-    assert after.n_train + after.n_test == 2000
+    assert lower_bound(before) > 0.78, before      # ... and in the unfair Z
+    assert lower_bound(drops) > 0.10, drops        # γ hides it
 
 
 # ------------------------------------------------------------- the losses add up
