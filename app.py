@@ -56,7 +56,13 @@ PAGES = [
 
 
 def _page(title: str, module: str, icon: str, default: bool) -> st.Page:
-    render = importlib.import_module(module).render
+    """The page whose ``render()`` is in ``module``, imported when it is first shown: a
+    server starts by importing only the page it opens on (every page at start-up took the
+    first page from about 2 s to 4 s once twelve pages existed; benchmarks/README.md)."""
+
+    def render() -> None:
+        importlib.import_module(module).render()
+
     url_path = module.rsplit(".", 1)[-1].replace("_", "-")
     return st.Page(render, title=title, icon=icon, url_path=url_path, default=default)
 
@@ -71,10 +77,10 @@ st.set_page_config(page_title="dpteach: differential privacy, live",
                    page_icon=":material/shield_lock:", layout="wide")
 navigation = st.navigation([_page(*entry, default=(i == 0)) for i, entry in enumerate(PAGES)],
                            position="top")
-# Every page module is imported now: take the long-lived objects out of the garbage
-# collector's full passes (once per server process; see freeze_long_lived_objects).
-freeze_long_lived_objects()
 # The page inside the classroom bar: presentation mode, the page's presets, "Share this view".
 classroom_frame(navigation.run,
                 presets=getattr(importlib.import_module(MODULES[navigation.title]), "PRESETS", {}),
                 url_path=navigation.url_path)
+# Modules imported by this run (a page shown for the first time): take the long-lived
+# objects out of the garbage collector's full passes (see freeze_long_lived_objects).
+freeze_long_lived_objects()

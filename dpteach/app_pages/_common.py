@@ -53,6 +53,7 @@ import io
 import json
 import math
 import re
+import sys
 import threading
 import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -600,21 +601,23 @@ def classroom_frame(run_page: Callable[[], Any], *, presets: Mapping | None = No
         share_box(url_path)
 
 
-_FROZEN = False
+_FROZEN_AT = 0           # len(sys.modules) at the last freeze
 
 
 def freeze_long_lived_objects() -> None:
-    """Move everything alive now out of the garbage collector's view, once per process.
+    """Move everything alive now out of the garbage collector's view, whenever new modules
+    have been imported since the last call (once per page and server process).
 
-    Called by ``app.py`` after the first run has imported the pages. The imported
-    modules (NumPy, SciPy, pandas, Streamlit, dpteach: a few hundred thousand objects)
-    live as long as the server, yet without this every full collection walks all of
-    them, 100-170 ms during a rerun on a small machine. ``gc.freeze()`` (Python ≥ 3.7)
-    puts them in a permanent generation; objects made by later reruns are collected
-    as usual. Doing it once bounds what is frozen to the start-up state.
+    Called by ``app.py`` after each run. The imported modules (NumPy, SciPy, pandas,
+    Streamlit, dpteach: a few hundred thousand objects) live as long as the server, yet
+    without this every full collection walks all of them, 100-170 ms during a rerun on a
+    small machine. ``gc.freeze()`` (Python ≥ 3.7) puts them in a permanent generation;
+    objects made by later reruns are collected as usual. App pages are imported when first
+    shown, so this freezes at most once per page (twelve times per server), each time
+    after a full collection, which bounds what is frozen to what those first runs left.
     """
-    global _FROZEN
-    if not _FROZEN:
+    global _FROZEN_AT
+    if len(sys.modules) != _FROZEN_AT:
         gc.collect()
         gc.freeze()
-        _FROZEN = True
+        _FROZEN_AT = len(sys.modules)
