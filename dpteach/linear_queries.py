@@ -24,6 +24,11 @@ and errors are reported as a fraction of n.
 How to answer many such queries privately: :mod:`dpteach.many_queries` (each one
 independently, with noise) and :mod:`dpteach.mwem` (private multiplicative weights, MWEM).
 
+Why one file (just over 600 lines, most of it docstrings): the universe, its histograms and
+the queries over it are one idea, a counting query being a vector over the universe's cells.
+The first piece to move out if it grows is the Adult universe (``adult_universe`` and its
+bins), into :mod:`dpteach.datasets`.
+
 References
 ----------
 .. [DR14] C. Dwork and A. Roth. *The Algorithmic Foundations of Differential

@@ -51,6 +51,11 @@ Speed: pure Python, about 5-10 µs per draw; 10⁵ discrete Gaussian draws take
 about a second (``tests/test_samplers_exact.py`` prints the timing), which is
 why one call draws at most 10⁵.
 
+Why one file (about 650 lines, half of them docstrings): both families of samplers share the
+randomness seam (``rng``, :func:`random_source`) and the module that owns noise. If it grows,
+the exact discrete samplers and their exact pmfs (from :func:`random_source` on) move to a
+module of their own.
+
 References
 ----------
 .. [CMS11] K. Chaudhuri, C. Monteleoni and A. D. Sarwate. Differentially

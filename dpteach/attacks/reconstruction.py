@@ -39,6 +39,10 @@ interior point method: 0.1–0.3 s at n = 200, k = 800, about a second at the
 largest size). Several BLAS threads on a busy machine can make the
 least-squares solve many times slower (`threadpoolctl.threadpool_limits(1)`).
 
+Why one file (about 630 lines, most of them docstrings): queries, noise, decoders and the
+attack are one experiment. The first piece to move out if it grows is the noise calibration
+(:class:`NoiseCalibration`, :func:`calibrate_noise`, :func:`private_answers`).
+
 References
 ----------
 .. [DN03] I. Dinur and K. Nissim. Revealing information while preserving

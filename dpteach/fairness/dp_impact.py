@@ -31,6 +31,10 @@ Privacy unit and assumptions are those of the learners (see
 thread (threadpoolctl). Groups here are the data's own categories; the module asserts nothing
 about the people in them.
 
+Why one file (750 lines, most of them docstrings): the grouped data, the two private learners'
+fits and the shipped sweep are read together by notebook 11 and its benchmark. The first piece
+to move out is the sweep's table and its summaries (:func:`dp_fairness_sweep` onwards).
+
 References
 ----------
 .. [BPS19] E. Bagdasaryan, O. Poursaeed and V. Shmatikov. Differential privacy has disparate

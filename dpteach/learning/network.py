@@ -22,6 +22,10 @@ compares any such gradient with central differences.
 Checks cost about as much as the arithmetic on mini-batches; a training loop checks its
 data once and then calls ``forward``/``backward``/``step`` with ``check_input=False``.
 
+Why one file (just over 600 lines, most of them docstrings): the network, the losses it is
+trained through and the optimiser are read together, as in micrograd. The losses and
+:class:`Adam` are the pieces to move out first if it grows.
+
 References
 ----------
 .. [GBC16] I. Goodfellow, Y. Bengio and A. Courville. *Deep Learning*, MIT

@@ -32,6 +32,10 @@ Assumptions: each example passes through a dense layer once (no weight
 sharing, sequences or convolutions; there the norm identity becomes a sum
 over positions [LTLH22]_).
 
+Why one file (about 630 lines, most of them docstrings): the per-example-gradient MLP and the
+seams it shares with :mod:`dpteach.learning.network` (activations, initialisation, layer
+sizes). Those seams are the piece to move out first if it grows.
+
 References
 ----------
 .. [G15] I. Goodfellow. Efficient per-example gradient computations.
