@@ -516,6 +516,13 @@ def run_concurrent(args, rec: Recorder) -> None:
     server = start_server(args)
     try:
         info = asyncio.run(concurrent(server, args, rec))
+        # --rounds: the same class again on the same server; memory that keeps growing
+        # round after round is a leak, memory that levels off is the bounded caches filling
+        rounds_after = [info["rss_after_mib"]]
+        for i in range(1, args.rounds):                # new users: other positions
+            round_args = argparse.Namespace(**{**vars(args), "seed": args.seed + 7919 * i})
+            rounds_after.append(asyncio.run(concurrent(server, round_args, rec))["rss_after_mib"])
+        info["rss_after_each_round_mib"] = rounds_after
     finally:
         server.stop()
     records = [r for r in rec.records[first:] if r["timed"]]
@@ -538,6 +545,10 @@ def run_concurrent(args, rec: Recorder) -> None:
           f"peak {info['rss_peak_mib']:.0f}; after close: "
           + ", ".join(f"{v:.0f} MiB at {k:.0f} s" for k, v in info["rss_after_close_mib"].items())
           + f" (first / one session = {ratio:.2f})")
+    if len(info["rss_after_each_round_mib"]) > 1:
+        print("server RSS after each round's close: " + ", ".join(
+            f"{v:.0f}" for v in info["rss_after_each_round_mib"]) + " MiB (round 1 is the "
+              "one compared with the target)")
     print(f"CPU time while the sessions ran ({info['wall_s']:.0f} s wall): server "
           f"{info['server_cpu_s']:.1f} s, this client {info['client_cpu_s']:.1f} s")
     for failure in info["failures"][:8]:
@@ -695,6 +706,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds per rerun")
     ap.add_argument("--budget", type=float, default=1200.0, help="seconds per one-session mode")
     ap.add_argument("--reuse-server", action="store_true", help="steps and jumps on one server")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="concurrent: run the sessions this many times on the same server and "
+                         "report the memory after each round (a leak keeps growing)")
     ap.add_argument("--no-browser-cache", action="store_true",
                     help="do not imitate the browser's ForwardMsg cache")
     ap.add_argument("--root", type=Path, default=ROOT,
