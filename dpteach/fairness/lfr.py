@@ -112,7 +112,7 @@ from .._validation import (
     check_rng,
     describe,
 )
-from .representation import encode_groups
+from .representation import check_binary_labels, encode_groups
 
 __all__ = [
     "LFR",
@@ -158,24 +158,6 @@ def _check_X(name, X, *, n_features=None):
         raise ParameterError(f"{name} must hold values with |x| <= {MAX_ABS_FEATURE:g} "
                              f"(rescale the features); got {name} with max |x| = {big:g}")
     return X
-
-
-def _check_labels(name, y, n):
-    """0/1 labels (ints, bools or the floats 0.0/1.0) of length n, as a float array."""
-    raw = None if y is None or isinstance(y, (str, bytes)) else np.asarray(y)
-    if raw is None or raw.dtype.kind not in "biuf" or raw.ndim != 1:
-        raise ParameterError(f"{name} must be a 1-d array of binary labels 0/1 (ints, bools "
-                             f"or 0.0/1.0); got {name}={describe(y)}")
-    if raw.shape[0] != n:
-        raise ParameterError(f"{name} must have one label per row of X: got len({name}) = "
-                             f"{raw.shape[0]} and {n} rows")
-    if raw.dtype.kind == "f" and np.isnan(raw).any():
-        raise ParameterError(f"{name} must not contain NaN; got {name}={describe(y)}")
-    if raw.size and not np.isin(raw, (0, 1)).all():
-        bad = np.setdiff1d(np.unique(raw), [0, 1])[:3]
-        raise ParameterError(f"{name} must hold binary labels 0/1; got values {bad.tolist()} "
-                             f"in {name}")
-    return raw.astype(np.float64)
 
 
 def _check_weight(name, value):
@@ -236,7 +218,7 @@ def lfr_losses(X, y, memberships, prototypes, w, *, sensitive_features) -> LFRLo
     """
     X = _check_X("X", X)
     n, d = X.shape
-    yf = _check_labels("y", y, n)
+    yf = check_binary_labels("y", y, n)
     codes, _ = encode_groups("sensitive_features", sensitive_features, n)
     M = check_array("memberships", memberships, ndim=2)
     if M.shape[0] != n:
@@ -500,7 +482,7 @@ class LFR(ClassifierMixin, TransformerMixin, BaseEstimator):
         max_iter = check_int("max_iter", self.max_iter, minimum=1, maximum=MAX_ITER)
         gen = check_rng(self.rng)
         X = _check_X("X", X)
-        yf = _check_labels("y", y, X.shape[0])
+        yf = check_binary_labels("y", y, X.shape[0])
         if np.unique(yf).shape[0] != 2:
             raise ParameterError(f"y must contain both labels 0 and 1; got only "
                                  f"{int(yf[0]) if yf.size else 'no'} label(s)")
@@ -593,7 +575,7 @@ class LFR(ClassifierMixin, TransformerMixin, BaseEstimator):
     def score(self, X, y, *, sensitive_features=None):
         """Accuracy of :meth:`predict` on ``(X, y)`` (a Python float)."""
         pred = self.predict(X, sensitive_features=sensitive_features)
-        yf = _check_labels("y", y, pred.shape[0])
+        yf = check_binary_labels("y", y, pred.shape[0])
         return float(np.mean(pred == yf))
 
     def losses(self, X, y, *, sensitive_features) -> LFRLosses:
