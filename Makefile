@@ -23,8 +23,11 @@ $(VENV)/.test: $(VENV)/.runtime requirements-test.txt
 
 venv: $(VENV)/.runtime
 
+# MALLOC_ARENA_MAX=2: glibc gives every thread that allocates its own memory arena and keeps
+# what they free; the app runs each session's script in a thread, and after a class of 30 the
+# server held 1.19-1.24x its one-session memory, 1.09x with two arenas (benchmarks/README.md)
 app: $(VENV)/.runtime      ## the Streamlit app on http://localhost:8501
-	$(BIN)/streamlit run app.py --server.port $(PORT) --server.headless true
+	MALLOC_ARENA_MAX=2 $(BIN)/streamlit run app.py --server.port $(PORT) --server.headless true
 
 # Jupyter refuses to run as root unless told to (containers, WSL as root)
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)

@@ -126,8 +126,11 @@ class Server:
         self.port = free_port()
         self._log = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL
         self.t_start = time.perf_counter()
+        # the environment `make app` and the Binder proxy entry give the server (two glibc
+        # malloc arenas); MALLOC_ARENA_MAX set by the caller wins, e.g. to measure without
+        env = {**os.environ, "MALLOC_ARENA_MAX": os.environ.get("MALLOC_ARENA_MAX", "2")}
         self.proc = subprocess.Popen(self.command(), cwd=self.root, stdin=subprocess.DEVNULL,
-                                     stdout=self._log, stderr=subprocess.STDOUT,
+                                     stdout=self._log, stderr=subprocess.STDOUT, env=env,
                                      start_new_session=True)   # own process group
 
     def wait_healthy(self, timeout: float = 60.0) -> float:

@@ -29,6 +29,9 @@ c.ServerProxy.servers = {
             "--server.fileWatcherType=none",
             "--browser.gatherUsageStats=false",
         ],
+        # two glibc malloc arenas, as `make app` (Makefile): without it a class of sessions,
+        # each in its own thread, leaves the server with 1.2x the memory (benchmarks/README.md)
+        "environment": {"MALLOC_ARENA_MAX": "2"},
         "absolute_url": True,
         "timeout": 120,          # first start on a busy Binder node can be slow
         "launcher_entry": {"title": "dpteach app", "enabled": True},

@@ -125,3 +125,15 @@ def test_proxy_entry_has_launcher_tile(binder_jupyter):
     assert "streamlit" in servers, servers
     entry = servers["streamlit"]["launcher_entry"]
     assert entry["enabled"] and entry["title"] == "dpteach app"
+
+
+def test_both_launchers_give_the_app_two_malloc_arenas():
+    # glibc keeps what each thread's arena freed; with one arena per session thread a class
+    # of 30 left the server at 1.19-1.24x its one-session memory, 1.09x with two
+    # (benchmarks/README.md). `make app` and the Binder proxy entry must both set it.
+    makefile = (ROOT / "Makefile").read_text()
+    recipe = makefile.split("\napp:", 1)[1].split("\n\n", 1)[0]
+    assert "MALLOC_ARENA_MAX=2 $(BIN)/streamlit run app.py" in recipe, recipe
+    config = (ROOT / "binder" / "jupyter_server_config.py").read_text()
+    assert '"environment": {"MALLOC_ARENA_MAX": "2"}' in config
+

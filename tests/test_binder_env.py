@@ -347,6 +347,9 @@ def test_proxy_serves_the_app_from_the_binder_environment(binder, binder_server)
         assert len(procs) == 1, f"{procs}: no single app process:\n{server.log()}"
         argv, pid = procs[0]
         assert Path(argv[0]).parent == binder.venv / "bin", argv
+        # the proxy entry's environment: two malloc arenas (binder/jupyter_server_config.py)
+        environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+        assert b"MALLOC_ARENA_MAX=2" in environ, "the app runs without MALLOC_ARENA_MAX=2"
         TIMINGS["streamlit peak RSS MB (started, no page drawn yet)"] = _peak_rss_mb(pid) or -1
         TIMINGS["jupyter server peak RSS MB"] = _peak_rss_mb(str(server.proc.pid)) or -1
 
