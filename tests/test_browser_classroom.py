@@ -73,7 +73,8 @@ def app_url(tmp_path_factory):
 SETTLED = """(sel) => {
     if (document.querySelector("[data-testid='stStatusWidget']")) return false;   // running
     if (document.querySelector("[data-testid='stSpinner']")) return false;
-    return [...document.querySelectorAll(sel)].every(e => e.querySelector('canvas, svg'));
+    const charts = [...document.querySelectorAll(sel)];   // every page draws charts: none
+    return charts.length > 0 && charts.every(e => e.querySelector('canvas, svg'));  // = not yet
 }"""
 
 
@@ -221,11 +222,14 @@ def test_presentation_mode_renders_every_page(app_url, tmp_path, title, module, 
         assert page.get_by_role("switch", name="Presentation mode").is_checked()
         eventually(lambda: page.evaluate("getComputedStyle(document.documentElement).fontSize"),
                    "21px", "the page's font size")
-        sizes = page.evaluate(
-            """(sel) => [...document.querySelectorAll(sel + ' .role-title-text')]
+        title_sizes = """(sel) => [...document.querySelectorAll(sel + ' .role-title-text')]
                        .map(t => parseFloat(t.getAttribute('font-size')
-                                            || getComputedStyle(t).fontSize))""", CHART)
-        assert sizes and min(sizes) > 20, sizes       # chart titles: 18 px → 24 px
+                                            || getComputedStyle(t).fontSize))"""
+        deadline = time.monotonic() + 45              # Vega draws the titles asynchronously
+        while not (sizes := page.evaluate(title_sizes, CHART)):
+            assert time.monotonic() < deadline, "no chart title was drawn"
+            page.wait_for_timeout(250)
+        assert min(sizes) > 20, sizes                 # chart titles: 18 px → 24 px
         page.screenshot(path=out / f"{path or 'default'}-present-1920x1080.png", full_page=True)
 
 
