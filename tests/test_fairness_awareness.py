@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import functools
 import math
-import time
 
 import numpy as np
 import pytest
@@ -268,9 +267,10 @@ def test_loss_is_only_compared_within_rows():
 def test_n_300_solves_quickly():
     rng = np.random.default_rng(0)
     d = euclidean(300, rng, dim=3)
-    start = time.perf_counter()
     res = fair_mapping(rng.uniform(size=(300, 2)), d)
-    assert time.perf_counter() - start < 5.0                # about 0.1 s here
+    # constraint generation: the LP never holds most of the 44,850 pairs' rows (3,577
+    # after 3 rounds here, 0.1 s); all of them at once is what would make n = 300 slow
+    assert res.n_constraints < 300 * 299 // 2 // 4 and res.n_rounds <= 10
     assert_feasible(res, d)
 
 
