@@ -305,14 +305,11 @@ def test_mondrian_refuses_k_larger_than_the_table():
     assert res.table["zip"].tolist() == ["02138"] * 3 + ["{02139, 02140}"] * 3
 
 
-def test_mondrian_on_adult_is_fast_and_k_anonymous():
-    import time
+def test_mondrian_on_adult_is_k_anonymous():
+    # its time on all of Adult: benchmarks/bench_library_calls.py
     t = L.adult_with_quasi_identifiers(rng=0)
-    start = time.perf_counter()
     res = K.mondrian_anonymize(t, ["zip", "birth_date", "sex", "age", "race"], 5)
-    seconds = time.perf_counter() - start
     assert L.anonymity_level(res.table, list(res.quasi_identifiers)) == 5
-    assert seconds < 10                                # about 1 s on one core
     # a larger k coarsens more
     res25 = K.mondrian_anonymize(t.iloc[:5000], ["zip", "birth_date", "sex"], 25)
     res5 = K.mondrian_anonymize(t.iloc[:5000], ["zip", "birth_date", "sex"], 5)

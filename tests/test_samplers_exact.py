@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 import random
-import time
 from decimal import Decimal
 from fractions import Fraction
 
@@ -163,13 +162,8 @@ def test_bernoulli_exp_is_exact_in_distribution():
         assert abs(hits / (n // 4) - p) <= 5 * math.sqrt(p * (1 - p) / (n // 4)) + 1e-12
 
 
-def test_discrete_gaussian_chi_square_on_1e5_draws_and_speed(capsys):
-    t0 = time.perf_counter()
-    draws = s.sample_discrete_gaussian(1, size=100_000, rng=13)
-    seconds = time.perf_counter() - t0
-    with capsys.disabled():
-        print(f"\n  10^5 discrete Gaussian draws (sigma2=1, seeded): {seconds:.2f} s")
-    assert seconds < 20                                  # a few seconds; generous on a busy box
+def test_discrete_gaussian_chi_square_on_1e5_draws():
+    draws = s.sample_discrete_gaussian(1, size=100_000, rng=13)   # timed in benchmarks/
     assert draws.dtype == np.int64 and draws.shape == (100_000,)
     assert chi_square_pvalue(draws, lambda x: s.discrete_gaussian_pmf(x, 1)) > P_MIN
     # power: the same test rejects a 10% larger σ² and the rounded continuous Gaussian
