@@ -309,6 +309,30 @@ def test_student_edition_runs_and_every_check_says_not_done(editions, name, tmp_
     assert sorted(results) == questions
 
 
+@pytest.mark.slow
+def test_a_student_who_calls_the_library_answer_is_told_so(editions, tmp_path):
+    """Exercise 1 of notebook 00, answered with the library function it is compared with:
+    the student's own check (public tests, in their kernel) fails and names the call."""
+    student_dir, _ = editions
+    name = "00_why_anonymization_fails.ipynb"
+    shutil.copy(student_dir / name, tmp_path / name)
+    nb = nbformat.read(tmp_path / name, as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell(
+        "from dpteach.attacks import linkage as shortcut\n"
+        "def expected_unique(n, m):\n"
+        "    return shortcut.expected_fraction_unique(n, m)\n"
+        "cells_for_half = 65_241\n"
+        "_r = grader.check('q1')\n"
+        "print('OTTER-RESULTS', [[t.passed, t.message] for t in _r.test_case_results])"))
+    _nbrun.execute(NotebookClient(nb, timeout=180, kernel_name="python3",
+                                  resources={"metadata": {"path": str(tmp_path)}}))
+    out = "".join(o.get("text", "") for o in nb.cells[-1].outputs if o.output_type == "stream")
+    results = out.split("OTTER-RESULTS", 1)[1]
+    assert "False" in results and "True" not in results, results
+    assert ("expected_unique calls expected_fraction_unique, the library function that gives "
+            "the answer: exercise 1 asks you to compute it yourself") in results, results
+
+
 # ------------------------------------------------------- the student edition in JupyterLab
 ALL_CODE_CELLS_RUN = """() => {
     const ps = [...document.querySelectorAll(

@@ -1,0 +1,148 @@
+"""Checks shared by the notebooks' exercises (the otter-grader test cells).
+
+Many exercises ask a student to write, by hand, a function the library already has
+(``expected_unique`` against :func:`dpteach.attacks.linkage.expected_fraction_unique`, the
+exponential mechanism's probabilities against
+:func:`dpteach.selection.exponential_mechanism_probabilities`, ...), and the check compares
+the two. Without a further check the shortest passing answer is a call to the library
+function itself. :func:`assert_own_work` is that check: it reads which names the student's
+function (and every helper it calls from the same notebook) refers to, and fails with a
+message that says which one gives the answer away.
+
+It reads code, it does not run it: names are taken from the function's code objects
+(``co_names``, nested functions and lambdas included) and resolved in the notebook's
+namespace. A determined student can hide a call (``getattr`` with a built string, ``exec``);
+the check is there to stop the accidental shortcut and to say so clearly, and the
+instructor's hidden tests and reading remain the grade.
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Callable, Iterator
+
+__all__ = ["assert_own_work", "names_used"]
+
+
+def _code_names(code: types.CodeType) -> Iterator[str]:
+    yield from code.co_names
+    for const in code.co_consts:                       # nested functions, lambdas, classes
+        if isinstance(const, types.CodeType):
+            yield from _code_names(const)
+
+
+def names_used(func: Callable) -> dict[str, object]:
+    """Every global or attribute name ``func`` refers to, with what it resolves to.
+
+    Includes the variables ``func`` closes over, and follows, transitively, the plain
+    Python functions it refers to that were defined in the same namespace (a notebook's
+    other cells). An attribute name (``L.expected_fraction_unique`` gives ``L`` and
+    ``expected_fraction_unique``) that is not also a global maps to ``None``.
+
+    Parameters
+    ----------
+    func : callable
+        A Python function (a ``functools.partial`` or a bound method is unwrapped).
+
+    Returns
+    -------
+    dict
+        name → the object it names in the function's globals or builtins (``None`` if
+        none).
+    """
+    func = _unwrap(func)
+    if not isinstance(func, types.FunctionType):
+        raise TypeError(f"func must be a Python function; got {type(func).__name__}")
+    found: dict[str, object] = {}
+    todo, seen = [func], set()
+    while todo:
+        f = todo.pop()
+        if id(f) in seen:
+            continue
+        seen.add(id(f))
+        namespace = f.__globals__
+        builtins = namespace.get("__builtins__", {})
+        if isinstance(builtins, types.ModuleType):
+            builtins = vars(builtins)
+        names = [(n, namespace.get(n, builtins.get(n))) for n in _code_names(f.__code__)]
+        names += [(n, c.cell_contents) for n, c in zip(f.__code__.co_freevars,
+                                                       f.__closure__ or ()) if _has_contents(c)]
+        for name, obj in names:
+            found.setdefault(name, obj)
+            if isinstance(obj, types.FunctionType) and obj.__globals__ is func.__globals__:
+                todo.append(obj)                       # a helper from the same notebook
+    return found
+
+
+def _has_contents(cell) -> bool:
+    try:
+        cell.cell_contents
+    except ValueError:                                 # an empty cell
+        return False
+    return True
+
+
+def _unwrap(func):
+    while True:
+        if isinstance(func, types.MethodType):
+            func = func.__func__
+        elif hasattr(func, "func") and hasattr(func, "args"):   # functools.partial
+            func = func.func
+        else:
+            return func
+
+
+def _from_package(obj: object, package: str) -> bool:
+    if isinstance(obj, types.ModuleType):
+        name = obj.__name__
+    elif callable(obj):
+        name = getattr(obj, "__module__", None) or ""
+    else:
+        return False                                   # a constant (e.g. a tuple of orders)
+    return name == package or name.startswith(package + ".")
+
+
+def assert_own_work(func: Callable, *answers, exercise: str = "this exercise") -> None:
+    """Fail if ``func`` computes its result with one of ``answers``.
+
+    Parameters
+    ----------
+    func : callable
+        The student's function.
+    *answers : callable or str
+        A function that gives the answer away, matched by name (so that
+        ``module.function`` is caught as well as an imported alias of it) and by
+        identity; or a package name such as ``"dpteach"`` or ``"fairlearn"``, which
+        matches every module, function and class from that package (constants, such as
+        a tuple of orders imported from it, stay allowed).
+    exercise : str
+        How the message names the exercise.
+
+    Raises
+    ------
+    AssertionError
+        Naming the function, the name it used and what to do instead.
+    TypeError
+        If ``func`` is not a Python function, or an answer is neither callable nor a
+        package name.
+    """
+    used = names_used(func)
+    name = getattr(_unwrap(func), "__name__", "your function")
+    for answer in answers:
+        if isinstance(answer, str):
+            for ref, obj in used.items():
+                if _from_package(obj, answer):
+                    raise AssertionError(
+                        f"{name} uses {ref} from {answer}: {exercise} asks you to write this "
+                        f"without {answer}; compute it with NumPy (or plain Python) instead")
+        elif callable(answer):
+            target = _unwrap(answer)
+            label = getattr(target, "__name__", repr(answer))
+            for ref, obj in used.items():
+                if ref == label or (obj is not None and obj is target):
+                    raise AssertionError(
+                        f"{name} calls {label}, the library function that gives the answer: "
+                        f"{exercise} asks you to compute it yourself (compare the two outside "
+                        f"{name} if you like)")
+        else:
+            raise TypeError(f"answers must be functions or package names; got {answer!r}")
