@@ -18,8 +18,11 @@ instructor's hidden tests and reading remain the grade.
 
 from __future__ import annotations
 
+import re
 import types
 from collections.abc import Callable, Iterator
+
+from ._validation import ParameterError, describe
 
 __all__ = ["assert_own_work", "names_used"]
 
@@ -34,7 +37,9 @@ def _code_names(code: types.CodeType) -> Iterator[str]:
 def names_used(func: Callable) -> dict[str, object]:
     """Every global or attribute name ``func`` refers to, with what it resolves to.
 
-    Includes the variables ``func`` closes over, and follows, transitively, the plain
+    Includes the variables ``func`` closes over and the functions and modules among its
+    default argument values (``def f(n, g=L.expected_fraction_unique)``), and follows,
+    transitively, the plain
     Python functions it refers to that were defined in the same namespace (a notebook's
     other cells). An attribute name (``L.expected_fraction_unique`` gives ``L`` and
     ``expected_fraction_unique``) that is not also a global maps to ``None``.
@@ -52,7 +57,8 @@ def names_used(func: Callable) -> dict[str, object]:
     """
     func = _unwrap(func)
     if not isinstance(func, types.FunctionType):
-        raise TypeError(f"func must be a Python function; got {type(func).__name__}")
+        raise TypeError(f"func must be a Python function (def or lambda); got "
+                        f"func={describe(func)} of type {type(func).__name__}")
     found: dict[str, object] = {}
     todo, seen = [func], set()
     while todo:
@@ -67,6 +73,9 @@ def names_used(func: Callable) -> dict[str, object]:
         names = [(n, namespace.get(n, builtins.get(n))) for n in _code_names(f.__code__)]
         names += [(n, c.cell_contents) for n, c in zip(f.__code__.co_freevars,
                                                        f.__closure__ or ()) if _has_contents(c)]
+        defaults = list(f.__defaults__ or ()) + list((f.__kwdefaults__ or {}).values())
+        names += [(getattr(d, "__name__", f"<default {i}>"), d) for i, d in enumerate(defaults)
+                  if callable(d) or isinstance(d, types.ModuleType)]
         for name, obj in names:
             found.setdefault(name, obj)
             if isinstance(obj, types.FunctionType) and obj.__globals__ is func.__globals__:
@@ -123,11 +132,25 @@ def assert_own_work(func: Callable, *answers, exercise: str = "this exercise") -
     AssertionError
         Naming the function, the name it used and what to do instead.
     TypeError
-        If ``func`` is not a Python function, or an answer is neither callable nor a
-        package name.
+        If ``func`` is not a Python function, an answer is neither callable nor a string,
+        or ``exercise`` is not a string.
+    ParameterError
+        If a string answer is not a dotted package name, or no answer is given.
     """
     used = names_used(func)
     name = getattr(_unwrap(func), "__name__", "your function")
+    if not isinstance(exercise, str):
+        raise TypeError(f"exercise must be a string; got exercise={describe(exercise)}")
+    if not answers:
+        raise ParameterError("answers must name at least one function or package; got none")
+    for answer in answers:
+        if isinstance(answer, str) and not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*",
+                                                        answer):
+            raise ParameterError(f"answers must be functions or dotted package names such as "
+                                 f"'dpteach'; got answers containing {answer!r}")
+        if not isinstance(answer, str) and not callable(answer):
+            raise TypeError(f"answers must be functions or package names; got answers "
+                            f"containing {describe(answer)}")
     for answer in answers:
         if isinstance(answer, str):
             for ref, obj in used.items():
@@ -135,7 +158,7 @@ def assert_own_work(func: Callable, *answers, exercise: str = "this exercise") -
                     raise AssertionError(
                         f"{name} uses {ref} from {answer}: {exercise} asks you to write this "
                         f"without {answer}; compute it with NumPy (or plain Python) instead")
-        elif callable(answer):
+        else:
             target = _unwrap(answer)
             label = getattr(target, "__name__", repr(answer))
             for ref, obj in used.items():
@@ -144,5 +167,3 @@ def assert_own_work(func: Callable, *answers, exercise: str = "this exercise") -
                         f"{name} calls {label}, the library function that gives the answer: "
                         f"{exercise} asks you to compute it yourself (compare the two outside "
                         f"{name} if you like)")
-        else:
-            raise TypeError(f"answers must be functions or package names; got {answer!r}")

@@ -13,7 +13,10 @@ import math
 
 import numpy as np
 import pytest
+from _props import assert_rejects_bad_values
+from hypothesis import strategies as st
 
+from dpteach._validation import ParameterError
 from dpteach.attacks import linkage as L
 from dpteach.exercises import assert_own_work, names_used
 
@@ -137,7 +140,37 @@ def f(x):
 
 
 def test_bad_input_is_refused_clearly():
-    with pytest.raises(TypeError, match="func must be a Python function; got ufunc"):
+    honest = notebook(HONEST)["expected_unique"]
+    with pytest.raises(TypeError, match="func must be a Python function .* of type ufunc"):
         assert_own_work(np.sqrt, L.expected_fraction_unique)
-    with pytest.raises(TypeError, match="answers must be functions or package names; got 3"):
-        assert_own_work(notebook(HONEST)["expected_unique"], 3)
+    with pytest.raises(TypeError, match="answers must be functions or package names; got "
+                                        "answers containing 3"):
+        assert_own_work(honest, 3)
+    with pytest.raises(ParameterError, match="answers must name at least one"):
+        assert_own_work(honest)
+    with pytest.raises(ParameterError, match="dotted package names .* got answers containing "
+                                             "'dpteach.'"):
+        assert_own_work(honest, "dpteach.")
+
+
+def _own_work(func, answers):                      # the one-answer form, for call_rejects
+    return assert_own_work(func, answers)
+
+
+NOT_A_FUNCTION = st.one_of(st.integers(), st.floats(), st.text(max_size=5), st.none(),
+                           st.sampled_from([np.sqrt, len, print, str, [L.expected_fraction_unique],
+                                            L]))
+
+
+def test_bad_arguments_are_named_property():
+    honest = notebook(HONEST)["expected_unique"]
+    assert_rejects_bad_values(_own_work, {"func": honest, "answers": L.expected_fraction_unique},
+                              "func", NOT_A_FUNCTION)
+    assert_rejects_bad_values(names_used, {"func": honest}, "func", NOT_A_FUNCTION)
+    assert_rejects_bad_values(
+        _own_work, {"func": honest, "answers": "dpteach"}, "answers",
+        st.one_of(st.integers(), st.floats(), st.none(),
+                  st.sampled_from(["", ".", "1x", "dpteach.", "a b", "a-b", "*"])))
+    assert_rejects_bad_values(
+        assert_own_work, {"func": honest, "exercise": "q1"}, "exercise",
+        st.one_of(st.integers(), st.floats(), st.none(), st.lists(st.text(), max_size=2)))

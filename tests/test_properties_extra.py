@@ -398,6 +398,9 @@ _ELSEWHERE = {
     "test_audit_cases.py": {
         "dpteach.audit_cases": ["audit_case", "pair_epsilon"],
     },
+    "test_exercises_own_work.py": {
+        "dpteach.exercises": ["assert_own_work", "names_used"],
+    },
     "test_plots_audit.py": {
         "dpteach.plots.audit": [
             "audit_histograms_data", "plot_audit_histograms", "bound_convergence_data",
