@@ -17,7 +17,14 @@ correct mechanisms (:data:`CORRECT`)
     clamped at 100 noise scales; it claims the ε his theorem proves, ε + ~1.3e-13) and
     ``"gaussian_secure"`` (``secure=True``: exact discrete Gaussian noise, [CKS20]_, on integer
     answers 0 vs 1; (ε, δ), audited at its δ with the plain bound: the discrete Gaussian's
-    privacy is not exactly that of continuous Gaussian noise, which the μ-GDP bound assumes);
+    privacy is not exactly that of continuous Gaussian noise, which the μ-GDP bound assumes),
+    ``"gnmax"`` (PATE's GNMax aggregator, :func:`dpteach.learning.pate.gnmax`: three
+    teachers, one of whom changes its vote, votes (2, 1) vs (1, 2); (ε, δ) as PATE's
+    data-independent analysis states it, [PSMRTE18]_ Prop. 8) and ``"mwem"``
+    (:func:`dpteach.mwem.mwem` with T = 1 on one counting query over a two-cell universe,
+    histograms (1, 0) vs (0, 1), n = 1 public; output: the synthetic count of cell 0. With a
+    single query the selection step reveals nothing, so the pair shows only the measurement's
+    ε/2 of the claimed ε: an audit sees what the output reveals, not what the analysis pays);
 planted bugs (:data:`BUGS`, :mod:`dpteach.audit_bugs`)
     ``"laplace_half_scale"``, ``"rr_wrong_epsilon"``, ``"svt_no_query_noise"``, each the
     broken twin of a correct case (:data:`PLANTED_BUGS`; ``audit_case(name, bug=True)``);
@@ -38,6 +45,12 @@ References
    differential privacy. ACM CCS 2012.
 .. [LSL17] M. Lyu, D. Su and N. Li. Understanding the sparse vector technique
    for differential privacy. PVLDB 10(6): 637-648, 2017.
+.. [PSMRTE18] N. Papernot, S. Song, I. Mironov, A. Raghunathan, K. Talwar and
+   Ú. Erlingsson. Scalable private learning with PATE. ICLR 2018: Prop. 8 (GNMax is
+   (λ, λ/σ²)-RDP whatever the votes: one teacher moves the histogram by √2 in ℓ2).
+.. [HLM12] M. Hardt, K. Ligett and F. McSherry. A simple and practical algorithm for
+   differentially private data release. NeurIPS 2012: Algorithm 1 (MWEM; T rounds of
+   ε/(2T) for selection and ε/(2T) for measurement).
 .. [CKS20] C. Canonne, G. Kamath and T. Steinke. The discrete Gaussian for
    differential privacy. NeurIPS 2020 (arXiv:2004.00010v3): Thm. 4 (adding N_ℤ(0, σ²) to
    an integer answer of sensitivity Δ is ρ-zCDP with ρ = Δ²/(2σ²)), Thm. 7 (its exact δ(ε),
@@ -52,7 +65,7 @@ from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
-from scipy import optimize
+from scipy import optimize, stats
 
 from ._validation import (
     ParameterError,
@@ -64,11 +77,14 @@ from ._validation import (
     describe,
 )
 from .accounting.compare import gaussian_epsilon
+from .accounting.pate import DEFAULT_PATE_ORDERS, pate_epsilon
 from .accounting.zcdp import rho_for_epsilon
 from .attacks.floating_point import impossible_under
 from .audit_bugs import laplace_half_scale, randomized_response_wrong_epsilon
 from .audit_runs import AuditResult, audit_convergence, audit_mechanism
+from .learning.pate import gnmax
 from .mechanisms import gaussian_mechanism, gaussian_sigma, laplace_mechanism
+from .mwem import mwem
 from .randomized_response import k_randomized_response, randomized_response
 from .samplers import EXACT_SIZE_MAX, discrete_gaussian_delta
 from .selection import (
@@ -95,11 +111,11 @@ __all__ = [
     "pair_epsilon",
 ]
 
-#: every correct mechanism of dpteach (the two exact-sampler cases last, so that the seeds of
-#: the tests and the notebook that enumerate the others did not move when they were added)
+#: every correct mechanism of dpteach (cases added later go last, so that the seeds of the
+#: tests and the notebook that enumerate the others did not move when they were added)
 CORRECT = ("laplace", "laplace_secure", "gaussian", "randomized_response",
            "k_randomized_response", "exponential_mechanism", "report_noisy_max", "sparse_vector",
-           "snapping", "gaussian_secure")
+           "snapping", "gaussian_secure", "gnmax", "mwem")
 BUGS = ("laplace_half_scale", "rr_wrong_epsilon", "svt_no_query_noise")
 #: not a planted bug but NumPy's own sampler, seen through Mironov's exact test
 FLOATING_POINT = ("laplace_floating_point",)
@@ -113,6 +129,9 @@ SCORES_D_PRIME = (0.0, 1.0, 1.0, 1.0)     #: ... and on d′ (every score moves 
 SVT_D, SVT_D_PRIME, SVT_THRESHOLD = (1.0, 1.0), (1.0, 2.0), 1.5
 SNAPPING_BOUND_SCALES = 100.0  #: the snapping case clamps at ±100 noise scales (100/ε)
 SECURE_GRANULARITY = 1.0       #: grid of the secure Gaussian case: integer answers (counts)
+GNMAX_D, GNMAX_D_PRIME = (2.0, 1.0), (1.0, 2.0)  #: the GNMax case's votes: one teacher moves
+MWEM_QUERY = ((1.0, 0.0),)                        #: the MWEM case's one query: cell 0's count
+MWEM_D, MWEM_D_PRIME = (1.0, 0.0), (0.0, 1.0)     #: ... on one person in cell 0 vs cell 1
 #: largest σ² (in grid steps) of the secure Gaussian case: its exact true ε sums ~80σ terms
 #: per evaluation (σ² = 10⁸: ~25 ms each, ~1 s for the root search); ε ≳ 5e-4 at δ = 1e-5
 SECURE_SIGMA2_MAX = 10 ** 8
@@ -293,6 +312,18 @@ def _svt_bug(values, size, rng, *, epsilon):
     return out
 
 
+def _gnmax(votes, size, rng, *, sigma):
+    """PATE's GNMax on one vote histogram, ``size`` independent queries in one call."""
+    return gnmax(np.tile(np.asarray(votes, dtype=float), (size, 1)), sigma,
+                 rng=rng).astype(float)
+
+
+def _mwem(hist, size, rng, *, epsilon):
+    """One MWEM run (T = 1) per output: the synthetic count of cell 0."""
+    return np.array([mwem(np.array(MWEM_QUERY), np.array(hist), epsilon=epsilon, T=1,
+                          rng=rng).synthetic[0] for _ in range(size)])
+
+
 # ------------------------------------------------------------- the exact true ε of each pair
 def _svt_true(epsilon: float) -> float:
     def probs(vals):
@@ -383,6 +414,41 @@ def _gaussian_secure_true(sigma2: float, delta: float, epsilon: float) -> float:
     return root
 
 
+def _gnmax_claim(sigma: float, delta: float) -> float:
+    """ε of one GNMax query by PATE's data-independent analysis (classic conversion)."""
+    return pate_epsilon([GNMAX_D], sigma2=sigma, delta=delta, data_dependent=False).epsilon
+
+
+def _gnmax_sigma(epsilon: float, delta: float) -> float:
+    """The smallest σ (to 1e-12 relative) whose data-independent claim is at most ε.
+
+    The classic conversion cannot claim less than ln(1/δ)/(λ_max − 1) (λ_max = 500, the
+    largest of PATE's orders) however large σ is, until σ is so large (≈ 1.4e5) that the
+    conversion's (0, δ) shortcut makes the claim jump to 0; claims within 1% of that floor
+    are refused, which keeps σ ≤ 1e5 and the claim continuous in σ.
+    """
+    floor = math.log(1 / delta) / (max(DEFAULT_PATE_ORDERS) - 1)
+    if epsilon < 1.01 * floor:
+        raise ParameterError(f"epsilon must be at least {1.01 * floor:.4g} for the gnmax case "
+                             f"at delta={delta!r} (PATE's analysis cannot claim less: its "
+                             f"orders end at {max(DEFAULT_PATE_ORDERS):g}); got "
+                             f"epsilon={epsilon!r}")
+    log_sigma = optimize.brentq(lambda t: _gnmax_claim(math.exp(t), delta) - epsilon,
+                                math.log(1e-3), math.log(1e5), xtol=1e-13, rtol=1e-13)
+    sigma = math.exp(log_sigma)
+    while _gnmax_claim(sigma, delta) > epsilon:
+        sigma *= 1 + 1e-12
+    return sigma
+
+
+def _gnmax_true(sigma: float, delta: float) -> float:
+    """The pair's ε at δ: the answer is class 0 with p = Φ(1/(σ√2)) on d, 1 − p on d′ (the
+    vote gap is +1 vs −1, the noise on the gap N(0, 2σ²)); the best event is {class 0}."""
+    z = 1 / (sigma * math.sqrt(2))
+    p, p_prime = stats.norm.sf(-z), stats.norm.sf(z)
+    return max(0.0, math.log((p - delta) / p_prime)) if p > delta else 0.0
+
+
 def audit_case(name: str, epsilon: float = 1.0, *, delta: float = 1e-5,
                bug: bool = False) -> AuditCase:
     """The audit case called ``name``, claiming ``epsilon`` (and ``delta``: the Gaussians).
@@ -394,8 +460,8 @@ def audit_case(name: str, epsilon: float = 1.0, *, delta: float = 1e-5,
     epsilon : float
         The claimed ε, in (0, 20].
     delta : float
-        The claimed δ of the ``"gaussian"`` and ``"gaussian_secure"`` cases, in (0, 1); the
-        other cases claim δ = 0.
+        The claimed δ of the ``"gaussian"``, ``"gaussian_secure"`` and ``"gnmax"`` cases, in
+        (0, 1); the other cases claim δ = 0.
     bug : bool
         With a correct ``name`` that has a planted twin (:data:`PLANTED_BUGS`): return the
         twin instead.
@@ -466,6 +532,24 @@ def audit_case(name: str, epsilon: float = 1.0, *, delta: float = 1e-5,
                          partial(_snapping, epsilon=eps, bound=bound), 0.0, 1.0,
                          test="threshold", true_epsilon=_snapping_true(eps),
                          **{**kw, "claimed_epsilon": proven})
+    if name == "gnmax":
+        sigma = _gnmax_sigma(eps, delta)
+        return AuditCase(name, "PATE's GNMax aggregator",
+                         f"three teachers, votes (2, 1) vs (1, 2) (one changes its vote), "
+                         f"N(0, σ²) on each count, σ = {sigma:.3g}: PATE's data-independent "
+                         f"(ε, δ) (Prop. 8, classic conversion)",
+                         partial(_gnmax, sigma=sigma), GNMAX_D, GNMAX_D_PRIME,
+                         test="histogram", true_epsilon=_gnmax_true(sigma, delta),
+                         **{**kw, "claimed_epsilon": _gnmax_claim(sigma, delta),
+                            "delta": delta})
+    if name == "mwem":
+        return AuditCase(name, "MWEM (one round, one query)",
+                         "T = 1, one counting query over two cells, one person in cell 0 vs "
+                         "cell 1 (n = 1 public); output: the synthetic count of cell 0. The "
+                         "selection has one query to choose, so the pair shows the "
+                         "measurement's ε/2",
+                         partial(_mwem, epsilon=eps), MWEM_D, MWEM_D_PRIME, test="threshold",
+                         true_epsilon=eps / 2, **kw)
     if name == "randomized_response":
         return AuditCase(name, "Randomized response", "true bit 0 vs 1, truth with e^ε/(1+e^ε)",
                          partial(_rr, epsilon=eps), 0, 1, test="histogram",

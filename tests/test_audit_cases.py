@@ -19,7 +19,9 @@ from hypothesis import strategies as st
 
 from dpteach import audit_cases as C
 from dpteach._validation import ParameterError
+from dpteach.accounting.pate import DEFAULT_PATE_ORDERS
 from dpteach.accounting.zcdp import rho_for_epsilon
+from dpteach.learning.pate_answers import gnmax_answer_probabilities
 from dpteach.mechanisms import _secure_rho, gaussian_sigma
 from dpteach.samplers import discrete_gaussian_delta, discrete_gaussian_variance
 from dpteach.snapping import snapping_epsilon
@@ -41,6 +43,42 @@ def test_true_epsilons_match_closed_forms(eps):
     assert 0 < t["gaussian_secure"] < eps
     assert t["svt_no_query_noise"] == math.inf
     assert C.audit_case("laplace_floating_point", eps).true_epsilon == math.inf
+    assert t["mwem"] == eps / 2                    # one query: only the measurement shows
+    assert 0 < t["gnmax"] < eps
+
+
+@pytest.mark.parametrize("eps", [0.1, 1.0, 3.0, 20.0])
+def test_the_gnmax_case_claims_pates_analysis_and_its_true_epsilon_is_exact(eps):
+    # the claim, written out: one query is (λ, λ/σ²)-RDP ([PSMRTE18] Prop. 8), converted
+    # at the best of PATE's orders with ε = r(λ) + ln(1/δ)/(λ − 1); σ is the smallest σ
+    # (to 1e-12) whose claim is at most ε
+    case, delta = C.audit_case("gnmax", eps), 1e-5
+    sigma = float(case.description.split("σ = ")[1].split(":")[0])        # shown to 3 digits
+    orders = np.asarray(DEFAULT_PATE_ORDERS)
+
+    def claim(s):
+        return float(np.min(orders / s**2 + math.log(1 / delta) / (orders - 1)))
+
+    s_exact = case.mechanism.keywords["sigma"]
+    assert s_exact == pytest.approx(sigma, rel=5e-3)
+    assert case.claimed_epsilon == pytest.approx(claim(s_exact), rel=1e-12)
+    assert claim(s_exact) <= eps < claim(s_exact * (1 - 1e-9)) * (1 + 1e-12)
+    # the pair's true ε from the exact answer distributions (quadrature, pate_answers),
+    # not from the closed form the case uses: the better event is {class 0} either way
+    p = gnmax_answer_probabilities(C.GNMAX_D, s_exact)
+    q = gnmax_answer_probabilities(C.GNMAX_D_PRIME, s_exact)
+    assert p[0] == pytest.approx(q[1], rel=1e-9) and p.sum() == pytest.approx(1, rel=1e-12)
+    assert case.true_epsilon == pytest.approx(math.log((p[0] - delta) / q[0]), rel=1e-7)
+
+
+def test_the_gnmax_case_refuses_a_claim_pates_orders_cannot_reach():
+    floor = math.log(1e5) / (max(DEFAULT_PATE_ORDERS) - 1)             # ≈ 0.02307
+    for eps in (floor * 0.99, floor, floor * 1.009):
+        with pytest.raises(ParameterError,
+                           match=r"epsilon must be at least 0.0233 for the gnmax case"):
+            C.audit_case("gnmax", eps)
+    case = C.audit_case("gnmax", floor * 1.01)                   # σ ≈ 1.5e4: still continuous
+    assert floor < case.claimed_epsilon <= floor * 1.01
 
 
 def test_every_case_has_what_an_audit_needs():
@@ -49,7 +87,7 @@ def test_every_case_has_what_an_audit_needs():
         out = c.mechanism(c.d, 7, np.random.default_rng(0))
         assert out.shape == (7,) and np.all(np.isfinite(out)), name
         assert c.planted_bug == (name in C.BUGS) and c.test in ("threshold", "histogram")
-        assert c.delta == (1e-5 if name in ("gaussian", "gaussian_secure") else 0.0)
+        assert c.delta == (1e-5 if name in ("gaussian", "gaussian_secure", "gnmax") else 0.0)
         assert c.title and c.description
     for good, bad in C.PLANTED_BUGS.items():
         assert C.audit_case(good, bug=True).name == bad

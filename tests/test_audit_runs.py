@@ -20,6 +20,7 @@ an output on D′ that D never does, so its bound is the largest the runs allow 
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -50,7 +51,8 @@ N = 20_000                     # runs per side (10,000 choose the test, 10,000 c
 # draw, vectorised) keeps N: 2 × 20,000 draws take ~2 s.
 N_SLOW = {"sparse_vector": 4_000, "svt_no_query_noise": 4_000,
           "laplace_secure": 4_000,
-          "gaussian_secure": 10_000}     # 2 × 10,000 calls: ~1.5 s (under 5 s when busy)
+          "gaussian_secure": 10_000,     # 2 × 10,000 calls: ~1.5 s (under 5 s when busy)
+          "mwem": 4_000}                 # one mwem() call per run, ~0.2 ms
 
 
 def _laplace(value, size, rng):
@@ -86,6 +88,29 @@ def test_planted_bugs_are_caught(seed, name):
     assert case.planted_bug and case.true_epsilon > case.claimed_epsilon
     res = case.audit(N_SLOW.get(name, N), rng=100 + seed)
     assert res.refuted and res.epsilon_lower_bound > 1.5, res.summary()
+
+
+def test_the_pate_and_mwem_audits_would_catch_an_overspending_twin():
+    # the two cases' audits stay below their claims (above); here the same pairs, run by a
+    # twin that spends more than it claims, are refuted: the audits can fail.
+    # GNMax with a tenth of its σ: the vote gap's noise N(0, 2σ²) shrinks tenfold, and the
+    # pair's true ε becomes ln(Φ(z)/Φ(−z)), z = 1/(σ√2) ≈ 1.02: about 1.70 (20,000 runs).
+    case = C.audit_case("gnmax", 1.0)
+    sigma = case.mechanism.keywords["sigma"] / 10
+    z = 1 / (sigma * math.sqrt(2))
+    assert math.log(math.erfc(-z / math.sqrt(2)) / math.erfc(z / math.sqrt(2))) > 1.6
+    res = R.audit_mechanism(functools.partial(C._gnmax, sigma=sigma), case.d, case.d_prime,
+                            claimed_epsilon=1.0, delta=case.delta, n_trials=N,
+                            test="histogram", rng=21)
+    assert res.refuted and res.epsilon_lower_bound > 1.3, res.summary()
+    # MWEM given 4ε while claiming ε (the budget not split): its measurement is Lap(1/(2ε)),
+    # the pair shows 2ε = 2; 4,000 runs per side, 2,000 certify: a tail event with p ≈ 0.6,
+    # p′ ≈ 0.08 has Clopper–Pearson bounds within ≈ 5% and ≈ 20% (relative), so the bound
+    # is ≈ 2 − 0.25 (1.72 and 1.90 on two seeds); 1.2 is several spreads below
+    case = C.audit_case("mwem", 1.0)
+    res = R.audit_mechanism(functools.partial(C._mwem, epsilon=4.0), case.d, case.d_prime,
+                            claimed_epsilon=1.0, n_trials=N_SLOW["mwem"], rng=22)
+    assert res.refuted and res.epsilon_lower_bound > 1.2, res.summary()
 
 
 def test_the_floating_point_leak_is_caught_and_the_secure_sampler_leaks_nothing():
