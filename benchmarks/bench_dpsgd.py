@@ -32,14 +32,18 @@ import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from dpteach.accounting import RDPAccountant
-from dpteach.datasets import load_mnist_5k
-from dpteach.learning.dpsgd import dp_sgd_gradient, poisson_sample
-from dpteach.learning.nn import MLP
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))          # the app (dpapp/) lives beside the library
+
+from dpteach.accounting.rdp import RDPAccountant  # noqa: E402
+from dpteach.datasets import load_mnist_5k  # noqa: E402
+from dpteach.learning.dpsgd import dp_sgd_gradient, poisson_sample  # noqa: E402
+from dpteach.learning.nn import MLP  # noqa: E402
 
 BATCH, HIDDEN, SIGMA, CLIP, LR = 256, 128, 1.0, 1.0, 0.1
 
@@ -218,13 +222,13 @@ def app_rerun_times(n_changes: int = 30):
     os.environ.setdefault("DPTEACH_APP_PREFETCH", "0")
     from streamlit.testing.v1 import AppTest
 
-    script = ("from dpteach.app_pages import dpsgd_playground\n"
+    script = ("from dpapp import dpsgd_playground\n"
               "dpsgd_playground.render()\n")
     at = AppTest.from_string(script, default_timeout=60)
     t0 = time.perf_counter()
     at.run()
     first = time.perf_counter() - t0
-    from dpteach.app_pages import dpsgd_playground as page
+    from dpapp import dpsgd_playground as page
 
     rng = np.random.default_rng(0)
     state = {"dps_sigma": 2.0, "dps_clip": 1.0, "dps_batch": 32, "dps_epochs": 15}

@@ -8,7 +8,7 @@ Setting here (notebook 08 reuses it):
 
 * data: :func:`dpteach.datasets.adult_arrays` (rows with a missing value dropped: 30,162
   train / 15,060 test, 104 features in [0, 1]);
-* teachers: 250 :func:`dpteach.learning.pate.default_model` logistic regressions
+* teachers: 250 :func:`dpteach.pate.teachers.default_model` logistic regressions
   (``C = 10``) on a seeded split of the *training* split (120-121 rows each);
 * public pool and evaluation: a seeded permutation of the *test* split; its first
   ``--queries`` rows (default 1,550) are the student's queries, the other 13,510 the
@@ -48,9 +48,9 @@ import time
 
 import numpy as np
 
-from dpteach.accounting.pate_release import sanitised_epsilon
+from dpteach.pate.release import sanitised_epsilon
 from dpteach.datasets import adult_arrays
-from dpteach.learning.pate import PATEStudent, default_model, train_teachers
+from dpteach.pate.teachers import PATEStudent, default_model, train_teachers
 
 NUM_TEACHERS = 250
 THRESHOLD, SIGMA1, SIGMA2 = 300.0, 200.0, 40.0

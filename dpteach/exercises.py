@@ -3,7 +3,7 @@
 Many exercises ask a student to write, by hand, a function the library already has
 (``expected_unique`` against :func:`dpteach.attacks.linkage.expected_fraction_unique`, the
 exponential mechanism's probabilities against
-:func:`dpteach.selection.exponential_mechanism_probabilities`, ...), and the check compares
+:func:`dpteach.mechanisms.selection.exponential_mechanism_probabilities`, ...), and the check compares
 the two. Without a further check the shortest passing answer is a call to the library
 function itself. :func:`assert_own_work` is that check: it reads which names the student's
 function (and every helper it calls from the same notebook) refers to, and fails with a

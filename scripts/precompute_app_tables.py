@@ -31,7 +31,7 @@ fairness table: after changing its model, its threshold grid or the metrics modu
     .venv/bin/python scripts/precompute_app_tables.py            # every table, 2 processes
     .venv/bin/python scripts/precompute_app_tables.py --jobs 1 --only composition
 
-``tests/test_app_tables.py`` recomputes random entries with the library and checks that
+``tests/app/test_app_tables.py`` recomputes random entries with the library and checks that
 the tables cover the grids.
 """
 
@@ -56,7 +56,8 @@ sys.path.insert(0, str(ROOT))
 
 import dpteach  # noqa: E402
 from dpteach._validation import ParameterError  # noqa: E402
-from dpteach.accounting import PLDAccountant, composition_epsilons  # noqa: E402
+from dpteach.accounting.pld import PLDAccountant  # noqa: E402
+from dpteach.accounting.compare import composition_epsilons
 from dpteach.plots import accounting as A  # noqa: E402
 from dpteach.plots import fairness as F  # noqa: E402
 

@@ -7,7 +7,7 @@ For Adult (A = sex) and German credit (A = age > 25), on the splits of
 (:func:`~dpteach.fairness.lfr_grid.lfr_grid_baseline`), and stores their scores (yAcc, yDiscrim,
 yNN, accuracy and parity gap, training objective and its terms) with a ``meta`` entry (JSON)
 saying exactly how: settings, A_z values, data sets and splits, library versions, date and run
-time. :func:`dpteach.fairness.lfr_grid.load_lfr_grid` reads it; ``tests/test_lfr_grid.py``
+time. :func:`dpteach.fairness.lfr_grid.load_lfr_grid` reads it; ``tests/fairness/test_lfr_grid.py``
 refits two German entries and checks that they match.
 
 Run from the repository root (about 3–5 minutes on the 2-core development machine, nearly all of

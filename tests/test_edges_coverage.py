@@ -8,7 +8,7 @@ with :func:`pkgutil.walk_packages` and fails when a module that defines a public
 or class of its own is in no table. A new module (or a new edges file without a table)
 therefore cannot slip through.
 
-Skipped: ``dpteach.app_pages`` (Streamlit pages, driven through AppTest) and private modules
+Skipped: ``dpapp`` (Streamlit pages, driven through AppTest) and private modules
 (a name part starting with ``_``) except those in :data:`PRIVATE_BUT_CHECKED`. Packages whose
 ``__init__`` only re-exports (defines nothing of its own) need no table.
 """
@@ -28,7 +28,7 @@ import pytest
 import dpteach
 
 HERE = Path(__file__).parent
-SKIPPED_PACKAGES = ("dpteach.app_pages",)
+SKIPPED_PACKAGES = ("dpapp",)
 #: private modules that are nevertheless part of the public surface (their checkers and
 #: the plots' shared style are used by every chapter)
 PRIVATE_BUT_CHECKED = {"dpteach._validation", "dpteach.plots._style"}
@@ -85,7 +85,7 @@ def public_modules() -> dict[str, types.ModuleType]:
 
 
 def edges_files() -> list[Path]:
-    return sorted(p for p in HERE.glob("test_edges_*.py") if p.name != Path(__file__).name)
+    return sorted(p for p in HERE.rglob("test_*_edges.py") if p.name != Path(__file__).name)
 
 
 def load_test_module(path: Path) -> types.ModuleType:
@@ -148,7 +148,7 @@ def _fake_module(name: str, *, own: bool) -> types.ModuleType:
     def chapter_function(x):
         return x
 
-    chapter_function.__module__ = name if own else "dpteach.mechanisms"
+    chapter_function.__module__ = name if own else "dpteach.mechanisms.noise"
     module.chapter_function = chapter_function
     module._helper = lambda: None
     return module
@@ -158,9 +158,9 @@ def test_a_module_missing_from_every_table_is_reported():
     fake = {"dpteach.fake_chapter": _fake_module("dpteach.fake_chapter", own=True),
             "dpteach.fake_package": _fake_module("dpteach.fake_package", own=False),
             "dpteach._fake_private": _fake_module("dpteach._fake_private", own=True),
-            "dpteach.app_pages.fake_page": _fake_module("dpteach.app_pages.fake_page", own=True),
+            "dpapp.fake_page": _fake_module("dpapp.fake_page", own=True),
             "dpteach._validation": _fake_module("dpteach._validation", own=True)}
-    tables = {"test_edges_x.py": {"dpteach.mechanisms"}}
+    tables = {"test_edges_x.py": {"dpteach.mechanisms.noise"}}
     # an own public function makes a module need a table; re-exports, private modules
     # and app pages do not, but _validation does
     assert uncovered(fake, tables) == ["dpteach._validation", "dpteach.fake_chapter"]
@@ -175,9 +175,9 @@ def test_a_file_without_a_table_is_reported(tmp_path):
     with pytest.raises(AssertionError, match="no module-level MODULES"):
         tables_of([path])
     path = tmp_path / "test_edges_fake_with_dict_table.py"
-    path.write_text("import dpteach.mechanisms as m\nMODULES = {'m': m}\n")
-    assert tables_of([path]) == {path.name: {"dpteach.mechanisms"}}
+    path.write_text("import dpteach.mechanisms.noise as m\nMODULES = {'m': m}\n")
+    assert tables_of([path]) == {path.name: {"dpteach.mechanisms.noise"}}
     with pytest.raises(TypeError, match="MODULES must hold modules"):
-        module_names(["dpteach.mechanisms"])
+        module_names(["dpteach.mechanisms.noise"])
     for name in ("test_edges_fake_without_table", "test_edges_fake_with_dict_table"):
         sys.modules.pop(name, None)

@@ -42,7 +42,6 @@ import math
 import warnings
 
 import numpy as np
-from scipy import optimize
 
 from .._validation import (
     ParameterError,
@@ -54,14 +53,14 @@ from .._validation import (
     check_probability,
     describe,
 )
-from ..composition import MAX_OPTIMAL_K, advanced_composition, optimal_composition_epsilon
-from ..mechanisms import gaussian_delta
+from .composition import MAX_OPTIMAL_K, advanced_composition, optimal_composition_epsilon
+from ..mechanisms.noise import gaussian_epsilon
 from .convert import rdp_to_epsilon
 from .pld import PLDAccountant, check_discretization_interval
 from .rdp import DEFAULT_ORDERS, MAX_STEPS, gaussian_rdp, laplace_rdp
 from .sampled_gaussian import subsampled_gaussian_rdp
 
-__all__ = ["METHODS", "METHOD_LABELS", "MAX_POINTS", "MAX_TOTAL_QUERIES", "gaussian_epsilon",
+__all__ = ["METHODS", "METHOD_LABELS", "MAX_POINTS", "MAX_TOTAL_QUERIES", 
            "composition_epsilons", "dpsgd_epsilons"]
 
 METHODS = ("basic", "advanced", "optimal", "rdp", "pld")
@@ -79,55 +78,6 @@ MAX_POINTS = 1_000
 MAX_TOTAL_QUERIES = 10**7
 
 _FLOAT_MAX = np.finfo(float).max
-
-
-def gaussian_epsilon(sigma: float, delta: float, sensitivity: float = 1.0) -> float:
-    """Exact ε of the Gaussian mechanism at δ: the root of Balle–Wang's δ(ε) ([BW18]_ Thm 8).
-
-    δ(ε) decreases in ε, so the root is unique; returns 0 if already δ(0) ≤ δ.
-    The root is bracketed (by doubling, at most ~1025 times) and refined to
-    1e-13 relative, then nudged up so that δ(ε) ≤ δ holds exactly as computed.
-
-    Parameters
-    ----------
-    sigma : float
-        Noise standard deviation σ > 0.
-    delta : float
-        In (0, 1).
-    sensitivity : float, default 1
-        ℓ2 sensitivity Δ > 0.
-
-    Returns
-    -------
-    float
-        ε ≥ 0; ``inf`` when even ε = 1.8e308 leaves δ(ε) > δ (Δ/σ beyond ~1e154).
-    """
-    sigma = check_positive("sigma", sigma)
-    delta = check_delta("delta", delta, allow_zero=False)
-    sensitivity = check_positive("sensitivity", sensitivity)
-
-    def d(e: float) -> float:
-        return gaussian_delta(sigma, sensitivity, e)
-
-    if d(0.0) <= delta:
-        return 0.0
-    hi = 1.0
-    while d(hi) > delta:
-        if hi >= _FLOAT_MAX:
-            return math.inf
-        hi = min(hi * 2, _FLOAT_MAX)
-    # the root lies in (hi/2, hi] when hi > 1; a bracket from 0 is kept for hi ≤ 2^20
-    lo = 0.0 if hi <= 2.0**20 else hi / 2
-    try:
-        eps = optimize.brentq(lambda e: d(e) - delta, lo, hi, xtol=1e-15, rtol=1e-13,
-                              maxiter=400)
-    except RuntimeError:                         # not converged: hi is a valid answer
-        return float(hi)
-    for _ in range(1000):
-        if d(eps) <= delta:
-            return float(eps)
-        eps = np.nextafter(eps, math.inf) * (1 + 1e-14)
-    return float(hi)
 
 
 def _check_counts(name: str, values, maximum: int, max_total: int | None = None) -> np.ndarray:
@@ -156,7 +106,7 @@ def composition_epsilons(ks, *, mechanism: str = "laplace", epsilon: float | Non
     ----------
     ks : int or array-like of int
         Numbers of queries: at most :data:`MAX_POINTS` (1000) entries, each in
-        [1, 10⁶] (:data:`~dpteach.composition.MAX_OPTIMAL_K`), summing to at
+        [1, 10⁶] (:data:`~dpteach.accounting.composition.MAX_OPTIMAL_K`), summing to at
         most :data:`MAX_TOTAL_QUERIES` (10⁷).
     mechanism : {"laplace", "gaussian"}
     epsilon : float

@@ -135,7 +135,7 @@ def laplace_rdp(orders, scale: float, sensitivity: float = 1.0) -> np.ndarray:
     ``r = ε + [−ln(2 − 1/α) + ln1p((α−1)/α · e^{−(2α−1)ε})]/(α − 1)``, which neither
     overflows for large α or ε nor loses the small terms. r(α) increases to the
     pure-DP value ε as α → ∞; both forms agree with a 50-digit evaluation to
-    a few units of float64 rounding (tests/test_edges_accounting.py).
+    a few units of float64 rounding (tests/accounting/test_accounting_edges.py).
 
     Parameters
     ----------

@@ -183,7 +183,7 @@ def _log_a_frac(q: float, sigma: float, alpha: float, rel_tol: float = 2.0**-53,
     truncated series is therefore an upper bound on A_α (conservative for
     privacy), and it is tight to float precision: the computed ln A_α agrees
     with a 30-digit numerical integral of the definition to a few units of
-    float64 rounding (tests/test_accounting.py). The series converges only polynomially
+    float64 rounding (tests/accounting/test_accounting.py). The series converges only polynomially
     (terms ~ k^{−α−2}), so q ≳ 0.1 with σ ≲ 1 at α < 2 may need 10⁴–10⁵ terms;
     at most ``max_terms`` (2¹⁹) are summed, still stopping after a positive term.
 

@@ -16,7 +16,7 @@ Setting and conventions
   [DR14]_ Def 2.4). The noisy attack distinguishes ``x_i = 0`` from
   ``x_i = 1`` (the same person with the other value); for a count of bits both
   neighbour notions give sensitivity 1.
-* Noise is added by :func:`dpteach.mechanisms.laplace_mechanism` with
+* Noise is added by :func:`dpteach.mechanisms.noise.laplace_mechanism` with
   sensitivity 1 (a count), so each noisy answer is ε-DP.
 * Sizes are bounded so that every call stays fast and small: a database has
   at most ``MAX_ROWS`` = 10⁴ rows (the sensitivity and reconstruction loops
@@ -70,7 +70,7 @@ from .._validation import (
     check_rng,
     describe,
 )
-from ..mechanisms import laplace_mechanism
+from ..mechanisms.noise import laplace_mechanism
 
 __all__ = [
     "query_sum", "query_mean", "count_at_least",
@@ -507,7 +507,7 @@ def noisy_attack_success(epsilon: float, k: int = 1, scenario: str = "known_rest
     """Exact success probability of the noisy differencing attack.
 
     Every answer is a count plus independent ``Lap(1/ε)`` noise
-    (:func:`dpteach.mechanisms.laplace_mechanism`, ε-DP per answer,
+    (:func:`dpteach.mechanisms.noise.laplace_mechanism`, ε-DP per answer,
     [DR14]_ Thm 3.6). The attacker averages what it gets into a statistic
     ``Z = x_i + noise`` and guesses ``x_i = 1`` iff ``Z > ½`` (half the
     sensitivity). Success is the same for both values of the bit, so
@@ -561,7 +561,7 @@ def simulate_noisy_attack(db, target: int, epsilon: float, k: int = 1,
                           rng=None) -> float:
     """Run the noisy differencing attack ``n_trials`` times; return its success rate.
 
-    Answers come from :func:`dpteach.mechanisms.laplace_mechanism` (sensitivity
+    Answers come from :func:`dpteach.mechanisms.noise.laplace_mechanism` (sensitivity
     1, budget ``epsilon`` per answer), and the guess is made exactly as in
     :func:`noisy_attack_success`, whose value this estimates (the success
     rate over T trials has standard deviation ``√(s(1−s)/T)``).

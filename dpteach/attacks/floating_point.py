@@ -3,7 +3,7 @@
 The Laplace mechanism is ε-DP over the real numbers. A computer adds noise in
 double precision, and the textbook sampler ([M12]_) turns a uniform u in
 (-½, ½) into noise ``-b·sign(u)·ln(1 - 2|u|)``; NumPy's
-``Generator.laplace`` (used by :func:`dpteach.mechanisms.laplace_mechanism`)
+``Generator.laplace`` (used by :func:`dpteach.mechanisms.noise.laplace_mechanism`)
 computes the same map as
 
     u ≥ ½:  0 - b·log(2 - u - u)        u < ½:  0 + b·log(u + u)
@@ -41,15 +41,15 @@ allows, yet about 36% of the outputs from input 0 are impossible from input 1
 (81% with the exact test): an event of probability 0.36 under one input and 0
 under the other, so the mechanism is not even (ε, 0.35)-DP for any ε.
 Against the snapping mechanism
-(:func:`dpteach.snapping.snapping_mechanism`) and the exact discrete Laplace
-(``laplace_mechanism(..., secure=True)``) it rules nothing out (their possible
+(:func:`dpteach.exact.snapping.snapping_mechanism`) and the exact discrete Laplace
+(``secure_laplace_mechanism(...)``) it rules nothing out (their possible
 outputs form a grid that does not depend on the input) and its success stays
 at what DP allows, ``e^ε/(1 + e^ε)``.
 
 Examples
 --------
 >>> import numpy as np
->>> from dpteach.mechanisms import laplace_mechanism
+>>> from dpteach.mechanisms.noise import laplace_mechanism
 >>> out = laplace_mechanism(np.zeros(2000), 1.0, 1.0, rng=0)   # input 0, noise scale 1
 >>> bool(impossible_under(out, 1.0, 1.0).mean() > 0.5)        # most rule out input 1
 True
@@ -89,8 +89,9 @@ from .._validation import (
     check_positive,
     check_rng,
 )
-from ..mechanisms import DEFAULT_GRANULARITY, laplace_mechanism, laplace_scale
-from ..snapping import snapping_mechanism
+from ..exact.secure import DEFAULT_GRANULARITY, secure_laplace_mechanism
+from ..mechanisms.noise import laplace_mechanism, laplace_scale
+from ..exact.snapping import snapping_mechanism
 
 __all__ = [
     "SAMPLERS",
@@ -360,11 +361,11 @@ def floating_point_attack(sampler: str, value: float, value_prime: float, *, sca
     runs the mechanism once with Laplace noise of scale ``scale`` (i.e. ε =
     |value - value_prime|/scale for these two inputs):
 
-    * ``"numpy"``: :func:`dpteach.mechanisms.laplace_mechanism` (NumPy's
+    * ``"numpy"``: :func:`dpteach.mechanisms.noise.laplace_mechanism` (NumPy's
       floating-point sampler) with Δ = scale, ε = 1;
-    * ``"snapping"``: :func:`dpteach.snapping.snapping_mechanism` with Δ =
+    * ``"snapping"``: :func:`dpteach.exact.snapping.snapping_mechanism` with Δ =
       scale, ε = 1 and ``bound`` (default ``max(|value|, |value_prime|) + 100·scale``);
-    * ``"discrete"``: ``laplace_mechanism(..., secure=True, granularity=...)``,
+    * ``"discrete"``: ``secure_laplace_mechanism(..., granularity=...)``,
       one call per trial (default granularity 2**-20).
 
     The test then rules inputs out. ``test="exact"`` asks, for the mechanism
@@ -438,8 +439,8 @@ def floating_point_attack(sampler: str, value: float, value_prime: float, *, sca
     elif sampler == "snapping":
         out = snapping_mechanism(inputs, sensitivity=b, epsilon=1.0, bound=bound, rng=gen)
     else:
-        out = np.array([laplace_mechanism(float(x), b, 1.0, rng=gen, secure=True,
-                                          granularity=granularity) for x in inputs])
+        out = np.array([secure_laplace_mechanism(float(x), b, 1.0, rng=gen,
+                                                 granularity=granularity) for x in inputs])
 
     if test == "precision":
         not_v0, not_v1 = precision_test(out, v0), precision_test(out, v1)

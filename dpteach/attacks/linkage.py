@@ -67,12 +67,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._validation import (
-    ParameterError,
-    check_int,
-    check_rng,
-    describe,
-)
+from .._validation import ParameterError, check_int, check_rng, describe
 from ..datasets import load_adult
 
 __all__ = [

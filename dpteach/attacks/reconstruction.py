@@ -82,9 +82,9 @@ from .._validation import (
     check_rng,
     describe,
 )
-from ..accounting.compare import gaussian_epsilon
+from ..mechanisms.noise import gaussian_epsilon
 from ..accounting.zcdp import gaussian_zcdp, pure_dp_to_zcdp, rho_for_epsilon
-from ..mechanisms import gaussian_mechanism, gaussian_sigma, laplace_mechanism
+from ..mechanisms.noise import gaussian_mechanism, gaussian_sigma, laplace_mechanism
 
 __all__ = [
     "MAX_N", "MAX_QUERIES", "MAX_ENTRIES", "MAX_LP_N", "MAX_LP_ENTRIES", "MAX_NOISE",
@@ -252,7 +252,7 @@ class NoiseCalibration:
         Standard deviation of each answer's noise (√2·b, or σ).
     per_query_epsilon : float
         ε of one answer: 1/b for Laplace (pure DP); for the Gaussian its exact
-        ε at δ/k (:func:`dpteach.accounting.compare.gaussian_epsilon`).
+        ε at δ/k (:func:`dpteach.mechanisms.noise.gaussian_epsilon`).
     per_query_rho : float
         ρ of one answer in zCDP (ε₀²/2 for Laplace, 1/(2σ²) for the Gaussian).
     basic_total_epsilon : float
@@ -279,7 +279,7 @@ def calibrate_noise(k: int, epsilon: float, *, delta: float = 0.0, mechanism: st
     Each subset sum has sensitivity 1 (one person's bit moves it by at most 1).
 
     * Laplace, ``"basic"``: each answer ε₀ = ε/k, scale b = k/ε
-      (:func:`dpteach.mechanisms.laplace_mechanism`; basic composition
+      (:func:`dpteach.mechanisms.noise.laplace_mechanism`; basic composition
       [DR14]_ Thm 3.16; δ may be 0).
     * Laplace, ``"zcdp"``: each ε₀-DP answer is ε₀²/2-zCDP ([BS16]_ Prop. 1.4);
       k of them are kε₀²/2-zCDP ([BS16]_ Lemma 1.7), which is (ε, δ)-DP for the
@@ -289,7 +289,7 @@ def calibrate_noise(k: int, epsilon: float, *, delta: float = 0.0, mechanism: st
       1/k: for large k far less noise for the same (ε, δ); for small k basic
       composition is better (the conversion's ln(1/δ) term dominates).
     * Gaussian, ``"basic"``: each answer (ε/k, δ/k)-DP with the analytic σ of
-      :func:`dpteach.mechanisms.gaussian_sigma` (needs δ > 0).
+      :func:`dpteach.mechanisms.noise.gaussian_sigma` (needs δ > 0).
     * Gaussian, ``"zcdp"``: σ = √(k/(2ρ)) with ρ as above: each answer is
       1/(2σ²)-zCDP ([BS16]_ Prop. 1.6), k of them ρ-zCDP.
 
@@ -349,9 +349,9 @@ def private_answers(secret, queries, *, epsilon: float, delta: float = 0.0,
                     mechanism: str = "laplace", accounting: str = "basic", rng=None):
     """Answer every subset sum with noise calibrated to a total (ε, δ) (:func:`calibrate_noise`).
 
-    Laplace answers come from :func:`dpteach.mechanisms.laplace_mechanism`
+    Laplace answers come from :func:`dpteach.mechanisms.noise.laplace_mechanism`
     (sensitivity 1, ε₀ each), Gaussian ones with basic composition from
-    :func:`dpteach.mechanisms.gaussian_mechanism` (sensitivity 1, (ε/k, δ/k)
+    :func:`dpteach.mechanisms.noise.gaussian_mechanism` (sensitivity 1, (ε/k, δ/k)
     each), and with zCDP accounting as the exact answers plus N(0, σ²).
 
     Parameters

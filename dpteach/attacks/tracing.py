@@ -59,7 +59,7 @@ from .._validation import (
     check_rng,
     describe,
 )
-from ..mechanisms import gaussian_sigma
+from ..mechanisms.noise import gaussian_sigma
 from .roc import AttackResult, roc_from_scores
 
 __all__ = [
@@ -96,7 +96,7 @@ def means_noise_std(n: int, d: int, epsilon: float, delta: float) -> float:
     """σ that makes d means of n people (ε, δ)-DP with the Gaussian mechanism.
 
     Replacing one person's row moves each mean of 0/1 attributes by at most 1/n,
-    the vector by at most √d/n in ℓ2; σ is :func:`dpteach.mechanisms.gaussian_sigma`
+    the vector by at most √d/n in ℓ2; σ is :func:`dpteach.mechanisms.noise.gaussian_sigma`
     of that sensitivity (the analytic calibration). It grows like √d/(nε): the
     noise that stops tracing.
 

@@ -8,7 +8,7 @@ and writes ``dpteach/data/lfr_grid.npz``; :func:`load_lfr_grid` reads it (offlin
 
 :func:`lfr_grid_data` rebuilds the exact rows (features, labels, sensitive attribute,
 training and held-out split) and :func:`lfr_grid_entry` refits and scores one entry exactly
-as the script did, so a shipped number can be checked live (``tests/test_lfr_grid.py`` does
+as the script did, so a shipped number can be checked live (``tests/fairness/test_lfr_grid.py`` does
 it for two German entries). :func:`lfr_grid_baseline` is the unconstrained comparison: a
 logistic regression on the same features.
 
@@ -68,7 +68,7 @@ GRID_NEIGHBORS = 5
 #: (:func:`build_info`) a refit repeats the same arithmetic: every number agrees to the
 #: relative ``"same_build"`` (measured: exactly). Elsewhere L-BFGS-B on this non-convex
 #: objective can take another path from rounding differences alone: refits of the two
-#: entries ``tests/test_lfr_grid.py`` checks (German, A_z = 0.245951 and 2.716345) with the
+#: entries ``tests/fairness/test_lfr_grid.py`` checks (German, A_z = 0.245951 and 2.716345) with the
 #: training rows scaled by 1 ± (1 … 5)e-13 moved the training objective by up to 0.0021, the
 #: training yAcc and yDiscrim by up to 0.0054 — and held-out scores by up to 0.047 (yAcc
 #: 0.038, parity gap 0.047): so only the objective (``"objective"``, absolute) and the

@@ -66,7 +66,9 @@ from .._validation import (
     check_rng,
     describe,
 )
-from ..accounting import PLDAccountant, RDPAccountant, get_noise_multiplier
+from ..accounting.pld import PLDAccountant
+from ..accounting.rdp import RDPAccountant
+from ..accounting.calibrate import get_noise_multiplier
 from .nn import MAX_INPUT, MAX_LAYERS, MAX_WIDTH, MLP, softmax
 
 __all__ = [

@@ -71,7 +71,7 @@ from .._validation import (
     check_rng,
     describe,
 )
-from ..samplers import sample_l2_laplace
+from ..mechanisms.l2_laplace import sample_l2_laplace
 from .logistic import (
     LOGISTIC_C,
     MAX_ROWS,

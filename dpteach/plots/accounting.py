@@ -1,6 +1,6 @@
 """Figures for composition and privacy accounting (notebook 04, app pages).
 
-All numbers come from :mod:`dpteach.accounting` / :mod:`dpteach.composition`.
+All numbers come from :mod:`dpteach.accounting` / :mod:`dpteach.accounting.composition`.
 :func:`composition_data` and :func:`dpsgd_epsilon_data` return the figures the app
 pages "Composition & budget" and "DP-SGD planner" show, as
 :class:`~dpteach.plots.figure.FigureData`; :func:`plot_composition` and
@@ -32,8 +32,8 @@ from .._validation import (
     check_probability,
     describe,
 )
-from ..accounting import METHOD_LABELS, METHODS, composition_epsilons, dpsgd_epsilons
-from ..composition import amplify_by_subsampling
+from ..accounting.compare import METHOD_LABELS, METHODS, composition_epsilons, dpsgd_epsilons
+from ..accounting.composition import amplify_by_subsampling
 from ._style import PALETTE, new_axes, refuse_undrawable, refuse_undrawable_log
 from .figure import FigureData, Rule, Series, to_matplotlib
 
@@ -47,7 +47,7 @@ PLD_POINTS_LIMIT = 100       # plot_dpsgd_epsilon: each PLD point costs up to ~3
 # ----------------------------------------------------------------- the app's slider grids
 # The pages "Composition & budget" and "DP-SGD planner" offer exactly these values;
 # scripts/precompute_app_tables.py precomputes the slow numbers over them (the pages,
-# the script and tests/test_app_tables.py import them from here, without Streamlit).
+# the script and tests/app/test_app_tables.py import them from here, without Streamlit).
 
 #: Composition page: numbers of queries k.
 COMPOSITION_KS = (1, 2, 3, 5, 10, 20, 30, 50, 100, 200, 300, 500, 1000, 2000, 5000)

@@ -1,14 +1,14 @@
 """Figures of auditing (notebook 13, the app page "Audit a mechanism").
 
 * :func:`audit_histograms_data` — the outputs of a mechanism on D and on D′ (an
-  :class:`~dpteach.audit_runs.AuditResult`), with the test the auditor chose, and its bound;
+  :class:`~dpteach.audit.runs.AuditResult`), with the test the auditor chose, and its bound;
 * :func:`bound_convergence_data` — the certified bound as the runs grow
-  (:func:`dpteach.audit_runs.audit_convergence`), against the claim, the truth and the most
-  that many runs could ever show (:func:`dpteach.audit_bounds.max_certifiable_epsilon`);
+  (:func:`dpteach.audit.runs.audit_convergence`), against the claim, the truth and the most
+  that many runs could ever show (:func:`dpteach.audit.bounds.max_certifiable_epsilon`);
 * :func:`canary_scores_data` — a one-run audit ([SNJ23]_): the scores of the canaries that
   were in the training set and of those that were not, with the guessing cut-offs;
 * :func:`one_run_bound_data` — how many correct guesses (of r, with m canaries) certify which
-  ε: :func:`dpteach.audit_one_run.one_run_audit_bound` over the accuracy v/r.
+  ε: :func:`dpteach.audit.one_run.one_run_audit_bound` over the accuracy v/r.
 
 Each is a :class:`~dpteach.plots.figure.FigureData` drawn by the ``plot_*`` function of the
 same name. They draw results; the audits are run by the math modules (a page caches those).
@@ -34,9 +34,9 @@ from .._validation import (
     check_nonnegative,
     describe,
 )
-from ..audit_bounds import max_certifiable_epsilon
-from ..audit_one_run import OneRunAudit, one_run_audit_bound
-from ..audit_runs import TRIALS_MAX, AuditResult
+from ..audit.bounds import max_certifiable_epsilon
+from ..audit.one_run import OneRunAudit, one_run_audit_bound
+from ..audit.runs import TRIALS_MAX, AuditResult
 from ._style import PALETTE, new_axes, refuse_undrawable
 from .figure import FigureData, Rule, Series, to_matplotlib
 
@@ -78,7 +78,7 @@ def audit_histograms_data(result, bins: int = 40) -> FigureData:
     Parameters
     ----------
     result : AuditResult
-        From :func:`dpteach.audit_runs.audit_mechanism` (or a case's ``audit``).
+        From :func:`dpteach.audit.runs.audit_mechanism` (or a case's ``audit``).
     bins : int in [2, 200]
         Histogram bins for real outputs (outputs with at most 20 distinct values are drawn
         one bar pair per value).
@@ -171,7 +171,7 @@ def bound_convergence_data(trials, bounds, *, claimed_epsilon: float,
     trials : 1-D array_like of int
         Runs per side, at most 100 values in [2, 10**7] (sorted for drawing).
     bounds : 1-D array_like of float
-        The bound at each (e.g. :func:`dpteach.audit_runs.audit_convergence`), ≥ 0, finite.
+        The bound at each (e.g. :func:`dpteach.audit.runs.audit_convergence`), ≥ 0, finite.
     claimed_epsilon : float
         ≥ 0, drawn as a rule.
     true_epsilon : float, optional
@@ -184,7 +184,7 @@ def bound_convergence_data(trials, bounds, *, claimed_epsilon: float,
     -------
     FigureData
         Series ``"bound"`` (points and line), ``"most"`` (the largest bound n runs could
-        certify, :func:`~dpteach.audit_bounds.max_certifiable_epsilon` of the n − n//2
+        certify, :func:`~dpteach.audit.bounds.max_certifiable_epsilon` of the n − n//2
         certifying runs); rules ``"claim"`` and ``"truth"``.
     """
     t = _trials(trials)
@@ -245,7 +245,7 @@ def canary_scores_data(audit, bins: int = 40, claimed_epsilon: float | None = No
     Parameters
     ----------
     audit : OneRunAudit
-        From :func:`dpteach.audit_one_run.one_run_audit` (or ``one_run_audit_dpsgd(...).audit``).
+        From :func:`dpteach.audit.one_run.one_run_audit` (or ``one_run_audit_dpsgd(...).audit``).
     bins : int in [2, 200]
     claimed_epsilon : float, optional
         The ε the run claims (≥ 0), for the title.

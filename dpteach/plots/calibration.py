@@ -1,7 +1,7 @@
 """Figures for calibrating Laplace and Gaussian noise to a query's sensitivity.
 
 Each ``plot_*`` function validates its arguments (through :mod:`dpteach._validation` or
-the :mod:`dpteach.mechanisms` functions it calls), draws on ``ax`` (or on a new
+the :mod:`dpteach.mechanisms.noise` functions it calls), draws on ``ax`` (or on a new
 pyplot-free figure from :func:`dpteach.plots._style.new_axes`) and returns the
 :class:`matplotlib.figure.Figure`.
 
@@ -50,7 +50,12 @@ from .._validation import (
     check_sensitivity,
     describe,
 )
-from ..mechanisms import gaussian_privacy_loss, gaussian_sigma, laplace_privacy_loss, laplace_scale
+from ..mechanisms.noise import (
+    gaussian_privacy_loss,
+    gaussian_sigma,
+    laplace_privacy_loss,
+    laplace_scale,
+)
 from ._style import PALETTE, new_axes, refuse_undrawable, refuse_undrawable_log
 from .figure import MAX_POINTS, FigureData, Rule, Series, to_matplotlib
 
@@ -141,7 +146,7 @@ def neighbouring_densities_data(sensitivity: float, epsilon: float, delta: float
     D has true answer ``value``, D' has ``value + sensitivity``. For the Laplace
     mechanism (scale ``b = Δ/ε``, [DR14]_ Thm 3.6) the two densities differ by
     a factor at most e^ε at every output; for the Gaussian (σ from
-    :func:`dpteach.mechanisms.gaussian_sigma`, [DR14]_ Thm A.1 / [BW18]_ Thm 8)
+    :func:`dpteach.mechanisms.noise.gaussian_sigma`, [DR14]_ Thm A.1 / [BW18]_ Thm 8)
     the ratio is unbounded in the tails, which δ pays for.
 
     Parameters
@@ -157,7 +162,7 @@ def neighbouring_densities_data(sensitivity: float, epsilon: float, delta: float
     value : float
         True answer on D.
     method : {"analytic", "classic"}
-        Gaussian calibration, see :func:`dpteach.mechanisms.gaussian_sigma`.
+        Gaussian calibration, see :func:`dpteach.mechanisms.noise.gaussian_sigma`.
 
     Returns
     -------
@@ -467,7 +472,7 @@ def error_vs_epsilon_data(sensitivity: float, delta: float, epsilons=None,
     """Expected absolute error of Laplace and Gaussian noise against ε, as data.
 
     ``E|Lap(b)| = b = Δ/ε`` and ``E|N(0, σ²)| = σ √(2/π)``, with σ from
-    :func:`dpteach.mechanisms.gaussian_sigma` ([DR14]_ Thm 3.6, A.1; [BW18]_).
+    :func:`dpteach.mechanisms.noise.gaussian_sigma` ([DR14]_ Thm 3.6, A.1; [BW18]_).
     For one real-valued query Δ₁ = Δ₂ = ``sensitivity``.
 
     Parameters

@@ -22,13 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import (
-    ParameterError,
-    check_array,
-    check_bool,
-    check_choice,
-    check_in_range,
-)
+from .._validation import ParameterError, check_array, check_bool, check_choice, check_in_range
 from ..learning.erm_experiments import AccuracyCurve, SensitivityResult, ToyFits
 from ._style import PALETTE, new_axes
 from .figure import FigureData, Rule, Series, to_matplotlib

@@ -1,15 +1,15 @@
 """Figures for answering many queries: independent noise against MWEM (notebook 14, app page).
 
 The crossover: answering k counting queries *independently* at total ε costs noise that
-grows with k (:mod:`dpteach.many_queries`); MWEM's synthetic data (:mod:`dpteach.mwem`)
+grows with k (:mod:`dpteach.queries.independent`); MWEM's synthetic data (:mod:`dpteach.queries.mwem`)
 pays for T measurements only, so its error barely grows with k. Past some k it wins.
 
 * :func:`crossover_data` / :func:`plot_crossover` — the largest error against k at one ε;
   :func:`crossover_epsilon_data` / :func:`plot_crossover_epsilon` — against ε at one k. The
-  independent lines are exact expectations (:func:`dpteach.many_queries.independent_max_error`,
+  independent lines are exact expectations (:func:`dpteach.queries.independent.independent_max_error`,
   computed here); MWEM's points come from the shipped grid
   ``dpteach/data/many_queries_grid.npz`` (:func:`load_crossover_grid`, made by
-  ``scripts/precompute_many_queries.py`` with :func:`dpteach.mwem.compare_independent` on
+  ``scripts/precompute_many_queries.py`` with :func:`dpteach.queries.mwem.compare_independent` on
   :func:`crossover_workload` and the seeds of :func:`crossover_rng`), so a slider move
   reads numbers and computes nothing heavy.
 * :func:`mwem_rounds_data` / :func:`plot_mwem_rounds` — MWEM's error against its number of
@@ -47,8 +47,8 @@ from .._validation import (
     check_int,
     describe,
 )
-from ..linear_queries import adult_universe, random_queries
-from ..many_queries import independent_max_error
+from ..queries.linear import adult_universe, random_queries
+from ..queries.independent import independent_max_error
 from ._style import PALETTE
 from .figure import FigureData, Rule, Series, to_matplotlib
 
@@ -106,9 +106,9 @@ def _fmt(x: float) -> str:
 def crossover_workload():
     """``(universe, hist, queries)`` of the crossover: Adult on age × sex × race.
 
-    The universe is :func:`dpteach.linear_queries.adult_universe` (60 cells), ``hist`` the
+    The universe is :func:`dpteach.queries.linear.adult_universe` (60 cells), ``hist`` the
     histogram of all 48,842 people of :func:`dpteach.datasets.load_adult`, and ``queries``
-    10,000 random counting queries (:func:`dpteach.linear_queries.random_queries`, seed
+    10,000 random counting queries (:func:`dpteach.queries.linear.random_queries`, seed
     :data:`WORKLOAD_SEED`); the workload of k queries is ``queries.first(k)``.
     """
     from ..datasets import load_adult
@@ -295,7 +295,7 @@ def _finite_nonneg(name: str, value, ndim) -> np.ndarray:
 
 
 def mwem_rounds_data(rounds, errors, epsilon: float, *, reference=None) -> FigureData:
-    """MWEM's largest error against its number of rounds T (results of :func:`dpteach.mwem.mwem`).
+    """MWEM's largest error against its number of rounds T (results of :func:`dpteach.queries.mwem.mwem`).
 
     Parameters
     ----------
@@ -366,7 +366,7 @@ def pmw_errors_data(errors, updated, threshold: float) -> FigureData:
         [0, 1e200].
     updated : array_like of bool, shape (m,)
         True where the answer was a paid Laplace answer with an update
-        (:attr:`dpteach.mwem.PMWResult.updated`).
+        (:attr:`dpteach.queries.mwem.PMWResult.updated`).
     threshold : float
         The run's threshold α (fraction of n), in (0, 1].
 

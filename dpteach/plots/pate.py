@@ -7,12 +7,12 @@ answered by an ensemble of teachers, [PAEGT17]_) three ways:
   Confident-GNMax ([PSMRTE18]_, Alg. 1);
 * :func:`answer_distribution_data` — the exact distribution of the aggregator's answer:
   Confident-GNMax (each class, and "no answer" when max n + N(0, σ₁²) < T) and GNMax alone
-  (argmax of n + N(0, σ₂²)), from :mod:`dpteach.learning.pate`;
+  (argmax of n + N(0, σ₂²)), from :mod:`dpteach.pate.teachers`;
 * :func:`pate_privacy_data` — the privacy of k such queries against k, with the
   data-independent RDP curves and with the data-dependent bound of [PSMRTE18]_ (Thm 6), from
-  :mod:`dpteach.accounting.pate`. **The data-dependent ε is a function of the votes, so of
+  :mod:`dpteach.pate.analysis`. **The data-dependent ε is a function of the votes, so of
   the private data: it may not be published as is** (the sanitised ε of
-  :mod:`dpteach.accounting.pate_release` may).
+  :mod:`dpteach.pate.release` may).
 
 The figures of a whole run on many queries (notebook 08) are in
 :mod:`dpteach.plots.pate_runs`.
@@ -52,7 +52,7 @@ from .._validation import (
     describe,
 )
 from ..accounting.convert import rdp_to_epsilon
-from ..accounting.pate import (
+from ..pate.analysis import (
     DEFAULT_PATE_ORDERS,
     MAX_QUERIES,
     check_votes,
@@ -60,11 +60,8 @@ from ..accounting.pate import (
     gnmax_log_q,
     threshold_log_pr_answered,
 )
-from ..learning.pate import MAX_TEACHERS
-from ..learning.pate_answers import (
-    confident_gnmax_answer_probabilities,
-    gnmax_answer_probabilities,
-)
+from ..pate.teachers import MAX_TEACHERS
+from ..pate.answers import confident_gnmax_answer_probabilities, gnmax_answer_probabilities
 from ._style import PALETTE, new_axes, refuse_undrawable, refuse_undrawable_log
 from .figure import FigureData, Rule, Series, to_matplotlib, to_vega_lite
 
@@ -113,7 +110,7 @@ def agreement_votes(num_teachers: int, num_classes: int, agreement: float,
     Parameters
     ----------
     num_teachers : int
-        Teachers (votes), in [1, :data:`dpteach.learning.pate.MAX_TEACHERS`].
+        Teachers (votes), in [1, :data:`dpteach.pate.teachers.MAX_TEACHERS`].
     num_classes : int
         Classes k, in [2, :data:`MAX_BAR_CLASSES`].
     agreement : float
@@ -172,7 +169,7 @@ def vote_histogram_data(votes, threshold: float | None = None) -> FigureData:
     Parameters
     ----------
     votes : array-like, shape (classes,)
-        One vote histogram (:func:`dpteach.accounting.pate.check_votes`), 2 to
+        One vote histogram (:func:`dpteach.pate.analysis.check_votes`), 2 to
         :data:`MAX_BAR_CLASSES` classes.
     threshold : float, optional
         T ≥ 0: Confident-GNMax answers only if max n + N(0, σ₁²) ≥ T ([PSMRTE18]_, Alg. 1).
@@ -295,11 +292,11 @@ def answer_distribution_data(votes, threshold: float, sigma1: float,
     Confident-GNMax ([PSMRTE18]_, Alg. 1) answers only if max n + N(0, σ₁²) ≥ T, and then
     with the argmax of n + N(0, σ₂²) (GNMax, Sec. 4.1); GNMax alone always answers. The
     probabilities are exact (one integral per class,
-    :func:`dpteach.learning.pate_answers.confident_gnmax_answer_probabilities` and
-    :func:`dpteach.learning.pate_answers.gnmax_answer_probabilities`); the probability that the
-    threshold passes is :func:`dpteach.accounting.pate.threshold_log_pr_answered`, and q̃ the
+    :func:`dpteach.pate.answers.confident_gnmax_answer_probabilities` and
+    :func:`dpteach.pate.answers.gnmax_answer_probabilities`); the probability that the
+    threshold passes is :func:`dpteach.pate.analysis.threshold_log_pr_answered`, and q̃ the
     bound of Prop. 7 on Pr[GNMax ≠ plurality] that the privacy analysis uses
-    (:func:`dpteach.accounting.pate.gnmax_log_q`).
+    (:func:`dpteach.pate.analysis.gnmax_log_q`).
 
     Parameters
     ----------
@@ -404,7 +401,7 @@ def _query_grid(k_max: int, mark_k: int | None) -> np.ndarray:
 def _epsilons(rdp: np.ndarray, ks: np.ndarray, delta: float) -> np.ndarray:
     """ε of k identical queries for every k: RDP adds up (k·r(λ) at each order λ), then the
     classic conversion at the best order (:func:`dpteach.accounting.convert.rdp_to_epsilon`,
-    as :func:`dpteach.accounting.pate.pate_epsilon`)."""
+    as :func:`dpteach.pate.analysis.pate_epsilon`)."""
     with np.errstate(over="ignore"):
         return np.array([rdp_to_epsilon(DEFAULT_PATE_ORDERS, k * rdp, delta,
                                         conversion="classic")[0] for k in ks])
@@ -417,10 +414,10 @@ def pate_privacy_data(votes, threshold: float, sigma1: float, sigma2: float,
 
     Each query pays the threshold step and, with the probability that it passes, GNMax
     (the expected-cost convention of [PSMRTE18]_'s tables,
-    :func:`dpteach.accounting.pate.confident_gnmax_rdp`); k identical queries add their RDP
+    :func:`dpteach.pate.analysis.confident_gnmax_rdp`); k identical queries add their RDP
     curves, and the total is converted to (ε, δ) at the best of
-    :data:`~dpteach.accounting.pate.DEFAULT_PATE_ORDERS` with the classic conversion, so the
-    value at k equals :func:`dpteach.accounting.pate.pate_epsilon` of k copies of ``votes``.
+    :data:`~dpteach.pate.analysis.DEFAULT_PATE_ORDERS` with the classic conversion, so the
+    value at k equals :func:`dpteach.pate.analysis.pate_epsilon` of k copies of ``votes``.
 
     * data-independent: the curves λ/(2σ₁²) (threshold) and λ/σ₂² (GNMax, Prop. 8);
     * data-dependent: Thm 6 with the bound q̃ of Prop. 7 — much smaller when the teachers

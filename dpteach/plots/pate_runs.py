@@ -35,7 +35,7 @@ from .._validation import (
     describe,
 )
 from ..accounting.convert import check_orders
-from ..accounting.pate import check_votes, gnmax_rdp, gnmax_rdp_data_independent
+from ..pate.analysis import check_votes, gnmax_rdp, gnmax_rdp_data_independent
 from ._style import CYCLE, PALETTE, new_axes, refuse_undrawable, refuse_undrawable_log
 from .figure import FigureData, Rule, Series, to_matplotlib
 
@@ -89,7 +89,7 @@ def teacher_agreement_data(votes, correct=None, threshold: float | None = None,
     Parameters
     ----------
     votes : array-like, shape (queries, classes)
-        :func:`dpteach.accounting.pate.check_votes`.
+        :func:`dpteach.pate.analysis.check_votes`.
     correct : boolean mask, shape (queries,), optional
     threshold : float, optional
         T ≥ 0, drawn as a vertical rule (the x axis extends to it).
@@ -165,7 +165,7 @@ def query_costs_data(votes, sigma2: float, order: float, answered=None,
     """What each query's GNMax answer costs, data-dependent, against the data-independent cost.
 
     For each query, the data-dependent RDP of its GNMax answer at order λ
-    (:func:`dpteach.accounting.pate.gnmax_rdp`: Thm 6 of [PSMRTE18]_ with the bound q̃ of
+    (:func:`dpteach.pate.analysis.gnmax_rdp`: Thm 6 of [PSMRTE18]_ with the bound q̃ of
     Prop. 7) divided by the data-independent λ/σ₂² (Prop. 8), as a histogram of log₁₀ of that
     ratio (≤ 0: the bound never exceeds λ/σ₂²). Queries on which the teachers agree cost a tiny
     fraction. With ``answered`` (Confident-GNMax's answered queries) the two groups are drawn

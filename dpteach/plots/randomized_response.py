@@ -39,14 +39,8 @@ import math
 import numpy as np
 from scipy import stats
 
-from .._validation import (
-    ParameterError,
-    check_array,
-    check_epsilon,
-    check_in_range,
-    describe,
-)
-from ..randomized_response import (
+from .._validation import ParameterError, check_array, check_epsilon, check_in_range, describe
+from ..mechanisms.randomized_response import (
     central_laplace_rate_std,
     rr_epsilon_from_gamma,
     rr_gamma_from_epsilon,
@@ -55,15 +49,7 @@ from ..randomized_response import (
     simulate_rr_estimates,
 )
 from ._style import CYCLE, PALETTE, new_axes, refuse_undrawable_log
-from .figure import (
-    FONT_SIZES,
-    MAX_POINTS,
-    FigureData,
-    Rule,
-    Series,
-    to_matplotlib,
-    to_vega_lite,
-)
+from .figure import FONT_SIZES, MAX_POINTS, FigureData, Rule, Series, to_matplotlib, to_vega_lite
 
 __all__ = [
     "rr_estimator_data",
@@ -82,7 +68,7 @@ _EXACT_LIMIT = 2_000_000   # simulate individual reports up to this many in tota
 
 
 def _privacy_kwargs(gamma, epsilon) -> dict:
-    """The one privacy argument given, to pass on to dpteach.randomized_response unchanged."""
+    """The one privacy argument given, to pass on to dpteach.mechanisms.randomized_response unchanged."""
     return {"gamma": gamma} if gamma is not None else {"epsilon": epsilon}
 
 
@@ -137,9 +123,9 @@ def rr_estimator_data(true_rate: float, n: int, gamma: float | None = None,
     """Distribution of the randomized-response estimate over simulated surveys, as data.
 
     Simulates ``n_trials`` surveys of ``n`` fresh respondents
-    (:func:`dpteach.randomized_response.simulate_rr_estimates`, arguments as there) and
+    (:func:`dpteach.mechanisms.randomized_response.simulate_rr_estimates`, arguments as there) and
     gives the density histogram of their estimates π̂, the normal density with mean π
-    and standard deviation :func:`dpteach.randomized_response.rr_std_error` (the
+    and standard deviation :func:`dpteach.mechanisms.randomized_response.rr_std_error` (the
     estimator is unbiased and, by the central limit theorem, approximately normal,
     [W65]_), the true rate and the interval π ± 1.96 SE that holds about 95% of the
     estimates.
@@ -161,7 +147,7 @@ def rr_estimator_data(true_rate: float, n: int, gamma: float | None = None,
         Number of simulated surveys, in [2, 10**6].
     rng : None, int or numpy.random.Generator
     simulation : {"auto", "reports", "binomial"}
-        See :func:`~dpteach.randomized_response.simulate_rr_estimates` (the two
+        See :func:`~dpteach.mechanisms.randomized_response.simulate_rr_estimates` (the two
         simulations give identically distributed estimates; ``"binomial"`` is the fast one).
 
     Returns
@@ -218,7 +204,7 @@ def plot_rr_estimator(true_rate: float, n: int, gamma: float | None = None,
 
     Draws :func:`rr_estimator_data` (arguments as there): the histogram of the
     estimates, the normal density with mean π and standard deviation
-    :func:`dpteach.randomized_response.rr_std_error` (the estimator is unbiased and,
+    :func:`dpteach.mechanisms.randomized_response.rr_std_error` (the estimator is unbiased and,
     by the central limit theorem, approximately normal), the true rate and
     π ± 1.96 SE. Simulation as in :func:`simulate_rr_estimates`.
 
@@ -258,7 +244,7 @@ def plot_rr_std_error(gammas=(0.05, 0.1, 0.25, 0.4), rate: float = 0.5, n_values
                       ax=None):
     """Standard error of the RR estimator against n, one curve per γ (log-log).
 
-    Uses :func:`dpteach.randomized_response.rr_std_error`, ``λ(1−λ)/(n(2γ)²)`` with
+    Uses :func:`dpteach.mechanisms.randomized_response.rr_std_error`, ``λ(1−λ)/(n(2γ)²)`` with
     λ the "yes" probability ([W65]_): it falls as 1/√n and grows like 1/γ as
     γ → 0 (more privacy).
 

@@ -1,7 +1,7 @@
 """Figures for private selection, sparse vector and stability-based release (notebook 05).
 
-Every number is computed by :mod:`dpteach.selection`, :mod:`dpteach.sparse_vector`,
-:mod:`dpteach.robust` or :mod:`dpteach.composition`; these functions only draw. Each returns the
+Every number is computed by :mod:`dpteach.mechanisms.selection`, :mod:`dpteach.mechanisms.sparse_vector`,
+:mod:`dpteach.mechanisms.stability` or :mod:`dpteach.accounting.composition`; these functions only draw. Each returns the
 :class:`matplotlib.figure.Figure` and tags its artists with a ``gid`` (bars:
 every rectangle of a series carries the series' gid) so that tests and
 notebooks can read the plotted data back.
@@ -31,7 +31,7 @@ from .._validation import (
     check_sensitivity,
     describe,
 )
-from .. import robust, selection, sparse_vector
+from ..mechanisms import stability as robust, selection, sparse_vector
 from ._style import LOG_AXIS_MAX, PALETTE, new_axes, refuse_undrawable, refuse_undrawable_log
 
 __all__ = [
@@ -119,7 +119,7 @@ def plot_exponential_mechanism(scores, sensitivity: float, epsilon: float, label
                                monotonic: bool = False, ax=None):
     """Output distribution of the exponential mechanism for given scores.
 
-    Probabilities from :func:`dpteach.selection.exponential_mechanism_probabilities`
+    Probabilities from :func:`dpteach.mechanisms.selection.exponential_mechanism_probabilities`
     (∝ exp(ε·u/(2Δu)), [DR14]_ Def 3.4); the best-scoring candidate is highlighted.
     """
     p = selection.exponential_mechanism_probabilities(scores, sensitivity, epsilon, monotonic)
@@ -133,7 +133,7 @@ def plot_exponential_mechanism(scores, sensitivity: float, epsilon: float, label
 
 def plot_private_median(data, candidates, epsilon: float, neighbouring: str = "add_remove",
                         ax=None):
-    """Distribution of :func:`dpteach.selection.private_median` over its candidates.
+    """Distribution of :func:`dpteach.mechanisms.selection.private_median` over its candidates.
 
     The candidate closest to the (lower) sample median is highlighted.
     """
@@ -150,7 +150,7 @@ def plot_private_median(data, candidates, epsilon: float, neighbouring: str = "a
 
 def plot_private_mode(data, candidates, epsilon: float, neighbouring: str = "add_remove",
                       ax=None):
-    """Distribution of :func:`dpteach.selection.private_mode` over its candidates."""
+    """Distribution of :func:`dpteach.mechanisms.selection.private_mode` over its candidates."""
     p = selection.private_mode_probabilities(data, candidates, epsilon, neighbouring)
     counts = selection.mode_utility(data, candidates)
     return plot_selection_probabilities(
@@ -166,7 +166,7 @@ def plot_noisy_max_comparison(scores, sensitivity: float, epsilon: float, labels
     Exponential mechanism (= report-noisy-max with Gumbel noise), report-noisy-max
     with Laplace noise ([DR14]_ Claim 3.9) and with exponential noise
     (= permute-and-flip), all at the same ε, from
-    :func:`dpteach.selection.report_noisy_max_probabilities`.
+    :func:`dpteach.mechanisms.selection.report_noisy_max_probabilities`.
 
     Returns
     -------
@@ -198,7 +198,7 @@ def plot_noisy_max_comparison(scores, sensitivity: float, epsilon: float, labels
 
 def _advanced_per_query_epsilon(total: float, k: int, delta: float) -> float:
     """Largest ε₀ with min(kε₀, advanced(ε₀, k, δ)) ≤ total ([DR14]_ Thms 3.16, 3.20)."""
-    from ..composition import advanced_composition
+    from ..accounting.composition import advanced_composition
 
     def spent(e0: float) -> float:
         return min(k * e0, advanced_composition(e0, 0.0, k, delta)[0]) - total
@@ -397,7 +397,7 @@ def plot_ptr_distance(data, lower: float, upper: float, epsilon: float, delta: f
                       bounds=None, ax=None):
     """Distance to instability γ(b) of the median versus the proposed bound b.
 
-    Computed by :func:`dpteach.robust.median_distance_to_instability`
+    Computed by :func:`dpteach.mechanisms.stability.median_distance_to_instability`
     (**non-private**, for teaching). Propose-test-release passes with
     probability ≥ ½ exactly when γ(b) exceeds the threshold ``ln(1/δ)/(ε/2)``
     (dashed line, [DR14]_ Sec 7.2).
@@ -405,7 +405,7 @@ def plot_ptr_distance(data, lower: float, upper: float, epsilon: float, delta: f
     Parameters
     ----------
     data : array_like
-        The data set (see :func:`dpteach.robust.median_distance_to_instability`).
+        The data set (see :func:`dpteach.mechanisms.stability.median_distance_to_instability`).
     lower, upper : float
         The public range [a, b] of the data, finite, ``lower < upper``.
     epsilon : float

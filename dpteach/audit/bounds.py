@@ -1,0 +1,423 @@
+"""Auditing, the statistics: from counts of an output event to certified lower bounds on ε.
+
+An audit runs a mechanism n times on a dataset D and n′ times on a neighbour D′ and counts
+how often an output event S happens: ``count`` times on D, ``count_prime`` times on D′. If the
+mechanism is (ε, δ)-DP then p = P[M(D) ∈ S] and p′ = P[M(D′) ∈ S] satisfy
+``p ≤ e^ε p′ + δ`` ([DR14]_ Def. 2.4), so
+
+``ε ≥ ln((p − δ) / p′)``.
+
+The simulation only estimates p and p′. One-sided Clopper–Pearson bounds ([CP34]_) give
+``p ≥ p_lo`` and ``p′ ≤ p′_hi``, each failing with probability at most α = (1 − confidence)/2;
+by the union bound both hold with probability ≥ ``confidence``, and then
+
+``ε ≥ ln((p_lo − δ) / p′_hi)``
+
+(the approach of [DWWZK18]_ and [JUO20]_, with δ as in [NST+21]_). The same two bounds give a
+lower bound on μ for a mechanism claimed μ-GDP ([DRS22]_): every test of M(D) against M(D′)
+must have a type-II error β ≥ Φ(Φ⁻¹(1 − α) − μ) at type-I error α, that is
+``μ ≥ Φ⁻¹(p) − Φ⁻¹(p′)``; Gaussian noise meets this with equality, which makes the μ bound
+the sharp tool for auditing it.
+
+* :func:`clopper_pearson_bounds` — the two one-sided bounds of one count;
+* :func:`epsilon_from_probabilities` and :func:`mu_from_probabilities` — the ε (at δ) and the
+  GDP μ that two probabilities of one event force; exact probabilities give the privacy the
+  event shows, Clopper–Pearson bounds in their place the audit's certified bound;
+* :func:`epsilon_lower_bound` — the (ε, δ) bound above, from two counts;
+* :func:`gdp_mu_lower_bound` and :func:`gdp_epsilon` — the μ bound, and the ε at δ that μ-GDP
+  implies ([DRS22]_ Corollary 1);
+* :func:`max_certifiable_epsilon` and :func:`audit_trials_needed` — the largest bound n runs
+  can ever give (the event on every run on one side, on none on the other), and how many
+  runs it takes before a claim can be refuted at all.
+
+References
+----------
+.. [CP34] C. J. Clopper and E. S. Pearson. The use of confidence or fiducial
+   limits illustrated in the case of the binomial. Biometrika 26(4), 1934.
+.. [DR14] C. Dwork and A. Roth. *The Algorithmic Foundations of Differential
+   Privacy*. Foundations and Trends in TCS 9(3-4), 2014.
+.. [DWWZK18] Z. Ding, Y. Wang, G. Wang, D. Zhang and D. Kifer. Detecting
+   violations of differential privacy. ACM CCS 2018.
+.. [JUO20] M. Jagielski, J. Ullman and A. Oprea. Auditing differentially
+   private machine learning: how private is private SGD? NeurIPS 2020.
+.. [NST+21] M. Nasr, S. Song, A. Thakurta, N. Papernot and N. Carlini. Adversary
+   instantiation: lower bounds for differentially private machine learning. IEEE S&P 2021.
+.. [DRS22] J. Dong, A. Roth and W. J. Su. Gaussian differential privacy. Journal of the Royal
+   Statistical Society, Series B 84(1), 2022.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import special, stats
+
+from .._validation import (
+    ParameterError,
+    check_array,
+    check_delta,
+    check_in_range,
+    check_int,
+    check_nonnegative,
+    describe,
+)
+from ..mechanisms.noise import gaussian_epsilon
+
+__all__ = [
+    "RUNS_MAX",
+    "check_confidence",
+    "clopper_pearson_bounds",
+    "epsilon_from_probabilities",
+    "mu_from_probabilities",
+    "epsilon_lower_bound",
+    "gdp_mu_lower_bound",
+    "gdp_epsilon",
+    "max_certifiable_epsilon",
+    "audit_trials_needed",
+]
+
+RUNS_MAX = 10 ** 12            #: most runs a count may come from (exact in a float)
+#: largest number of trials per side :func:`audit_trials_needed` searches (beyond it: refused)
+TRIALS_SEARCH_MAX = 10 ** 12
+
+
+def check_confidence(name: str, confidence) -> float:
+    """A confidence level in (0, 1), with α = (1 − confidence)/2 > 0 (the audit modules' check)."""
+    c = check_in_range(name, confidence, 0.0, 1.0, low_inclusive=False, high_inclusive=False)
+    if (1.0 - c) / 2.0 == 0.0:                       # not reachable for floats < 1; kept for safety
+        raise ParameterError(f"{name} must be below 1 by more than rounding; got "
+                             f"{name}={confidence!r}")
+    return c
+
+
+def _alpha(confidence: float) -> float:
+    return (1.0 - confidence) / 2.0
+
+
+def _counts(count, n, name: str = "count", n_name: str = "n") -> tuple[int, int]:
+    n = check_int(n_name, n, minimum=1, maximum=RUNS_MAX)
+    count = check_int(name, count, minimum=0, maximum=n)
+    return count, n
+
+
+def _count_arrays(count, n) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Validated integer counts and trials (scalars or 1-D arrays that broadcast)."""
+    scalar = np.ndim(count) == 0 and np.ndim(n) == 0
+    if scalar:
+        c, m = _counts(count, n)
+        return np.array(float(c)), np.array(float(m)), True
+    c = check_array("count", count, ndim=(0, 1), min_size=1)
+    m = check_array("n", n, ndim=(0, 1), min_size=1)
+    for name, arr in (("count", c), ("n", m)):
+        if np.any(arr != np.round(arr)):
+            raise ParameterError(f"{name} must hold whole numbers; got {name}={describe(arr)}")
+    if np.any(m < 1) or np.any(m > RUNS_MAX):
+        raise ParameterError(f"n must hold integers in [1, {RUNS_MAX:.0e}]; got n={describe(m)}")
+    try:
+        c, m = np.broadcast_arrays(c, m)
+    except ValueError:
+        raise ParameterError(f"count and n must have the same length; got shapes "
+                             f"{c.shape} and {m.shape}") from None
+    if np.any(c < 0) or np.any(c > m):
+        raise ParameterError(f"count must hold integers in [0, n]; got count={describe(c)}")
+    return c.astype(float), m.astype(float), False
+
+
+def _cp_lower(count: np.ndarray, n: np.ndarray, alpha: float) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore", under="ignore"):
+        lo = stats.beta.ppf(alpha, np.maximum(count, 1.0), n - count + 1.0)
+    lo = np.where(count > 0, lo, 0.0)
+    return np.where(np.isfinite(lo), lo, 0.0)
+
+
+def _cp_upper(count: np.ndarray, n: np.ndarray, alpha: float) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore", under="ignore"):
+        hi = stats.beta.ppf(1.0 - alpha, count + 1.0, np.maximum(n - count, 1.0))
+    hi = np.where(count < n, hi, 1.0)
+    return np.where(np.isfinite(hi), hi, 1.0)
+
+
+def clopper_pearson_bounds(count, n, *, confidence: float = 0.95):
+    """One-sided Clopper–Pearson bounds ``(p_lo, p_hi)`` on a binomial probability ([CP34]_).
+
+    ``p_lo`` is the α-quantile of Beta(count, n − count + 1) (0 when count = 0) and ``p_hi``
+    the (1 − α)-quantile of Beta(count + 1, n − count) (1 when count = n), with
+    α = (1 − confidence)/2: each bound fails with probability at most α, so the interval
+    [p_lo, p_hi] covers p with probability at least ``confidence``.
+
+    Parameters
+    ----------
+    count, n : int or 1-D array of int
+        Successes and trials, 0 ≤ count ≤ n, 1 ≤ n ≤ 10**12 (arrays: element by element,
+        broadcast against each other).
+    confidence : float
+        In (0, 1).
+
+    Returns
+    -------
+    tuple
+        ``(p_lo, p_hi)`` with ``0 ≤ p_lo ≤ count/n ≤ p_hi ≤ 1``: Python floats for integer
+        arguments, arrays otherwise.
+    """
+    c, m, scalar = _count_arrays(count, n)
+    alpha = _alpha(check_confidence("confidence", confidence))
+    lo, hi = _cp_lower(c, m, alpha), _cp_upper(c, m, alpha)
+    return (float(lo), float(hi)) if scalar else (lo, hi)
+
+
+def _probabilities(name: str, p) -> tuple[np.ndarray, bool]:
+    arr = check_array(name, p, ndim=(0, 1), min_size=1)
+    if np.any((arr < 0) | (arr > 1)):
+        raise ParameterError(f"{name} must hold probabilities in [0, 1]; got {name}={describe(p)}")
+    return arr, arr.ndim == 0
+
+
+def epsilon_from_probabilities(p, p_prime, *, delta: float = 0.0):
+    """The ε that two probabilities of one event force: ``max(0, ln((p − δ)/p′))``.
+
+    If ``p = P[M(D) ∈ S]`` and ``p′ = P[M(D′) ∈ S]``, (ε, δ)-DP requires p ≤ e^ε p′ + δ
+    ([DR14]_ Def. 2.4), so ε ≥ ln((p − δ)/p′). With exact probabilities this is the privacy
+    the event shows (``inf`` when p > δ and p′ = 0); with Clopper–Pearson bounds p_lo and
+    p′_hi in their places it is the audit's certified bound.
+
+    Parameters
+    ----------
+    p, p_prime : float or 1-D array of float
+        Probabilities in [0, 1] (broadcast against each other).
+    delta : float
+        In [0, 1).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        ≥ 0 (0 where p ≤ δ); a Python float for scalar arguments.
+    """
+    a, sa = _probabilities("p", p)
+    b, sb = _probabilities("p_prime", p_prime)
+    delta = check_delta("delta", delta)
+    try:
+        a, b = np.broadcast_arrays(a, b)
+    except ValueError:
+        raise ParameterError(f"p and p_prime must have the same length; got shapes {a.shape} "
+                             f"and {b.shape}") from None
+    num = a - delta
+    with np.errstate(divide="ignore", invalid="ignore"):
+        eps = np.log(np.where(num > 0, num, 1.0)) - np.log(b)
+    eps = np.where(num > 0, np.maximum(eps, 0.0), 0.0)
+    return float(eps) if sa and sb else eps
+
+
+def mu_from_probabilities(p, p_prime):
+    """The μ that two probabilities of one event force on a μ-GDP mechanism.
+
+    ``max(0, Φ⁻¹(p) − Φ⁻¹(p′))`` for ``p = P[M(D) ∈ S] ≥ p′ = P[M(D′) ∈ S]``
+    (see :func:`gdp_mu_lower_bound`; ``inf`` when p = 1 > p′ or p > p′ = 0).
+
+    Parameters
+    ----------
+    p, p_prime : float or 1-D array of float
+        Probabilities in [0, 1] (broadcast against each other).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        ≥ 0; a Python float for scalar arguments.
+    """
+    a, sa = _probabilities("p", p)
+    b, sb = _probabilities("p_prime", p_prime)
+    try:
+        a, b = np.broadcast_arrays(a, b)
+    except ValueError:
+        raise ParameterError(f"p and p_prime must have the same length; got shapes {a.shape} "
+                             f"and {b.shape}") from None
+    with np.errstate(invalid="ignore"):
+        mu = special.ndtri(a) - special.ndtri(b)          # inf − inf = nan where p = p′ ∈ {0, 1}
+    mu = np.where(np.isnan(mu), 0.0, np.maximum(mu, 0.0))
+    return float(mu) if sa and sb else mu
+
+
+def epsilon_lower_bound(count: int, n: int, count_prime: int, n_prime: int, *,
+                        delta: float = 0.0, confidence: float = 0.95) -> float:
+    """A lower bound on ε certified, at ``confidence``, by the counts of one output event.
+
+    The event happened ``count`` times in ``n`` runs on D and ``count_prime`` times in
+    ``n_prime`` runs on D′. With α = (1 − confidence)/2 per side (Clopper–Pearson, [CP34]_)
+    the bound is ``max(0, ln((p_lo − δ)/p′_hi))``: if the mechanism is (ε, δ)-DP, the
+    returned value exceeds ε with probability at most 1 − ``confidence`` over the runs
+    ([DWWZK18]_, [JUO20]_; δ enters through p ≤ e^ε p′ + δ, [NST+21]_). The event and the
+    order (D, D′) must be fixed before these runs are looked at (:mod:`dpteach.audit.runs`
+    chooses them on other runs).
+
+    Parameters
+    ----------
+    count, n : int
+        Occurrences and runs on D (0 ≤ count ≤ n, 1 ≤ n ≤ 10**12).
+    count_prime, n_prime : int
+        The same on D′.
+    delta : float
+        The claimed δ, in [0, 1).
+    confidence : float
+        In (0, 1); 0.95 gives a 95% lower bound.
+
+    Returns
+    -------
+    float
+        ≥ 0 (0: no evidence against any ε).
+    """
+    count, n = _counts(count, n)
+    count_prime, n_prime = _counts(count_prime, n_prime, "count_prime", "n_prime")
+    delta = check_delta("delta", delta)
+    alpha = _alpha(check_confidence("confidence", confidence))
+    p_lo = _cp_lower(np.array(float(count)), np.array(float(n)), alpha)
+    p_hi = _cp_upper(np.array(float(count_prime)), np.array(float(n_prime)), alpha)
+    return float(epsilon_from_probabilities(float(p_lo), float(p_hi), delta=delta))
+
+
+def gdp_mu_lower_bound(count: int, n: int, count_prime: int, n_prime: int, *,
+                       confidence: float = 0.95) -> float:
+    """A lower bound on μ for a mechanism claimed μ-GDP, from the counts of one event.
+
+    μ-GDP ([DRS22]_) says every test between M(D) and M(D′) has type-II error
+    β ≥ G_μ(α) = Φ(Φ⁻¹(1 − α) − μ) at type-I error α. Rejecting "D" when the output lies in
+    S has α = p′ = P[M(D′) ∈ S] and β = 1 − p with p = P[M(D) ∈ S] (D here is the side
+    where S is more likely), so ``μ ≥ Φ⁻¹(p) − Φ⁻¹(p′)``. With Clopper–Pearson bounds
+    p ≥ p_lo and p′ ≤ p′_hi (each failing with probability ≤ (1 − confidence)/2):
+    ``μ ≥ Φ⁻¹(p_lo) − Φ⁻¹(p′_hi)``. For the Gaussian mechanism (N(0, 1) against N(μ, 1))
+    every threshold test meets the inequality with equality, so the bound converges to the
+    true μ as the runs grow — unlike the (ε, δ) bound, which rests on one tail.
+
+    The bound holds for any mechanism that is μ-GDP for some μ; turning it into a bound on ε
+    (:func:`gdp_epsilon`) assumes the mechanism's privacy is *exactly* that of Gaussian
+    noise (its trade-off curve is some G_μ).
+
+    Parameters
+    ----------
+    count, n, count_prime, n_prime : int
+        As for :func:`epsilon_lower_bound`.
+    confidence : float
+        In (0, 1).
+
+    Returns
+    -------
+    float
+        μ_lo ≥ 0.
+    """
+    count, n = _counts(count, n)
+    count_prime, n_prime = _counts(count_prime, n_prime, "count_prime", "n_prime")
+    alpha = _alpha(check_confidence("confidence", confidence))
+    p_lo = _cp_lower(np.array(float(count)), np.array(float(n)), alpha)
+    p_hi = _cp_upper(np.array(float(count_prime)), np.array(float(n_prime)), alpha)
+    return float(mu_from_probabilities(float(p_lo), float(p_hi)))
+
+
+def gdp_epsilon(mu: float, delta: float) -> float:
+    """The ε at δ of a μ-GDP mechanism: the root of δ_μ(ε) = δ ([DRS22]_ Corollary 1).
+
+    A mechanism is μ-GDP if and only if it is (ε, δ_μ(ε))-DP for every ε ≥ 0, with
+    ``δ_μ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)`` — the exact δ(ε) of the Gaussian
+    mechanism with Δ/σ = μ, so the root is
+    :func:`dpteach.mechanisms.noise.gaussian_epsilon` with σ = 1 and Δ = μ.
+
+    Parameters
+    ----------
+    mu : float
+        μ ≥ 0, finite (0 gives ε = 0).
+    delta : float
+        In (0, 1): a μ-GDP mechanism with μ > 0 is not (ε, 0)-DP for any finite ε.
+
+    Returns
+    -------
+    float
+        ε ≥ 0 (``inf`` if μ is beyond ~1e154, where even the largest double is too small).
+    """
+    mu = check_nonnegative("mu", mu)
+    delta = check_delta("delta", delta, allow_zero=False)
+    if mu == 0.0:
+        return 0.0
+    return float(gaussian_epsilon(1.0, delta, sensitivity=mu))
+
+
+def max_certifiable_epsilon(n_eval: int, *, delta: float = 0.0,
+                            confidence: float = 0.95) -> float:
+    """The largest ε lower bound that ``n_eval`` runs per side can certify.
+
+    Reached when the event happens on every run on one side and on none on the other:
+    ``p_lo = α^{1/n}`` and ``p′_hi = 1 − α^{1/n}`` (α = (1 − confidence)/2), so the bound
+    is ``ln((α^{1/n} − δ)/(1 − α^{1/n})) ≈ ln((1 − δ)·n / ln(1/α))``. A claim at or above it
+    can never be refuted by ``n_eval`` runs, whatever the mechanism does.
+
+    Parameters
+    ----------
+    n_eval : int
+        Runs per side used for the bound, in [1, 10**12].
+    delta, confidence
+        As for :func:`epsilon_lower_bound`.
+
+    Returns
+    -------
+    float
+        ≥ 0.
+    """
+    n_eval = check_int("n_eval", n_eval, minimum=1, maximum=RUNS_MAX)
+    delta = check_delta("delta", delta)
+    alpha = _alpha(check_confidence("confidence", confidence))
+    return _max_bound(n_eval, delta, alpha)
+
+
+def _max_bound(n_eval: int, delta: float, alpha: float) -> float:
+    log_lo = math.log(alpha) / n_eval                       # ln α^{1/n} ≤ 0
+    lo = math.exp(log_lo)
+    hi = -math.expm1(log_lo)                                # 1 − α^{1/n}, accurate for large n
+    if lo - delta <= 0 or hi <= 0:
+        return 0.0
+    return max(0.0, math.log(lo - delta) - math.log(hi))
+
+
+def audit_trials_needed(claimed_epsilon: float, *, delta: float = 0.0,
+                        confidence: float = 0.95) -> int:
+    """The fewest trials per side with which an audit could refute ``claimed_epsilon`` at all.
+
+    An audit of :func:`dpteach.audit.runs.audit_mechanism` with ``n_trials`` runs per side
+    chooses its test on ``n_trials // 2`` of them and evaluates it on the other
+    ``n_eval = n_trials − n_trials // 2``; its bound is at most
+    :func:`max_certifiable_epsilon` (n_eval). This returns the smallest ``n_trials`` for
+    which that maximum exceeds the claim — fewer runs cannot say anything about it. Roughly
+    ``2·e^ε·ln(1/α)/(1 − δ)``: each unit of ε multiplies the runs needed by e.
+
+    Parameters
+    ----------
+    claimed_epsilon : float
+        ε ≥ 0, finite.
+    delta, confidence
+        As for :func:`epsilon_lower_bound`.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    ParameterError
+        If more than 10**12 trials per side would be needed (ε beyond about 24).
+    """
+    eps = check_nonnegative("claimed_epsilon", claimed_epsilon)
+    delta = check_delta("delta", delta)
+    alpha = _alpha(check_confidence("confidence", confidence))
+    limit = TRIALS_SEARCH_MAX // 2
+    if _max_bound(limit, delta, alpha) <= eps:
+        raise ParameterError(
+            f"no audit with at most {TRIALS_SEARCH_MAX:.0e} trials per side can refute "
+            f"claimed_epsilon={claimed_epsilon!r} (at delta={delta!r}, confidence="
+            f"{confidence!r}): the largest bound such runs certify is "
+            f"{_max_bound(limit, delta, alpha):.3g}")
+    lo, hi = 0, 1                                 # invariant: _max_bound(hi) > eps ≥ (at lo)
+    while _max_bound(hi, delta, alpha) <= eps:
+        lo, hi = hi, min(2 * hi, limit)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if _max_bound(mid, delta, alpha) > eps:
+            hi = mid
+        else:
+            lo = mid
+    return 2 * hi - 1                              # n − n // 2 = hi for n = 2·hi − 1

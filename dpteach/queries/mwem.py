@@ -1,0 +1,527 @@
+"""Multiplicative weights for private query release: online PMW and offline MWEM.
+
+Answering each of k counting queries independently costs noise growing with k
+(:mod:`dpteach.queries.independent`). The way out is to keep a **synthetic distribution** over
+the universe, answer from it, and spend budget only where it is wrong — correcting it
+with a **multiplicative-weights** step each time:
+
+* :func:`private_multiplicative_weights` — online, queries arriving one by one
+  ([HR10]_; [DR14]_ Ch. 4): sparse vector (:class:`dpteach.mechanisms.sparse_vector.SparseVector`)
+  asks "is the synthetic answer off by more than the threshold?"; if not (⊥), the synthetic
+  answer is released for free; if so (⊤), a Laplace answer is released and the distribution
+  updated. At most c updates, so its privacy is the sparse vector's plus c Laplace answers
+  (:class:`PMWResult`), whatever the number of queries.
+* :func:`mwem` — offline ([HLM12]_ Algorithm 1): T rounds of "pick a badly answered query
+  with the exponential mechanism (:func:`dpteach.mechanisms.selection.exponential_mechanism`, ε/(2T)),
+  measure it with Laplace (ε/(2T)), multiplicative-weights update"; the output is the
+  average of the T distributions, a synthetic histogram (:class:`MWEMResult`), and
+  :func:`sample_rows` draws synthetic people from it.
+* :func:`mwem_privacy` — MWEM's budget by basic composition (ε, the paper's accounting,
+  :func:`dpteach.accounting.composition.basic_composition`) and what zCDP and RDP give for the same
+  run (:mod:`dpteach.accounting`): the same noise is also (ε′, δ)-DP with ε′ < ε once T is
+  large.
+* :func:`compare_independent` — MWEM against independent Laplace and Gaussian answers on
+  one workload at the same total ε (the crossover of notebook 14 and the app page).
+
+Why it works — boosting for queries ([DRV10]_): the multiplicative-weights update is a
+boosting algorithm over the universe; each round fixes the query the current distribution
+answers worst, and after about ``log|U|/α²`` such corrections every query is within α.
+The privacy cost grows with the number of corrections, not with the number of queries.
+
+Neighbouring datasets differ by adding or removing one person; the number of people n is
+public (MWEM's input n, [HLM12]_). Counts are the currency inside (every query has
+sensitivity 1); thresholds and errors are fractions of n.
+
+References
+----------
+.. [HR10] M. Hardt and G. N. Rothblum. A multiplicative weights mechanism for
+   privacy-preserving data analysis. FOCS 2010.
+.. [HLM12] M. Hardt, K. Ligett and F. McSherry. A simple and practical algorithm for
+   differentially private data release. NeurIPS 2012.
+.. [DRV10] C. Dwork, G. N. Rothblum, S. Vadhan. "Boosting and Differential
+   Privacy." FOCS 2010.
+.. [DR14] C. Dwork and A. Roth. *The Algorithmic Foundations of Differential
+   Privacy*. Foundations and Trends in TCS 9(3-4), 2014.
+.. [BS16] M. Bun, T. Steinke. "Concentrated Differential Privacy:
+   Simplifications, Extensions, and Lower Bounds." TCC 2016: Prop. 1.3, Prop. 1.4,
+   Lemma 1.7.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .._validation import (
+    ParameterError,
+    check_array,
+    check_delta,
+    check_epsilon,
+    check_in_range,
+    check_int,
+    check_rng,
+    describe,
+)
+from ..accounting.rdp import DEFAULT_ORDERS, laplace_rdp
+from ..accounting.convert import rdp_to_epsilon
+from ..accounting.zcdp import zcdp_to_epsilon
+from ..accounting.composition import advanced_composition, basic_composition
+from .linear import Universe, as_queries, check_histogram, max_error
+from .independent import NOISE_SCALE_MAX, independent_max_error
+from ..mechanisms.selection import exponential_mechanism
+from ..mechanisms.sparse_vector import SparseVector
+
+__all__ = [
+    "T_MAX",
+    "PASSES_MAX",
+    "WORK_MAX",
+    "UPDATES_MAX",
+    "PMWResult",
+    "private_multiplicative_weights",
+    "MWEMResult",
+    "mwem",
+    "sample_rows",
+    "MWEMPrivacy",
+    "mwem_privacy",
+    "compare_independent",
+]
+
+T_MAX = 1_000            #: most MWEM rounds T
+PASSES_MAX = 100         #: most extra passes over past measurements per MWEM round
+WORK_MAX = 10**9         #: most cell operations of one run (a few seconds); see :func:`mwem`
+UPDATES_MAX = 2 * 10**5  #: most multiplicative-weights updates of one run (a few seconds)
+C_MAX = 10**4            #: most paid updates c of one PMW run
+SAMPLE_MAX = 10**7       #: most synthetic rows drawn at once
+
+
+def _check_split(epsilon: float, split) -> tuple[float, float]:
+    """``split`` = (ε₁, ε₂) with ε₁ + ε₂ = ε (relative 1e-9); None → (ε/2, ε/2)."""
+    if split is None:
+        return epsilon / 2.0, epsilon / 2.0
+    if isinstance(split, (str, bytes)) or not isinstance(split, (list, tuple, np.ndarray)):
+        raise TypeError(f"split must be a pair (ε₁, ε₂) of numbers adding up to epsilon; got "
+                        f"split={describe(split)} of type {type(split).__name__}")
+    parts = check_array("split", split, ndim=1, min_size=2)
+    if parts.size != 2 or np.any(parts <= 0):
+        raise ParameterError(f"split must be two numbers > 0; got split={describe(split)}")
+    total = math.fsum(parts)
+    if not math.isclose(total, epsilon, rel_tol=1e-9):
+        raise ParameterError(f"split must add up to the budget epsilon={epsilon!r}; got "
+                             f"split={describe(split)}, which adds up to {total!r}")
+    return float(parts[0]), float(parts[1])
+
+
+def _mw_step(synthetic: np.ndarray, query: np.ndarray, measured: float, n: float) -> np.ndarray:
+    """One multiplicative-weights update ([HLM12]_ Algorithm 1), renormalised to total n.
+
+    ``A(u) ∝ A(u)·exp(q(u)·(m − q·A)/(2n))``. The measurement is clipped to [0, n] (every
+    count lies there; clipping a released value is post-processing), so the exponent is in
+    [−½, ½] and nothing overflows.
+    """
+    m = min(max(measured, 0.0), n)
+    step = (m - float(query @ synthetic)) / (2.0 * n)
+    out = synthetic * np.exp(step * query)
+    return out * (n / out.sum())
+
+
+def _pmw_step(synthetic: np.ndarray, query: np.ndarray, answer: float, n: float,
+              eta: float | None) -> np.ndarray:
+    """PMW's update towards a released answer: MWEM's step, or the fixed step ±η."""
+    if eta is None:
+        return _mw_step(synthetic, query, answer, n)
+    out = synthetic * np.exp((eta if answer > float(query @ synthetic) else -eta) * query)
+    return out * (n / out.sum())
+
+
+# ----------------------------------------------------------------------------- online
+@dataclass(frozen=True)
+class PMWResult:
+    """Transcript of :func:`private_multiplicative_weights`.
+
+    ``answers[i]`` is the released answer (a count) to query i, for the ``n_answered``
+    queries answered before the run halted; ``updated[i]`` is True where sparse vector said
+    ⊤ — a Laplace answer was released and the distribution updated — and False where the
+    synthetic answer was released. ``synthetic`` is the final distribution (total n).
+    ``epsilon = sparse_vector_epsilon + laplace_epsilon`` by basic composition.
+    """
+
+    answers: np.ndarray
+    updated: np.ndarray
+    synthetic: np.ndarray
+    n_answered: int
+    n_updates: int
+    halted: bool
+    epsilon: float
+    sparse_vector_epsilon: float
+    laplace_epsilon: float
+    threshold: float
+    max_updates: int
+    laplace_scale: float
+
+
+def private_multiplicative_weights(queries, hist, *, epsilon: float, threshold: float,
+                                   max_updates: int, split=None, learning_rate=None,
+                                   passes: int = 0, rng=None) -> PMWResult:
+    """Online private multiplicative weights ([HR10]_; [DR14]_ Ch. 4), on sparse vector.
+
+    The queries are answered in order. A synthetic distribution A (total n) starts uniform.
+    For query q:
+
+    1. sparse vector (:class:`~dpteach.mechanisms.sparse_vector.SparseVector`, budget ε₁, at most
+       c = ``max_updates`` ⊤ answers, queries of sensitivity 1) is asked whether the error
+       of the synthetic answer, ``|q·x − q·A|``, is above ``threshold·n``. That error has
+       sensitivity 1: A depends only on earlier *released* answers;
+    2. ⊥: release ``q·A`` (free: it is computed from public values);
+    3. ⊤: release ``a = q·x + Lap(c/ε₂)`` (each of the at most c Laplace answers gets
+       ε₂/c) and update A with it by multiplicative weights. With ``learning_rate=None``
+       the step is MWEM's, ``A(u) ∝ A(u)·exp(q(u)(a − q·A)/(2n))``; with a number η it is
+       the fixed step of [HR10]_, ``A(u) ∝ A(u)·exp(±η·q(u))`` towards a. With
+       ``passes > 0`` each update is followed by ``passes`` cycles through all the Laplace
+       answers released so far (MWEM's practical improvement; post-processing);
+    4. after the c-th update sparse vector halts: the remaining queries are not answered.
+
+    Privacy: ε₁ + c·(ε₂/c) = ε₁ + ε₂ = ε by basic composition ([DR14]_ Thm 3.16; sparse
+    vector's own guarantee: [DR14]_ Thm 3.25), for any number of queries and adaptively
+    chosen ones.
+
+    Parameters
+    ----------
+    queries : LinearQueries or array_like (k, |U|)
+        k ≤ 10**5.
+    hist : array_like, shape (|U|,)
+        The true histogram.
+    epsilon : float
+        Total ε, finite and > 0.
+    threshold : float
+        α in (0, 1]: an update is triggered by an error above about α·n people.
+    max_updates : int
+        c in [1, 10,000].
+    split : (float, float), optional
+        (ε₁ for sparse vector, ε₂ for the Laplace answers), both > 0, adding up to
+        ``epsilon``; default (ε/2, ε/2).
+    learning_rate : float, optional
+        η in (0, 1] for the fixed step; None for MWEM's error-scaled step.
+    passes : int
+        Extra passes over the past Laplace answers after each update, in [0, 100]; with at
+        most ``c + passes·c(c+1)/2 ≤ 2·10⁵`` updates and ``k·|U|`` plus that times |U| at
+        most 10⁹ cell operations (a few seconds; more is refused naming passes).
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    PMWResult
+    """
+    x = check_histogram(hist)
+    q = as_queries(queries, x.size)
+    epsilon = check_epsilon("epsilon", epsilon)
+    alpha = check_in_range("threshold", threshold, 0.0, 1.0, low_inclusive=False)
+    c = check_int("max_updates", max_updates, minimum=1, maximum=C_MAX)
+    eps_sv, eps_lap = _check_split(epsilon, split)
+    eta = None if learning_rate is None else check_in_range(
+        "learning_rate", learning_rate, 0.0, 1.0, low_inclusive=False)
+    passes = check_int("passes", passes, minimum=0, maximum=PASSES_MAX)
+    updates = c + passes * c * (c + 1) // 2
+    if updates > UPDATES_MAX or q.k * x.size + updates * x.size > WORK_MAX:
+        raise ParameterError(f"passes={passes} over up to max_updates={c} answers make up to "
+                             f"{updates:,} updates of {x.size:,} cells for {q.k:,} queries: more "
+                             f"than {UPDATES_MAX:.0e} updates or {WORK_MAX:.0e} cell operations "
+                             f"(a few seconds); lower passes or max_updates")
+    gen = check_rng(rng)
+    n = float(x.sum())
+    scale = c / eps_lap if eps_lap > 0 else math.inf
+    if not scale <= NOISE_SCALE_MAX or eps_sv == 0:
+        raise ParameterError(f"the Laplace scale max_updates/ε₂ exceeds {NOISE_SCALE_MAX:.0e} "
+                             f"(its draws would overflow) or ε₁ underflows to 0; got "
+                             f"epsilon={epsilon!r}, "
+                             f"max_updates={c}, split=({eps_sv!r}, {eps_lap!r})")
+    sv = SparseVector(alpha * n, eps_sv, sensitivity=1.0, max_above=c, rng=gen)
+    true = q.matrix @ x
+    synth = np.full(x.size, n / x.size)
+    answers, updated, past = [], [], []
+    for i in range(q.k):
+        row = q.matrix[i]
+        estimate = float(row @ synth)
+        if not sv.query(abs(true[i] - estimate)):
+            answers.append(estimate)
+            updated.append(False)
+            continue
+        noisy = float(true[i] + gen.laplace(0.0, scale))
+        answers.append(noisy)
+        updated.append(True)
+        past.append((i, noisy))
+        synth = _pmw_step(synth, row, noisy, n, eta)
+        for _ in range(passes):
+            for j, a in past:
+                synth = _pmw_step(synth, q.matrix[j], a, n, eta)
+        if sv.halted:
+            break
+    return PMWResult(np.asarray(answers), np.asarray(updated, dtype=bool), synth,
+                     len(answers), int(sum(updated)), sv.halted, epsilon, eps_sv, eps_lap,
+                     alpha, c, float(scale))
+
+
+# ---------------------------------------------------------------------------- offline
+@dataclass(frozen=True)
+class MWEMResult:
+    """Output of :func:`mwem`.
+
+    ``synthetic`` is MWEM's output, the average of the T distributions A₁ … A_T ([HLM12]_
+    Algorithm 1), and ``last`` the final one A_T (also private: post-processing), both
+    histograms over the universe with total n. ``selected[t]`` is the query measured in
+    round t, ``measurements[t]`` its noisy count (clipped to [0, n]).
+    ``select_epsilon`` and ``measure_epsilon`` are the per-round ε of the exponential
+    mechanism and of the Laplace measurement: ``T·(select_epsilon + measure_epsilon) =
+    epsilon`` (basic composition).
+    """
+
+    synthetic: np.ndarray
+    last: np.ndarray
+    selected: np.ndarray
+    measurements: np.ndarray
+    epsilon: float
+    rounds: int
+    passes: int
+    select_epsilon: float
+    measure_epsilon: float
+    laplace_scale: float
+    n: float
+
+
+def mwem(queries, hist, *, epsilon: float, T: int, passes: int = 0, split=None,
+         rng=None) -> MWEMResult:
+    """MWEM: multiplicative weights with the exponential mechanism ([HLM12]_ Algorithm 1).
+
+    Start from A₀ = n × uniform. In round t = 1 … T:
+
+    1. **select** a query with the exponential mechanism
+       (:func:`~dpteach.mechanisms.selection.exponential_mechanism`, ε_s = ε/(2T)) on the score
+       ``|q·A_{t−1} − q·x|`` (sensitivity 1: A_{t−1} is computed from released values);
+    2. **measure** it: ``m_t = q·x + Lap(1/ε_m)`` with ε_m = ε/(2T), i.e. ``Lap(2T/ε)``;
+    3. **update**: ``A_t(u) ∝ A_{t−1}(u)·exp(q(u)(m_t − q·A_{t−1})/(2n))`` (total n).
+
+    Output: the average of A₁ … A_T. Privacy: 2T mechanisms of ε/(2T) each, ε in total by
+    basic composition ([HLM12]_; [DR14]_ Thm 3.16); see :func:`mwem_privacy`. Accuracy: with
+    probability ≥ 1 − 2T/k the maximum error is at most ``2n√(ln|U|/T) + 10T ln k/ε``
+    ([HLM12]_ Thm 2.2): more rounds fit the data better but each measurement gets noisier.
+
+    ``passes > 0`` is the paper's practical improvement: after each new measurement, cycle
+    ``passes`` more times through *all* measurements taken so far, updating with each —
+    the same privacy (post-processing of the measurements), much faster convergence.
+    ``split`` moves budget between selection and measurement (the paper's is the default).
+
+    Parameters
+    ----------
+    queries : LinearQueries or array_like (k, |U|)
+    hist : array_like, shape (|U|,)
+    epsilon : float
+        Total ε, finite and > 0.
+    T : int
+        Rounds, in [1, 1,000].
+    passes : int
+        Extra passes over the past measurements per round, in [0, 100].
+    split : (float, float), optional
+        (total ε of the T selections, total ε of the T measurements), both > 0, adding up to
+        ``epsilon``; default (ε/2, ε/2), i.e. ε/(2T) each per round.
+    rng : None, int or numpy.random.Generator
+
+    Bounds: the run makes ``T + passes·T(T+1)/2`` updates and touches about
+    ``T·k·|U| + updates·|U|`` cells; more than 2·10⁵ updates or 10⁹ cells (a few seconds)
+    is refused naming T and passes.
+
+    Returns
+    -------
+    MWEMResult
+    """
+    x = check_histogram(hist)
+    q = as_queries(queries, x.size)
+    epsilon = check_epsilon("epsilon", epsilon)
+    T = check_int("T", T, minimum=1, maximum=T_MAX)
+    passes = check_int("passes", passes, minimum=0, maximum=PASSES_MAX)
+    eps_select_total, eps_measure_total = _check_split(epsilon, split)
+    updates = T + passes * T * (T + 1) // 2
+    work = T * q.k * x.size + updates * x.size
+    if updates > UPDATES_MAX or work > WORK_MAX:
+        raise ParameterError(f"T={T} rounds with passes={passes} on {q.k:,} queries over "
+                             f"{x.size:,} cells make {updates:,} updates and touch {work:.2g} "
+                             f"cells, more than {UPDATES_MAX:.0e} updates or {WORK_MAX:.0e} "
+                             f"cells (a few seconds): lower T or passes")
+    eps_s, eps_m = eps_select_total / T, eps_measure_total / T
+    scale = 1.0 / eps_m if eps_m > 0 else math.inf
+    if eps_s == 0 or not math.isfinite(scale):
+        raise ParameterError(f"the per-round budget epsilon/(2T) underflows; got "
+                             f"epsilon={epsilon!r}, T={T}"
+                             + ("" if split is None else f", split={describe(split)}"))
+    gen = check_rng(rng)
+    n = float(x.sum())
+    Q = q.matrix
+    true = Q @ x
+    synth = np.full(x.size, n / x.size)
+    total = np.zeros(x.size)
+    selected = np.empty(T, dtype=np.int64)
+    measured = np.empty(T)
+    for t in range(T):
+        scores = np.abs(Q @ synth - true)
+        i = exponential_mechanism(scores, 1.0, eps_s, rng=gen)
+        m = min(max(float(true[i] + gen.laplace(0.0, scale)), 0.0), n)
+        selected[t], measured[t] = i, m
+        synth = _mw_step(synth, Q[i], m, n)
+        for _ in range(passes):
+            for j in range(t + 1):
+                synth = _mw_step(synth, Q[selected[j]], measured[j], n)
+        total += synth
+    return MWEMResult(total / T, synth, selected, measured, epsilon, T, passes, eps_s, eps_m,
+                      float(scale), n)
+
+
+def sample_rows(universe: Universe, synthetic, n_rows: int, rng=None) -> pd.DataFrame:
+    """Draw synthetic people from a synthetic histogram (e.g. :attr:`MWEMResult.synthetic`).
+
+    Each row is a cell drawn with probability ``synthetic[u] / Σ synthetic``, written with
+    the universe's level labels. Post-processing of a private histogram: no extra budget.
+
+    Parameters
+    ----------
+    universe : Universe
+    synthetic : array_like, shape (universe.size,)
+        Finite weights ≥ 0, not all 0.
+    n_rows : int
+        In [0, 10**7].
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``n_rows`` rows, one column per universe column.
+    """
+    if not isinstance(universe, Universe):
+        raise TypeError(f"universe must be a Universe; got universe of type "
+                        f"{type(universe).__name__}")
+    w = check_array("synthetic", synthetic, ndim=1)
+    if w.size != universe.size or np.any(w < 0):
+        raise ParameterError(f"synthetic must hold {universe.size} weights >= 0 (one per cell); "
+                             f"got synthetic={describe(synthetic)}")
+    top = float(w.max())
+    if top == 0:
+        raise ParameterError(f"synthetic must have a positive total; got all {w.size} weights 0")
+    n_rows = check_int("n_rows", n_rows, minimum=0, maximum=SAMPLE_MAX)
+    gen = check_rng(rng)
+    p = w / top                                       # in [0, 1]: the sum cannot overflow
+    idx = gen.choice(universe.size, size=n_rows, p=p / p.sum())
+    return universe.decode(idx)
+
+
+# ------------------------------------------------------------------------- accounting
+@dataclass(frozen=True)
+class MWEMPrivacy:
+    """What the accountants say about one MWEM run (:func:`mwem_privacy`).
+
+    * ``epsilon`` — basic composition of the 2T pure-DP steps ([HLM12]_): the run is
+      (ε, 0)-DP; this is the budget MWEM is given.
+    * ``rho`` — zCDP: each ε₀-DP step is (ε₀²/2)-zCDP ([BS16]_ Prop. 1.4) and ρ's add up
+      (Lemma 1.7): ``ρ = 2T·(ε/(2T))²/2 = ε²/(4T)``.
+    * ``zcdp_epsilon`` — that ρ as (ε′, δ)-DP (:func:`dpteach.accounting.zcdp_to_epsilon`).
+    * ``rdp_epsilon`` — Rényi DP: the exact RDP curve of the T Laplace measurements
+      (:func:`dpteach.accounting.laplace_rdp`) plus ``min(ε₀, αε₀²/2)`` for each selection,
+      converted at δ (:func:`dpteach.accounting.rdp_to_epsilon`).
+    * ``advanced_epsilon`` — advanced composition of the 2T steps with slack δ
+      (:func:`dpteach.accounting.composition.advanced_composition`).
+
+    The last three are (ε′, δ) guarantees, weaker in kind than pure ε-DP but with ε′ < ε
+    once T is large: the same noise buys more.
+    """
+
+    epsilon: float
+    rho: float
+    delta: float
+    zcdp_epsilon: float
+    rdp_epsilon: float
+    advanced_epsilon: float
+
+
+def mwem_privacy(epsilon: float, T: int, delta: float = 1e-6) -> MWEMPrivacy:
+    """The privacy of :func:`mwem` with budget ε and T rounds (default split), four ways.
+
+    See :class:`MWEMPrivacy`. Basic composition returns exactly the ε MWEM was given
+    ([HLM12]_: T rounds of ε/(2T) + ε/(2T)).
+
+    Parameters
+    ----------
+    epsilon : float
+        Finite and > 0.
+    T : int
+        In [1, 1,000].
+    delta : float
+        In (0, 1): the δ of the (ε′, δ) conversions.
+    """
+    epsilon = check_epsilon("epsilon", epsilon)
+    T = check_int("T", T, minimum=1, maximum=T_MAX)
+    delta = check_delta("delta", delta, allow_zero=False)
+    eps0 = epsilon / (2 * T)
+    if eps0 == 0:
+        raise ParameterError(f"the per-step budget epsilon/(2T) underflows; got "
+                             f"epsilon={epsilon!r}, T={T}")
+    basic, _ = basic_composition([eps0] * (2 * T))
+    rho = 2 * T * (eps0 * eps0 / 2)
+    if not math.isfinite(rho):
+        raise ParameterError(f"epsilon is too large for zCDP: ρ = ε²/(4T) overflows; got "
+                             f"epsilon={epsilon!r}, T={T}")
+    zcdp = zcdp_to_epsilon(rho, delta)
+    orders = np.asarray(DEFAULT_ORDERS, dtype=float)
+    select = np.minimum(eps0, orders * (eps0 * eps0 / 2))
+    measure = laplace_rdp(orders, 1.0 / eps0)
+    rdp, _ = rdp_to_epsilon(orders, T * (select + measure), delta)
+    advanced, _ = advanced_composition(eps0, 0.0, 2 * T, delta)
+    return MWEMPrivacy(float(basic), float(rho), delta, float(zcdp), float(rdp),
+                       float(advanced))
+
+
+# ------------------------------------------------------------------------- comparison
+def compare_independent(queries, hist, epsilon: float, *, T: int = 30, passes: int = 10,
+                        repeats: int = 5, delta: float = 1e-6, rng=None) -> dict:
+    """MWEM against answering each query independently, at the same total ε.
+
+    Returns the maximum error over the k queries, as a fraction of n:
+
+    * ``"laplace"``, ``"gaussian"`` — the exact expectations for independent Laplace (ε/k
+      per query) and Gaussian (zCDP at (ε, δ)) answers
+      (:func:`dpteach.queries.independent.independent_max_error`);
+    * ``"mwem"``, ``"mwem_last"`` — arrays of ``repeats`` runs of :func:`mwem` (T, passes)
+      with the rng, the error of its output (average) and of its last distribution.
+
+    Parameters
+    ----------
+    queries, hist, epsilon
+        As in :func:`mwem`.
+    T, passes
+        As in :func:`mwem`.
+    repeats : int
+        Independent MWEM runs, in [1, 100].
+    delta : float
+        In (0, 1), for the Gaussian.
+    rng : None, int or numpy.random.Generator
+        The runs draw from it in turn.
+
+    Returns
+    -------
+    dict
+    """
+    x = check_histogram(hist)
+    q = as_queries(queries, x.size)
+    epsilon = check_epsilon("epsilon", epsilon)
+    repeats = check_int("repeats", repeats, minimum=1, maximum=100)
+    delta = check_delta("delta", delta, allow_zero=False)
+    gen = check_rng(rng)
+    n = float(x.sum())
+    out = {"laplace": independent_max_error(q.k, epsilon, n=n),
+           "gaussian": independent_max_error(q.k, epsilon, n=n, mechanism="gaussian",
+                                             delta=delta)}
+    avg, last = np.empty(repeats), np.empty(repeats)
+    for r in range(repeats):
+        res = mwem(q, x, epsilon=epsilon, T=T, passes=passes, rng=gen)
+        avg[r] = max_error(q, x, synthetic=res.synthetic)
+        last[r] = max_error(q, x, synthetic=res.last)
+    out["mwem"], out["mwem_last"] = avg, last
+    return out
