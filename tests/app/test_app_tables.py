@@ -111,7 +111,10 @@ def test_random_composition_entries_match_the_library(comp):
             kw = {axis[:-1]: float(grid[i])}
             lib = composition_epsilons([int(ks[j])], mechanism=mechanism, delta=float(deltas[d]),
                                        methods=(method,), **kw)[method][0]
-            assert values[i, j, d] == lib, (mechanism, method, grid[i], ks[j], deltas[d])
+            # to 1e-12 relative, not bit for bit: the table was made on another machine and
+            # an earlier version of gaussian_epsilon's root search (both solve to ~1e-13)
+            assert values[i, j, d] == pytest.approx(lib, rel=1e-12, abs=0.0), (
+                mechanism, method, grid[i], ks[j], deltas[d])
 
 
 def test_random_planner_entries_match_the_library(plan):
