@@ -19,10 +19,10 @@ slider move runs one. Every audit of the sliders' grid (:data:`CASES` × :data:`
 :data:`TRIALS`, seeded by :func:`cell_seed`) is run once by
 ``scripts/precompute_attack_tables.py`` and shipped in ``dpteach/data/audit_page.npz``: the
 audit's numbers and the figure's data, exactly as the plots module made them (values as
-float32). A slider move reads one cell (loaded lazily,
-once per process) and draws it in the browser. A combination the auditor refuses (too few
-runs to say anything about the claim) is refused by the library itself, in microseconds,
-and shown as a friendly message.
+float32). A slider move reads one cell (:func:`dpteach.tables.load_audit_table`, loaded
+lazily, once per process) and draws it in the browser. A combination the auditor refuses
+(too few runs to say anything about the claim) is refused by the library itself, in
+microseconds, and shown as a friendly message.
 
 Every correct case of :data:`~dpteach.audit.cases.CORRECT` is on the page, the snapping
 mechanism and the secure Gaussian included, except PATE's GNMax and MWEM (:data:`UNTABLED`;
@@ -36,10 +36,8 @@ call per run, about 0.2 ms, which would add about 20 minutes).
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import zlib
-from importlib import resources
 
 import numpy as np
 import streamlit as st
@@ -49,13 +47,12 @@ from dpteach.audit.cases import BUGS, CORRECT, FLOATING_POINT, PLANTED_BUGS, aud
 from dpteach.plots import PALETTE
 from dpteach.plots.audit import bound_convergence_data
 from dpteach.plots.figure import FigureData, Rule, Series
+from dpteach.tables import load_audit_table
 from dpapp.charts import show_chart
 from dpapp.frame import tradeoff
 from dpapp.messages import friendly_errors
 from dpapp.widgets import bound_radio, bound_selectbox, EPSILONS, fmt, log_slider, PRIVACY_CAPTION
 
-#: the shipped table (``scripts/precompute_attack_tables.py``)
-AUDIT_TABLE = "audit_page.npz"
 #: correct cases of :data:`~dpteach.audit.cases.CORRECT` that the shipped table does not hold
 #: (a case added to the library goes here until the table is rerun)
 UNTABLED: tuple[str, ...] = ("gnmax", "mwem")
@@ -176,39 +173,6 @@ def figure_from_record(record: dict, values: np.ndarray) -> FigureData:
 
 
 # ---------------------------------------------------------------------- the table
-@functools.lru_cache(maxsize=1)
-def load_table() -> dict:
-    """The shipped audits (loaded once per process).
-
-    Returns
-    -------
-    dict
-        ``cases``, ``claims``, ``trials`` (the grid); ``bounds`` float64 [case, claim,
-        trials] (NaN where the auditor refuses); ``cells`` and ``cell_offsets`` (one UTF-8
-        JSON text per grid cell, case-major, parsed only when shown by :func:`audit_cell`:
-        the audit's numbers and its histogram figure, empty when refused); ``info`` {case:
-        [title, description, true ε, δ, test, bound] per claim}; ``values`` (the figures'
-        float32 arrays); ``meta``.
-    """
-    try:
-        with resources.files("dpteach").joinpath("data", AUDIT_TABLE).open("rb") as fh:
-            npz = np.load(fh, allow_pickle=False)
-            arrays = {k: npz[k] for k in npz.files}
-    except FileNotFoundError as exc:
-        raise FileNotFoundError(f"dpteach/data/{AUDIT_TABLE} is missing: run "
-                                "scripts/precompute_attack_tables.py --only audit") from exc
-    table = {"cases": tuple(str(c) for c in arrays["cases"]),
-             "claims": tuple(float(e) for e in arrays["claims"]),
-             "trials": tuple(int(t) for t in arrays["trials"]),
-             "bounds": arrays["bounds"], "values": arrays["values"],
-             "cells": arrays["cells"].tobytes(), "cell_offsets": arrays["cell_offsets"],
-             "info": json.loads(arrays["info"].tobytes().decode("utf-8")),
-             "meta": json.loads(str(arrays["meta"]))}
-    for name in ("bounds", "values", "cell_offsets"):
-        table[name].flags.writeable = False
-    return table
-
-
 def _cell(table: dict, flat: int) -> dict | None:
     """The JSON entry of grid cell ``flat`` (None: refused)."""
     lo, hi = (int(v) for v in table["cell_offsets"][flat:flat + 2])
@@ -227,7 +191,7 @@ def _index(table: dict, name: str, claim: float, n_trials: int) -> tuple[int, in
 
 def case_info(name: str, claim: float) -> dict:
     """Title, description, true ε, δ, test and bound of the case (from the table)."""
-    table = load_table()
+    table = load_audit_table()
     c, i, _ = _index(table, name, claim, table["trials"][0])
     title, description, true_eps, delta, test, bound = table["info"][name][i]
     return {"title": title, "description": description, "true_epsilon": float(true_eps),
@@ -241,7 +205,7 @@ def audit_cell(name: str, claim: float, n_trials: int) -> tuple[dict, FigureData
     Raises the auditor's own :class:`ParameterError` where it refuses (too few runs): the
     library is asked again, and refuses before running anything.
     """
-    table = load_table()
+    table = load_audit_table()
     c, i, j = _index(table, name, claim, n_trials)
     cell = _cell(table, (c * len(table["claims"]) + i) * len(table["trials"]) + j)
     if cell is None:
@@ -255,7 +219,7 @@ def convergence_figure(name: str, claim: float, n_trials: int) -> FigureData | N
     """The tabled bounds of ``name`` at ``claim`` against the runs per side
     (:func:`bound_convergence_data`; one independent audit per run count), the current run
     count marked; None when the auditor refuses every run count."""
-    table = load_table()
+    table = load_audit_table()
     c, i, _ = _index(table, name, claim, n_trials)
     bounds = table["bounds"][c, i]
     ok = ~np.isnan(bounds)

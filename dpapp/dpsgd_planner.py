@@ -19,7 +19,6 @@ from dpteach._validation import ParameterError
 from dpteach.accounting.rdp import RDPAccountant
 from dpteach.accounting.calibrate import epsilon_for_noise_multiplier, get_noise_multiplier
 from dpteach.plots.accounting import (
-    APP_PLD_INTERVAL,
     PLANNER_BATCH_SIZES,
     PLANNER_DATASET_SIZES,
     PLANNER_DELTAS,
@@ -32,6 +31,7 @@ from dpteach.plots.accounting import (
     planner_run,
 )
 from dpteach.plots.figure import FigureData
+from dpteach.tables import APP_PLD_INTERVAL
 from dpapp.charts import show_chart
 from dpapp.frame import secondary, tradeoff
 from dpapp.messages import friendly_errors, show_error

@@ -3,7 +3,7 @@
 LAFTR (Madras et al. 2018) learns a representation Z of a person from which an adversary
 cannot recover the sensitive attribute A (``sex``); the weight γ of the adversary's loss sets
 how hard the encoder hides it. The page reads the shipped γ sweep
-(:func:`dpteach.fairness.laftr.load_gamma_sweep`, made by ``benchmarks/laftr_adult.py``:
+(:func:`dpteach.tables.load_gamma_sweep`, made by ``benchmarks/laftr_adult.py``:
 every objective × several γ × several seeds on Adult, and the unfair MLP): a choice of the
 variant (DP / EO / EOpp) and a slider over the sweep's γ values select one model, and the
 page shows its accuracy and every gap (mean ± sd over seeds, from

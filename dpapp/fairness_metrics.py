@@ -2,7 +2,7 @@
 
 An unconstrained logistic regression on UCI Adult (no fairness constraint; ``sex`` is the
 sensitive attribute A, 1 = female) scores the 15,060 people of the test split; the scores
-are shipped (:func:`dpteach.plots.fairness.load_fairness_table`, made by
+are shipped (:func:`dpteach.tables.load_fairness_table`, made by
 ``scripts/precompute_app_tables.py``), so the page never trains. Two sliders set the
 threshold of each group; the page shows the per-group rates
 (:func:`~dpteach.plots.fairness.group_rates`), accuracy and every gap

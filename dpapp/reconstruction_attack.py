@@ -14,17 +14,15 @@ a whole curve, so no slider move runs one. ``scripts/precompute_attack_tables.py
 (:data:`NS` × :data:`KS` × every noise level × :data:`DECODERS`; secret, queries and noise
 from ``default_rng((SEED, n, k))``, so the noise of every level is the same draw, scaled)
 and ships the bits recovered in ``dpteach/data/reconstruction_page.npz``, loaded lazily
-once per process. A decoder the library refuses at (n, k) (the LP's size limits) is refused
-by the library itself, before any work, and shown as a friendly message. The calibration
+once per process (:func:`dpteach.tables.load_reconstruction_table`). A decoder the library
+refuses at (n, k) (the LP's size limits) is refused by the library itself, before any work,
+and shown as a friendly message. The calibration
 (:func:`~dpteach.attacks.reconstruction.calibrate_noise`, ~1-10 ms) is computed live.
 """
 
 from __future__ import annotations
 
-import functools
-import json
 import math
-from importlib import resources
 
 import numpy as np
 import streamlit as st
@@ -39,13 +37,12 @@ from dpteach.attacks.reconstruction import (
 from dpteach.plots import PALETTE
 from dpteach.plots.figure import FigureData, Rule, Series
 from dpteach.plots.reconstruction import recovery_vs_epsilon_data, recovery_vs_noise_data
+from dpteach.tables import load_reconstruction_table
 from dpapp.charts import show_chart
 from dpapp.frame import secondary, tradeoff
 from dpapp.messages import friendly_errors
 from dpapp.widgets import bound_radio, fmt, log_slider, PRIVACY_CAPTION
 
-#: the shipped table (``scripts/precompute_attack_tables.py``)
-RECONSTRUCTION_TABLE = "reconstruction_page.npz"
 #: the sliders: secret bits n, queries k, bounded noise c (E = c·√n), total ε of DP answers
 NS = (50, 100, 200, 400)
 KS = (50, 100, 200, 400, 800, 1600)
@@ -105,47 +102,16 @@ def attack_rng(n: int, k: int) -> np.random.Generator:
 
 
 # ---------------------------------------------------------------------- the table
-@functools.lru_cache(maxsize=1)
-def load_table() -> dict:
-    """The shipped attacks (loaded once per process).
-
-    Returns
-    -------
-    dict
-        ``ns``, ``ks``, ``relative_noise``, ``epsilons``, ``decoders`` (the grid);
-        ``bounded`` int16 [n, k, c, decoder] and ``dp`` int16 [n, k, DP kind, ε, decoder]:
-        the number of bits recovered (−1 where the library refuses the decoder); ``meta``.
-    """
-    try:
-        with resources.files("dpteach").joinpath("data", RECONSTRUCTION_TABLE).open("rb") as fh:
-            npz = np.load(fh, allow_pickle=False)
-            arrays = {k: npz[k] for k in npz.files}
-    except FileNotFoundError as exc:
-        raise FileNotFoundError(f"dpteach/data/{RECONSTRUCTION_TABLE} is missing: run "
-                                "scripts/precompute_attack_tables.py --only reconstruction"
-                                ) from exc
-    table = {"ns": tuple(int(v) for v in arrays["ns"]), "ks": tuple(int(v) for v in arrays["ks"]),
-             "relative_noise": tuple(float(v) for v in arrays["relative_noise"]),
-             "epsilons": tuple(float(v) for v in arrays["epsilons"]),
-             "dp_kinds": tuple(str(v) for v in arrays["dp_kinds"]),
-             "decoders": tuple(str(v) for v in arrays["decoders"]),
-             "bounded": arrays["bounded"], "dp": arrays["dp"],
-             "meta": json.loads(str(arrays["meta"]))}
-    for name in ("bounded", "dp"):
-        table[name].flags.writeable = False
-    return table
-
-
 def _levels(noise: str) -> tuple[float, ...]:
     """The table's noise levels of ``noise``: c for bounded errors, the total ε for DP."""
-    table = load_table()
+    table = load_reconstruction_table()
     return table["relative_noise"] if noise == "bounded" else table["epsilons"]
 
 
 def recovered_counts(n: int, k: int, noise: str) -> np.ndarray:
     """Bits recovered at (n, k) for every noise level (rows) and decoder (columns); −1
     where the decoder is refused."""
-    table = load_table()
+    table = load_reconstruction_table()
     try:
         i, j = table["ns"].index(n), table["ks"].index(k)
         if noise == "bounded":
@@ -195,7 +161,7 @@ def queries_figure(n: int, k: int, noise: str, level: float, decoder: str) -> Fi
     decoder (the k's it is allowed at), the current (k, decoder) marked where the library
     allows it; for DP answers the ceiling of their total (ε, δ), which no number of queries
     lifts."""
-    table = load_table()
+    table = load_reconstruction_table()
     levels = _levels(noise)
     if level not in levels:
         raise ParameterError(f"the page's table holds the levels {levels}; got level={level!r}")

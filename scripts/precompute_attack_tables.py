@@ -31,7 +31,7 @@ reconstruction table 4 minutes, most of it the LPs)::
     .venv/bin/python scripts/precompute_attack_tables.py --only reconstruction --jobs 2
 
 Rerun it after changing a page's slider grid, the auditor, a case, a decoder or the noise
-calibration. ``tests/app/test_attack_tables.py`` recomputes a few entries and checks that the
+calibration. ``tests/test_tables.py`` recomputes a few entries and checks that the
 tables cover the pages' sliders.
 """
 
@@ -65,6 +65,7 @@ from dpapp import reconstruction_attack as R  # noqa: E402
 from dpteach.attacks.reconstruction import DECODERS, reconstruction_attack  # noqa: E402
 from dpteach.audit.cases import audit_case  # noqa: E402
 from dpteach.plots.audit import audit_histograms_data  # noqa: E402
+from dpteach import tables  # noqa: E402
 
 DATA = ROOT / "dpteach" / "data"
 
@@ -199,8 +200,8 @@ def reconstruction_table(jobs: int = 1) -> dict[str, np.ndarray]:
                           "total epsilon, decoder]; -1: decoder refused at (n, k)"))
 
 
-TABLES = {"audit": (audit_table, A.AUDIT_TABLE),
-          "reconstruction": (reconstruction_table, R.RECONSTRUCTION_TABLE)}
+TABLES = {"audit": (audit_table, tables.AUDIT_TABLE),
+          "reconstruction": (reconstruction_table, tables.RECONSTRUCTION_TABLE)}
 
 
 def main(argv=None) -> None:

@@ -22,7 +22,7 @@ Run from the repository root (about 2-4 minutes on the 2-core development machin
     .venv/bin/python scripts/precompute_many_queries.py
 
 Rerun it after changing the grid, the workload or :func:`dpteach.queries.mwem.mwem`.
-``tests/queries/test_crossover_grid.py`` recomputes a few entries and checks the grid covers the
+``tests/test_tables.py`` recomputes a few entries and checks the grid covers the
 page's sliders.
 """
 
@@ -44,6 +44,7 @@ sys.path.insert(0, str(ROOT))
 
 from dpteach.queries.mwem import compare_independent  # noqa: E402
 from dpteach.plots import many_queries as P  # noqa: E402
+from dpteach import tables  # noqa: E402
 
 
 def grid_entry(k: int, epsilon: float) -> dict:
@@ -85,7 +86,7 @@ def main() -> None:
         "numpy": np.__version__,
         "python": platform.python_version(),
     }
-    out = ROOT / "dpteach" / "data" / P.CROSSOVER_TABLE
+    out = ROOT / "dpteach" / "data" / tables.CROSSOVER_TABLE
     np.savez_compressed(out, ks=np.asarray(P.CROSSOVER_KS, dtype=np.int64),
                         epsilons=np.asarray(P.CROSSOVER_EPSILONS), mwem=mwem, mwem_last=last,
                         meta=np.asarray(json.dumps(meta)))

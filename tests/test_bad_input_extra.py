@@ -51,6 +51,7 @@ from hypothesis import strategies as st
 
 import dpteach
 from dpteach import datasets as ds
+from dpteach import tables
 from dpteach.attacks import differencing as D
 from dpteach.attacks import membership as M
 from dpteach.learning import nn
@@ -230,7 +231,9 @@ def test_softmax_validation_keeps_valid_results():
 
 
 def test_parameterless_loaders_reject_any_argument():
-    for loader in (ds.load_german, ds.load_adult):
+    shipped_tables = [getattr(tables, name) for name in tables.__all__ if name.startswith("load_")]
+    assert len(shipped_tables) == 9
+    for loader in (ds.load_german, ds.load_adult, *shipped_tables):
         assert not inspect.signature(loader).parameters
 
         @given(arg=st.one_of(st.integers(), st.floats(), st.text(max_size=3), st.none()))

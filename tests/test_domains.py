@@ -42,7 +42,8 @@ from dpteach._validation import Domain, ParameterError
 WRITTEN_OUT = {
     "dpteach.accounting", "dpteach.attacks", "dpteach.audit", "dpteach.datasets",
     "dpteach.exercises", "dpteach.fairness", "dpteach.learning", "dpteach.pate",
-    "dpteach.plots", "dpteach.queries", "dpteach.exact", "dpteach.mechanisms.l2_laplace",
+    "dpteach.plots", "dpteach.queries", "dpteach.tables", "dpteach.exact",
+    "dpteach.mechanisms.l2_laplace",
     "dpteach.mechanisms.randomized_response", "dpteach.mechanisms.selection",
     "dpteach.mechanisms.sparse_vector", "dpteach.mechanisms.stability",
 }

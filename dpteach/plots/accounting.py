@@ -9,15 +9,13 @@ pages "Composition & budget" and "DP-SGD planner" show, as
 Some numbers are slow: PLD (up to seconds each) and the optimal composition bound (O(k)
 per k). For the values the app's sliders offer (the grids below) they are read from
 small tables shipped in ``dpteach/data`` and made by ``scripts/precompute_app_tables.py``
-(:func:`load_composition_table`, :func:`load_planner_table`), so that no slider move
-waits for them; any other arguments are computed.
+(:func:`dpteach.tables.load_composition_table`, :func:`dpteach.tables.load_planner_table`),
+so that no slider move waits for them; any other arguments are computed.
 """
 
 from __future__ import annotations
 
 import functools
-import json
-from importlib import resources
 
 import numpy as np
 
@@ -34,6 +32,7 @@ from .._validation import (
 )
 from ..accounting.compare import METHOD_LABELS, METHODS, composition_epsilons, dpsgd_epsilons
 from ..accounting.composition import amplify_by_subsampling
+from .. import tables
 from ._style import PALETTE, new_axes, refuse_undrawable, refuse_undrawable_log
 from .figure import FigureData, Rule, Series, to_matplotlib
 
@@ -47,7 +46,7 @@ PLD_POINTS_LIMIT = 100       # plot_dpsgd_epsilon: each PLD point costs up to ~3
 # ----------------------------------------------------------------- the app's slider grids
 # The pages "Composition & budget" and "DP-SGD planner" offer exactly these values;
 # scripts/precompute_app_tables.py precomputes the slow numbers over them (the pages,
-# the script and tests/app/test_app_tables.py import them from here, without Streamlit).
+# the script and tests/test_tables.py import them from here, without Streamlit).
 
 #: Composition page: numbers of queries k.
 COMPOSITION_KS = (1, 2, 3, 5, 10, 20, 30, 50, 100, 200, 300, 500, 1000, 2000, 5000)
@@ -73,8 +72,6 @@ PLANNER_EPOCHS = (1, 2, 3, 5, 10, 20, 30, 50, 64, 100, 200)
 PLANNER_SIGMAS = (0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.5, 2.0, 3.0, 5.0, 10.0)
 #: DP-SGD planner: δ.
 PLANNER_DELTAS = tuple(10.0 ** -k for k in range(10, 1, -1))
-#: PLD discretisation (value_discretization_interval) of the app pages and their tables.
-APP_PLD_INTERVAL = 1e-3
 
 
 def _check_run(n, batch, epochs) -> tuple[int, int, int]:
@@ -118,9 +115,6 @@ def planner_pld_steps(n: int, batch: int, epochs: int) -> tuple[int, ...]:
     return tuple(sorted({planner_run(n, batch, e)[1] for e in counts}))
 
 
-#: Precomputed tables (``dpteach/data``), written by scripts/precompute_app_tables.py.
-COMPOSITION_TABLE = "composition_tables.npz"
-PLANNER_TABLE = "dpsgd_planner_pld.npz"
 #: The planner table holds runs of at most this many steps (longer: a button on the page).
 PLANNER_TABLE_MAX_STEPS = 10**6
 
@@ -174,59 +168,11 @@ def _call(func, plot_args: dict, *args, **kwargs):
 
 # ------------------------------------------------------------------ precomputed tables
 @functools.lru_cache(maxsize=None)
-def _load(filename: str) -> dict | None:
-    """The arrays of a shipped table (read-only), its ``meta`` as a dict; None if absent.
-
-    Value arrays are stored as byte planes (row i holds byte i of every value, which
-    zip compresses ~25 % better); ``meta["byte_planes"]`` gives their dtype and shape.
-    A table made with another PLD discretisation than :data:`APP_PLD_INTERVAL` is
-    ignored (everything is then computed).
-    """
-    try:
-        with resources.files("dpteach").joinpath("data", filename).open("rb") as fh:
-            npz = np.load(fh, allow_pickle=False)
-            arrays = {k: npz[k] for k in npz.files}
-    except (FileNotFoundError, OSError, ValueError):
-        return None
-    meta = json.loads(str(arrays["meta"]))
-    if meta.get("value_discretization_interval") != APP_PLD_INTERVAL:
-        return None
-    for name, spec in meta.get("byte_planes", {}).items():
-        planes = arrays[name]
-        arrays[name] = (np.ascontiguousarray(planes.T).reshape(-1).view(spec["dtype"])
-                        .reshape(spec["shape"]))
-    for arr in arrays.values():
-        arr.flags.writeable = False
-    arrays["meta"] = meta
-    return arrays
-
-
-def load_composition_table() -> dict | None:
-    """The composition page's shipped table (made by ``scripts/precompute_app_tables.py``).
-
-    Axes ``epsilons`` (ε₀), ``sigmas`` (σ), ``ks`` and ``deltas``; values
-    ``laplace_pld``, ``laplace_optimal`` (indexed [ε₀, k, δ]) and ``gaussian_optimal``
-    ([σ, k, δ]), float64; ``meta``: how the table was made. None if not shipped.
-    """
-    return _load(COMPOSITION_TABLE)
-
-
-def load_planner_table() -> dict | None:
-    """The DP-SGD planner's shipped table (made by ``scripts/precompute_app_tables.py``).
-
-    Axes ``sigmas``, runs (``sample_rates``, ``steps``) and ``deltas``; values
-    ``epsilon`` (PLD ε indexed [σ, run, δ], float32); ``meta``: how the table was
-    made. None if not shipped.
-    """
-    return _load(PLANNER_TABLE)
-
-
-@functools.lru_cache(maxsize=None)
-def _table(filename: str):
-    """``(arrays, index)`` of a shipped table, or None; ``index`` maps each axis name to
-    ``{value: position}`` (exact float equality: the table is used only for arguments
-    that are the very floats of the slider grids)."""
-    arrays = _load(filename)
+def _table(load):
+    """``(arrays, index)`` of the shipped table ``load()`` reads, or None; ``index`` maps each
+    axis name to ``{value: position}`` (exact float equality: the table is used only for
+    arguments that are the very floats of the slider grids)."""
+    arrays = load()
     if arrays is None:
         return None
     index = {name: {v.item(): i for i, v in enumerate(arrays[name])}
@@ -246,7 +192,7 @@ def _composition_tabled(method: str, ks: np.ndarray, mechanism: str, value: floa
                         delta: float, plot_args: dict) -> np.ndarray:
     """Total ε by ``method`` for each k: shipped table, else computed (``value``: ε₀ or σ)."""
     out = np.full(ks.size, np.nan)
-    table = _table(COMPOSITION_TABLE)
+    table = _table(tables.load_composition_table)
     if table is not None:
         arrays, index = table
         axis = "epsilons" if mechanism == "laplace" else "sigmas"
@@ -269,7 +215,7 @@ def _dpsgd_pld(steps: np.ndarray, sigma: float, q: float, delta: float,
                plot_args: dict) -> np.ndarray:
     """PLD ε after each number of DP-SGD steps: shipped table, else computed."""
     out = np.full(steps.size, np.nan)
-    table = _table(PLANNER_TABLE)
+    table = _table(tables.load_planner_table)
     if table is not None:
         arrays, index = table
         s, d = index["sigmas"].get(sigma), index["deltas"].get(delta)
@@ -305,9 +251,10 @@ def composition_data(k_max: int = 1000, *, mechanism: str = "laplace",
     The numbers are :func:`dpteach.accounting.composition_epsilons`' (see there what
     each method assumes; for Gaussian queries the per-query δ₀ = δ/(2k) split). The
     PLD of k Laplace queries (seconds at large kε₀) and the optimal bound (O(k) per
-    k) are read from the table shipped in ``dpteach/data`` (:data:`COMPOSITION_TABLE`,
-    made by ``scripts/precompute_app_tables.py``, bit-for-bit the library's numbers)
-    when ε₀ or σ, δ and k are values of the app's sliders, and computed otherwise.
+    k) are read from the table shipped in ``dpteach/data``
+    (:func:`dpteach.tables.load_composition_table`, made by
+    ``scripts/precompute_app_tables.py``, bit-for-bit the library's numbers) when ε₀ or σ,
+    δ and k are values of the app's sliders, and computed otherwise.
 
     Parameters
     ----------
@@ -410,8 +357,8 @@ def dpsgd_epsilon_data(steps_max: int = 15_000, *, noise_multiplier: float = 1.1
 
     RDP is computed (:func:`dpteach.accounting.dpsgd_epsilons`, milliseconds). PLD
     (up to a second per point) is read from the table shipped in ``dpteach/data``
-    (:data:`PLANNER_TABLE`, made by ``scripts/precompute_app_tables.py``, stored as
-    float32: within 2⁻²⁴ relative of the library's numbers) when σ, q, δ and the
+    (:func:`dpteach.tables.load_planner_table`, made by ``scripts/precompute_app_tables.py``,
+    stored as float32: within 2⁻²⁴ relative of the library's numbers) when σ, q, δ and the
     number of steps are those of a run the DP-SGD planner's sliders offer, and
     computed otherwise (grid 1e-3).
 

@@ -20,8 +20,8 @@ classifier, and:
 
 The scores and the metrics of every threshold pair of the grid (10,201 pairs × 7 numbers,
 each a call of the metrics module) are computed once by ``scripts/precompute_app_tables.py``
-and shipped in ``dpteach/data`` (:data:`FAIRNESS_TABLE`, read by
-:func:`load_fairness_table`): the page never trains, and a slider move computes only the
+and shipped in ``dpteach/data`` (read by :func:`dpteach.tables.load_fairness_table`): the
+page never trains, and a slider move computes only the
 current pair (a few metric calls on 15,060 people).
 
 Each figure is a :class:`~dpteach.plots.figure.FigureData`, drawn with matplotlib by the
@@ -42,27 +42,24 @@ References
 from __future__ import annotations
 
 import functools
-import json
 import math
-from importlib import resources
 
 import numpy as np
 from sklearn.metrics import accuracy_score
 
 from .._validation import check_choice, check_in_range
 from ..fairness import metrics as M
+from .. import tables
 from ._style import PALETTE, new_axes
 from .figure import FigureData, Series, to_matplotlib, to_vega_lite
 
 __all__ = [
-    "FAIRNESS_TABLE", "THRESHOLDS", "ADULT_MODEL", "GROUPS", "GAPS", "GRID_NAMES",
-    "load_fairness_table", "adult_predictions", "gap_values", "fairness_gaps", "group_rates",
+    "THRESHOLDS", "ADULT_MODEL", "GROUPS", "GAPS", "GRID_NAMES",
+    "adult_predictions", "gap_values", "fairness_gaps", "group_rates",
     "group_roc_data", "group_roc_spec", "plot_group_roc",
     "threshold_tradeoff_data", "threshold_tradeoff_spec", "plot_threshold_tradeoff",
 ]
 
-#: The shipped table (``dpteach/data``), written by scripts/precompute_app_tables.py.
-FAIRNESS_TABLE = "fairness_adult_thresholds.npz"
 #: The thresholds of the page's sliders and of the table's grid: 0.00, 0.01, …, 1.00.
 THRESHOLDS: tuple[float, ...] = tuple(round(i / 100, 2) for i in range(101))
 #: The model: ``sklearn.linear_model.LogisticRegression(**ADULT_MODEL)`` fitted on the
@@ -104,52 +101,10 @@ _ACCURACY_FLOOR = 0.70            # the trade-off chart's y axis starts here (or
 
 
 # ------------------------------------------------------------------ the shipped table
-@functools.lru_cache(maxsize=1)
-def _load() -> dict | None:
-    try:
-        with resources.files("dpteach").joinpath("data", FAIRNESS_TABLE).open("rb") as fh:
-            npz = np.load(fh, allow_pickle=False)
-            arrays = {k: npz[k] for k in npz.files}
-    except (FileNotFoundError, OSError, ValueError):
-        return None
-    meta = json.loads(str(arrays["meta"]))
-    for name, spec in meta.get("byte_planes", {}).items():        # undo the byte planes
-        planes = arrays[name]
-        arrays[name] = (np.ascontiguousarray(planes.T).reshape(-1).view(spec["dtype"])
-                        .reshape(spec["shape"]))
-    arrays["score"] = arrays["score"].astype(np.float64)          # float32 values, exact
-    arrays["y"] = arrays["y"].astype(np.int64)
-    arrays["sex"] = arrays["sex"].astype(np.int64)
-    arrays["grid"] = arrays["grid"].astype(np.float64)
-    arrays["group_rates"] = arrays["group_rates"].astype(np.float64)
-    for arr in arrays.values():
-        arr.flags.writeable = False
-    arrays["meta"] = meta
-    return arrays
-
-
-def load_fairness_table() -> dict | None:
-    """The shipped table of the "Fairness metrics" page (``scripts/precompute_app_tables.py``).
-
-    Returns
-    -------
-    dict or None
-        ``score`` (the model's P(income > $50K) for each of the 15,060 test people,
-        stored as float32 and returned as float64), ``y`` (1 = income > $50K) and ``sex``
-        (1 = female), int64; ``thresholds`` (:data:`THRESHOLDS`); ``grid`` of shape
-        (7, 101, 101): the arrays of
-        :data:`GRID_NAMES` indexed [name, women's threshold, men's threshold], stored as
-        float32 (relative error ≤ 2⁻²⁴); ``group_rates`` of shape (2, 3, 101): selection
-        rate, TPR and FPR of women and men at each threshold; ``meta``: how the table was
-        made. None if the table is not shipped.
-    """
-    return _load()
-
-
 def _table() -> dict:
-    table = _load()
+    table = tables.load_fairness_table()
     if table is None:
-        raise FileNotFoundError(f"dpteach/data/{FAIRNESS_TABLE} is missing: run "
+        raise FileNotFoundError(f"dpteach/data/{tables.FAIRNESS_TABLE} is missing: run "
                                 "scripts/precompute_app_tables.py --only fairness")
     return table
 
@@ -433,8 +388,8 @@ def threshold_tradeoff_data(female_threshold: float, male_threshold: float, *,
                             gap: str = "demographic_parity") -> FigureData:
     """Accuracy against a fairness gap for every pair of group thresholds; the current pair.
 
-    From the shipped grid (:func:`load_fairness_table`: the metrics module at each of the
-    101 × 101 pairs of :data:`THRESHOLDS`):
+    From the shipped grid (:func:`dpteach.tables.load_fairness_table`: the metrics module at
+    each of the 101 × 101 pairs of :data:`THRESHOLDS`):
 
     * a cloud of pairs (every 0.05 of each group's threshold);
     * the frontier: the best accuracy of any pair of the grid whose gap is at most x;

@@ -8,7 +8,7 @@ in :mod:`dpteach.plots.fairness`; this module draws the rest of the chapter:
   [C17]_), from :func:`dpteach.fairness.metrics.calibration_by_group`;
 * :func:`lfr_tradeoff_data` — Learning Fair Representations as the fairness weight A_z
   grows: accuracy yAcc against discrimination yDiscrim ([ZWSPD13]_, Sec. 4), one point per
-  A_z (e.g. of the shipped sweep :func:`dpteach.fairness.lfr_grid.load_lfr_grid`), with the
+  A_z (e.g. of the shipped sweep :func:`dpteach.tables.load_lfr_grid`), with the
   unconstrained model for comparison.
 
 Each is a :class:`~dpteach.plots.figure.FigureData` drawn by the ``plot_*`` function of the
@@ -160,7 +160,7 @@ def lfr_tradeoff_data(Az, y_acc, y_discrim, *, baseline=None, selected=None) -> 
     zemel_accuracy`) against the gap between the groups' mean predictions yDiscrim
     (:func:`~dpteach.fairness.metrics.zemel_discrimination`); the line joins them in order
     of A_z. The figure draws given numbers (e.g. a row of the shipped sweep,
-    :func:`dpteach.fairness.lfr_grid.load_lfr_grid`); it fits nothing.
+    :func:`dpteach.tables.load_lfr_grid`); it fits nothing.
 
     Parameters
     ----------

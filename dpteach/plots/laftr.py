@@ -5,7 +5,7 @@ adversary h that tries to recover the sensitive attribute A (``sex``) from Z, in
 game L = α·L_class + β·L_dec − γ·L_adv; the larger γ, the harder the encoder hides A. Which
 gap it closes depends on what the adversary sees: Z alone for demographic parity (``"dp"``),
 Z and Y for equalized odds (``"eo"``), Z on the Y = 0 rows for equal opportunity
-(``"eopp"``, the paper's convention, on Y = 0). :func:`dpteach.fairness.laftr.load_gamma_sweep`
+(``"eopp"``, the paper's convention, on Y = 0). :func:`dpteach.tables.load_gamma_sweep`
 holds the fits of ``benchmarks/laftr_adult.py``: every objective × several γ × several seeds
 on the Adult training split, scored on the test split, and the unfair MLP (the same network,
 no adversary). This module draws them:
@@ -100,7 +100,7 @@ _COLOURS = {("women", "model"): PALETTE["vermillion"], ("women", "baseline"): PA
 # --------------------------------------------------------------------------- the sweep
 @functools.lru_cache(maxsize=1)
 def _shipped():
-    from ..fairness.laftr import load_gamma_sweep
+    from ..tables import load_gamma_sweep
 
     return _checked(load_gamma_sweep())
 
@@ -202,7 +202,7 @@ def sweep_gammas(objective: str, *, sweep=None) -> tuple[float, ...]:
     ----------
     objective : {"dp", "eo", "eopp"}
     sweep : pandas.DataFrame, optional
-        Rows like :func:`dpteach.fairness.laftr.load_gamma_sweep`'s (columns ``objective``,
+        Rows like :func:`dpteach.tables.load_gamma_sweep`'s (columns ``objective``,
         ``gamma``, ``seed``, ``accuracy``, the gaps of :data:`GAPS`, ``<rate>_<group>`` for
         :data:`RATES` × :data:`GROUPS`, optionally ``adversary_balanced_accuracy``,
         ``adversary_balanced_accuracy_x``, ``fit_seconds`` in [0, :data:`MAX_FIT_SECONDS`];

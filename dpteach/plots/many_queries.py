@@ -8,7 +8,7 @@ pays for T measurements only, so its error barely grows with k. Past some k it w
   :func:`crossover_epsilon_data` / :func:`plot_crossover_epsilon` — against ε at one k. The
   independent lines are exact expectations (:func:`dpteach.queries.independent.independent_max_error`,
   computed here); MWEM's points come from the shipped grid
-  ``dpteach/data/many_queries_grid.npz`` (:func:`load_crossover_grid`, made by
+  ``dpteach/data/many_queries_grid.npz`` (:func:`dpteach.tables.load_crossover_grid`, made by
   ``scripts/precompute_many_queries.py`` with :func:`dpteach.queries.mwem.compare_independent` on
   :func:`crossover_workload` and the seeds of :func:`crossover_rng`), so a slider move
   reads numbers and computes nothing heavy.
@@ -33,9 +33,7 @@ References
 from __future__ import annotations
 
 import functools
-import json
 import math
-from importlib import resources
 
 import numpy as np
 
@@ -49,6 +47,7 @@ from .._validation import (
 )
 from ..queries.linear import adult_universe, random_queries
 from ..queries.independent import independent_max_error
+from .. import tables
 from ._style import PALETTE
 from .figure import FigureData, Rule, Series, to_matplotlib
 
@@ -59,10 +58,8 @@ __all__ = [
     "CROSSOVER_PASSES",
     "CROSSOVER_REPEATS",
     "CROSSOVER_DELTA",
-    "CROSSOVER_TABLE",
     "crossover_workload",
     "crossover_rng",
-    "load_crossover_grid",
     "crossover_data",
     "plot_crossover",
     "crossover_epsilon_data",
@@ -83,7 +80,6 @@ CROSSOVER_T = 30             #: MWEM's rounds in the grid
 CROSSOVER_PASSES = 10        #: MWEM's extra passes over past measurements in the grid
 CROSSOVER_REPEATS = 5        #: MWEM runs per (k, ε) in the grid
 CROSSOVER_DELTA = 1e-6       #: δ of the Gaussian (zCDP) line
-CROSSOVER_TABLE = "many_queries_grid.npz"
 WORKLOAD_SEED = 2024         #: seed of the random workload (its first k rows for each k)
 GRID_SEED = 14               #: first part of every grid entry's seed (see crossover_rng)
 ROUNDS_MAX = 1_000           #: most points in plot_mwem_rounds / errors per point
@@ -134,39 +130,10 @@ def crossover_rng(k: int, epsilon: float) -> np.random.Generator:
     return np.random.default_rng((GRID_SEED, k, int(round(epsilon * 1e6))))
 
 
-@functools.lru_cache(maxsize=1)
-def _load() -> dict | None:
-    try:
-        with resources.files("dpteach").joinpath("data", CROSSOVER_TABLE).open("rb") as fh:
-            npz = np.load(fh, allow_pickle=False)
-            arrays = {k: npz[k] for k in npz.files}
-    except (FileNotFoundError, OSError, ValueError):
-        return None
-    arrays["meta"] = json.loads(str(arrays["meta"]))
-    for name, arr in arrays.items():
-        if name != "meta":
-            arr.flags.writeable = False
-    return arrays
-
-
-def load_crossover_grid() -> dict | None:
-    """The shipped grid of MWEM errors (``scripts/precompute_many_queries.py``), or None.
-
-    Returns
-    -------
-    dict or None
-        ``ks`` (:data:`CROSSOVER_KS`), ``epsilons`` (:data:`CROSSOVER_EPSILONS`), ``mwem``
-        and ``mwem_last`` of shape (len(epsilons), len(ks), :data:`CROSSOVER_REPEATS`):
-        the largest error (fraction of n) of MWEM's output and of its last distribution in
-        each run, and ``meta`` (how it was made: T, passes, seeds, n, versions, date).
-    """
-    return _load()
-
-
 def _grid() -> dict:
-    table = _load()
+    table = tables.load_crossover_grid()
     if table is None:
-        raise FileNotFoundError(f"dpteach/data/{CROSSOVER_TABLE} is missing: run "
+        raise FileNotFoundError(f"dpteach/data/{tables.CROSSOVER_TABLE} is missing: run "
                                 "scripts/precompute_many_queries.py")
     return table
 

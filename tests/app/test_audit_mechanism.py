@@ -1,7 +1,7 @@
 """AppTest tests of the page "Audit a mechanism".
 
 The numbers must be the shipped audit of the sliders' (case, claimed ε, runs)
-(:func:`dpapp.audit_mechanism.audit_cell`, which ``tests/app/test_attack_tables.py``
+(:func:`dpapp.audit_mechanism.audit_cell`, which ``tests/test_tables.py``
 checks against the auditor), the charts the Vega-Lite specifications of its histogram figure
 and of :func:`dpteach.plots.audit.bound_convergence_data` over the run counts; every widget
 moves the charts; the planted bugs are caught with enough runs; a claim the runs cannot

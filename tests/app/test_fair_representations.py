@@ -196,7 +196,7 @@ def test_a_variant_with_other_gammas_moves_the_slider_to_one_of_them(monkeypatch
     # the shipped sweep fits every variant at the same γ values; should one differ, switching
     # to it puts the slider on one of its own values instead of failing
     from dpapp import fair_representations as page
-    from dpteach.fairness.laftr import load_gamma_sweep
+    from dpteach.tables import load_gamma_sweep
     from dpteach.plots import laftr as plots
 
     sweep = load_gamma_sweep()

@@ -2,7 +2,7 @@
 
 The fraction shown must be the shipped attack at the sliders' (n, k, noise, level, decoder)
 (:func:`dpapp.reconstruction_attack.fraction_at`, which
-``tests/app/test_attack_tables.py`` checks against
+``tests/test_tables.py`` checks against
 :func:`dpteach.attacks.reconstruction.reconstruction_attack`), the DP numbers those of
 :func:`~dpteach.attacks.reconstruction.calibrate_noise`, the charts the Vega-Lite
 specifications of :func:`~dpapp.reconstruction_attack.noise_figure` (the plots

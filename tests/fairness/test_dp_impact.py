@@ -7,7 +7,8 @@ summary, ``excess_drop`` and ``compare_with_sweep`` against hand-made tables; th
 statistics against ``MLP.per_example_grad_norms``; the objective-perturbation noise against
 the spread of real draws of ``erm.objective_perturbation``; the membership advantage against
 ``attacks.membership.loss_attack`` and on experiments built to leak (or not) for one group.
-The shipped sweep is checked for its documented content and against fits made now.
+The shipped sweep is checked for its documented content and against fits made now in
+``tests/test_tables.py``.
 Statistical tolerances are derived in comments. A hypothesis bad-input test attacks every
 public function of both modules (``_props.call_rejects``), the shared checks
 ``check_group_labels`` and ``check_zero_one_labels`` included.
@@ -249,43 +250,6 @@ def test_compare_with_sweep_passes_identically_distributed_fits():
     live = di.dp_fairness_sweep([2.0], methods=["objective"], seeds=[100, 101, 102], data=d,
                                 include_nonprivate=False)
     assert di.compare_with_sweep(live, ship)["ok"].all()
-
-
-# ------------------------------------------------------------------- shipped sweep
-@functools.cache
-def shipped():
-    return di.load_dp_fairness_sweep()
-
-
-def test_shipped_sweep_holds_what_it_documents():
-    t = shipped()
-    fits = t.groupby(["method", "epsilon"])["seed"].apply(sorted)
-    expected = {(m, e) for m in ("dpsgd", "objective") for e in (*di.SWEEP_EPSILONS, INF)}
-    assert set(fits.index) == expected | {("sgd", INF)}
-    assert all(s == list(di.SWEEP_SEEDS) for s in fits)
-    d = di.adult_group_data()
-    for grouping, labels in d.groups_test.items():
-        for group, n in pd.Series(labels).value_counts().items():
-            assert (t[f"count:{grouping}={group}"] == n).all()
-    assert (t["count:all"] == 15_060).all()
-    dp = t[t["method"] == "dpsgd"]
-    assert (dp["epsilon_spent"] <= dp["epsilon"] * (1 + 1e-9)).all()
-    assert (dp.loc[np.isinf(dp["epsilon"]), "noise_multiplier"] == 0).all()
-
-
-def test_shipped_sweep_reproduces():
-    # the deterministic entry (exact minimiser) to one test row per group (BLAS rounding), and
-    # DP-SGD at ε = 0.3 with fresh seeds at compare_with_sweep's t-test
-    d = di.adult_group_data()
-    row = di.fit_and_score("objective", INF, seed=0, data=d)
-    ref = shipped()[(shipped()["method"] == "objective") & np.isinf(shipped()["epsilon"])]
-    for key, value in row.items():
-        if key.startswith("correct:"):
-            assert abs(value - ref[key].iloc[0]) <= 1, key
-    live = di.dp_fairness_sweep([0.3], methods=["dpsgd"], seeds=[1000, 1001], data=d,
-                                include_nonprivate=False)
-    check = di.compare_with_sweep(live, shipped())
-    assert check["ok"].all(), check[~check["ok"]]
 
 
 # -------------------------------------------------------------------- the mechanism

@@ -188,7 +188,6 @@ CASES = [
             include_nonprivate=False),
          {"epsilons": EPS.map(lambda e: [e]), "seeds": SEEDS.map(lambda s: [s])},
          check=table_ok, fixed=("methods", "progress")),
-    Case(f"{M}.load_dp_fairness_sweep", di.load_dp_fairness_sweep, kw(), {}),
     Case(f"{M}.summarize_sweep", di.summarize_sweep, kw(table=_table),
          {"table": st.one_of(HUGE_INTS, st.sampled_from([1, 2**60])).map(_huge_counts)},
          check=summary_ok),

@@ -1,5 +1,6 @@
 """Legal-but-extreme inputs for ``dpteach.fairness.lfr`` and ``dpteach.fairness.lfr_grid``:
-every public function, class and method, in the style of ``tests/pate/test_teachers_edges.py``.
+every public function, class and method, in the style of ``tests/pate/test_teachers_edges.py``
+(the shipped grid's :class:`~dpteach.tables.LFRGrid`: ``tests/test_tables_edges.py``).
 
 Each case draws values from the strategies of ``tests/_props.py`` (subnormal, tiny and huge
 floats, huge integers; feature rows scaled to tiny or huge magnitudes) and calls with a time
@@ -124,32 +125,9 @@ def _losses(**kwargs):
     return lfr.lfr_losses(**base)
 
 
-@functools.cache
-def _grid():
-    return lfr_grid.load_lfr_grid()
-
-
 def _objective(**kwargs):
     return lfr.LFRLosses(1.0, 0.5, 0.25).objective(**{"Ax": 1.0, "Ay": 1.0, "Az": 1.0,
                                                        **kwargs})
-
-
-def _grid_entry(Az):
-    return _grid().entry("german", Az)
-
-
-def _grid_deviation(entry):
-    return _grid().deviation("german", entry)
-
-
-def _grid_matches(entry):
-    return _grid().matches("german", entry)
-
-
-def _full_entry(value):
-    """A refit-shaped dict for A_z = 0 whose every number is ``value``."""
-    row = _grid().entry("german", 0.0)
-    return {**{k: value for k in row.index}, "Az": 0.0}
 
 
 CASES = [
@@ -179,15 +157,6 @@ CASES = [
          {"Az": st.one_of(HUGE_INTS.map(float), st.sampled_from([5e-324, 1e300, 2e6]))},
          check=lambda out, kw: 0 <= out["y_acc_test"] <= 1, examples=2, fixed=("dataset",)),
     Case(f"{G}.lfr_grid_baseline", lfr_grid.lfr_grid_baseline, kw(dataset="german"), {},
-         fixed=("dataset",)),
-    Case(f"{G}.LFRGrid.entry", _grid_entry, kw(Az=0.0), {"Az": POS}, examples=10,
-         fixed=("dataset",)),
-    Case(f"{G}.LFRGrid.deviation", _grid_deviation, kw(entry=lambda: _full_entry(0.5)),
-         {"entry": POS.map(_full_entry)},
-         check=lambda out, kw: all(v >= 0 for v in out.values()), examples=10,
-         fixed=("dataset",)),
-    Case(f"{G}.LFRGrid.matches", _grid_matches, kw(entry=lambda: _full_entry(0.5)),
-         {"entry": POS.map(_full_entry)}, check=lambda out, kw: out is False, examples=10,
          fixed=("dataset",)),
 ]
 

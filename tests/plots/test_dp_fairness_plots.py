@@ -22,6 +22,7 @@ from matplotlib.figure import Figure
 from dpteach.fairness import dp_impact as di
 from dpteach.plots import dp_fairness as P
 from dpteach.plots.figure import to_matplotlib, to_vega_lite
+from dpteach.tables import load_dp_fairness_sweep
 
 VALID = dict(epsilons=[1.0, 0.1, 10.0], mean=[[0.8, 0.7, 0.85], [0.6, 0.3, 0.65]],
              groups=["men", "women"], sd=[[0.01, 0.02, 0.0], [0.05, 0.4, 0.01]],
@@ -56,7 +57,7 @@ def test_optional_parts_are_left_out():
 
 
 def test_both_renderers_draw_the_shipped_sweep():
-    summary = di.summarize_sweep(di.load_dp_fairness_sweep())
+    summary = di.summarize_sweep(load_dp_fairness_sweep())
     cur = di.accuracy_curves(summary, method="dpsgd", grouping="sex_income")
     fig = P.plot_group_accuracy(cur["epsilons"], cur["mean"], groups=cur["groups"],
                                 sd=cur["sd"], nonprivate=cur["nonprivate"], selected=1.0)

@@ -24,6 +24,7 @@ from matplotlib.figure import Figure
 from dpteach.fairness import metrics as M
 from dpteach.plots import fairness as F
 from dpteach.plots.figure import to_vega_lite
+from dpteach.tables import load_fairness_table
 
 # the test vector
 A = [0] * 8 + [1] * 8
@@ -33,7 +34,7 @@ P = [1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0, 0, 0]
 
 @pytest.fixture(scope="module")
 def table() -> dict:
-    t = F.load_fairness_table()
+    t = load_fairness_table()
     assert t is not None, "run scripts/precompute_app_tables.py --only fairness"
     return t
 
@@ -219,7 +220,7 @@ def test_renderers_and_specs():
 
 
 def test_the_table_loader_is_cached_and_read_only(table):
-    assert F.load_fairness_table() is table
+    assert load_fairness_table() is table
     assert not table["score"].flags.writeable and not table["grid"].flags.writeable
     assert table["meta"]["model"]["LogisticRegression"] == F.ADULT_MODEL
     assert table["thresholds"].tolist() == list(F.THRESHOLDS)

@@ -3,7 +3,7 @@
 Every number a figure shows is a mean (or a sample standard deviation, or one row) of the
 sweep's columns: checked against NumPy on the raw rows of a small in-memory sweep (built
 here, with the shipped file's columns) and, for a few positions, of the shipped sweep
-(:func:`dpteach.fairness.laftr.load_gamma_sweep`). Titles and axes name the gap conventions;
+(:func:`dpteach.tables.load_gamma_sweep`). Titles and axes name the gap conventions;
 both renderers draw every figure; a hypothesis bad-input test attacks every public function
 (``_props.call_rejects``).
 """
@@ -283,7 +283,7 @@ def test_sweeps_that_are_not_the_shipped_kind_are_refused_by_name():
 # ------------------------------------------------------------------- the shipped sweep
 @pytest.fixture(scope="module")
 def shipped():
-    from dpteach.fairness.laftr import load_gamma_sweep
+    from dpteach.tables import load_gamma_sweep
 
     return load_gamma_sweep()
 

@@ -30,11 +30,12 @@ from dpteach._validation import ParameterError
 from dpteach.queries.independent import independent_max_error
 from dpteach.plots import many_queries as P
 from dpteach.plots.figure import to_matplotlib, to_vega_lite
+from dpteach.tables import load_crossover_grid
 
 
 @pytest.fixture(scope="module")
 def grid():
-    table = P.load_crossover_grid()
+    table = load_crossover_grid()
     assert table is not None, "run scripts/precompute_many_queries.py"
     return table
 
