@@ -389,9 +389,23 @@ def validate(**domains: Domain) -> Callable:
             return func(*args, **kwargs)
 
         checked.__domains__ = dict(domains)
+        checked.__doc__ = _with_domains(func.__doc__, domains)
         return checked
 
     return decorate
+
+
+def _with_domains(doc: str | None, domains: dict[str, Domain]) -> str | None:
+    """``doc`` with a "Teaching domains" section listing each declared parameter's domain
+    (what ``help()`` and the docs show; the source keeps the one-line declaration)."""
+    if not doc or not domains:
+        return doc
+    lines = doc.expandtabs().splitlines()
+    indent = min((len(x) - len(x.lstrip()) for x in lines[1:] if x.strip()), default=4)
+    pad = " " * indent
+    section = [f"{pad}Teaching domains", f"{pad}----------------"]
+    section += [f"{pad}{name} : {dom.text}" for name, dom in domains.items()]
+    return doc.rstrip() + "\n\n" + "\n".join(section) + "\n" + pad
 
 
 def validate_params(estimator: Any) -> None:
