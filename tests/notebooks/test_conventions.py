@@ -21,7 +21,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
-import statistics
 import subprocess
 import sys
 from pathlib import Path
