@@ -86,12 +86,16 @@ class Domain:
     values the generated tests try: ``example`` (valid), ``edges`` (valid extremes, where
     the function must still answer without NaN or inf) and ``bad`` (to be refused)."""
 
-    __slots__ = ("text", "convert", "example", "edges", "bad")
+    __slots__ = ("text", "convert", "example", "edges", "bad", "work", "high")
 
     def __init__(self, text: str, convert: Callable[[str, Any], Any], *, example: Any = None,
-                 edges: Sequence = (), bad: Sequence = ()):
+                 edges: Sequence = (), bad: Sequence = (), work: bool = False,
+                 high: Any = None):
         self.text, self.convert = text, convert
         self.example, self.edges, self.bad = example, tuple(edges), tuple(bad)
+        # a work size (runs, samples, ...): its upper end ``high`` is timed by
+        # benchmarks/bench_domains.py rather than tried by the tests
+        self.work, self.high = work, high
 
     def __call__(self, name: str, value: Any) -> Any:
         return self.convert(name, value)
@@ -177,7 +181,7 @@ def integer(low: int, high: int, *, example: int | None = None, work: bool = Fal
 
     domain = Domain(text, convert, example=example if example is not None else max(low, min(2, high)),
                     edges=(low,) if work else (low, high),
-                    bad=[low - 1, high + 1, 2.5, "3", None, True, math.nan])
+                    bad=[low - 1, high + 1, 2.5, "3", None, True, math.nan], work=work, high=high)
     return domain
 
 
