@@ -124,18 +124,19 @@ def assert_own_work(func: Callable, *answers, exercise: str = "this exercise") -
         if isinstance(answer, str):
             for ref, obj in used.items():
                 if _from_package(obj, answer):
-                    raise AssertionError(
-                        f"{name} uses {ref} from {answer}: {exercise} asks you to write this "
-                        f"without {answer}; compute it with NumPy (or plain Python) instead")
+                    verdict = (f"{name} uses {ref} from {answer}: {exercise} asks you to write "
+                               f"this without {answer}; compute it with NumPy (or plain "
+                               f"Python) instead")
+                    raise AssertionError(verdict)
         else:
             target = _unwrap(answer)
             label = getattr(target, "__name__", repr(answer))
             for ref, obj in used.items():
                 if ref == label or (obj is not None and obj is target):
-                    raise AssertionError(
-                        f"{name} calls {label}, the library function that gives the answer: "
-                        f"{exercise} asks you to compute it yourself (compare the two outside "
-                        f"{name} if you like)")
+                    verdict = (f"{name} calls {label}, the library function that gives the "
+                               f"answer: {exercise} asks you to compute it yourself (compare "
+                               f"the two outside {name} if you like)")
+                    raise AssertionError(verdict)
 
 
 # ------------------------------------------------------------------------ helpers

@@ -54,18 +54,8 @@ from typing import Any
 import numpy as np
 from scipy import special, stats
 
-from .._validation import (
-    DELTA,
-    DELTA_POSITIVE,
-    EPSILON_OR_ZERO,
-    PROBABILITY,
-    ParameterError,
-    array,
-    integer,
-    one_of,
-    real,
-    validate,
-)
+from .._validation import (DELTA, DELTA_POSITIVE, EPSILON_OR_ZERO, PROBABILITY, ParameterError,
+                           array, integer, one_of, real, validate)
 from ..mechanisms.noise import gaussian_epsilon
 
 __all__ = [
@@ -330,10 +320,9 @@ def audit_trials_needed(claimed_epsilon: float, *, delta: float = 0.0,
     limit = TRIALS_SEARCH_MAX // 2
     most = _max_bound(limit, delta, alpha)
     if most <= claimed_epsilon:
-        raise ParameterError(
-            f"no audit with at most {TRIALS_SEARCH_MAX:.0e} trials per side can refute "
-            f"claimed_epsilon={claimed_epsilon!r} (at delta={delta!r}, confidence="
-            f"{confidence!r}): the largest bound such runs certify is {most:.3g}")
+        raise ParameterError(f"claimed_epsilon={claimed_epsilon!r} cannot be refuted by "
+                             f"{TRIALS_SEARCH_MAX:.0e} trials per side (delta={delta!r}, "
+                             f"confidence={confidence!r}): they certify at most {most:.3g}")
     lo, hi = 0, 1                                 # invariant: _max_bound(hi) > eps ≥ (at lo)
     while _max_bound(hi, delta, alpha) <= claimed_epsilon:
         lo, hi = hi, min(2 * hi, limit)

@@ -35,18 +35,8 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import (
-    EPSILON,
-    RNG,
-    SENSITIVITY,
-    VALUES,
-    anything,
-    choice,
-    one_of,
-    real,
-    validate,
-    validate_params,
-)
+from .._validation import (EPSILON, RNG, SENSITIVITY, VALUES, anything, choice, one_of, real,
+                           validate, validate_params)
 from ..accounting.pld import PLDAccountant
 from ..accounting.rdp import RDPAccountant
 from ..accounting.calibrate import epsilon_for_noise_multiplier

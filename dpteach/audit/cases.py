@@ -69,15 +69,7 @@ from typing import Any
 import numpy as np
 from scipy import optimize, stats
 
-from .._validation import (
-    FLAG,
-    RNG,
-    ParameterError,
-    array,
-    choice,
-    real,
-    validate,
-)
+from .._validation import FLAG, RNG, ParameterError, array, choice, real, validate
 from ..mechanisms.noise import gaussian_epsilon
 from ..pate.analysis import DEFAULT_PATE_ORDERS, pate_epsilon
 from ..accounting.zcdp import rho_for_epsilon

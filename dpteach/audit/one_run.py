@@ -45,18 +45,8 @@ import numpy as np
 from scipy import special, stats
 from sklearn.base import clone
 
-from .._validation import (
-    DELTA,
-    EPSILON_OR_ZERO,
-    RNG,
-    ParameterError,
-    anything,
-    array,
-    describe,
-    integer,
-    real,
-    validate,
-)
+from .._validation import (DELTA, EPSILON_OR_ZERO, RNG, ParameterError, anything, array, describe,
+                           integer, real, validate)
 from ..learning.dpsgd import DPSGDClassifier
 
 __all__ = [
@@ -445,11 +435,10 @@ def one_run_audit_dpsgd(classifier, X, y, *, n_canaries: int = 1000, canary_scal
 
 # ---------------------------------------------------------------------------- helpers
 def _check_mrv(m: int, r: int, v: int) -> None:
-    if r > m:
-        raise ParameterError(f"r must be at most m={m} (guesses among the canaries); got r={r}")
-    if v > r:
-        raise ParameterError(f"v must be at most r={r} (correct guesses among the guesses); "
-                             f"got v={v}")
+    if r > m:                                   # guesses among the canaries
+        raise ParameterError(f"r must be at most m={m}; got r={r}")
+    if v > r:                                   # correct guesses among the guesses
+        raise ParameterError(f"v must be at most r={r}; got v={v}")
 
 
 def _p_value(m: int, r: int, v: int, eps: float, delta: float) -> float:

@@ -56,21 +56,8 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import (
-    DELTA,
-    EPSILON,
-    EPSILON_OR_ZERO,
-    RNG,
-    SENSITIVITY,
-    VALUE,
-    ParameterError,
-    anything,
-    array,
-    choice,
-    function,
-    integer,
-    validate,
-)
+from .._validation import (DELTA, EPSILON, EPSILON_OR_ZERO, RNG, SENSITIVITY, VALUE,
+                           ParameterError, anything, array, choice, function, integer, validate)
 from .bounds import (
     CONFIDENCE,
     audit_trials_needed,
