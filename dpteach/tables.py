@@ -38,8 +38,7 @@ per table, with the command that remakes it (run from the repository's root):
 
 Every table records how it was made (its ``meta``: settings, seeds, library versions, date
 and time taken); :func:`build_info` is the part of that record on which a refit's exactness
-depends. ``dpteach/data/PROVENANCE.md`` describes each file, and ``tests/test_tables.py``
-recomputes sampled entries with the library and compares them with the shipped values.
+depends. ``dpteach/data/PROVENANCE.md`` describes each file.
 """
 
 from __future__ import annotations

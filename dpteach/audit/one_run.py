@@ -129,8 +129,8 @@ def one_run_audit_bound(m: int, r: int, v: int, *, delta: float = 0.0,
     1 − β the run is not (ε′, δ)-DP for any ε′ below it. Found as their Appendix D does —
     bisection between an ε whose p-value is below β and one whose p-value is not — to 1e-12.
     For m = 1000, r = 100, v = 75, δ = 1e-4, β = 0.05 it is 0.6730 (0.7022 with δ = 0).
-    Like theirs, the bisection assumes that the p-value grows with ε (it does on a grid of ε
-    in the tests; with δ = 0 it is a binomial tail in q = e^ε/(1 + e^ε), which does).
+    Like theirs, the bisection assumes that the p-value grows with ε (it does on every grid
+    of ε checked; with δ = 0 it is a binomial tail in q = e^ε/(1 + e^ε), which does).
 
     Parameters
     ----------

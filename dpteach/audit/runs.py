@@ -378,7 +378,7 @@ def svt_pattern_frequency(values, answers, threshold: float, epsilon: float, n_t
         As for :class:`~dpteach.mechanisms.sparse_vector.SparseVector`.
     n_trials : int
         Number of runs, with ``n_trials × len(answers) ≤ 2·10**5`` (runs are simulated one
-        query at a time, about 20 µs each).
+        query at a time).
     variant : {"sparse", "no_query_noise"}
     rng : None, int or numpy.random.Generator
 
