@@ -48,7 +48,7 @@ import numpy.typing as npt
 
 __all__ = [
     "ParameterError", "Domain", "validate", "validate_params", "describe",
-    "real", "integer", "array", "choice", "one_of", "anything",
+    "real", "integer", "array", "choice", "one_of", "anything", "function",
     "ArrayLike", "Seed",
     "check_epsilon", "check_delta", "check_sensitivity", "check_probability", "check_positive",
     "check_nonnegative", "check_int", "check_bool", "check_finite", "check_in_range",
@@ -188,10 +188,11 @@ def integer(low: int, high: int, *, example: int | None = None, work: bool = Fal
 def array(*, ndim: int | tuple[int, ...] | None = None, min_size: int = 1,
           max_size: int = 10**7, low: float = -math.inf, high: float = math.inf,
           integers: bool = False, dtype=float, text: str | None = None,
-          example: Any = None) -> Domain:
+          example: Any = None, booleans: bool = False) -> Domain:
     """A numeric array (numbers, nested lists or arrays of real numbers; not booleans, not
     strings, not ragged), of the given dimension(s) and size, every entry finite and in
     [low, high] (whole numbers with ``integers=True``). Returns a NumPy array of ``dtype``.
+    ``booleans=True`` also accepts True/False (as 1/0: a mask, a 0/1 indicator).
     """
     dims = None if ndim is None else ((ndim,) if isinstance(ndim, int) else tuple(ndim))
     shape_text = "" if dims is None else {(0,): "a number", (1,): "a 1-D array",
@@ -213,10 +214,10 @@ def array(*, ndim: int | tuple[int, ...] | None = None, min_size: int = 1,
         except (TypeError, ValueError):              # ragged nested lists
             raise domain.refuse(name, value) from None
         if raw.dtype.kind == "O":
-            if not all(isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
-                       for v in raw.ravel()):
+            if not all(isinstance(v, numbers.Real) and (booleans or not isinstance(
+                    v, (bool, np.bool_))) for v in raw.ravel()):
                 raise domain.refuse(name, value)
-        elif raw.dtype.kind not in "iuf":            # booleans, strings, complex, dates
+        elif raw.dtype.kind not in ("iufb" if booleans else "iuf"):  # strings, complex, ...
             raise domain.refuse(name, value)
         try:
             arr = np.asarray(raw, dtype=dtype)
@@ -237,7 +238,8 @@ def array(*, ndim: int | tuple[int, ...] | None = None, min_size: int = 1,
                     edges=[v for v in ([low] * max(min_size, 1), [high] * max(min_size, 1))
                            if math.isfinite(v[0])],
                     bad=["abc", None, [[1.0, 2.0], [3.0]], [math.nan] * max(min_size, 1),
-                         [math.inf] * max(min_size, 1), [True] * max(min_size, 1), [1j]]
+                         [math.inf] * max(min_size, 1), [1j]]
+                    + ([] if booleans else [[True] * max(min_size, 1)])
                     + ([[]] if min_size > 0 else []))
     return domain
 
@@ -290,6 +292,17 @@ def anything(text: str, *, example: Any = None) -> Domain:
     """A parameter whose values are not numbers (an estimator, a callable, a table); its
     function checks what it needs. ``text`` documents what is expected."""
     return Domain(text, lambda name, value: value, example=example)
+
+
+def function(text: str, *, example: Any = None) -> Domain:
+    """A callable (a mechanism, a scoring function); ``text`` says how it is called."""
+    def convert(name: str, value: Any) -> Any:
+        if callable(value):
+            return value
+        raise domain.refuse(name, value)
+
+    domain = Domain(text, convert, example=example, bad=["not a function", None, 3])
+    return domain
 
 
 def _none(name: str, value: Any) -> None:

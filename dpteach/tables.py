@@ -38,8 +38,7 @@ per table, with the command that remakes it (run from the repository's root):
 
 Every table records how it was made (its ``meta``: settings, seeds, library versions, date
 and time taken); :func:`build_info` is the part of that record on which a refit's exactness
-depends. ``dpteach/data/PROVENANCE.md`` describes each file, and ``tests/test_tables.py``
-recomputes sampled entries with the library and compares them with the shipped values.
+depends. ``dpteach/data/PROVENANCE.md`` describes each file.
 """
 
 from __future__ import annotations
@@ -47,12 +46,17 @@ from __future__ import annotations
 import functools
 import io
 import json
+import sys
 from dataclasses import dataclass
 from importlib import resources
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
-from ._validation import ParameterError, check_choice, check_in_range, describe
+if TYPE_CHECKING:                      # pandas is imported by the loaders that need it
+    import pandas as pd
+
+from ._validation import ParameterError, anything, choice, describe, real, validate
 
 __all__ = [
     "COMPOSITION_TABLE",
@@ -92,12 +96,18 @@ AUDIT_TABLE = "audit_page.npz"
 #: tables, and of the app pages that compute what the tables do not hold.
 APP_PLD_INTERVAL = 1e-3
 
+#: the LFR grid's data sets, its A_z (LFR's own range, dpteach.fairness.lfr.MAX_WEIGHT) and a
+#: refit to compare with it
+GRID_DATASET = choice("adult", "german")
+GRID_AZ = real(0.0, 1e6)
+REFIT = anything("a dict returned by dpteach.fairness.lfr_grid.lfr_grid_entry")
+
 
 # ------------------------------------------------------------------ privacy accounting
 def load_composition_table() -> dict | None:
     """The "Composition & budget" page's table: total ε of k queries, by PLD and the optimum.
 
-    Made by ``python scripts/precompute_app_tables.py --only composition`` (about 40 s):
+    Made by ``python scripts/precompute_app_tables.py --only composition``:
     for every value of the page's sliders (:data:`dpteach.plots.accounting.COMPOSITION_KS`
     and the figure's k grid, the ε₀, σ and δ grids there), what
     :func:`dpteach.accounting.compare.composition_epsilons` returns, bit for bit. Read once
@@ -118,7 +128,7 @@ def load_composition_table() -> dict | None:
 def load_planner_table() -> dict | None:
     """The "DP-SGD planner" page's table: the PLD ε of every run its sliders offer.
 
-    Made by ``python scripts/precompute_app_tables.py --only planner`` (about 15 minutes): for
+    Made by ``python scripts/precompute_app_tables.py --only planner``: for
     every σ, every run (q, T) of the sliders with T ≤ 10⁶
     (:func:`dpteach.plots.accounting.planner_table_runs`) and every δ, what
     :func:`dpteach.accounting.calibrate.epsilon_for_noise_multiplier` returns with
@@ -141,7 +151,7 @@ def load_planner_table() -> dict | None:
 def load_crossover_grid() -> dict | None:
     """The grid of MWEM's errors on the crossover workload (notebook 14, "Many queries").
 
-    Made by ``python scripts/precompute_many_queries.py`` (about 70 s): for every k of
+    Made by ``python scripts/precompute_many_queries.py``: for every k of
     :data:`dpteach.plots.many_queries.CROSSOVER_KS` and ε of
     :data:`~dpteach.plots.many_queries.CROSSOVER_EPSILONS`, 5 seeded MWEM runs
     (:func:`dpteach.queries.mwem.compare_independent` on the first k queries of
@@ -171,8 +181,8 @@ def load_crossover_grid() -> dict | None:
 def load_reconstruction_table() -> dict:
     """The "Reconstruction attack" page's table: bits recovered at every setting.
 
-    Made by ``python scripts/precompute_attack_tables.py --only reconstruction`` (about 4
-    minutes): :func:`dpteach.attacks.reconstruction.reconstruction_attack` at every n, k,
+    Made by ``python scripts/precompute_attack_tables.py --only reconstruction``:
+    :func:`dpteach.attacks.reconstruction.reconstruction_attack` at every n, k,
     noise level and decoder of the page, seeded by
     :func:`dpapp.reconstruction_attack.attack_rng`. Read once per process.
 
@@ -262,13 +272,10 @@ class LFRGrid:
     results: dict
     baseline: object
 
-    def entry(self, dataset: str, Az: float):
+    @validate(dataset=GRID_DATASET, Az=GRID_AZ)
+    def entry(self, dataset: str, Az: float) -> pd.Series:
         """The row (a pandas Series) of ``dataset`` whose A_z equals ``Az`` (to 1e-9)."""
-        from .fairness.lfr import MAX_WEIGHT
-
-        name = check_choice("dataset", dataset, tuple(self.results))
-        table = self.results[name]
-        Az = check_in_range("Az", Az, 0.0, MAX_WEIGHT)
+        table = self.results[dataset]
         hit = np.flatnonzero(np.isclose(table["Az"].to_numpy(), Az, rtol=1e-9, atol=1e-12))
         if hit.size == 0:
             raise ParameterError(f"Az must be one of the grid's values "
@@ -283,6 +290,7 @@ class LFRGrid:
         return (isinstance(recorded, dict) and bool(recorded)
                 and all(here.get(key) == value for key, value in recorded.items()))
 
+    @validate(dataset=GRID_DATASET, entry=REFIT)
     def matches(self, dataset: str, entry: dict) -> bool:
         """Whether a refit (:func:`dpteach.fairness.lfr_grid.lfr_grid_entry`) agrees with the
         shipped row of its A_z, to :data:`dpteach.fairness.lfr_grid.GRID_TOLERANCE`: every
@@ -299,6 +307,7 @@ class LFRGrid:
                 and max(dev["y_acc_train"], dev["y_discrim_train"])
                 <= GRID_TOLERANCE["train_scores"])
 
+    @validate(dataset=GRID_DATASET, entry=REFIT)
     def deviation(self, dataset: str, entry: dict) -> dict:
         """``|shipped − refitted|`` for each number of a
         :func:`~dpteach.fairness.lfr_grid.lfr_grid_entry` result (``fit_seconds`` and
@@ -316,8 +325,9 @@ class LFRGrid:
         for key in keys:
             value = entry[key]
             if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float,
-                                                                              np.number)):
-                raise ParameterError(f"entry[{key!r}] must be a number; got "
+                                                                              np.number)) \
+                    or not abs(cast(float, value)) <= sys.float_info.max:
+                raise ParameterError(f"entry[{key!r}] must be a finite number; got "
                                      f"{describe(value)}")
             out[key] = abs(float(row[key]) - float(value))
         return out
@@ -326,7 +336,7 @@ class LFRGrid:
 def load_lfr_grid() -> LFRGrid:
     """The shipped A_z sweep of LFR on Adult and German credit (notebooks 09 and 10).
 
-    Made by ``python scripts/precompute_lfr_grid.py`` (about 5 minutes): for each data set of
+    Made by ``python scripts/precompute_lfr_grid.py``: for each data set of
     :func:`dpteach.fairness.lfr_grid.lfr_grid_data`, each A_z of
     :data:`~dpteach.fairness.lfr_grid.GRID_AZ` and the fixed
     :data:`~dpteach.fairness.lfr_grid.GRID_SETTINGS`, the numbers of
@@ -342,7 +352,8 @@ def load_lfr_grid() -> LFRGrid:
     with _data_file(LFR_GRID_TABLE).open("rb") as fh, np.load(fh, allow_pickle=False) as npz:
         arrays = {k: npz[k] for k in npz.files}
     meta = json.loads(str(arrays.pop("meta")))
-    results, base = {}, {}
+    results: dict[str, dict] = {}
+    base: dict[str, dict] = {}
     for key, values in arrays.items():
         parts = key.split("/")
         if parts[0] == "baseline":
@@ -354,10 +365,10 @@ def load_lfr_grid() -> LFRGrid:
     return LFRGrid(meta, results, pd.DataFrame.from_dict(base, orient="index"))
 
 
-def load_gamma_sweep():
+def load_gamma_sweep() -> pd.DataFrame:
     """The shipped γ sweep of LAFTR on Adult (notebook 10, the "Fair representations" page).
 
-    Made by ``python benchmarks/laftr_adult.py --jobs 1`` (about 10 minutes): for every
+    Made by ``python benchmarks/laftr_adult.py --jobs 1``: for every
     objective in :data:`dpteach.fairness.laftr.OBJECTIVES`, every γ in
     :data:`~dpteach.fairness.laftr.SWEEP_GAMMAS` and every seed in
     :data:`~dpteach.fairness.laftr.SWEEP_SEEDS`, one
@@ -379,10 +390,10 @@ def load_gamma_sweep():
     return out
 
 
-def load_dp_fairness_sweep():
+def load_dp_fairness_sweep() -> pd.DataFrame:
     """The shipped sweep of private learners on Adult, group by group (notebook 11).
 
-    Made by ``python benchmarks/dp_fairness_adult.py`` (minutes, on one core):
+    Made by ``python benchmarks/dp_fairness_adult.py``:
     :func:`dpteach.fairness.dp_impact.dp_fairness_sweep` with
     :data:`~dpteach.fairness.dp_impact.SWEEP_EPSILONS` (and ∞),
     :data:`~dpteach.fairness.dp_impact.SWEEP_METHODS` and
@@ -405,8 +416,8 @@ def load_dp_fairness_sweep():
 def load_audit_table() -> dict:
     """The "Audit a mechanism" page's table: one seeded audit per case, claim and run count.
 
-    Made by ``python scripts/precompute_attack_tables.py --only audit --jobs 2`` (about 9
-    minutes): ``audit_case(name, ε).audit(n, confidence=0.95, rng)``
+    Made by ``python scripts/precompute_attack_tables.py --only audit --jobs 2``:
+    ``audit_case(name, ε).audit(n, confidence=0.95, rng)``
     (:func:`dpteach.audit.cases.audit_case`) for every case, claimed ε and number of runs
     per side of the page, seeded by :func:`dpapp.audit_mechanism.cell_seed`, with the data of
     its histogram figure (:func:`dpteach.plots.audit.audit_histograms_data`). Read once per
@@ -536,6 +547,10 @@ def _read_gamma_sweep():
 
 
 # Engineering notes.
+# * Remaking the tables takes, on a shared 2-core machine: composition about 40 s, the planner
+#   about 15 minutes, the crossover grid about 70 s, the reconstruction table about 4 minutes,
+#   the LFR grid about 5 minutes, the LAFTR sweep about 10 minutes, the DP-fairness sweep
+#   minutes, the audit table about 9 minutes (--jobs 2).
 # * The fairness modules (and scikit-learn with them, about a second) are imported by the
 #   LFRGrid methods that need them, not here: the app pages import this module at start-up.
 # * Caching is the loaders' own, as before they met here: the npz tables the app reads on

@@ -15,7 +15,11 @@ its parameter constraints. For every public function, class and method of the li
   ties two arguments together).
 
 A function is called with the valid arguments of :data:`EXAMPLES` (or, where it has no
-entry, each parameter's default or its domain's example) with one argument replaced.
+entry, each parameter's default or its domain's example) with one argument replaced. A
+method, an estimator (bad values are refused by ``fit``) or a function taking ``*args`` is
+called through a factory in :data:`EXAMPLES` that makes the instance (fits it, loads it) and
+returns the call and its valid arguments. Classes in :data:`RECORDS` hold results the library
+makes; their public methods are covered like functions.
 ``benchmarks/bench_domains.py`` times the upper ends of the work sizes instead (a test does
 not read the clock). Modules whose checks are still written out are listed in
 :data:`WRITTEN_OUT` until they are converted.
@@ -36,21 +40,30 @@ import numpy as np
 import pytest
 
 import dpteach
+from dpteach import exercises, tables
 from dpteach._validation import Domain, ParameterError
+from dpteach.audit import bugs as audit_bugs
+from dpteach.audit import one_run as audit_one_run
+from dpteach.audit import runs as audit_runs
+from dpteach.audit import cases as audit_cases
+from dpteach.datasets import make_toy_data
+from dpteach.learning.dpsgd import DPSGDClassifier
 
 #: modules not yet converted to declarations (their tests: tests/<part>/test_*_edges.py)
 WRITTEN_OUT = {
-    "dpteach.accounting", "dpteach.attacks", "dpteach.audit", "dpteach.datasets",
-    "dpteach.exercises", "dpteach.fairness", "dpteach.learning", "dpteach.pate",
-    "dpteach.plots", "dpteach.queries", "dpteach.tables", "dpteach.exact",
+    "dpteach.accounting", "dpteach.attacks", "dpteach.datasets",
+    "dpteach.fairness", "dpteach.learning", "dpteach.pate",
+    "dpteach.plots", "dpteach.queries", "dpteach.exact",
     "dpteach.mechanisms.l2_laplace",
     "dpteach.mechanisms.randomized_response", "dpteach.mechanisms.selection",
     "dpteach.mechanisms.sparse_vector", "dpteach.mechanisms.stability",
 }
 
 #: valid keyword arguments per callable ("module:qualname"), where the domains' examples do
-#: not fit together (arrays of matching shapes, a batch no larger than the data, ...)
-EXAMPLES: dict[str, dict[str, Any]] = {
+#: not fit together (arrays of matching shapes, a batch no larger than the data, ...); or a
+#: factory ``() -> (call, kwargs)`` for a method (``call``: the bound method), an estimator
+#: (``call``: constructs with ``kwargs`` and fits) or a function with ``*args``
+EXAMPLES: dict[str, dict[str, Any] | Callable[[], tuple[Callable, dict[str, Any]]]] = {
     "dpteach.mechanisms.noise:laplace_mechanism": dict(value=[3.0, 7.0], sensitivity=1.0,
                                                        epsilon=1.0, rng=0),
     "dpteach.mechanisms.noise:gaussian_mechanism": dict(value=[3.0, 7.0], sensitivity=1.0,
@@ -63,6 +76,110 @@ NO_EDGES: dict[str, str] = {}
 
 #: callables whose results may hold an infinity by design (a log-probability of 0, ...)
 MAY_RETURN_INF: set[str] = set()
+
+#: callables whose results may hold NaN by design, with the reason
+MAY_RETURN_NAN: dict[str, str] = {}
+
+#: classes whose instances the library makes and returns (results, cases, loaded tables),
+#: with the function that makes them: their fields are documented, not checked
+RECORDS: dict[str, str] = {}
+
+
+# ------------------------------------------- audit/, tables.py and exercises.py: the entries
+def _mechanism(value, size, rng):
+    """A mechanism for the auditor: Laplace noise of scale 1 around ``value`` (ε = 1)."""
+    return rng.laplace(float(value), 1.0, size)
+
+
+def _honest(n, m):
+    """A student's answer written without the library."""
+    return (1 - 1 / m) ** (n - 1)
+
+
+def _toy():
+    return make_toy_data(20, rng=0)
+
+
+def _dpsgd():
+    return DPSGDClassifier(noise_multiplier=1.0, batch_size=5, epochs=1, hidden=(), rng=0)
+
+
+def _no_clipping(**kw):
+    return audit_bugs.DPSGDClassifierWithoutClipping(**kw).fit(*_toy())
+
+
+def _canary_scores():
+    X_train, y_train, canaries, labels, _ = audit_one_run.add_canaries(*_toy(), 4, scale=2.0,
+                                                                       rng=0)
+    return audit_one_run.canary_scores, dict(classifier=_dpsgd().fit(X_train, y_train),
+                                             canaries=canaries, labels=labels)
+
+
+def _audit_result():
+    x = np.arange(200.0) % 7
+    return audit_runs.audit_samples(x, x + 1.0, claimed_epsilon=0.5)
+
+
+def _lfr_grid(method: str):
+    grid = tables.load_lfr_grid()
+    refit = {**{k: 0.5 for k in grid.entry("german", 0.0).index}, "Az": 0.0}
+    return getattr(grid, method), dict(dataset="german", entry=refit)
+
+
+_AUDIT = dict(mechanism=_mechanism, d=0.0, d_prime=1.0, claimed_epsilon=0.5, rng=0)
+EXAMPLES.update({
+    "dpteach.audit.runs:audit_samples": dict(outputs=np.arange(200.0) % 7,
+                                             outputs_prime=np.arange(200.0) % 7 + 1.0,
+                                             claimed_epsilon=0.5),
+    "dpteach.audit.runs:audit_mechanism": dict(_AUDIT, n_trials=200),
+    "dpteach.audit.runs:audit_convergence": dict(_AUDIT, trials=[100, 1_000]),
+    "dpteach.audit.runs:batched": dict(func=lambda data, rng: 0.0),
+    "dpteach.audit.runs:AuditResult.in_event": lambda: (_audit_result().in_event,
+                                                        dict(outputs=[0.0, 1.0])),
+    "dpteach.audit.cases:AuditCase.audit": lambda: (
+        audit_cases.audit_case("randomized_response").audit, dict(n_trials=200, rng=0)),
+    "dpteach.audit.cases:AuditCase.convergence": lambda: (
+        audit_cases.audit_case("randomized_response").convergence,
+        dict(trials=[100, 200], rng=0)),
+    "dpteach.audit.one_run:add_canaries": lambda: (
+        audit_one_run.add_canaries, dict(zip(("X", "y"), _toy()), n_canaries=5, rng=0)),
+    "dpteach.audit.one_run:canary_scores": _canary_scores,
+    "dpteach.audit.one_run:one_run_audit_dpsgd": lambda: (
+        audit_one_run.one_run_audit_dpsgd,
+        dict(zip(("X", "y"), _toy()), classifier=_dpsgd(), n_canaries=10, k_plus=2,
+             k_minus=2, rng=0)),
+    "dpteach.audit.bugs:randomized_response_wrong_epsilon": dict(bits=[0, 1, 1], epsilon=1.0,
+                                                                 rng=0),
+    "dpteach.audit.bugs:DPSGDClassifierWithoutClipping": lambda: (
+        _no_clipping, dict(noise_multiplier=1.0, batch_size=5, epochs=1, hidden=(), rng=0)),
+    "dpteach.audit.bugs:DPSGDClassifierWithoutClipping.fit": lambda: (
+        _no_clipping(noise_multiplier=1.0, batch_size=5, epochs=1, hidden=(), rng=0).fit,
+        dict(zip(("X", "y"), _toy()))),
+    "dpteach.exercises:assert_own_work": lambda: (
+        lambda func, exercise="this exercise": exercises.assert_own_work(
+            func, "fairlearn", exercise=exercise), dict(func=_honest)),
+    "dpteach.exercises:names_used": dict(func=_honest),
+    "dpteach.tables:LFRGrid.entry": lambda: (_lfr_grid("entry")[0],
+                                             dict(dataset="german", Az=0.0)),
+    "dpteach.tables:LFRGrid.deviation": lambda: _lfr_grid("deviation"),
+    "dpteach.tables:LFRGrid.matches": lambda: _lfr_grid("matches"),
+})
+# the exact ε or μ of an event impossible on one side, and the true ε of a case whose pair
+# shows such an event (the floating-point leak, the sparse vector without query noise)
+MAY_RETURN_INF |= {"dpteach.audit.bounds:epsilon_from_probabilities",
+                   "dpteach.audit.bounds:mu_from_probabilities",
+                   "dpteach.audit.cases:pair_epsilon", "dpteach.audit.cases:audit_case"}
+MAY_RETURN_NAN.update({
+    key: "a shipped table marks with NaN each cell where the library refuses (too few runs, "
+         "a PLD grid it will not build); the page then shows the refusal"
+    for key in ("dpteach.tables:load_planner_table", "dpteach.tables:load_audit_table")})
+RECORDS.update({
+    "dpteach.audit.runs:AuditResult": "dpteach.audit.runs:audit_samples",
+    "dpteach.audit.cases:AuditCase": "dpteach.audit.cases:audit_case",
+    "dpteach.audit.one_run:OneRunAudit": "dpteach.audit.one_run:one_run_audit",
+    "dpteach.audit.one_run:OneRunDPSGD": "dpteach.audit.one_run:one_run_audit_dpsgd",
+    "dpteach.tables:LFRGrid": "dpteach.tables:load_lfr_grid",
+})
 
 
 # ------------------------------------------------------------------------- the walk
@@ -89,7 +206,7 @@ def public_callables() -> dict[str, Callable]:
         for attr, obj in vars(module).items():
             if attr.startswith("_") or getattr(obj, "__module__", None) != name:
                 continue
-            if inspect.isfunction(obj):
+            if inspect.isfunction(inspect.unwrap(obj)):          # lru_cache'd loaders too
                 out[f"{name}:{attr}"] = obj
             elif inspect.isclass(obj) and not issubclass(obj, BaseException):
                 out[f"{name}:{attr}"] = obj
@@ -115,9 +232,21 @@ def _domains(obj: Callable) -> Mapping[str, Domain]:
     return getattr(obj, "__domains__", {})
 
 
-def _example(key: str, obj: Callable) -> dict[str, Any]:
-    if key in EXAMPLES:
-        return dict(EXAMPLES[key])
+def _is_method(key: str) -> bool:
+    return "." in key.split(":")[1]
+
+
+def _example(key: str, obj: Callable) -> tuple[Callable, dict[str, Any]]:
+    """The call and its valid keyword arguments."""
+    given = EXAMPLES.get(key)
+    if callable(given):
+        call, kwargs = given()
+        return call, dict(kwargs)
+    if given is not None:
+        return obj, dict(given)
+    if _is_method(key) or (inspect.isclass(obj) and hasattr(obj, "_parameter_constraints")):
+        pytest.fail(f"{key}: add an EXAMPLES factory that makes the instance (fits the "
+                    "estimator) and returns the call and its arguments")
     target = obj.__init__ if inspect.isclass(obj) else obj
     sig = inspect.signature(inspect.unwrap(target))
     doms = _domains(obj)
@@ -128,7 +257,7 @@ def _example(key: str, obj: Callable) -> dict[str, Any]:
         if p.default is not p.empty:
             continue
         kwargs[p.name] = doms[p.name].example
-    return kwargs
+    return obj, kwargs
 
 
 def _non_finite(value: Any, depth: int = 0) -> str | None:
@@ -163,17 +292,21 @@ def _non_finite(value: Any, depth: int = 0) -> str | None:
     return None
 
 
-def _call(key: str, obj: Callable, kwargs: dict[str, Any]) -> Any:
-    if "." in key.split(":")[1] and not inspect.isclass(obj):
-        pytest.skip("methods are called through their EXAMPLES factory")   # pragma: no cover
-    return obj(**kwargs)
+def _called(key: str) -> bool:
+    """Whether the generated calls reach ``key``: every function and class, and the methods
+    that take arguments (through their EXAMPLES factory)."""
+    return not _is_method(key) or bool(_parameters(CALLABLES[key]))
+
+
+def _non_finite_by_design(key: str) -> bool:
+    return key in MAY_RETURN_INF or key in MAY_RETURN_NAN
 
 
 def _cases(kind: str) -> list:
     out = []
     for key, obj in CALLABLES.items():
-        if "." in key.split(":")[1]:
-            continue                       # methods: declared like functions, checked below
+        if not _called(key):
+            continue
         doms = _domains(obj)
         for name, dom in doms.items():
             values = dom.bad if kind == "bad" else dom.edges
@@ -189,39 +322,44 @@ def test_the_walk_finds_the_converted_modules():
     assert "dpteach.mechanisms.noise:laplace_mechanism" in CALLABLES
 
 
-@pytest.mark.parametrize("key", sorted(CALLABLES))
+@pytest.mark.parametrize("key", sorted(k for k in CALLABLES if k not in RECORDS))
 def test_every_parameter_has_a_domain(key):
     obj = CALLABLES[key]
     missing = sorted(set(_parameters(obj)) - set(_domains(obj)))
     assert not missing, f"{key}: parameters without a declared domain: {missing}"
 
 
-@pytest.mark.parametrize("key", sorted(k for k in CALLABLES if "." not in k.split(":")[1]))
+def test_records_are_classes_the_library_makes():
+    for key, maker in RECORDS.items():
+        assert inspect.isclass(CALLABLES.get(key)), f"RECORDS names {key}, not a public class"
+        assert maker in CALLABLES, f"RECORDS says {key} is made by {maker}, not a public callable"
+
+
+@pytest.mark.parametrize("key", sorted(k for k in CALLABLES if _called(k) and k not in RECORDS))
 def test_the_example_call_answers(key):
-    obj = CALLABLES[key]
-    result = _call(key, obj, _example(key, obj))
-    if key not in MAY_RETURN_INF:
+    call, kwargs = _example(key, CALLABLES[key])
+    result = call(**kwargs)
+    if not _non_finite_by_design(key):
         assert _non_finite(result) is None, f"{key} returned {_non_finite(result)}"
 
 
 @pytest.mark.parametrize("key, name, bad", _cases("bad"))
 def test_bad_values_are_refused_by_name(key, name, bad):
-    obj = CALLABLES[key]
-    kwargs = {**_example(key, obj), name: bad}
+    call, kwargs = _example(key, CALLABLES[key])
     with pytest.raises(ParameterError, match=rf"\b{re.escape(name)}\b"):
-        _call(key, obj, kwargs)
+        call(**{**kwargs, name: bad})
 
 
 @pytest.mark.parametrize("key, name, edge", _cases("edge"))
 def test_edge_values_answer_without_nan_or_inf(key, name, edge):
-    obj = CALLABLES[key]
-    kwargs = {**_example(key, obj), name: edge}
+    call, kwargs = _example(key, CALLABLES[key])
+    kwargs[name] = edge
     try:
-        result = _call(key, obj, kwargs)
+        result = call(**kwargs)
     except ParameterError as err:          # a rule tying two arguments: it names them
         assert any(re.search(rf"\b{re.escape(p)}\b", str(err)) for p in kwargs), str(err)
         return
-    if key not in MAY_RETURN_INF:
+    if not _non_finite_by_design(key):
         assert _non_finite(result) is None, f"{key}({name}={edge!r}) returned {_non_finite(result)}"
 
 
@@ -252,6 +390,20 @@ def test_domains_combine_and_refuse_by_name():
     assert either("x", "auto") == "auto" and either("x", 0.5) == 0.5
     for dom, bad in ((integer(1, 5), 2.0), (integer(1, 5), True), (FLAG, 1),
                      (choice("a", "b"), "c"), (array(ndim=1), [[1.0]]), (maybe, "abc")):
+        with pytest.raises(ParameterError, match=r"^arg must be .*; got arg"):
+            dom("arg", bad)
+
+
+def test_masks_and_callables():
+    from dpteach._validation import array, function
+
+    mask = array(ndim=1, low=0, high=1, integers=True, booleans=True)
+    assert mask("m", [True, False, 1]).tolist() == [1.0, 0.0, 1.0]
+    assert [True] not in mask.bad and [True] in array(ndim=1).bad
+    func = function("a callable f(x)")
+    assert func("f", len) is len
+    for dom, bad in ((mask, [2, 0]), (mask, [0.5]), (mask, "TF"), (array(ndim=1), [True]),
+                     (func, 3), (func, None)):
         with pytest.raises(ParameterError, match=r"^arg must be .*; got arg"):
             dom("arg", bad)
 

@@ -854,6 +854,24 @@ def test_lfr_entry_lookup():
         g.entry("compas", 0.0)
 
 
+def test_a_refit_is_compared_number_by_number():
+    # every number of the shipped row against a refit-shaped dict: deviations are |difference|,
+    # finite for any finite number (the largest double included); a non-finite or non-numeric
+    # one is refused by name instead of giving an infinite or NaN deviation
+    g = lfr_grid()
+    row = g.entry("german", 0.0)
+    keys = [k for k in row.index if k not in ("fit_seconds", "n_iter", "Az")]
+    for value in (0.0, 5e-324, 1.7976931348623157e308):
+        dev = g.deviation("german", {**{k: value for k in keys}, "Az": 0.0})
+        assert all(d == abs(float(row[k]) - value) for k, d in dev.items())
+        assert not g.matches("german", {**{k: value for k in keys}, "Az": 0.0})
+    for bad in (math.nan, math.inf, 10**400, "0.5", None, True):
+        with pytest.raises(ParameterError, match=r"entry\["):
+            g.deviation("german", {**{k: 0.5 for k in keys}, "Az": 0.0, keys[0]: bad})
+    with pytest.raises(ParameterError, match="entry must be a dict"):
+        g.deviation("german", [0.5])
+
+
 @pytest.mark.parametrize("Az", [0.245951, 2.716345])
 def test_refit_of_a_german_entry_matches(Az):
     g = lfr_grid()

@@ -49,24 +49,17 @@ References
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from scipy import special, stats
 
-from .._validation import (
-    ParameterError,
-    check_array,
-    check_delta,
-    check_in_range,
-    check_int,
-    check_nonnegative,
-    describe,
-)
+from .._validation import (DELTA, DELTA_POSITIVE, EPSILON_OR_ZERO, PROBABILITY, ParameterError,
+                           array, integer, one_of, real, validate)
 from ..mechanisms.noise import gaussian_epsilon
 
 __all__ = [
     "RUNS_MAX",
-    "check_confidence",
     "clopper_pearson_bounds",
     "epsilon_from_probabilities",
     "mu_from_probabilities",
@@ -78,67 +71,26 @@ __all__ = [
 ]
 
 RUNS_MAX = 10 ** 12            #: most runs a count may come from (exact in a float)
+#: runs on one side, and how often the event happened in them (at most the runs)
+RUNS = integer(1, RUNS_MAX, example=10)
+OCCURRENCES = integer(0, RUNS_MAX, example=5)
+#: the same, or 1-D arrays of them (element by element)
+RUNS_OR_ARRAY = one_of(array(ndim=1, low=1, high=RUNS_MAX, integers=True, example=[10, 10]),
+                       RUNS)
+OCCURRENCES_OR_ARRAY = one_of(array(ndim=1, low=0, high=RUNS_MAX, integers=True,
+                                    example=[0, 5]), OCCURRENCES)
+#: confidence of a bound: from even odds to 1 − 10⁻⁶ (α = (1 − confidence)/2 per side)
+CONFIDENCE = real(0.5, 0.999999, example=0.95)
+#: the probabilities of one event: numbers, or 1-D arrays broadcast against each other
+PROBABILITIES = one_of(array(ndim=1, low=0.0, high=1.0), PROBABILITY)
+#: the GDP parameter μ (μ = 100 already means ε ≈ 5,000; an audit certifies μ ≲ 15)
+MU = real(0.0, 100.0)
 #: largest number of trials per side :func:`audit_trials_needed` searches (beyond it: refused)
 TRIALS_SEARCH_MAX = 10 ** 12
 
 
-def check_confidence(name: str, confidence) -> float:
-    """A confidence level in (0, 1), with α = (1 − confidence)/2 > 0 (the audit modules' check)."""
-    c = check_in_range(name, confidence, 0.0, 1.0, low_inclusive=False, high_inclusive=False)
-    if (1.0 - c) / 2.0 == 0.0:                       # not reachable for floats < 1; kept for safety
-        raise ParameterError(f"{name} must be below 1 by more than rounding; got "
-                             f"{name}={confidence!r}")
-    return c
-
-
-def _alpha(confidence: float) -> float:
-    return (1.0 - confidence) / 2.0
-
-
-def _counts(count, n, name: str = "count", n_name: str = "n") -> tuple[int, int]:
-    n = check_int(n_name, n, minimum=1, maximum=RUNS_MAX)
-    count = check_int(name, count, minimum=0, maximum=n)
-    return count, n
-
-
-def _count_arrays(count, n) -> tuple[np.ndarray, np.ndarray, bool]:
-    """Validated integer counts and trials (scalars or 1-D arrays that broadcast)."""
-    scalar = np.ndim(count) == 0 and np.ndim(n) == 0
-    if scalar:
-        c, m = _counts(count, n)
-        return np.array(float(c)), np.array(float(m)), True
-    c = check_array("count", count, ndim=(0, 1), min_size=1)
-    m = check_array("n", n, ndim=(0, 1), min_size=1)
-    for name, arr in (("count", c), ("n", m)):
-        if np.any(arr != np.round(arr)):
-            raise ParameterError(f"{name} must hold whole numbers; got {name}={describe(arr)}")
-    if np.any(m < 1) or np.any(m > RUNS_MAX):
-        raise ParameterError(f"n must hold integers in [1, {RUNS_MAX:.0e}]; got n={describe(m)}")
-    try:
-        c, m = np.broadcast_arrays(c, m)
-    except ValueError:
-        raise ParameterError(f"count and n must have the same length; got shapes "
-                             f"{c.shape} and {m.shape}") from None
-    if np.any(c < 0) or np.any(c > m):
-        raise ParameterError(f"count must hold integers in [0, n]; got count={describe(c)}")
-    return c.astype(float), m.astype(float), False
-
-
-def _cp_lower(count: np.ndarray, n: np.ndarray, alpha: float) -> np.ndarray:
-    with np.errstate(invalid="ignore", divide="ignore", under="ignore"):
-        lo = stats.beta.ppf(alpha, np.maximum(count, 1.0), n - count + 1.0)
-    lo = np.where(count > 0, lo, 0.0)
-    return np.where(np.isfinite(lo), lo, 0.0)
-
-
-def _cp_upper(count: np.ndarray, n: np.ndarray, alpha: float) -> np.ndarray:
-    with np.errstate(invalid="ignore", divide="ignore", under="ignore"):
-        hi = stats.beta.ppf(1.0 - alpha, count + 1.0, np.maximum(n - count, 1.0))
-    hi = np.where(count < n, hi, 1.0)
-    return np.where(np.isfinite(hi), hi, 1.0)
-
-
-def clopper_pearson_bounds(count, n, *, confidence: float = 0.95):
+@validate(count=OCCURRENCES_OR_ARRAY, n=RUNS_OR_ARRAY, confidence=CONFIDENCE)
+def clopper_pearson_bounds(count, n, *, confidence: float = 0.95) -> tuple[Any, Any]:
     """One-sided Clopper–Pearson bounds ``(p_lo, p_hi)`` on a binomial probability ([CP34]_).
 
     ``p_lo`` is the α-quantile of Beta(count, n − count + 1) (0 when count = 0) and ``p_hi``
@@ -149,10 +101,10 @@ def clopper_pearson_bounds(count, n, *, confidence: float = 0.95):
     Parameters
     ----------
     count, n : int or 1-D array of int
-        Successes and trials, 0 ≤ count ≤ n, 1 ≤ n ≤ 10**12 (arrays: element by element,
-        broadcast against each other).
+        Successes and trials, 0 ≤ count ≤ n (arrays: element by element, broadcast
+        against each other).
     confidence : float
-        In (0, 1).
+        The probability that both bounds hold.
 
     Returns
     -------
@@ -160,83 +112,66 @@ def clopper_pearson_bounds(count, n, *, confidence: float = 0.95):
         ``(p_lo, p_hi)`` with ``0 ≤ p_lo ≤ count/n ≤ p_hi ≤ 1``: Python floats for integer
         arguments, arrays otherwise.
     """
-    c, m, scalar = _count_arrays(count, n)
-    alpha = _alpha(check_confidence("confidence", confidence))
+    scalar = np.ndim(count) == 0 and np.ndim(n) == 0
+    c, m = _same_length("count", count, "n", n)
+    if np.any(c > m):
+        raise ParameterError(f"count must be at most n, element by element; got count="
+                             f"{_shown(count)} and n={_shown(n)}")
+    alpha = _alpha(confidence)
     lo, hi = _cp_lower(c, m, alpha), _cp_upper(c, m, alpha)
     return (float(lo), float(hi)) if scalar else (lo, hi)
 
 
-def _probabilities(name: str, p) -> tuple[np.ndarray, bool]:
-    arr = check_array(name, p, ndim=(0, 1), min_size=1)
-    if np.any((arr < 0) | (arr > 1)):
-        raise ParameterError(f"{name} must hold probabilities in [0, 1]; got {name}={describe(p)}")
-    return arr, arr.ndim == 0
-
-
-def epsilon_from_probabilities(p, p_prime, *, delta: float = 0.0):
+@validate(p=PROBABILITIES, p_prime=PROBABILITIES, delta=DELTA)
+def epsilon_from_probabilities(p, p_prime, *, delta: float = 0.0) -> Any:
     """The ε that two probabilities of one event force: ``max(0, ln((p − δ)/p′))``.
 
     If ``p = P[M(D) ∈ S]`` and ``p′ = P[M(D′) ∈ S]``, (ε, δ)-DP requires p ≤ e^ε p′ + δ
     ([DR14]_ Def. 2.4), so ε ≥ ln((p − δ)/p′). With exact probabilities this is the privacy
-    the event shows (``inf`` when p > δ and p′ = 0); with Clopper–Pearson bounds p_lo and
-    p′_hi in their places it is the audit's certified bound.
+    the event shows (``inf`` when p > δ and p′ = 0: no ε allows it); with Clopper–Pearson
+    bounds p_lo and p′_hi in their places it is the audit's certified bound.
 
     Parameters
     ----------
     p, p_prime : float or 1-D array of float
-        Probabilities in [0, 1] (broadcast against each other).
+        Probabilities (broadcast against each other).
     delta : float
-        In [0, 1).
+        The δ of the claim.
 
     Returns
     -------
     float or numpy.ndarray
         ≥ 0 (0 where p ≤ δ); a Python float for scalar arguments.
     """
-    a, sa = _probabilities("p", p)
-    b, sb = _probabilities("p_prime", p_prime)
-    delta = check_delta("delta", delta)
-    try:
-        a, b = np.broadcast_arrays(a, b)
-    except ValueError:
-        raise ParameterError(f"p and p_prime must have the same length; got shapes {a.shape} "
-                             f"and {b.shape}") from None
-    num = a - delta
-    with np.errstate(divide="ignore", invalid="ignore"):
-        eps = np.log(np.where(num > 0, num, 1.0)) - np.log(b)
-    eps = np.where(num > 0, np.maximum(eps, 0.0), 0.0)
-    return float(eps) if sa and sb else eps
+    a, b = _same_length("p", p, "p_prime", p_prime)
+    eps = _epsilon(a, b, delta)
+    return float(eps) if np.ndim(p) == 0 and np.ndim(p_prime) == 0 else eps
 
 
-def mu_from_probabilities(p, p_prime):
+@validate(p=PROBABILITIES, p_prime=PROBABILITIES)
+def mu_from_probabilities(p, p_prime) -> Any:
     """The μ that two probabilities of one event force on a μ-GDP mechanism.
 
     ``max(0, Φ⁻¹(p) − Φ⁻¹(p′))`` for ``p = P[M(D) ∈ S] ≥ p′ = P[M(D′) ∈ S]``
-    (see :func:`gdp_mu_lower_bound`; ``inf`` when p = 1 > p′ or p > p′ = 0).
+    (see :func:`gdp_mu_lower_bound`; ``inf`` when p = 1 > p′ or p > p′ = 0: no μ allows it).
 
     Parameters
     ----------
     p, p_prime : float or 1-D array of float
-        Probabilities in [0, 1] (broadcast against each other).
+        Probabilities (broadcast against each other).
 
     Returns
     -------
     float or numpy.ndarray
         ≥ 0; a Python float for scalar arguments.
     """
-    a, sa = _probabilities("p", p)
-    b, sb = _probabilities("p_prime", p_prime)
-    try:
-        a, b = np.broadcast_arrays(a, b)
-    except ValueError:
-        raise ParameterError(f"p and p_prime must have the same length; got shapes {a.shape} "
-                             f"and {b.shape}") from None
-    with np.errstate(invalid="ignore"):
-        mu = special.ndtri(a) - special.ndtri(b)          # inf − inf = nan where p = p′ ∈ {0, 1}
-    mu = np.where(np.isnan(mu), 0.0, np.maximum(mu, 0.0))
-    return float(mu) if sa and sb else mu
+    a, b = _same_length("p", p, "p_prime", p_prime)
+    mu = _mu(a, b)
+    return float(mu) if np.ndim(p) == 0 and np.ndim(p_prime) == 0 else mu
 
 
+@validate(count=OCCURRENCES, n=RUNS, count_prime=OCCURRENCES, n_prime=RUNS, delta=DELTA,
+          confidence=CONFIDENCE)
 def epsilon_lower_bound(count: int, n: int, count_prime: int, n_prime: int, *,
                         delta: float = 0.0, confidence: float = 0.95) -> float:
     """A lower bound on ε certified, at ``confidence``, by the counts of one output event.
@@ -252,28 +187,25 @@ def epsilon_lower_bound(count: int, n: int, count_prime: int, n_prime: int, *,
     Parameters
     ----------
     count, n : int
-        Occurrences and runs on D (0 ≤ count ≤ n, 1 ≤ n ≤ 10**12).
+        Occurrences and runs on D (count ≤ n).
     count_prime, n_prime : int
         The same on D′.
     delta : float
-        The claimed δ, in [0, 1).
+        The claimed δ.
     confidence : float
-        In (0, 1); 0.95 gives a 95% lower bound.
+        0.95 gives a 95% lower bound.
 
     Returns
     -------
     float
         ≥ 0 (0: no evidence against any ε).
     """
-    count, n = _counts(count, n)
-    count_prime, n_prime = _counts(count_prime, n_prime, "count_prime", "n_prime")
-    delta = check_delta("delta", delta)
-    alpha = _alpha(check_confidence("confidence", confidence))
-    p_lo = _cp_lower(np.array(float(count)), np.array(float(n)), alpha)
-    p_hi = _cp_upper(np.array(float(count_prime)), np.array(float(n_prime)), alpha)
-    return float(epsilon_from_probabilities(float(p_lo), float(p_hi), delta=delta))
+    p_lo, p_hi = _count_bounds(count, n, count_prime, n_prime, confidence)
+    return float(_epsilon(p_lo, p_hi, delta))
 
 
+@validate(count=OCCURRENCES, n=RUNS, count_prime=OCCURRENCES, n_prime=RUNS,
+          confidence=CONFIDENCE)
 def gdp_mu_lower_bound(count: int, n: int, count_prime: int, n_prime: int, *,
                        confidence: float = 0.95) -> float:
     """A lower bound on μ for a mechanism claimed μ-GDP, from the counts of one event.
@@ -296,21 +228,18 @@ def gdp_mu_lower_bound(count: int, n: int, count_prime: int, n_prime: int, *,
     count, n, count_prime, n_prime : int
         As for :func:`epsilon_lower_bound`.
     confidence : float
-        In (0, 1).
+        As for :func:`epsilon_lower_bound`.
 
     Returns
     -------
     float
         μ_lo ≥ 0.
     """
-    count, n = _counts(count, n)
-    count_prime, n_prime = _counts(count_prime, n_prime, "count_prime", "n_prime")
-    alpha = _alpha(check_confidence("confidence", confidence))
-    p_lo = _cp_lower(np.array(float(count)), np.array(float(n)), alpha)
-    p_hi = _cp_upper(np.array(float(count_prime)), np.array(float(n_prime)), alpha)
-    return float(mu_from_probabilities(float(p_lo), float(p_hi)))
+    p_lo, p_hi = _count_bounds(count, n, count_prime, n_prime, confidence)
+    return float(_mu(p_lo, p_hi))
 
 
+@validate(mu=MU, delta=DELTA_POSITIVE)
 def gdp_epsilon(mu: float, delta: float) -> float:
     """The ε at δ of a μ-GDP mechanism: the root of δ_μ(ε) = δ ([DRS22]_ Corollary 1).
 
@@ -322,22 +251,19 @@ def gdp_epsilon(mu: float, delta: float) -> float:
     Parameters
     ----------
     mu : float
-        μ ≥ 0, finite (0 gives ε = 0).
+        μ (0 gives ε = 0).
     delta : float
-        In (0, 1): a μ-GDP mechanism with μ > 0 is not (ε, 0)-DP for any finite ε.
+        δ > 0: a μ-GDP mechanism with μ > 0 is not (ε, 0)-DP for any finite ε.
 
     Returns
     -------
     float
-        ε ≥ 0 (``inf`` if μ is beyond ~1e154, where even the largest double is too small).
+        ε ≥ 0.
     """
-    mu = check_nonnegative("mu", mu)
-    delta = check_delta("delta", delta, allow_zero=False)
-    if mu == 0.0:
-        return 0.0
-    return float(gaussian_epsilon(1.0, delta, sensitivity=mu))
+    return _gdp_epsilon(mu, delta)
 
 
+@validate(n_eval=RUNS, delta=DELTA, confidence=CONFIDENCE)
 def max_certifiable_epsilon(n_eval: int, *, delta: float = 0.0,
                             confidence: float = 0.95) -> float:
     """The largest ε lower bound that ``n_eval`` runs per side can certify.
@@ -350,7 +276,7 @@ def max_certifiable_epsilon(n_eval: int, *, delta: float = 0.0,
     Parameters
     ----------
     n_eval : int
-        Runs per side used for the bound, in [1, 10**12].
+        Runs per side used for the bound.
     delta, confidence
         As for :func:`epsilon_lower_bound`.
 
@@ -359,21 +285,10 @@ def max_certifiable_epsilon(n_eval: int, *, delta: float = 0.0,
     float
         ≥ 0.
     """
-    n_eval = check_int("n_eval", n_eval, minimum=1, maximum=RUNS_MAX)
-    delta = check_delta("delta", delta)
-    alpha = _alpha(check_confidence("confidence", confidence))
-    return _max_bound(n_eval, delta, alpha)
+    return _max_bound(n_eval, delta, _alpha(confidence))
 
 
-def _max_bound(n_eval: int, delta: float, alpha: float) -> float:
-    log_lo = math.log(alpha) / n_eval                       # ln α^{1/n} ≤ 0
-    lo = math.exp(log_lo)
-    hi = -math.expm1(log_lo)                                # 1 − α^{1/n}, accurate for large n
-    if lo - delta <= 0 or hi <= 0:
-        return 0.0
-    return max(0.0, math.log(lo - delta) - math.log(hi))
-
-
+@validate(claimed_epsilon=EPSILON_OR_ZERO, delta=DELTA, confidence=CONFIDENCE)
 def audit_trials_needed(claimed_epsilon: float, *, delta: float = 0.0,
                         confidence: float = 0.95) -> int:
     """The fewest trials per side with which an audit could refute ``claimed_epsilon`` at all.
@@ -388,7 +303,7 @@ def audit_trials_needed(claimed_epsilon: float, *, delta: float = 0.0,
     Parameters
     ----------
     claimed_epsilon : float
-        ε ≥ 0, finite.
+        The claim.
     delta, confidence
         As for :func:`epsilon_lower_bound`.
 
@@ -401,23 +316,102 @@ def audit_trials_needed(claimed_epsilon: float, *, delta: float = 0.0,
     ParameterError
         If more than 10**12 trials per side would be needed (ε beyond about 24).
     """
-    eps = check_nonnegative("claimed_epsilon", claimed_epsilon)
-    delta = check_delta("delta", delta)
-    alpha = _alpha(check_confidence("confidence", confidence))
+    alpha = _alpha(confidence)
     limit = TRIALS_SEARCH_MAX // 2
-    if _max_bound(limit, delta, alpha) <= eps:
-        raise ParameterError(
-            f"no audit with at most {TRIALS_SEARCH_MAX:.0e} trials per side can refute "
-            f"claimed_epsilon={claimed_epsilon!r} (at delta={delta!r}, confidence="
-            f"{confidence!r}): the largest bound such runs certify is "
-            f"{_max_bound(limit, delta, alpha):.3g}")
+    most = _max_bound(limit, delta, alpha)
+    if most <= claimed_epsilon:
+        raise ParameterError(f"claimed_epsilon={claimed_epsilon!r} cannot be refuted by "
+                             f"{TRIALS_SEARCH_MAX:.0e} trials per side (delta={delta!r}, "
+                             f"confidence={confidence!r}): they certify at most {most:.3g}")
     lo, hi = 0, 1                                 # invariant: _max_bound(hi) > eps ≥ (at lo)
-    while _max_bound(hi, delta, alpha) <= eps:
+    while _max_bound(hi, delta, alpha) <= claimed_epsilon:
         lo, hi = hi, min(2 * hi, limit)
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        if _max_bound(mid, delta, alpha) > eps:
+        if _max_bound(mid, delta, alpha) > claimed_epsilon:
             hi = mid
         else:
             lo = mid
     return 2 * hi - 1                              # n − n // 2 = hi for n = 2·hi − 1
+
+
+# ---------------------------------------------------------------------------- helpers
+def _alpha(confidence: float) -> float:
+    return (1.0 - confidence) / 2.0
+
+
+def _cp_lower(count: np.ndarray, n: np.ndarray, alpha: float) -> np.ndarray:
+    """The one-sided lower Clopper–Pearson bound (0 where count = 0), element by element."""
+    with np.errstate(invalid="ignore", divide="ignore", under="ignore"):
+        lo = stats.beta.ppf(alpha, np.maximum(count, 1.0), n - count + 1.0)
+    return np.where(count > 0, lo, 0.0)
+
+
+def _cp_upper(count: np.ndarray, n: np.ndarray, alpha: float) -> np.ndarray:
+    """The one-sided upper Clopper–Pearson bound (1 where count = n), element by element."""
+    with np.errstate(invalid="ignore", divide="ignore", under="ignore"):
+        hi = stats.beta.ppf(1.0 - alpha, count + 1.0, np.maximum(n - count, 1.0))
+    return np.where(count < n, hi, 1.0)
+
+
+def _count_bounds(count: int, n: int, count_prime: int, n_prime: int,
+                  confidence: float) -> tuple[float, float]:
+    """p_lo of (count, n) and p′_hi of (count_prime, n_prime), after checking count ≤ n."""
+    for name, c, n_name, m in (("count", count, "n", n), ("count_prime", count_prime,
+                                                         "n_prime", n_prime)):
+        if c > m:
+            raise ParameterError(f"{name} must be at most {n_name}={m}; got {name}={c}")
+    alpha = _alpha(confidence)
+    p_lo = _cp_lower(np.array(float(count)), np.array(float(n)), alpha)
+    p_hi = _cp_upper(np.array(float(count_prime)), np.array(float(n_prime)), alpha)
+    return float(p_lo), float(p_hi)
+
+
+def _epsilon(p, p_prime, delta: float):
+    """max(0, ln((p − δ)/p′)), 0 where p ≤ δ and inf where p > δ, p′ = 0 (unchecked)."""
+    num = np.subtract(p, delta)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        eps = np.log(np.where(num > 0, num, 1.0)) - np.log(p_prime)
+    return np.where(num > 0, np.maximum(eps, 0.0), 0.0)
+
+
+def _mu(p, p_prime):
+    """max(0, Φ⁻¹(p) − Φ⁻¹(p′)) (unchecked); 0 where p = p′ ∈ {0, 1} (inf − inf)."""
+    with np.errstate(invalid="ignore"):
+        mu = special.ndtri(p) - special.ndtri(p_prime)
+    return np.where(np.isnan(mu), 0.0, np.maximum(mu, 0.0))
+
+
+def _gdp_epsilon(mu: float, delta: float) -> float:
+    return 0.0 if mu == 0.0 else float(gaussian_epsilon.__wrapped__(1.0, delta, mu))
+
+
+def _max_bound(n_eval: int, delta: float, alpha: float) -> float:
+    log_lo = math.log(alpha) / n_eval                       # ln α^{1/n} < 0
+    lo = math.exp(log_lo)
+    hi = -math.expm1(log_lo)                                # 1 − α^{1/n}, accurate for large n
+    if lo - delta <= 0:
+        return 0.0
+    return max(0.0, math.log(lo - delta) - math.log(hi))
+
+
+def _same_length(name: str, a, name_prime: str, b) -> tuple[np.ndarray, np.ndarray]:
+    """``a`` and ``b`` as float arrays broadcast against each other (a number or 1-D each)."""
+    try:
+        a2, b2 = np.broadcast_arrays(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
+    except ValueError:
+        raise ParameterError(f"{name} and {name_prime} must have the same length; got shapes "
+                             f"{np.shape(a)} and {np.shape(b)}") from None
+    return a2, b2
+
+
+def _shown(x) -> str:
+    return repr(x) if np.ndim(x) == 0 else f"array of shape {np.shape(x)}"
+
+
+# Engineering notes. In the teaching domain (counts and runs up to 10¹², exact in a double;
+# confidence at most 1 − 10⁻⁶, so α ≥ 5e-7) the Beta quantiles are finite and in [0, 1], every
+# p_lo is below 1 and every p′_hi above 0, so a bound from counts is finite: no branch
+# replaces a non-finite quantile, and 1 − α^{1/n} never rounds to 0. Only exact
+# probabilities of an event impossible on one side give inf (epsilon_ and
+# mu_from_probabilities), which is the true value.

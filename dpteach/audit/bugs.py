@@ -29,11 +29,14 @@ References
 
 from __future__ import annotations
 
+import inspect
 import math
+from typing import Any
 
 import numpy as np
 
-from .._validation import ParameterError, check_array, check_epsilon, check_in_range, check_rng
+from .._validation import (EPSILON, RNG, SENSITIVITY, VALUES, anything, choice, one_of, real,
+                           validate, validate_params)
 from ..accounting.pld import PLDAccountant
 from ..accounting.rdp import RDPAccountant
 from ..accounting.calibrate import epsilon_for_noise_multiplier
@@ -52,9 +55,15 @@ __all__ = [
 
 #: :class:`DPSGDClassifierWithoutClipping` clips at ``NEVER_CLIPS × C``: no gradient gets there.
 NEVER_CLIPS = 1e6
+#: ε of the wrong randomized response: up to 18, where its truth probability e^{2ε}/(1 + e^{2ε})
+#: is still below 1 in floating point
+WRONG_RR_EPSILON = real(1e-6, 18.0)
+BITS = anything("0/1 (or True/False), a number or a 1-D array: as for randomized_response, "
+                "which checks it")
 
 
-def laplace_half_scale(value, sensitivity: float, epsilon: float, rng=None):
+@validate(value=VALUES, sensitivity=SENSITIVITY, epsilon=EPSILON, rng=RNG)
+def laplace_half_scale(value, sensitivity: float, epsilon: float, rng=None) -> Any:
     """PLANTED BUG — ``value + Lap(Δ/(2ε))``: half the scale the Laplace mechanism needs.
 
     Claims ε-DP like :func:`dpteach.mechanisms.noise.laplace_mechanism`, but the density ratio
@@ -65,7 +74,7 @@ def laplace_half_scale(value, sensitivity: float, epsilon: float, rng=None):
     Parameters
     ----------
     value : float or array_like
-        Finite.
+        The exact answer(s).
     sensitivity, epsilon : float
         As for :func:`~dpteach.mechanisms.noise.laplace_scale`.
     rng : None, int or numpy.random.Generator
@@ -75,17 +84,12 @@ def laplace_half_scale(value, sensitivity: float, epsilon: float, rng=None):
     float or numpy.ndarray
         Same shape as ``value``.
     """
-    arr = check_array("value", value, ndim=None, min_size=0, allow_bool=False)
-    b = laplace_scale(sensitivity, epsilon) / 2.0          # BUG: should be Δ/ε
-    if b == 0:
-        raise ParameterError(f"sensitivity / (2 epsilon) underflows to 0; got "
-                             f"sensitivity={sensitivity!r}, epsilon={epsilon!r}")
-    gen = check_rng(rng)
-    noisy = arr + gen.laplace(0.0, b, size=arr.shape)
-    return float(noisy) if np.ndim(value) == 0 else noisy
+    b = laplace_scale.__wrapped__(sensitivity, epsilon) / 2.0   # BUG: should be Δ/ε
+    return value + rng.laplace(0.0, b, size=np.shape(value) or None)
 
 
-def randomized_response_wrong_epsilon(bits, epsilon: float, rng=None):
+@validate(bits=BITS, epsilon=WRONG_RR_EPSILON, rng=RNG)
+def randomized_response_wrong_epsilon(bits, epsilon: float, rng=None) -> Any:
     """PLANTED BUG — randomized response with a mis-computed truth probability.
 
     Correct: tell the truth with probability ½ + γ, γ = ½·tanh(ε/2), so that the likelihood
@@ -98,19 +102,14 @@ def randomized_response_wrong_epsilon(bits, epsilon: float, rng=None):
     ----------
     bits : int, bool or 1-D array_like of 0/1
     epsilon : float
-        The claimed ε, finite and > 0, with ½·tanh(ε) strictly between 0 and ½ in floating
-        point (about 1e-323 < ε < 19).
+        The claimed ε.
     rng : None, int or numpy.random.Generator
 
     Returns
     -------
     int or numpy.ndarray of int8
     """
-    epsilon = check_epsilon("epsilon", epsilon)
     gamma = 0.5 * math.tanh(epsilon)                       # BUG: should be tanh(epsilon / 2)
-    if not 0.0 < gamma < 0.5:
-        raise ParameterError(f"epsilon gives gamma = tanh(epsilon)/2 = {gamma!r}, outside "
-                             f"(0, 1/2) in floating point; got epsilon={epsilon!r}")
     return randomized_response(bits, gamma=gamma, rng=rng)
 
 
@@ -128,19 +127,27 @@ class DPSGDClassifierWithoutClipping(DPSGDClassifier):
     RDP for all but the last.)
 
     Parameters are those of :class:`~dpteach.learning.dpsgd.DPSGDClassifier`, except that
-    ``noise_multiplier`` must be > 0, ``max_grad_norm`` a number (C ≤ 1e9) and
-    ``target_epsilon`` None. ``epsilon_`` and ``history_["epsilon"]`` hold the claimed ε.
+    ``noise_multiplier`` must be a number (σ > 0), ``max_grad_norm`` a number and
+    ``target_epsilon`` None (see the teaching domains below); the others are checked by
+    DPSGDClassifier's own ``fit``. ``epsilon_`` and ``history_["epsilon"]`` hold the claimed
+    ε.
     """
 
-    def fit(self, X, y):
+    _parameter_constraints = {
+        **{name: anything("as for DPSGDClassifier (checked by its fit)")
+           for name in inspect.signature(DPSGDClassifier.__init__).parameters if name != "self"},
+        "noise_multiplier": real(1e-2, MAX_NOISE_MULTIPLIER),
+        "max_grad_norm": real(1e-6, MAX_GRAD_NORM / NEVER_CLIPS),
+        "target_epsilon": one_of(choice(None), text="None (the planted bug takes "
+                                                    "noise_multiplier, not a target ε)"),
+    }
+
+    @validate(X=anything("training features, as for DPSGDClassifier.fit"),
+              y=anything("class labels, as for DPSGDClassifier.fit"))
+    def fit(self, X, y) -> DPSGDClassifierWithoutClipping:
         """Train without clipping (see the class docstring); returns self."""
-        if self.target_epsilon is not None:
-            raise ParameterError("target_epsilon is not supported by the planted bug; give "
-                                 f"noise_multiplier; got target_epsilon={self.target_epsilon!r}")
-        sigma = check_in_range("noise_multiplier", self.noise_multiplier, 0.0,
-                               MAX_NOISE_MULTIPLIER, low_inclusive=False)
-        C = check_in_range("max_grad_norm", self.max_grad_norm, 0.0, MAX_GRAD_NORM / NEVER_CLIPS,
-                           low_inclusive=False)
+        validate_params(self)
+        sigma, C = self.noise_multiplier, self.max_grad_norm
         inner = DPSGDClassifier(**{**self.get_params(),
                                    "max_grad_norm": C * NEVER_CLIPS,        # BUG: never clips
                                    "noise_multiplier": sigma / NEVER_CLIPS})  # noise std σ·C

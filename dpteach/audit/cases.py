@@ -15,9 +15,10 @@ correct mechanisms (:data:`CORRECT`)
     ``"sparse_vector"`` (AboveThreshold on answers (1, 1) vs (1, 2), threshold 1.5),
     ``"snapping"`` (Mironov's snapping mechanism, [M12]_ Sec. 5.2, value 0 vs 1, Δ = 1,
     clamped at 100 noise scales; it claims the ε his theorem proves, ε + ~1.3e-13) and
-    ``"gaussian_secure"`` (:mod:`dpteach.exact.secure`: exact discrete Gaussian noise, [CKS20]_, on integer
-    answers 0 vs 1; (ε, δ), audited at its δ with the plain bound: the discrete Gaussian's
-    privacy is not exactly that of continuous Gaussian noise, which the μ-GDP bound assumes),
+    ``"gaussian_secure"`` (:mod:`dpteach.exact.secure`: exact discrete Gaussian noise,
+    [CKS20]_, on integer answers 0 vs 1; (ε, δ), audited at its δ with the plain bound: the
+    discrete Gaussian's privacy is not exactly that of continuous Gaussian noise, which the
+    μ-GDP bound assumes),
     ``"gnmax"`` (PATE's GNMax aggregator, :func:`dpteach.pate.aggregators.gnmax`: three
     teachers, one of whom changes its vote, votes (2, 1) vs (1, 2); (ε, δ) as PATE's
     data-independent analysis states it, [PSMRTE18]_ Prop. 8) and ``"mwem"``
@@ -63,25 +64,20 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
+from typing import Any
 
 import numpy as np
 from scipy import optimize, stats
 
-from .._validation import (
-    ParameterError,
-    check_array,
-    check_bool,
-    check_choice,
-    check_delta,
-    check_epsilon,
-    describe,
-)
+from .._validation import FLAG, RNG, ParameterError, array, choice, real, validate
 from ..mechanisms.noise import gaussian_epsilon
 from ..pate.analysis import DEFAULT_PATE_ORDERS, pate_epsilon
 from ..accounting.zcdp import rho_for_epsilon
 from ..attacks.floating_point import impossible_under
 from .bugs import laplace_half_scale, randomized_response_wrong_epsilon
-from .runs import AuditResult, audit_convergence, audit_mechanism
+from .bounds import CONFIDENCE
+from .runs import BOUND, N_TRIALS, TEST, TRIAL_COUNTS, AuditResult, audit_convergence, \
+    audit_mechanism
 from ..pate.aggregators import gnmax
 from ..mechanisms.noise import gaussian_mechanism, gaussian_sigma, laplace_mechanism
 from ..queries.mwem import mwem
@@ -123,19 +119,29 @@ FLOATING_POINT = ("laplace_floating_point",)
 #: the correct case each planted bug breaks
 PLANTED_BUGS = {"laplace": "laplace_half_scale", "randomized_response": "rr_wrong_epsilon",
                 "sparse_vector": "svt_no_query_noise"}
-EPSILON_MAX = 20.0       #: largest claimed ε of a case (an audit of more needs > 10⁹ runs)
+#: largest claimed ε of a case: the most 10**5 runs per side can certify is about 9.5
+EPSILON_MAX = 10.0
 K_RR = 4                 #: categories of the k-RR case
 SCORES_D = (1.0, 0.0, 0.0, 0.0)           #: the selection cases' scores on d ...
 SCORES_D_PRIME = (0.0, 1.0, 1.0, 1.0)     #: ... and on d′ (every score moves by Δ = 1)
 SVT_D, SVT_D_PRIME, SVT_THRESHOLD = (1.0, 1.0), (1.0, 2.0), 1.5
-SNAPPING_BOUND_SCALES = 100.0  #: the snapping case clamps at ±100 noise scales (100/ε)
+#: the snapping case clamps at B = 100 noise scales (100/ε): clamping changes an output from
+#: the inputs 0 or 1 only beyond 98 scales (probability below e^-98), and λ = 1/ε < B < 2⁴⁶λ
+#: is the range of [M12]_'s theorem (Sec. 5.2)
+SNAPPING_BOUND_SCALES = 100.0
 SECURE_GRANULARITY = 1.0       #: grid of the secure Gaussian case: integer answers (counts)
 GNMAX_D, GNMAX_D_PRIME = (2.0, 1.0), (1.0, 2.0)  #: the GNMax case's votes: one teacher moves
 MWEM_QUERY = ((1.0, 0.0),)                        #: the MWEM case's one query: cell 0's count
 MWEM_D, MWEM_D_PRIME = (1.0, 0.0), (0.0, 1.0)     #: ... on one person in cell 0 vs cell 1
-#: largest σ² (in grid steps) of the secure Gaussian case: its exact true ε sums ~80σ terms
-#: per evaluation (σ² = 10⁸: ~25 ms each, ~1 s for the root search); ε ≳ 5e-4 at δ = 1e-5
-SECURE_SIGMA2_MAX = 10 ** 8
+
+#: the cases by name, the claimed ε (from the app's smallest claim, 0.01) and δ (PATE's
+#: analysis claims no ε at all for δ > 1e-3 and small ε: its σ search ends at 10⁵)
+NAME = choice(*CORRECT, *BUGS, *FLOATING_POINT)
+CLAIM = real(0.01, EPSILON_MAX, example=1.0)
+CASE_DELTA = real(1e-50, 1e-3, example=1e-5)
+#: an output distribution: probabilities summing to 1 (within 1e-9)
+DISTRIBUTION = array(ndim=1, low=0.0, high=1.0, example=[0.5, 0.5],
+                     text="a probability vector: a 1-D array of numbers in [0, 1] summing to 1")
 
 
 @dataclass(frozen=True)
@@ -172,23 +178,30 @@ class AuditCase:
     true_epsilon: float
     planted_bug: bool
 
+    @validate(n_trials=N_TRIALS, confidence=CONFIDENCE, test=TEST.or_none(),
+              bound=BOUND.or_none(), rng=RNG)
     def audit(self, n_trials: int, *, confidence: float = 0.95, test: str | None = None,
               bound: str | None = None, rng=None) -> AuditResult:
         """:func:`~dpteach.audit.runs.audit_mechanism` on this case (its test unless given)."""
-        return audit_mechanism(self.mechanism, self.d, self.d_prime,
-                               claimed_epsilon=self.claimed_epsilon, delta=self.delta,
-                               n_trials=n_trials, confidence=confidence,
-                               test=self.test if test is None else test,
-                               bound=self.bound if bound is None else bound, rng=rng)
+        return audit_mechanism.__wrapped__(self.mechanism, self.d, self.d_prime,
+                                           claimed_epsilon=self.claimed_epsilon,
+                                           delta=self.delta,
+                                           n_trials=n_trials, confidence=confidence,
+                                           test=self.test if test is None else test,
+                                           bound=self.bound if bound is None else bound,
+                                           rng=rng)
 
+    @validate(trials=TRIAL_COUNTS, confidence=CONFIDENCE, rng=RNG)
     def convergence(self, trials, *, confidence: float = 0.95, rng=None) -> np.ndarray:
         """:func:`~dpteach.audit.runs.audit_convergence` on this case."""
-        return audit_convergence(self.mechanism, self.d, self.d_prime, trials,
-                                 claimed_epsilon=self.claimed_epsilon, delta=self.delta,
-                                 confidence=confidence, test=self.test, bound=self.bound,
-                                 rng=rng)
+        return audit_convergence.__wrapped__(self.mechanism, self.d, self.d_prime, trials,
+                                             claimed_epsilon=self.claimed_epsilon,
+                                             delta=self.delta, confidence=confidence,
+                                             test=self.test, bound=self.bound,
+                                             rng=rng)
 
 
+@validate(p=DISTRIBUTION, p_prime=DISTRIBUTION)
 def pair_epsilon(p, p_prime) -> float:
     """The pure ε two output distributions show: ``max_o |ln(p(o)/p′(o))|`` over outcomes.
 
@@ -198,25 +211,158 @@ def pair_epsilon(p, p_prime) -> float:
     Parameters
     ----------
     p, p_prime : 1-D array_like of float
-        Two probability vectors over the same outcomes (entries in [0, 1]).
+        Two probability vectors over the same outcomes.
 
     Returns
     -------
     float
     """
-    a = check_array("p", p, ndim=1)
-    b = check_array("p_prime", p_prime, ndim=1)
-    for name, arr in (("p", a), ("p_prime", b)):
-        if np.any((arr < 0) | (arr > 1)):
-            raise ParameterError(f"{name} must hold probabilities in [0, 1]; got "
-                                 f"{name}={describe(arr)}")
-    if a.shape != b.shape:
-        raise ParameterError(f"p and p_prime must have the same length; got shapes {a.shape} "
-                             f"and {b.shape}")
-    both = (a > 0) & (b > 0)
-    if np.any((a > 0) != (b > 0)):
+    for name, dist in (("p", p), ("p_prime", p_prime)):
+        if abs(float(dist.sum()) - 1.0) > 1e-9:
+            raise ParameterError(f"{name} must be a probability vector summing to 1; got "
+                                 f"{name} summing to {float(dist.sum()):.12g}")
+    if p.shape != p_prime.shape:
+        raise ParameterError(f"p and p_prime must have the same length; got shapes {p.shape} "
+                             f"and {p_prime.shape}")
+    if np.any((p > 0) != (p_prime > 0)):
         return math.inf
-    return float(np.max(np.abs(np.log(a[both]) - np.log(b[both])))) if both.any() else 0.0
+    both = (p > 0) & (p_prime > 0)
+    return float(np.max(np.abs(np.log(p[both]) - np.log(p_prime[both]))))
+
+
+@validate(name=NAME, epsilon=CLAIM, delta=CASE_DELTA, bug=FLAG)
+def audit_case(name: str, epsilon: float = 1.0, *, delta: float = 1e-5,
+               bug: bool = False) -> AuditCase:
+    """The audit case called ``name``, claiming ``epsilon`` (and ``delta``, where it applies).
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`CORRECT`, :data:`BUGS` or :data:`FLOATING_POINT`.
+    epsilon : float
+        The claimed ε; for ``"gnmax"`` at least 1.01·ln(1/δ)/499 (PATE's analysis claims no
+        less: ≈ 0.0233 at δ = 1e-5).
+    delta : float
+        The claimed δ of the ``"gaussian"``, ``"gaussian_secure"`` and ``"gnmax"`` cases;
+        the other cases claim δ = 0.
+    bug : bool
+        With a correct ``name`` that has a planted twin (:data:`PLANTED_BUGS`): return the
+        twin instead.
+
+    Returns
+    -------
+    AuditCase
+    """
+    eps = epsilon
+    if bug:
+        if name not in PLANTED_BUGS:
+            raise ParameterError(f"bug=True needs a mechanism with a planted twin, one of "
+                                 f"{sorted(PLANTED_BUGS)}; got name={name!r}")
+        name = PLANTED_BUGS[name]
+    kw: dict[str, Any] = dict(claimed_epsilon=eps, delta=0.0, bound="dp",
+                              planted_bug=name in BUGS)
+    if name == "laplace":
+        return AuditCase(name, "Laplace mechanism", "value + Lap(Δ/ε), value 0 vs 1, Δ = 1",
+                         partial(_laplace, epsilon=eps), 0.0, 1.0, test="threshold",
+                         true_epsilon=eps, **kw)
+    if name == "laplace_secure":
+        return AuditCase(name, "Laplace mechanism, secure (discrete Laplace on a grid)",
+                         "grid 2**-20, value 0 vs 1, Δ = 1: exact integer noise",
+                         partial(_laplace_secure, epsilon=eps), 0.0, 1.0, test="threshold",
+                         true_epsilon=eps, **kw)
+    if name == "laplace_floating_point":
+        return AuditCase(name, "Laplace mechanism with NumPy's floating-point sampler",
+                         "value 0 vs 1, Δ = 1; output: 1 if Mironov's exact test says the "
+                         "output is impossible from input 1",
+                         partial(_laplace_fp, epsilon=eps), 0.0, 1.0, test="histogram",
+                         true_epsilon=math.inf, **kw)
+    if name == "laplace_half_scale":
+        return AuditCase(name, "Laplace with half the scale (planted bug)",
+                         "value + Lap(Δ/(2ε)): claims ε, is 2ε-DP",
+                         partial(_laplace_bug, epsilon=eps), 0.0, 1.0, test="threshold",
+                         true_epsilon=2 * eps, **kw)
+    if name == "gaussian":
+        sigma = gaussian_sigma(1.0, eps, delta)
+        return AuditCase(name, "Gaussian mechanism",
+                         f"value + N(0, σ²), σ = {sigma:.3g} (analytic, Δ = 1), value 0 vs 1; "
+                         "audited through the μ-GDP bound", partial(_gaussian, epsilon=eps,
+                                                                     delta=delta),
+                         0.0, 1.0, test="threshold",
+                         true_epsilon=float(gaussian_epsilon(sigma, delta, 1.0)),
+                         **{**kw, "delta": delta, "bound": "gdp"})
+    if name == "gaussian_secure":
+        sigma2 = _gaussian_secure_sigma2(eps, delta)
+        return AuditCase(name, "Gaussian mechanism, secure (discrete Gaussian on integers)",
+                         f"integer answers 0 vs 1 (granularity 1, Δ = 1) + N_ℤ(0, σ²), "
+                         f"σ = {math.sqrt(sigma2):.3g} (zCDP calibration); audited with the "
+                         "plain (ε, δ) bound", partial(_gaussian_secure, epsilon=eps,
+                                                       delta=delta),
+                         0.0, 1.0, test="threshold",
+                         true_epsilon=_gaussian_secure_true(sigma2, delta, eps),
+                         **{**kw, "delta": delta})
+    if name == "snapping":
+        # the claim is what [M12]'s theorem proves here: ε + 1202η ≈ ε + 1.3e-13 (B = 100λ)
+        bound = SNAPPING_BOUND_SCALES / eps
+        proven = snapping_epsilon(eps, sensitivity=1.0, bound=bound)
+        return AuditCase(name, "Snapping mechanism (Mironov)",
+                         f"value 0 vs 1, Δ = 1, Laplace noise rounded to multiples of a power "
+                         f"of two, clamped at ±{bound:.3g}; claims the ε Mironov's theorem "
+                         f"proves (ε + {proven - eps:.1g})",
+                         partial(_snapping, epsilon=eps, bound=bound), 0.0, 1.0,
+                         test="threshold", true_epsilon=_snapping_true(eps),
+                         **{**kw, "claimed_epsilon": proven})
+    if name == "gnmax":
+        sigma = _gnmax_sigma(eps, delta)
+        return AuditCase(name, "PATE's GNMax aggregator",
+                         f"three teachers, votes (2, 1) vs (1, 2) (one changes its vote), "
+                         f"N(0, σ²) on each count, σ = {sigma:.3g}: PATE's data-independent "
+                         f"(ε, δ) (Prop. 8, classic conversion)",
+                         partial(_gnmax, sigma=sigma), GNMAX_D, GNMAX_D_PRIME,
+                         test="histogram", true_epsilon=_gnmax_true(sigma, delta),
+                         **{**kw, "claimed_epsilon": _gnmax_claim(sigma, delta),
+                            "delta": delta})
+    if name == "mwem":
+        return AuditCase(name, "MWEM (one round, one query)",
+                         "T = 1, one counting query over two cells, one person in cell 0 vs "
+                         "cell 1 (n = 1 public); output: the synthetic count of cell 0. The "
+                         "selection has one query to choose, so the pair shows the "
+                         "measurement's ε/2",
+                         partial(_mwem, epsilon=eps), MWEM_D, MWEM_D_PRIME, test="threshold",
+                         true_epsilon=eps / 2, **kw)
+    if name == "randomized_response":
+        return AuditCase(name, "Randomized response", "true bit 0 vs 1, truth with e^ε/(1+e^ε)",
+                         partial(_rr, epsilon=eps), 0, 1, test="histogram",
+                         true_epsilon=_rr_true(0.5 + 0.5 * math.tanh(eps / 2)), **kw)
+    if name == "rr_wrong_epsilon":
+        return AuditCase(name, "Randomized response with a mis-computed ε (planted bug)",
+                         "truth with e^{2ε}/(1+e^{2ε}): claims ε, is 2ε-DP",
+                         partial(_rr_bug, epsilon=eps), 0, 1, test="histogram",
+                         true_epsilon=_rr_true(0.5 + 0.5 * math.tanh(eps)), **kw)
+    if name == "k_randomized_response":
+        return AuditCase(name, f"{K_RR}-ary randomized response", "value 0 vs 1 of 4 categories",
+                         partial(_krr, epsilon=eps), 0, 1, test="histogram",
+                         true_epsilon=eps, **kw)
+    if name in ("exponential_mechanism", "report_noisy_max"):
+        if name == "exponential_mechanism":
+            p = exponential_mechanism_probabilities(SCORES_D, 1.0, eps)
+            q = exponential_mechanism_probabilities(SCORES_D_PRIME, 1.0, eps)
+            title, func = "Exponential mechanism", _em
+        else:
+            p = report_noisy_max_probabilities(SCORES_D, 1.0, eps)
+            q = report_noisy_max_probabilities(SCORES_D_PRIME, 1.0, eps)
+            title, func = "Report noisy max (Laplace noise)", _rnm
+        return AuditCase(name, title, "scores (1, 0, 0, 0) vs (0, 1, 1, 1), Δ = 1",
+                         partial(func, epsilon=eps), SCORES_D, SCORES_D_PRIME,
+                         test="histogram", true_epsilon=pair_epsilon(p, q), **kw)
+    if name == "sparse_vector":
+        return AuditCase(name, "Sparse vector (AboveThreshold)",
+                         "answers (1, 1) vs (1, 2), threshold 1.5: the index of the first ⊤",
+                         partial(_svt, epsilon=eps), SVT_D, SVT_D_PRIME, test="histogram",
+                         true_epsilon=_svt_true(eps), **kw)
+    return AuditCase(name, "Sparse vector without query noise (planted bug)",
+                     "answers (1, 1) vs (1, 2), threshold 1.5: (⊥, ⊤) is impossible on d",
+                     partial(_svt_bug, epsilon=eps), SVT_D, SVT_D_PRIME, test="histogram",
+                     true_epsilon=_svt_bug_true(eps), **kw)
 
 
 # ------------------------------------------------------------------ the mechanisms
@@ -346,21 +492,6 @@ def _rr_true(truth: float) -> float:
     return math.log(truth) - math.log1p(-truth)
 
 
-def _snapping_bound(epsilon: float) -> float:
-    """The clamping bound B = 100/ε of the ``"snapping"`` case (100 noise scales).
-
-    Clamping changes an output from the inputs 0 or 1 only when the noise exceeds 98 noise
-    scales (probability below e^{-98}), and λ = 1/ε < B < 2⁴⁶·λ is the range of [M12]_'s
-    theorem (Sec. 5.2) that :func:`~dpteach.exact.snapping.snapping_mechanism` enforces.
-    """
-    bound = SNAPPING_BOUND_SCALES / epsilon
-    if not math.isfinite(bound) or 1.0 / epsilon > 2.0 ** 1000:
-        raise ParameterError(f"epsilon is too small for the snapping case: its noise scale 1/ε "
-                             f"and bound 100/ε must be doubles below 2**1000; got "
-                             f"epsilon={epsilon!r}")
-    return bound
-
-
 def _snapping_true(epsilon: float) -> float:
     """The ε the pair 0 vs 1 shows under the snapping mechanism with λ = fl(1/ε).
 
@@ -379,16 +510,12 @@ def _gaussian_secure_sigma2(epsilon: float, delta: float) -> float:
 
     Δ₂ = 1 grid step, σ² = Δ₂²/(2ρ) with ρ the largest zCDP budget whose conversion
     ([CKS20]_ Cor. 13, :func:`~dpteach.accounting.zcdp.rho_for_epsilon`) is at most ε: the
-    calibration of :func:`~dpteach.exact.secure.secure_gaussian_mechanism` (the mechanism finds the same ρ to about 1e-12 relative).
+    calibration of :func:`~dpteach.exact.secure.secure_gaussian_mechanism` (the mechanism
+    finds the same ρ to about 1e-12 relative).
     """
-    rho = rho_for_epsilon(epsilon, delta)
-    sigma2 = math.inf if rho == 0 else 1.0 / (2.0 * rho)
-    if not sigma2 <= SECURE_SIGMA2_MAX:
-        raise ParameterError(f"epsilon is too small for the secure Gaussian case: its noise "
-                             f"variance σ² = 1/(2ρ) exceeds {SECURE_SIGMA2_MAX:.0e} grid steps "
-                             f"(the exact true ε sums ~80σ terms); got epsilon={epsilon!r}, "
-                             f"delta={delta!r}")
-    return sigma2
+    # in the teaching domain (ε ≥ 0.01, δ ≥ 1e-50) σ² ≤ 2.1e6 grid steps: the exact true ε
+    # sums ~80σ terms per evaluation, a few ms
+    return 1.0 / (2.0 * rho_for_epsilon(epsilon, delta))
 
 
 def _gaussian_secure_true(sigma2: float, delta: float, epsilon: float) -> float:
@@ -448,141 +575,3 @@ def _gnmax_true(sigma: float, delta: float) -> float:
     z = 1 / (sigma * math.sqrt(2))
     p, p_prime = stats.norm.sf(-z), stats.norm.sf(z)
     return max(0.0, math.log((p - delta) / p_prime)) if p > delta else 0.0
-
-
-def audit_case(name: str, epsilon: float = 1.0, *, delta: float = 1e-5,
-               bug: bool = False) -> AuditCase:
-    """The audit case called ``name``, claiming ``epsilon`` (and ``delta``, where it applies).
-
-    Parameters
-    ----------
-    name : str
-        One of :data:`CORRECT` or :data:`BUGS`.
-    epsilon : float
-        The claimed ε, in (0, 20]; for ``"gnmax"`` at least 1.01·ln(1/δ)/499 (PATE's
-        analysis claims no less: ≈ 0.0233 at δ = 1e-5).
-    delta : float
-        The claimed δ of the ``"gaussian"``, ``"gaussian_secure"`` and ``"gnmax"`` cases, in
-        (0, 1); the other cases claim δ = 0.
-    bug : bool
-        With a correct ``name`` that has a planted twin (:data:`PLANTED_BUGS`): return the
-        twin instead.
-
-    Returns
-    -------
-    AuditCase
-    """
-    name = check_choice("name", name, CORRECT + BUGS + FLOATING_POINT)
-    eps = check_epsilon("epsilon", epsilon)
-    if eps > EPSILON_MAX:
-        raise ParameterError(f"epsilon must be at most {EPSILON_MAX:g} (auditing a larger claim "
-                             f"needs more than 10^9 runs); got epsilon={epsilon!r}")
-    delta = check_delta("delta", delta, allow_zero=False)
-    if check_bool("bug", bug):
-        if name not in PLANTED_BUGS:
-            raise ParameterError(f"bug=True needs a mechanism with a planted twin, one of "
-                                 f"{sorted(PLANTED_BUGS)}; got name={name!r}")
-        name = PLANTED_BUGS[name]
-    kw = dict(claimed_epsilon=eps, delta=0.0, bound="dp", planted_bug=name in BUGS)
-    if name == "laplace":
-        return AuditCase(name, "Laplace mechanism", "value + Lap(Δ/ε), value 0 vs 1, Δ = 1",
-                         partial(_laplace, epsilon=eps), 0.0, 1.0, test="threshold",
-                         true_epsilon=eps, **kw)
-    if name == "laplace_secure":
-        return AuditCase(name, "Laplace mechanism, secure (discrete Laplace on a grid)",
-                         "grid 2**-20, value 0 vs 1, Δ = 1: exact integer noise",
-                         partial(_laplace_secure, epsilon=eps), 0.0, 1.0, test="threshold",
-                         true_epsilon=eps, **kw)
-    if name == "laplace_floating_point":
-        return AuditCase(name, "Laplace mechanism with NumPy's floating-point sampler",
-                         "value 0 vs 1, Δ = 1; output: 1 if Mironov's exact test says the "
-                         "output is impossible from input 1",
-                         partial(_laplace_fp, epsilon=eps), 0.0, 1.0, test="histogram",
-                         true_epsilon=math.inf, **kw)
-    if name == "laplace_half_scale":
-        return AuditCase(name, "Laplace with half the scale (planted bug)",
-                         "value + Lap(Δ/(2ε)): claims ε, is 2ε-DP",
-                         partial(_laplace_bug, epsilon=eps), 0.0, 1.0, test="threshold",
-                         true_epsilon=2 * eps, **kw)
-    if name == "gaussian":
-        sigma = gaussian_sigma(1.0, eps, delta)
-        return AuditCase(name, "Gaussian mechanism",
-                         f"value + N(0, σ²), σ = {sigma:.3g} (analytic, Δ = 1), value 0 vs 1; "
-                         "audited through the μ-GDP bound", partial(_gaussian, epsilon=eps,
-                                                                     delta=delta),
-                         0.0, 1.0, test="threshold",
-                         true_epsilon=float(gaussian_epsilon(sigma, delta, 1.0)),
-                         **{**kw, "delta": delta, "bound": "gdp"})
-    if name == "gaussian_secure":
-        sigma2 = _gaussian_secure_sigma2(eps, delta)
-        return AuditCase(name, "Gaussian mechanism, secure (discrete Gaussian on integers)",
-                         f"integer answers 0 vs 1 (granularity 1, Δ = 1) + N_ℤ(0, σ²), "
-                         f"σ = {math.sqrt(sigma2):.3g} (zCDP calibration); audited with the "
-                         "plain (ε, δ) bound", partial(_gaussian_secure, epsilon=eps,
-                                                       delta=delta),
-                         0.0, 1.0, test="threshold",
-                         true_epsilon=_gaussian_secure_true(sigma2, delta, eps),
-                         **{**kw, "delta": delta})
-    if name == "snapping":
-        # the claim is what [M12]'s theorem proves here: ε + 1202η ≈ ε + 1.3e-13 (B = 100λ)
-        bound = _snapping_bound(eps)
-        proven = snapping_epsilon(eps, sensitivity=1.0, bound=bound)
-        return AuditCase(name, "Snapping mechanism (Mironov)",
-                         f"value 0 vs 1, Δ = 1, Laplace noise rounded to multiples of a power "
-                         f"of two, clamped at ±{bound:.3g}; claims the ε Mironov's theorem "
-                         f"proves (ε + {proven - eps:.1g})",
-                         partial(_snapping, epsilon=eps, bound=bound), 0.0, 1.0,
-                         test="threshold", true_epsilon=_snapping_true(eps),
-                         **{**kw, "claimed_epsilon": proven})
-    if name == "gnmax":
-        sigma = _gnmax_sigma(eps, delta)
-        return AuditCase(name, "PATE's GNMax aggregator",
-                         f"three teachers, votes (2, 1) vs (1, 2) (one changes its vote), "
-                         f"N(0, σ²) on each count, σ = {sigma:.3g}: PATE's data-independent "
-                         f"(ε, δ) (Prop. 8, classic conversion)",
-                         partial(_gnmax, sigma=sigma), GNMAX_D, GNMAX_D_PRIME,
-                         test="histogram", true_epsilon=_gnmax_true(sigma, delta),
-                         **{**kw, "claimed_epsilon": _gnmax_claim(sigma, delta),
-                            "delta": delta})
-    if name == "mwem":
-        return AuditCase(name, "MWEM (one round, one query)",
-                         "T = 1, one counting query over two cells, one person in cell 0 vs "
-                         "cell 1 (n = 1 public); output: the synthetic count of cell 0. The "
-                         "selection has one query to choose, so the pair shows the "
-                         "measurement's ε/2",
-                         partial(_mwem, epsilon=eps), MWEM_D, MWEM_D_PRIME, test="threshold",
-                         true_epsilon=eps / 2, **kw)
-    if name == "randomized_response":
-        return AuditCase(name, "Randomized response", "true bit 0 vs 1, truth with e^ε/(1+e^ε)",
-                         partial(_rr, epsilon=eps), 0, 1, test="histogram",
-                         true_epsilon=_rr_true(0.5 + 0.5 * math.tanh(eps / 2)), **kw)
-    if name == "rr_wrong_epsilon":
-        return AuditCase(name, "Randomized response with a mis-computed ε (planted bug)",
-                         "truth with e^{2ε}/(1+e^{2ε}): claims ε, is 2ε-DP",
-                         partial(_rr_bug, epsilon=eps), 0, 1, test="histogram",
-                         true_epsilon=_rr_true(0.5 + 0.5 * math.tanh(eps)), **kw)
-    if name == "k_randomized_response":
-        return AuditCase(name, f"{K_RR}-ary randomized response", "value 0 vs 1 of 4 categories",
-                         partial(_krr, epsilon=eps), 0, 1, test="histogram",
-                         true_epsilon=eps, **kw)
-    if name in ("exponential_mechanism", "report_noisy_max"):
-        if name == "exponential_mechanism":
-            p = exponential_mechanism_probabilities(SCORES_D, 1.0, eps)
-            q = exponential_mechanism_probabilities(SCORES_D_PRIME, 1.0, eps)
-            title, func = "Exponential mechanism", _em
-        else:
-            p = report_noisy_max_probabilities(SCORES_D, 1.0, eps)
-            q = report_noisy_max_probabilities(SCORES_D_PRIME, 1.0, eps)
-            title, func = "Report noisy max (Laplace noise)", _rnm
-        return AuditCase(name, title, "scores (1, 0, 0, 0) vs (0, 1, 1, 1), Δ = 1",
-                         partial(func, epsilon=eps), SCORES_D, SCORES_D_PRIME,
-                         test="histogram", true_epsilon=pair_epsilon(p, q), **kw)
-    if name == "sparse_vector":
-        return AuditCase(name, "Sparse vector (AboveThreshold)",
-                         "answers (1, 1) vs (1, 2), threshold 1.5: the index of the first ⊤",
-                         partial(_svt, epsilon=eps), SVT_D, SVT_D_PRIME, test="histogram",
-                         true_epsilon=_svt_true(eps), **kw)
-    return AuditCase(name, "Sparse vector without query noise (planted bug)",
-                     "answers (1, 1) vs (1, 2), threshold 1.5: (⊥, ⊤) is impossible on d",
-                     partial(_svt_bug, epsilon=eps), SVT_D, SVT_D_PRIME, test="histogram",
-                     true_epsilon=_svt_bug_true(eps), **kw)

@@ -50,26 +50,17 @@ References
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from .._validation import (
-    ParameterError,
-    check_array,
-    check_choice,
-    check_delta,
-    check_finite,
-    check_int,
-    check_nonnegative,
-    check_rng,
-    describe,
-)
+from .._validation import (DELTA, EPSILON, EPSILON_OR_ZERO, RNG, SENSITIVITY, VALUE,
+                           ParameterError, anything, array, choice, function, integer, validate)
 from .bounds import (
+    CONFIDENCE,
     audit_trials_needed,
-    check_confidence,
     clopper_pearson_bounds,
     epsilon_from_probabilities,
     gdp_epsilon,
@@ -77,9 +68,7 @@ from .bounds import (
     mu_from_probabilities,
 )
 from ..mechanisms.sparse_vector import (
-    as_transcript,
     sparse_vector,
-    sparse_vector_noise_scales,
     sparse_vector_without_query_noise,
 )
 
@@ -93,15 +82,32 @@ __all__ = [
     "svt_pattern_frequency",
 ]
 
-TRIALS_MAX = 10 ** 7          #: most runs per side (two float arrays of 80 MB)
+#: most runs per side: the largest audit of notebook 13 and of the app's page (about 0.1 s
+#: for NumPy's samplers; 10-20 s for a mechanism that runs a Python loop per output)
+TRIALS_MAX = 10 ** 5
 BINS_MAX = 1_000              #: most histogram bins
-CONVERGENCE_POINTS_MAX = 100  #: most trial counts :func:`audit_convergence` evaluates
+CONVERGENCE_POINTS_MAX = 20   #: most trial counts :func:`audit_convergence` evaluates
 THRESHOLDS_MAX = 1_024        #: candidate thresholds tried on the selection runs
 SELECTION_STRICTNESS = 100    #: the selection scores events at level α / 100 (see _objective)
-N_TRIALS_MAX = 10 ** 6       #: most runs of :func:`svt_pattern_frequency`
-QUERY_RUNS_MAX = 10 ** 7      #: most ``n_trials × len(answers)`` queries it answers
-_TESTS = ("threshold", "histogram")
-_BOUNDS = ("dp", "gdp")
+SVT_RUNS_MAX = 10 ** 5        #: most runs of :func:`svt_pattern_frequency` ...
+QUERY_RUNS_MAX = 2 * 10 ** 5  #: ... and most ``n_trials × len(answers)`` queries it answers
+
+
+MECHANISM = function("a callable mechanism(data, size, rng) returning size numbers")
+DATA = anything("an input of the mechanism (passed to it unchanged)")
+N_TRIALS = integer(2, TRIALS_MAX, work=True, example=2_000)
+OUTPUTS = array(ndim=1, low=-1e15, high=1e15, max_size=TRIALS_MAX, example=[0.0, 1.0, 2.0])
+TRIAL_COUNTS = array(ndim=1, low=2, high=TRIALS_MAX, integers=True,
+                     max_size=CONVERGENCE_POINTS_MAX, example=[100, 1_000])
+TEST = choice("threshold", "histogram")
+BOUND = choice("dp", "gdp")
+BINS = integer(2, BINS_MAX, example=20)
+QUERY_ANSWERS = array(ndim=1, low=-1e15, high=1e15, example=[1.0, 2.0])
+TRANSCRIPT = array(ndim=1, min_size=0, low=0, high=1, integers=True, booleans=True,
+                   text="a 1-D sequence of True/False (or 1/0)", example=[False, True])
+SVT_RUNS = integer(1, SVT_RUNS_MAX, work=True, example=10)
+MAX_ABOVE = integer(1, 10 ** 6)                   #: as for SparseVector
+VARIANT = choice("sparse", "no_query_noise")
 
 
 @dataclass(frozen=True, eq=False)
@@ -177,10 +183,10 @@ class AuditResult:
         """True when the certified bound exceeds the claimed ε: the claim is false."""
         return self.epsilon_lower_bound > self.claimed_epsilon
 
+    @validate(outputs=array(ndim=(0, 1), min_size=0))
     def in_event(self, outputs) -> np.ndarray:
-        """Whether each of ``outputs`` (finite numbers) lies in the chosen event S."""
-        x = check_array("outputs", outputs, ndim=(0, 1), min_size=0)
-        return _in_event(np.atleast_1d(x), self)
+        """Whether each of ``outputs`` lies in the chosen event S (a 1-D boolean array)."""
+        return _in_event(np.atleast_1d(outputs), self)
 
     def summary(self) -> str:
         """One line: the bound, the claim and the verdict."""
@@ -191,6 +197,7 @@ class AuditResult:
                 f"δ = {self.delta:g}: {verdict}")
 
 
+@validate(func=function("a callable func(data, rng) returning one number"))
 def batched(func: Callable) -> Callable:
     """Turn a one-output mechanism ``func(data, rng)`` into ``mechanism(data, size, rng)``.
 
@@ -206,17 +213,201 @@ def batched(func: Callable) -> Callable:
     Returns
     -------
     callable
+        ``mechanism(data, size, rng)``, with ``size`` a whole number of runs from 1 to
+        10**5 (the most an audit draws) and ``rng`` None, a seed or a Generator.
     """
-    if not callable(func):
-        raise TypeError(f"func must be callable, func(data, rng) -> number; got "
-                        f"func={describe(func)}")
-
-    def mechanism(data, size, rng):
-        gen = check_rng(rng)
-        return np.array([func(data, gen) for _ in range(int(size))], dtype=float)
+    @validate(size=integer(1, TRIALS_MAX, work=True), rng=RNG)
+    def mechanism(data: Any, size: int, rng) -> np.ndarray:
+        return np.array([func(data, rng) for _ in range(size)], dtype=float)
 
     mechanism.__name__ = f"batched({getattr(func, '__name__', 'func')})"
     return mechanism
+
+
+@validate(outputs=OUTPUTS, outputs_prime=OUTPUTS, claimed_epsilon=EPSILON_OR_ZERO, delta=DELTA,
+          confidence=CONFIDENCE, test=TEST, bound=BOUND, bins=BINS)
+def audit_samples(outputs, outputs_prime, *, claimed_epsilon: float, delta: float = 0.0,
+                  confidence: float = 0.95, test: str = "threshold", bound: str = "dp",
+                  bins: int = 20) -> AuditResult:
+    """Audit a claim from outputs already drawn: ``outputs`` on D, ``outputs_prime`` on D′.
+
+    The first half of each array (``n // 2`` runs) chooses the test, the rest certifies the
+    bound (see the module docstring); the runs must be independent and in the order drawn.
+
+    Parameters
+    ----------
+    outputs, outputs_prime : 1-D array_like of float
+        One number per run, the same number n of runs on each side; n must be large enough
+        that the bound could exceed the claim (else refused, with the number needed).
+    claimed_epsilon : float
+        The claim ε.
+    delta : float
+        The claimed δ.
+    confidence : float
+        A correct mechanism's bound exceeds its ε with probability ≤ 1 − confidence.
+    test : {"threshold", "histogram"}
+        ``"threshold"``: S = "output > t" or "output ≤ t", for outputs on a line.
+        ``"histogram"``: S = a union of bins, chosen in order of their likelihood ratio; each
+        distinct value its own bin when there are at most ``bins`` of them (categories),
+        else ``bins`` quantile bins of the selection runs. It finds events a threshold
+        cannot, e.g. outputs that only one side can produce.
+    bound : {"dp", "gdp"}
+        ``"dp"``: ε ≥ ln((p_lo − δ)/p′_hi), valid for every mechanism. ``"gdp"``: the
+        μ-GDP bound μ ≥ Φ⁻¹(p_lo) − Φ⁻¹(p′_hi) and the ε at δ it implies ([DRS22]_), valid when
+        the mechanism's privacy is exactly that of Gaussian noise (needs δ > 0).
+    bins : int
+        Bins of the histogram test.
+
+    Returns
+    -------
+    AuditResult
+    """
+    if outputs_prime.size != outputs.size:
+        raise ParameterError(f"outputs_prime must hold one output per run of outputs "
+                             f"({outputs.size}); got outputs_prime with shape "
+                             f"{outputs_prime.shape}")
+    _check_claim(outputs.size, claimed_epsilon, delta, confidence, bound)
+    return _audit(outputs, outputs_prime, claimed_epsilon, delta, confidence, test, bound, bins)
+
+
+@validate(mechanism=MECHANISM, d=DATA, d_prime=DATA, claimed_epsilon=EPSILON_OR_ZERO,
+          delta=DELTA, n_trials=N_TRIALS, confidence=CONFIDENCE, test=TEST, bound=BOUND,
+          bins=BINS, rng=RNG)
+def audit_mechanism(mechanism: Callable, d: Any, d_prime: Any, *, claimed_epsilon: float,
+                    delta: float = 0.0, n_trials: int, confidence: float = 0.95,
+                    test: str = "threshold", bound: str = "dp", bins: int = 20,
+                    rng=None) -> AuditResult:
+    """Run ``mechanism`` ``n_trials`` times on ``d`` and on ``d_prime``; certify a bound on ε.
+
+    Draws ``mechanism(d, n_trials, rng)`` then ``mechanism(d_prime, n_trials, rng)`` and
+    audits them with :func:`audit_samples`: the test is chosen on half the runs and the
+    Clopper–Pearson bound certified on the other half ([DWWZK18]_, [JUO20]_). If the claim
+    (ε, δ) is true, the returned bound exceeds ``claimed_epsilon`` with probability at most
+    1 − ``confidence``.
+
+    Parameters
+    ----------
+    mechanism : callable
+        ``mechanism(data, size, rng)`` → 1-D array of ``size`` numbers, independent runs on
+        ``data`` (:func:`batched` adapts a one-output function).
+    d, d_prime
+        Neighbouring inputs, passed to ``mechanism`` unchanged.
+    claimed_epsilon, delta, confidence, test, bound, bins
+        As for :func:`audit_samples`.
+    n_trials : int
+        Runs per side; too few to be able to refute the claim are refused with the number
+        needed (:func:`~dpteach.audit.bounds.audit_trials_needed`).
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    AuditResult
+    """
+    _check_claim(n_trials, claimed_epsilon, delta, confidence, bound)
+    x = _draw(mechanism, d, "d", n_trials, rng)
+    y = _draw(mechanism, d_prime, "d_prime", n_trials, rng)
+    return _audit(x, y, claimed_epsilon, delta, confidence, test, bound, bins)
+
+
+@validate(mechanism=MECHANISM, d=DATA, d_prime=DATA, trials=TRIAL_COUNTS,
+          claimed_epsilon=EPSILON_OR_ZERO, delta=DELTA, confidence=CONFIDENCE, test=TEST,
+          bound=BOUND, bins=BINS, rng=RNG)
+def audit_convergence(mechanism: Callable, d: Any, d_prime: Any, trials, *,
+                      claimed_epsilon: float, delta: float = 0.0, confidence: float = 0.95,
+                      test: str = "threshold", bound: str = "dp", bins: int = 20,
+                      rng=None) -> np.ndarray:
+    """The audit's bound as the number of runs grows: one audit per entry of ``trials``.
+
+    Draws ``max(trials)`` runs per side once and audits the first ``n`` of them for each
+    ``n`` in ``trials`` (each audit is valid on its own; together they show the bound
+    climbing toward the mechanism's true ε as the runs grow, roughly like
+    ε − O(1/√n) for a tail event). Trial counts too small to say anything give 0.
+
+    Parameters
+    ----------
+    mechanism, d, d_prime, claimed_epsilon, delta, confidence, test, bound, bins, rng
+        As for :func:`audit_mechanism`.
+    trials : 1-D array_like of int
+        Runs per side of each audit.
+
+    Returns
+    -------
+    numpy.ndarray of float
+        The bound for each entry of ``trials``.
+    """
+    _check_claim(None, claimed_epsilon, delta, confidence, bound)
+    n = int(trials.max())
+    x = _draw(mechanism, d, "d", n, rng)
+    y = _draw(mechanism, d_prime, "d_prime", n, rng)
+    out = np.zeros(trials.size)
+    for i, m in enumerate(trials.astype(np.int64)):
+        m = int(m)
+        if max_certifiable_epsilon.__wrapped__(m - m // 2, delta=delta,
+                                               confidence=confidence) > 0:
+            out[i] = _audit(x[:m], y[:m], claimed_epsilon, delta, confidence, test, bound,
+                            bins).epsilon_lower_bound
+    return out
+
+
+@validate(values=QUERY_ANSWERS, answers=TRANSCRIPT, threshold=VALUE, epsilon=EPSILON,
+          n_trials=SVT_RUNS, sensitivity=SENSITIVITY, max_above=MAX_ABOVE, variant=VARIANT,
+          rng=RNG)
+def svt_pattern_frequency(values, answers, threshold: float, epsilon: float, n_trials: int,
+                          sensitivity: float = 1.0, max_above: int = 1,
+                          variant: str = "sparse", rng=None) -> int:
+    """Monte Carlo: in how many of ``n_trials`` runs does the transcript start with ``answers``?
+
+    Runs the real mechanism — :func:`~dpteach.mechanisms.sparse_vector.sparse_vector`
+    (``variant="sparse"``, δ = 0) or
+    :func:`~dpteach.mechanisms.sparse_vector.sparse_vector_without_query_noise`
+    (``variant="no_query_noise"``, ``max_above`` ignored) — ``n_trials`` times
+    on the first ``len(answers)`` queries (later queries cannot affect the
+    prefix). The count is Binomial(n_trials, p) with p given exactly by
+    :func:`~dpteach.mechanisms.sparse_vector.sparse_vector_pattern_probability` /
+    :func:`~dpteach.mechanisms.sparse_vector.no_query_noise_pattern_probability`; two such
+    counts on neighbouring query answers feed
+    :func:`dpteach.audit.bounds.epsilon_lower_bound` ([LSL17]_ for the broken variant).
+
+    Parameters
+    ----------
+    values : array_like, shape (m,)
+        Exact query answers.
+    answers : sequence of bool, length ≤ m
+        The transcript prefix to count (True = ⊤).
+    threshold, epsilon, sensitivity, max_above
+        As for :class:`~dpteach.mechanisms.sparse_vector.SparseVector`.
+    n_trials : int
+        Number of runs, with ``n_trials × len(answers) ≤ 2·10**5`` (runs are simulated one
+        query at a time).
+    variant : {"sparse", "no_query_noise"}
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    int
+        In [0, n_trials].
+    """
+    pattern = answers.astype(bool)
+    if pattern.size > values.size:
+        raise ParameterError(f"answers must not be longer than values ({values.size}); got "
+                             f"{pattern.size} answers")
+    if n_trials * pattern.size > QUERY_RUNS_MAX:
+        raise ParameterError(f"n_trials × len(answers) must be at most {QUERY_RUNS_MAX:,} "
+                             f"(each run answers the queries one at a time); got "
+                             f"n_trials={n_trials} with {pattern.size} answers")
+    if pattern.size == 0:
+        return n_trials
+    q = values[:pattern.size]
+    hits = 0
+    if variant == "no_query_noise":
+        for _ in range(n_trials):
+            out = sparse_vector_without_query_noise(q, threshold, epsilon, sensitivity, rng=rng)
+            hits += bool(np.array_equal(out, pattern))
+        return hits
+    for _ in range(n_trials):
+        res = sparse_vector(q, threshold, epsilon, sensitivity, max_above, rng=rng)
+        hits += bool(res.n_answered == pattern.size and np.array_equal(res.answers, pattern))
+    return hits
 
 
 # ------------------------------------------------------------------ choosing the test
@@ -229,13 +420,13 @@ def _objective(c_num, c_den, n: int, delta: float, confidence: float, bound: str
     which hold up on the evaluation runs. This only decides which test is chosen; the
     certified bound is computed on other runs at the stated confidence.
     """
-    # (the largest double below 1 when the stricter level rounds to 1)
-    confidence = min(1.0 - (1.0 - confidence) / SELECTION_STRICTNESS, 1.0 - 2.0 ** -53)
-    lo, _ = clopper_pearson_bounds(c_num, np.full(np.shape(c_num), n), confidence=confidence)
-    _, hi = clopper_pearson_bounds(c_den, np.full(np.shape(c_den), n), confidence=confidence)
+    confidence = 1.0 - (1.0 - confidence) / SELECTION_STRICTNESS
+    runs = np.full(np.shape(c_num), n)
+    lo, _ = clopper_pearson_bounds.__wrapped__(c_num, runs, confidence=confidence)
+    _, hi = clopper_pearson_bounds.__wrapped__(c_den, runs, confidence=confidence)
     if bound == "gdp":
-        return mu_from_probabilities(lo, hi)
-    return epsilon_from_probabilities(lo, hi, delta=delta)
+        return mu_from_probabilities.__wrapped__(lo, hi)
+    return epsilon_from_probabilities.__wrapped__(lo, hi, delta=delta)
 
 
 def _choose_threshold(x, y, delta, confidence, bound):
@@ -316,30 +507,25 @@ def _describe_bins(edges, categorical, chosen, n_bins) -> str:
 
 
 # ---------------------------------------------------------------------------- the audit
-def _check_common(claimed_epsilon, delta, confidence, test, bound, bins):
-    eps = check_nonnegative("claimed_epsilon", claimed_epsilon)
-    delta = check_delta("delta", delta)
-    confidence = check_confidence("confidence", confidence)
-    test = check_choice("test", test, _TESTS)
-    bound = check_choice("bound", bound, _BOUNDS)
-    bins = check_int("bins", bins, minimum=2, maximum=BINS_MAX)
+def _check_claim(n_trials: int | None, eps: float, delta: float, confidence: float,
+                 bound: str) -> None:
+    """The rules tying the claim to the bound and to the runs: the μ-GDP bound needs δ > 0,
+    and ``n_trials`` runs must be able to certify more than the claim."""
     if bound == "gdp" and delta == 0:
         raise ParameterError("bound='gdp' needs delta > 0: a mu-GDP mechanism with mu > 0 is "
                              "not (epsilon, 0)-DP for any finite epsilon; got delta=0")
-    return eps, delta, confidence, test, bound, bins
-
-
-def _refuse_too_few(n_trials: int, eps: float, delta: float, confidence: float) -> None:
+    if n_trials is None:
+        return
     n_eval = n_trials - n_trials // 2
-    if n_trials < 2 or max_certifiable_epsilon(n_eval, delta=delta, confidence=confidence) <= eps:
+    most = max_certifiable_epsilon.__wrapped__(n_eval, delta=delta, confidence=confidence)
+    if n_trials < 2 or most <= eps:
         try:
-            needed = audit_trials_needed(eps, delta=delta, confidence=confidence)
+            needed = audit_trials_needed.__wrapped__(eps, delta=delta, confidence=confidence)
             need = f"needs n_trials >= {needed:,}"
             if needed > TRIALS_MAX:
-                need += f", more than the {TRIALS_MAX:.0e} an audit may run"
+                need += f", more than the {TRIALS_MAX:,} an audit may run"
         except ParameterError:
-            need = f"no n_trials up to {TRIALS_MAX:.0e} suffices"
-        most = max_certifiable_epsilon(max(n_eval, 1), delta=delta, confidence=confidence)
+            need = f"no n_trials up to {TRIALS_MAX:,} suffices"
         raise ParameterError(
             f"n_trials={n_trials:,} runs per side are too few to say anything about "
             f"claimed_epsilon={eps:g}: the best possible outcome certifies only epsilon >= "
@@ -347,8 +533,16 @@ def _refuse_too_few(n_trials: int, eps: float, delta: float, confidence: float) 
             f"{need}")
 
 
+def _draw(mechanism, data, name: str, n: int, gen) -> np.ndarray:
+    what = f"the outputs of mechanism({name}, size, rng)"
+    out = OUTPUTS.convert(what, mechanism(data, n, gen))
+    if out.size != n:
+        raise ParameterError(f"{what} must hold one output per run ({n}); got {out.size}")
+    return out
+
+
 def _audit(x, y, eps, delta, confidence, test, bound, bins) -> AuditResult:
-    """The audit itself on validated outputs x (D) and y (D′) of equal length ≥ 2."""
+    """The audit itself on checked outputs x (D) and y (D′) of equal length ≥ 2."""
     n = x.size
     n_select = n // 2
     xs, ys, xe, ye = x[:n_select], y[:n_select], x[n_select:], y[n_select:]
@@ -368,13 +562,14 @@ def _audit(x, y, eps, delta, confidence, test, bound, bins) -> AuditResult:
         in_y = np.isin(_bins_of(ye, edges, categorical), event_bins)
     cx, cy = int(in_x.sum()), int(in_y.sum())
     count, count_prime = (cx, cy) if numerator == "d" else (cy, cx)
-    p_lo, _ = clopper_pearson_bounds(count, n_eval, confidence=confidence)
-    _, p_hi = clopper_pearson_bounds(count_prime, n_eval, confidence=confidence)
-    mu = float(mu_from_probabilities(p_lo, p_hi))
+    p_lo, _ = clopper_pearson_bounds.__wrapped__(count, n_eval, confidence=confidence)
+    _, p_hi = clopper_pearson_bounds.__wrapped__(count_prime, n_eval, confidence=confidence)
+    # the bounds of counts from at most 10**5 runs lie strictly inside (0, 1): μ is finite
+    mu = float(mu_from_probabilities.__wrapped__(p_lo, p_hi))
     if bound == "gdp":
-        eps_lo = gdp_epsilon(mu, delta) if math.isfinite(mu) else math.inf
+        eps_lo = gdp_epsilon.__wrapped__(mu, delta)
     else:
-        eps_lo = float(epsilon_from_probabilities(p_lo, p_hi, delta=delta))
+        eps_lo = float(epsilon_from_probabilities.__wrapped__(p_lo, p_hi, delta=delta))
     return AuditResult(
         claimed_epsilon=eps, delta=delta, confidence=confidence, test=test, bound=bound,
         n_trials=n, n_select=n_select, n_eval=n_eval, event=event, threshold=threshold,
@@ -382,219 +577,15 @@ def _audit(x, y, eps, delta, confidence, test, bound, bins) -> AuditResult:
         numerator=numerator,
         count=count, count_prime=count_prime, p_lo=float(p_lo), p_prime_hi=float(p_hi),
         epsilon_lower_bound=float(eps_lo), mu_lower_bound=mu,
-        max_certifiable=max_certifiable_epsilon(n_eval, delta=delta, confidence=confidence),
+        max_certifiable=max_certifiable_epsilon.__wrapped__(n_eval, delta=delta,
+                                                            confidence=confidence),
         outputs=x, outputs_prime=y)
 
 
-def _check_outputs(name: str, values, size: int | None = None) -> np.ndarray:
-    arr = check_array(name, values, ndim=1, min_size=1)
-    if size is not None and arr.size != size:
-        raise ParameterError(f"{name} must hold one output per run ({size}); got {name} with "
-                             f"shape {arr.shape}")
-    if arr.size > TRIALS_MAX:
-        raise ParameterError(f"{name} must hold at most {TRIALS_MAX:.0e} outputs; got "
-                             f"{arr.size:,}")
-    return arr
-
-
-def audit_samples(outputs, outputs_prime, *, claimed_epsilon: float, delta: float = 0.0,
-                  confidence: float = 0.95, test: str = "threshold", bound: str = "dp",
-                  bins: int = 20) -> AuditResult:
-    """Audit a claim from outputs already drawn: ``outputs`` on D, ``outputs_prime`` on D′.
-
-    The first half of each array (``n // 2`` runs) chooses the test, the rest certifies the
-    bound (see the module docstring); the runs must be independent and in the order drawn.
-
-    Parameters
-    ----------
-    outputs, outputs_prime : 1-D array_like of float
-        One number per run, the same number n of runs on each side, 2 ≤ n ≤ 10**7; n must
-        be large enough that the bound could exceed the claim (else refused, with the
-        number needed).
-    claimed_epsilon : float
-        The claim, ε ≥ 0.
-    delta : float
-        The claimed δ, in [0, 1).
-    confidence : float
-        In (0, 1): a correct mechanism's bound exceeds its ε with probability ≤ 1 − confidence.
-    test : {"threshold", "histogram"}
-        ``"threshold"``: S = "output > t" or "output ≤ t", for outputs on a line.
-        ``"histogram"``: S = a union of bins, chosen in order of their likelihood ratio; each
-        distinct value its own bin when there are at most ``bins`` of them (categories),
-        else ``bins`` quantile bins of the selection runs. It finds events a threshold
-        cannot, e.g. outputs that only one side can produce.
-    bound : {"dp", "gdp"}
-        ``"dp"``: ε ≥ ln((p_lo − δ)/p′_hi), valid for every mechanism. ``"gdp"``: the
-        μ-GDP bound μ ≥ Φ⁻¹(p_lo) − Φ⁻¹(p′_hi) and the ε at δ it implies ([DRS22]_), valid when
-        the mechanism's privacy is exactly that of Gaussian noise (needs δ > 0).
-    bins : int
-        Bins of the histogram test, in [2, 1000].
-
-    Returns
-    -------
-    AuditResult
-    """
-    eps, delta, confidence, test, bound, bins = _check_common(claimed_epsilon, delta,
-                                                             confidence, test, bound, bins)
-    x = _check_outputs("outputs", outputs)
-    y = _check_outputs("outputs_prime", outputs_prime, x.size)
-    _refuse_too_few(x.size, eps, delta, confidence)
-    return _audit(x, y, eps, delta, confidence, test, bound, bins)
-
-
-def _draw(mechanism, data, name: str, n: int, gen) -> np.ndarray:
-    out = mechanism(data, n, gen)
-    return _check_outputs(f"the outputs of mechanism({name}, size, rng)", out, n)
-
-
-def audit_mechanism(mechanism: Callable, d, d_prime, *, claimed_epsilon: float,
-                    delta: float = 0.0, n_trials: int, confidence: float = 0.95,
-                    test: str = "threshold", bound: str = "dp", bins: int = 20,
-                    rng=None) -> AuditResult:
-    """Run ``mechanism`` ``n_trials`` times on ``d`` and on ``d_prime``; certify a bound on ε.
-
-    Draws ``mechanism(d, n_trials, rng)`` then ``mechanism(d_prime, n_trials, rng)`` and
-    audits them with :func:`audit_samples`: the test is chosen on half the runs and the
-    Clopper–Pearson bound certified on the other half ([DWWZK18]_, [JUO20]_). If the claim
-    (ε, δ) is true, the returned bound exceeds ``claimed_epsilon`` with probability at most
-    1 − ``confidence``.
-
-    Parameters
-    ----------
-    mechanism : callable
-        ``mechanism(data, size, rng)`` → 1-D array of ``size`` numbers, independent runs on
-        ``data`` (:func:`batched` adapts a one-output function).
-    d, d_prime
-        Neighbouring inputs, passed to ``mechanism`` unchanged.
-    claimed_epsilon, delta, confidence, test, bound, bins
-        As for :func:`audit_samples`.
-    n_trials : int
-        Runs per side, in [2, 10**7]; too few to be able to refute the claim are refused
-        with the number needed (:func:`~dpteach.audit.bounds.audit_trials_needed`).
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    AuditResult
-    """
-    if not callable(mechanism):
-        raise TypeError(f"mechanism must be callable, mechanism(data, size, rng); got "
-                        f"mechanism={describe(mechanism)}")
-    eps, delta, confidence, test, bound, bins = _check_common(claimed_epsilon, delta,
-                                                             confidence, test, bound, bins)
-    n = check_int("n_trials", n_trials, minimum=2, maximum=TRIALS_MAX)
-    _refuse_too_few(n, eps, delta, confidence)
-    gen = check_rng(rng)
-    x = _draw(mechanism, d, "d", n, gen)
-    y = _draw(mechanism, d_prime, "d_prime", n, gen)
-    return _audit(x, y, eps, delta, confidence, test, bound, bins)
-
-
-def audit_convergence(mechanism: Callable, d, d_prime, trials, *, claimed_epsilon: float,
-                      delta: float = 0.0, confidence: float = 0.95, test: str = "threshold",
-                      bound: str = "dp", bins: int = 20, rng=None) -> np.ndarray:
-    """The audit's bound as the number of runs grows: one audit per entry of ``trials``.
-
-    Draws ``max(trials)`` runs per side once and audits the first ``n`` of them for each
-    ``n`` in ``trials`` (each audit is valid on its own; together they show the bound
-    climbing toward the mechanism's true ε as the runs grow, roughly like
-    ε − O(1/√n) for a tail event). Trial counts too small to say anything give 0.
-
-    Parameters
-    ----------
-    mechanism, d, d_prime, claimed_epsilon, delta, confidence, test, bound, bins, rng
-        As for :func:`audit_mechanism`.
-    trials : 1-D array_like of int
-        At most 100 counts, each in [2, 10**7].
-
-    Returns
-    -------
-    numpy.ndarray of float
-        The bound for each entry of ``trials``.
-    """
-    if not callable(mechanism):
-        raise TypeError(f"mechanism must be callable, mechanism(data, size, rng); got "
-                        f"mechanism={describe(mechanism)}")
-    eps, delta, confidence, test, bound, bins = _check_common(claimed_epsilon, delta,
-                                                             confidence, test, bound, bins)
-    t = check_array("trials", trials, ndim=1, min_size=1)
-    if t.size > CONVERGENCE_POINTS_MAX or np.any(t != np.round(t)) or np.any(t < 2) \
-            or np.any(t > TRIALS_MAX):
-        raise ParameterError(f"trials must hold at most {CONVERGENCE_POINTS_MAX} whole numbers "
-                             f"in [2, {TRIALS_MAX:.0e}]; got trials={describe(trials)}")
-    t = t.astype(np.int64)
-    gen = check_rng(rng)
-    n = int(t.max())
-    x = _draw(mechanism, d, "d", n, gen)
-    y = _draw(mechanism, d_prime, "d_prime", n, gen)
-    out = np.zeros(t.size)
-    for i, m in enumerate(t):
-        m = int(m)
-        if max_certifiable_epsilon(m - m // 2, delta=delta, confidence=confidence) > 0:
-            out[i] = _audit(x[:m], y[:m], eps, delta, confidence, test, bound,
-                            bins).epsilon_lower_bound
-    return out
-
-
-def svt_pattern_frequency(values, answers, threshold: float, epsilon: float, n_trials: int,
-                          sensitivity: float = 1.0, max_above: int = 1,
-                          variant: str = "sparse", rng=None) -> int:
-    """Monte Carlo: in how many of ``n_trials`` runs does the transcript start with ``answers``?
-
-    Runs the real mechanism — :func:`~dpteach.mechanisms.sparse_vector.sparse_vector`
-    (``variant="sparse"``, δ = 0) or
-    :func:`~dpteach.mechanisms.sparse_vector.sparse_vector_without_query_noise`
-    (``variant="no_query_noise"``, ``max_above`` ignored) — ``n_trials`` times
-    on the first ``len(answers)`` queries (later queries cannot affect the
-    prefix). The count is Binomial(n_trials, p) with p given exactly by
-    :func:`~dpteach.mechanisms.sparse_vector.sparse_vector_pattern_probability` /
-    :func:`~dpteach.mechanisms.sparse_vector.no_query_noise_pattern_probability`; two such
-    counts on neighbouring query answers feed
-    :func:`dpteach.audit.bounds.epsilon_lower_bound` ([LSL17]_ for the broken variant).
-
-    Parameters
-    ----------
-    values : array_like, shape (m,)
-        Exact query answers, finite.
-    answers : sequence of bool, length ≤ m
-        The transcript prefix to count (see
-        :func:`~dpteach.mechanisms.sparse_vector.as_transcript`).
-    threshold, epsilon, sensitivity, max_above
-        As for :class:`~dpteach.mechanisms.sparse_vector.SparseVector`.
-    n_trials : int
-        Number of runs, in [1, 10**6], with ``n_trials × len(answers) ≤ 10**7``
-        (runs are simulated one query at a time, a few microseconds each).
-    variant : {"sparse", "no_query_noise"}
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    int
-        In [0, n_trials].
-    """
-    vals = check_array("values", values, ndim=1, min_size=1)
-    pattern = as_transcript(answers, vals.size)
-    n_trials = check_int("n_trials", n_trials, minimum=1, maximum=N_TRIALS_MAX)
-    if n_trials * pattern.size > QUERY_RUNS_MAX:
-        raise ParameterError(f"n_trials × len(answers) must be at most {QUERY_RUNS_MAX:.0e} "
-                             f"(each run answers the queries one at a time); got "
-                             f"n_trials={n_trials} with {pattern.size} answers")
-    variant = check_choice("variant", variant, {"sparse", "no_query_noise"})
-    threshold = check_finite("threshold", threshold)
-    # validate ε, Δ (and c) now, even when no run is needed (empty transcript)
-    sparse_vector_noise_scales(epsilon, sensitivity, max_above if variant == "sparse" else 1)
-    gen = check_rng(rng)
-    L = pattern.size
-    if L == 0:
-        return n_trials
-    q = vals[:L]
-    hits = 0
-    if variant == "no_query_noise":
-        for _ in range(n_trials):
-            out = sparse_vector_without_query_noise(q, threshold, epsilon, sensitivity, rng=gen)
-            hits += bool(np.array_equal(out, pattern))
-        return hits
-    for _ in range(n_trials):
-        res = sparse_vector(q, threshold, epsilon, sensitivity, max_above, rng=gen)
-        hits += bool(res.n_answered == L and np.array_equal(res.answers, pattern))
-    return hits
+# Engineering notes. Timings on a shared 2-core machine: an audit of 10**5 runs per side of
+# NumPy's Laplace sampler takes about 0.1 s (drawing, sorting and scoring ≤ 1,024
+# thresholds); mechanisms that loop in Python (the sparse vector, the exact samplers, MWEM)
+# take 20-200 µs a run, 10-20 s at 10**5 runs, which is why TRIALS_MAX is the course's largest
+# audit and not more. svt_pattern_frequency simulates about 20 µs per query and run (2·10**5
+# query-runs: about 4 s). Tests: tests/audit/test_runs.py (honesty in both directions over
+# every case) and the generated cases of tests/test_domains.py.

@@ -169,7 +169,7 @@ def bound_convergence_data(trials, bounds, *, claimed_epsilon: float,
     Parameters
     ----------
     trials : 1-D array_like of int
-        Runs per side, at most 100 values in [2, 10**7] (sorted for drawing).
+        Runs per side, at most 100 values in [2, 10**5] (sorted for drawing).
     bounds : 1-D array_like of float
         The bound at each (e.g. :func:`dpteach.audit.runs.audit_convergence`), ≥ 0, finite.
     claimed_epsilon : float

@@ -1,7 +1,7 @@
 """Legal-but-extreme inputs for every public function of the mechanism modules.
 
 Modules: ``mechanisms``, ``randomized_response``, ``selection``, ``sparse_vector``,
-``audit``, ``robust`` (``samplers`` and the secure mechanisms:
+``robust`` (``samplers`` and the secure mechanisms:
 ``tests/exact/test_samplers_edges.py``). Every numeric parameter of every public function
 (and of the public class ``SparseVector`` and its ``query``) gets the strategies of
 ``tests/_props.py`` for values at the ends of what float64 and Python integers hold:
@@ -30,7 +30,6 @@ from _props import EXTREME_POSITIVE_FLOATS, HUGE_FLOATS, HUGE_INTS, TINY_FLOATS,
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpteach.audit import runs as audit
 from dpteach.mechanisms import (
     noise as mechanisms,
     randomized_response,
@@ -42,7 +41,7 @@ from dpteach.mechanisms import l2_laplace
 from dpteach.mechanisms import sparse_vector as svt
 from dpteach._validation import ParameterError
 
-MODULES = [mechanisms, randomized_response, selection, svt, audit, robust]
+MODULES = [mechanisms, randomized_response, selection, svt, robust]
 EXAMPLES = 12                 # hypothesis examples per (function, argument)
 
 # ------------------------------------------------------------------ strategies
@@ -178,10 +177,6 @@ def in_unit(r, kw=None):
     return type(r) is float and 0.0 <= r <= 1.0 + 1e-12
 
 
-def count_in_range(r, kw):
-    return type(r) is int and 0 <= r <= kw["n_trials"]
-
-
 def scales_ok(r, kw):
     s, q = r
     return pos_float(s) and pos_float(q) and q == 2 * s
@@ -199,7 +194,7 @@ def _sv_query(answer):
 
 _sv_query.__name__ = "SparseVector.query"
 
-M, RR, S, SV, A, R, SM = mechanisms, randomized_response, selection, svt, audit, robust, samplers
+M, RR, S, SV, R, SM = mechanisms, randomized_response, selection, svt, robust, samplers
 L2 = l2_laplace
 VAL = [1.0, 3.0, 2.0]
 DATA = [1.0, 2.0, 2.0, 3.0, 5.0, 8.0]
@@ -348,17 +343,6 @@ for f in (SV.sparse_vector_pattern_probability, SV.no_query_noise_pattern_probab
         sensitivity=(POS, in_unit))
 add("sparse_vector.sparse_vector_pattern_probability", SV.sparse_vector_pattern_probability,
     PAT, max_above=(ints(1, 10**6), in_unit))
-
-# audit -------------------------------------------------------------------------------------
-FREQ = dict(values=[1.0, 2.0], answers=[False, True], threshold=1.5, epsilon=1.0, n_trials=5,
-            rng=0)
-for variant in ("sparse", "no_query_noise"):
-    add("runs.svt_pattern_frequency", A.svt_pattern_frequency, {**FREQ, "variant": variant},
-        values=(ARRAYS, count_in_range), threshold=(REAL, count_in_range),
-        epsilon=(POS, count_in_range), sensitivity=(POS, count_in_range),
-        n_trials=(ints(1, 50), count_in_range))
-add("runs.svt_pattern_frequency", A.svt_pattern_frequency, FREQ,
-    max_above=(ints(1, 10**6), count_in_range))
 
 # robust --------------------------------------------------------------------------------------
 add("stability.block_estimates", R.block_estimates, dict(data=DATA, n_blocks=3, rng=0),
@@ -515,7 +499,6 @@ def test_documented_float_results_are_python_floats():
                   R.ptr_pass_probability(3, 1.0, 1e-5)):
         assert type(value) is float, value
     assert all(type(s) is float for s in SV.sparse_vector_noise_scales(1.0))
-    assert type(A.svt_pattern_frequency([1.0], [True], 0.0, 1.0, 3, rng=0)) is int
 
 
 # ------------------------------------------------------------------------- coverage
@@ -523,9 +506,7 @@ def _public_callables(module):
     """{"module.name": callable} for the public functions and classes defined in ``module``."""
     out = {}
     short = module.__name__.rsplit(".", 1)[1]
-    # of the audit's runs, only the sparse vector's transcript frequency is driven here
-    names = ["svt_pattern_frequency"] if short == "runs" else module.__all__
-    for name in names:
+    for name in module.__all__:
         obj = getattr(module, name)
         if getattr(obj, "__module__", None) != module.__name__ or name in CONTAINERS:
             continue
