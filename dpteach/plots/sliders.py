@@ -10,9 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from .._validation import function, validate
+
 __all__ = ["show_with_sliders"]
 
 
+@validate(draw=function("a function of the controls' names that returns a matplotlib Figure"))
 def show_with_sliders(draw: Callable[..., Any], **controls: Any) -> None:
     """Show ``draw(**defaults)`` as a plain figure, then the figure with sliders.
 
