@@ -53,7 +53,14 @@ from dpteach.learning.dpsgd import DPSGDClassifier
 WRITTEN_OUT = {
     "dpteach.accounting", "dpteach.attacks", "dpteach.datasets",
     "dpteach.fairness", "dpteach.learning", "dpteach.pate",
-    "dpteach.plots", "dpteach.queries", "dpteach.exact",
+    "dpteach.queries", "dpteach.exact",
+    "dpteach.plots.accounting", "dpteach.plots.anonymity", "dpteach.plots.attacks",
+    "dpteach.plots.audit", "dpteach.plots.calibration", "dpteach.plots.dp_fairness",
+    "dpteach.plots.dpsgd", "dpteach.plots.erm", "dpteach.plots.fairness",
+    "dpteach.plots.fairness_defs", "dpteach.plots.figure", "dpteach.plots.laftr",
+    "dpteach.plots.many_queries", "dpteach.plots.pate", "dpteach.plots.pate_runs",
+    "dpteach.plots.randomized_response", "dpteach.plots.reconstruction",
+    "dpteach.plots.selection",
     "dpteach.mechanisms.l2_laplace",
     "dpteach.mechanisms.randomized_response", "dpteach.mechanisms.selection",
     "dpteach.mechanisms.sparse_vector", "dpteach.mechanisms.stability",
@@ -127,6 +134,15 @@ def _lfr_grid(method: str):
 
 
 _AUDIT = dict(mechanism=_mechanism, d=0.0, d_prime=1.0, claimed_epsilon=0.5, rng=0)
+def _a_figure(epsilon=1.0):
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots()
+    ax.plot([0.0, 1.0], [0.0, epsilon])
+    return fig
+
+
+EXAMPLES["dpteach.plots.sliders:show_with_sliders"] = dict(draw=_a_figure, epsilon=1.0)
+
 EXAMPLES.update({
     "dpteach.audit.runs:audit_samples": dict(outputs=np.arange(200.0) % 7,
                                              outputs_prime=np.arange(200.0) % 7 + 1.0,
