@@ -357,6 +357,8 @@ def test_validate_params_checks_an_estimators_hyper_parameters():
     est = Estimator(epsilon=2)
     validate_params(est)
     assert est.epsilon == 2.0 and type(est.epsilon) is float
+    est = Estimator(epsilon=3)                  # store=False: converted, returned, not stored
+    assert validate_params(est, store=False) == {"epsilon": 3.0} and type(est.epsilon) is int
     with pytest.raises(ParameterError, match="epsilon"):
         validate_params(Estimator(epsilon="high"))
 
