@@ -4,7 +4,7 @@ The histogram is :func:`dpteach.plots.pate.agreement_votes` (presets
 :data:`~dpteach.plots.pate.VOTE_PRESETS`, or the agreement slider); the charts' data come
 from :mod:`dpteach.plots.pate` (``vote_histogram_spec``, ``answer_distribution_spec``,
 ``pate_privacy_data``), which take the exact answer distributions from
-:mod:`dpteach.pate.teachers` and the privacy (data-independent and data-dependent RDP, its
+:mod:`dpteach.pate.answers` and the privacy (data-independent and data-dependent RDP, its
 conversion to (ε, δ)) from :mod:`dpteach.pate.analysis`. Each chart is cached per slider
 position with ``st.cache_data`` and drawn by the browser (Vega-Lite).
 

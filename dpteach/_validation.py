@@ -425,12 +425,18 @@ def _with_domains(doc: str | None, domains: dict[str, Domain]) -> str | None:
     return doc.rstrip() + "\n\n" + "\n".join(section) + "\n" + pad
 
 
-def validate_params(estimator: Any) -> None:
+def validate_params(estimator: Any, *, store: bool = True) -> dict[str, Any]:
     """Check an estimator's hyper-parameters against its ``_parameter_constraints`` (the
-    scikit-learn convention: checked in ``fit``, not in ``__init__``), storing the
-    converted values back."""
-    for name, dom in type(estimator)._parameter_constraints.items():
-        setattr(estimator, name, dom.convert(name, getattr(estimator, name)))
+    scikit-learn convention: checked in ``fit``, not in ``__init__``) and return the
+    converted values by name. ``store=True`` also stores them back; ``store=False`` leaves
+    the hyper-parameters as given (an int seed ``rng`` stays an int, so that every ``fit``
+    draws the same numbers and ``get_params`` returns what was set)."""
+    values = {name: dom.convert(name, getattr(estimator, name))
+              for name, dom in type(estimator)._parameter_constraints.items()}
+    if store:
+        for name, value in values.items():
+            setattr(estimator, name, value)
+    return values
 
 
 # ------------------------------------------------------------------------- the checkers

@@ -28,6 +28,7 @@ not read the clock). Modules whose checks are still written out are listed in
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
 import inspect
 import math
@@ -48,11 +49,13 @@ from dpteach.audit import runs as audit_runs
 from dpteach.audit import cases as audit_cases
 from dpteach.datasets import make_toy_data
 from dpteach.learning.dpsgd import DPSGDClassifier
+from dpteach.pate.student import PATEStudent
+from dpteach.pate.teachers import TeacherEnsemble
 
 #: modules not yet converted to declarations (their tests: tests/<part>/test_*_edges.py)
 WRITTEN_OUT = {
     "dpteach.accounting", "dpteach.attacks", "dpteach.datasets",
-    "dpteach.fairness", "dpteach.learning", "dpteach.pate",
+    "dpteach.fairness", "dpteach.learning",
     "dpteach.queries", "dpteach.exact",
     "dpteach.plots.accounting", "dpteach.plots.anonymity", "dpteach.plots.attacks",
     "dpteach.plots.audit", "dpteach.plots.calibration", "dpteach.plots.dp_fairness",
@@ -77,6 +80,64 @@ EXAMPLES: dict[str, dict[str, Any] | Callable[[], tuple[Callable, dict[str, Any]
                                                         epsilon=0.5, delta=1e-5, rng=0),
     "dpteach.mechanisms.noise:gaussian_sigma": dict(sensitivity=1.0, epsilon=0.5, delta=1e-5),
 }
+
+# ------------------------------------------------------------- PATE (dpteach.pate)
+_X, _Y = make_toy_data(60, rng=0)
+_V3 = [[7, 2, 1], [3, 5, 2]]
+
+
+@functools.cache
+def _pate_ensemble() -> TeacherEnsemble:
+    return TeacherEnsemble(n_teachers=3, rng=0).fit(_X, _Y)
+
+
+@functools.cache
+def _pate_student() -> PATEStudent:
+    return PATEStudent(aggregator="gnmax", sigma2=1.0, rng=0).fit(_X, _pate_ensemble().votes(_X))
+
+
+EXAMPLES.update({
+    "dpteach.pate.teachers:partition_indices": dict(n=10, n_teachers=3, rng=0),
+    "dpteach.pate.teachers:train_teachers": dict(X=_X, y=_Y, n_teachers=3, rng=0),
+    "dpteach.pate.teachers:vote_histograms": dict(predictions=[[0, 1, 2], [2, 2, 0]],
+                                                  n_classes=3),
+    # an estimator: its hyper-parameters are checked in fit
+    "dpteach.pate.teachers:TeacherEnsemble": lambda: (
+        lambda **kw: TeacherEnsemble(**kw).fit(_X, _Y), dict(n_teachers=3, rng=0)),
+    "dpteach.pate.teachers:TeacherEnsemble.fit": lambda: (
+        TeacherEnsemble(n_teachers=3, rng=0).fit, dict(X=_X, y=_Y)),
+    **{f"dpteach.pate.teachers:TeacherEnsemble.{m}":
+       (lambda m=m: (getattr(_pate_ensemble(), m), dict(X=_X[:5])))
+       for m in ("predict_all", "votes", "predict")},
+    "dpteach.pate.student:PATEStudent": lambda: (
+        lambda **kw: PATEStudent(**kw).fit(_X[:10], _pate_ensemble().votes(_X[:10])),
+        dict(threshold=1.0, sigma1=1.0, sigma2=1.0, rng=0)),
+    "dpteach.pate.student:PATEStudent.fit": lambda: (
+        PATEStudent(aggregator="gnmax", sigma2=1.0, rng=0).fit,
+        dict(X=_X[:10], votes=_pate_ensemble().votes(_X[:10]))),
+    **{f"dpteach.pate.student:PATEStudent.{m}":
+       (lambda m=m: (getattr(_pate_student(), m), dict(X=_X[:5])))
+       for m in ("predict", "predict_proba")},
+    "dpteach.pate.aggregators:confident_gnmax": dict(votes=_V3, threshold=4.0, sigma1=2.0,
+                                                     sigma2=1.0, rng=0),
+    "dpteach.pate.answers:confident_gnmax_answer_probabilities": dict(
+        votes=_V3, threshold=4.0, sigma1=2.0, sigma2=1.0),
+    "dpteach.pate.analysis:confident_gnmax_rdp": dict(orders=[2.0, 20.0], votes=_V3,
+                                                      threshold=4.0, sigma1=2.0, sigma2=5.0),
+    "dpteach.pate.analysis:pate_epsilon": dict(votes=_V3, sigma2=5.0, delta=1e-5,
+                                               threshold=4.0, sigma1=2.0),
+    "dpteach.pate.analysis:PATEPrivacy": dict(epsilon=1.0, order=2.0, delta=1e-5, answered=3.0,
+                                              convention="answered", data_dependent=True,
+                                              rdp=[0.1], orders=[2.0]),
+    "dpteach.pate.release:gnss_rdp": dict(orders=[2.0, 20.0], beta=0.02, sigma_ss=5.0),
+    "dpteach.pate.release:sanitised_epsilon": dict(votes=_V3, sigma2=5.0, delta=1e-5,
+                                                   order=20.0, threshold=4.0, sigma1=2.0,
+                                                   rng=0),
+    "dpteach.pate.release:SanitisedEpsilon": dict(
+        released=1.0, private_epsilon=0.9, release_cost=0.05, smooth_sensitivity=0.01,
+        beta=0.02, sigma_ss=5.0, sigma_ss_from_data=False, order=20.0, delta=1e-5),
+})
+
 
 #: parameters whose edge values are not tried, with the reason
 NO_EDGES: dict[str, str] = {}
@@ -474,3 +535,30 @@ def test_the_generated_checks_can_fail(monkeypatch):
                                                                          epsilon: sensitivity / epsilon))
     with pytest.raises((AssertionError, ZeroDivisionError)):
         test_edge_values_answer_without_nan_or_inf(key, "epsilon", 0.0)
+
+
+def test_every_method_has_an_example_factory():
+    # a method is called on a built (fitted) instance: its EXAMPLES entry makes one
+    missing = sorted(k for k, obj in CALLABLES.items()
+                     if _is_method(k) and _parameters(obj) and not callable(EXAMPLES.get(k)))
+    assert not missing, f"methods without an EXAMPLES factory: {missing}"
+
+
+def test_the_method_and_estimator_checks_can_fail(monkeypatch):
+    # A method or an estimator whose declaration is too wide is caught: the bad value
+    # reaches the body (an AttributeError there, not a ParameterError naming the argument).
+    from dpteach._validation import anything, validate
+
+    loose = validate(X=anything("anything"))(TeacherEnsemble.votes.__wrapped__)
+    monkeypatch.setattr(TeacherEnsemble, "votes", loose)
+    with pytest.raises(AttributeError):
+        test_bad_values_are_refused_by_name("dpteach.pate.teachers:TeacherEnsemble.votes",
+                                            "X", "abc")
+    monkeypatch.setitem(PATEStudent._parameter_constraints, "classes", anything("anything"))
+    with pytest.raises(AttributeError):
+        test_bad_values_are_refused_by_name("dpteach.pate.student:PATEStudent", "classes",
+                                            "abc")
+    # a method without a factory is reported
+    monkeypatch.delitem(EXAMPLES, "dpteach.pate.student:PATEStudent.predict")
+    with pytest.raises(AssertionError, match="without an EXAMPLES factory"):
+        test_every_method_has_an_example_factory()

@@ -3,7 +3,8 @@
 The convention: each ``tests/test_edges_<area>.py`` has a module-level ``MODULES`` (a tuple
 or list of modules, or a dict of name → module) naming the modules whose public callables
 its own coverage test walks, so that every public function there gets legal-but-extreme
-values. This meta-test imports each edges file, reads its ``MODULES``, walks ``dpteach``
+values. A module whose every public function and class declares its teaching domains is
+driven by the generated tests of ``tests/test_domains.py`` instead. This meta-test imports each edges file, reads its ``MODULES``, walks ``dpteach``
 with :func:`pkgutil.walk_packages` and fails when a module that defines a public function
 or class of its own is in no table. A new module (or a new edges file without a table)
 therefore cannot slip through.
@@ -74,11 +75,26 @@ def module_names(table) -> set[str]:
     return names
 
 
+def declares_its_domains(module: types.ModuleType) -> bool:
+    """True if every public function and class ``module`` defines declares its teaching
+    domains (``@validate``: ``__domains__``; estimators: ``_parameter_constraints``; a
+    function without parameters has none): the generated tests of ``tests/test_domains.py``
+    drive it, no edges table is needed."""
+    own = [obj for attr, obj in vars(module).items()
+           if not attr.startswith("_") and getattr(obj, "__module__", None) == module.__name__
+           and (inspect.isfunction(obj) or inspect.isclass(obj))]
+    return bool(own) and all(hasattr(obj, "__domains__") or hasattr(obj, "_parameter_constraints")
+                             or (inspect.isfunction(obj) and not inspect.signature(obj).parameters)
+                             for obj in own)
+
+
 def uncovered(modules: dict[str, types.ModuleType], tables: dict[str, set[str]]) -> list[str]:
-    """Names of the checked modules defining a public API that no table names."""
+    """Names of the checked modules defining a public API that no table names (and that do
+    not declare their domains)."""
     named = set().union(*tables.values()) if tables else set()
     return sorted(name for name, module in modules.items()
-                  if is_checked(name) and defines_public_api(module) and name not in named)
+                  if is_checked(name) and defines_public_api(module) and name not in named
+                  and not declares_its_domains(module))
 
 
 def public_modules() -> dict[str, types.ModuleType]:
@@ -175,6 +191,14 @@ def test_a_module_missing_from_every_table_is_reported():
     tables["test_edges_y.py"] = {"dpteach.fake_chapter", "dpteach._validation"}
     assert uncovered(fake, tables) == []
     assert uncovered(fake, {}) == ["dpteach._validation", "dpteach.fake_chapter"]
+    # a module declaring the domains of all its functions needs no table; one declaration
+    # missing, it does
+    declared = _fake_module("dpteach.fake_declared", own=True)
+    declared.chapter_function.__domains__ = {"x": None}
+    assert uncovered({"dpteach.fake_declared": declared}, {}) == []
+    declared.other = lambda y: y
+    declared.other.__module__ = "dpteach.fake_declared"
+    assert uncovered({"dpteach.fake_declared": declared}, {}) == ["dpteach.fake_declared"]
 
 
 def test_a_file_without_a_table_is_reported(tmp_path):

@@ -460,9 +460,10 @@ def _svt_bug(values, size, rng, *, epsilon):
 
 
 def _gnmax(votes, size, rng, *, sigma):
-    """PATE's GNMax on one vote histogram, ``size`` independent queries in one call."""
-    return gnmax(np.tile(np.asarray(votes, dtype=float), (size, 1)), sigma,
-                 rng=rng).astype(float)
+    """PATE's GNMax on one vote histogram, ``size`` independent queries in one call (the
+    unchecked algorithm: an audit draws more runs than one call of ``gnmax`` takes)."""
+    return gnmax.__wrapped__(np.tile(np.asarray(votes, dtype=float), (size, 1)), sigma,
+                             np.random.default_rng(rng)).astype(float)
 
 
 def _mwem(hist, size, rng, *, epsilon):

@@ -1,10 +1,11 @@
 """PATE's aggregators: the noisy argmax of the teachers' votes.
 
-Each answers a query from its vote histogram ``n`` (one count per class): LNMax adds
-Laplace noise ([PAEGT17]_), GNMax Gaussian noise, and Confident-GNMax answers only when a
-noisy check says the teachers agree enough ([PSMRTE18]_). The teachers that cast the votes
-are in :mod:`dpteach.pate.teachers`; the exact law of each answer in
-:mod:`dpteach.pate.answers`; the privacy of the answers in :mod:`dpteach.pate.analysis`.
+Each answers a query from its vote histogram ``n`` (one count per class, from the teachers
+of :mod:`dpteach.pate.teachers`) with the class that has the most votes after adding noise:
+LNMax adds Laplace noise ([PAEGT17]_), GNMax Gaussian noise, and Confident-GNMax answers only
+when a noisy check says the teachers agree enough ([PSMRTE18]_). The exact law of each
+answer is in :mod:`dpteach.pate.answers`, the privacy of the answers in
+:mod:`dpteach.pate.analysis`.
 
 References
 ----------
@@ -22,43 +23,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import (
-    check_nonnegative,
-    check_positive,
-    check_rng,
-)
-from .analysis import check_votes
+from .._validation import RNG, SCALE, anything, real, validate
+from .teachers import VOTES
 
-__all__ = ["relative_votes", "lnmax", "gnmax", "ConfidentAnswers", "confident_gnmax"]
+__all__ = ["THRESHOLD", "lnmax", "gnmax", "ConfidentAnswers", "confident_gnmax"]
 
-
-def relative_votes(votes, noise: float) -> tuple[np.ndarray, np.ndarray]:
-    """Votes as rows, and t = (n − max n)/noise per row (≤ 0; −inf where it overflows).
-
-    The seam between the aggregators here and their exact answer distributions
-    (:mod:`dpteach.pate.answers`). Relative to the plurality and in units of the
-    noise, ``argmax(t + Z)`` is exact at every scale: ties among the top counts are broken by
-    Z alone, and counts far below the top (t = −inf at a subnormal scale) never win.
-
-    Parameters
-    ----------
-    votes : array-like, shape (classes,) or (queries, classes)
-        Checked by :func:`dpteach.pate.analysis.check_votes`.
-    noise : float
-        The noise scale (σ or b), > 0.
-
-    Returns
-    -------
-    (v, t) : two float arrays of shape (queries, classes)
-    """
-    v = np.atleast_2d(check_votes("votes", votes))
-    noise = check_positive("noise", noise)
-    with np.errstate(over="ignore"):
-        return v, (v - v.max(axis=1, keepdims=True)) / noise
+#: Confident-GNMax's threshold T on the largest vote count
+THRESHOLD = real(0.0, 1e15, example=5.0)
 
 
-def lnmax(votes, scale: float, rng=None):
-    """LNMax: the argmax of the counts plus Laplace noise ([PAEGT17]_, Sec. 2.2).
+@validate(votes=VOTES, scale=SCALE, rng=RNG)
+def lnmax(votes, scale: float, rng=None) -> int | np.ndarray:
+    """LNMax ([PAEGT17]_, Sec. 2.2): the class with the most votes after Laplace noise.
 
     Each answer is ``argmax_j (n_j + Lap(b))``, independent noise per class. One private row
     moves two counts by one, so each answer is ε-DP with ε = 2/b ([PAEGT17]_ write γ = 1/b;
@@ -68,7 +44,7 @@ def lnmax(votes, scale: float, rng=None):
     ----------
     votes : array-like, shape (classes,) or (queries, classes)
     scale : float
-        b > 0.
+        The Laplace scale b.
     rng : None, int or numpy.random.Generator
 
     Returns
@@ -76,44 +52,49 @@ def lnmax(votes, scale: float, rng=None):
     int or numpy.ndarray of int64, shape (queries,)
         The answer's class index (column of ``votes``).
     """
-    votes = check_votes("votes", votes)
-    scale = check_positive("scale", scale)
-    _, t = relative_votes(votes, scale)
-    labels = np.argmax(t + check_rng(rng).laplace(size=t.shape), axis=1)
-    return int(labels[0]) if votes.ndim == 1 else labels
+    # relative to the plurality and in units of b: the same argmax, with ties among the top
+    # counts broken by the noise alone however small b is next to the counts
+    t = (votes - votes.max(axis=-1, keepdims=True)) / scale
+    labels = np.argmax(t + rng.laplace(size=t.shape), axis=-1)
+    return int(labels) if votes.ndim == 1 else labels
 
 
-def gnmax(votes, sigma: float, rng=None):
-    """GNMax: the argmax of the counts plus N(0, σ²) noise ([PSMRTE18]_, Sec. 4.1).
+@validate(votes=VOTES, sigma=SCALE, rng=RNG)
+def gnmax(votes, sigma: float, rng=None) -> int | np.ndarray:
+    """GNMax ([PSMRTE18]_, Sec. 4.1): the class with the most votes after Gaussian noise.
 
-    ``argmax_j (n_j + N(0, σ²))``, independent noise per class: (λ, λ/σ²)-RDP per answer
-    whatever the votes, much less when the teachers agree
-    (:func:`dpteach.pate.analysis.gnmax_rdp`).
+    ``M_σ(n) = argmax_j (n_j + N(0, σ²))``, independent noise per class. One private row
+    moves one vote, which changes the vector of counts by √2 in ℓ2, so each answer is
+    (λ, λ/σ²)-RDP at every order λ (Prop. 8) whatever the votes, and much less when the
+    teachers agree (Thm 6: :func:`dpteach.pate.analysis.gnmax_rdp`).
 
     Parameters
     ----------
     votes : array-like, shape (classes,) or (queries, classes)
     sigma : float
-        σ > 0.
+        The noise's standard deviation σ.
     rng : None, int or numpy.random.Generator
 
     Returns
     -------
     int or numpy.ndarray of int64, shape (queries,)
+        The answer's class index (column of ``votes``).
     """
-    votes = check_votes("votes", votes)
-    sigma = check_positive("sigma", sigma)
-    _, t = relative_votes(votes, sigma)
-    labels = np.argmax(t + check_rng(rng).standard_normal(t.shape), axis=1)
-    return int(labels[0]) if votes.ndim == 1 else labels
+    # (n_j − max n)/σ + N(0, 1): the same argmax as n_j + N(0, σ²), with ties among the top
+    # counts broken by the noise alone however small σ is next to the counts
+    t = (votes - votes.max(axis=-1, keepdims=True)) / sigma
+    labels = np.argmax(t + rng.standard_normal(t.shape), axis=-1)
+    return int(labels) if votes.ndim == 1 else labels
 
 
+@validate(labels=anything("class indices, −1 where not answered: an int or an int64 array"),
+          answered=anything("whether each query was answered: a bool or a bool array"))
 @dataclass(frozen=True)
 class ConfidentAnswers:
     """Answers of :func:`confident_gnmax`: ``labels`` (−1 where not answered), ``answered``."""
 
-    labels: np.ndarray        # int64, shape (queries,); an int for one histogram
-    answered: np.ndarray      # bool, shape (queries,); a bool for one histogram
+    labels: int | np.ndarray       # int64, shape (queries,); an int for one histogram
+    answered: bool | np.ndarray    # bool, shape (queries,); a bool for one histogram
 
     @property
     def n_answered(self) -> int:
@@ -121,7 +102,9 @@ class ConfidentAnswers:
         return int(np.count_nonzero(self.answered))
 
 
-def confident_gnmax(votes, threshold: float, sigma1: float, sigma2: float, rng=None):
+@validate(votes=VOTES, threshold=THRESHOLD, sigma1=SCALE, sigma2=SCALE, rng=RNG)
+def confident_gnmax(votes, threshold: float, sigma1: float, sigma2: float,
+                    rng=None) -> ConfidentAnswers:
     """Confident-GNMax ([PSMRTE18]_, Alg. 1): answer only when the teachers agree.
 
     For each query: if ``max_j n_j + N(0, σ₁²) ≥ T``, answer ``argmax_j (n_j + N(0, σ₂²))``
@@ -133,28 +116,20 @@ def confident_gnmax(votes, threshold: float, sigma1: float, sigma2: float, rng=N
     ----------
     votes : array-like, shape (classes,) or (queries, classes)
     threshold : float
-        T ≥ 0 (finite).
+        T.
     sigma1, sigma2 : float
-        σ₁ > 0 (threshold step) and σ₂ > 0 (GNMax).
+        σ₁ (threshold step) and σ₂ (GNMax).
     rng : None, int or numpy.random.Generator
 
     Returns
     -------
     ConfidentAnswers
     """
-    votes = check_votes("votes", votes)
-    threshold = check_nonnegative("threshold", threshold)
-    sigma1 = check_positive("sigma1", sigma1)
-    sigma2 = check_positive("sigma2", sigma2)
-    gen = check_rng(rng)
     v = np.atleast_2d(votes)
-    with np.errstate(over="ignore"):
-        z = (v.max(axis=1) - threshold) / sigma1          # ±inf where the ratio overflows
-    answered = z + gen.standard_normal(v.shape[0]) >= 0.0
+    answered = (v.max(axis=1) - threshold) / sigma1 + rng.standard_normal(v.shape[0]) >= 0.0
     labels = np.full(v.shape[0], -1, dtype=np.int64)
     if np.any(answered):
-        _, t = relative_votes(v[answered], sigma2)
-        labels[answered] = np.argmax(t + gen.standard_normal(t.shape), axis=1)
+        labels[answered] = gnmax.__wrapped__(v[answered], sigma2, rng)
     if votes.ndim == 1:
         return ConfidentAnswers(int(labels[0]), bool(answered[0]))
     return ConfidentAnswers(labels, answered)

@@ -40,10 +40,8 @@ it is never smaller than the paper's and is simpler to state.
 **Threshold step.** Its data-dependent cost depends only on the largest vote v (an integer
 in 0…N), so LS⁽ᵈ⁾ is the largest change between v' and v' ± 1 for |v' − v| ≤ d: exact.
 
-**A difference from the reference code.** In the expected-cost convention the reference
-analysis adds Pr[answered]·LS(GNMax) per query, leaving out that Pr[answered] itself changes
-with the votes. Here the release is of the *answered* convention (threshold on every query,
-GNMax on the answered ones), whose sensitivity is a plain sum.
+The release is of the *answered* convention (the threshold step on every query, GNMax on the
+answered ones), whose sensitivity is a plain sum.
 
 References
 ----------
@@ -63,40 +61,221 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import log_ndtr, ndtri_exp
 
-from .._validation import (
-    ParameterError,
-    check_array,
-    check_delta,
-    check_in_range,
-    check_int,
-    check_nonnegative,
-    check_positive,
-    check_rng,
-    describe,
-)
-from ..accounting.convert import check_orders
-from .analysis import check_votes, gnmax_log_q, gnmax_rdp_from_log_q, threshold_rdp
+from .._validation import (DELTA_POSITIVE, FLAG, RNG, SCALE, ParameterError, array, integer,
+                           real, validate)
+from .aggregators import THRESHOLD
+from .analysis import (ANSWERED, ORDER, ORDERS, SPENT, gnmax_log_q, gnmax_rdp_from_log_q,
+                       threshold_rdp)
+from .teachers import MAX_CLASSES, VOTES
 
-__all__ = ["MAX_TEACHERS", "gnmax_log_q0", "check_gnmax_conditions",
+__all__ = ["MAX_TEACHERS", "MAX_WORK", "gnmax_log_q0", "check_gnmax_conditions",
            "gnmax_local_sensitivities", "threshold_local_sensitivities",
            "smooth_sensitivity", "gnss_rdp", "SanitisedEpsilon", "sanitised_epsilon"]
 
-#: Largest number of teachers the smooth-sensitivity analysis takes.
+#: Largest number of teachers N the smooth-sensitivity analysis takes.
 MAX_TEACHERS = 100_000
-_MAX_CELLS = 5_000_000         # queries × (teachers + 1) in one returned array (40 MB)
-_MAX_WORK = 50_000_000         # queries × (teachers + 1) in one release (a few seconds)
+#: Largest queries × (N + 1) of one analysis or release.
+MAX_WORK = 2_000_000
+
+#: N, the number of teachers (None: the largest row total of the votes)
+N_TEACHERS = integer(1, MAX_TEACHERS, example=250).or_none()
+#: the smoothness b of the smooth sensitivity (``beta``)
+BETA = real(1e-6, 100.0, example=0.02)
+LOCAL_SENSITIVITIES = array(ndim=1, low=0.0, max_size=MAX_TEACHERS + 1,
+                            example=[1.0, 3.0, 3.0, 10.0])
+
+
+@validate(sigma=SCALE, order=ORDER)
+def gnmax_log_q0(sigma: float, order: float) -> float:
+    """ln q₀: for ln q̃ < ln q₀ Thm 6 of [PSMRTE18]_ beats λ/σ²; above it, it does not.
+
+    Found by bisection (relative precision 10⁻¹³); −inf if Thm 6 beats λ/σ² for no vote
+    histogram at this order.
+    """
+    return _log_q0(sigma, order)
+
+
+@validate(sigma=SCALE, order=ORDER, n_classes=integer(2, MAX_CLASSES, example=10))
+def check_gnmax_conditions(sigma: float, order: float, n_classes: int) -> tuple[bool, bool]:
+    """Conditions C5 and C6 of [PSMRTE18]_ (App. C), checked on a grid of 4,001 values of ln q̃.
+
+    C5: β(q̃) is non-decreasing on (0, q₀]. C6: β(BU(q̃)) − β(q̃) is non-decreasing on (0, q₁].
+    The grid spans ln q̃ from min(8·ln q₀, ln q₀ − 200) to ln q₀; a step down larger than 10⁻¹⁰
+    of λ/σ² fails. Returns ``(c5, c6)``.
+    """
+    return _conditions(sigma, order, n_classes)
+
+
+@validate(votes=VOTES, sigma=SCALE, order=ORDER, n_teachers=N_TEACHERS)
+def gnmax_local_sensitivities(votes, sigma: float, order: float,
+                              n_teachers: int | None = None) -> np.ndarray:
+    """Upper bounds on LS⁽ᵈ⁾ of one GNMax query's data-dependent RDP at ``order``, d = 0…N.
+
+    See the module docstring (q̃ walked by Prop. 13 of [PSMRTE18]_; valid under C5–C6, which are
+    checked). **Not private.** ``n_teachers`` N defaults to the largest row total of
+    ``votes``; queries × (N + 1) at most :data:`MAX_WORK`.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (N + 1,) for one histogram, (queries, N + 1) for several.
+    """
+    v = np.atleast_2d(votes)
+    teachers = _teachers(v, n_teachers)
+    out = _gnmax_ls(np.atleast_1d(gnmax_log_q(v, sigma)), v.shape[1], sigma, order, teachers)
+    return out[0] if votes.ndim == 1 else out
+
+
+@validate(votes=VOTES, threshold=THRESHOLD, sigma1=SCALE, order=ORDER, n_teachers=N_TEACHERS)
+def threshold_local_sensitivities(votes, threshold: float, sigma1: float, order: float,
+                                  n_teachers: int | None = None) -> np.ndarray:
+    """LS⁽ᵈ⁾ of the threshold step's data-dependent RDP (:func:`~dpteach.pate.analysis.threshold_rdp`).
+
+    Exact: the cost depends only on the largest vote v, and LS⁽ᵈ⁾ is the largest change between
+    v' and v' ± 1 over |v' − v| ≤ d, 0 ≤ v' ≤ N ([PSMRTE18]_, App. C). **Not private.**
+    Shapes and limits as :func:`gnmax_local_sensitivities`.
+    """
+    v = np.atleast_2d(votes)
+    teachers = _teachers(v, n_teachers)
+    table = _threshold_table(teachers, threshold, sigma1, order)
+    out = _threshold_ls(v.max(axis=1), table)
+    return out[0] if votes.ndim == 1 else out
+
+
+@validate(local_sensitivities=LOCAL_SENSITIVITIES, beta=BETA)
+def smooth_sensitivity(local_sensitivities, beta: float) -> float:
+    """SS_b = max_d e^{−b·d}·LS⁽ᵈ⁾ ([NRS07]_, Def. 2.1 with Lemma 2.3's bound).
+
+    ``local_sensitivities`` is LS⁽ᵈ⁾ for d = 0, 1, …, N (non-decreasing in d when it is the
+    maximum over a growing set, as the functions here return; beyond N it no longer grows).
+    """
+    d = np.arange(local_sensitivities.size)
+    return float(np.max(local_sensitivities * np.exp(-beta * d)))
+
+
+@validate(orders=ORDERS, beta=BETA, sigma_ss=SCALE)
+def gnss_rdp(orders, beta: float, sigma_ss: float) -> np.ndarray:
+    """RDP of releasing f(x) + SS_b(x)·σ_s·N(0, 1) ([PSMRTE18]_, Thm 23).
+
+    r(λ) = λe^{2b}/σ_s² + (bλ − ½ ln(1 − 2λb))/(λ − 1), for orders 1 < λ < 1/(2b).
+    """
+    if np.any(orders * beta >= 0.5):
+        raise ParameterError(f"orders must be below 1/(2*beta) = {1 / (2 * beta):.6g} for GNSS; "
+                             f"got an order {float(orders.max())!r} with beta={beta!r}")
+    return (orders * math.exp(2.0 * beta) / sigma_ss / sigma_ss
+            + (beta * orders - 0.5 * np.log1p(-2.0 * (orders * beta))) / (orders - 1.0))
+
+
+@validate(released=real(-math.inf, math.inf), private_epsilon=SPENT, release_cost=SPENT,
+          smooth_sensitivity=SPENT, beta=BETA, sigma_ss=real(0.0, math.inf, low_open=True),
+          sigma_ss_from_data=FLAG,
+          order=ORDER, delta=DELTA_POSITIVE)
+@dataclass(frozen=True)
+class SanitisedEpsilon:
+    """A release of PATE's data-dependent ε (see :func:`sanitised_epsilon`).
+
+    Only ``released`` may be published. The other numbers depend on the private votes.
+    """
+
+    released: float            # publishable: private_epsilon + release_cost + SS·σ_s·Z
+    private_epsilon: float     # NOT publishable: data-dependent ε of the answers at `order`
+    release_cost: float        # r(λ) of the GNSS release (public given beta, sigma_ss)
+    smooth_sensitivity: float  # NOT publishable
+    beta: float
+    sigma_ss: float
+    sigma_ss_from_data: bool   # True: sigma_ss was tuned on the votes (a demonstration only)
+    order: float
+    delta: float
+
+
+@validate(votes=VOTES, answered=ANSWERED, sigma2=SCALE, delta=DELTA_POSITIVE, order=ORDER,
+          threshold=THRESHOLD.or_none(), sigma1=SCALE.or_none(), n_teachers=N_TEACHERS,
+          beta=BETA.or_none(), sigma_ss=SCALE.or_none(), rng=RNG)
+def sanitised_epsilon(votes, answered=None, *, sigma2: float, delta: float, order: float,
+                      threshold: float | None = None, sigma1: float | None = None,
+                      n_teachers: int | None = None, beta: float | None = None,
+                      sigma_ss: float | None = None, rng=None) -> SanitisedEpsilon:
+    """Release the data-dependent ε of a (Confident-)GNMax run with GNSS ([PSMRTE18]_, Sec. 4).
+
+    The analysed quantity is the answered-convention RDP at ``order`` λ: the threshold step's
+    data-dependent cost on every query (if ``threshold``/``sigma1`` are given) plus GNMax's on
+    the ``answered`` ones (all when ``answered`` is None). ``private_epsilon`` converts it with
+    ln(1/δ)/(λ − 1); ``released`` adds the GNSS cost r(λ) (:func:`gnss_rdp`) and the noise
+    SS_b·σ_s·Z. The whole (answers and release) is then a data-dependent (λ, f + r)-RDP
+    guarantee of which ``released`` is a private, unbiased estimate.
+
+    Choose λ without looking at the data (e.g. the best order of the data-independent
+    analysis): the order is public. ``beta`` defaults to 0.4/λ (it must be below 1/(2λ)).
+    ``sigma_ss`` defaults to the minimiser of r(λ) + 2·SS·σ_s, as in the reference code —
+    a choice that looks at the votes, flagged by ``sigma_ss_from_data``; pass a fixed σ_s
+    for a release whose every parameter is public.
+
+    Parameters
+    ----------
+    votes : array-like, shape (queries, classes)
+    answered : boolean mask (queries,), optional
+    sigma2, delta, order : float
+    threshold, sigma1 : float, optional
+        Both or neither.
+    n_teachers : int, optional
+        N, default the largest row total; queries × (N + 1) at most :data:`MAX_WORK`.
+    beta, sigma_ss : float, optional
+    rng : numpy Generator, int or None
+
+    Returns
+    -------
+    SanitisedEpsilon
+    """
+    v = np.atleast_2d(votes)
+    if (threshold is None) != (sigma1 is None):
+        raise ParameterError("threshold and sigma1 must be given together or both omitted; got "
+                             f"threshold={threshold!r}, sigma1={sigma1!r}")
+    mask = np.ones(v.shape[0], dtype=bool) if answered is None else answered
+    if mask.shape != (v.shape[0],):
+        raise ParameterError(f"answered must have one entry per query ({v.shape[0]}); got "
+                             f"answered of shape {mask.shape}")
+    if beta is None:
+        beta = 0.4 / order
+    elif beta >= 0.5 / order:
+        raise ParameterError(f"beta must be below 1/(2*order) = {0.5 / order:.6g}; got "
+                             f"beta={beta!r} with order={order!r}")
+    teachers = _teachers(v, n_teachers)
+
+    lq = np.atleast_1d(gnmax_log_q(v, sigma2))
+    total = float(_beta(lq[mask], sigma2, order).sum())
+    ls = np.zeros(teachers + 1)
+    rows = np.flatnonzero(mask)
+    step = max(1, _CHUNK_CELLS // (teachers + 1))
+    for start in range(0, rows.size, step):
+        idx = rows[start:start + step]
+        ls += _gnmax_ls(lq[idx], v.shape[1], sigma2, order, teachers, "sigma2").sum(axis=0)
+    if threshold is not None and sigma1 is not None:
+        total += float(threshold_rdp([order], v, threshold, sigma1)[:, 0].sum())
+        table = _threshold_table(teachers, threshold, sigma1, order)
+        tops = v.max(axis=1)
+        for start in range(0, tops.size, step):
+            ls += _threshold_ls(tops[start:start + step], table).sum(axis=0)
+    private = total - math.log(delta) / (order - 1)
+    ss = smooth_sensitivity(ls, beta)
+    from_data = sigma_ss is None
+    if sigma_ss is None:
+        # argmin over σ of λe^{2b}/σ² + 2·SS·σ: σ³ = λe^{2b}/SS
+        sigma_ss = (order * math.exp(2 * beta) / ss) ** (1 / 3) if ss > 0 else 1.0
+    cost = float(gnss_rdp.__wrapped__(np.array([order]), beta, sigma_ss)[0])
+    released = private + cost + ss * sigma_ss * float(rng.standard_normal())
+    return SanitisedEpsilon(float(released), float(private), cost, ss, float(beta),
+                            float(sigma_ss), from_data, order, delta)
+
+
+# ------------------------------------------------------------------------------ helpers
 _CHUNK_CELLS = 500_000         # cells per chunk while summing over queries
 
 
 def _beta(log_q: np.ndarray, sigma: float, order: float) -> np.ndarray:
     """β(q̃) at one order for an array of ln q̃ of any shape."""
     lq = np.asarray(log_q, dtype=float)
-    return gnmax_rdp_from_log_q([order], lq.reshape(-1), sigma)[:, 0].reshape(lq.shape)
-
-
-def _check_order(order) -> float:
-    return float(check_orders("order", order)[0]) if np.ndim(order) == 0 else \
-        float(check_orders("order", np.asarray(order).reshape(-1)[:1])[0])
+    return gnmax_rdp_from_log_q.__wrapped__(np.array([order]), lq.reshape(-1),
+                                            sigma)[:, 0].reshape(lq.shape)
 
 
 @functools.lru_cache(maxsize=256)
@@ -106,11 +285,14 @@ def _log_q0(sigma: float, order: float) -> float:
     def below(lq: float) -> bool:
         return bool(_beta(np.array([lq]), sigma, order)[0] < ind * (1.0 - 1e-12))
 
+    # Votes below 2⁵³ give ln q̃ ≥ ln Φ(−2⁵³/(σ√2)) > −(2⁵³/σ)² − 2 (Prop. 7): if Thm 6 does
+    # not beat λ/σ² above that, it beats it for no vote histogram.
+    floor = -((2.0**53 / sigma) ** 2) - 2.0
     lo = -1.0
     while not below(lo):
         lo *= 2.0
-        if lo < -1e12:
-            return -math.inf                     # Thm 6 never beats λ/σ² at this order
+        if lo < floor:
+            return -math.inf
     hi = 0.0
     for _ in range(200):
         mid = 0.5 * (lo + hi)
@@ -121,15 +303,6 @@ def _log_q0(sigma: float, order: float) -> float:
         if hi - lo <= 1e-13 * abs(lo):
             break
     return lo
-
-
-def gnmax_log_q0(sigma: float, order: float) -> float:
-    """ln q₀: for ln q̃ < ln q₀ Thm 6 of [PSMRTE18]_ beats λ/σ²; above it, it does not.
-
-    Found by bisection (relative precision 10⁻¹³); −inf if Thm 6 never helps at this order.
-    """
-    sigma = check_positive("sigma", sigma)
-    return _log_q0(sigma, _check_order(order))
 
 
 def _bounds(log_q: np.ndarray, k: int, shift: np.ndarray | float):
@@ -169,19 +342,6 @@ def _conditions(sigma: float, order: float, k: int) -> tuple[bool, bool]:
     return c5, c6
 
 
-def check_gnmax_conditions(sigma: float, order: float, num_classes: int) -> tuple[bool, bool]:
-    """Conditions C5 and C6 of [PSMRTE18]_ (App. C), checked on a grid of 4,001 values of ln q̃.
-
-    C5: β(q̃) is non-decreasing on (0, q₀]. C6: β(BU(q̃)) − β(q̃) is non-decreasing on (0, q₁].
-    The grid spans ln q̃ from min(8·ln q₀, ln q₀ − 200) to ln q₀; a step down larger than 10⁻¹⁰
-    of λ/σ² fails. Returns ``(c5, c6)``.
-    """
-    sigma = check_positive("sigma", sigma)
-    order = _check_order(order)
-    num_classes = check_int("num_classes", num_classes, minimum=2, maximum=10_000)
-    return _conditions(sigma, order, num_classes)
-
-
 def _require_c5(sigma: float, order: float, k: int, name: str = "sigma") -> bool:
     """Raise unless C5 holds; return whether C6 holds too."""
     c5, c6 = _conditions(sigma, order, k)
@@ -215,54 +375,26 @@ def _gnmax_ls(log_q: np.ndarray, k: int, sigma: float, order: float, teachers: i
     return out
 
 
-def _check_teachers(votes: np.ndarray, num_teachers) -> int:
+def _teachers(votes: np.ndarray, n_teachers: int | None) -> int:
+    """N: at least the largest row total of ``votes``, and queries × (N + 1) ≤ MAX_WORK."""
     top = int(votes.sum(axis=-1).max())
-    if num_teachers is None:
-        num_teachers = top
-    num_teachers = check_int("num_teachers", num_teachers, minimum=1, maximum=MAX_TEACHERS)
-    if top > num_teachers:
-        raise ParameterError(f"num_teachers must be at least the largest number of votes in a "
-                             f"query ({top}); got num_teachers={num_teachers}")
-    return num_teachers
-
-
-def _check_cells(n_queries: int, teachers: int, limit: int) -> None:
-    if n_queries * (teachers + 1) > limit:
-        raise ParameterError(f"queries × (num_teachers + 1) must be at most {limit:,}; got "
-                             f"{n_queries} queries and num_teachers={teachers}")
-
-
-def gnmax_local_sensitivities(votes, sigma: float, order: float,
-                              num_teachers: int | None = None) -> np.ndarray:
-    """Upper bounds on LS⁽ᵈ⁾ of one GNMax query's data-dependent RDP at ``order``, d = 0…N.
-
-    See the module docstring (q̃ walked by Prop. 13 of [PSMRTE18]_; valid under C5–C6, which are
-    checked). **Not private.** ``num_teachers`` N defaults to the largest row total of
-    ``votes`` (at most :data:`MAX_TEACHERS`); queries × (N + 1) at most 5,000,000.
-
-    Returns
-    -------
-    numpy.ndarray
-        Shape (N + 1,) for one histogram, (queries, N + 1) for several.
-    """
-    votes = check_votes("votes", votes)
-    sigma = check_positive("sigma", sigma)
-    order = _check_order(order)
-    v = np.atleast_2d(votes)
-    teachers = _check_teachers(v, num_teachers)
-    _check_cells(v.shape[0], teachers, _MAX_CELLS)
-    out = _gnmax_ls(np.atleast_1d(gnmax_log_q(v, sigma)), v.shape[1], sigma, order, teachers)
-    return out[0] if votes.ndim == 1 else out
+    teachers = top if n_teachers is None else n_teachers
+    if not (top <= teachers and 1 <= teachers <= MAX_TEACHERS):
+        raise ParameterError(f"n_teachers must be at least the largest number of votes in a "
+                             f"query ({top}), at least 1 and at most {MAX_TEACHERS}; got "
+                             f"n_teachers={n_teachers!r}")
+    if votes.shape[0] * (teachers + 1) > MAX_WORK:
+        raise ParameterError(f"queries × (n_teachers + 1) must be at most {MAX_WORK:,}; got "
+                             f"{votes.shape[0]} queries and n_teachers={teachers}")
+    return teachers
 
 
 def _threshold_table(teachers: int, threshold: float, sigma1: float, order: float) -> np.ndarray:
     """LS of the threshold step's RDP at each largest vote v = 0…N (neighbours v ± 1)."""
-    tops = np.arange(teachers + 1, dtype=float)
     two = np.zeros((teachers + 1, 2))
-    two[:, 0] = tops
-    b = threshold_rdp([order], two, threshold, sigma1)[:, 0]
-    with np.errstate(invalid="ignore"):
-        step = np.where(b[1:] == b[:-1], 0.0, np.abs(np.diff(b)))      # inf next to inf: 0
+    two[:, 0] = np.arange(teachers + 1, dtype=float)
+    b = threshold_rdp.__wrapped__(np.array([order]), two, threshold, sigma1)[:, 0]
+    step = np.abs(np.diff(b))
     ls = np.zeros(teachers + 1)
     ls[:-1] = step
     ls[1:] = np.maximum(ls[1:], step)
@@ -281,166 +413,15 @@ def _threshold_ls(tops: np.ndarray, table: np.ndarray) -> np.ndarray:
     return np.maximum(left, right)
 
 
-def threshold_local_sensitivities(votes, threshold: float, sigma1: float, order: float,
-                                  num_teachers: int | None = None) -> np.ndarray:
-    """LS⁽ᵈ⁾ of the threshold step's data-dependent RDP (:func:`~dpteach.pate.analysis.threshold_rdp`).
-
-    Exact: the cost depends only on the largest vote v, and LS⁽ᵈ⁾ is the largest change between
-    v' and v' ± 1 over |v' − v| ≤ d, 0 ≤ v' ≤ N ([PSMRTE18]_, App. C). **Not private.**
-    Shapes and limits as :func:`gnmax_local_sensitivities`.
-    """
-    votes = check_votes("votes", votes)
-    threshold = check_nonnegative("threshold", threshold)
-    sigma1 = check_positive("sigma1", sigma1)
-    order = _check_order(order)
-    v = np.atleast_2d(votes)
-    teachers = _check_teachers(v, num_teachers)
-    _check_cells(v.shape[0], teachers, _MAX_CELLS)
-    table = _threshold_table(teachers, threshold, sigma1, order)
-    out = _threshold_ls(v.max(axis=1), table)
-    return out[0] if votes.ndim == 1 else out
-
-
-def smooth_sensitivity(local_sensitivities, beta: float) -> float:
-    """SS_b = max_d e^{−b·d}·LS⁽ᵈ⁾ ([NRS07]_, Def. 2.1 with Lemma 2.3's bound).
-
-    ``local_sensitivities`` is LS⁽ᵈ⁾ for d = 0, 1, …, N (non-decreasing in d when it is the
-    maximum over a growing set, as the functions here return; beyond N it no longer grows).
-    """
-    ls = check_array("local_sensitivities", local_sensitivities, ndim=1, allow_bool=False)
-    if np.any(ls < 0):
-        raise ParameterError("local_sensitivities must be >= 0; got local_sensitivities="
-                             f"{describe(ls)}")
-    beta = check_positive("beta", beta)
-    with np.errstate(under="ignore", over="ignore"):
-        return float(np.max(ls * np.exp(-beta * np.arange(ls.size))))
-
-
-def gnss_rdp(orders, beta: float, sigma_ss: float) -> np.ndarray:
-    """RDP of releasing f(x) + SS_b(x)·σ_s·N(0, 1) ([PSMRTE18]_, Thm 23).
-
-    r(λ) = λe^{2b}/σ_s² + (bλ − ½ ln(1 − 2λb))/(λ − 1), for orders 1 < λ < 1/(2b).
-    """
-    orders = check_orders("orders", orders)
-    beta = check_positive("beta", beta)
-    sigma_ss = check_positive("sigma_ss", sigma_ss)
-    with np.errstate(over="ignore"):
-        too_high = np.any(orders * beta >= 0.5)
-    if too_high:
-        raise ParameterError(f"orders must be below 1/(2*beta) = {1 / (2 * beta):.6g} for GNSS; "
-                             f"got an order {describe(float(orders.max()))} with beta={beta!r}")
-    with np.errstate(over="ignore"):
-        return (orders * math.exp(2.0 * beta) / sigma_ss / sigma_ss
-                + (beta * orders - 0.5 * np.log1p(-2.0 * (orders * beta))) / (orders - 1.0))
-
-
-@dataclass(frozen=True)
-class SanitisedEpsilon:
-    """A release of PATE's data-dependent ε (see :func:`sanitised_epsilon`).
-
-    Only ``released`` may be published. The other numbers depend on the private votes.
-    """
-
-    released: float            # publishable: private_epsilon + release_cost + SS·σ_s·Z
-    private_epsilon: float     # NOT publishable: data-dependent ε of the answers at `order`
-    release_cost: float        # r(λ) of the GNSS release (public given beta, sigma_ss)
-    smooth_sensitivity: float  # NOT publishable
-    beta: float
-    sigma_ss: float
-    sigma_ss_from_data: bool   # True: sigma_ss was tuned on the votes (a demonstration only)
-    order: float
-    delta: float
-
-
-def sanitised_epsilon(votes, answered=None, *, sigma2: float, delta: float, order: float,
-                      threshold: float | None = None, sigma1: float | None = None,
-                      num_teachers: int | None = None, beta: float | None = None,
-                      sigma_ss: float | None = None, rng=None) -> SanitisedEpsilon:
-    """Release the data-dependent ε of a (Confident-)GNMax run with GNSS ([PSMRTE18]_, Sec. 4).
-
-    The analysed quantity is the answered-convention RDP at ``order`` λ: the threshold step's
-    data-dependent cost on every query (if ``threshold``/``sigma1`` are given) plus GNMax's on
-    the ``answered`` ones (all when ``answered`` is None). ``private_epsilon`` converts it with
-    ln(1/δ)/(λ − 1); ``released`` adds the GNSS cost r(λ) (:func:`gnss_rdp`) and the noise
-    SS_b·σ_s·Z. The whole (answers and release) is then a data-dependent (λ, f + r)-RDP
-    guarantee of which ``released`` is a private, unbiased estimate.
-
-    Choose λ without looking at the data (e.g. the best order of the data-independent
-    analysis): the order is public. ``beta`` defaults to 0.4/λ (it must be below 1/(2λ)).
-    ``sigma_ss`` defaults to the minimiser of r(λ) + 2·SS·σ_s, as in the reference code —
-    a choice that looks at the votes, flagged by ``sigma_ss_from_data``; pass a fixed σ_s
-    for a release whose every parameter is public.
-
-    Parameters
-    ----------
-    votes : array-like, shape (queries, classes)
-    answered : boolean mask (queries,), optional
-    sigma2, delta, order : float
-    threshold, sigma1 : float, optional
-        Both or neither.
-    num_teachers : int, optional
-        N, default the largest row total; queries × (N + 1) at most 50,000,000.
-    beta, sigma_ss : float, optional
-    rng : numpy Generator, int or None
-
-    Returns
-    -------
-    SanitisedEpsilon
-    """
-    v = np.atleast_2d(check_votes("votes", votes))
-    sigma2 = check_positive("sigma2", sigma2)
-    delta = check_delta("delta", delta, allow_zero=False)
-    order = _check_order(order)
-    if (threshold is None) != (sigma1 is None):
-        raise ParameterError("threshold and sigma1 must be given together or both omitted; got "
-                             f"threshold={describe(threshold)}, sigma1={describe(sigma1)}")
-    if threshold is not None:
-        threshold = check_nonnegative("threshold", threshold)
-        sigma1 = check_positive("sigma1", sigma1)
-    if answered is None:
-        mask = np.ones(v.shape[0], dtype=bool)
-    else:
-        mask = np.asarray(answered)
-        if mask.dtype != bool or mask.shape != (v.shape[0],):
-            raise ParameterError(f"answered must be a boolean mask with one entry per query "
-                                 f"({v.shape[0]}); got answered={describe(answered)}")
-    teachers = _check_teachers(v, num_teachers)
-    _check_cells(v.shape[0], teachers, _MAX_WORK)
-    beta = 0.4 / order if beta is None else check_in_range("beta", beta, 0.0, 0.5 / order,
-                                                           low_inclusive=False, high_inclusive=False)
-    rng = check_rng(rng)
-
-    lq = np.atleast_1d(gnmax_log_q(v, sigma2))
-    total = float(_beta(lq[mask], sigma2, order).sum())
-    ls = np.zeros(teachers + 1)
-    rows = np.flatnonzero(mask)
-    step = max(1, _CHUNK_CELLS // (teachers + 1))
-    for start in range(0, rows.size, step):
-        idx = rows[start:start + step]
-        ls += _gnmax_ls(lq[idx], v.shape[1], sigma2, order, teachers, "sigma2").sum(axis=0)
-    if threshold is not None:
-        total += float(threshold_rdp([order], v, threshold, sigma1)[:, 0].sum())
-        table = _threshold_table(teachers, threshold, sigma1, order)
-        tops = v.max(axis=1)
-        for start in range(0, tops.size, step):
-            ls += _threshold_ls(tops[start:start + step], table).sum(axis=0)
-    from_data = sigma_ss is None
-    if not from_data:
-        sigma_ss = check_positive("sigma_ss", sigma_ss)
-    private = total - math.log(delta) / (order - 1)
-    if not (np.all(np.isfinite(ls)) and math.isfinite(total)):
-        # an infinite cost (e.g. a threshold step with σ₁ so small that it is not private):
-        # the only honest release is ε = inf
-        sigma_ss = 1.0 if from_data else sigma_ss
-        cost = float(gnss_rdp([order], beta, sigma_ss)[0])
-        return SanitisedEpsilon(math.inf, math.inf, cost, math.inf, float(beta),
-                                float(sigma_ss), from_data, order, delta)
-    ss = smooth_sensitivity(ls, beta)
-    if from_data:
-        # argmin over σ of λe^{2b}/σ² + 2·SS·σ: σ³ = λe^{2b}/SS
-        sigma_ss = (order * math.exp(2 * beta) / ss) ** (1 / 3) if ss > 0 else 1.0
-    cost = float(gnss_rdp([order], beta, sigma_ss)[0])
-    released = private + cost + ss * sigma_ss * float(rng.standard_normal())
-    return SanitisedEpsilon(float(released), float(private), cost, ss, float(beta),
-                            float(sigma_ss), from_data, order, delta)
-
+# A difference from the reference code: in the expected-cost convention the reference
+# analysis adds Pr[answered]·LS(GNMax) per query, leaving out that Pr[answered] itself
+# changes with the votes. Here the release is of the answered convention (threshold on
+# every query, GNMax on the answered ones), whose sensitivity is a plain sum.
+#
+# Engineering notes. In the teaching domain (σ, σ₁ in [1e-12, 1e15], orders up to 1e4)
+# every cost is finite (λ/σ² ≤ 1e28), so no release is infinite and no local sensitivity is
+# inf − inf. _log_q0 searches down to the lowest ln q̃ a vote histogram can have, so that a
+# tiny σ whose q₀ lies far below e^{−10¹²} still gets its smooth sensitivity. MAX_WORK bounds
+# the time: 2·10⁶ cells of queries × (N + 1) take about a second (50·10⁶ took 15 s). Tests:
+# tests/pate/test_analysis.py (brute force over neighbours, mpmath) and the generated domain
+# tests of tests/test_domains.py.

@@ -7,7 +7,7 @@ answered by an ensemble of teachers, [PAEGT17]_) three ways:
   Confident-GNMax ([PSMRTE18]_, Alg. 1);
 * :func:`answer_distribution_data` — the exact distribution of the aggregator's answer:
   Confident-GNMax (each class, and "no answer" when max n + N(0, σ₁²) < T) and GNMax alone
-  (argmax of n + N(0, σ₂²)), from :mod:`dpteach.pate.teachers`;
+  (argmax of n + N(0, σ₂²)), from :mod:`dpteach.pate.answers`;
 * :func:`pate_privacy_data` — the privacy of k such queries against k, with the
   data-independent RDP curves and with the data-dependent bound of [PSMRTE18]_ (Thm 6), from
   :mod:`dpteach.pate.analysis`. **The data-dependent ε is a function of the votes, so of
@@ -54,13 +54,11 @@ from .._validation import (
 from ..accounting.convert import rdp_to_epsilon
 from ..pate.analysis import (
     DEFAULT_PATE_ORDERS,
-    MAX_QUERIES,
-    check_votes,
     confident_gnmax_rdp,
     gnmax_log_q,
     threshold_log_pr_answered,
 )
-from ..pate.teachers import MAX_TEACHERS
+from ..pate.teachers import MAX_QUERIES, MAX_TEACHERS, VOTES
 from ..pate.answers import confident_gnmax_answer_probabilities, gnmax_answer_probabilities
 from ._style import PALETTE, new_axes, refuse_undrawable, refuse_undrawable_log
 from .figure import FigureData, Rule, Series, to_matplotlib, to_vega_lite
@@ -91,11 +89,11 @@ _BAR = 0.38                       # width of one of two bars side by side (x uni
 
 
 # ------------------------------------------------------------------------- histograms
-def agreement_votes(num_teachers: int, num_classes: int, agreement: float,
+def agreement_votes(n_teachers: int, n_classes: int, agreement: float,
                     rest: str = "spread") -> np.ndarray:
     """An illustrative vote histogram: a share ``agreement`` of the teachers for class 0.
 
-    Class 0 gets ``round(agreement × num_teachers)`` votes (halves rounded up); the other
+    Class 0 gets ``round(agreement × n_teachers)`` votes (halves rounded up); the other
     teachers vote
 
     * ``rest="spread"``: as evenly as possible for classes 1, …, k−1 (the first classes get
@@ -109,9 +107,9 @@ def agreement_votes(num_teachers: int, num_classes: int, agreement: float,
 
     Parameters
     ----------
-    num_teachers : int
+    n_teachers : int
         Teachers (votes), in [1, :data:`dpteach.pate.teachers.MAX_TEACHERS`].
-    num_classes : int
+    n_classes : int
         Classes k, in [2, :data:`MAX_BAR_CLASSES`].
     agreement : float
         Share of the teachers voting for class 0, in [0, 1].
@@ -119,40 +117,40 @@ def agreement_votes(num_teachers: int, num_classes: int, agreement: float,
 
     Returns
     -------
-    numpy.ndarray of int64, shape (num_classes,)
-        The votes; they sum to ``num_teachers`` and class 0 has the most (or tied most).
+    numpy.ndarray of int64, shape (n_classes,)
+        The votes; they sum to ``n_teachers`` and class 0 has the most (or tied most).
 
     Raises
     ------
     ParameterError
         If class 0 would not be a plurality.
     """
-    num_teachers = check_int("num_teachers", num_teachers, minimum=1, maximum=MAX_TEACHERS)
-    num_classes = check_int("num_classes", num_classes, minimum=2, maximum=MAX_BAR_CLASSES)
+    n_teachers = check_int("n_teachers", n_teachers, minimum=1, maximum=MAX_TEACHERS)
+    n_classes = check_int("n_classes", n_classes, minimum=2, maximum=MAX_BAR_CLASSES)
     agreement = check_in_range("agreement", agreement, 0.0, 1.0)
     rest = check_choice("rest", rest, REST_CHOICES)
-    top = min(num_teachers, int(math.floor(agreement * num_teachers + 0.5)))
-    votes = np.zeros(num_classes, dtype=np.int64)
+    top = min(n_teachers, int(math.floor(agreement * n_teachers + 0.5)))
+    votes = np.zeros(n_classes, dtype=np.int64)
     votes[0] = top
-    others = num_teachers - top
+    others = n_teachers - top
     if rest == "runner-up":
         votes[1] = others
     else:
-        share, extra = divmod(others, num_classes - 1)
+        share, extra = divmod(others, n_classes - 1)
         votes[1:] = share
         votes[1:1 + extra] += 1
     if votes[1:].max() > top:
-        need = "½" if rest == "runner-up" else f"1/{num_classes}"
+        need = "½" if rest == "runner-up" else f"1/{n_classes}"
         raise ParameterError(
             f"agreement must leave class 0 the plurality: with rest={rest!r} it must be at "
             f"least about {need}; got agreement={describe(agreement)} ({top} of "
-            f"{num_teachers} votes for class 0, {int(votes[1:].max())} for class 1)")
+            f"{n_teachers} votes for class 0, {int(votes[1:].max())} for class 1)")
     return votes
 
 
 def _one_histogram(votes) -> np.ndarray:
     """``votes`` checked: one histogram (1-d) of at most :data:`MAX_BAR_CLASSES` classes."""
-    v = check_votes("votes", votes)
+    v = VOTES("votes", votes)
     if v.ndim != 1 or v.size > MAX_BAR_CLASSES:
         raise ParameterError(f"votes must be one vote histogram (1-d) of 2 to {MAX_BAR_CLASSES} "
                              f"classes; got votes of shape {v.shape}")
@@ -169,7 +167,7 @@ def vote_histogram_data(votes, threshold: float | None = None) -> FigureData:
     Parameters
     ----------
     votes : array-like, shape (classes,)
-        One vote histogram (:func:`dpteach.pate.analysis.check_votes`), 2 to
+        One vote histogram (:data:`dpteach.pate.teachers.VOTES`), 2 to
         :data:`MAX_BAR_CLASSES` classes.
     threshold : float, optional
         T ≥ 0: Confident-GNMax answers only if max n + N(0, σ₁²) ≥ T ([PSMRTE18]_, Alg. 1).

@@ -26,16 +26,16 @@ import math
 import numpy as np
 
 from .._validation import (
+    SCALE,
     ParameterError,
     check_array,
     check_in_range,
     check_int,
     check_nonnegative,
-    check_positive,
     describe,
 )
-from ..accounting.convert import check_orders
-from ..pate.analysis import check_votes, gnmax_rdp, gnmax_rdp_data_independent
+from ..pate.analysis import ORDERS, gnmax_rdp, gnmax_rdp_data_independent
+from ..pate.teachers import VOTES
 from ._style import CYCLE, PALETTE, new_axes, refuse_undrawable, refuse_undrawable_log
 from .figure import FigureData, Rule, Series, to_matplotlib
 
@@ -52,7 +52,7 @@ MAX_CURVE_POINTS = 1000
 
 
 def _batch(votes) -> np.ndarray:
-    v = check_votes("votes", votes)
+    v = VOTES("votes", votes)
     if v.ndim != 2:
         raise ParameterError(f"votes must be a batch of vote histograms, shape (queries, "
                              f"classes); got votes of shape {v.shape}")
@@ -89,7 +89,7 @@ def teacher_agreement_data(votes, correct=None, threshold: float | None = None,
     Parameters
     ----------
     votes : array-like, shape (queries, classes)
-        :func:`dpteach.pate.analysis.check_votes`.
+        :data:`dpteach.pate.teachers.VOTES`.
     correct : boolean mask, shape (queries,), optional
     threshold : float, optional
         T ≥ 0, drawn as a vertical rule (the x axis extends to it).
@@ -192,8 +192,8 @@ def query_costs_data(votes, sigma2: float, order: float, answered=None,
         counts), ``"order"``.
     """
     v = _batch(votes)
-    sigma2 = check_positive("sigma2", sigma2)
-    orders = check_orders("order", order)
+    sigma2 = SCALE("sigma2", sigma2)                  # the teaching domains of dpteach.pate
+    orders = ORDERS("order", order)
     if orders.size != 1:
         raise ParameterError(f"order must be one Rényi order > 1; got order={describe(order)}")
     order = float(orders[0])

@@ -2,7 +2,7 @@
 
 The histogram must be :func:`dpteach.plots.pate.agreement_votes` of the sliders, the charts
 the Vega-Lite specifications of :mod:`dpteach.plots.pate` for those votes, the numbers those
-of :mod:`dpteach.pate.teachers` / :mod:`dpteach.pate.analysis` (4 significant digits); the
+of :mod:`dpteach.pate.answers` / :mod:`dpteach.pate.analysis` (4 significant digits); the
 charts follow the sliders, every preset renders, and a histogram the sliders cannot build
 gives a friendly message, never a traceback.
 """

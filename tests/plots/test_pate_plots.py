@@ -1,7 +1,7 @@
 """The PATE figures (dpteach.plots.pate): their numbers against the math modules.
 
 The vote histogram is the votes; the answer's distribution is
-:mod:`dpteach.pate.teachers`'s exact one (and P(threshold passes), q̃ those of
+:mod:`dpteach.pate.answers`'s exact one (and P(threshold passes), q̃ those of
 :mod:`dpteach.pate.analysis`); ε after k queries is ``pate_epsilon`` of k copies of the
 histogram, both ways. Every figure has its series keys and labels, ε/δ in its title, and both
 renderers draw it. A hypothesis bad-input test attacks every public function
@@ -360,13 +360,13 @@ def bad_opt_int(low, high):
     return bad_int(low, high).filter(lambda v: v is not None)
 
 
-AV = dict(num_teachers=250, num_classes=10, agreement=0.8, rest="spread")
+AV = dict(n_teachers=250, n_classes=10, agreement=0.8, rest="spread")
 VH = dict(votes=VOTES, threshold=200.0)
 AD = dict(votes=VOTES, **NOISE)
 PR = dict(votes=VOTES, **NOISE, delta=1e-5, k_max=100, mark_k=10)
 CASES = [
-    (P.agreement_votes, AV, "num_teachers", bad_int(1, MAX_TEACHERS)),
-    (P.agreement_votes, AV, "num_classes", bad_int(2, P.MAX_BAR_CLASSES)),
+    (P.agreement_votes, AV, "n_teachers", bad_int(1, MAX_TEACHERS)),
+    (P.agreement_votes, AV, "n_classes", bad_int(2, P.MAX_BAR_CLASSES)),
     (P.agreement_votes, AV, "agreement",
      st.one_of(st.sampled_from([-0.01, 1.01, math.nan, math.inf, 2]), NOT_A_NUMBER,
                WRONG_SHAPE)),

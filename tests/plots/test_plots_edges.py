@@ -542,8 +542,8 @@ def pate_privacy_ok(kw, fig):
 
 
 def agreement_votes_ok(kw, votes):
-    return (votes.sum() == kw["num_teachers"] and votes[0] == votes.max()
-            and votes.size == kw["num_classes"])
+    return (votes.sum() == kw["n_teachers"] and votes[0] == votes.max()
+            and votes.size == kw["n_classes"])
 
 
 VH = dict(votes=[200, 30, 20], threshold=200.0)
@@ -563,9 +563,9 @@ add("pate.answer_distribution_spec", PP.answer_distribution_spec, AD,
     votes=(VOTE_ARRAYS, spec_ok), threshold=(NONNEG, spec_ok), sigma1=(POS, spec_ok),
     sigma2=(SIGMA2, spec_ok), height=(ints(50, 2000), spec_ok))
 add("pate.agreement_votes", PP.agreement_votes,
-    dict(num_teachers=250, num_classes=10, agreement=0.8),
-    num_teachers=(ints(1, 10_000), agreement_votes_ok),
-    num_classes=(ints(2, PP.MAX_BAR_CLASSES), agreement_votes_ok),
+    dict(n_teachers=250, n_classes=10, agreement=0.8),
+    n_teachers=(ints(1, 10_000), agreement_votes_ok),
+    n_classes=(ints(2, PP.MAX_BAR_CLASSES), agreement_votes_ok),
     agreement=(PROB, agreement_votes_ok))
 
 # pate, notebook 08: a run over many queries -----------------------------------------------------
