@@ -10,11 +10,14 @@ therefore cannot slip through.
 
 Skipped: ``dpapp`` (Streamlit pages, driven through AppTest) and private modules
 (a name part starting with ``_``) except those in :data:`PRIVATE_BUT_CHECKED`. Packages whose
-``__init__`` only re-exports (defines nothing of its own) need no table.
+``__init__`` only re-exports (defines nothing of its own) need no table, nor do modules whose
+public functions and classes all declare their teaching domains (``tests/test_domains.py``
+generates their edge cases; a dataclass is a record of results and declares nothing).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import importlib.util
 import inspect
@@ -55,6 +58,15 @@ def defines_public_api(module: types.ModuleType) -> bool:
     return False
 
 
+def declares_domains(module: types.ModuleType) -> bool:
+    """True if every public function and class ``module`` defines declares its domains."""
+    own = [obj for attr, obj in vars(module).items() if not attr.startswith("_")
+           and getattr(obj, "__module__", None) == module.__name__
+           and (inspect.isfunction(obj) or inspect.isclass(obj))]
+    return bool(own) and all(hasattr(obj, "__domains__") or hasattr(obj, "_parameter_constraints")
+                             or dataclasses.is_dataclass(obj) for obj in own)
+
+
 def module_names(table) -> set[str]:
     """The dotted names of the modules in one ``MODULES`` table (sequence or dict)."""
     items = table.values() if isinstance(table, dict) else table
@@ -70,7 +82,8 @@ def uncovered(modules: dict[str, types.ModuleType], tables: dict[str, set[str]])
     """Names of the checked modules defining a public API that no table names."""
     named = set().union(*tables.values()) if tables else set()
     return sorted(name for name, module in modules.items()
-                  if is_checked(name) and defines_public_api(module) and name not in named)
+                  if is_checked(name) and defines_public_api(module) and name not in named
+                  and not declares_domains(module))
 
 
 def public_modules() -> dict[str, types.ModuleType]:
@@ -167,6 +180,10 @@ def test_a_module_missing_from_every_table_is_reported():
     tables["test_edges_y.py"] = {"dpteach.fake_chapter", "dpteach._validation"}
     assert uncovered(fake, tables) == []
     assert uncovered(fake, {}) == ["dpteach._validation", "dpteach.fake_chapter"]
+    # a module whose public functions declare their domains is covered by test_domains.py
+    declared = _fake_module("dpteach.fake_declared", own=True)
+    declared.chapter_function.__domains__ = {}
+    assert uncovered({"dpteach.fake_declared": declared}, {}) == []
 
 
 def test_a_file_without_a_table_is_reported(tmp_path):
