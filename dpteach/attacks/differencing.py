@@ -84,7 +84,7 @@ def _query(name: str, value: Any) -> Callable:
     raise _CALLABLE.refuse(name, value)
 
 
-#: the answers a query sees: numbers up to 10¹⁵ (sums of 10⁴ of them stay exact-ish)
+#: the rows a query sees: numbers at most 10¹⁵ in size (a sum of 10⁴ of them stays finite)
 NUMBERS = array(low=-1e15, high=1e15, min_size=0, example=[0, 1, 1, 0, 1])
 _NUMBERS = array(ndim=(1, 2), low=-1e15, high=1e15)
 #: a database: one row per person (a 1-D array of values or a 2-D array of records)
