@@ -59,8 +59,8 @@ __all__ = [
     "lira_scores", "lira_attack", "loss_attack",
 ]
 
-MAX_MODELS = 256                 # shadow/target models in one experiment
-MAX_MEMBERSHIPS = 10 ** 6        # n_models · n_examples (an 8 MB float array per statistic)
+MAX_MODELS = 64                  # shadow/target models in one experiment
+MAX_MEMBERSHIPS = 200_000        # n_models · n_examples
 MAX_STATISTIC = 1e4              # |φ| and losses: logit_confidence gives at most 1418
 
 
@@ -80,7 +80,7 @@ def _experiment(name: str, value: Any) -> ShadowExperiment:
     if conf.shape != member.shape or loss.shape != member.shape or M > MAX_MODELS \
             or M * N > MAX_MEMBERSHIPS:
         raise ParameterError(f"{name} must hold (n_models, n_examples) arrays, n_models ≤ "
-                             f"{MAX_MODELS}, n_models·n_examples ≤ {MAX_MEMBERSHIPS:.0e}; got "
+                             f"{MAX_MODELS}, n_models·n_examples ≤ {MAX_MEMBERSHIPS:,}; got "
                              f"membership {member.shape}, confidences {conf.shape}, losses "
                              f"{loss.shape}")
     return dataclasses.replace(value, membership=member, confidences=conf, losses=loss)
@@ -190,11 +190,11 @@ def membership_matrix(n_models: int, n_examples: int, rng=None) -> np.ndarray:
     ----------
     n_models : int
     n_examples : int
-        With ``n_models·n_examples`` at most 10**6.
+        With ``n_models·n_examples`` at most 200,000.
     rng : None, int or numpy.random.Generator
     """
     if n_models * n_examples > MAX_MEMBERSHIPS:
-        raise ParameterError(f"n_models * n_examples must be at most {MAX_MEMBERSHIPS:.0e}; got "
+        raise ParameterError(f"n_models * n_examples must be at most {MAX_MEMBERSHIPS:,}; got "
                              f"n_models={n_models}, n_examples={n_examples}")
     return rng.random((n_models, n_examples)) < 0.5
 
@@ -249,7 +249,7 @@ def run_shadow_experiment(estimator, X, y, n_models: int = 8, rng=None,
         ``predict_proba`` and ``classes_``. If it has an ``rng`` or
         ``random_state`` parameter, each clone gets its own seed drawn from ``rng``.
     X : array (N, d)
-        N ≥ 2 rows with ``n_models·N`` at most 10**6.
+        N ≥ 2 rows with ``n_models·N`` at most 200,000.
     y : array (N,)
         Class labels.
     n_models : int
@@ -379,7 +379,7 @@ def lira_attack(experiment: ShadowExperiment, targets=None, *, mode: str = "onli
     Parameters
     ----------
     experiment : ShadowExperiment
-        At least 2 models, at most 256, and n_models·n_examples ≤ 10**6.
+        At least 2 models, at most 64, and n_models·n_examples ≤ 200,000.
     targets : int or sequence of int, optional
         Which models to attack (distinct indices; default: all). Each target
         costs one pass over the other models' confidences.
@@ -475,10 +475,10 @@ def _pool(member: np.ndarray, ts: list[int], scores: list, low_fprs, name: str) 
                                        low_fprs=low_fprs, name=name)
 
 
-# Engineering notes. Sizes are bounded so that a call finishes in seconds: at most 256 models
-# and n_models·n_examples ≤ 10⁶ memberships, so LiRA against every target, one pass over the
-# other models each, touches at most 256·10⁶ confidences (the notebooks use 8 and 16 models
-# on 1,000 and 2,000 examples). Confidences and losses are bounded by 1e4 in absolute value
+# Engineering notes. Sizes are bounded so that a call finishes in seconds: at most 64 models
+# and n_models·n_examples ≤ 200,000 memberships, so LiRA against every target, one pass over
+# the other models each, touches at most 64·200,000 confidences (about a second; the
+# notebooks use 8 and 16 models on 1,000 and 2,000 examples, the tests at most 64 on 2,000). Confidences and losses are bounded by 1e4 in absolute value
 # (logit_confidence gives at most 1418, the cross-entropy at most 745), so the Gaussian fits'
 # squares and sums stay finite. The loops over target models call the unchecked cores
 # (lira_scores.__wrapped__, roc_from_scores.__wrapped__). Tests:
