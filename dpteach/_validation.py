@@ -123,7 +123,8 @@ def real(low: float, high: float, *, low_open: bool = False, high_open: bool = F
          example: float | None = None) -> Domain:
     """A real number in the interval from ``low`` to ``high`` (a Python float).
 
-    Booleans, strings, complex numbers and NaN are refused; integers are converted.
+    Booleans, strings, complex numbers and NaN are refused; integers are converted, and
+    -0.0 to 0.0.
     """
     text = ("a number in " + ("(" if low_open else "[") + f"{_number_text(low)}, "
             f"{_number_text(high)}" + (")" if high_open else "]"))
@@ -141,7 +142,7 @@ def real(low: float, high: float, *, low_open: bool = False, high_open: bool = F
             except OverflowError:        # an int beyond the float range
                 raise domain.refuse(name, value) from None
         if (x > low if low_open else x >= low) and (x < high if high_open else x <= high):
-            return x
+            return x + 0.0                 # -0.0 becomes 0.0: NumPy refuses a scale of -0.0
         raise domain.refuse(name, value)   # also NaN, which fails every comparison
 
     lo_edge = math.nextafter(low, math.inf) if low_open else low

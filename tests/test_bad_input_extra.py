@@ -2,8 +2,7 @@
 plus a coverage test over the WHOLE library.
 
 The table ``CASES`` attacks, with hypothesis, the functions that only had example-based
-``pytest.raises`` checks (or none): the differencing attack helpers, the membership-attack
-helpers and ``softmax``/``clip_factors`` (the toy-data generators are attacked in
+``pytest.raises`` checks (or none): ``softmax``/``clip_factors`` (the toy-data generators are attacked in
 ``mechanisms/test_mechanisms_bad_input.py`` with the rest of ``datasets``; the plot functions are attacked
 in ``plots/test_plots_bad_input.py``). Each call must raise ValueError or TypeError whose message
 names the argument as a word; any other exception, or no exception, fails
@@ -12,7 +11,8 @@ arguments, so that the bad-value tests cannot pass on a function that always rai
 
 ``test_every_public_function_has_a_bad_input_test`` walks every public module of dpteach
 (except ``dpapp``) and checks that each public function
-taking at least one parameter is listed in ``COVERED`` below. ``COVERED`` was built by
+taking at least one parameter is listed in ``COVERED`` below, unless it declares its teaching
+domains (``@validate``: ``tests/test_domains.py`` generates its bad-input tests). ``COVERED`` was built by
 running every test file with ``_props.call_rejects`` instrumented (recording which public
 dpteach function each bad-input call entered) and by reading the tests; every entry names
 the test file whose property test attacks it, and a guard test checks that file exists,
@@ -40,11 +40,7 @@ from _props import (
     BAD_POSITIVE,
     BAD_RNG,
     NON_FINITE_ARRAYS,
-    NOT_AN_OBJECT,
-    NOT_A_NUMBER,
-    NOT_BOOL,
     NOT_NUMERIC,
-    WRONG_SHAPE,
     bad_int,
     call_rejects,
 )
@@ -53,31 +49,9 @@ from hypothesis import strategies as st
 
 import dpteach
 from dpteach import datasets as ds
-from dpteach.attacks import differencing as D
-from dpteach.attacks import membership as M
 from dpteach.learning import nn
 
 BAD_ARRAY = st.one_of(NON_FINITE_ARRAYS, NOT_NUMERIC, st.sampled_from([math.nan, math.inf]))
-# 0/1 databases: other values, wrong shapes, empty, non-numbers, non-finite
-BAD_DB = st.one_of(
-    NON_FINITE_ARRAYS, NOT_NUMERIC,
-    st.sampled_from([[0, 1, 2], [0.5, 1], [-1, 0], [1], [], np.zeros((2, 2)), 1, None]),
-    st.lists(st.integers(min_value=2, max_value=10**6), min_size=2, max_size=5))
-# probability matrices for n = 2 rows (so that a bad ``proba`` is never blamed on a valid
-# ``y`` of length 2), and labels that are wrong for a 2 × 2 ``proba``
-BAD_PROBA = st.one_of(
-    NON_FINITE_ARRAYS, NOT_NUMERIC,
-    st.sampled_from([[[0.5, 1.5], [0.5, 0.5]], [[-0.1, 1.1], [0.5, 0.5]], [0.5, 0.5],
-                     np.ones((2, 1, 2)), [[math.nan, 0.5], [0.5, 0.5]],
-                     [[0.5, math.inf], [0.5, 0.5]], np.ones((2, 0)), 0.5, []]))
-BAD_LABELS = st.one_of(NOT_NUMERIC, st.sampled_from([
-    [2, 0], [0, -1], [0.5, 1], [1.0, 0.0], [[0], [1]], [], [0], [0, 1, 1], [math.nan, 0],
-    [True, False], np.array([0, 1], dtype=np.uint8)[::-1] + 1, 1, None]))
-# false-positive rates in (0, 1)
-BAD_LOW_FPRS = st.one_of(NON_FINITE_ARRAYS, NOT_NUMERIC, st.sampled_from(
-    [[0.0], [1.0], [-0.1], 0.0, 1.5, [0.01, 2.0], [[0.1]], np.full((2, 2), 0.1)]))
-
-
 
 
 # --------------------------------------------------- lazily built valid arguments
@@ -93,13 +67,6 @@ class Lazy:
 
 @functools.cache
 def _fixture(name):
-    rng = np.random.default_rng(0)
-    if name == "experiment":
-        member = M.membership_matrix(8, 20, rng=0)
-        conf = rng.standard_normal((8, 20)) + member
-        return M.ShadowExperiment(membership=member, confidences=conf, losses=-conf,
-                                  train_accuracy=np.ones(8), test_accuracy=np.ones(8),
-                                  epsilons=np.full(8, np.inf))
     raise KeyError(name)
 
 
@@ -107,54 +74,10 @@ def _resolve(kwargs):
     return {k: _fixture(v.name) if isinstance(v, Lazy) else v for k, v in kwargs.items()}
 
 
-EXP = Lazy("experiment")
-DB = [0, 1, 1, 0, 1]
 
 # ------------------------------------------------------------------------- the table
 # (function, valid keyword arguments, argument under attack, strategy of bad values)
 CASES = [
-    # ----------------------------------------------------------- attacks.differencing
-    (D.query_sum, {"x": [0, 1, 1]}, "x", BAD_ARRAY),
-    (D.query_mean, {"x": [0, 1, 1]}, "x", BAD_ARRAY),
-    (D.count_at_least, {"threshold": 2}, "threshold", bad_int(1, 10**6)),
-    *[(D.empirical_sensitivity, {"query": "sum", "db": DB}, arg, strat) for arg, strat in (
-        ("query", st.sampled_from(["median", "", None, 1, b"sum", ["sum"]])),
-        ("db", st.one_of(NON_FINITE_ARRAYS, NOT_NUMERIC,
-                         st.sampled_from([[1], [], np.ones((2, 2, 2)), None]))),
-        ("norm", st.sampled_from([0, 3, 1.5, -1, math.nan, "1", None, [1]])),
-        ("parallel", st.sampled_from([np.zeros((5, 5)), np.zeros((4, 4)), [1, 2],
-                                      np.full((5, 4), np.nan), "x"])))],
-    (D.reconstruct_by_differencing, {"db": DB}, "db", BAD_DB),
-    *[(D.threshold_attack, {"db": DB, "target": 1, "threshold": 2}, arg, strat)
-      for arg, strat in (("db", BAD_DB), ("target", bad_int(0, 4)),
-                         ("threshold", bad_int(1, 10**6)), ("allow_dummies", NOT_BOOL))],
-    *[(D.differencing_attack, {"db": DB, "target": 1}, arg, strat)
-      for arg, strat in (("db", BAD_DB), ("query", BAD_CHOICE))],
-    *[(D.laplace_sum_sf, {"m": 3, "a": 1.0, "scale": 1.0}, arg, strat)
-      for arg, strat in (("m", bad_int(1, 10**6)), ("scale", BAD_POSITIVE),
-                         ("a", st.one_of(NOT_A_NUMBER, WRONG_SHAPE,
-                                         st.sampled_from([math.nan, math.inf, -math.inf]))))],
-    *[(D.simulate_noisy_attack, {"db": DB, "target": 1, "epsilon": 1.0, "n_trials": 10, "rng": 0},
-       arg, strat)
-      for arg, strat in (("db", BAD_DB), ("target", bad_int(0, 4)), ("k", bad_int(1, 1000)),
-                         ("scenario", BAD_CHOICE), ("n_trials", bad_int(1, 10**6)),
-                         ("rng", BAD_RNG))],
-
-    # ------------------------------------------------------------- attacks.membership
-    *[(f, {"proba": [[0.3, 0.7], [0.5, 0.5]], "y": [1, 0]}, arg, strat)
-      for f in (M.logit_confidence, M.cross_entropy_from_proba)
-      for arg, strat in (("proba", BAD_PROBA), ("y", BAD_LABELS))],
-    *[(M.lira_attack, {"experiment": EXP, "mode": "offline"}, arg, strat) for arg, strat in (
-        ("experiment", NOT_AN_OBJECT),
-        ("targets", st.sampled_from([[99], [-1], [0.5], "0", [math.nan], [[0]], [], True,
-                                     [True]])),
-        ("mode", BAD_CHOICE), ("fix_variance", NOT_BOOL), ("low_fprs", BAD_LOW_FPRS))],
-    *[(M.loss_attack, {"experiment": EXP}, arg, strat) for arg, strat in (
-        ("experiment", NOT_AN_OBJECT),
-        ("targets", st.sampled_from([[99], [-1], [0.5], "0", [math.nan], [[0]], [], True,
-                                     [True]])),
-        ("low_fprs", BAD_LOW_FPRS))],
-
     # ------------------------------------------------------------------ learning
     (nn.softmax, {"logits": [[1.0, 2.0]]}, "logits", st.one_of(BAD_ARRAY, st.sampled_from(
         [[1.0, 2.0], 1.0, np.ones((2, 0)), np.ones((1, 1, 2)), [[True, False]], [[1e400]]]))),
@@ -274,15 +197,6 @@ _ELSEWHERE = {
         "dpteach.plots.accounting": ["composition_data", "dpsgd_epsilon_data", "planner_run",
                                      "planner_pld_steps"],
     },
-    "attacks/test_differencing.py": {
-        "dpteach.attacks.differencing": ["dp_success_bound", "noisy_attack_success"],
-    },
-    "attacks/test_membership.py": {
-        "dpteach.attacks.membership": [
-            "loss_threshold_attack", "membership_matrix", "run_shadow_experiment", "lira_scores"],
-        "dpteach.attacks.roc": [
-            "roc_from_scores", "dp_roc_bound", "dp_advantage_bound", "dp_auc_bound"],
-    },
     "accounting/test_composition.py": {
         "dpteach.accounting.composition": ["basic_composition", "parallel_composition",
                                 "advanced_composition", "optimal_composition_delta",
@@ -373,11 +287,6 @@ _ELSEWHERE = {
         "dpteach.exact.snapping": ["snapping_mechanism", "snapping_epsilon"],
         "dpteach.exact.secure": ["secure_laplace_mechanism", "secure_gaussian_mechanism"],
     },
-    "attacks/test_floating_point.py": {
-        "dpteach.attacks.floating_point": [
-            "textbook_laplace_noise", "impossible_under", "precision_test",
-            "floating_point_attack"],
-    },
     "mechanisms/test_stability.py": {
         "dpteach.mechanisms.stability": [
             "block_estimates", "subsample_and_aggregate_sensitivity", "subsample_and_aggregate",
@@ -418,24 +327,6 @@ _ELSEWHERE = {
             "crossover_rng", "crossover_data", "plot_crossover", "crossover_epsilon_data",
             "plot_crossover_epsilon", "mwem_rounds_data", "plot_mwem_rounds", "pmw_errors_data",
             "plot_pmw_errors"],
-    },
-    "attacks/test_linkage.py": {
-        "dpteach.attacks.linkage": [
-            "check_table", "check_columns", "check_column", "equivalence_classes",
-            "adult_with_quasi_identifiers", "class_sizes", "fraction_unique", "anonymity_level",
-            "uniqueness_curve", "expected_fraction_unique", "deidentify", "linkage_attack"],
-        "dpteach.attacks.kanonymity": [
-            "coarsen", "suppress_small_classes", "mondrian_anonymize", "l_diversity",
-            "homogeneity_attack", "background_knowledge_attack"],
-    },
-    "attacks/test_reconstruction.py": {
-        "dpteach.attacks.reconstruction": [
-            "subset_sum_queries", "noisy_answers", "calibrate_noise", "private_answers",
-            "reconstruct_least_squares", "reconstruct_lp", "fraction_recovered",
-            "dp_recovery_bound", "reconstruction_attack"],
-        "dpteach.attacks.tracing": [
-            "population_frequencies", "means_noise_std", "tracing_statistic", "tracing_attack",
-            "tracing_power"],
     },
     "plots/test_anonymity.py": {
         "dpteach.plots.anonymity": ["uniqueness_curve_data", "plot_uniqueness_curve",

@@ -18,6 +18,7 @@ and bad-input cases are generated from the declarations.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import importlib.util
 import inspect
@@ -85,6 +86,7 @@ def declares_its_domains(module: types.ModuleType) -> bool:
            and (inspect.isfunction(obj) or inspect.isclass(obj))]
     return bool(own) and all(hasattr(obj, "__domains__") or hasattr(obj, "_parameter_constraints")
                              or (inspect.isfunction(obj) and not inspect.signature(obj).parameters)
+                             or dataclasses.is_dataclass(obj)      # a record of results
                              for obj in own)
 
 

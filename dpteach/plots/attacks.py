@@ -30,7 +30,7 @@ from .._validation import (
 from ..attacks.differencing import (
     SCENARIOS,
     dp_success_bound,
-    empirical_sensitivity,
+    local_sensitivity,
     noisy_attack_success,
 )
 from ._style import PALETTE, new_axes
@@ -55,8 +55,8 @@ _SCENARIO_LABEL = {
 def plot_neighbour_differences(query, db, name: str | None = None, ax=None):
     """Bar chart of ``q(D) − q(D₋ᵢ)`` for every person i.
 
-    The largest bar is the empirical (local) sensitivity of the query at this
-    database (:func:`dpteach.attacks.differencing.empirical_sensitivity`).
+    The largest bar is the local sensitivity of the query at this database
+    (:func:`dpteach.attacks.differencing.local_sensitivity`).
 
     Parameters
     ----------
@@ -81,7 +81,7 @@ def plot_neighbour_differences(query, db, name: str | None = None, ax=None):
     if values.shape[0] > MAX_BARS:
         raise ParameterError(f"db must have at most {MAX_BARS} rows to draw; got db with shape "
                              f"{values.shape}")
-    rep = empirical_sensitivity(query, db)
+    rep = local_sensitivity(query, db)
     if rep.differences.ndim != 1:
         raise ParameterError(f"plot_neighbour_differences needs a scalar-valued query and a 1-D "
                              f"db; got differences of shape {rep.differences.shape}")
@@ -96,7 +96,7 @@ def plot_neighbour_differences(query, db, name: str | None = None, ax=None):
     for bar in bars:
         bar.set_gid("difference")
     ax.axhline(rep.sensitivity, color=PALETTE["vermillion"], ls="--", lw=1.5, gid="sensitivity",
-               label=f"empirical sensitivity = {rep.sensitivity:.3g}")
+               label=f"local sensitivity = {rep.sensitivity:.3g}")
     ax.axhline(-rep.sensitivity, color=PALETTE["vermillion"], ls="--", lw=1.5, gid="sensitivity")
     ax.axhline(0, color="grey", lw=0.6)
     ax.set_xlabel("person i removed" + (" (orange: bit 1, blue: bit 0)" if is_bits else ""))
@@ -132,8 +132,8 @@ def plot_noisy_difference(epsilon: float, scenario: str = "known_rest", ax=None)
     Parameters
     ----------
     epsilon : float
-        ε of each noisy answer, in [1e-6, 1e6] (the range a picture can show:
-        the noise scale 1/ε spans the x axis).
+        ε of each noisy answer, in [1e-6, 1e3] (the teaching domain of
+        :func:`dpteach.attacks.differencing.noisy_attack_success`).
     scenario : {"known_rest", "two_queries"}
     ax : matplotlib Axes, optional
 
@@ -143,7 +143,7 @@ def plot_noisy_difference(epsilon: float, scenario: str = "known_rest", ax=None)
         Curves have gids ``"bit=0"`` and ``"bit=1"``, the threshold ``"threshold"``.
     """
     epsilon = check_epsilon("epsilon", epsilon)
-    epsilon = check_in_range("epsilon", epsilon, 1e-6, 1e6)
+    epsilon = check_in_range("epsilon", epsilon, 1e-6, 1e3)
     b = 1.0 / epsilon                    # Laplace scale of a count (sensitivity 1)
     scenario = check_choice("scenario", scenario, set(SCENARIOS))
     success = noisy_attack_success(epsilon, 1, scenario)
@@ -181,10 +181,11 @@ def plot_attack_success(epsilons=None, highlight: float | None = None, ax=None):
     Parameters
     ----------
     epsilons : array_like, optional
-        ε grid: 2 to 1000 values in [1e-100, 1e100] (the range a log axis can
-        draw); default 100 log-spaced values in [0.01, 10].
+        ε grid: 2 to 1000 values in [1e-6, 1e3] (the teaching domain of
+        :func:`dpteach.attacks.differencing.noisy_attack_success`); default 100
+        log-spaced values in [0.01, 10].
     highlight : float, optional
-        An ε in [1e-100, 1e100] to mark on every curve.
+        An ε in [1e-6, 1e3] to mark on every curve.
     ax : matplotlib Axes, optional
 
     Returns
@@ -197,13 +198,13 @@ def plot_attack_success(epsilons=None, highlight: float | None = None, ax=None):
         eps = np.geomspace(0.01, 10.0, 100)
     else:
         eps = np.sort(check_array("epsilons", epsilons, ndim=1, min_size=2))
-        if np.any(eps < 1e-100) or np.any(eps > 1e100) or eps.size > MAX_GRID:
-            raise ParameterError(f"epsilons must be 2 to {MAX_GRID} values in [1e-100, 1e100]; "
+        if np.any(eps < 1e-6) or np.any(eps > 1e3) or eps.size > MAX_GRID:
+            raise ParameterError(f"epsilons must be 2 to {MAX_GRID} values in [1e-6, 1e3]; "
                                  f"got epsilons={describe(epsilons)}")
     if highlight is not None:
         try:
             highlight = check_in_range("highlight", check_epsilon("highlight", highlight),
-                                       1e-100, 1e100)
+                                       1e-6, 1e3)
         except (TypeError, ValueError) as exc:
             raise type(exc)(f"{exc} (highlight is the epsilon to mark)") from None
         bound_h = dp_success_bound(highlight)
@@ -247,7 +248,7 @@ def plot_averaging_attack(epsilon: float, k_max: int = 100, scenario: str = "kno
     Parameters
     ----------
     epsilon : float
-        ε of each answer, finite > 0.
+        ε of each answer, in [1e-6, 1e3].
     k_max : int
         Largest number of repetitions, in [2, 1000].
     scenario : {"known_rest", "two_queries"}

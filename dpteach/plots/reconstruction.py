@@ -165,7 +165,8 @@ def recovery_vs_epsilon_data(epsilons, fractions, *, delta: float = 0.0,
     Parameters
     ----------
     epsilons : array-like
-        Total ε > 0, 1 to 1000 values up to 1e200 (log axis).
+        Total ε, 1 to 1000 values in [1e-6, 1e4] (those of
+        :func:`dpteach.attacks.reconstruction.dp_recovery_bound`).
     fractions : dict
         Label (decoder, accounting) → fractions recovered in [0, 1], one per ε; 1 to 7 curves.
     delta : float
@@ -180,16 +181,17 @@ def recovery_vs_epsilon_data(epsilons, fractions, *, delta: float = 0.0,
         ceiling on 200 ε's spanning the data); ``"highlight"``; rule ``"chance"``.
     """
     eps = _grid("epsilons", epsilons, positive=True)
-    refuse_undrawable_log("the ε values", dict(epsilons=epsilons), eps)
+    if eps.min() < 1e-6 or eps.max() > 1e4:                # dp_recovery_bound's total ε
+        raise ParameterError(f"epsilons must lie in [1e-6, 1e4]; got epsilons={describe(epsilons)}")
     curves = _curves("fractions", fractions, eps.size)
     delta = check_delta("delta", delta)
     point = _highlight(highlight, "ε")
     series = _lines(curves, eps)
     lo, hi = float(eps.min()), float(eps.max())
     if point is not None:
-        if not point[0] > 0:
-            raise ParameterError(f"highlight must have ε > 0; got highlight={describe(highlight)}")
-        refuse_undrawable_log("highlight", dict(highlight=highlight), [point[0]])
+        if not 1e-6 <= point[0] <= 1e4:
+            raise ParameterError(f"highlight must have ε in [1e-6, 1e4]; got "
+                                 f"highlight={describe(highlight)}")
         check_in_range("highlight", point[1], 0.0, 1.0)
         lo, hi = min(lo, point[0]), max(hi, point[0])
     grid = np.geomspace(lo, hi, 200) if hi > lo else np.array([lo])

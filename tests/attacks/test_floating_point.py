@@ -20,20 +20,6 @@ import math
 
 import numpy as np
 import pytest
-from _props import (
-    BAD_CHOICE,
-    BAD_POSITIVE,
-    BAD_RNG,
-    NON_FINITE_ARRAYS,
-    NOT_A_NUMBER,
-    NOT_NUMERIC,
-    WRONG_SHAPE,
-    bad_int,
-    call_rejects,
-)
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from dpteach.mechanisms import noise as mechanisms
 from dpteach.attacks import floating_point as fp
 from dpteach.exact.secure import secure_laplace_mechanism
@@ -101,7 +87,8 @@ def test_precision_test_example_from_the_docstring():
     assert fp.precision_test(np.array([x, 0.5]), 1.0).tolist() == [True, False]
     # the exact test agrees on this one (it is at least as strong)
     assert fp.impossible_under(x, 1.0, 1.0)
-    assert not fp.precision_test(1e308, -1e308) and not fp.precision_test(0.0, 5e-324)
+    # far from the input (|value| ≤ 1e15 in the domain) and at the smallest input
+    assert not fp.precision_test(1e308, -1e15) and not fp.precision_test(0.0, 5e-324)
 
 
 # --------------------------------------------------------------------------- attack
@@ -154,6 +141,12 @@ def test_attack_result_fields_and_types():
         fp.floating_point_attack("numpy", 0.0, 1.0, scale=1.0, n_trials=50, rng=3)
     big = fp.floating_point_attack("numpy", 0.0, 1000.0, scale=1.0, n_trials=10, rng=0)
     assert big.dp_bound == 1.0
+    # one output in, one answer out: a bool, not a 0-d array
+    assert type(fp.impossible_under(0.5, 1.0, 1.0)) is bool
+    assert type(fp.precision_test(0.5, 1.0)) is bool
+    # the ends of the domain: |value| = 1e15 and scale 1e6 stay far from overflow
+    edge = fp.floating_point_attack("numpy", -1e15, 1e15, scale=1e6, n_trials=50, rng=0)
+    assert edge.wrong == 0 and edge.dp_bound == 1.0
 
 
 def test_attack_refusals():
@@ -165,49 +158,9 @@ def test_attack_refusals():
         fp.floating_point_attack("snapping", 0.0, 1.0, scale=1.0, granularity=0.5)
     with pytest.raises(ValueError, match="bound must satisfy"):
         fp.floating_point_attack("snapping", 0.0, 1.0, scale=1.0, bound=0.5, n_trials=5)
-    with pytest.raises(ValueError, match="u must hold numbers in"):
-        fp.textbook_laplace_noise([0.0, 0.5], 1.0)
-    with pytest.raises(ValueError, match="outputs must have at most"):
+    with pytest.raises(ValueError, match=r"u must be .* uniform doubles in \[2\*\*-53, 1 - 2\*\*-53\]"):
+        fp.textbook_laplace_noise([0.0, 0.5], 1.0)              # 0 is not a uniform double
+    with pytest.raises(ValueError, match="outputs must be .* 0 to 1,000,000 of them"):
         fp.precision_test(np.zeros(10**6 + 1), 0.0)
-    with pytest.raises(ValueError, match="outputs must have at most"):
+    with pytest.raises(ValueError, match="outputs must be .* 0 to 100,000 of them"):
         fp.impossible_under(np.zeros(10**5 + 1), 0.0, 1.0)
-
-
-# ------------------------------------------------------------- bad input (hypothesis)
-BAD_ARRAY = st.one_of(NON_FINITE_ARRAYS, NOT_NUMERIC, st.sampled_from([True, [True]]))
-BAD_FINITE = st.one_of(NOT_A_NUMBER, WRONG_SHAPE, st.sampled_from([math.nan, math.inf,
-                                                                    -math.inf]))
-NOT_A_TEST = BAD_CHOICE.filter(lambda v: not (isinstance(v, str) and v == "exact"))
-ATTACK = {"sampler": "numpy", "value": 0.0, "value_prime": 1.0, "scale": 1.0, "n_trials": 5,
-          "rng": 0}
-CASES = [
-    (fp.textbook_laplace_noise, {"u": [0.25, 0.75], "scale": 1.0}, "u",
-     st.one_of(BAD_ARRAY, st.sampled_from([[0.0], [1.0], [-0.5], 1.5]))),
-    (fp.textbook_laplace_noise, {"u": [0.25, 0.75], "scale": 1.0}, "scale", BAD_POSITIVE),
-    *[(f, {"outputs": [0.5, 1.5], "value_prime": 1.0, **extra}, arg, strat)
-      for f, extra in ((fp.impossible_under, {"scale": 1.0}), (fp.precision_test, {}))
-      for arg, strat in (("outputs", BAD_ARRAY), ("value_prime", BAD_FINITE))],
-    (fp.impossible_under, {"outputs": [0.5], "value_prime": 1.0, "scale": 1.0}, "scale",
-     BAD_POSITIVE),
-    *[(fp.floating_point_attack, ATTACK, arg, strat) for arg, strat in (
-        ("sampler", BAD_CHOICE), ("test", NOT_A_TEST), ("value", BAD_FINITE),
-        ("value_prime", BAD_FINITE), ("scale", BAD_POSITIVE),
-        ("n_trials", bad_int(1, 10**4)), ("rng", BAD_RNG))],
-    (fp.floating_point_attack, {**ATTACK, "sampler": "snapping"}, "bound",
-     BAD_POSITIVE.filter(lambda v: v is not None)),
-    (fp.floating_point_attack, {**ATTACK, "sampler": "discrete"}, "granularity",
-     BAD_POSITIVE.filter(lambda v: v is not None)),
-]
-
-
-@pytest.mark.parametrize("case", CASES, ids=[f"{c[0].__name__}-{c[2]}" for c in CASES])
-def test_bad_values_are_refused_by_name(case):
-    func, valid, arg, strategy = case
-    settings(max_examples=25, deadline=None, database=None)(
-        given(bad=strategy)(lambda bad: call_rejects(func, {**valid, arg: bad}, arg)))()
-
-
-@pytest.mark.parametrize("case", CASES, ids=[f"{c[0].__name__}-{c[2]}" for c in CASES])
-def test_valid_baselines_succeed(case):
-    func, valid, _, _ = case
-    func(**valid)
