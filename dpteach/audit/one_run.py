@@ -56,7 +56,7 @@ from .._validation import (
     describe,
 )
 from ..learning.dpsgd import DPSGDClassifier
-from ..learning.nn import MAX_INPUT
+from ..learning.optim import MAX_INPUT
 
 __all__ = [
     "CANARIES_MAX",
