@@ -72,7 +72,7 @@ from .._validation import (
 from ..accounting.pld import PLDAccountant
 from ..accounting.rdp import RDPAccountant
 from ..accounting.calibrate import get_noise_multiplier
-from .network import MAX_LAYERS, MAX_WIDTH, Network, _clipped_sum
+from .network import MAX_LAYERS, MAX_WIDTH, Network
 from .optim import MAX_INPUT, softmax
 
 __all__ = [
@@ -269,7 +269,7 @@ class DPGradient:
 def _dp_gradient(trace, sigma: float, C: float | None, m: float, gen) -> DPGradient:
     """Steps 2-4 on the backward pass ``trace`` of one batch (arguments already checked)."""
     # ‖g_i‖, c_i = min(1, C/‖g_i‖) and Aᵀ diag(c) Δ per layer, without materialising g_i
-    grads, norms, c = _clipped_sum(trace, C)
+    grads, norms, c = Network.clipped_gradient_sum(trace, C)
     grads = _privatize(grads, sigma, 0.0 if C is None else C, m, gen, copy=False)
     return DPGradient(grads=grads, norms=norms, clip_factors=c, batch_size=int(c.shape[0]))
 

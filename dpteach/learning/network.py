@@ -67,14 +67,7 @@ from .._validation import (
     check_rng,
     describe,
 )
-from .optim import (
-    MAX_INPUT,
-    MAX_PARAMS,
-    _check_magnitude,
-    _log_softmax,
-    _softmax,
-    _softmax_cross_entropy_rows,
-)
+from .optim import MAX_INPUT, MAX_PARAMS, softmax
 
 __all__ = ["Network", "ForwardCache", "BackwardTrace", "clip_factors", "activation_functions",
            "check_layer_sizes", "init_dense_layers", "ACTIVATIONS", "LEAKY_SLOPE", "MAX_WIDTH",
@@ -287,7 +280,7 @@ class Network:
 
     def _trace(self, X, y) -> BackwardTrace:
         logits, cache = self._forward(X)
-        losses, G = _softmax_cross_entropy_rows(logits, y)
+        losses, G = _cross_entropy_rows(logits, y)
         return BackwardTrace(cache.inputs, self._errors(cache.inputs, G), losses)
 
     def logits(self, X) -> np.ndarray:
@@ -296,13 +289,13 @@ class Network:
 
     def predict_proba(self, X) -> np.ndarray:
         """Softmax class probabilities, shape (n, d_L)."""
-        return _softmax(self.logits(X))
+        return softmax(self.logits(X))
 
     def per_example_losses(self, X, y) -> np.ndarray:
         """The cross-entropy ℓ_i = −log softmax(z_i)[y_i] of each example (no penalty)."""
         X = self._check_X(X)
         y = self._check_y(y, X.shape[0])
-        return -_log_softmax(self._forward(X)[0])[np.arange(X.shape[0]), y]
+        return _cross_entropy_rows(self._forward(X)[0], y)[0]
 
     def loss(self, X, y) -> float:
         """The objective J(θ): mean cross-entropy plus (l2/2) Σ‖W_l‖²."""
@@ -607,6 +600,28 @@ def init_dense_layers(layer_sizes, activation: str = "relu", dtype: str = "float
 # ------------------------------------------------------------------- private helpers
 _DTYPES = {"float32": np.float32, "float64": np.float64}
 _MAX_WEIGHT = 1e15      # largest |c_i| of Network.weighted_gradient_sum
+
+
+def _cross_entropy_rows(z: np.ndarray, y: np.ndarray):
+    """ℓ_i = −log softmax(z_i)[y_i] and ∂ℓ_i/∂z_i = softmax(z_i) − onehot(y_i) for each row
+    ([GBC16]_ Sec. 6.2.2.3); log-softmax computed stably, z_i − max_j z_ij − log Σ_j e^(…)."""
+    rows = np.arange(z.shape[0])
+    with np.errstate(over="ignore"):               # max − min beyond the float range: exp → 0
+        z = z - z.max(axis=1, keepdims=True)
+    logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+    G = np.exp(logp)
+    G[rows, y] -= 1.0
+    return -logp[rows, y], G
+
+
+def _check_magnitude(name: str, a: np.ndarray) -> None:
+    """Refuse a NaN, an infinity or an entry beyond MAX_INPUT (one pass over ``a``)."""
+    if a.size and not np.max(np.abs(a)) <= MAX_INPUT:         # (False for NaN too)
+        if not np.all(np.isfinite(a)):
+            raise ParameterError(f"{name} must contain only finite values; got "
+                                 f"{name}={describe(a)}")
+        raise ParameterError(f"{name} must have entries of magnitude <= {MAX_INPUT:g}; got "
+                             f"{name} with max |x| = {np.max(np.abs(a)):.3g}")
 
 
 def _ghost_norms(inputs: list, errors: list) -> np.ndarray:

@@ -138,9 +138,12 @@ def softmax_cross_entropy(logits, y):
     if t.min() < 0 or t.max() >= k:
         raise ParameterError(f"y must hold class indices in [0, {k - 1}]; got y with range "
                              f"[{t.min()}, {t.max()}]")
-    losses, grad = _softmax_cross_entropy_rows(z, t)
+    logp = _log_softmax(z)
+    rows = np.arange(n)
+    grad = np.exp(logp)                                  # softmax(z) − onehot(y), over n
+    grad[rows, t] -= 1.0
     grad /= n
-    return float(np.sum(losses) / n), grad
+    return float(-np.sum(logp[rows, t]) / n), grad
 
 
 def squared_error(pred, target):
@@ -384,16 +387,6 @@ def _log_softmax(z: np.ndarray) -> np.ndarray:
     with np.errstate(over="ignore"):
         z = z - z.max(axis=1, keepdims=True)
     return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
-
-
-def _softmax_cross_entropy_rows(z: np.ndarray, y: np.ndarray):
-    """Each row's cross-entropy ℓ_i = −log softmax(z_i)[y_i] and its gradient
-    ∂ℓ_i/∂z_i = softmax(z_i) − onehot(y_i) ([GBC16]_ Sec. 6.2.2.3), for checked arrays."""
-    rows = np.arange(z.shape[0])
-    logp = _log_softmax(z)
-    grad = np.exp(logp)
-    grad[rows, y] -= 1.0
-    return -logp[rows, y], grad
 
 
 def _check_magnitude(name: str, a: np.ndarray) -> None:
