@@ -164,6 +164,37 @@ def test_noise_std_of_released_update():
     assert abs(r) < stats.norm.isf(P_FAIL / 2) / math.sqrt(k)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_box_muller_noise_is_gaussian_in_both_dtypes(dtype):
+    """The noise of privatize_gradient_sum (Box–Muller) is N(0, (σC/m)²) per coordinate.
+
+    Two float32 blocks (float32 sines) and two float64 blocks, 60,001 coordinates (odd: the
+    last pair is cut). Kolmogorov–Smirnov against the normal's CDF with the asymptotic
+    critical value of √k·D (Kolmogorov distribution) at P_FAIL; the χ² test of the variance
+    as above; the two halves of the Box–Muller pairs (cos and sin, coordinates i and
+    i + k/2 of the concatenation) are uncorrelated within z/√(k/2).
+    """
+    sigma, C, m = 1.3, 0.7, 2.0
+    blocks = [np.zeros((200, 150), dtype=dtype), np.zeros(30_001, dtype=dtype)]
+    out = privatize_gradient_sum(blocks, noise_multiplier=sigma, max_grad_norm=C,
+                                 expected_batch_size=m, rng=2016)
+    assert all(g.dtype == dtype for g in out)
+    samples = _flat(out).astype(np.float64) / (sigma * C / m)      # should be N(0, 1)
+    k = samples.size
+    d = stats.kstest(samples, "norm").statistic
+    assert math.sqrt(k) * d < stats.kstwobign.isf(P_FAIL)
+    stat = np.sum(samples ** 2)
+    assert stats.chi2.ppf(P_FAIL / 2, k) < stat < stats.chi2.isf(P_FAIL / 2, k)
+    half = (k + 1) // 2
+    r = np.corrcoef(samples[:k - half], samples[half:])[0, 1]
+    assert abs(r) < stats.norm.isf(P_FAIL / 2) / math.sqrt(k - half)
+    # the largest |z| of k draws: P(max < t) = (1 − p)^k ≤ e^{−kp} and P(max > t) ≤ kp with
+    # p = P(|Z| > t); each side at P_FAIL/2 gives about 3.7 < max < 6.8 here
+    low = stats.norm.isf(-math.log(P_FAIL / 2) / k / 2)
+    high = stats.norm.isf(P_FAIL / 2 / k / 2)
+    assert low < np.max(np.abs(samples)) < high
+
+
 def test_privatize_gradient_sum_matches_dp_sgd_gradient_and_leaves_input():
     g = [np.zeros((3, 4)), np.ones(4)]
     out = privatize_gradient_sum(g, noise_multiplier=0.0, max_grad_norm=1.0,
