@@ -17,8 +17,9 @@ Every step includes Poisson sampling, the batch gather, forward, backward and
 the parameter update. Measured single-threaded (numpy/BLAS via threadpoolctl,
 ``torch.set_num_threads(1)``) and again with 2 threads.
 
-Also measured: per-example gradient norms materialised vs "ghost" (numpy), and
-the DP-SGD playground app page: AppTest rerun time after a slider change.
+Also measured: per-example gradient norms materialised vs "ghost" (numpy), the
+Gaussian noise of one step (NumPy's ziggurat vs the Box–Muller draw DP-SGD uses),
+and the DP-SGD playground app page: AppTest rerun time after a slider change.
 
 Run:  .venv/bin/python benchmarks/bench_dpsgd.py [--reps 300] [--install-opacus] [--skip-app]
 """
@@ -42,7 +43,7 @@ sys.path.insert(0, str(ROOT))          # the app (dpapp/) lives beside the libra
 
 from dpteach.accounting.rdp import RDPAccountant  # noqa: E402
 from dpteach.datasets import load_mnist_5k  # noqa: E402
-from dpteach.learning.dpsgd import dp_sgd_gradient, poisson_sample  # noqa: E402
+from dpteach.learning.dpsgd import _normal, dp_sgd_gradient, poisson_sample  # noqa: E402
 from dpteach.learning.network import Network  # noqa: E402
 
 BATCH, HIDDEN, SIGMA, CLIP, LR = 256, 128, 1.0, 1.0, 0.1
@@ -218,6 +219,17 @@ def norms_materialised_vs_ghost(X, y, reps):
                             "ghost norms (‖a‖²‖δ‖²)": ghost}, reps, warmup=3)
 
 
+def noise_samplers(reps):
+    """The Gaussian noise of one DP step (101,770 float32 coordinates), two samplers."""
+    size = 784 * HIDDEN + HIDDEN + HIDDEN * 10 + 10
+    gen = np.random.default_rng(0)
+    return run_interleaved({
+        "NumPy ziggurat standard_normal(float32)":
+            lambda: gen.standard_normal(size, dtype=np.float32),
+        "Box–Muller (dpteach, float32 sines)": lambda: _normal(size, 1.0, np.float32, gen),
+    }, reps, warmup=5)
+
+
 def app_rerun_times(n_changes: int = 30):
     os.environ.setdefault("DPTEACH_APP_PREFETCH", "0")
     from streamlit.testing.v1 import AppTest
@@ -331,6 +343,11 @@ def main(argv=None):
                 ref="ghost norms (‖a‖²‖δ‖²)")
     print(f"  materialised gradients hold {BATCH} x {784 * HIDDEN + HIDDEN + HIDDEN * 10 + 10:,} "
           f"floats = {BATCH * (784 * HIDDEN + HIDDEN + HIDDEN * 10 + 10) * 4 / 2**20:.0f} MiB")
+
+    with threadpool_limits(limits=1):
+        t = noise_samplers(max(100, args.reps))
+    print_table(f"Gaussian noise of one step, {784 * HIDDEN + HIDDEN + HIDDEN * 10 + 10:,} "
+                "float32 coordinates (1 thread)", t, ref="Box–Muller (dpteach, float32 sines)")
 
     if not args.skip_app:
         first, ts, worst = app_rerun_times()
