@@ -205,7 +205,7 @@ def _check_expected_batch_size(expected_batch_size) -> float:
 
 def _privatize(grads: list, sigma: float, C: float, m: float, gen, copy: bool) -> list:
     out = [np.array(g, copy=True) if copy else g for g in grads]
-    if sigma > 0:
+    if sigma > 0 and out:
         dtype = np.result_type(*out)                        # float32 unless a block is float64
         noise = _normal(sum(g.size for g in out), sigma * C, dtype, gen)   # N(0, σ²C²) each
         start = 0

@@ -206,6 +206,9 @@ def test_privatize_gradient_sum_matches_dp_sgd_gradient_and_leaves_input():
     b = privatize_gradient_sum(g, noise_multiplier=2.0, max_grad_norm=1.0,
                                expected_batch_size=2.0, rng=7)
     np.testing.assert_array_equal(_flat(a), _flat(b))      # seeded → reproducible
+    # no blocks: nothing to noise (the noise is drawn once for all blocks together)
+    assert privatize_gradient_sum([], noise_multiplier=2.0, max_grad_norm=1.0,
+                                  expected_batch_size=2.0, rng=7) == []
 
 
 def test_classifier_runs_algorithm_1_step_by_step():
