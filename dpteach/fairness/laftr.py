@@ -108,7 +108,8 @@ from .._validation import (
     check_rng,
     describe,
 )
-from ..learning.network import Adam, Network, group_normalized_l1
+from ..learning.network import Network
+from ..learning.optim import Adam, group_normalized_l1
 from .representation import (
     MAX_BATCH_SIZE,
     MAX_EPOCHS,

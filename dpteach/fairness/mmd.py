@@ -61,7 +61,7 @@ from .._validation import (
     check_int,
     check_rng,
 )
-from ..learning.network import Adam
+from ..learning.optim import Adam
 from .representation import (
     MAX_EPOCHS,
     MAX_HIDDEN_WIDTH,

@@ -4,13 +4,14 @@
 * :mod:`~dpteach.learning.erm` — private ERM by output and objective perturbation
   (Chaudhuri, Monteleoni & Sarwate); :mod:`~dpteach.learning.erm_bounds` — their excess
   risk; :mod:`~dpteach.learning.erm_experiments` — accuracy against ε, sensitivity;
-* :mod:`~dpteach.learning.nn` and :mod:`~dpteach.learning.network` — small NumPy networks
-  with per-example gradients;
+* :mod:`~dpteach.learning.network` — one small NumPy network: a backward pass from any loss,
+  per-example gradient norms and the clipped sum; :mod:`~dpteach.learning.optim` — its
+  losses, Adam and the gradient check;
 * :mod:`~dpteach.learning.dpsgd` — DP-SGD.
 """
 
 from .dpsgd import DPSGDClassifier
 from .erm import PrivateLogisticRegression
-from .nn import MLP
+from .network import Network
 
-__all__ = ["MLP", "DPSGDClassifier", "PrivateLogisticRegression"]
+__all__ = ["Network", "DPSGDClassifier", "PrivateLogisticRegression"]

@@ -4,7 +4,7 @@ dpteach.fairness.dp_diagnostics (the mechanism).
 Every number is checked against an independent computation: per-group accuracy against
 ``metrics.group_table``; the sweep's counts against the fitted models' predictions; the
 summary, ``excess_drop`` and ``compare_with_sweep`` against hand-made tables; the gradient
-statistics against ``MLP.per_example_grad_norms``; the objective-perturbation noise against
+statistics against ``Network.per_example_grad_norms``; the objective-perturbation noise against
 the spread of real draws of ``erm.objective_perturbation``; the membership advantage against
 ``attacks.membership.loss_attack`` and on experiments built to leak (or not) for one group.
 The shipped sweep is checked for its documented content and against fits made now in
@@ -46,7 +46,7 @@ from dpteach.learning import erm
 from dpteach.learning.dpsgd import DPSGDClassifier
 from dpteach.learning.erm import PrivateLogisticRegression
 from dpteach.learning.logistic import bound_rows
-from dpteach.learning.nn import MLP
+from dpteach.learning.network import Network
 
 INF = math.inf
 Z = stats.norm.isf(0.5e-6)            # ≈ 4.9: a two-sided 1e-6 tail for every statistical check
@@ -255,7 +255,7 @@ def test_compare_with_sweep_passes_identically_distributed_fits():
 # -------------------------------------------------------------------- the mechanism
 def test_gradient_stats_are_the_networks_per_example_norms():
     d = small()
-    net = MLP((6, 4, 2), rng=0)
+    net = Network((6, 4, 2), rng=0)
     g = d.groups_train["g"]
     out = dd.gradient_stats_by_group(net, d.X_train, d.y_train, sensitive_features=g,
                                      max_grad_norm=0.3)
@@ -447,7 +447,7 @@ def tiny_experiment():
 
 def cases():
     d = small()
-    net = MLP((6, 2), rng=0)
+    net = Network((6, 2), rng=0)
     y3 = [0, 1, 1]
     ex, groups = tiny_experiment()
     summary = di.summarize_sweep(hand_table())

@@ -33,7 +33,7 @@ from hypothesis import strategies as st
 from dpteach.attacks.membership import ShadowExperiment
 from dpteach.fairness import dp_diagnostics as dd
 from dpteach.fairness import dp_impact as di
-from dpteach.learning.nn import MLP
+from dpteach.learning.network import Network
 from dpteach.plots import dp_fairness as pdf
 
 MODULES = {"dpteach.fairness.dp_impact": di, "dpteach.fairness.dp_diagnostics": dd,
@@ -136,7 +136,7 @@ M, D, P = ("dpteach.fairness.dp_impact", "dpteach.fairness.dp_diagnostics",
 
 
 def _grad_stats(X=None, **kwargs):
-    net = MLP((3, 2), rng=0)
+    net = Network((3, 2), rng=0)
     d = _data()
     X = d.X_train if X is None else X
     return dd.gradient_stats_by_group(net, X, d.y_train, sensitive_features=d.groups_train["g"],

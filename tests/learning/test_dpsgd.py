@@ -31,7 +31,7 @@ from dpteach.learning.dpsgd import (
     privatize_gradient_sum,
     steps_per_epoch,
 )
-from dpteach.learning.nn import MLP
+from dpteach.learning.network import Network
 
 P_FAIL = 1e-6  # two-sided false-alarm probability of each statistical test
 
@@ -93,7 +93,7 @@ def test_classifier_batches_are_poisson(digits):
 # ------------------------------------------------- 2-3. gradients, clipping
 def test_dp_gradient_without_noise_is_the_materialised_clipped_mean():
     X, y = _toy(n=40, seed=3)
-    model = MLP((5, 8, 3), rng=0)
+    model = Network((5, 8, 3), rng=0)
     per = model.per_example_gradients(X, y)
     norms = np.sqrt(sum((g.reshape(len(X), -1) ** 2).sum(axis=1) for g in per))
     C, m = float(np.quantile(norms, 0.3)), 25.0
@@ -115,7 +115,7 @@ def test_clipping_bounds_the_sensitivity_of_the_sum():
     """Neighbouring batches B and B ∪ {x}: clipped sums differ by ≤ C (= C when ‖g_x‖ > C)."""
     X, y = _toy(n=80, d=5, seed=4)
     X[40:] *= 20.0                                    # large inputs → large gradients
-    model = MLP((5, 16, 3), rng=1)
+    model = Network((5, 16, 3), rng=1)
     C = 0.5
     base = slice(0, 30)
 
@@ -146,7 +146,7 @@ def test_clipping_bounds_the_sensitivity_of_the_sum():
 def test_noise_std_of_released_update():
     """Empty batches: the released update is pure noise N(0, (σC/qn)²) in every coordinate."""
     sigma, C, m = 1.3, 0.7, 32.0
-    model = MLP((20, 30, 5), dtype="float64", rng=0)
+    model = Network((20, 30, 5), dtype="float64", rng=0)
     rng = np.random.default_rng(5)
     X0, y0 = np.empty((0, 20)), np.empty(0, dtype=int)
     samples = np.concatenate([
@@ -164,6 +164,37 @@ def test_noise_std_of_released_update():
     assert abs(r) < stats.norm.isf(P_FAIL / 2) / math.sqrt(k)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_box_muller_noise_is_gaussian_in_both_dtypes(dtype):
+    """The noise of privatize_gradient_sum (Box–Muller) is N(0, (σC/m)²) per coordinate.
+
+    Two float32 blocks (float32 sines) and two float64 blocks, 60,001 coordinates (odd: the
+    last pair is cut). Kolmogorov–Smirnov against the normal's CDF with the asymptotic
+    critical value of √k·D (Kolmogorov distribution) at P_FAIL; the χ² test of the variance
+    as above; the two halves of the Box–Muller pairs (cos and sin, coordinates i and
+    i + k/2 of the concatenation) are uncorrelated within z/√(k/2).
+    """
+    sigma, C, m = 1.3, 0.7, 2.0
+    blocks = [np.zeros((200, 150), dtype=dtype), np.zeros(30_001, dtype=dtype)]
+    out = privatize_gradient_sum(blocks, noise_multiplier=sigma, max_grad_norm=C,
+                                 expected_batch_size=m, rng=2016)
+    assert all(g.dtype == dtype for g in out)
+    samples = _flat(out).astype(np.float64) / (sigma * C / m)      # should be N(0, 1)
+    k = samples.size
+    d = stats.kstest(samples, "norm").statistic
+    assert math.sqrt(k) * d < stats.kstwobign.isf(P_FAIL)
+    stat = np.sum(samples ** 2)
+    assert stats.chi2.ppf(P_FAIL / 2, k) < stat < stats.chi2.isf(P_FAIL / 2, k)
+    half = (k + 1) // 2
+    r = np.corrcoef(samples[:k - half], samples[half:])[0, 1]
+    assert abs(r) < stats.norm.isf(P_FAIL / 2) / math.sqrt(k - half)
+    # the largest |z| of k draws: P(max < t) = (1 − p)^k ≤ e^{−kp} and P(max > t) ≤ kp with
+    # p = P(|Z| > t); each side at P_FAIL/2 gives about 3.7 < max < 6.8 here
+    low = stats.norm.isf(-math.log(P_FAIL / 2) / k / 2)
+    high = stats.norm.isf(P_FAIL / 2 / k / 2)
+    assert low < np.max(np.abs(samples)) < high
+
+
 def test_privatize_gradient_sum_matches_dp_sgd_gradient_and_leaves_input():
     g = [np.zeros((3, 4)), np.ones(4)]
     out = privatize_gradient_sum(g, noise_multiplier=0.0, max_grad_norm=1.0,
@@ -175,6 +206,9 @@ def test_privatize_gradient_sum_matches_dp_sgd_gradient_and_leaves_input():
     b = privatize_gradient_sum(g, noise_multiplier=2.0, max_grad_norm=1.0,
                                expected_batch_size=2.0, rng=7)
     np.testing.assert_array_equal(_flat(a), _flat(b))      # seeded → reproducible
+    # no blocks: nothing to noise (the noise is drawn once for all blocks together)
+    assert privatize_gradient_sum([], noise_multiplier=2.0, max_grad_norm=1.0,
+                                  expected_batch_size=2.0, rng=7) == []
 
 
 def test_classifier_runs_algorithm_1_step_by_step():
@@ -184,7 +218,7 @@ def test_classifier_runs_algorithm_1_step_by_step():
     clf = DPSGDClassifier(noise_multiplier=sigma, max_grad_norm=C, batch_size=b, epochs=2,
                           learning_rate=lr, hidden=(6,), l2=0.01, rng=11).fit(X, y)
     gen = np.random.default_rng(11)
-    model = MLP((4, 6, 3), l2=0.01, dtype="float32", rng=gen)
+    model = Network((4, 6, 3), l2=0.01, dtype="float32", rng=gen)
     q = b / 50
     sizes = []
     for _ in range(2 * steps_per_epoch(50, b)):
@@ -577,7 +611,7 @@ def test_more_functions_reject_bad_values():
                               st.sampled_from([0, -1, 101, 2.5, "8", None, True]))
     assert_rejects_bad_values(steps_per_epoch, {"batch_size": 1}, "n",
                               st.sampled_from([0, -5, 1.0, "10", None]))
-    model = MLP((2, 3), rng=0)
+    model = Network((2, 3), rng=0)
     valid = dict(model=model, X_batch=np.ones((2, 2)), y_batch=[0, 1], noise_multiplier=1.0,
                  max_grad_norm=1.0, expected_batch_size=2.0)
     assert_rejects_bad_values(dp_sgd_gradient, valid, "noise_multiplier",

@@ -1,5 +1,6 @@
 """Legal-but-extreme inputs for the learning chapter: every public function and class of
-``dpteach.learning`` (logistic, erm, erm_experiments, nn, dpsgd), the toy generators of
+``dpteach.learning`` (logistic, erm, erm_experiments, network, dpsgd; optim in
+``test_network_edges.py``), the toy generators of
 ``dpteach.datasets`` and the figures of ``dpteach.plots.erm`` / ``dpteach.plots.dpsgd``.
 
 For each numeric parameter the table ``CASES`` draws values from the strategies of
@@ -38,7 +39,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dpteach import datasets
-from dpteach.learning import dpsgd, erm, erm_bounds, erm_experiments, logistic, nn
+from dpteach.learning import dpsgd, erm, erm_bounds, erm_experiments, logistic, network
 from dpteach.plots import dpsgd as pdp
 from dpteach.plots import erm as perm
 
@@ -91,12 +92,36 @@ def _three():
 
 
 def _mlp():
-    return nn.MLP((2, 4, 3), l2=0.01, rng=0)
+    return network.Network((2, 4, 3), l2=0.01, rng=0)
 
 
 def _trace():
     X, y = _three()
-    return _mlp().backward(X, y)
+    return _mlp().trace(X, y)
+
+
+def _tanh_net():
+    return network.Network((2, 4, 3), activation="tanh", rng=0)
+
+
+def _forward(X):
+    return _tanh_net().forward(X)
+
+
+def _backward(grad_out):
+    net = _tanh_net()
+    return net.backward(net.forward(_three()[0])[1], grad_out)
+
+
+def forward_ok(out, kw):
+    # tanh network with zero biases: f(0) = 0 and f is odd, so tiny X give tiny outputs
+    return np.all(np.isfinite(out[0])) and (np.max(np.abs(kw["X"])) > 1e-30
+                                            or np.max(np.abs(out[0])) < 1e-25)
+
+
+def backward_ok(out, kw):
+    grads, grad_X = out
+    return all(np.all(np.isfinite(g)) for g in grads) and np.all(np.isfinite(grad_X))
 
 
 @functools.cache
@@ -273,7 +298,7 @@ def Y3():
 
 
 L, E, EX, NN, DP, DS = ("dpteach.learning.logistic", "dpteach.learning.erm",
-                        "dpteach.learning.erm_experiments", "dpteach.learning.nn",
+                        "dpteach.learning.erm_experiments", "dpteach.learning.network",
                         "dpteach.learning.dpsgd", "dpteach.datasets")
 PE, PD = "dpteach.plots.erm", "dpteach.plots.dpsgd"
 EB = "dpteach.learning.erm_bounds"
@@ -416,60 +441,53 @@ CASES = [
          check=lambda f, k: all(fitted_finite(m, k) for m in (f.nonprivate, *f.private)),
          examples=5),
 
-    # ----------------------------------------------------------------------- nn
-    Case(f"{NN}.softmax", nn.softmax, kw(logits=lambda: np.array([[1.0, -2.0, 0.5]])),
-         {"logits": SCALES.flatmap(lambda f: st.sampled_from(
-             [np.array([[f, -f, 0.0]]), np.array([[f, f / 2, -f]], dtype=np.float32)
-              if f < 1e38 else np.array([[f, 0.0, -f]])]))},
-         check=probabilities, examples=10),
-    Case(f"{NN}.clip_factors", nn.clip_factors, kw(norms=lambda: np.array([0.0, 0.5, 2.0]),
+    # ------------------------------------------------------------------ network
+    Case(f"{NN}.clip_factors", network.clip_factors, kw(norms=lambda: np.array([0.0, 0.5, 2.0]),
                                                     max_grad_norm=1.0),
          {"norms": scaled(np.array([0.0, 0.5, 2.0])), "max_grad_norm": POS}, check=factors),
-    Case(f"{NN}.log_softmax", nn.log_softmax, kw(logits=lambda: np.array([[1.0, -2.0, 0.5]])),
-         {"logits": SCALES.flatmap(lambda f: st.sampled_from(
-             [np.array([[f, -f, 0.0]]), np.array([[f, f / 2, -f]], dtype=np.float32)
-              if f < 1e38 else np.array([[f, 0.0, -f]])]))},
-         check=lambda out, k: np.all(out <= 0) and np.allclose(np.exp(out).sum(axis=1), 1.0),
-         examples=10),
-    Case(f"{NN}.check_layer_sizes", nn.check_layer_sizes, kw(layer_sizes=(2, 4, 3)),
+    Case(f"{NN}.check_layer_sizes", network.check_layer_sizes, kw(layer_sizes=(2, 4, 3)),
          {"layer_sizes": INTS.map(lambda k: (2, k, 3)), "min_outputs": INTS},
          check=lambda out, k: out == tuple(k["layer_sizes"])),
-    Case(f"{NN}.init_dense_layers", nn.init_dense_layers, kw(layer_sizes=(2, 4, 3), rng=0),
+    Case(f"{NN}.init_dense_layers", network.init_dense_layers, kw(layer_sizes=(2, 4, 3), rng=0),
          {"layer_sizes": INTS.map(lambda k: (2, k, 3)), "rng": HUGE_INTS},
          check=lambda out, k: all(np.all(np.isfinite(W)) for W in out[0])
          and not any(b.any() for b in out[1]), fixed=("activation", "dtype")),
-    Case(f"{NN}.activation_functions", nn.activation_functions, kw(activation="relu"),
-         {"activation": st.sampled_from(nn.ACTIVATIONS)},
+    Case(f"{NN}.activation_functions", network.activation_functions, kw(activation="relu"),
+         {"activation": st.sampled_from(network.ACTIVATIONS)},
          check=lambda out, k: np.allclose(out[1](out[0](np.array([-1.0, 2.0]))),
                                           {"relu": [0, 1], "tanh": [1 - np.tanh(1) ** 2,
                                                                     1 - np.tanh(2) ** 2],
-                                           "leaky_relu": [nn.LEAKY_SLOPE, 1]}[k["activation"]]),
+                                           "leaky_relu": [network.LEAKY_SLOPE, 1]}[k["activation"]]),
          examples=3),
-    Case(f"{NN}.MLP", nn.MLP, kw(layer_sizes=(2, 4, 3), rng=0),
+    Case(f"{NN}.Network", network.Network, kw(layer_sizes=(2, 4, 3), rng=0),
          {"l2": POS, "layer_sizes": INTS.map(lambda k: (2, k, 3)), "rng": HUGE_INTS},
          fixed=("activation", "dtype")),
-    *[Case(f"{NN}.MLP.{m}", _mlp_method(m), kw(X=X3, y=Y3), {"X": scaled(_three()[0])},
+    Case(f"{NN}.Network.forward", _forward, kw(X=X3), {"X": scaled(_three()[0])},
+         check=forward_ok, examples=6),
+    Case(f"{NN}.Network.backward", _backward, kw(grad_out=lambda: _three()[0][:, [0, 1, 0]]),
+         {"grad_out": scaled(_three()[0][:, [0, 1, 0]])}, check=backward_ok, examples=6),
+    *[Case(f"{NN}.Network.{m}", _mlp_method(m), kw(X=X3, y=Y3), {"X": scaled(_three()[0])},
            examples=4, fixed=("y",))
       for m in ("per_example_losses", "loss", "per_example_gradients", "per_example_grad_norms",
                 "gradient")],
-    *[Case(f"{NN}.MLP.{m}", _mlp_method(m), kw(X=X3), {"X": scaled(_three()[0])}, examples=4)
+    *[Case(f"{NN}.Network.{m}", _mlp_method(m), kw(X=X3), {"X": scaled(_three()[0])}, examples=4)
       for m in ("logits", "predict_proba")],
-    Case(f"{NN}.MLP.backward", _mlp_method("backward"), kw(X=X3, y=Y3),
-         {"X": scaled(_three()[0])}, examples=4, fixed=("y", "check_input")),
-    *[Case(f"{NN}.MLP.{m}", _mlp_method(m), kw(trace=_trace), {"trace": st.just(None).map(
+    Case(f"{NN}.Network.trace", _mlp_method("trace"), kw(X=X3, y=Y3),
+         {"X": scaled(_three()[0])}, examples=4, fixed=("y",)),
+    *[Case(f"{NN}.Network.{m}", _mlp_method(m), kw(trace=_trace), {"trace": st.just(None).map(
         lambda _: _trace())}, examples=1) for m in ("per_example_gradients_from",
                                                     "per_example_grad_norms_from")],
-    Case(f"{NN}.MLP.weighted_gradient_sum", _mlp_method("weighted_gradient_sum"),
+    Case(f"{NN}.Network.weighted_gradient_sum", _mlp_method("weighted_gradient_sum"),
          kw(trace=_trace, weights=lambda: np.ones(12)), {"weights": scaled(np.ones(12))},
          check=lambda out, k: all(np.all(np.isfinite(g)) for g in out)
          if np.max(k["weights"]) < 1e300 else True, fixed=("trace",)),
-    Case(f"{NN}.MLP.clipped_gradient_sum", _mlp_method("clipped_gradient_sum"),
+    Case(f"{NN}.Network.clipped_gradient_sum", _mlp_method("clipped_gradient_sum"),
          kw(trace=_trace, max_grad_norm=1.0), {"max_grad_norm": POS},
          check=lambda out, k: factors(out[2], k) and all(np.all(np.isfinite(g)) for g in out[0]),
          fixed=("trace",)),
-    Case(f"{NN}.MLP.add_l2_gradient", _mlp_method("add_l2_gradient"),
+    Case(f"{NN}.Network.add_l2_gradient", _mlp_method("add_l2_gradient"),
          kw(grads=lambda: _grads(1.0)), {"grads": SCALES.map(_grads)}),
-    Case(f"{NN}.MLP.apply_update", _mlp_method("apply_update"),
+    Case(f"{NN}.Network.apply_update", _mlp_method("apply_update"),
          kw(grads=lambda: _grads(1.0), learning_rate=0.1),
          {"grads": SCALES.map(_grads), "learning_rate": POS}),
 
@@ -631,7 +649,7 @@ def test_strings_bools_and_complex_are_refused():
          "grads"),
         (_mlp_method("weighted_gradient_sum"), {"trace": _trace(), "weights": np.ones(12) * 1j},
          "weights"),
-        (nn.clip_factors, {"norms": np.ones(2) * 1j, "max_grad_norm": 1.0}, "norms"),
+        (network.clip_factors, {"norms": np.ones(2) * 1j, "max_grad_norm": 1.0}, "norms"),
         (erm_experiments.accuracy_vs_epsilon,
          {"X_train": X2(), "y_train": Y2(), "X_test": X2(), "y_test": Y2(), "epsilons": [1.0],
           "lam": 0.1, "progress": 1}, "progress"),
@@ -700,7 +718,7 @@ def test_training_that_diverges_names_the_learning_rate():
 MODULES = {
     "dpteach.learning.logistic": logistic, "dpteach.learning.erm": erm,
     "dpteach.learning.erm_bounds": erm_bounds,
-    "dpteach.learning.erm_experiments": erm_experiments, "dpteach.learning.nn": nn,
+    "dpteach.learning.erm_experiments": erm_experiments, "dpteach.learning.network": network,
     "dpteach.learning.dpsgd": dpsgd, "dpteach.plots.erm": perm, "dpteach.plots.dpsgd": pdp,
 }
 DATASET_FUNCTIONS = ("make_toy_data", "make_two_moons")        # the toy generators only

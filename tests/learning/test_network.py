@@ -1,21 +1,27 @@
-"""Tests for dpteach.learning.network: finite-difference checks of every loss and of the
-backward pass (parameters and inputs), chained networks as LAFTR uses them, Adam against a
-hand computation and on a quadratic, and agreement with nn.MLP."""
+"""Tests for dpteach.learning.network: the backward pass from any loss (finite differences
+for parameters and inputs, chained networks as LAFTR uses them) and the classifier's
+per-example quantities (per-example gradients against finite differences of each example's
+loss, ghost norms and the clipped sum against the materialised per-example gradients and
+against a loop over single examples)."""
 
 import numpy as np
 import pytest
+from _props import NOT_A_NUMBER, NON_FINITE_ARRAYS, assert_rejects_bad_values
 
 from dpteach._validation import ParameterError
-from dpteach.learning import nn
 from dpteach.learning.network import (
-    Adam,
     ForwardCache,
     Network,
+    activation_functions,
+    check_layer_sizes,
+    clip_factors,
+    init_dense_layers,
+)
+from dpteach.learning.optim import (
     binary_cross_entropy_with_logits,
     gradient_check,
     group_normalized_l1,
     softmax_cross_entropy,
-    squared_error,
 )
 
 # Central differences with h = 1e-6 in float64: truncation error O(h² f''') ≈ 1e-12 and
@@ -36,7 +42,7 @@ def _preactivations(net, X):
     for l in range(0, len(net.params) - 2, 2):
         z = h @ net.params[l] + net.params[l + 1]
         out.append(z)
-        h = nn.activation_functions(net.activation)[0](z)
+        h = activation_functions(net.activation)[0](z)
     return out
 
 
@@ -47,96 +53,6 @@ def _away_from_kinks(net, X, margin=1e-4):
     if net.activation == "tanh":
         return True
     return all(np.abs(z).min() > margin for z in _preactivations(net, X))
-
-
-# ------------------------------------------------------------------------------ losses
-@pytest.mark.parametrize("shape", [(1,), (6,), (6, 1)])
-def test_binary_cross_entropy_gradient_and_value(shape):
-    rng = np.random.default_rng(0)
-    z = rng.standard_normal(shape) * 3
-    y = rng.integers(0, 2, size=shape[0]).astype(float)
-    value, grad = binary_cross_entropy_with_logits(z, y)
-    assert isinstance(value, float) and grad.shape == z.shape
-    p = _sigmoid(z.reshape(-1))
-    np.testing.assert_allclose(value, np.mean(-y * np.log(p) - (1 - y) * np.log(1 - p)),
-                               rtol=1e-12)
-    assert gradient_check(lambda: binary_cross_entropy_with_logits(z, y)[0], [z], [grad]) < TOL
-    # soft labels too
-    t = rng.random(shape[0])
-    _, g = binary_cross_entropy_with_logits(z, t)
-    assert gradient_check(lambda: binary_cross_entropy_with_logits(z, t)[0], [z], [g]) < TOL
-
-
-def test_binary_cross_entropy_is_stable_for_huge_logits():
-    z = np.array([1e15, -1e15, 40.0, -40.0])
-    y = np.array([0.0, 1.0, 1.0, 0.0])
-    value, grad = binary_cross_entropy_with_logits(z, y)
-    # ℓ = max(z,0) − z y + log(1+e^{−|z|}): 1e15, 1e15, ~4e-18, ~4e-18
-    np.testing.assert_allclose(value, (2e15 + 2 * np.log1p(np.exp(-40.0))) / 4, rtol=1e-15)
-    np.testing.assert_allclose(grad, [0.25, -0.25, (_sigmoid(40.0) - 1) / 4,
-                                      _sigmoid(-40.0) / 4], rtol=1e-12, atol=1e-30)
-    assert binary_cross_entropy_with_logits([0.0], [1])[0] == pytest.approx(np.log(2.0))
-
-
-@pytest.mark.parametrize("n,k", [(1, 2), (5, 3), (8, 1)])
-def test_softmax_cross_entropy_gradient_and_value(n, k):
-    rng = np.random.default_rng(k)
-    z = rng.standard_normal((n, k)) * 2
-    y = rng.integers(0, k, size=n)
-    value, grad = softmax_cross_entropy(z, y)
-    p = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
-    np.testing.assert_allclose(value, -np.mean(np.log(p[np.arange(n), y])), rtol=1e-12)
-    assert gradient_check(lambda: softmax_cross_entropy(z, y)[0], [z], [grad]) < TOL
-    z32 = z.astype(np.float32)
-    assert softmax_cross_entropy(z32, y)[1].dtype == np.float32
-
-
-@pytest.mark.parametrize("shape", [(1,), (7,), (7, 1), (7, 4)])
-def test_squared_error_gradient_and_value(shape):
-    rng = np.random.default_rng(1)
-    p, t = rng.standard_normal(shape), rng.standard_normal(shape)
-    value, grad = squared_error(p, t)
-    # the mean over ROWS of the squared norm of each row's error
-    d = (p - t).reshape(shape[0], -1)
-    np.testing.assert_allclose(value, np.mean(np.sum(d * d, axis=1)), rtol=1e-12)
-    assert gradient_check(lambda: squared_error(p, t)[0], [p], [grad]) < TOL
-    assert squared_error([[1.0, 2.0], [0.0, 0.0]], [[0.0, 0.0], [0.0, 3.0]])[0] == 7.0
-
-
-def test_group_normalized_l1_by_hand():
-    prob = np.array([0.9, 0.2, 0.6, 0.1, 0.5])
-    a = np.array([1, 0, 1, 0, 0])
-    value, grad = group_normalized_l1(prob, a, a)
-    # group a=1: |0.9−1|, |0.6−1| → mean 0.25; group a=0: 0.2, 0.1, 0.5 → mean 0.8/3
-    assert value == pytest.approx(0.25 + 0.8 / 3, rel=1e-15)
-    np.testing.assert_allclose(grad, [-0.5, 1 / 3, -0.5, 1 / 3, 1 / 3])
-    # the adversary's objective [MCPZ18]: L_Adv^DP = 1 − value; a perfect adversary (h = a)
-    # has value 0, the worst (h = 1 − a) has value 2 (one per group), a constant 1/2 has 1
-    assert group_normalized_l1(a.astype(float), a, a)[0] == 0.0
-    assert group_normalized_l1(1.0 - a, a, a)[0] == 2.0
-    assert group_normalized_l1(np.full(5, 0.5), a, a)[0] == pytest.approx(1.0)
-    # the subgradient of |·| at 0 is 0
-    np.testing.assert_array_equal(group_normalized_l1(a.astype(float), a, a)[1], 0.0)
-    # shape (n, 1) in, (n, 1) out; n_groups demands every group
-    v2, g2 = group_normalized_l1(prob[:, None], a, a, n_groups=2)
-    assert v2 == value and g2.shape == (5, 1)
-    with pytest.raises(ParameterError, match="groups"):
-        group_normalized_l1(prob, a, np.zeros(5, dtype=int), n_groups=2)
-    with pytest.raises(ParameterError, match="groups"):
-        group_normalized_l1(prob, a, np.array([0, 1, 3, 0, 1]), n_groups=3)
-
-
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_group_normalized_l1_gradient_with_equalized_odds_cells(seed):
-    rng = np.random.default_rng(seed)
-    n = 20
-    a, y = rng.integers(0, 2, n), rng.integers(0, 2, n)
-    cells = 2 * a + y                                   # the four (a, y) cells of L_Adv^EO
-    h = rng.random(n)                                   # never exactly a: no kink
-    value, grad = group_normalized_l1(h, a, cells)
-    direct = sum(np.mean(np.abs(h[cells == c] - a[cells == c])) for c in np.unique(cells))
-    assert value == pytest.approx(direct, rel=1e-14)
-    assert gradient_check(lambda: group_normalized_l1(h, a, cells)[0], [h], [grad]) < TOL
 
 
 # -------------------------------------------------------------------- the network
@@ -165,24 +81,6 @@ def test_backward_matches_finite_differences(activation, sizes):
     assert none is None
     for g, g2 in zip(grads, grads2):
         np.testing.assert_array_equal(g, g2)
-
-
-def test_network_matches_mlp_initialisation_and_gradient():
-    # the shared init (nn.init_dense_layers): same seed, same weights; the softmax loss on
-    # the network's logits back-propagates to MLP.gradient
-    rng = np.random.default_rng(4)
-    X, y = rng.standard_normal((9, 4)), rng.integers(0, 3, 9)
-    for activation in ("relu", "tanh"):
-        mlp = nn.MLP((4, 5, 3), activation=activation, rng=7)
-        net = Network((4, 5, 3), activation=activation, rng=7)
-        for p, q in zip(mlp.params, net.params):
-            np.testing.assert_array_equal(p, q)
-        logits, cache = net.forward(X)
-        np.testing.assert_array_equal(logits, mlp.logits(X))
-        value, g = softmax_cross_entropy(logits, y)
-        assert value == pytest.approx(mlp.loss(X, y), rel=1e-14)
-        for a, b in zip(net.backward(cache, g)[0], mlp.gradient(X, y)):
-            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-15)
 
 
 def test_float32_network_follows_float64():
@@ -216,6 +114,192 @@ def test_copy_call_and_sizes():
     assert net(np.zeros((0, 3))).shape == (0, 1)
     assert "Network(layer_sizes=(3, 4, 1)" in repr(net)
     assert isinstance(net.forward(X)[1], ForwardCache)
+
+
+# ------------------------------------------------------ the classifier, per example
+def _data(n=5, d=4, k=3, seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal((n, d)), rng.integers(0, k, size=n)
+
+
+def _rel_err(a, b):
+    a, b = np.ravel(a), np.ravel(b)
+    denom = np.linalg.norm(a) + np.linalg.norm(b)
+    return 0.0 if denom == 0 else np.linalg.norm(a - b) / denom
+
+
+def _finite_difference_per_example(model, X, y, h=1e-5):
+    """Central differences of each example's loss ℓ_i w.r.t. every parameter entry.
+
+    Truncation error O(h² · ℓ''') ≈ 1e-10 and rounding error ≈ 1e-16 / h ≈ 1e-11,
+    both far below the 1e-6 relative tolerance.
+    """
+    out = []
+    for p in model.params:
+        g = np.zeros((X.shape[0],) + p.shape)
+        for idx in np.ndindex(p.shape):
+            old = p[idx]
+            p[idx] = old + h
+            up = model.per_example_losses(X, y)
+            p[idx] = old - h
+            down = model.per_example_losses(X, y)
+            p[idx] = old
+            g[(slice(None),) + idx] = (up - down) / (2 * h)
+        out.append(g)
+    return out
+
+
+@pytest.mark.parametrize("activation", ["relu", "tanh"])
+@pytest.mark.parametrize("sizes", [(4, 3), (4, 6, 3), (4, 5, 6, 3)])
+def test_per_example_gradients_match_finite_differences(activation, sizes):
+    X, y = _data(n=5, d=sizes[0], k=sizes[-1], seed=len(sizes))
+    model = Network(sizes, activation=activation, dtype="float64", rng=1)
+    # ReLU is not differentiable at 0: make sure no pre-activation lies within
+    # reach of a kink. A step h = 1e-5 in one parameter moves a pre-activation by
+    # at most h·max(1, |input|)·(downstream |weights|) ≈ a few × 1e-5 here, so a
+    # margin of 1e-4 keeps every ReLU on the same side during the check.
+    assert _away_from_kinks(model, X)
+    analytic = model.per_example_gradients(X, y)
+    numeric = _finite_difference_per_example(model, X, y)
+    assert len(analytic) == len(model.params) == 2 * (len(sizes) - 1)
+    for g_a, g_n, p in zip(analytic, numeric, model.params):
+        assert g_a.shape == (X.shape[0],) + p.shape
+        for i in range(X.shape[0]):
+            assert _rel_err(g_a[i], g_n[i]) < 1e-6
+
+
+def test_objective_gradient_with_l2_matches_finite_differences():
+    X, y = _data(n=7, d=4, k=3, seed=3)
+    model = Network((4, 5, 3), activation="tanh", l2=0.3, dtype="float64", rng=2)
+    grads = model.gradient(X, y)
+    assert gradient_check(lambda: model.loss(X, y), model.params, grads, eps=1e-5,
+                          n_checks=1000) < 1e-6
+
+
+def test_mean_of_per_example_gradients_is_the_gradient():
+    X, y = _data(n=9, d=4, k=3, seed=4)
+    model = Network((4, 8, 3), rng=0)
+    per = model.per_example_gradients(X, y)
+    for g_mean, g in zip([p.mean(axis=0) for p in per], model.gradient(X, y)):
+        np.testing.assert_allclose(g_mean, g, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("activation", ACTIVATIONS)
+def test_classifier_trace_is_the_backward_pass_of_the_mean_cross_entropy(activation):
+    # one backward recursion for both uses: the per-example trace summed with weights 1/n
+    # (Network.gradient) is backward(cache, ∂ mean CE/∂ logits) of the general pass
+    rng = np.random.default_rng(4)
+    X, y = rng.standard_normal((9, 4)), rng.integers(0, 3, 9)
+    net = Network((4, 5, 3), activation=activation, rng=7)
+    logits, cache = net.forward(X)
+    np.testing.assert_array_equal(logits, net.logits(X))
+    value, g = softmax_cross_entropy(logits, y)
+    assert value == pytest.approx(net.loss(X, y), rel=1e-14)
+    for a, b in zip(net.backward(cache, g)[0], net.gradient(X, y)):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-15)
+    trace = net.trace(X, y)
+    np.testing.assert_allclose(trace.losses.mean(), value, rtol=1e-14)
+    for A, B in zip(trace.inputs, cache.inputs):
+        np.testing.assert_array_equal(A, B)
+
+
+@pytest.mark.parametrize("activation", ["relu", "tanh"])
+def test_ghost_norms_equal_materialised_norms(activation):
+    X, y = _data(n=20, d=6, k=4, seed=5)
+    model = Network((6, 7, 5, 4), activation=activation, rng=3)
+    per = model.per_example_gradients(X, y)
+    flat = np.concatenate([g.reshape(len(X), -1) for g in per], axis=1)
+    np.testing.assert_allclose(model.per_example_grad_norms(X, y),
+                               np.linalg.norm(flat, axis=1), rtol=1e-12)
+
+
+def test_ghost_clipped_sum_equals_materialised_clipped_sum():
+    X, y = _data(n=30, d=6, k=4, seed=6)
+    model = Network((6, 16, 4), rng=4)
+    trace = model.trace(X, y)
+    norms = model.per_example_grad_norms_from(trace)
+    C = float(np.median(norms))           # clip about half the examples
+    c = clip_factors(norms, C)
+    assert 0 < np.sum(c < 1) < len(X)
+    ghost = model.weighted_gradient_sum(trace, c)
+    per = model.per_example_gradients_from(trace)
+    for g_ghost, g_per in zip(ghost, per):
+        clipped = g_per * c.reshape((-1,) + (1,) * (g_per.ndim - 1))
+        np.testing.assert_allclose(g_ghost, clipped.sum(axis=0), rtol=1e-12, atol=1e-14)
+    # each clipped per-example gradient has norm min(‖g_i‖, C)
+    flat = np.concatenate([(g * c.reshape((-1,) + (1,) * (g.ndim - 1))).reshape(len(X), -1)
+                           for g in per], axis=1)
+    np.testing.assert_allclose(np.linalg.norm(flat, axis=1), np.minimum(norms, C), rtol=1e-12)
+
+
+@pytest.mark.parametrize("activation", ACTIVATIONS)
+def test_one_pass_norms_and_clipped_sum_equal_a_loop_over_single_examples(activation):
+    # clipped_gradient_sum, DP-SGD's step, computes the norms and the clipped sum from the
+    # same per-layer pairs (A_l, Δ_l) of ONE backward pass. The reference knows nothing of
+    # that structure: the gradient of each example's own loss, one example at a time
+    # (Network.gradient of a batch of one is ∇ℓ_i when l2 = 0), then its norm, its factor
+    # min(1, C/‖∇ℓ_i‖) and the sum. float64: both sides agree to rounding (~1e-15).
+    X, y = _data(n=25, d=5, k=3, seed=11)
+    X[::4] *= 6.0                                   # some long gradients, some short
+    net = Network((5, 9, 6, 3), activation=activation, rng=12)
+    loop = [net.gradient(X[i:i + 1], y[i:i + 1]) for i in range(len(X))]
+    ref_norms = np.array([np.sqrt(sum(np.sum(g * g) for g in gi)) for gi in loop])
+    C = float(np.quantile(ref_norms, 0.6))
+    ref_c = np.minimum(1.0, C / ref_norms)
+    ref_sum = [sum(c * gi[k] for c, gi in zip(ref_c, loop)) for k in range(len(net.params))]
+    assert 0 < np.sum(ref_norms > C) < len(X)
+    grads, norms, c = Network.clipped_gradient_sum(net.trace(X, y), C)
+    np.testing.assert_allclose(norms, ref_norms, rtol=1e-12)
+    np.testing.assert_allclose(c, ref_c, rtol=1e-12)
+    for g, r in zip(grads, ref_sum):
+        np.testing.assert_allclose(g, r, rtol=1e-11, atol=1e-14)
+    # without clipping: the plain gradient sum, factors 1 and no norms
+    grads, norms, c = Network.clipped_gradient_sum(net.trace(X, y), None)
+    assert norms is None and np.all(c == 1)
+    for g, gi in zip(grads, zip(*loop)):
+        np.testing.assert_allclose(g, sum(gi), rtol=1e-11, atol=1e-14)
+
+
+def test_float32_model_agrees_with_float64():
+    X, y = _data(n=10, d=5, k=3, seed=7)
+    m64 = Network((5, 8, 3), rng=5)
+    m32 = Network((5, 8, 3), dtype="float32", rng=5)      # the same draws, rounded
+    n32 = m32.per_example_grad_norms(X, y)
+    assert n32.dtype == np.float32
+    np.testing.assert_allclose(n32, m64.per_example_grad_norms(X, y), rtol=1e-5)
+    grads, norms, c = Network.clipped_gradient_sum(m32.trace(X, y), 1.0)
+    assert all(g.dtype == np.float32 for g in grads) and c.dtype == np.float32
+
+
+def test_loss_of_uniform_prediction_is_log_k():
+    model = Network((3, 4), rng=0)
+    for W in model.weights:
+        W[:] = 0
+    X, y = _data(n=6, d=3, k=4)
+    np.testing.assert_allclose(model.per_example_losses(X, y), np.log(4))
+
+
+def test_update_moves_downhill():
+    X, y = _data(n=50, d=4, k=3, seed=8)
+    model = Network((4, 10, 3), rng=0)
+    before = model.loss(X, y)
+    model.apply_update(model.gradient(X, y), 0.1)
+    assert model.loss(X, y) < before
+
+
+def test_clip_factors():
+    c = clip_factors([0.0, 0.5, 1.0, 4.0], 1.0)
+    np.testing.assert_allclose(c, [1.0, 1.0, 1.0, 0.25])
+
+
+def test_unchecked_trace_is_the_same_pass():
+    model = Network((3, 4, 2), dtype="float32", rng=0)
+    X = np.random.default_rng(1).standard_normal((5, 3)).astype(np.float32)
+    y = np.array([0, 1, 1, 0, 1])
+    checked, unchecked = model.trace(X, y), model._trace(X, y)
+    for a, b in zip(checked.errors + checked.inputs + [checked.losses],
+                    unchecked.errors + unchecked.inputs + [unchecked.losses]):
+        np.testing.assert_array_equal(a, b)
 
 
 # ------------------------------------------------------------------- LAFTR-style chains
@@ -273,109 +357,10 @@ def test_adversarial_objective_chain_matches_finite_differences(gamma):
         assert gradient_check(objective, adversary.params, adv_grads, n_checks=1000) < TOL
 
 
-# --------------------------------------------------------------------------- Adam
-def test_adam_two_steps_by_hand():
-    theta = np.array([1.0, -2.0])
-    opt = Adam([theta], learning_rate=0.1)             # β1 = 0.9, β2 = 0.999, ε = 1e-8
-    opt.step([np.array([0.5, -1.0])])
-    # t = 1: m = 0.1 g = (0.05, −0.1), v = 0.001 g² = (0.00025, 0.001); bias-corrected
-    # m̂ = g, v̂ = g², so each coordinate moves by 0.1 · sign(g) · |g| / (|g| + 1e-8)
-    np.testing.assert_allclose(opt.m[0], [0.05, -0.1], rtol=1e-15)
-    np.testing.assert_allclose(opt.v[0], [0.00025, 0.001], rtol=1e-15)
-    np.testing.assert_allclose(theta, [1 - 0.1 * 0.5 / (0.5 + 1e-8),
-                                       -2 + 0.1 * 1.0 / (1.0 + 1e-8)], rtol=1e-15)
-    opt.step([np.array([0.1, 0.2])])
-    # t = 2: m = 0.9 m + 0.1 g = (0.055, −0.07); v = 0.999 v + 0.001 g² =
-    # (0.00025975, 0.001039); m̂ = m / 0.19, v̂ = v / 0.001999; computed in exact rational
-    # arithmetic (Python fractions, the square root in float64):
-    assert opt.t == 2
-    np.testing.assert_allclose(opt.m[0], [0.055, -0.07], rtol=1e-14)
-    np.testing.assert_allclose(opt.v[0], [0.00025975, 0.001039], rtol=1e-14)
-    np.testing.assert_allclose(theta, [0.8196959063846512, -1.8488973939904942], rtol=1e-14)
-    opt.reset()
-    assert opt.t == 0 and not opt.m[0].any() and not opt.v[0].any()
-
-
-def test_adam_converges_on_an_ill_conditioned_quadratic():
-    # f(θ) = ½ Σ c_i (θ_i − θ*_i)², condition number 1e4. Adam's step is invariant to the
-    # scale of each coordinate's gradient [KB15], so both coordinates approach θ* at the
-    # same pace although plain gradient descent with a stable step (< 2/c_max) would need
-    # ~1e4 steps for the flat one.
-    c = np.array([1e-2, 1.0, 1e2])
-    target = np.array([3.0, -1.0, 0.5])
-    theta = np.zeros(3)
-    opt = Adam([theta], learning_rate=0.05)
-    for _ in range(3000):
-        opt.step([c * (theta - target)])
-    np.testing.assert_allclose(theta, target, atol=1e-3)
-    # float32 parameters stay float32
-    t32 = np.zeros(3, dtype=np.float32)
-    opt32 = Adam([t32], learning_rate=0.05)
-    for _ in range(3000):
-        opt32.step([(c * (t32 - target)).astype(np.float32)])
-    assert t32.dtype == np.float32
-    np.testing.assert_allclose(t32, target, atol=1e-3)
-
-
-def test_adam_trains_a_network_chain():
-    # a smoke test of the whole kit: encoder → classifier trained on separable data
-    rng = np.random.default_rng(0)
-    X = rng.standard_normal((200, 4))
-    y = (X[:, 0] - X[:, 1] > 0).astype(float)
-    encoder, classifier = Network((4, 8, 3), rng=1), Network((3, 1), rng=2)
-    opt = Adam(encoder.params + classifier.params, learning_rate=0.01)
-    for _ in range(300):
-        Z, ce = encoder.forward(X, check_input=False)
-        logits, cc = classifier.forward(Z, check_input=False)
-        value, g = binary_cross_entropy_with_logits(logits, y)
-        cls_grads, g_Z = classifier.backward(cc, g, check_input=False)
-        enc_grads, _ = encoder.backward(ce, g_Z, check_input=False, input_grad=False)
-        opt.step(enc_grads + cls_grads)
-    accuracy = np.mean((classifier(encoder(X))[:, 0] > 0) == y)
-    assert value < 0.15 and accuracy > 0.95
-
-
-# ----------------------------------------------------------------- gradient_check
-def test_gradient_check_catches_a_wrong_gradient_and_restores_params():
-    p = np.array([[1.0, 2.0], [3.0, -1.0]])
-    before = p.copy()
-
-    def f():
-        return float(np.sum(p ** 3))
-
-    right = 3 * p ** 2
-    assert gradient_check(f, [p], [right]) < TOL
-    wrong = right.copy()
-    wrong[1, 0] *= 1.1
-    assert gradient_check(f, [p], [wrong]) > 1e-2
-    np.testing.assert_array_equal(p, before)
-
-    def boom():
-        raise RuntimeError("user loss failed")
-
-    with pytest.raises(RuntimeError):
-        gradient_check(boom, [p], [right])
-    np.testing.assert_array_equal(p, before)
-    with pytest.raises(ParameterError, match="f"):
-        gradient_check(lambda: float("nan"), [p], [right])
-
-
-def test_gradient_check_samples_entries_and_handles_float32():
-    rng = np.random.default_rng(0)
-    p = rng.standard_normal(500)
-    f = lambda: float(np.sum(np.sin(p)))           # noqa: E731
-    assert gradient_check(f, [p], [np.cos(p)], n_checks=10, rng=0) < TOL
-    # float32: θ ± h is rounded, and the check divides by the step actually taken;
-    # f is evaluated in float64, so the error is that of the rounded step (≈ 6e-8/1e-3)
-    p32 = rng.standard_normal(20).astype(np.float32)
-    f32 = lambda: float(np.sum(np.sin(p32.astype(np.float64))))   # noqa: E731
-    assert gradient_check(f32, [p32], [np.cos(p32.astype(np.float64))], eps=1e-3) < 1e-6
-
-
-# ------------------------------------------------ the pieces shared with nn.MLP
+# ------------------------------------------------------ activations, initialisation
 @pytest.mark.parametrize("activation", ACTIVATIONS)
 def test_activation_derivative_from_output_matches_finite_differences(activation):
-    act, act_grad = nn.activation_functions(activation)
+    act, act_grad = activation_functions(activation)
     z = np.array([-2.0, -0.3, 0.2, 1.5])               # away from the kink at 0
     h = 1e-6
     numeric = (act(z + h) - act(z - h)) / (2 * h)
@@ -383,20 +368,17 @@ def test_activation_derivative_from_output_matches_finite_differences(activation
     assert act_grad(act(z.astype(np.float32))).dtype == np.float32
 
 
-def test_shared_init_log_softmax_and_layer_sizes():
-    weights, biases = nn.init_dense_layers((3, 4, 2), "leaky_relu", "float32", rng=0)
-    relu_w, _ = nn.init_dense_layers((3, 4, 2), "relu", "float64", rng=0)
+def test_init_and_layer_sizes():
+    weights, biases = init_dense_layers((3, 4, 2), "leaky_relu", "float32", rng=0)
+    relu_w, _ = init_dense_layers((3, 4, 2), "relu", "float64", rng=0)
     # leaky ReLU uses the He scale as ReLU; float32 is the float64 draw rounded
     for W, V in zip(weights, relu_w):
         assert W.dtype == np.float32
         np.testing.assert_array_equal(W, V.astype(np.float32))
     assert all(not b.any() for b in biases)
-    z = np.array([[1.0, -2.0, 0.5], [1000.0, 0.0, -1000.0]])
-    np.testing.assert_allclose(np.exp(nn.log_softmax(z)), nn.softmax(z), rtol=1e-14)
-    assert nn.log_softmax(z)[1, 2] == -2000.0           # no log(0) = −inf
-    assert nn.check_layer_sizes([3, np.int64(4), 1]) == (3, 4, 1)
+    assert check_layer_sizes([3, np.int64(4), 1]) == (3, 4, 1)
     with pytest.raises(ParameterError, match="output classes"):
-        nn.check_layer_sizes((3, 1), min_outputs=2)
+        check_layer_sizes((3, 1), min_outputs=2)
 
 
 def test_network_pickles_with_its_activation():
@@ -405,3 +387,70 @@ def test_network_pickles_with_its_activation():
     for activation in ACTIVATIONS:
         net = Network((3, 4, 1), activation, rng=0)
         np.testing.assert_array_equal(pickle.loads(pickle.dumps(net))(X), net(X))
+
+
+# ------------------------------------------------------------------------- bad input
+def test_bad_layer_sizes():
+    with pytest.raises(ValueError, match="layer_sizes"):
+        Network((3,))
+    with pytest.raises(ValueError, match="layer_sizes"):
+        Network((3, 0, 2))
+    with pytest.raises(TypeError, match="layer_sizes"):
+        Network("34")
+    with pytest.raises(TypeError, match="layer_sizes"):
+        Network((3, 2.5, 2))
+    with pytest.raises(ValueError, match="layer_sizes"):
+        Network((100_000, 100_000, 2))                      # 10^10 parameters
+
+
+def test_bad_choices():
+    with pytest.raises(ValueError, match="activation"):
+        Network((3, 2), activation="sigmoid")
+    with pytest.raises(ValueError, match="dtype"):
+        Network((3, 2), dtype="float16")
+
+
+def test_bad_l2_property():
+    from _props import NOT_POSITIVE_FINITE
+    import hypothesis.strategies as st
+    bad = st.one_of(NOT_A_NUMBER, NOT_POSITIVE_FINITE.filter(lambda v: not v == 0))
+    assert_rejects_bad_values(Network, {"layer_sizes": (3, 2)}, "l2", bad)
+
+
+def test_bad_X_and_y():
+    model = Network((3, 2), rng=0)
+    assert_rejects_bad_values(lambda X: model.per_example_losses(X, [0]), {"X": [[1.0, 2, 3]]},
+                              "X", NON_FINITE_ARRAYS)
+    with pytest.raises(ValueError, match="X"):
+        model.per_example_losses(np.ones((2, 4)), [0, 1])
+    with pytest.raises(ValueError, match="y"):
+        model.per_example_losses(np.ones((2, 3)), [0, 2])
+    with pytest.raises(ValueError, match="y"):
+        model.per_example_losses(np.ones((2, 3)), [0])
+    with pytest.raises(ValueError, match="y"):
+        model.per_example_losses(np.ones((2, 3)), [0.0, 1.0])
+
+
+def test_bad_clip_inputs():
+    with pytest.raises(ValueError, match="max_grad_norm"):
+        clip_factors([1.0], 0.0)
+    with pytest.raises(ValueError, match="norms"):
+        clip_factors([-1.0], 1.0)
+
+
+def test_gradient_lists_and_weights_are_checked():
+    model = Network((3, 2), rng=0)
+    grads = model.gradient(np.ones((2, 3)), [0, 1])
+    with pytest.raises(TypeError, match="grads"):
+        model.apply_update([g.astype(complex) for g in grads], 0.1)
+    with pytest.raises(ValueError, match="grads"):
+        model.add_l2_gradient([g.T for g in grads])
+    with pytest.raises(ValueError, match="learning_rate"):
+        model.apply_update(grads, 0.0)
+    trace = model.trace(np.ones((2, 3)), [0, 1])
+    with pytest.raises(ValueError, match="weights"):
+        model.weighted_gradient_sum(trace, [1.0])
+    with pytest.raises(TypeError, match="trace"):
+        Network.per_example_grad_norms_from("trace")
+    with pytest.raises(ValueError, match="max_grad_norm"):
+        Network.clipped_gradient_sum(trace, 0.0)
