@@ -41,6 +41,7 @@ import inspect
 import math
 import numbers
 from collections.abc import Callable, Sequence
+from fractions import Fraction
 from typing import Any, Union
 
 import numpy as np
@@ -48,7 +49,7 @@ import numpy.typing as npt
 
 __all__ = [
     "ParameterError", "Domain", "validate", "validate_params", "describe",
-    "real", "integer", "array", "choice", "one_of", "anything",
+    "real", "integer", "rational", "array", "choice", "one_of", "anything",
     "ArrayLike", "Seed",
     "check_epsilon", "check_delta", "check_sensitivity", "check_probability", "check_positive",
     "check_nonnegative", "check_int", "check_bool", "check_finite", "check_in_range",
@@ -137,7 +138,7 @@ def real(low: float, high: float, *, low_open: bool = False, high_open: bool = F
             except OverflowError:        # an int beyond the float range
                 raise domain.refuse(name, value) from None
         if (x > low if low_open else x >= low) and (x < high if high_open else x <= high):
-            return x
+            return x + 0.0                 # -0.0 as 0.0: NumPy refuses a scale of -0.0
         raise domain.refuse(name, value)   # also NaN, which fails every comparison
 
     lo_edge = math.nextafter(low, math.inf) if low_open else low
@@ -152,7 +153,8 @@ def real(low: float, high: float, *, low_open: bool = False, high_open: bool = F
     domain = Domain(text, convert, bad=bad,
                     example=(example if example is not None
                              else min(max(1.0, lo_edge), hi_edge)),
-                    edges=[e for e in (lo_edge, hi_edge) if math.isfinite(e)])
+                    edges=[e for e in (lo_edge, hi_edge) if math.isfinite(e)]
+                    + ([-0.0] if low == 0 and not low_open else []))
     return domain
 
 
@@ -181,13 +183,44 @@ def integer(low: int, high: int, *, example: int | None = None, work: bool = Fal
     return domain
 
 
+def rational(low: numbers.Rational | float, high: numbers.Rational | float, *,
+             text: str | None = None, example: Any = None, work: bool = False) -> Domain:
+    """An exact number in [low, high]: an ``int``, a :class:`fractions.Fraction`, or a float
+    taken exactly (``Fraction(0.1)`` is the double nearest 0.1, not 1/10). Returns a
+    Fraction. ``work=True`` as for :func:`integer`."""
+    text = text or (f"a number in [{_number_text(low)}, {_number_text(high)}] (an int, a "
+                    "Fraction or a float, used exactly)")
+
+    def convert(name: str, value: Any) -> Fraction:
+        if isinstance(value, np.ndarray) and value.ndim == 0:
+            value = value[()]
+        if isinstance(value, (bool, np.bool_)):
+            raise domain.refuse(name, value)
+        if isinstance(value, numbers.Rational):
+            exact = Fraction(int(value.numerator), int(value.denominator))
+        elif isinstance(value, (float, np.floating)) and math.isfinite(value):
+            exact = Fraction(*float(value).as_integer_ratio())    # exact, no rounding
+        else:
+            raise domain.refuse(name, value)
+        if low <= exact <= high:
+            return exact
+        raise domain.refuse(name, value)
+
+    domain = Domain(text, convert, example=example if example is not None else high if high < 1
+                    else max(low, 1), edges=(low,) if work else (low, high),
+                    bad=[-1, 0, low / 2 if low > 0 else low - 1, high * 2, math.nan, math.inf,
+                         True, "1", None, 1j])
+    return domain
+
+
 def array(*, ndim: int | tuple[int, ...] | None = None, min_size: int = 1,
           max_size: int = 10**7, low: float = -math.inf, high: float = math.inf,
-          integers: bool = False, dtype=float, text: str | None = None,
+          integers: bool = False, booleans: bool = False, dtype=float, text: str | None = None,
           example: Any = None) -> Domain:
     """A numeric array (numbers, nested lists or arrays of real numbers; not booleans, not
     strings, not ragged), of the given dimension(s) and size, every entry finite and in
     [low, high] (whole numbers with ``integers=True``). Returns a NumPy array of ``dtype``.
+    ``booleans=True`` also accepts True/False, as 1/0 (bits, transcripts).
     """
     dims = None if ndim is None else ((ndim,) if isinstance(ndim, int) else tuple(ndim))
     shape_text = "" if dims is None else {(0,): "a number", (1,): "a 1-D array",
@@ -209,10 +242,10 @@ def array(*, ndim: int | tuple[int, ...] | None = None, min_size: int = 1,
         except (TypeError, ValueError):              # ragged nested lists
             raise domain.refuse(name, value) from None
         if raw.dtype.kind == "O":
-            if not all(isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
-                       for v in raw.ravel()):
+            if not all(isinstance(v, (numbers.Real, np.bool_)) and (
+                    booleans or not isinstance(v, (bool, np.bool_))) for v in raw.ravel()):
                 raise domain.refuse(name, value)
-        elif raw.dtype.kind not in "iuf":            # booleans, strings, complex, dates
+        elif raw.dtype.kind not in ("biuf" if booleans else "iuf"):   # strings, complex, dates
             raise domain.refuse(name, value)
         try:
             arr = np.asarray(raw, dtype=dtype)
@@ -233,7 +266,8 @@ def array(*, ndim: int | tuple[int, ...] | None = None, min_size: int = 1,
                     edges=[v for v in ([low] * max(min_size, 1), [high] * max(min_size, 1))
                            if math.isfinite(v[0])],
                     bad=["abc", None, [[1.0, 2.0], [3.0]], [math.nan] * max(min_size, 1),
-                         [math.inf] * max(min_size, 1), [True] * max(min_size, 1), [1j]]
+                         [math.inf] * max(min_size, 1), [1j]]
+                    + ([] if booleans else [[True] * max(min_size, 1)])
                     + ([[]] if min_size > 0 else []))
     return domain
 

@@ -1,7 +1,7 @@
 """Legal-but-extreme inputs for every public function of the auditing modules and their figures.
 
 Modules: ``audit_bounds``, ``audit_runs``, ``audit_one_run``, ``audit_bugs``, ``audit_cases``
-and ``plots.audit`` (``dpteach.audit.bounds`` itself is driven by ``mechanisms/test_mechanisms_edges.py``). Every
+and ``plots.audit`` (the sparse vector's ``svt_pattern_frequency`` included). Every
 numeric parameter of every public function (and method) gets the strategies of
 ``tests/_props.py``: subnormals, huge floats, integers beyond the float range, probabilities
 within an ulp of 0 or 1, outputs at the ends of the double range. Each call must, within a
@@ -237,6 +237,14 @@ CASES = [
                          n_trials=100, rng=0),
              {"claimed_epsilon": NONNEG, "delta": DELTA, "n_trials": ints(2, 100, 1000),
               "confidence": UNIT, "bins": ints(2, 1000)}, audit_ok),
+    *[EdgeCase("svt_pattern_frequency", R.svt_pattern_frequency,
+               lazy_kwargs(values=[1.0, 2.0], answers=[False, True], threshold=1.5, epsilon=1.0,
+                           n_trials=5, variant=variant, rng=0),
+               {"values": REAL.map(lambda s: [s, 2.0]), "threshold": REAL, "epsilon": POS,
+                "sensitivity": POS, "n_trials": ints(1, 50),
+                **({"max_above": ints(1, 10**6)} if variant == "sparse" else {})},
+               lambda r, kw: type(r) is int and 0 <= r <= kw["n_trials"])
+      for variant in ("sparse", "no_query_noise")],
     EdgeCase("audit_convergence", R.audit_convergence,
              lazy_kwargs(mechanism=lambda: _laplace, d=0.0, d_prime=1.0, trials=[10, 100],
                          claimed_epsilon=0.5, rng=0),
@@ -349,7 +357,8 @@ NOT_NUMERIC = {
     "result": "an AuditResult (extreme outputs: the _histograms_of row)",
     "audit": "a OneRunAudit (extreme scores: the _canary_figure_of row)",
     "included": "booleans", "labels": "class labels", "y": "class labels",
-    "bits": "0/1 data", "ax": "matplotlib axes",
+    "bits": "0/1 data", "ax": "matplotlib axes", "answers": "a True/False transcript",
+    "variant": "a choice",
 }
 # wrapper rows drive these parameters through a numeric stand-in
 VIA_WRAPPER = {("canary_scores", "canaries"): "canaries_scale",
@@ -405,8 +414,6 @@ def _public_callables():
                 for meth, f in vars(obj).items():
                     if inspect.isfunction(f) and not meth.startswith("_"):
                         out[f"{name}.{meth}"] = f
-            elif name == "svt_pattern_frequency":
-                continue         # its extreme values: tests/mechanisms/test_mechanisms_edges.py
             elif inspect.isfunction(obj):
                 out[name] = obj
     return out
