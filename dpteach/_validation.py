@@ -183,7 +183,7 @@ def integer(low: int, high: int, *, example: int | None = None, work: bool = Fal
     return domain
 
 
-def rational(low: numbers.Rational | float, high: numbers.Rational | float, *,
+def rational(low: float, high: float, *,
              text: str | None = None, example: Any = None, work: bool = False) -> Domain:
     """An exact number in [low, high]: an ``int``, a :class:`fractions.Fraction`, or a float
     taken exactly (``Fraction(0.1)`` is the double nearest 0.1, not 1/10). Returns a

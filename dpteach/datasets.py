@@ -28,16 +28,7 @@ import numpy as np
 import pandas as pd
 from sklearn.datasets import make_moons
 
-from ._validation import (
-    FLAG,
-    PROBABILITY,
-    RNG,
-    Domain,
-    ParameterError,
-    integer,
-    real,
-    validate,
-)
+from ._validation import (FLAG, PROBABILITY, RNG, Domain, ParameterError, integer, real, validate)
 
 __all__ = [
     "ADULT_COLUMNS",
@@ -299,6 +290,7 @@ def make_two_moons(n: int = 200, noise: float = 0.25, rng=0):
     y : ndarray of int, shape (n,)
         0 for the upper moon, 1 for the lower one.
     """
+    random_state: int | np.random.RandomState
     if isinstance(rng, int) and rng < 2**32:
         random_state = rng                        # scikit-learn's own stream for this seed
     else:

@@ -42,19 +42,10 @@ import numbers
 import os
 import random
 import secrets
-from fractions import Fraction
 
 import numpy as np
 
-from .._validation import (
-    EPSILON_OR_ZERO,
-    ArrayLike,
-    Domain,
-    array,
-    integer,
-    rational,
-    validate,
-)
+from .._validation import (EPSILON_OR_ZERO, Domain, array, integer, rational, validate)
 
 __all__ = [
     "sample_discrete_laplace",
@@ -193,7 +184,7 @@ def sample_discrete_gaussian(sigma2, size: int | None = None, rng=None):
 
 # ------------------------------------------------------------------ pmfs and moments
 @validate(x=INTEGERS, scale=SCALE)
-def discrete_laplace_pmf(x: ArrayLike, scale):
+def discrete_laplace_pmf(x, scale):
     """``P[X = x] = tanh(1/(2t))·exp(-|x|/t)`` of the discrete Laplace with scale t.
 
     The normaliser is Σ_x e^{-|x|/t} = (1 + e^{-1/t})/(1 - e^{-1/t}) = 1/tanh(1/(2t)).
@@ -256,7 +247,7 @@ def discrete_gaussian_variance(sigma2) -> float:
 
 
 @validate(x=INTEGERS, sigma2=SIGMA2)
-def discrete_gaussian_pmf(x: ArrayLike, sigma2):
+def discrete_gaussian_pmf(x, sigma2):
     """``P[X = x]`` for X ~ N_ℤ(0, σ²).
 
     Parameters

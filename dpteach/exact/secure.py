@@ -67,7 +67,7 @@ from fractions import Fraction
 import numpy as np
 from scipy import optimize
 
-from .._validation import EPSILON, SENSITIVITY, ArrayLike, ParameterError, array, real, validate
+from .._validation import EPSILON, SENSITIVITY, ParameterError, array, real, validate
 from ..accounting.zcdp import zcdp_to_epsilon
 from ..mechanisms.noise import GAUSSIAN_DELTA
 from .discrete import EXACT_RNG, sample_discrete_gaussian, sample_discrete_laplace
@@ -85,7 +85,7 @@ GRANULARITY = real(2.0 ** -40, 1e6, example=DEFAULT_GRANULARITY)
 
 @validate(value=SECURE_VALUES, sensitivity=SENSITIVITY, epsilon=EPSILON, rng=EXACT_RNG,
           granularity=GRANULARITY)
-def secure_laplace_mechanism(value: ArrayLike, sensitivity: float, epsilon: float, rng=None, *,
+def secure_laplace_mechanism(value, sensitivity: float, epsilon: float, rng=None, *,
                              granularity: float = DEFAULT_GRANULARITY):
     """The Laplace mechanism without floating-point noise: exact discrete Laplace on a grid.
 
@@ -130,7 +130,7 @@ def secure_laplace_mechanism(value: ArrayLike, sensitivity: float, epsilon: floa
 
 @validate(value=SECURE_VALUES, sensitivity=SENSITIVITY, epsilon=EPSILON, delta=GAUSSIAN_DELTA,
           rng=EXACT_RNG, granularity=GRANULARITY)
-def secure_gaussian_mechanism(value: ArrayLike, sensitivity: float, epsilon: float, delta: float,
+def secure_gaussian_mechanism(value, sensitivity: float, epsilon: float, delta: float,
                               rng=None, *, granularity: float = DEFAULT_GRANULARITY):
     """The Gaussian mechanism without floating-point noise: exact discrete Gaussian on a grid.
 

@@ -28,7 +28,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .._validation import EPSILON, SENSITIVITY, ArrayLike, ParameterError, array, real, validate
+from .._validation import EPSILON, SENSITIVITY, ParameterError, array, real, validate
 from .discrete import EXACT_RNG, EXACT_SIZE_MAX, random_source
 
 __all__ = ["snapping_mechanism", "snapping_epsilon", "ETA"]
@@ -42,7 +42,7 @@ BOUND = real(1e-9, 1e18, example=100.0)
 
 
 @validate(value=ANSWERS, sensitivity=SENSITIVITY, epsilon=EPSILON, bound=BOUND, rng=EXACT_RNG)
-def snapping_mechanism(value: ArrayLike, *, sensitivity: float, epsilon: float, bound: float,
+def snapping_mechanism(value, *, sensitivity: float, epsilon: float, bound: float,
                        rng=None):
     """Mironov's snapping mechanism: Laplace noise made safe for floating point.
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from .._validation import RNG, ParameterError, Seed, integer, real, validate
+from .._validation import RNG, ParameterError, integer, real, validate
 
 __all__ = ["l2_laplace_norm_distribution", "sample_l2_laplace"]
 
@@ -79,7 +79,7 @@ def l2_laplace_norm_distribution(dim: int, beta: float):
 @validate(dim=integer(1, DIM_MAX, work=True, example=3), beta=BETA,
           size=integer(1, SIZE_MAX, work=True).or_none(), rng=RNG)
 def sample_l2_laplace(dim: int, beta: float, size: int | None = None,
-                      rng: Seed = None) -> np.ndarray:
+                      rng=None) -> np.ndarray:
     """Draw ``b ∈ ℝᵈ`` with density proportional to ``exp(-β‖b‖₂)``.
 
     Sampled as a uniform direction (normalised standard Gaussian vector)

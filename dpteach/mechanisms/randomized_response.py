@@ -31,20 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from .._validation import (
-    EPSILON,
-    POSITIVE_COUNT,
-    PROBABILITY,
-    RNG,
-    ArrayLike,
-    ParameterError,
-    Seed,
-    array,
-    choice,
-    integer,
-    real,
-    validate,
-)
+from .._validation import (EPSILON, POSITIVE_COUNT, PROBABILITY, RNG, ParameterError,
+                           array, choice, integer, real, validate)
 
 __all__ = [
     "rr_epsilon_from_gamma",
@@ -136,8 +124,8 @@ def rr_gamma_from_epsilon(epsilon: float) -> float:
 
 
 @validate(bits=BITS, gamma=GAMMA.or_none(), epsilon=EPSILON.or_none(), rng=RNG)
-def randomized_response(bits: ArrayLike, gamma: float | None = None,
-                        epsilon: float | None = None, rng: Seed = None):
+def randomized_response(bits, gamma: float | None = None,
+                        epsilon: float | None = None, rng=None):
     """Each respondent reports their true bit with probability ½ + γ, else its flip.
 
     Warner's randomized response ([W65]_). With γ given, ε = ln((½+γ)/(½−γ));
@@ -223,7 +211,7 @@ def rr_std_error(rate: float, n: int, gamma: float | None = None,
 
 @validate(reports=BITS, gamma=GAMMA.or_none(), epsilon=EPSILON.or_none(),
           confidence=CONFIDENCE)
-def rr_estimate(reports: ArrayLike, gamma: float | None = None, epsilon: float | None = None,
+def rr_estimate(reports, gamma: float | None = None, epsilon: float | None = None,
                 confidence: float = 0.95) -> RREstimate:
     """Unbiased estimator of the true rate π from randomized-response reports.
 
@@ -255,7 +243,7 @@ def rr_estimate(reports: ArrayLike, gamma: float | None = None, epsilon: float |
 
 
 @validate(values=LABELS, k=CATEGORIES, epsilon=EPSILON, rng=RNG)
-def k_randomized_response(values: ArrayLike, k: int, epsilon: float, rng: Seed = None):
+def k_randomized_response(values, k: int, epsilon: float, rng=None):
     """k-ary randomized response (generalised RR / "direct encoding").
 
     Each value in {0, …, k−1} is reported truthfully with probability
@@ -288,7 +276,7 @@ def k_randomized_response(values: ArrayLike, k: int, epsilon: float, rng: Seed =
 
 
 @validate(reports=REPORTED_LABELS, k=CATEGORIES, epsilon=EPSILON)
-def k_rr_estimate(reports: ArrayLike, k: int, epsilon: float) -> np.ndarray:
+def k_rr_estimate(reports, k: int, epsilon: float) -> np.ndarray:
     """Unbiased frequency estimates from k-ary RR reports.
 
     A report equals v with probability ``λ_v = π_v p + (1 − π_v) q``, so
@@ -329,7 +317,7 @@ def k_rr_estimate(reports: ArrayLike, k: int, epsilon: float) -> np.ndarray:
           epsilon=EPSILON.or_none(), n_trials=SURVEYS, rng=RNG,
           simulation=choice("auto", "reports", "binomial"))
 def simulate_rr_estimates(true_rate: float, n: int, gamma: float | None = None,
-                          epsilon: float | None = None, n_trials: int = 2000, rng: Seed = None,
+                          epsilon: float | None = None, n_trials: int = 2000, rng=None,
                           simulation: str = "auto") -> np.ndarray:
     """Estimates π̂ from ``n_trials`` independent simulated surveys.
 
@@ -396,7 +384,7 @@ def simulate_rr_estimates(true_rate: float, n: int, gamma: float | None = None,
 
 
 @validate(n=SIZES, epsilon=EPSILON)
-def rr_local_std(n: ArrayLike, epsilon: float):
+def rr_local_std(n, epsilon: float):
     """Standard deviation of the RR rate estimate for a *fixed* dataset.
 
     Conditionally on the n true bits, the reports are independent with
@@ -428,7 +416,7 @@ def rr_local_std(n: ArrayLike, epsilon: float):
 
 
 @validate(n=SIZES, epsilon=EPSILON)
-def central_laplace_rate_std(n: ArrayLike, epsilon: float):
+def central_laplace_rate_std(n, epsilon: float):
     """Standard deviation of the central estimate ``(count + Lap(1/ε)) / n``.
 
     A trusted curator adds Laplace noise of scale ``1/ε`` to the count

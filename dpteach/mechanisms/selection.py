@@ -53,20 +53,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import special, stats
 
-from .._validation import (
-    EPSILON,
-    FLAG,
-    RNG,
-    SENSITIVITY,
-    ArrayLike,
-    Domain,
-    ParameterError,
-    Seed,
-    array,
-    choice,
-    integer,
-    validate,
-)
+from .._validation import (EPSILON, FLAG, RNG, SENSITIVITY, Domain, ParameterError,
+                           array, choice, integer, validate)
 
 __all__ = [
     "exponential_mechanism_probabilities",
@@ -95,12 +83,12 @@ NEIGHBOURING = choice("add_remove", "replace")
 #: the noise of report-noisy-max
 NOISE = choice("laplace", "exponential", "gumbel")
 #: records of the mode: labels (strings, ...) or numbers, kept as given; may be empty
-RECORDS = Domain("a 1-D sequence of labels or of numbers in [-1e15, 1e15]",
+RECORDS: Domain = Domain("a 1-D sequence of labels or of numbers in [-1e15, 1e15]",
                  lambda name, value: _labels(RECORDS, name, value, min_size=0),
                  example=[1.0, 2.0, 2.0, 3.0, 5.0, 8.0], edges=[[-1e15], [1e15], [], ["a"]],
                  bad=["abc", None, [[1.0, 2.0], [3.0]], [[1.0]], [float("nan")], [1e16]])
 #: the public candidates of the mode, each listed once
-CANDIDATES = Domain("a 1-D sequence of distinct labels or numbers in [-1e15, 1e15], not empty",
+CANDIDATES: Domain = Domain("a 1-D sequence of distinct labels or numbers in [-1e15, 1e15], not empty",
                     lambda name, value: _distinct(name, _labels(CANDIDATES, name, value,
                                                                 min_size=1)),
                     example=[1.0, 2.0, 8.0], edges=[[-1e15], [1e15], ["a"]],
@@ -113,12 +101,12 @@ GRID = Domain("a 1-D array of distinct numbers in [-1e15, 1e15]",
               lambda name, value: _distinct(name, _NUMBERS(name, value)),
               example=[1.0, 2.0, 8.0], edges=[[-1e15], [1e15]],
               bad=["abc", None, [], [[1.0]], [True], [float("nan")], [1e16], [1.0, 1.0]])
-_NUMBERS = array(ndim=1, low=-1e15, high=1e15)
+_NUMBERS: Domain = array(ndim=1, low=-1e15, high=1e15)
 
 
 # ----------------------------------------------------- exponential mechanism
 @validate(scores=SCORES, sensitivity=SENSITIVITY, epsilon=EPSILON, monotonic=FLAG)
-def exponential_mechanism_probabilities(scores: ArrayLike, sensitivity: float, epsilon: float,
+def exponential_mechanism_probabilities(scores, sensitivity: float, epsilon: float,
                                         monotonic: bool = False) -> np.ndarray:
     """Exact output distribution of the exponential mechanism.
 
@@ -156,8 +144,8 @@ def exponential_mechanism_probabilities(scores: ArrayLike, sensitivity: float, e
 
 @validate(scores=SCORES, sensitivity=SENSITIVITY, epsilon=EPSILON, monotonic=FLAG, size=SIZE,
           rng=RNG)
-def exponential_mechanism(scores: ArrayLike, sensitivity: float, epsilon: float,
-                          monotonic: bool = False, size: int | None = None, rng: Seed = None):
+def exponential_mechanism(scores, sensitivity: float, epsilon: float,
+                          monotonic: bool = False, size: int | None = None, rng=None):
     """Sample a candidate index from the exponential mechanism.
 
     Uses the Gumbel-max trick: ``argmax_r (ε·u(r)/(2Δu) + G_r)`` with ``G_r``
@@ -188,7 +176,7 @@ def exponential_mechanism(scores: ArrayLike, sensitivity: float, epsilon: float,
 
 
 @validate(data=RECORDS, candidates=CANDIDATES)
-def mode_utility(data: ArrayLike, candidates: ArrayLike) -> np.ndarray:
+def mode_utility(data, candidates) -> np.ndarray:
     """Counting score for the mode: ``u(D, r) = #{i : x_i = r}``.
 
     Sensitivity 1 under add/remove *and* under replacement neighbours (one record
@@ -216,7 +204,7 @@ def mode_utility(data: ArrayLike, candidates: ArrayLike) -> np.ndarray:
 
 
 @validate(data=NUMERIC_RECORDS, candidates=GRID)
-def median_utility(data: ArrayLike, candidates: ArrayLike) -> np.ndarray:
+def median_utility(data, candidates) -> np.ndarray:
     """Rank score for the median: ``u(D, r) = −|#{x_i < r} − #{x_i > r}|``.
 
     Maximal (≈ 0) at a median of ``data``. Adding or removing one record changes
@@ -239,7 +227,7 @@ def median_utility(data: ArrayLike, candidates: ArrayLike) -> np.ndarray:
 
 
 @validate(data=RECORDS, candidates=CANDIDATES, epsilon=EPSILON, neighbouring=NEIGHBOURING)
-def private_mode_probabilities(data: ArrayLike, candidates: ArrayLike, epsilon: float,
+def private_mode_probabilities(data, candidates, epsilon: float,
                                neighbouring: str = "add_remove") -> np.ndarray:
     """Exact output distribution of :func:`private_mode` (one entry per candidate)."""
     sens, mono = _mode_rate_args(neighbouring)
@@ -249,8 +237,8 @@ def private_mode_probabilities(data: ArrayLike, candidates: ArrayLike, epsilon: 
 
 @validate(data=RECORDS, candidates=CANDIDATES, epsilon=EPSILON, neighbouring=NEIGHBOURING,
           rng=RNG)
-def private_mode(data: ArrayLike, candidates: ArrayLike, epsilon: float,
-                 neighbouring: str = "add_remove", rng: Seed = None):
+def private_mode(data, candidates, epsilon: float,
+                 neighbouring: str = "add_remove", rng=None):
     """ε-DP most common value: the exponential mechanism with the count score.
 
     Score ``u(D, r)`` = number of records equal to ``r`` (:func:`mode_utility`),
@@ -281,7 +269,7 @@ def private_mode(data: ArrayLike, candidates: ArrayLike, epsilon: float,
 
 
 @validate(data=NUMERIC_RECORDS, candidates=GRID, epsilon=EPSILON, neighbouring=NEIGHBOURING)
-def private_median_probabilities(data: ArrayLike, candidates: ArrayLike, epsilon: float,
+def private_median_probabilities(data, candidates, epsilon: float,
                                  neighbouring: str = "add_remove") -> np.ndarray:
     """Exact output distribution of :func:`private_median` (one entry per candidate)."""
     return exponential_mechanism_probabilities(median_utility(data, candidates),
@@ -289,8 +277,8 @@ def private_median_probabilities(data: ArrayLike, candidates: ArrayLike, epsilon
 
 
 @validate(data=NUMERIC_RECORDS, candidates=GRID, epsilon=EPSILON, neighbouring=NEIGHBOURING, rng=RNG)
-def private_median(data: ArrayLike, candidates: ArrayLike, epsilon: float,
-                   neighbouring: str = "add_remove", rng: Seed = None) -> float:
+def private_median(data, candidates, epsilon: float,
+                   neighbouring: str = "add_remove", rng=None) -> float:
     """ε-DP median over a public, discretised domain via the exponential mechanism.
 
     Samples a candidate ``r`` with probability ∝ ``exp(ε·u(r)/(2Δu))`` where
@@ -353,9 +341,9 @@ def report_noisy_max_scale(sensitivity: float, epsilon: float, monotonic: bool =
 
 @validate(scores=SCORES, sensitivity=SENSITIVITY, epsilon=EPSILON, monotonic=FLAG, noise=NOISE,
           size=SIZE, rng=RNG)
-def report_noisy_max(scores: ArrayLike, sensitivity: float, epsilon: float,
+def report_noisy_max(scores, sensitivity: float, epsilon: float,
                      monotonic: bool = False, noise: str = "laplace", size: int | None = None,
-                     rng: Seed = None):
+                     rng=None):
     """Report-noisy-max: add independent noise to every score, report the arg-max.
 
     Only the *index* is released, never the noisy values. ε-DP with noise of
@@ -396,7 +384,7 @@ def report_noisy_max(scores: ArrayLike, sensitivity: float, epsilon: float,
 
 
 @validate(scores=SCORES, sensitivity=SENSITIVITY, epsilon=EPSILON, monotonic=FLAG, noise=NOISE)
-def report_noisy_max_probabilities(scores: ArrayLike, sensitivity: float, epsilon: float,
+def report_noisy_max_probabilities(scores, sensitivity: float, epsilon: float,
                                    monotonic: bool = False, noise: str = "laplace") -> np.ndarray:
     """Exact output distribution of :func:`report_noisy_max`.
 

@@ -42,20 +42,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from .._validation import (
-    COUNT,
-    DELTA,
-    EPSILON,
-    RNG,
-    SENSITIVITY,
-    VALUE,
-    ArrayLike,
-    ParameterError,
-    Seed,
-    array,
-    integer,
-    validate,
-)
+from .._validation import (COUNT, DELTA, EPSILON, RNG, SENSITIVITY, VALUE,
+                           ParameterError, array, integer, validate)
 
 __all__ = [
     "SparseVector",
@@ -187,7 +175,7 @@ class SparseVector:
     """
 
     def __init__(self, threshold: float, epsilon: float, sensitivity: float = 1.0,
-                 max_above: int = 1, delta: float = 0.0, rng: Seed = None):
+                 max_above: int = 1, delta: float = 0.0, rng=None):
         self.threshold, self.epsilon, self.sensitivity = threshold, epsilon, sensitivity
         self.max_above, self.delta = max_above, delta
         sigma = _threshold_scale(epsilon, sensitivity, max_above, delta)
@@ -253,8 +241,8 @@ class SparseVector:
 
 @validate(values=QUERY_ANSWERS, threshold=VALUE, epsilon=EPSILON, sensitivity=SENSITIVITY,
           max_above=MAX_ABOVE, delta=DELTA, rng=RNG)
-def sparse_vector(values: ArrayLike, threshold: float, epsilon: float, sensitivity: float = 1.0,
-                  max_above: int = 1, delta: float = 0.0, rng: Seed = None) -> SparseVectorResult:
+def sparse_vector(values, threshold: float, epsilon: float, sensitivity: float = 1.0,
+                  max_above: int = 1, delta: float = 0.0, rng=None) -> SparseVectorResult:
     """Run :class:`SparseVector` over a list of exact query answers until it halts.
 
     ([DR14]_ Alg. 2; with ``max_above=1``, Alg. 1.) The answers for queries
@@ -283,8 +271,8 @@ def sparse_vector(values: ArrayLike, threshold: float, epsilon: float, sensitivi
 
 @validate(values=QUERY_ANSWERS, threshold=VALUE, epsilon=EPSILON, sensitivity=SENSITIVITY,
           rng=RNG)
-def above_threshold(values: ArrayLike, threshold: float, epsilon: float,
-                    sensitivity: float = 1.0, rng: Seed = None) -> int | None:
+def above_threshold(values, threshold: float, epsilon: float,
+                    sensitivity: float = 1.0, rng=None) -> int | None:
     """AboveThreshold ([DR14]_ Alg. 1, Thm 3.23): index of the first ⊤, or None.
 
     Threshold noise ``Lap(2Δ/ε)``, query noise ``Lap(4Δ/ε)``; ε-DP. Releasing the
@@ -305,8 +293,8 @@ def above_threshold(values: ArrayLike, threshold: float, epsilon: float,
 
 @validate(values=QUERY_ANSWERS, threshold=VALUE, epsilon=EPSILON, sensitivity=SENSITIVITY,
           rng=RNG)
-def sparse_vector_without_query_noise(values: ArrayLike, threshold: float, epsilon: float,
-                                      sensitivity: float = 1.0, rng: Seed = None) -> np.ndarray:
+def sparse_vector_without_query_noise(values, threshold: float, epsilon: float,
+                                      sensitivity: float = 1.0, rng=None) -> np.ndarray:
     """**NOT differentially private** — a published sparse-vector variant, kept as a lesson.
 
     The threshold gets the same noise as AboveThreshold (``T̂ = T + Lap(2Δ/ε)``),
@@ -336,7 +324,7 @@ def sparse_vector_without_query_noise(values: ArrayLike, threshold: float, epsil
 
 # ------------------------------------------------------ exact transcript probabilities
 @validate(answers=TRANSCRIPT, n_queries=COUNT.or_none())
-def as_transcript(answers: ArrayLike, n_queries: int | None = None) -> np.ndarray:
+def as_transcript(answers, n_queries: int | None = None) -> np.ndarray:
     """A transcript (prefix) of ⊤/⊥ answers as a boolean array, checked.
 
     A 1-D sequence of True/False (or 1/0), at most ``n_queries`` long when given (a
@@ -362,7 +350,7 @@ def as_transcript(answers: ArrayLike, n_queries: int | None = None) -> np.ndarra
 
 @validate(values=QUERY_ANSWERS, answers=PATTERN, threshold=VALUE, epsilon=EPSILON,
           sensitivity=SENSITIVITY, max_above=MAX_ABOVE)
-def sparse_vector_pattern_probability(values: ArrayLike, answers: ArrayLike, threshold: float,
+def sparse_vector_pattern_probability(values, answers, threshold: float,
                                       epsilon: float, sensitivity: float = 1.0,
                                       max_above: int = 1) -> float:
     """Exact probability that :class:`SparseVector` (δ = 0) starts with ``answers``.
@@ -398,7 +386,7 @@ def sparse_vector_pattern_probability(values: ArrayLike, answers: ArrayLike, thr
         return 0.0
     d = (values[:pattern.size] - threshold) / sigma          # in units of σ
     prob, start = 1.0, 0
-    for t in tops:
+    for t in tops.tolist():
         prob *= _segment_probability(d[start:t + 1], True)
         start = t + 1
     if start < pattern.size:
@@ -408,7 +396,7 @@ def sparse_vector_pattern_probability(values: ArrayLike, answers: ArrayLike, thr
 
 @validate(values=QUERY_ANSWERS, answers=TRANSCRIPT, threshold=VALUE, epsilon=EPSILON,
           sensitivity=SENSITIVITY)
-def no_query_noise_pattern_probability(values: ArrayLike, answers: ArrayLike, threshold: float,
+def no_query_noise_pattern_probability(values, answers, threshold: float,
                                        epsilon: float, sensitivity: float = 1.0) -> float:
     """Exact probability that :func:`sparse_vector_without_query_noise` starts with ``answers``.
 

@@ -38,23 +38,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import (
-    COUNT,
-    DELTA_POSITIVE,
-    EPSILON,
-    RNG,
-    VALUE,
-    ArrayLike,
-    Domain,
-    ParameterError,
-    Seed,
-    array,
-    choice,
-    integer,
-    one_of,
-    real,
-    validate,
-)
+from .._validation import (COUNT, DELTA_POSITIVE, EPSILON, RNG, VALUE, Domain,
+                           ParameterError, array, choice, integer, one_of, real, validate)
 from .noise import laplace_mechanism
 from .selection import private_median
 
@@ -92,8 +77,8 @@ DISTANCE = real(0.0, math.inf, example=3.0)
 
 # -------------------------------------------------------- subsample & aggregate
 @validate(data=RECORDS, statistic=STATISTIC, n_blocks=BLOCKS, rng=RNG)
-def block_estimates(data: ArrayLike, statistic="mean", n_blocks: int = 10,
-                    rng: Seed = None) -> np.ndarray:
+def block_estimates(data, statistic="mean", n_blocks: int = 10,
+                    rng=None) -> np.ndarray:
     """The statistic on each of ``n_blocks`` disjoint random blocks — **not private**.
 
     The records are put in a uniformly random order (a permutation drawn from
@@ -158,9 +143,9 @@ def subsample_and_aggregate_sensitivity(lower: float, upper: float, n_blocks: in
 @validate(data=RECORDS, statistic=STATISTIC, n_blocks=BLOCKS, lower=VALUE, upper=VALUE,
           epsilon=EPSILON, aggregator=choice("mean", "median"),
           grid_size=integer(2, GRID_SIZE_MAX, work=True, example=201), rng=RNG)
-def subsample_and_aggregate(data: ArrayLike, statistic, n_blocks: int, lower: float,
+def subsample_and_aggregate(data, statistic, n_blocks: int, lower: float,
                             upper: float, epsilon: float, aggregator: str = "mean",
-                            grid_size: int = 201, rng: Seed = None) -> float:
+                            grid_size: int = 201, rng=None) -> float:
     """ε-DP release of any statistic by subsample-and-aggregate.
 
     1. Randomly partition the n records into m = ``n_blocks`` disjoint blocks
@@ -215,7 +200,7 @@ def subsample_and_aggregate(data: ArrayLike, statistic, n_blocks: int, lower: fl
 
 # ---------------------------------------------------- propose-test-release
 @validate(data=NUMBERS, lower=VALUE, upper=VALUE, distance=COUNT)
-def median_local_sensitivity(data: ArrayLike, lower: float, upper: float,
+def median_local_sensitivity(data, lower: float, upper: float,
                              distance: int = 0) -> float:
     """Largest local sensitivity of the median within ``distance`` of ``data`` (**not private**).
 
@@ -250,7 +235,7 @@ def median_local_sensitivity(data: ArrayLike, lower: float, upper: float,
 
 
 @validate(data=NUMBERS, bound=BOUND, lower=VALUE, upper=VALUE)
-def median_distance_to_instability(data: ArrayLike, bound: float, lower: float,
+def median_distance_to_instability(data, bound: float, lower: float,
                                    upper: float) -> float:
     """γ(x): changes needed before the median's local sensitivity exceeds ``bound`` (not private).
 
@@ -342,8 +327,8 @@ class PTRResult:
 
 @validate(data=NUMBERS, bound=BOUND, lower=VALUE, upper=VALUE, epsilon=EPSILON,
           delta=DELTA_POSITIVE, rng=RNG)
-def propose_test_release_median(data: ArrayLike, bound: float, lower: float, upper: float,
-                                epsilon: float, delta: float, rng: Seed = None) -> PTRResult:
+def propose_test_release_median(data, bound: float, lower: float, upper: float,
+                                epsilon: float, delta: float, rng=None) -> PTRResult:
     """Propose-test-release for the median ([DL09]_; [DR14]_ Sec 7.2).
 
     Setting: n records in a public bounded domain [a, b] = [``lower``,
