@@ -29,14 +29,16 @@ from fractions import Fraction
 import numpy as np
 
 from .._validation import EPSILON, SENSITIVITY, ParameterError, array, real, validate
-from .discrete import EXACT_RNG, EXACT_SIZE_MAX, random_source
+from .discrete import EXACT_RNG, random_source
 
-__all__ = ["snapping_mechanism", "snapping_epsilon", "ETA"]
+__all__ = ["snapping_mechanism", "snapping_epsilon", "ETA", "SNAPPING_SIZE_MAX"]
 
 ETA = 2.0 ** -53                #: [M12]'s η: the largest double with 1 ⊕ η = 1
+SNAPPING_SIZE_MAX = 10 ** 4     #: most answers snapped in one call (~110 µs each: ~1 s)
 
-#: the answers: at most 10**5 of them (pure Python, one draw each)
-ANSWERS = array(low=-1e15, high=1e15, min_size=0, max_size=EXACT_SIZE_MAX, example=[0.0, 3.5])
+#: the answers: at most 10**4 of them (pure Python, a 50-digit logarithm each)
+ANSWERS = array(low=-1e15, high=1e15, min_size=0, max_size=SNAPPING_SIZE_MAX,
+                example=[0.0, 3.5])
 #: the clamping bound B, in the units of the answers (also Δ/ε < B < 2**46·Δ/ε)
 BOUND = real(1e-9, 1e18, example=100.0)
 
@@ -67,7 +69,7 @@ def snapping_mechanism(value, *, sensitivity: float, epsilon: float, bound: floa
     Parameters
     ----------
     value : float or array_like
-        The exact answer(s).
+        The exact answer(s), at most 10**4 of them.
     sensitivity : float
         Δ (ℓ1 sensitivity of ``value``).
     epsilon : float
@@ -167,6 +169,6 @@ def _snap(x: float, lam: float, big_lam: float, b: float, bits) -> float:
 
 # Engineering notes. In the teaching domain (ε in [1e-6, 1e3], Δ in [1e-6, 1e6], |value| ≤
 # 1e15, B ≤ 1e18) the noise scale λ = 1/ε ≤ 1e6 and value/Δ ≤ 1e21 are finite, so no branch
-# handles a λ beyond the float range or an overflowing quotient. Pure Python: one draw per
-# coordinate, at most 10**5 per call. Tests: tests/exact/test_snapping.py and the generated
+# handles a λ beyond the float range or an overflowing quotient. Pure Python: about 110 µs
+# per coordinate (the 50-digit decimal logarithm), hence at most 10**4 per call. Tests: tests/exact/test_snapping.py and the generated
 # cases of tests/test_domains.py.

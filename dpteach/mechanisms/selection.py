@@ -70,8 +70,8 @@ __all__ = [
     "report_noisy_max_probabilities",
 ]
 
-SIZE_MAX = 10 ** 7            #: largest ``size`` (number of draws) of the samplers
-DRAWS_MAX = 10 ** 8           #: largest ``size × number of candidates`` (noise values drawn)
+SIZE_MAX = 10 ** 6            #: largest ``size`` (number of draws) of the samplers
+DRAWS_MAX = 2 * 10 ** 7       #: largest ``size × number of candidates`` (noise values, ~1.3 s)
 QUADRATURE_K_MAX = 1_000      #: most candidates for the Laplace/exponential exact probabilities
 
 #: the scores u(D, r) of the k candidates (counts, ranks, utilities)
@@ -161,7 +161,7 @@ def exponential_mechanism(scores, sensitivity: float, epsilon: float,
     scores, sensitivity, epsilon, monotonic
         See :func:`exponential_mechanism_probabilities`.
     size : int, optional
-        Number of independent draws, with ``size × k ≤ 10**8`` (each draw uses one
+        Number of independent draws, with ``size × k ≤ 2·10**7`` (each draw uses one
         noise value per candidate); ``None`` returns a single int. Each draw is a
         separate ε-DP release (k draws cost kε by composition).
     rng : None, int or numpy.random.Generator
@@ -371,7 +371,7 @@ def report_noisy_max(scores, sensitivity: float, epsilon: float,
     noise : {"laplace", "exponential", "gumbel"}
     size : int, optional
         Number of independent draws (each is a separate ε-DP release), with
-        ``size × k ≤ 10**8``.
+        ``size × k ≤ 2·10**7``.
     rng : None, int or numpy.random.Generator
 
     Returns

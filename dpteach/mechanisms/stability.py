@@ -55,7 +55,7 @@ __all__ = [
 ]
 
 N_BLOCKS_MAX = 10 ** 9         #: largest number of blocks m in the sensitivity (m) formula
-BLOCKS_MAX = 10 ** 6           #: most blocks the statistic is computed on (a Python loop)
+BLOCKS_MAX = 10 ** 5           #: most blocks the statistic is computed on (a loop: ~1 s)
 GRID_SIZE_MAX = 10 ** 6        #: largest candidate grid of the median aggregator
 MIN_WIDTH = 1e-6               #: upper − lower must be at least this (a noise scale > 0)
 
@@ -444,7 +444,7 @@ def _ptr_threshold(epsilon: float, delta: float) -> float:
     return -math.log(delta) / (epsilon / 2.0)
 
 
-# Engineering notes. In the teaching domain (|a|, |b| ≤ 1e15 with b − a ≥ 1e-6, m ≤ 10**6,
+# Engineering notes. In the teaching domain (|a|, |b| ≤ 1e15 with b − a ≥ 1e-6, m ≤ 10**9,
 # ε in [1e-6, 1e3], δ ≥ 1e-50) the sensitivity (b − a)/m lies in [1e-12, 2e15], the PTR
 # threshold below 3e8 and the noise scales are finite and > 0, so no branch handles their
 # over- or underflow. The mean aggregator adds the Laplace noise of

@@ -301,8 +301,11 @@ def test_snapping_outputs_lie_on_the_grid_and_in_bounds():
 def test_snapping_distribution_is_the_rounded_laplace():
     # ε = 1, Δ = 1: λ = Λ = 1, outputs are integers; away from the bound P[j] is the Laplace
     # mass of [j − ½, j + ½) (up to double rounding, ~1e-16). 2·10⁴ draws; chi-square.
-    n = 20_000
-    out = snapping.snapping_mechanism(np.zeros(n), sensitivity=1.0, epsilon=1.0, bound=1000.0, rng=11)
+    # (two calls of 10⁴, the most one call snaps, continue one stream: the draws of rng=11)
+    n, stream = 20_000, random.Random(11)
+    out = np.concatenate([snapping.snapping_mechanism(np.zeros(n // 2), sensitivity=1.0,
+                                                      epsilon=1.0, bound=1000.0, rng=stream)
+                          for _ in range(2)])
     assert np.all(out == np.round(out))
     pmf = lambda x: (stats.laplace.cdf(x + 0.5) - stats.laplace.cdf(x - 0.5))  # noqa: E731
     assert chi_square_pvalue(out.astype(np.int64), pmf) > P_MIN
