@@ -230,4 +230,5 @@ def _too_much_noise(what: str, limit: str, g: Fraction, epsilon: float):
 # (|value| ≤ 1e15, g ≥ 2**-40, noise at most 2**50 grid steps of scale) every released
 # g·(k + n) is a finite double, so no branch handles its overflow. _secure_rho is cached:
 # the audits call the mechanism once per run with the same (ε, δ). Tests:
-# tests/exact/test_secure.py and the generated cases of tests/test_domains.py.
+# tests/exact/test_discrete.py (the secure section) and the generated cases of
+# tests/test_domains.py.

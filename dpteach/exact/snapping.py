@@ -170,5 +170,6 @@ def _snap(x: float, lam: float, big_lam: float, b: float, bits) -> float:
 # Engineering notes. In the teaching domain (ε in [1e-6, 1e3], Δ in [1e-6, 1e6], |value| ≤
 # 1e15, B ≤ 1e18) the noise scale λ = 1/ε ≤ 1e6 and value/Δ ≤ 1e21 are finite, so no branch
 # handles a λ beyond the float range or an overflowing quotient. Pure Python: about 110 µs
-# per coordinate (the 50-digit decimal logarithm), hence at most 10**4 per call. Tests: tests/exact/test_snapping.py and the generated
-# cases of tests/test_domains.py.
+# per coordinate (the 50-digit decimal logarithm), hence at most 10**4 per call. Tests:
+# tests/exact/test_discrete.py (the snapping section) and the generated cases of
+# tests/test_domains.py.

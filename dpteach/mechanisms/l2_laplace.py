@@ -131,5 +131,5 @@ def sample_l2_laplace(dim: int, beta: float, size: int | None = None,
 
 # Engineering notes. In the domain (β in [1e-15, 1e15], d ≤ 10**7) the Gamma scale 1/β and
 # the noise norm, about d/β ≤ 1e22, are finite; no branch handles their overflow. Tests:
-# tests/learning/test_erm.py (the l2-Laplace section) and the generated cases of
-# tests/test_domains.py.
+# tests/learning/test_erm.py (the l2-Laplace section), tests/mechanisms/test_l2_laplace.py
+# (its domain's ends) and the generated cases of tests/test_domains.py.
