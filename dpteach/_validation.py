@@ -41,6 +41,7 @@ import inspect
 import math
 import numbers
 from collections.abc import Callable, Sequence
+from fractions import Fraction
 from typing import Any, Union
 
 import numpy as np
@@ -48,7 +49,7 @@ import numpy.typing as npt
 
 __all__ = [
     "ParameterError", "Domain", "validate", "validate_params", "describe",
-    "real", "integer", "array", "choice", "one_of", "anything", "function",
+    "real", "integer", "rational", "array", "choice", "one_of", "anything", "function",
     "ArrayLike", "Seed",
     "check_epsilon", "check_delta", "check_sensitivity", "check_probability", "check_positive",
     "check_nonnegative", "check_int", "check_bool", "check_finite", "check_in_range",
@@ -157,7 +158,8 @@ def real(low: float, high: float, *, low_open: bool = False, high_open: bool = F
     domain = Domain(text, convert, bad=bad,
                     example=(example if example is not None
                              else min(max(1.0, lo_edge), hi_edge)),
-                    edges=[e for e in (lo_edge, hi_edge) if math.isfinite(e)])
+                    edges=[e for e in (lo_edge, hi_edge) if math.isfinite(e)]
+                    + ([-0.0] if low == 0 and not low_open else []))
     return domain
 
 
@@ -183,6 +185,36 @@ def integer(low: int, high: int, *, example: int | None = None, work: bool = Fal
     domain = Domain(text, convert, example=example if example is not None else max(low, min(2, high)),
                     edges=(low,) if work else (low, high),
                     bad=[low - 1, high + 1, 2.5, "3", None, True, math.nan], work=work, high=high)
+    return domain
+
+
+def rational(low: float, high: float, *,
+             text: str | None = None, example: Any = None, work: bool = False) -> Domain:
+    """An exact number in [low, high]: an ``int``, a :class:`fractions.Fraction`, or a float
+    taken exactly (``Fraction(0.1)`` is the double nearest 0.1, not 1/10). Returns a
+    Fraction. ``work=True`` as for :func:`integer`."""
+    text = text or (f"a number in [{_number_text(low)}, {_number_text(high)}] (an int, a "
+                    "Fraction or a float, used exactly)")
+
+    def convert(name: str, value: Any) -> Fraction:
+        if isinstance(value, np.ndarray) and value.ndim == 0:
+            value = value[()]
+        if isinstance(value, (bool, np.bool_)):
+            raise domain.refuse(name, value)
+        if isinstance(value, numbers.Rational):
+            exact = Fraction(int(value.numerator), int(value.denominator))
+        elif isinstance(value, (float, np.floating)) and math.isfinite(value):
+            exact = Fraction(*float(value).as_integer_ratio())    # exact, no rounding
+        else:
+            raise domain.refuse(name, value)
+        if low <= exact <= high:
+            return exact
+        raise domain.refuse(name, value)
+
+    domain = Domain(text, convert, example=example if example is not None else high if high < 1
+                    else max(low, 1), edges=(low,) if work else (low, high),
+                    bad=[-1, 0, low / 2 if low > 0 else low - 1, high * 2, math.nan, math.inf,
+                         True, "1", None, 1j])
     return domain
 
 
@@ -215,10 +247,10 @@ def array(*, ndim: int | tuple[int, ...] | None = None, min_size: int = 1,
         except (TypeError, ValueError):              # ragged nested lists
             raise domain.refuse(name, value) from None
         if raw.dtype.kind == "O":
-            if not all(isinstance(v, numbers.Real) and (booleans or not isinstance(
-                    v, (bool, np.bool_))) for v in raw.ravel()):
+            if not all(isinstance(v, (numbers.Real, np.bool_)) and (
+                    booleans or not isinstance(v, (bool, np.bool_))) for v in raw.ravel()):
                 raise domain.refuse(name, value)
-        elif raw.dtype.kind not in ("iufb" if booleans else "iuf"):  # strings, complex, ...
+        elif raw.dtype.kind not in ("biuf" if booleans else "iuf"):   # strings, complex, dates
             raise domain.refuse(name, value)
         try:
             arr = np.asarray(raw, dtype=dtype)

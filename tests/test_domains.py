@@ -55,9 +55,7 @@ from dpteach.attacks.membership import ShadowExperiment
 
 #: modules not yet converted to declarations (their tests: tests/<part>/test_*_edges.py)
 WRITTEN_OUT = {
-    "dpteach.accounting", "dpteach.datasets",
-    "dpteach.fairness", "dpteach.learning",
-    "dpteach.queries", "dpteach.exact",
+    "dpteach.accounting", "dpteach.fairness", "dpteach.learning", "dpteach.queries",
     "dpteach.plots.accounting", "dpteach.plots.anonymity", "dpteach.plots.attacks",
     "dpteach.plots.audit", "dpteach.plots.calibration", "dpteach.plots.dp_fairness",
     "dpteach.plots.dpsgd", "dpteach.plots.erm", "dpteach.plots.fairness",
@@ -65,9 +63,6 @@ WRITTEN_OUT = {
     "dpteach.plots.many_queries", "dpteach.plots.pate", "dpteach.plots.pate_runs",
     "dpteach.plots.randomized_response", "dpteach.plots.reconstruction",
     "dpteach.plots.selection",
-    "dpteach.mechanisms.l2_laplace",
-    "dpteach.mechanisms.randomized_response", "dpteach.mechanisms.selection",
-    "dpteach.mechanisms.sparse_vector", "dpteach.mechanisms.stability",
 }
 
 def _attacks_examples() -> dict[str, dict[str, Any]]:
@@ -108,6 +103,60 @@ EXAMPLES: dict[str, dict[str, Any] | Callable[[], tuple[Callable, dict[str, Any]
     "dpteach.mechanisms.noise:gaussian_mechanism": dict(value=[3.0, 7.0], sensitivity=1.0,
                                                         epsilon=0.5, delta=1e-5, rng=0),
     "dpteach.mechanisms.noise:gaussian_sigma": dict(sensitivity=1.0, epsilon=0.5, delta=1e-5),
+    # randomized response: γ or ε, exactly one
+    **{f"dpteach.mechanisms.randomized_response:{name}": [dict(base, gamma=0.25),
+                                                          dict(base, epsilon=1.0)]
+       for name, base in (("randomized_response", dict(bits=[0, 1, 1], rng=0)),
+                          ("rr_estimate", dict(reports=[0, 1, 1])),
+                          ("rr_std_error", dict(rate=0.3, n=100)),
+                          ("simulate_rr_estimates", dict(true_rate=0.3, n=50, n_trials=10,
+                                                         rng=0)))},
+    # categories below k
+    "dpteach.mechanisms.randomized_response:k_randomized_response": dict(
+        values=[0, 1, 1], k=4, epsilon=1.0, rng=0),
+    "dpteach.mechanisms.randomized_response:k_rr_estimate": dict(reports=[0, 1, 1], k=4,
+                                                                  epsilon=1.0),
+    # δ > 0 needs ε < 1 (advanced composition)
+    **{f"dpteach.mechanisms.sparse_vector:{name}": [dict(threshold=2.0, epsilon=1.0, **extra),
+                                                    dict(threshold=2.0, epsilon=0.5,
+                                                         delta=1e-5, **extra)]
+       for name, extra in (("SparseVector", dict(rng=0)),
+                           ("sparse_vector", dict(values=[1.0, 3.0, 2.0], rng=0)))},
+    "dpteach.mechanisms.sparse_vector:sparse_vector_noise_scales": [
+        dict(epsilon=1.0), dict(epsilon=0.5, delta=1e-5)],
+    "dpteach.mechanisms.sparse_vector:SparseVector.query": lambda: (
+        __import__("dpteach.mechanisms.sparse_vector", fromlist=["x"]).SparseVector(
+            2.0, 1.0, rng=0).query, dict(answer=1.0)),
+    # transcripts no longer than the queries
+    **{f"dpteach.mechanisms.sparse_vector:{name}": dict(
+        values=[1.0, 3.0, 2.0], answers=[False, True], threshold=2.0, epsilon=1.0)
+       for name in ("sparse_vector_pattern_probability", "no_query_noise_pattern_probability")},
+    # a range [lower, upper] around the data, at most as many blocks as records
+    "dpteach.mechanisms.stability:subsample_and_aggregate": dict(
+        data=[1.0, 2.0, 2.0, 3.0, 5.0, 8.0], statistic="mean", n_blocks=3, lower=0.0,
+        upper=10.0, epsilon=1.0, rng=0),
+    "dpteach.mechanisms.stability:block_estimates": dict(data=[1.0, 2.0, 2.0, 3.0, 5.0, 8.0],
+                                                         n_blocks=3, rng=0),
+    "dpteach.mechanisms.stability:subsample_and_aggregate_sensitivity": dict(
+        lower=0.0, upper=10.0, n_blocks=3),
+    **{f"dpteach.mechanisms.stability:{name}": dict(
+        data=[1.0, 2.0, 2.0, 3.0, 5.0, 8.0], lower=0.0, upper=10.0, **extra)
+       for name, extra in (("median_local_sensitivity", {}),
+                           ("median_distance_to_instability", dict(bound=1.0)),
+                           ("propose_test_release_median", dict(bound=1.0, epsilon=1.0,
+                                                                delta=1e-5, rng=0)))},
+    # the secure mechanisms: the noise in grid units below the samplers' limits
+    "dpteach.exact.secure:secure_laplace_mechanism": dict(value=[0.5, -1.25], sensitivity=1.0,
+                                                          epsilon=1.0, rng=0, granularity=0.5),
+    "dpteach.exact.secure:secure_gaussian_mechanism": dict(
+        value=[0.5, -1.25], sensitivity=1.0, epsilon=1.0, delta=1e-5, rng=0, granularity=0.5),
+    # λ = Δ/ε < bound < 2**46·λ
+    "dpteach.exact.snapping:snapping_mechanism": dict(value=[0.0, 3.5], sensitivity=1.0,
+                                                      epsilon=1.0, bound=100.0, rng=0),
+    "dpteach.exact.snapping:snapping_epsilon": dict(epsilon=1.0, sensitivity=1.0, bound=100.0),
+    "dpteach.datasets:adult_arrays": lambda: (
+        __import__("dpteach.datasets", fromlist=["x"]).adult_arrays,
+        dict(df=__import__("dpteach.datasets", fromlist=["x"]).load_adult().head(300))),
     **_attacks_examples(),
 }
 
@@ -178,10 +227,25 @@ MAY_RETURN_INF: set[str] = {
     "dpteach.attacks.roc:roc_from_scores", "dpteach.attacks.membership:loss_threshold_attack",
     "dpteach.attacks.membership:lira_attack", "dpteach.attacks.membership:loss_attack",
     "dpteach.attacks.tracing:tracing_attack",
+    # γ, the distance to instability of the median, is ∞ (by definition, and documented)
+    # when the proposed bound is at least b − a: no dataset's median can move more; PTR's
+    # noisy distance γ + Lap(2/ε) is then ∞ too, and the test always passes
+    "dpteach.mechanisms.stability:median_distance_to_instability",
+    "dpteach.mechanisms.stability:propose_test_release_median",
 }
 
 #: callables whose results may hold NaN by design, with the reason
 MAY_RETURN_NAN: dict[str, str] = {}
+
+#: result containers ("module:qualname"): classes the library builds and returns, never called
+#: with a student's values (their public methods are still walked); dataclasses are records
+#: by themselves
+RESULTS: set[str] = {
+    "dpteach.mechanisms.randomized_response:RREstimate",
+    "dpteach.mechanisms.sparse_vector:SparseVectorResult",
+    "dpteach.mechanisms.stability:PTRResult",
+    "dpteach.datasets:AdultArrays",
+}
 
 #: classes whose instances the library makes and returns (results, cases, loaded tables),
 #: with the function that makes them: their fields are documented, not checked
@@ -322,7 +386,7 @@ def public_callables() -> dict[str, Callable]:
             if inspect.isfunction(inspect.unwrap(obj)):          # lru_cache'd loaders too
                 out[f"{name}:{attr}"] = obj
             elif inspect.isclass(obj) and not issubclass(obj, BaseException):
-                if not dataclasses.is_dataclass(obj):
+                if not dataclasses.is_dataclass(obj) and f"{name}:{attr}" not in RESULTS:
                     out[f"{name}:{attr}"] = obj
                 for meth, fn in vars(obj).items():
                     if not meth.startswith("_") and inspect.isfunction(fn):
@@ -350,12 +414,15 @@ def _is_method(key: str) -> bool:
     return "." in key.split(":")[1]
 
 
-def _example(key: str, obj: Callable) -> tuple[Callable, dict[str, Any]]:
-    """The call and its valid keyword arguments."""
+def _example(key: str, obj: Callable, name: str | None = None) -> tuple[Callable, dict[str, Any]]:
+    """The call and its valid keyword arguments (to vary ``name``: of alternative examples,
+    the one that has it, e.g. γ or ε for randomized response)."""
     given = EXAMPLES.get(key)
     if callable(given):
         call, kwargs = given()
         return call, dict(kwargs)
+    if isinstance(given, list):
+        given = next((d for d in given if d.get(name) is not None), given[0])
     if given is not None:
         return obj, dict(given)
     if _is_method(key) or (inspect.isclass(obj) and hasattr(obj, "_parameter_constraints")):
@@ -463,14 +530,14 @@ def test_the_example_call_answers(key):
 
 @pytest.mark.parametrize("key, name, bad", _cases("bad"))
 def test_bad_values_are_refused_by_name(key, name, bad):
-    call, kwargs = _example(key, CALLABLES[key])
+    call, kwargs = _example(key, CALLABLES[key], name)
     with pytest.raises(ParameterError, match=rf"\b{re.escape(name)}\b"):
         call(**{**kwargs, name: bad})
 
 
 @pytest.mark.parametrize("key, name, edge", _cases("edge"))
 def test_edge_values_answer_without_nan_or_inf(key, name, edge):
-    call, kwargs = _example(key, CALLABLES[key])
+    call, kwargs = _example(key, CALLABLES[key], name)
     kwargs[name] = edge
     try:
         result = call(**kwargs)
@@ -524,6 +591,33 @@ def test_masks_and_callables():
                      (func, 3), (func, None)):
         with pytest.raises(ParameterError, match=r"^arg must be .*; got arg"):
             dom("arg", bad)
+
+
+def test_rational_takes_numbers_exactly():
+    from fractions import Fraction
+
+    from dpteach._validation import rational
+
+    dom = rational(1e-6, 2**50)
+    assert dom("t", 0.1) == Fraction(0.1) != Fraction(1, 10)       # the double, exactly
+    assert dom("t", Fraction(1, 3)) == Fraction(1, 3) and dom("t", np.int64(3)) == 3
+    assert dom("t", 2**50) == 2**50 and dom("t", 1e-6) == Fraction(1e-6)
+    for bad in (Fraction(1, 10**7), 2**50 + 1, math.inf, True, "1", None):
+        with pytest.raises(ParameterError, match=r"^t must be a number in \[1e-06, "):
+            dom("t", bad)
+
+
+def test_arrays_of_booleans_and_negative_zero():
+    from dpteach._validation import array, real
+
+    bits = array(low=0, high=1, integers=True, booleans=True)
+    assert bits("b", [True, False, 1]).tolist() == [1.0, 0.0, 1.0]
+    with pytest.raises(ParameterError, match="^b must be"):
+        array()("b", [True, False])                                  # not by default
+    # -0.0 passes "≥ 0" and comes out as 0.0: NumPy refuses a scale of -0.0
+    zero = real(0.0, 1.0)("s", -0.0)
+    assert zero == 0.0 and math.copysign(1.0, zero) == 1.0
+    assert -0.0 in real(0.0, 1.0).edges                             # the generated tests try it
 
 
 def test_validate_params_checks_an_estimators_hyper_parameters():

@@ -1,4 +1,4 @@
-"""Legal-but-extreme inputs for ``dpteach.datasets`` and the checkers of ``dpteach._validation``.
+"""Legal-but-extreme inputs for the checkers of ``dpteach._validation``.
 
 Each row of ``CASES`` names a function, valid keyword arguments, ONE numeric parameter and a
 strategy of extreme values for it (subnormals, 1e-300, 1e300, the largest double, Python ints
@@ -6,10 +6,7 @@ beyond the float range and beyond Python's 4,300-digit ``str`` limit, probabilit
 ulp of 0 or 1), and an exact ``check(kwargs, result)``: a checker returns exactly the value it
 was given (as a Python ``float``/``int``) when, and only when, the value is allowed, compared
 with exact integer/rational arithmetic, and refuses it otherwise with a message naming the
-argument; ``adult_arrays`` maps any numeric column value onto its documented [0, 1] feature;
-``make_parallel_databases`` returns n bits and their n neighbours.
-
-``make_toy_data`` and ``make_two_moons`` are covered in ``learning/test_learning_edges.py``.
+argument. (``dpteach.datasets`` declares its teaching domains: ``tests/test_domains.py``.)
 
 ``test_every_public_callable_and_numeric_parameter_is_covered`` walks ``MODULES`` and fails
 when a public function (or one of its numeric parameters) has no row.
@@ -25,7 +22,6 @@ from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 from _props import (
     EXTREME_POSITIVE_FLOATS,
@@ -37,10 +33,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dpteach import _validation as V
-from dpteach import datasets as D
 from dpteach._validation import ParameterError
 
-MODULES = (D, V)
+MODULES = (V,)
 FMAX = 1.7976931348623157e308
 EXAMPLES = 25
 GIANT = 10**5000                  # more digits than Python's int → str limit (4,300)
@@ -150,64 +145,6 @@ def generator(kw, r):
     return isinstance(r, np.random.Generator) and r.random() == again.random()
 
 
-# datasets ------------------------------------------------------------------------------
-_BASE = None
-_NUMERIC = {"age": (17.0, 90.0, "linear"), "education-num": (1.0, 16.0, "linear"),
-            "hours-per-week": (1.0, 99.0, "linear"), "capital-gain": (0.0, 99999.0, "log"),
-            "capital-loss": (0.0, 4356.0, "log"), "fnlwgt": None}
-
-
-def _adult_rows():
-    """Six complete rows of Adult (loaded once)."""
-    global _BASE
-    if _BASE is None:
-        _BASE = D.load_adult().dropna().head(6).reset_index(drop=True)
-    return _BASE
-
-
-class AdultFrame(pd.DataFrame):
-    """The six rows with one numeric cell replaced; remembers which (for the check)."""
-
-    _metadata = ["cell"]
-
-
-def adult_with(column, value):
-    df = AdultFrame(_adult_rows().copy())
-    values = df[column].tolist()
-    values[0] = value
-    df[column] = pd.Series(values, index=df.index)
-    df.cell = (column, value)
-    return df
-
-
-ADULT_DFS = st.builds(adult_with, st.sampled_from(sorted(_NUMERIC)), REAL)
-
-
-def adult_features_ok(kw, r):
-    """Features in [0, 1], shapes as documented, the changed cell mapped by its bound."""
-    if not (isinstance(r, D.AdultArrays) and r.X.shape == (6, len(r.feature_names))
-            and np.all((r.X >= 0) & (r.X <= 1))):
-        return False
-    column, value = getattr(kw["df"], "cell", ("age", 39))
-    spec = _NUMERIC[column]
-    if spec is None:                                   # fnlwgt is not a feature
-        return True
-    lo, hi, kind = spec
-    v = min(max(_as_float(value), lo), hi)
-    ref = (math.log1p(v - lo) / math.log1p(hi - lo)) if kind == "log" else (v - lo) / (hi - lo)
-    return math.isclose(r.X[0, r.feature_names.index(column)], ref, rel_tol=1e-12, abs_tol=1e-300)
-
-
-def parallel_ok(kw, r):
-    db, par = r
-    n = kw["n"]
-    if not (db.shape == (n,) and par.shape == (n, n - 1) and set(np.unique(db)) <= {0, 1}):
-        return False
-    if kw["p"] == 0 and db.any() or kw["p"] == 1 and not db.all():
-        return False
-    return all(np.array_equal(par[i], np.delete(db, i)) for i in (0, n // 2, n - 1))
-
-
 # --------------------------------------------------------------------- the table
 CASES = []        # (key, func, valid kwargs, argument, strategy, check(kwargs, result))
 
@@ -218,10 +155,6 @@ def add(key, func, valid, **strategies_and_checks):
 
 
 N = dict(name="the_arg")
-add("datasets.make_parallel_databases", D.make_parallel_databases, dict(n=5, p=0.5, rng=0),
-    n=(ints(2, 3, 2000), parallel_ok), p=(PROB, parallel_ok))
-add("datasets.adult_arrays", D.adult_arrays, dict(df=None),
-    df=(ADULT_DFS, adult_features_ok))
 add("_validation.describe", V.describe, dict(value=1.0),
     value=(st.one_of(REAL, ARRAYS, st.just(np.full(10**5, FMAX))), short_text))
 add("_validation.check_finite", V.check_finite, {**N, "value": 1.0},
@@ -272,21 +205,16 @@ add("_validation.check_rng", V.check_rng, dict(rng=0),
 
 # Parameters that are not numbers: a name, a flag, a dtype, a set of options.
 NOT_NUMERIC = {"name", "allow_inf", "low_inclusive", "high_inclusive", "allow_zero",
-               "open_low", "open_high", "finite", "dtype", "allow_bool", "choices",
-               "include_sex", "drop_missing", "rng", "scale"}
+               "open_low", "open_high", "finite", "dtype", "allow_bool", "choices", "rng"}
 # the checker of seeds takes numbers: its one parameter has a row although ``rng`` is
 # non-numeric elsewhere
 NUMERIC_FOR = {("_validation.check_rng", "rng")}
-# callables without a numeric parameter, exercised by test_parameterless_and_flag_callables
-WITHOUT_NUMBERS = {"datasets.load_adult", "datasets.load_german", "datasets.load_mnist_5k",
-                   "datasets.AdultArrays.train_test"}
-# covered by test_edges_learning.py (its DATASET_FUNCTIONS)
-ELSEWHERE = {"datasets.make_toy_data": "learning/test_learning_edges.py",
-             "datasets.make_two_moons": "learning/test_learning_edges.py"}
+# callables without a numeric parameter
+WITHOUT_NUMBERS: set[str] = set()
 # the declaration machinery (domains and validate): tests/test_domains.py
-ELSEWHERE.update({f"_validation.{n}": "test_domains.py" for n in (
+ELSEWHERE = {f"_validation.{n}": "test_domains.py" for n in (
     "Domain", "Domain.or_none", "Domain.refuse", "anything", "array", "choice", "function",
-    "integer", "one_of", "real", "validate", "validate_params")})
+    "integer", "one_of", "rational", "real", "validate", "validate_params")}
 
 
 def _case_id(case):
@@ -301,7 +229,7 @@ def _case_id(case):
 def test_extreme_values_answer_exactly_or_refuse_clearly(case):
     _, func, valid, arg, strategy, check = case
 
-    @settings(max_examples=8 if func is D.adult_arrays else EXAMPLES, deadline=None,
+    @settings(max_examples=EXAMPLES, deadline=None,
               database=None, suppress_health_check=[HealthCheck.too_slow,
                                                     HealthCheck.filter_too_much])
     @given(value=strategy)
@@ -309,7 +237,7 @@ def test_extreme_values_answer_exactly_or_refuse_clearly(case):
         kwargs = {**valid, arg: value}
         out = assert_extreme_ok(func, kwargs, arg, check=lambda r: check(kwargs, r))
         if out is None:                          # refused: the message names the argument
-            name = kwargs.get("name", "df" if func is D.adult_arrays else arg)
+            name = kwargs.get("name", arg)
             with pytest.raises((ParameterError, TypeError)) as info:
                 func(**kwargs)
             assert re.search(rf"(?<![A-Za-z0-9_]){name}(?![A-Za-z0-9_])", str(info.value)), (
@@ -321,8 +249,6 @@ def test_extreme_values_answer_exactly_or_refuse_clearly(case):
 @pytest.mark.parametrize("case", CASES, ids=[_case_id(c) for c in CASES])
 def test_valid_baseline_passes_its_check(case):
     _, func, valid, arg, _, check = case
-    if func is D.adult_arrays:
-        valid = {"df": adult_with("age", 39)}
     if check is never:
         assert func(**valid) is True
         return
@@ -365,38 +291,6 @@ def test_integers_and_fractions_are_compared_exactly():
     assert V.check_delta("x", 1 - 2**-53) == 1 - 2**-53
     assert V.check_positive("x", 5e-324) == 5e-324
     assert V.check_positive("x", 10**400, allow_inf=True) == math.inf
-
-
-def test_adult_arrays_refuses_integers_beyond_the_float_range_by_name():
-    # an int too large for a float raised OverflowError from pandas
-    for value in (10**400, -(10**400), GIANT):
-        with pytest.raises(ParameterError, match=r"df\['age'\].*age"):
-            D.adult_arrays(adult_with("age", value))
-    arr = D.adult_arrays(adult_with("capital-gain", FMAX))
-    assert arr.X[0, arr.feature_names.index("capital-gain")] == 1.0
-    arr = D.adult_arrays(adult_with("age", 5e-324))
-    assert arr.X[0, arr.feature_names.index("age")] == 0.0
-
-
-def test_parameterless_and_flag_callables():
-    adult = D.load_adult()
-    assert adult.shape == (48_842, 16) and (adult["split"] == "train").sum() == 32_561
-    assert D.load_german().shape == (1_000, 21)
-    X, y = D.load_mnist_5k()
-    assert X.shape == (5_000, 784) and X.dtype == np.uint8 and np.bincount(y).tolist() == [500] * 10
-    Xs, _ = D.load_mnist_5k(scale=True)
-    assert Xs.dtype == np.float32 and 0.0 <= Xs.min() and Xs.max() <= 1.0
-    for bad in (1, 0.0, "yes", None, 10**400):
-        with pytest.raises(TypeError, match="scale"):
-            D.load_mnist_5k(scale=bad)
-    X_tr, X_te, y_tr, y_te = D.adult_arrays(adult_with("age", 1e300)).train_test()
-    assert len(X_tr) + len(X_te) == 6 and len(y_tr) == len(X_tr)
-
-
-def test_parallel_databases_size_is_bounded():
-    for n in (2001, 10**400, GIANT):
-        with pytest.raises(ParameterError, match=r"n must be an integer in \[2, 2000\]"):
-            D.make_parallel_databases(n)
 
 
 # --------------------------------------------------------------------------- coverage

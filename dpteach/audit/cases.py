@@ -82,7 +82,7 @@ from ..pate.aggregators import gnmax
 from ..mechanisms.noise import gaussian_mechanism, gaussian_sigma, laplace_mechanism
 from ..queries.mwem import mwem
 from ..mechanisms.randomized_response import k_randomized_response, randomized_response
-from ..exact.discrete import EXACT_SIZE_MAX, discrete_gaussian_delta
+from ..exact.discrete import discrete_gaussian_delta
 from ..exact.secure import secure_gaussian_mechanism, secure_laplace_mechanism
 from ..mechanisms.selection import (
     exponential_mechanism,
@@ -90,7 +90,7 @@ from ..mechanisms.selection import (
     report_noisy_max,
     report_noisy_max_probabilities,
 )
-from ..exact.snapping import snapping_epsilon, snapping_mechanism
+from ..exact.snapping import SNAPPING_SIZE_MAX, snapping_epsilon, snapping_mechanism
 from ..mechanisms.sparse_vector import (
     above_threshold,
     no_query_noise_pattern_probability,
@@ -408,11 +408,11 @@ def _snapping(value, size, rng, *, epsilon, bound):
     Vectorised: :func:`~dpteach.exact.snapping.snapping_mechanism` snaps each coordinate on its
     own with the same λ = 1/ε and bound, so the coordinates of ``np.full(size, value)`` are
     independent runs of the one-number mechanism (unlike the secure mechanisms, nothing is
-    calibrated to the length of the vector). At most 10**5 coordinates per call.
+    calibrated to the length of the vector). At most 10**4 coordinates per call.
     """
     out = np.empty(size)
-    for lo in range(0, size, EXACT_SIZE_MAX):
-        n = min(EXACT_SIZE_MAX, size - lo)
+    for lo in range(0, size, SNAPPING_SIZE_MAX):
+        n = min(SNAPPING_SIZE_MAX, size - lo)
         out[lo:lo + n] = snapping_mechanism(np.full(n, float(value)), sensitivity=1.0,
                                             epsilon=epsilon, bound=bound, rng=rng)
     return out

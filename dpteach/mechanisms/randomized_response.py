@@ -1,16 +1,12 @@
 """Randomized response: local differential privacy for one bit (and for k categories).
 
-Each respondent randomizes their own answer before it leaves their hands, so
-no curator ever sees the truth (the *local* model). This module holds Warner's
-protocol parametrised by γ or by ε, its unbiased estimator and standard error,
-k-ary randomized response, a simulator of whole surveys, and the comparison of
-local and central (Laplace) error for a proportion.
-
-Numerical care (tested in ``tests/mechanisms/test_noise.py`` and
-``tests/mechanisms/test_mechanisms_edges.py``): estimators divide by 2γ (never by
-``2p − 1``, which rounds to 0 for tiny γ); k-RR estimates use ``expm1``;
-results that overflow because γ or ε is astronomically small are refused with
-a :class:`~dpteach._validation.ParameterError` naming the argument.
+Each respondent randomizes their own answer before it leaves their hands, so no curator
+ever sees the truth (the *local* model). Warner's protocol tells the truth with
+probability ½ + γ, which is ε-DP for ε = ln((½ + γ)/(½ − γ)); its unbiased estimator
+undoes the coin on average, at a standard error that grows like 1/(ε√n). The module holds
+the protocol parametrised by γ or by ε, the estimator and its standard error, k-ary
+randomized response, a simulator of whole surveys, and the comparison of local and
+central (Laplace) error for a proportion.
 
 References
 ----------
@@ -35,17 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from .._validation import (
-    ParameterError,
-    check_array,
-    check_choice,
-    check_epsilon,
-    check_in_range,
-    check_int,
-    check_rng,
-    describe,
-)
-from .noise import laplace_scale
+from .._validation import (EPSILON, POSITIVE_COUNT, PROBABILITY, RNG, ParameterError,
+                           array, choice, integer, real, validate)
 
 __all__ = [
     "rr_epsilon_from_gamma",
@@ -61,7 +48,36 @@ __all__ = [
     "central_laplace_rate_std",
 ]
 
+#: γ: the truth is told with probability ½ + γ. From γ(ε = 1e-6) ≈ 2.5e-7, so that γ and ε
+#: convert into each other's domains, to ½ (the truth always told: what
+#: rr_gamma_from_epsilon returns from ε ≈ 38 on)
+GAMMA = real(0.5 * math.tanh(0.5e-6), 0.5, example=0.25)
+#: γ with a finite ε: below ½
+GAMMA_BELOW_HALF = real(0.5 * math.tanh(0.5e-6), 0.5, high_open=True, example=0.25)
+#: true bits, or randomized reports of them: 0/1 (or True/False), one or a 1-D array
+BITS = array(ndim=(0, 1), low=0, high=1, integers=True, booleans=True, example=[0, 1, 1],
+             text="0/1 (or True/False), or a 1-D array of them")
+#: a confidence level, such as 0.95
+CONFIDENCE = real(1e-6, 1 - 1e-6, example=0.95)
+#: k, the number of categories of k-ary randomized response (vectors of k frequencies)
+CATEGORIES = integer(2, 10**6, example=4)
+#: a category label 0, 1, …, k − 1, or a 1-D array of them (checked against k in the body)
+LABELS = array(ndim=(0, 1), low=0, high=10**6 - 1, integers=True, example=[0, 1, 3])
+#: k-RR reports: a 1-D array of category labels
+REPORTED_LABELS = array(ndim=1, low=0, high=10**6 - 1, integers=True, example=[0, 1, 3])
+#: dataset size(s) n ≥ 1: a whole number or a 1-D array of them
+SIZES = array(ndim=(0, 1), low=1, high=1e15, integers=True, example=[10, 100],
+              text="a whole number in [1, 1e15] or a 1-D array of them")
+#: respondents per simulated survey
+RESPONDENTS = integer(1, 10**9, example=50)
+#: simulated surveys (a work size: 10**6 binomial draws take about 0.1 s)
+SURVEYS = integer(2, 10**6, work=True, example=10)
+#: individual reports simulated at most (n × n_trials with ``simulation="reports"``: about
+#: 0.2 s, and at most 40 MB for one survey's reports)
+REPORTS_MAX = 10**7
 
+
+@validate(gamma=GAMMA_BELOW_HALF)
 def rr_epsilon_from_gamma(gamma: float) -> float:
     """ε of randomized response that tells the truth with probability ½ + γ.
 
@@ -71,86 +87,45 @@ def rr_epsilon_from_gamma(gamma: float) -> float:
     ``ε = ln((½ + γ)/(½ − γ)) = 2 artanh(2γ)``
 
     ([W65]_; [DR14]_ Sec 3.2 and Claim 3.5 for γ = ¼, ε = ln 3). The artanh
-    form is used because it stays accurate for tiny γ.
+    form stays accurate for small γ.
 
     Parameters
     ----------
     gamma : float
-        In (0, ½): γ = 0 reveals nothing (ε = 0), γ = ½ always tells the truth
-        (ε = ∞), so both ends are refused.
+        γ in (0, ½): γ = 0 reveals nothing (ε = 0), γ = ½ always tells the truth
+        (ε = ∞).
 
     Returns
     -------
     float
     """
-    gamma = check_in_range("gamma", gamma, 0.0, 0.5, low_inclusive=False, high_inclusive=False)
     return 2.0 * math.atanh(2.0 * gamma)
 
 
+@validate(epsilon=EPSILON)
 def rr_gamma_from_epsilon(epsilon: float) -> float:
     """Inverse of :func:`rr_epsilon_from_gamma`.
 
     Solving ``ε = ln((½+γ)/(½−γ))`` for γ gives
-    ``γ = e^ε/(1+e^ε) − ½ = ½ tanh(ε/2)`` ([W65]_; [DR14]_ Sec 3.2). For very
-    large ε the result rounds to ½ (the truth is always told).
+    ``γ = e^ε/(1+e^ε) − ½ = ½ tanh(ε/2)`` ([W65]_; [DR14]_ Sec 3.2). From ε ≈ 38 on the
+    result rounds to ½ (the truth is always told).
 
     Parameters
     ----------
     epsilon : float
-        Finite and > 0.
+        The privacy parameter ε.
 
     Returns
     -------
     float
         γ in (0, ½].
-
-    Raises
-    ------
-    ParameterError
-        If ε is so small (below about 1e-323) that γ underflows to 0.
     """
-    epsilon = check_epsilon("epsilon", epsilon)
-    gamma = 0.5 * math.tanh(epsilon / 2)
-    if gamma == 0:                          # ε below ~1e-323: ε/2 underflows
-        raise ParameterError("epsilon is too small to represent gamma = tanh(epsilon/2)/2 > 0 in "
-                             f"floating point; got epsilon={epsilon!r}")
-    return gamma
+    return 0.5 * math.tanh(epsilon / 2)
 
 
-def _finite_or_refuse(values, gamma, epsilon, what: str = "the unbiased estimate"):
-    """Refuse results that overflow because γ (or ε) is astronomically small."""
-    if not np.all(np.isfinite(values)):
-        which = (f"gamma={gamma!r}" if gamma is not None else f"epsilon={epsilon!r}")
-        raise ParameterError(f"the privacy parameter is so small that {what} "
-                             f"overflows the floating-point range; got {which}")
-
-
-def _rr_gamma(gamma, epsilon) -> float:
-    """Validated γ from exactly one of ``gamma`` / ``epsilon``.
-
-    Estimators divide by 2γ rather than by 2p − 1 (p = ½ + γ): for tiny γ the
-    float ``0.5 + γ`` rounds to 0.5 and 2p − 1 would be 0.
-    """
-    if (gamma is None) == (epsilon is None):
-        raise ParameterError("give exactly one of gamma (truth with probability 1/2 + gamma) or "
-                             f"epsilon; got gamma={gamma!r}, epsilon={epsilon!r}")
-    if gamma is not None:
-        return check_in_range("gamma", gamma, 0.0, 0.5, low_inclusive=False,
-                              high_inclusive=False)
-    return rr_gamma_from_epsilon(epsilon)
-
-
-def _check_bits(name: str, bits) -> np.ndarray:
-    arr = check_array(name, bits, ndim=(0, 1), min_size=1)
-    bad = (arr != 0) & (arr != 1)
-    if np.any(bad):
-        raise ParameterError(f"{name} must contain only 0s and 1s (or booleans); got "
-                             f"{name} containing {np.unique(arr[bad])[:5]}")
-    return arr.astype(np.int8)
-
-
-def randomized_response(bits, gamma: float | None = None, epsilon: float | None = None,
-                        rng=None):
+@validate(bits=BITS, gamma=GAMMA.or_none(), epsilon=EPSILON.or_none(), rng=RNG)
+def randomized_response(bits, gamma: float | None = None,
+                        epsilon: float | None = None, rng=None):
     """Each respondent reports their true bit with probability ½ + γ, else its flip.
 
     Warner's randomized response ([W65]_). With γ given, ε = ln((½+γ)/(½−γ));
@@ -164,7 +139,7 @@ def randomized_response(bits, gamma: float | None = None, epsilon: float | None 
     bits : int, bool or 1-D array_like of 0/1
         The true answers.
     gamma, epsilon : float, optional
-        Give exactly one. ``gamma`` in (0, ½); ``epsilon`` finite and > 0.
+        Give exactly one. γ = ½ always tells the truth (no privacy: ε = ∞).
     rng : None, int or numpy.random.Generator
 
     Returns
@@ -173,11 +148,10 @@ def randomized_response(bits, gamma: float | None = None, epsilon: float | None 
         The reported bit(s): an ``int`` for a scalar ``bits``, else an array of
         the same length as ``bits``.
     """
-    arr = _check_bits("bits", bits)
-    p_truth = 0.5 + _rr_gamma(gamma, epsilon)
-    gen = check_rng(rng)
-    keep = gen.random(arr.shape) < p_truth
-    out = np.where(keep, arr, 1 - arr).astype(np.int8)
+    p_truth = 0.5 + _gamma(gamma, epsilon)
+    bits = bits.astype(np.int8)
+    keep = rng.random(bits.shape) < p_truth
+    out = np.where(keep, bits, 1 - bits).astype(np.int8)
     return int(out) if out.ndim == 0 else out
 
 
@@ -200,9 +174,8 @@ class RREstimate:
     n: int
 
 
-_N_MAX = 10 ** 15   # respondents in a survey: far beyond any population, exact as a float
-
-
+@validate(rate=PROBABILITY, n=POSITIVE_COUNT, gamma=GAMMA.or_none(),
+          epsilon=EPSILON.or_none())
 def rr_std_error(rate: float, n: int, gamma: float | None = None,
                  epsilon: float | None = None) -> float:
     """True standard error of :func:`rr_estimate` for a population rate ``rate``.
@@ -223,7 +196,7 @@ def rr_std_error(rate: float, n: int, gamma: float | None = None,
     rate : float
         π in [0, 1].
     n : int
-        Number of respondents, in [1, 10**15].
+        Number of respondents.
     gamma, epsilon : float, optional
         Give exactly one (see :func:`randomized_response`).
 
@@ -231,15 +204,13 @@ def rr_std_error(rate: float, n: int, gamma: float | None = None,
     -------
     float
     """
-    rate = check_in_range("rate", rate, 0.0, 1.0)
-    n = check_int("n", n, minimum=1, maximum=_N_MAX)
-    g = _rr_gamma(gamma, epsilon)
+    g = _gamma(gamma, epsilon)
     lam = 0.5 - g + 2 * g * rate          # = (½+γ)π + (½−γ)(1−π)
-    se = math.sqrt(lam * (1 - lam) / n) / (2 * g)
-    _finite_or_refuse(se, gamma, epsilon)
-    return se
+    return math.sqrt(lam * (1 - lam) / n) / (2 * g)
 
 
+@validate(reports=BITS, gamma=GAMMA.or_none(), epsilon=EPSILON.or_none(),
+          confidence=CONFIDENCE)
 def rr_estimate(reports, gamma: float | None = None, epsilon: float | None = None,
                 confidence: float = 0.95) -> RREstimate:
     """Unbiased estimator of the true rate π from randomized-response reports.
@@ -256,45 +227,22 @@ def rr_estimate(reports, gamma: float | None = None, epsilon: float | None = Non
     gamma, epsilon : float, optional
         Give exactly one: the parameter the reports were produced with.
     confidence : float
-        In (0, 1).
+        Level of the interval.
 
     Returns
     -------
     RREstimate
     """
-    y = _check_bits("reports", reports)
-    confidence = check_in_range("confidence", confidence, 0.0, 1.0,
-                                low_inclusive=False, high_inclusive=False)
-    g = _rr_gamma(gamma, epsilon)
-    n = int(y.size)
-    lam = float(y.mean())
-    est = (lam - 0.5 + g) / (2 * g)
+    g = _gamma(gamma, epsilon)
+    n = int(reports.size)
+    lam = float(reports.mean())
+    est = (lam - 0.5 + g) / (2 * g)       # divide by 2γ, not by 2p − 1 (see the notes)
     se = math.sqrt(lam * (1 - lam) / n) / (2 * g)
     z = float(special.ndtri(0.5 + confidence / 2))
-    _finite_or_refuse([est, se, est - z * se, est + z * se], gamma, epsilon)
     return RREstimate(est, se, est - z * se, est + z * se, confidence, n)
 
 
-_K_MAX = 1_000_000   # k-RR frequency vectors have k entries; keeps memory bounded
-
-
-def _k_rr_probs(k: int, epsilon: float) -> tuple[float, float]:
-    """``(p, q)`` of k-ary RR: ``p = e^ε/(e^ε + k − 1)``, ``q = 1/(e^ε + k − 1)``."""
-    if epsilon >= 700:                      # e^ε/(e^ε + k − 1) is 1 to double precision
-        return 1.0, 0.0
-    e = math.exp(epsilon)
-    return e / (e + k - 1), 1.0 / (e + k - 1)
-
-
-def _check_categories(name: str, values, k: int, ndim) -> np.ndarray:
-    arr = check_array(name, values, ndim=ndim, allow_bool=False)
-    bad = (arr != np.round(arr)) | (arr < 0) | (arr >= k)
-    if np.any(bad):
-        raise ParameterError(f"{name} must be integers in [0, {k - 1}] for k={k}; got {name} "
-                             f"containing {np.unique(arr[bad])[:5]}")
-    return arr.astype(np.int64)
-
-
+@validate(values=LABELS, k=CATEGORIES, epsilon=EPSILON, rng=RNG)
 def k_randomized_response(values, k: int, epsilon: float, rng=None):
     """k-ary randomized response (generalised RR / "direct encoding").
 
@@ -308,9 +256,9 @@ def k_randomized_response(values, k: int, epsilon: float, rng=None):
     ----------
     values : int or 1-D array_like of ints in [0, k−1]
     k : int
-        Number of categories, in [2, 1,000,000].
+        Number of categories.
     epsilon : float
-        Finite and > 0.
+        The privacy parameter ε.
     rng : None, int or numpy.random.Generator
 
     Returns
@@ -318,18 +266,16 @@ def k_randomized_response(values, k: int, epsilon: float, rng=None):
     int or numpy.ndarray of int64
         An ``int`` for a scalar ``values``, else an array of the same length.
     """
-    k = check_int("k", k, minimum=2, maximum=_K_MAX)
-    epsilon = check_epsilon("epsilon", epsilon)
-    arr = _check_categories("values", values, k, ndim=(0, 1))
-    gen = check_rng(rng)
+    values = _below_k("values", values, k)
     p, _ = _k_rr_probs(k, epsilon)
-    keep = gen.random(arr.shape) < p
+    keep = rng.random(values.shape) < p
     # a uniformly chosen *other* value: shift by 1..k-1 modulo k
-    other = (arr + gen.integers(1, k, size=arr.shape)) % k
-    out = np.where(keep, arr, other)
+    other = (values + rng.integers(1, k, size=values.shape)) % k
+    out = np.where(keep, values, other)
     return int(out) if out.ndim == 0 else out
 
 
+@validate(reports=REPORTED_LABELS, k=CATEGORIES, epsilon=EPSILON)
 def k_rr_estimate(reports, k: int, epsilon: float) -> np.ndarray:
     """Unbiased frequency estimates from k-ary RR reports.
 
@@ -343,38 +289,33 @@ def k_rr_estimate(reports, k: int, epsilon: float) -> np.ndarray:
     Computed in the algebraically equal form
     ``π̂_v = c_v/n + (k·c_v − n)/(n (e^ε − 1))`` with ``expm1``: the textbook
     form subtracts nearly equal numbers and divides by p − q, which loses all
-    digits (or divides by 0) for small ε.
+    digits for small ε.
 
     Parameters
     ----------
     reports : 1-D array_like of ints in [0, k−1]
     k : int
-        In [2, 1,000,000].
+        Number of categories.
     epsilon : float
-        Finite and > 0: the ε the reports were produced with.
+        The ε the reports were produced with.
 
     Returns
     -------
     numpy.ndarray of shape (k,)
     """
-    k = check_int("k", k, minimum=2, maximum=_K_MAX)
-    epsilon = check_epsilon("epsilon", epsilon)
-    arr = _check_categories("reports", reports, k, ndim=1)
-    counts = np.bincount(arr, minlength=k).astype(float)
-    n = float(arr.size)
+    reports = _below_k("reports", reports, k)
+    counts = np.bincount(reports, minlength=k).astype(float)
+    n = float(reports.size)
     freq = counts / n
-    if epsilon >= 700:                      # p = 1, q = 0 to double precision
+    if epsilon >= 700:                      # p = 1, q = 0 to double precision; e^ε overflows
         return freq
-    with np.errstate(over="ignore"):      # overflow is reported as a ValueError below
-        est = freq + (k * counts - n) / (n * math.expm1(epsilon))
-    _finite_or_refuse(est, None, epsilon)
-    return est
+    return freq + (k * counts - n) / (n * math.expm1(epsilon))
 
 
 # ------------------------------------------- randomized response: error analysis
-_RR_SIMULATION_LIMIT = 2_000_000   # simulate individual reports up to this many in total
-
-
+@validate(true_rate=PROBABILITY, n=RESPONDENTS, gamma=GAMMA.or_none(),
+          epsilon=EPSILON.or_none(), n_trials=SURVEYS, rng=RNG,
+          simulation=choice("auto", "reports", "binomial"))
 def simulate_rr_estimates(true_rate: float, n: int, gamma: float | None = None,
                           epsilon: float | None = None, n_trials: int = 2000, rng=None,
                           simulation: str = "auto") -> np.ndarray:
@@ -386,14 +327,13 @@ def simulate_rr_estimates(true_rate: float, n: int, gamma: float | None = None,
     is the sampling model behind :func:`rr_std_error`, whose
     value is the standard deviation of the returned estimates.
 
-    ``simulation="reports"`` simulates every report. ``"binomial"`` draws
-    the number of "yes" reports directly as ``Binomial(n, λ)`` with
-    ``λ = p·π + (1−p)(1−π)``: each report is an independent Bernoulli(λ)
-    variable (a fresh respondent says yes with probability π, then the coin
-    keeps or flips it), so their sum has exactly this distribution and the
+    ``simulation="reports"`` simulates every report (at most 10**7 of them,
+    ``n × n_trials``). ``"binomial"`` draws the number of "yes" reports directly as
+    ``Binomial(n, λ)`` with ``λ = p·π + (1−p)(1−π)``: each report is an independent
+    Bernoulli(λ) variable (a fresh respondent says yes with probability π, then the
+    coin keeps or flips it), so their sum has exactly this distribution and the
     two options give identically distributed estimates. ``"auto"`` simulates
-    reports while ``n·n_trials ≤ 2·10⁶`` and uses the binomial beyond (to keep
-    memory and time small on Binder).
+    reports while ``n·n_trials ≤ 2·10⁶`` and uses the binomial beyond.
 
     The estimate of each survey is the one :func:`rr_estimate`
     returns. That estimator is affine in the fraction of "yes" reports
@@ -405,11 +345,11 @@ def simulate_rr_estimates(true_rate: float, n: int, gamma: float | None = None,
     true_rate : float
         Population rate π in [0, 1].
     n : int
-        Respondents per survey, in [1, 10**9].
+        Respondents per survey.
     gamma, epsilon : float
-        Exactly one: γ in (0, ½) or ε > 0.
+        Exactly one: γ or ε.
     n_trials : int
-        Number of surveys, in [2, 10**6].
+        Number of surveys.
     rng : None, int or numpy.random.Generator
     simulation : {"auto", "reports", "binomial"}
 
@@ -417,41 +357,33 @@ def simulate_rr_estimates(true_rate: float, n: int, gamma: float | None = None,
     -------
     numpy.ndarray of shape (n_trials,)
     """
-    true_rate = check_in_range("true_rate", true_rate, 0.0, 1.0)
-    n = check_int("n", n, minimum=1, maximum=10 ** 9)
-    p = 0.5 + _rr_gamma(gamma, epsilon)
-    kw = {"gamma": gamma} if gamma is not None else {"epsilon": epsilon}
-    n_trials = check_int("n_trials", n_trials, minimum=2, maximum=10 ** 6)
-    simulation = check_choice("simulation", simulation, {"auto", "reports", "binomial"})
-    gen = check_rng(rng)
+    p = 0.5 + _gamma(gamma, epsilon)
+    if simulation == "reports" and n * n_trials > REPORTS_MAX:
+        raise ParameterError(f"n × n_trials must be at most {REPORTS_MAX:.0e} reports with "
+                             f"simulation='reports' (or use 'binomial', which has the same "
+                             f"distribution); got n={n}, n_trials={n_trials}")
     if simulation == "auto":
-        simulation = "reports" if n * n_trials <= _RR_SIMULATION_LIMIT else "binomial"
+        simulation = "reports" if n * n_trials <= _AUTO_REPORTS else "binomial"
+    kw = {"gamma": gamma} if gamma is not None else {"epsilon": epsilon}
 
     if simulation == "reports":
         counts = np.empty(n_trials, dtype=np.int64)
-        per_chunk = max(1, _RR_SIMULATION_LIMIT // (4 * n))   # keep each chunk ≤ 0.5 M reports
+        per_chunk = max(1, _AUTO_REPORTS // (4 * n))   # keep each chunk ≤ 0.5 M reports
         for start in range(0, n_trials, per_chunk):
             m = min(per_chunk, n_trials - start)
-            bits = (gen.random((m, n)) < true_rate).astype(np.int8)
-            reports = randomized_response(bits.ravel(), **kw, rng=gen)
+            bits = (rng.random((m, n)) < true_rate).astype(np.int8)
+            reports = randomized_response.__wrapped__(bits.ravel(), rng=rng, **kw)
             counts[start:start + m] = reports.reshape(m, n).sum(axis=1)
     else:
         lam = p * true_rate + (1 - p) * (1 - true_rate)
-        counts = gen.binomial(n, lam, size=n_trials)
+        counts = rng.binomial(n, lam, size=n_trials)
 
     at0 = rr_estimate([0], **kw).estimate
     at1 = rr_estimate([1], **kw).estimate
     return at0 + (at1 - at0) * (counts / n)
 
 
-def _check_sizes(n) -> np.ndarray:
-    """Dataset size(s) n: a whole number ≥ 1 or a 1-D array of them (as floats)."""
-    n_arr = check_array("n", n, ndim=(0, 1))
-    if np.any(n_arr < 1) or np.any(n_arr != np.round(n_arr)):
-        raise ParameterError(f"n must contain integers >= 1; got n={describe(n)}")
-    return n_arr
-
-
+@validate(n=SIZES, epsilon=EPSILON)
 def rr_local_std(n, epsilon: float):
     """Standard deviation of the RR rate estimate for a *fixed* dataset.
 
@@ -467,27 +399,23 @@ def rr_local_std(n, epsilon: float):
     Parameters
     ----------
     n : int or array_like of int
-        Dataset size(s), ≥ 1.
+        Dataset size(s).
     epsilon : float
-        Finite > 0; refused when so small (below about 1e-308) that the
-        standard deviation overflows.
+        The privacy parameter ε.
 
     Returns
     -------
     float or numpy.ndarray
         A ``float`` for a scalar ``n``, else an array of the same length.
     """
-    rr_gamma_from_epsilon(epsilon)          # validates ε (γ > 0 implies ε/2 > 0)
-    n_arr = _check_sizes(n)
     half = epsilon / 2
     # 1/(2 sinh x) = e^{−x}/(1 − e^{−2x}), which is e^{−x} to double precision for x ≥ 40
     inv = 0.5 / math.sinh(half) if half < 40 else math.exp(-half)
-    with np.errstate(over="ignore"):
-        out = inv / np.sqrt(n_arr)
-    _finite_or_refuse(out, None, epsilon, "the standard deviation")
-    return float(out) if np.ndim(n) == 0 else out
+    out = inv / np.sqrt(n)
+    return float(out) if out.ndim == 0 else out
 
 
+@validate(n=SIZES, epsilon=EPSILON)
 def central_laplace_rate_std(n, epsilon: float):
     """Standard deviation of the central estimate ``(count + Lap(1/ε)) / n``.
 
@@ -498,19 +426,52 @@ def central_laplace_rate_std(n, epsilon: float):
     Parameters
     ----------
     n : int or array_like of int
-        Dataset size(s), ≥ 1.
+        Dataset size(s).
     epsilon : float
-        Finite > 0; refused when so small that ``1/ε`` or the standard
-        deviation overflows.
+        The privacy parameter ε.
 
     Returns
     -------
     float or numpy.ndarray
         A ``float`` for a scalar ``n``, else an array of the same length.
     """
-    b = laplace_scale(1.0, epsilon)
-    n_arr = _check_sizes(n)
-    with np.errstate(over="ignore"):
-        out = math.sqrt(2) * b / n_arr
-    _finite_or_refuse(out, None, epsilon, "the standard deviation")
-    return float(out) if np.ndim(n) == 0 else out
+    b = 1.0 / epsilon                       # the Laplace scale Δ/ε of a count (Δ = 1)
+    out = math.sqrt(2) * b / n
+    return float(out) if out.ndim == 0 else out
+
+
+# ------------------------------------------------------------------------ helpers
+_AUTO_REPORTS = 2_000_000   # "auto" simulates individual reports up to this many in total
+
+
+def _gamma(gamma: float | None, epsilon: float | None) -> float:
+    """γ from exactly one of ``gamma`` / ``epsilon`` (both already checked)."""
+    if (gamma is None) == (epsilon is None):
+        raise ParameterError("give exactly one of gamma (truth with probability 1/2 + gamma) or "
+                             f"epsilon; got gamma={gamma!r}, epsilon={epsilon!r}")
+    return gamma if gamma is not None else rr_gamma_from_epsilon.__wrapped__(epsilon)
+
+
+def _k_rr_probs(k: int, epsilon: float) -> tuple[float, float]:
+    """``(p, q)`` of k-ary RR: ``p = e^ε/(e^ε + k − 1)``, ``q = 1/(e^ε + k − 1)``."""
+    if epsilon >= 700:                      # e^ε/(e^ε + k − 1) is 1 to double precision
+        return 1.0, 0.0
+    e = math.exp(epsilon)
+    return e / (e + k - 1), 1.0 / (e + k - 1)
+
+
+def _below_k(name: str, values: np.ndarray, k: int) -> np.ndarray:
+    """Category labels as int64, each below k (the rule tying ``values`` to ``k``)."""
+    if values.size and values.max() >= k:
+        raise ParameterError(f"{name} must be integers in [0, {k - 1}] for k={k}; got {name} "
+                             f"containing {np.unique(values[values >= k])[:5].astype(int)}")
+    return values.astype(np.int64)
+
+
+# Engineering notes. Estimators divide by 2γ, never by 2p − 1 = 2(½ + γ) − 1: for small γ
+# the float ½ + γ loses the digits of γ. In the teaching domain (γ ≥ 2.5e-7, ε in [1e-6,
+# 1e3], k ≤ 10**6, n < 2**53) every estimate, standard error and interval is finite, so no
+# branch handles overflow; the one branch on ε ≥ 700 is where e^ε itself overflows. The
+# report simulation is chunked to about 0.5 M reports at a time (memory on Binder).
+# Tests: tests/mechanisms/test_randomized_response.py and the generated cases of
+# tests/test_domains.py.

@@ -10,13 +10,11 @@ differentially private.
 * :func:`report_noisy_max` — add noise to every score and report only the
   index of the largest ([DR14]_ Claim 3.9; [DWZK19]_; [MS20]_, [DKS21]_).
 
-The sparse vector technique (a stream of "above the threshold?" answers) is in
+They are one idea seen twice: noisy max with Gumbel noise *is* the exponential
+mechanism, and with exponential noise it is permute-and-flip. The sparse vector
+technique (a stream of "above the threshold?" answers) is in
 :mod:`dpteach.mechanisms.sparse_vector`; testing a privacy claim from samples in
-:mod:`dpteach.audit.bounds`. The exponential mechanism and report-noisy-max stay in one
-file (a little over 600 lines) on purpose: they are one idea seen twice (noisy
-max with Gumbel noise *is* the exponential mechanism, and with exponential noise
-it is permute-and-flip), share their log-space logits, and are compared against
-each other in the notebook and the tests.
+:mod:`dpteach.audit.bounds`.
 
 Neighbouring datasets
 ---------------------
@@ -26,11 +24,6 @@ removing one record ([DR14]_ Defs 2.3-2.4: histograms at ℓ1 distance 1). A sco
 ``D, D′`` and candidates ``r``; it is *monotone* if for every pair of
 neighbours either ``u(D, r) ≤ u(D′, r)`` for all ``r`` or ``u(D, r) ≥ u(D′, r)``
 for all ``r`` (counting queries are monotone under add/remove).
-
-Numerical care: the exponents ``ε·(u − max u)/(2Δu)`` are formed in log space
-when ``ε/Δu`` over- or underflows, so a huge ε selects the best candidate(s)
-with probability 1 (never NaN, never the worst candidate), and exact
-probabilities always sum to 1.
 
 All sampling uses NumPy's floating-point generators: these are teaching
 implementations and inherit the floating-point caveats of [M12]_.
@@ -57,22 +50,11 @@ References
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from scipy import special, stats
 
-from .._validation import (
-    ParameterError,
-    check_array,
-    check_bool,
-    check_choice,
-    check_epsilon,
-    check_int,
-    check_rng,
-    check_sensitivity,
-    describe,
-)
+from .._validation import (EPSILON, FLAG, RNG, SENSITIVITY, Domain, ParameterError,
+                           array, choice, integer, validate)
 
 __all__ = [
     "exponential_mechanism_probabilities",
@@ -88,82 +70,42 @@ __all__ = [
     "report_noisy_max_probabilities",
 ]
 
-_NEIGHBOURING = ("add_remove", "replace")
-_NOISES = ("laplace", "exponential", "gumbel")
-_CHUNK = 2_000_000   # max noise draws held in memory at once when sampling many
-SIZE_MAX = 10 ** 7            #: largest ``size`` (number of draws) of the samplers
-DRAWS_MAX = 10 ** 8           #: largest ``size × number of candidates`` (noise values drawn)
+SIZE_MAX = 10 ** 6            #: largest ``size`` (number of draws) of the samplers
+DRAWS_MAX = 2 * 10 ** 7       #: largest ``size × number of candidates`` (noise values, ~1.3 s)
 QUADRATURE_K_MAX = 1_000      #: most candidates for the Laplace/exponential exact probabilities
-_QUAD_CHUNK = 4_000_000       # quadrature nodes × candidates evaluated at once
 
-
-# ------------------------------------------------------------------ helpers
-def _check_scores(scores, name: str = "scores") -> np.ndarray:
-    return check_array(name, scores, ndim=1, min_size=1)
-
-
-def _check_size(size, k: int):
-    """``None`` or a number of draws in [1, SIZE_MAX] with ``size·k ≤ DRAWS_MAX``."""
-    if size is None:
-        return None
-    size = check_int("size", size, minimum=1, maximum=SIZE_MAX)
-    if size * k > DRAWS_MAX:
-        raise ParameterError(f"size × number of candidates must be at most {DRAWS_MAX:.0e} "
-                             f"(each draw needs one noise value per candidate); got size={size} "
-                             f"with {k} candidates")
-    return size
-
-
-def _log_rate(sensitivity: float, epsilon: float, factor: float) -> float:
-    """``log(ε/(factor·Δ))``, finite for every finite ε, Δ > 0."""
-    return math.log(epsilon) - math.log(factor) - math.log(sensitivity)
-
-
-def _centred_logits(u: np.ndarray, rate: float, log_rate: float) -> np.ndarray:
-    """``rate·(u − max u)``: every entry ≤ 0, exactly 0 at the best score(s), never NaN.
-
-    ``rate`` is the float value of the rate (it may have over- or underflowed),
-    ``log_rate`` its logarithm. While ``rate`` is a normal float and the score
-    gaps are finite the product is formed directly; otherwise it is
-    ``−exp(log rate + log gap)``, which is 0 at the best score(s), tends to −inf
-    for every other score as ε grows, and keeps tiny rates from rounding to 0.
-    """
-    top = u.max()
-    with np.errstate(over="ignore"):
-        gap = top - u                                  # ≥ 0; inf if scores span > 1.8e308
-    if math.isfinite(rate) and rate >= np.finfo(float).tiny and np.all(np.isfinite(gap)):
-        with np.errstate(over="ignore"):
-            return rate * (u - top)                    # overflow → −inf: probability 0
-    half_gap = top / 2.0 - u / 2.0                     # finite, exact up to subnormals
-    with np.errstate(divide="ignore", over="ignore"):
-        return -np.exp(log_rate + math.log(2.0) + np.log(half_gap))
-
-
-def _em_logits(u: np.ndarray, sensitivity: float, epsilon: float, monotonic: bool) -> np.ndarray:
-    """``ε(u − max u)/(2Δu)``, or ``ε(u − max u)/Δu`` for a monotone score."""
-    factor = 1.0 if monotonic else 2.0
-    rate = epsilon / sensitivity if monotonic else epsilon / (2.0 * sensitivity)
-    return _centred_logits(u, rate, _log_rate(sensitivity, epsilon, factor))
-
-
-def _argmax_with_noise(logits: np.ndarray, draw, size, gen) -> int | np.ndarray:
-    """``argmax(logits + noise)`` once (size None) or ``size`` times, in chunks."""
-    k = logits.size
-    if size is None:
-        return int(np.argmax(logits + draw(gen, (k,))))
-    out = np.empty(size, dtype=np.int64)
-    rows = max(1, _CHUNK // k)
-    for start in range(0, size, rows):
-        stop = min(size, start + rows)
-        out[start:stop] = np.argmax(logits[None, :] + draw(gen, (stop - start, k)), axis=1)
-    return out
-
-
-def _gumbel(gen, shape):
-    return gen.gumbel(0.0, 1.0, size=shape)
+#: the scores u(D, r) of the k candidates (counts, ranks, utilities)
+SCORES = array(ndim=1, low=-1e15, high=1e15, example=[1.0, 3.0, 2.0])
+#: the number of independent draws (each one a separate ε-DP release), or None for one
+SIZE = integer(1, SIZE_MAX, work=True).or_none()
+#: which neighbouring datasets the guarantee compares
+NEIGHBOURING = choice("add_remove", "replace")
+#: the noise of report-noisy-max
+NOISE = choice("laplace", "exponential", "gumbel")
+#: records of the mode: labels (strings, ...) or numbers, kept as given; may be empty
+RECORDS: Domain = Domain("a 1-D sequence of labels or of numbers in [-1e15, 1e15]",
+                 lambda name, value: _labels(RECORDS, name, value, min_size=0),
+                 example=[1.0, 2.0, 2.0, 3.0, 5.0, 8.0], edges=[[-1e15], [1e15], [], ["a"]],
+                 bad=["abc", None, [[1.0, 2.0], [3.0]], [[1.0]], [float("nan")], [1e16]])
+#: the public candidates of the mode, each listed once
+CANDIDATES: Domain = Domain("a 1-D sequence of distinct labels or numbers in [-1e15, 1e15], not empty",
+                    lambda name, value: _distinct(name, _labels(CANDIDATES, name, value,
+                                                                min_size=1)),
+                    example=[1.0, 2.0, 8.0], edges=[[-1e15], [1e15], ["a"]],
+                    bad=["abc", None, [], [[1.0]], [float("inf")], [1.0, 1.0], ["a", "a"]])
+#: the records of the median: numbers (may be none)
+NUMERIC_RECORDS = array(ndim=1, min_size=0, low=-1e15, high=1e15,
+                        example=[1.0, 2.0, 2.0, 3.0, 5.0, 8.0])
+#: the median's public grid of candidates, each listed once (any order)
+GRID = Domain("a 1-D array of distinct numbers in [-1e15, 1e15]",
+              lambda name, value: _distinct(name, _NUMBERS(name, value)),
+              example=[1.0, 2.0, 8.0], edges=[[-1e15], [1e15]],
+              bad=["abc", None, [], [[1.0]], [True], [float("nan")], [1e16], [1.0, 1.0]])
+_NUMBERS: Domain = array(ndim=1, low=-1e15, high=1e15)
 
 
 # ----------------------------------------------------- exponential mechanism
+@validate(scores=SCORES, sensitivity=SENSITIVITY, epsilon=EPSILON, monotonic=FLAG)
 def exponential_mechanism_probabilities(scores, sensitivity: float, epsilon: float,
                                         monotonic: bool = False) -> np.ndarray:
     """Exact output distribution of the exponential mechanism.
@@ -178,18 +120,17 @@ def exponential_mechanism_probabilities(scores, sensitivity: float, epsilon: flo
     ([MT07]_; [DR14]_ Sec 3.4). For a non-monotone score ``monotonic=True`` can
     lose up to a factor 2 (ratios up to ``e^{2ε}``).
 
-    Computed in log space (``softmax`` of ``rate·(u − max u)``), so scores such
-    as 1e6 with ε = 100 do not overflow; when ``ε/Δu`` itself overflows (e.g.
-    ε = 1e300) the best score(s) share probability 1, the exact limit.
+    Computed as the ``softmax`` of ``rate·(u − max u)``, so scores such as 1e6 with
+    ε = 100 do not overflow.
 
     Parameters
     ----------
     scores : array_like, shape (k,)
-        Utilities ``u(D, r)`` of the k candidates on the dataset, finite.
+        Utilities ``u(D, r)`` of the k candidates on the dataset.
     sensitivity : float
-        Δu, finite and > 0.
+        Δu.
     epsilon : float
-        Finite and > 0.
+        The privacy parameter ε.
     monotonic : bool
         Use ``ε/Δu`` instead of ``ε/(2Δu)``; only valid for monotone scores.
 
@@ -198,23 +139,21 @@ def exponential_mechanism_probabilities(scores, sensitivity: float, epsilon: flo
     numpy.ndarray, shape (k,)
         Probabilities summing to 1.
     """
-    u = _check_scores(scores)
-    sensitivity = check_sensitivity("sensitivity", sensitivity)
-    epsilon = check_epsilon("epsilon", epsilon)
-    monotonic = check_bool("monotonic", monotonic)
-    return special.softmax(_em_logits(u, sensitivity, epsilon, monotonic))
+    return special.softmax(_em_logits(scores, sensitivity, epsilon, monotonic))
 
 
-def exponential_mechanism(scores, sensitivity: float, epsilon: float, monotonic: bool = False,
-                          size: int | None = None, rng=None):
+@validate(scores=SCORES, sensitivity=SENSITIVITY, epsilon=EPSILON, monotonic=FLAG, size=SIZE,
+          rng=RNG)
+def exponential_mechanism(scores, sensitivity: float, epsilon: float,
+                          monotonic: bool = False, size: int | None = None, rng=None):
     """Sample a candidate index from the exponential mechanism.
 
     Uses the Gumbel-max trick: ``argmax_r (ε·u(r)/(2Δu) + G_r)`` with ``G_r``
     i.i.d. standard Gumbel has exactly the distribution of
     :func:`exponential_mechanism_probabilities` (Gumbel 1954; [DuR19]_ note the
     same identity: the exponential mechanism *is* report-noisy-max with Gumbel
-    noise). Scores are centred at their maximum first, so huge scores or ε do
-    not overflow. ε-DP ([DR14]_ Thm 3.10); see
+    noise). Scores are centred at their maximum first, so large scores do not
+    overflow. ε-DP ([DR14]_ Thm 3.10); see
     :func:`exponential_mechanism_probabilities` for ``monotonic``.
 
     Parameters
@@ -222,63 +161,21 @@ def exponential_mechanism(scores, sensitivity: float, epsilon: float, monotonic:
     scores, sensitivity, epsilon, monotonic
         See :func:`exponential_mechanism_probabilities`.
     size : int, optional
-        Number of independent draws, in [1, 10**7] with ``size × k ≤ 10**8``
-        (each draw uses one noise value per candidate); ``None`` returns a
-        single int. Each draw is a separate ε-DP release (k draws cost kε by
-        composition).
+        Number of independent draws, with ``size × k ≤ 2·10**7`` (each draw uses one
+        noise value per candidate); ``None`` returns a single int. Each draw is a
+        separate ε-DP release (k draws cost kε by composition).
     rng : None, int or numpy.random.Generator
 
     Returns
     -------
     int or numpy.ndarray of int
     """
-    u = _check_scores(scores)
-    sensitivity = check_sensitivity("sensitivity", sensitivity)
-    epsilon = check_epsilon("epsilon", epsilon)
-    monotonic = check_bool("monotonic", monotonic)
-    size = _check_size(size, u.size)
-    gen = check_rng(rng)
-    logits = _em_logits(u, sensitivity, epsilon, monotonic)
-    return _argmax_with_noise(logits, _gumbel, size, gen)
+    _check_draws(size, scores.size)
+    logits = _em_logits(scores, sensitivity, epsilon, monotonic)
+    return _argmax_with_noise(logits, _gumbel, size, rng)
 
 
-def _check_candidates(candidates, numeric: bool) -> np.ndarray:
-    if numeric:
-        cand = check_array("candidates", candidates, ndim=1, min_size=1)
-    else:
-        if isinstance(candidates, (str, bytes)) or candidates is None:
-            raise TypeError(f"candidates must be a 1-D sequence of values; got "
-                            f"candidates={describe(candidates)}")
-        cand = np.asarray(candidates)
-        if cand.ndim != 1 or cand.size == 0:
-            raise ParameterError(f"candidates must be a non-empty 1-D sequence; got shape {cand.shape}")
-        if cand.dtype.kind in "fc" and not np.all(np.isfinite(cand)):
-            raise ParameterError("candidates must contain only finite values")
-    import pandas as pd
-
-    if not pd.Index(cand).is_unique:
-        raise ParameterError("candidates must be distinct (each candidate listed once); "
-                             f"got {cand.size} entries with repeats")
-    return cand
-
-
-def _check_data(data, numeric: bool) -> np.ndarray:
-    if numeric:
-        return check_array("data", data, ndim=1, min_size=0)
-    if isinstance(data, (str, bytes)) or data is None:
-        raise TypeError(f"data must be a 1-D sequence of values; got data={describe(data)}")
-    arr = np.asarray(data)
-    if arr.ndim != 1:
-        raise ParameterError(f"data must be 1-D; got shape {arr.shape}")
-    if arr.dtype.kind in "biufc":
-        return check_array("data", arr, ndim=1, min_size=0)
-    return arr
-
-
-def _check_neighbouring(neighbouring: str) -> str:
-    return check_choice("neighbouring", neighbouring, set(_NEIGHBOURING))
-
-
+@validate(data=RECORDS, candidates=CANDIDATES)
 def mode_utility(data, candidates) -> np.ndarray:
     """Counting score for the mode: ``u(D, r) = #{i : x_i = r}``.
 
@@ -291,7 +188,7 @@ def mode_utility(data, candidates) -> np.ndarray:
     Parameters
     ----------
     data : array_like, shape (n,)
-        Numbers or labels (strings). Numeric data must be finite.
+        Numbers or labels (strings).
     candidates : array_like, shape (k,)
         The public, data-independent output range, distinct values.
 
@@ -299,15 +196,14 @@ def mode_utility(data, candidates) -> np.ndarray:
     -------
     numpy.ndarray of float, shape (k,)
     """
-    cand = _check_candidates(candidates, numeric=False)
-    arr = _check_data(data, numeric=False)
     import pandas as pd
 
-    idx = pd.Index(cand).get_indexer(pd.Index(arr)) if arr.size else np.empty(0, dtype=int)
+    idx = pd.Index(candidates).get_indexer(pd.Index(data)) if data.size else np.empty(0, int)
     idx = np.asarray(idx)
-    return np.bincount(idx[idx >= 0], minlength=cand.size).astype(float)
+    return np.bincount(idx[idx >= 0], minlength=candidates.size).astype(float)
 
 
+@validate(data=NUMERIC_RECORDS, candidates=GRID)
 def median_utility(data, candidates) -> np.ndarray:
     """Rank score for the median: ``u(D, r) = −|#{x_i < r} − #{x_i > r}|``.
 
@@ -320,33 +216,29 @@ def median_utility(data, candidates) -> np.ndarray:
     Parameters
     ----------
     data : array_like of float, shape (n,)
-        Finite numbers (n = 0 is allowed: every candidate scores 0).
+        The records (n = 0 is allowed: every candidate scores 0).
     candidates : array_like of float, shape (k,)
-        Public grid of possible outputs, distinct and finite (any order).
+        Public grid of possible outputs, distinct (any order).
     """
-    cand = _check_candidates(candidates, numeric=True)
-    x = np.sort(_check_data(data, numeric=True))
-    below = np.searchsorted(x, cand, side="left")
-    above = x.size - np.searchsorted(x, cand, side="right")
+    x = np.sort(data)
+    below = np.searchsorted(x, candidates, side="left")
+    above = x.size - np.searchsorted(x, candidates, side="right")
     return -np.abs(below - above).astype(float)
 
 
-def _mode_rate_args(neighbouring: str) -> tuple[float, bool]:
-    # count scores: Δu = 1 in both models; monotone only under add/remove
-    return 1.0, neighbouring == "add_remove"
-
-
+@validate(data=RECORDS, candidates=CANDIDATES, epsilon=EPSILON, neighbouring=NEIGHBOURING)
 def private_mode_probabilities(data, candidates, epsilon: float,
                                neighbouring: str = "add_remove") -> np.ndarray:
     """Exact output distribution of :func:`private_mode` (one entry per candidate)."""
-    epsilon = check_epsilon("epsilon", epsilon)
-    neighbouring = _check_neighbouring(neighbouring)
     sens, mono = _mode_rate_args(neighbouring)
     return exponential_mechanism_probabilities(mode_utility(data, candidates), sens, epsilon,
                                                monotonic=mono)
 
 
-def private_mode(data, candidates, epsilon: float, neighbouring: str = "add_remove", rng=None):
+@validate(data=RECORDS, candidates=CANDIDATES, epsilon=EPSILON, neighbouring=NEIGHBOURING,
+          rng=RNG)
+def private_mode(data, candidates, epsilon: float,
+                 neighbouring: str = "add_remove", rng=None):
     """ε-DP most common value: the exponential mechanism with the count score.
 
     Score ``u(D, r)`` = number of records equal to ``r`` (:func:`mode_utility`),
@@ -370,30 +262,23 @@ def private_mode(data, candidates, epsilon: float, neighbouring: str = "add_remo
     object
         One element of ``candidates``.
     """
-    epsilon = check_epsilon("epsilon", epsilon)
-    neighbouring = _check_neighbouring(neighbouring)
     scores = mode_utility(data, candidates)
-    cand = np.asarray(candidates)
     sens, mono = _mode_rate_args(neighbouring)
     idx = exponential_mechanism(scores, sens, epsilon, monotonic=mono, rng=rng)
-    return cand[idx].item() if hasattr(cand[idx], "item") else cand[idx]
+    return candidates[idx].item() if hasattr(candidates[idx], "item") else candidates[idx]
 
 
-def _median_sensitivity(neighbouring: str) -> float:
-    return 1.0 if neighbouring == "add_remove" else 2.0
-
-
+@validate(data=NUMERIC_RECORDS, candidates=GRID, epsilon=EPSILON, neighbouring=NEIGHBOURING)
 def private_median_probabilities(data, candidates, epsilon: float,
                                  neighbouring: str = "add_remove") -> np.ndarray:
     """Exact output distribution of :func:`private_median` (one entry per candidate)."""
-    epsilon = check_epsilon("epsilon", epsilon)
-    neighbouring = _check_neighbouring(neighbouring)
     return exponential_mechanism_probabilities(median_utility(data, candidates),
                                                _median_sensitivity(neighbouring), epsilon)
 
 
-def private_median(data, candidates, epsilon: float, neighbouring: str = "add_remove",
-                   rng=None) -> float:
+@validate(data=NUMERIC_RECORDS, candidates=GRID, epsilon=EPSILON, neighbouring=NEIGHBOURING, rng=RNG)
+def private_median(data, candidates, epsilon: float,
+                   neighbouring: str = "add_remove", rng=None) -> float:
     """ε-DP median over a public, discretised domain via the exponential mechanism.
 
     Samples a candidate ``r`` with probability ∝ ``exp(ε·u(r)/(2Δu))`` where
@@ -420,19 +305,13 @@ def private_median(data, candidates, epsilon: float, neighbouring: str = "add_re
     float
         One of the candidates.
     """
-    epsilon = check_epsilon("epsilon", epsilon)
-    neighbouring = _check_neighbouring(neighbouring)
     scores = median_utility(data, candidates)
-    cand = np.asarray(candidates, dtype=float)
     idx = exponential_mechanism(scores, _median_sensitivity(neighbouring), epsilon, rng=rng)
-    return float(cand[idx])
+    return float(candidates[idx])
 
 
 # --------------------------------------------------------- report noisy max
-def _rnm_factor(monotonic: bool) -> float:
-    return 1.0 if monotonic else 2.0
-
-
+@validate(sensitivity=SENSITIVITY, epsilon=EPSILON, monotonic=FLAG)
 def report_noisy_max_scale(sensitivity: float, epsilon: float, monotonic: bool = False) -> float:
     """Noise scale of :func:`report_noisy_max`: ``2Δ/ε``, or ``Δ/ε`` for monotone scores.
 
@@ -447,47 +326,24 @@ def report_noisy_max_scale(sensitivity: float, epsilon: float, monotonic: bool =
     Parameters
     ----------
     sensitivity : float
-        Δ, finite and > 0.
+        Δ.
     epsilon : float
-        Finite and > 0.
+        The privacy parameter ε.
     monotonic : bool
 
     Returns
     -------
     float
-        The scale b, finite and > 0. A scale that overflows (ε tiny) or
-        underflows to 0 (ε huge) is refused with a ``ParameterError``;
-        :func:`report_noisy_max` itself handles those limits.
+        The scale b.
     """
-    sensitivity = check_sensitivity("sensitivity", sensitivity)
-    epsilon = check_epsilon("epsilon", epsilon)
-    monotonic = check_bool("monotonic", monotonic)
-    b = _rnm_factor(monotonic) * sensitivity / epsilon
-    if b == 0 or not math.isfinite(b):
-        what = "overflows (no finite noise scale)" if b else "underflows to 0"
-        raise ParameterError(f"the noise scale {_rnm_factor(monotonic):g}·sensitivity/epsilon "
-                             f"{what}; got sensitivity={sensitivity!r}, epsilon={epsilon!r}")
-    return b
+    return _rnm_factor(monotonic) * sensitivity / epsilon
 
 
-def _rnm_logits(u: np.ndarray, sensitivity: float, epsilon: float, monotonic: bool) -> np.ndarray:
-    """Scores in units of the noise scale b, best = 0 (``(u − max u)/b``), for any ε, Δ."""
-    factor = _rnm_factor(monotonic)
-    b = factor * sensitivity / epsilon
-    rate = math.inf if b == 0 else 1.0 / b
-    return _centred_logits(u, rate, _log_rate(sensitivity, epsilon, factor))
-
-
-def _rnm_draw(noise: str):
-    if noise == "laplace":
-        return lambda gen, shape: gen.laplace(0.0, 1.0, size=shape)
-    if noise == "exponential":
-        return lambda gen, shape: gen.exponential(1.0, size=shape)
-    return _gumbel
-
-
-def report_noisy_max(scores, sensitivity: float, epsilon: float, monotonic: bool = False,
-                     noise: str = "laplace", size: int | None = None, rng=None):
+@validate(scores=SCORES, sensitivity=SENSITIVITY, epsilon=EPSILON, monotonic=FLAG, noise=NOISE,
+          size=SIZE, rng=RNG)
+def report_noisy_max(scores, sensitivity: float, epsilon: float,
+                     monotonic: bool = False, noise: str = "laplace", size: int | None = None,
+                     rng=None):
     """Report-noisy-max: add independent noise to every score, report the arg-max.
 
     Only the *index* is released, never the noisy values. ε-DP with noise of
@@ -501,13 +357,12 @@ def report_noisy_max(scores, sensitivity: float, epsilon: float, monotonic: bool
     * ``noise="gumbel"`` — identical in distribution to the exponential mechanism
       with the same ε (Gumbel-max trick; [DuR19]_).
 
-    Scores are measured in units of b from the best one, in log space when
-    ``Δ/ε`` over- or underflows: a huge ε reports a best candidate.
+    Scores are measured in units of b from the best one.
 
     Parameters
     ----------
     scores : array_like, shape (k,)
-        The exact scores, e.g. counts; finite.
+        The exact scores, e.g. counts.
     sensitivity : float
         Δ: each score changes by at most Δ between neighbours.
     epsilon : float
@@ -515,26 +370,142 @@ def report_noisy_max(scores, sensitivity: float, epsilon: float, monotonic: bool
         True only if the scores are monotone (see the module docstring).
     noise : {"laplace", "exponential", "gumbel"}
     size : int, optional
-        Number of independent draws (each is a separate ε-DP release), in
-        [1, 10**7] with ``size × k ≤ 10**8``.
+        Number of independent draws (each is a separate ε-DP release), with
+        ``size × k ≤ 2·10**7``.
     rng : None, int or numpy.random.Generator
 
     Returns
     -------
     int or numpy.ndarray of int
     """
-    u = _check_scores(scores)
-    sensitivity = check_sensitivity("sensitivity", sensitivity)
-    epsilon = check_epsilon("epsilon", epsilon)
-    monotonic = check_bool("monotonic", monotonic)
-    noise = check_choice("noise", noise, set(_NOISES))
-    size = _check_size(size, u.size)
-    gen = check_rng(rng)
-    z = _rnm_logits(u, sensitivity, epsilon, monotonic)   # scores in units of b, best = 0
-    return _argmax_with_noise(z, _rnm_draw(noise), size, gen)
+    _check_draws(size, scores.size)
+    z = _rnm_logits(scores, sensitivity, epsilon, monotonic)   # in units of b, best = 0
+    return _argmax_with_noise(z, _rnm_draw(noise), size, rng)
 
 
+@validate(scores=SCORES, sensitivity=SENSITIVITY, epsilon=EPSILON, monotonic=FLAG, noise=NOISE)
+def report_noisy_max_probabilities(scores, sensitivity: float, epsilon: float,
+                                   monotonic: bool = False, noise: str = "laplace") -> np.ndarray:
+    """Exact output distribution of :func:`report_noisy_max`.
+
+    For Gumbel noise this is the exponential-mechanism softmax. For Laplace and
+    exponential noise it is ``Pr[i] = ∫ f(x − u_i/b) Π_{j≠i} F(x − u_j/b) dx``
+    (f, F the standard density and CDF), evaluated by composite Gauss–Legendre
+    quadrature split at every kink (absolute error ~1e-13).
+
+    Parameters
+    ----------
+    scores, sensitivity, epsilon, monotonic, noise
+        See :func:`report_noisy_max`. Time grows as k², so Laplace and
+        exponential noise take at most 1,000 candidates (a few seconds);
+        Gumbel noise any number.
+
+    Returns
+    -------
+    numpy.ndarray, shape (k,)
+        Probabilities summing to 1 (to ~1e-12).
+    """
+    if noise != "gumbel" and scores.size > QUADRATURE_K_MAX:
+        raise ParameterError(f"scores must have at most {QUADRATURE_K_MAX} entries for the exact "
+                             f"probabilities with noise={noise!r} (time grows as k²; "
+                             f"noise='gumbel' has no limit); got {scores.size} scores")
+    z = _rnm_logits(scores, sensitivity, epsilon, monotonic)
+    if noise == "gumbel":
+        return special.softmax(z)
+    if scores.size == 1:
+        return np.ones(1)
+    return _rnm_integral(z, noise)
+
+
+# ------------------------------------------------------------------------ helpers
+_CHUNK = 2_000_000            # max noise draws held in memory at once when sampling many
+_QUAD_CHUNK = 4_000_000       # quadrature nodes × candidates evaluated at once
 _GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(16)
+
+
+def _check_draws(size: int | None, k: int) -> None:
+    """The rule tying ``size`` to the number of candidates: ``size·k ≤ DRAWS_MAX``."""
+    if size is not None and size * k > DRAWS_MAX:
+        raise ParameterError(f"size × number of candidates must be at most {DRAWS_MAX:.0e} "
+                             f"(each draw needs one noise value per candidate); got size={size} "
+                             f"with {k} candidates")
+
+
+def _labels(domain: Domain, name: str, value, min_size: int) -> np.ndarray:
+    """A 1-D sequence of labels, or of real numbers in [-1e15, 1e15], kept as given (the
+    mode returns one of them)."""
+    try:
+        arr = None if isinstance(value, (str, bytes)) or value is None else np.asarray(value)
+    except (TypeError, ValueError):                   # ragged nested lists
+        arr = None
+    if arr is None or arr.ndim != 1 or arr.size < min_size:
+        raise domain.refuse(name, value)
+    if arr.dtype.kind in "biufc":
+        _NUMERIC_LABELS(name, arr)                    # finite real numbers
+    return arr
+
+
+_NUMERIC_LABELS = array(ndim=1, min_size=0, low=-1e15, high=1e15, booleans=True)
+
+
+def _distinct(name: str, arr: np.ndarray) -> np.ndarray:
+    import pandas as pd
+
+    if not pd.Index(arr).is_unique:
+        raise ParameterError(f"{name} must be distinct (each candidate listed once); "
+                             f"got {arr.size} entries with repeats")
+    return arr
+
+
+def _em_logits(u: np.ndarray, sensitivity: float, epsilon: float, monotonic: bool) -> np.ndarray:
+    """``ε(u − max u)/(2Δu)``, or ``ε(u − max u)/Δu`` for a monotone score: every entry
+    ≤ 0, exactly 0 at the best score(s), so ``exp`` cannot overflow."""
+    rate = epsilon / sensitivity if monotonic else epsilon / (2.0 * sensitivity)
+    return rate * (u - u.max())
+
+
+def _rnm_factor(monotonic: bool) -> float:
+    return 1.0 if monotonic else 2.0
+
+
+def _rnm_logits(u: np.ndarray, sensitivity: float, epsilon: float, monotonic: bool) -> np.ndarray:
+    """Scores in units of the noise scale b, best = 0: ``(u − max u)/b``."""
+    b = _rnm_factor(monotonic) * sensitivity / epsilon
+    return (1.0 / b) * (u - u.max())
+
+
+def _mode_rate_args(neighbouring: str) -> tuple[float, bool]:
+    # count scores: Δu = 1 in both models; monotone only under add/remove
+    return 1.0, neighbouring == "add_remove"
+
+
+def _median_sensitivity(neighbouring: str) -> float:
+    return 1.0 if neighbouring == "add_remove" else 2.0
+
+
+def _argmax_with_noise(logits: np.ndarray, draw, size, gen) -> int | np.ndarray:
+    """``argmax(logits + noise)`` once (size None) or ``size`` times, in chunks."""
+    k = logits.size
+    if size is None:
+        return int(np.argmax(logits + draw(gen, (k,))))
+    out = np.empty(size, dtype=np.int64)
+    rows = max(1, _CHUNK // k)
+    for start in range(0, size, rows):
+        stop = min(size, start + rows)
+        out[start:stop] = np.argmax(logits[None, :] + draw(gen, (stop - start, k)), axis=1)
+    return out
+
+
+def _gumbel(gen, shape):
+    return gen.gumbel(0.0, 1.0, size=shape)
+
+
+def _rnm_draw(noise: str):
+    if noise == "laplace":
+        return lambda gen, shape: gen.laplace(0.0, 1.0, size=shape)
+    if noise == "exponential":
+        return lambda gen, shape: gen.exponential(1.0, size=shape)
+    return _gumbel
 
 
 def _noise_logs(noise: str):
@@ -557,20 +528,18 @@ def _rnm_integral(z: np.ndarray, noise: str) -> np.ndarray:
     The nodes are processed in blocks so memory stays bounded.
     """
     logpdf, logcdf = _noise_logs(noise)
-    zin = z[np.isfinite(z) & (z > -120.0)]
-    edges = np.unique(np.concatenate([np.arange(-120.0, 41.0), zin]))
+    edges = np.unique(np.concatenate([np.arange(-120.0, 41.0), z[z > -120.0]]))
     a, b = edges[:-1], edges[1:]
     half = (b - a) / 2.0
     x = ((a + b) / 2.0)[:, None] + half[:, None] * _GL_NODES[None, :]
     w = (half[:, None] * _GL_WEIGHTS[None, :]).ravel()
     x = x.ravel()
-    shifts = np.where(np.isfinite(z), z, -np.inf)[None, :]
     rows = max(1, _QUAD_CHUNK // z.size)
     total = np.zeros(z.size)
     for start in range(0, x.size, rows):
         xs = x[start:start + rows]
         with np.errstate(divide="ignore", invalid="ignore"):
-            t = xs[:, None] - shifts
+            t = xs[:, None] - z[None, :]
             logF = logcdf(t)                          # (nodes, k)
             log_all = logF.sum(axis=1, keepdims=True)
             logf = logpdf(t)
@@ -581,39 +550,11 @@ def _rnm_integral(z: np.ndarray, noise: str) -> np.ndarray:
     return total
 
 
-def report_noisy_max_probabilities(scores, sensitivity: float, epsilon: float,
-                                   monotonic: bool = False, noise: str = "laplace") -> np.ndarray:
-    """Exact output distribution of :func:`report_noisy_max`.
-
-    For Gumbel noise this is the exponential-mechanism softmax. For Laplace and
-    exponential noise it is ``Pr[i] = ∫ f(x − u_i/b) Π_{j≠i} F(x − u_j/b) dx``
-    (f, F the standard density and CDF), evaluated by composite Gauss–Legendre
-    quadrature split at every kink (absolute error ~1e-13).
-
-    Parameters
-    ----------
-    scores, sensitivity, epsilon, monotonic, noise
-        See :func:`report_noisy_max`. Time grows as k², so Laplace and
-        exponential noise take at most 1,000 candidates (a few seconds);
-        Gumbel noise any number.
-
-    Returns
-    -------
-    numpy.ndarray, shape (k,)
-        Probabilities summing to 1 (to ~1e-12).
-    """
-    u = _check_scores(scores)
-    sensitivity = check_sensitivity("sensitivity", sensitivity)
-    epsilon = check_epsilon("epsilon", epsilon)
-    monotonic = check_bool("monotonic", monotonic)
-    noise = check_choice("noise", noise, set(_NOISES))
-    if noise != "gumbel" and u.size > QUADRATURE_K_MAX:
-        raise ParameterError(f"scores must have at most {QUADRATURE_K_MAX} entries for the exact "
-                             f"probabilities with noise={noise!r} (time grows as k²; "
-                             f"noise='gumbel' has no limit); got {u.size} scores")
-    z = _rnm_logits(u, sensitivity, epsilon, monotonic)
-    if noise == "gumbel":
-        return special.softmax(z)
-    if u.size == 1:
-        return np.ones(1)
-    return _rnm_integral(z, noise)
+# Engineering notes. The exponential mechanism and report-noisy-max share one file: they are
+# compared against each other in notebook 05 and in the tests, and share their logits. In
+# the teaching domain (|u| ≤ 1e15, ε/Δ in [1e-12, 1e9]) the logits rate·(u − max u) are
+# finite (|·| ≤ 2e24) and the rate is a normal float, so no log-space fallback is needed;
+# exp of a logit below −745 is 0, the exact limit. Sampling many draws is chunked to at most
+# 2 M noise values in memory, the quadrature to 4 M nodes × candidates. Tests:
+# tests/mechanisms/test_selection.py (closed forms, exact vs sampled, privacy ratios) and
+# the generated cases of tests/test_domains.py.

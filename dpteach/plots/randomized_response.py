@@ -39,7 +39,13 @@ import math
 import numpy as np
 from scipy import stats
 
-from .._validation import ParameterError, check_array, check_epsilon, check_in_range, describe
+from .._validation import (
+    EPSILON,
+    ParameterError,
+    check_array,
+    check_in_range,
+    describe,
+)
 from ..mechanisms.randomized_response import (
     central_laplace_rate_std,
     rr_epsilon_from_gamma,
@@ -424,8 +430,8 @@ def plot_local_vs_central(epsilon: float, n_values=None, ax=None):
     matplotlib.figure.Figure
         Curves have gids ``"local"`` and ``"central"``.
     """
-    epsilon = check_epsilon("epsilon", epsilon)
-    ns = _n_grid(n_values)
+    epsilon = EPSILON("epsilon", epsilon)            # the domain of the two functions below
+    ns = _n_grid(n_values, maximum=10**15)
     local = rr_local_std(ns, epsilon)
     central = central_laplace_rate_std(ns, epsilon)
     refuse_undrawable_log("the standard deviations and sizes",

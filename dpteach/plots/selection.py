@@ -432,8 +432,9 @@ def plot_ptr_distance(data, lower: float, upper: float, epsilon: float, delta: f
         bs = np.linspace(0.0, upper - lower, 200)
     else:
         bs = check_array("bounds", bounds, ndim=1)
-        if np.any(bs < 0):
-            raise ParameterError("bounds must all be >= 0")
+        if np.any(bs < 0) or np.any((bs > 0) & (bs < 1e-9)) or np.any(bs > 2e15):
+            raise ParameterError("bounds must all be 0 or in [1e-9, 2e15] (the domain of "
+                                 f"median_distance_to_instability); got bounds={describe(bounds)}")
         if bs.size > BOUNDS_MAX_SIZE:
             raise ParameterError(f"bounds must have at most {BOUNDS_MAX_SIZE} values; got bounds "
                                  f"with {bs.size} values")

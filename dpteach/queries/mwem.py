@@ -364,7 +364,8 @@ def mwem(queries, hist, *, epsilon: float, T: int, passes: int = 0, split=None,
     measured = np.empty(T)
     for t in range(T):
         scores = np.abs(Q @ synth - true)
-        i = exponential_mechanism(scores, 1.0, eps_s, rng=gen)
+        # the unchecked mechanism: the scores and ε/(2T) are made here, in a loop
+        i = exponential_mechanism.__wrapped__(scores, 1.0, eps_s, rng=gen)
         m = min(max(float(true[i] + gen.laplace(0.0, scale)), 0.0), n)
         selected[t], measured[t] = i, m
         synth = _mw_step(synth, Q[i], m, n)

@@ -22,19 +22,6 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import pytest
-from _props import (
-    BAD_POSITIVE,
-    BAD_RNG,
-    NON_FINITE_ARRAYS,
-    NOT_A_NUMBER,
-    NOT_NUMERIC,
-    WRONG_SHAPE,
-    assert_rejects_bad_values,
-    bad_int,
-    call_rejects,
-)
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from scipy import stats
 
 from dpteach.mechanisms import noise as m
@@ -108,13 +95,15 @@ def test_normalizer_and_variance_against_mpmath(sigma2):
         assert s.discrete_gaussian_variance(sigma2) < float(Fraction(sigma2))
 
 
-def test_normalizer_and_variance_at_the_ends_of_float64():
-    assert s.discrete_gaussian_normalizer(5e-324) == 1.0
-    assert s.discrete_gaussian_variance(5e-324) == 0.0
-    big = 1.7976931348623157e308
+def test_normalizer_and_variance_at_the_ends_of_the_domain():
+    # σ² = 1e-12: every term but x = 0 underflows to 0, exactly
+    assert s.discrete_gaussian_normalizer(1e-12) == 1.0
+    assert s.discrete_gaussian_variance(1e-12) == 0.0
+    # σ² = 2**100: the Poisson sum is its first term, √(2πσ²), and the variance is σ²
+    big = 2**100
     assert s.discrete_gaussian_normalizer(big) == pytest.approx(
         math.sqrt(2 * math.pi) * math.sqrt(big), rel=1e-15)
-    assert s.discrete_gaussian_variance(big) == big
+    assert s.discrete_gaussian_variance(big) == float(big)
     assert type(s.discrete_gaussian_normalizer(1)) is float
 
 
@@ -144,9 +133,10 @@ def test_laplace_pmf_is_normalised_and_geometric(scale):
 
 
 def test_pmfs_refuse_non_integers():
-    with pytest.raises(ParameterError, match=r"x must hold integers.*0\.5"):
+    with pytest.raises(ParameterError, match=r"^x must be an integer or an array of at most "
+                                             r"10\*\*7 integers in \[-1e15, 1e15\]; got x=\[0, 0.5\]"):
         s.discrete_gaussian_pmf([0, 0.5], 1)
-    with pytest.raises(ParameterError, match="x must hold integers"):
+    with pytest.raises(ParameterError, match="^x must be an integer"):
         s.discrete_laplace_pmf(1.5, 1)
 
 
@@ -194,8 +184,9 @@ def test_discrete_gaussian_other_sigmas(sigma2):
 
 
 def test_discrete_laplace_scales_at_the_ends():
-    assert np.all(s.sample_discrete_laplace(5e-324, size=50, rng=0) == 0)
-    assert np.all(s.sample_discrete_gaussian(5e-324, size=50, rng=0) == 0)
+    # the smallest scale and σ²: P[X ≠ 0] = 1 − tanh(5e5) < e^{-1e6}, 0 to any precision
+    assert np.all(s.sample_discrete_laplace(1e-6, size=50, rng=0) == 0)
+    assert np.all(s.sample_discrete_gaussian(1e-12, size=50, rng=0) == 0)
     big = s.sample_discrete_laplace(2**50, size=200, rng=1)
     # |X| has mean ≈ t: the sample mean of |X| within 5 SE (SD of |X| ≈ t)
     assert abs(np.abs(big).mean() / 2**50 - 1) <= 5 / math.sqrt(200)
@@ -204,10 +195,11 @@ def test_discrete_laplace_scales_at_the_ends():
 
 def test_exact_parameters_are_exact():
     # a float is taken as the exact double, a Fraction as itself: different samplers
-    assert s._exact("scale", 0.1, 10) == Fraction(0.1) != Fraction(1, 10)
-    assert s._exact("scale", Fraction(1, 10), 10) == Fraction(1, 10)
-    assert s._exact("scale", np.float32(0.1), 10) == Fraction(float(np.float32(0.1)))
-    assert s._exact("scale", np.int64(3), 10) == 3
+    assert s.SCALE("scale", 0.1) == Fraction(0.1) != Fraction(1, 10)
+    assert s.SCALE("scale", Fraction(1, 10)) == Fraction(1, 10)
+    assert s.SCALE("scale", np.float32(0.1)) == Fraction(float(np.float32(0.1)))
+    assert s.SCALE("scale", np.int64(3)) == 3
+    assert s.SIGMA2("sigma2", Fraction(1, 3)) == Fraction(1, 3)
 
 
 def test_randomness_sources():
@@ -282,7 +274,7 @@ def test_continuous_calibration_is_not_valid_for_the_discrete_gaussian():
     sigma = m.gaussian_sigma(1.0, 0.05, 1e-6)
     assert 1.0 < s.discrete_gaussian_delta(sigma**2, 1, 0.05) / 1e-6 < 1.001
     # δ(ε) is 0 once the threshold is beyond the support, and the TV distance at ε = 0
-    assert s.discrete_gaussian_delta(1.0, 1, 1e6) == 0.0
+    assert s.discrete_gaussian_delta(1.0, 1, 1e3) == 0.0
     tv = 0.5 * np.abs(s.discrete_gaussian_pmf(np.arange(-60, 61), 4.0)
                       - s.discrete_gaussian_pmf(np.arange(-60, 61) + 1, 4.0)).sum()
     assert s.discrete_gaussian_delta(4.0, 1, 0.0) == pytest.approx(tv, rel=1e-12)
@@ -309,8 +301,11 @@ def test_snapping_outputs_lie_on_the_grid_and_in_bounds():
 def test_snapping_distribution_is_the_rounded_laplace():
     # ε = 1, Δ = 1: λ = Λ = 1, outputs are integers; away from the bound P[j] is the Laplace
     # mass of [j − ½, j + ½) (up to double rounding, ~1e-16). 2·10⁴ draws; chi-square.
-    n = 20_000
-    out = snapping.snapping_mechanism(np.zeros(n), sensitivity=1.0, epsilon=1.0, bound=1000.0, rng=11)
+    # (two calls of 10⁴, the most one call snaps, continue one stream: the draws of rng=11)
+    n, stream = 20_000, random.Random(11)
+    out = np.concatenate([snapping.snapping_mechanism(np.zeros(n // 2), sensitivity=1.0,
+                                                      epsilon=1.0, bound=1000.0, rng=stream)
+                          for _ in range(2)])
     assert np.all(out == np.round(out))
     pmf = lambda x: (stats.laplace.cdf(x + 0.5) - stats.laplace.cdf(x - 0.5))  # noqa: E731
     assert chi_square_pvalue(out.astype(np.int64), pmf) > P_MIN
@@ -322,7 +317,7 @@ def test_snapping_distribution_is_the_rounded_laplace():
 def test_snapping_clamps_far_answers():
     out = snapping.snapping_mechanism([1e6, -1e6], sensitivity=1.0, epsilon=1.0, bound=10.0, rng=0)
     assert np.all(np.abs(out) <= 10.0)
-    assert snapping.snapping_mechanism(1e300, sensitivity=1.0, epsilon=1.0, bound=10.0, rng=0) <= 10.0
+    assert snapping.snapping_mechanism(1e15, sensitivity=1.0, epsilon=1.0, bound=10.0, rng=0) == 10.0
 
 
 def test_snapping_epsilon_is_mironovs_formula():
@@ -337,7 +332,7 @@ def test_snapping_epsilon_is_mironovs_formula():
     assert snapping.snapping_epsilon(1.0, sensitivity=1.0, bound=100.0) - 1.0 < 1e-12
 
 
-@pytest.mark.parametrize("bound", [1.0, 0.5, 2.0**46, 1e300])
+@pytest.mark.parametrize("bound", [1.0, 0.5, 2.0**46, 1e18])
 def test_snapping_refuses_bounds_outside_mironovs_range(bound):
     with pytest.raises(ParameterError, match=r"bound must satisfy .*got bound="):
         snapping.snapping_mechanism(0.0, sensitivity=1.0, epsilon=1.0, bound=bound)
@@ -462,67 +457,31 @@ def test_secure_mode_refusals():
         secure.secure_laplace_mechanism(np.zeros(10**5 + 1), 1.0, 1.0)
 
 
-# ============================================================ bad input (hypothesis)
-BAD_EXACT = st.one_of(BAD_POSITIVE, st.sampled_from([Fraction(-1, 2), Fraction(0), 10**400]))
-BAD_SCALE = st.one_of(BAD_EXACT, st.sampled_from([2**50 + 1, 2.0**60]))
-BAD_SIGMA2 = st.one_of(BAD_EXACT, st.sampled_from([2**100 + 1, 1e31]))
-BAD_INTEGERS = st.one_of(NON_FINITE_ARRAYS, NOT_NUMERIC, st.sampled_from([[0.5], 1.25, [1, 2.5]]))
-BAD_VALUE = st.one_of(NON_FINITE_ARRAYS, NOT_NUMERIC, st.sampled_from([True, [True, False]]))
-BAD_NONNEG = st.one_of(NOT_A_NUMBER, WRONG_SHAPE,
-                       st.sampled_from([-1e-300, -1.0, math.nan, math.inf, -math.inf]))
-
-SAMPLER_CASES = [
-    *[(s.sample_discrete_laplace, {"scale": 2, "size": 3, "rng": 0}, arg, strat)
-      for arg, strat in (("scale", BAD_SCALE), ("size", bad_int(1, 10**5)), ("rng", BAD_RNG))],
-    *[(s.sample_discrete_gaussian, {"sigma2": 2, "size": 3, "rng": 0}, arg, strat)
-      for arg, strat in (("sigma2", BAD_SIGMA2), ("size", bad_int(1, 10**5)), ("rng", BAD_RNG))],
-    *[(s.discrete_laplace_pmf, {"x": [0, 1], "scale": 2}, arg, strat)
-      for arg, strat in (("x", BAD_INTEGERS), ("scale", BAD_EXACT))],
-    *[(s.discrete_gaussian_pmf, {"x": [0, 1], "sigma2": 2}, arg, strat)
-      for arg, strat in (("x", BAD_INTEGERS), ("sigma2", BAD_EXACT))],
-    (s.discrete_gaussian_normalizer, {"sigma2": 2}, "sigma2", BAD_EXACT),
-    (s.discrete_gaussian_variance, {"sigma2": 2}, "sigma2", BAD_EXACT),
-    *[(s.discrete_gaussian_delta, {"sigma2": 2, "sensitivity": 1, "epsilon": 1.0}, arg, strat)
-      for arg, strat in (("sigma2", st.one_of(BAD_EXACT, st.just(1e11))),
-                         ("sensitivity", bad_int(1, 10**6)), ("epsilon", BAD_NONNEG))],
-    (s.random_source, {"rng": 0}, "rng", BAD_RNG),
-    *[(snapping.snapping_mechanism, {"value": [0.0, 1.0], "sensitivity": 1.0, "epsilon": 1.0,
-                              "bound": 10.0, "rng": 0}, arg, strat)
-      for arg, strat in (("value", BAD_VALUE), ("sensitivity", BAD_POSITIVE),
-                         ("epsilon", BAD_POSITIVE), ("bound", st.one_of(
-                             BAD_POSITIVE, st.sampled_from([1.0, 0.5, 2.0**47]))),
-                         ("rng", BAD_RNG))],
-    *[(snapping.snapping_epsilon, {"epsilon": 1.0, "sensitivity": 1.0, "bound": 10.0}, arg, strat)
-      for arg, strat in (("epsilon", BAD_POSITIVE), ("sensitivity", BAD_POSITIVE),
-                         ("bound", st.one_of(BAD_POSITIVE, st.sampled_from([1.0, 2.0**47]))))],
-    # the secure mechanisms of dpteach.exact.secure
-    *[(f, {**base, "rng": 0}, arg, strat)
-      for f, base in ((secure.secure_laplace_mechanism, {"value": [1.0, 2.0],
-                                                         "sensitivity": 1.0, "epsilon": 1.0}),
-                      (secure.secure_gaussian_mechanism, {"value": [1.0, 2.0],
-                                                          "sensitivity": 1.0, "epsilon": 1.0,
-                                                          "delta": 1e-5}))
-      for arg, strat in (("granularity", BAD_POSITIVE.filter(lambda v: v is not None)),
-                         ("rng", BAD_RNG), ("value", BAD_VALUE), ("sensitivity", BAD_POSITIVE),
-                         ("epsilon", BAD_POSITIVE))],
-]
+# ============================================================== the ends of the domain
+def test_known_answers_at_the_ends_of_the_domain():
+    assert s.sample_discrete_laplace(1e-6, rng=1) == 0
+    assert s.sample_discrete_gaussian(1e-12, rng=1) == 0
+    assert s.discrete_laplace_pmf(0, 1e-6) == 1.0 and s.discrete_laplace_pmf(1, 1e-6) == 0.0
+    assert s.discrete_gaussian_pmf(0, 1e-12) == 1.0
+    assert s.discrete_gaussian_pmf([1e15, -1e15], 1.0).tolist() == [0.0, 0.0]
+    # P[0] = tanh(1/(2t)) ≈ 1/(2t) for the largest scale t = 2**50
+    assert s.discrete_laplace_pmf(0, 2**50) == pytest.approx(0.5 / 2**50, rel=1e-12)
+    # δ(ε) = 0 once the threshold ε·σ²/Δ − Δ/2 is beyond the support
+    assert s.discrete_gaussian_delta(1.0, 1, 1e3) == 0.0
+    assert s.discrete_gaussian_delta(1e-12, 10**6, 0.0) == 1.0
+    # the largest ε makes the secure mechanisms release the rounded answer itself
+    assert secure.secure_laplace_mechanism(2.6, 1.0, 1e3, rng=0, granularity=0.5) == 2.5
+    assert secure.secure_gaussian_mechanism(2.6, 1.0, 1e3, 0.5, rng=0, granularity=0.5) == 2.5
+    # the most noise: answers at ±1e15 on a grid of 1e6 with ε = 1e-6, still finite
+    out = secure.secure_laplace_mechanism([1e15, -1e15], 1e6, 1e-6, rng=0, granularity=1e6)
+    assert np.all(np.isfinite(out)) and np.all(np.fmod(out, 1e6) == 0)
 
 
-@pytest.mark.parametrize("case", SAMPLER_CASES,
-                         ids=[f"{c[0].__name__}-{c[2]}" for c in SAMPLER_CASES])
-def test_bad_values_are_refused_by_name(case):
-    func, valid, arg, strategy = case
-    settings(max_examples=25, deadline=None, database=None)(
-        given(bad=strategy)(lambda bad: call_rejects(func, {**valid, arg: bad}, arg)))()
-
-
-@pytest.mark.parametrize("case", SAMPLER_CASES,
-                         ids=[f"{c[0].__name__}-{c[2]}" for c in SAMPLER_CASES])
-def test_valid_baselines_succeed(case):
-    func, valid, _, _ = case
-    func(**valid)
-
-
-def test_bad_sizes_via_assert_rejects_bad_values():
-    assert_rejects_bad_values(s.sample_discrete_gaussian, {"sigma2": 1, "rng": 0}, "size",
-                              st.sampled_from([0, -1, 10**5 + 1, 2.5, "3", True]))
+def test_returned_numbers_have_python_types():
+    assert type(s.discrete_gaussian_normalizer(Fraction(1, 2))) is float
+    assert type(s.discrete_gaussian_variance(3)) is float
+    assert type(s.discrete_gaussian_delta(2, 1, 0.5)) is float
+    assert type(s.discrete_laplace_pmf(0, 2)) is float
+    assert type(snapping.snapping_epsilon(1.0, sensitivity=1.0, bound=10.0)) is float
+    assert type(snapping.snapping_mechanism(1.0, sensitivity=1.0, epsilon=1.0, bound=10.0,
+                                            rng=0)) is float

@@ -1,7 +1,7 @@
 """Legal-but-extreme inputs for the learning chapter: every public function and class of
 ``dpteach.learning`` (logistic, erm, erm_experiments, network, dpsgd; optim in
-``test_network_edges.py``), the toy generators of
-``dpteach.datasets`` and the figures of ``dpteach.plots.erm`` / ``dpteach.plots.dpsgd``.
+``test_network_edges.py``) and the figures of ``dpteach.plots.erm`` / ``dpteach.plots.dpsgd``
+(the toy generators of ``dpteach.datasets`` declare their domains: ``tests/test_domains.py``).
 
 For each numeric parameter the table ``CASES`` draws values from the strategies of
 ``tests/_props.py`` (subnormal, tiny and huge floats, huge integers; array arguments are
@@ -221,11 +221,6 @@ def sensitivity_holds(res, kw):
     return ok
 
 
-def toy_shapes(out, kw):
-    X, y = out
-    return X.shape == (kw["n"], 2) and y.shape == (kw["n"],) and set(np.unique(y)) == {0, 1}
-
-
 def dpsgd_fitted(clf, kw):
     return (all(np.all(np.isfinite(p)) for p in clf.model_.params)
             and clf.epsilon_ >= 0 and not any(math.isnan(v) for v in clf.history_["loss"]))
@@ -297,9 +292,9 @@ def Y3():
     return _three()[1]
 
 
-L, E, EX, NN, DP, DS = ("dpteach.learning.logistic", "dpteach.learning.erm",
-                        "dpteach.learning.erm_experiments", "dpteach.learning.network",
-                        "dpteach.learning.dpsgd", "dpteach.datasets")
+L, E, EX, NN, DP = ("dpteach.learning.logistic", "dpteach.learning.erm",
+                    "dpteach.learning.erm_experiments", "dpteach.learning.network",
+                    "dpteach.learning.dpsgd")
 PE, PD = "dpteach.plots.erm", "dpteach.plots.dpsgd"
 EB = "dpteach.learning.erm_bounds"
 
@@ -346,15 +341,6 @@ def _grads(factor):
 
 
 CASES = [
-    # ----------------------------------------------------------------- datasets
-    Case(f"{DS}.make_toy_data", datasets.make_toy_data, kw(n=20, rng=0),
-         {"n": st.one_of(INTS, st.sampled_from([4, 100_000])), "rng": HUGE_INTS},
-         check=lambda out, k: toy_shapes(out, k) if isinstance(k["n"], int) and
-         k["n"] <= 100_000 else True),
-    Case(f"{DS}.make_two_moons", datasets.make_two_moons, kw(n=20, noise=0.25, rng=0),
-         {"n": INTS, "noise": POS, "rng": HUGE_INTS},
-         check=lambda out, k: np.all(np.isfinite(out[0])) and out[0].shape == (k["n"], 2)),
-
     # ----------------------------------------------------------------- logistic
     Case(f"{L}.lam_from_C", logistic.lam_from_C, kw(C=1.0, n=10),
          {"C": POS, "n": INTS}, check=lam_is_formula),
@@ -653,7 +639,6 @@ def test_strings_bools_and_complex_are_refused():
         (erm_experiments.accuracy_vs_epsilon,
          {"X_train": X2(), "y_train": Y2(), "X_test": X2(), "y_test": Y2(), "epsilons": [1.0],
           "lam": 0.1, "progress": 1}, "progress"),
-        (datasets.make_two_moons, {"noise": "0.1"}, "noise"),
         (dpsgd.DPSGDClassifier(epochs=10**400, batch_size=10).fit, {"X": X2(), "y": Y2()},
          "X"),
     ]:
@@ -721,7 +706,6 @@ MODULES = {
     "dpteach.learning.erm_experiments": erm_experiments, "dpteach.learning.network": network,
     "dpteach.learning.dpsgd": dpsgd, "dpteach.plots.erm": perm, "dpteach.plots.dpsgd": pdp,
 }
-DATASET_FUNCTIONS = ("make_toy_data", "make_two_moons")        # the toy generators only
 
 
 def _takes_arguments(func) -> bool:
@@ -733,7 +717,6 @@ def _public_callables():
     """Qualified names of the public functions, classes and methods taking arguments."""
     names = set()
     targets = [(name, mod, None) for name, mod in MODULES.items()]
-    targets.append(("dpteach.datasets", datasets, DATASET_FUNCTIONS))
     for modname, module, only in targets:
         for attr, obj in vars(module).items():
             if attr.startswith("_") or (only is not None and attr not in only):

@@ -1,4 +1,5 @@
-"""Tests for dpteach.mechanisms.selection (exponential mechanism, report-noisy-max) and dpteach.mechanisms.sparse_vector.
+"""Tests of dpteach.mechanisms.selection: the exponential mechanism, report-noisy-max, the
+private mode and median.
 
 Statistical tolerances
 ----------------------
@@ -12,7 +13,6 @@ would have to be to fail a correct implementation.
 
 from __future__ import annotations
 
-import itertools
 import math
 
 import numpy as np
@@ -20,15 +20,16 @@ import pytest
 from scipy import special, stats
 
 from dpteach.mechanisms import selection as S
-from dpteach.mechanisms import sparse_vector as SV
 from _props import (
+    BAD_DELTA,
     NON_FINITE_ARRAYS,
     NOT_A_NUMBER,
     NOT_POSITIVE_FINITE,
-    BAD_DELTA,
     assert_rejects_bad_values,
     call_rejects,
 )
+
+from dpteach._validation import ParameterError
 
 
 def _se(p, n):
@@ -131,8 +132,60 @@ def test_em_huge_scores_are_stable():
         assert math.log(p[0] / p[1]) == pytest.approx(50.0, rel=1e-12)
         draws = S.exponential_mechanism([1e6, 1e6 - 1, 0.0], 1.0, 100.0, size=1000, rng=0)
         assert np.all(draws == 0)
-    p = S.exponential_mechanism_probabilities([1e308, -1e308], 1.0, 1.0)
+    # the ends of the domain: |u| = 1e15, ε/Δ = 1e9; the logits reach −1e24, no overflow
+    p = S.exponential_mechanism_probabilities([1e15, -1e15], 1e-6, 1e3)
     assert np.array_equal(p, [1.0, 0.0])
+
+
+@pytest.mark.parametrize("sens, eps", [(1.0, 1e3), (1e-6, 1e3), (1e-6, 1.0)])
+def test_large_epsilon_over_sensitivity_selects_the_best(sens, eps):
+    # ε/(2Δ)·gap ≥ 500·2 = 1000: the best score gets all the mass, exactly (e^{−1000} is 0
+    # in double); ties share it equally
+    scores = [3.0, 7.0, -1e15, 5.0, 1e-3]
+    for mono in (False, True):
+        p = S.exponential_mechanism_probabilities(scores, sens, eps, monotonic=mono)
+        assert p.tolist() == [0.0, 1.0, 0.0, 0.0, 0.0]
+        assert S.exponential_mechanism(scores, sens, eps, monotonic=mono, rng=0) == 1
+        assert np.all(S.exponential_mechanism(scores, sens, eps, monotonic=mono, size=50,
+                                              rng=1) == 1)
+    for noise in ("laplace", "exponential", "gumbel"):
+        p = S.report_noisy_max_probabilities(scores, sens, eps, noise=noise)
+        assert p[1] == pytest.approx(1.0, abs=1e-12) and p.sum() == pytest.approx(1.0, abs=1e-12)
+        assert np.all(S.report_noisy_max(scores, sens, eps, noise=noise, size=50, rng=2) == 1)
+    assert S.exponential_mechanism_probabilities([2.0, 5.0, 5.0], sens, eps).tolist() == \
+        [0.0, 0.5, 0.5]
+
+
+def test_small_epsilon_over_sensitivity_is_nearly_uniform():
+    # ε/(2Δ) = 5e-13 at the other end: scores 1 apart differ in probability by 5e-13
+    p = S.exponential_mechanism_probabilities([0.0, 1.0, -1.0, 2.0], 1e6, 1e-6)
+    assert p.sum() == pytest.approx(1.0, abs=1e-15)
+    np.testing.assert_allclose(p, 0.25, rtol=1e-11)
+
+
+def test_the_rules_tying_two_arguments():
+    # each draw needs one noise value per candidate: size × k ≤ 2·10**7 (about 1.3 s)
+    with pytest.raises(ParameterError, match=r"size × number of candidates must be at most "
+                                             r"2e\+07.*size=1000000 with 21 candidates"):
+        S.exponential_mechanism(np.zeros(21), 1.0, 1.0, size=10**6)
+    # the exact probabilities of Laplace and exponential noise: k ≤ 1,000 (time grows as k²)
+    with pytest.raises(ParameterError, match=r"scores must have at most 1000 entries"):
+        S.report_noisy_max_probabilities(np.zeros(1001), 1.0, 1.0)
+    assert S.report_noisy_max_probabilities(np.zeros(1001), 1.0, 1.0, noise="gumbel").size == 1001
+    # candidates are listed once
+    for func in (S.mode_utility, S.median_utility):
+        with pytest.raises(ParameterError, match=r"candidates must be distinct"):
+            func([1.0], [1.0, 2.0, 1.0])
+    with pytest.raises(ParameterError, match=r"candidates must be distinct"):
+        S.private_mode(["a"], ["a", "b", "a"], 1.0)
+
+
+def test_documented_results_are_python_numbers():
+    assert type(S.report_noisy_max_scale(1, 1)) is float
+    assert type(S.private_median([1, 2], [1, 2], 1.0, rng=0)) is float
+    assert type(S.exponential_mechanism([1.0, 2.0], 1.0, 1.0, rng=0)) is int
+    assert type(S.private_mode([1, 2, 2], [1, 2], 1.0, rng=0)) is int   # a candidate as given
+    assert S.private_mode(["a", "b"], ["a", "b"], 1e3, rng=0) in ("a", "b")
 
 
 # ---------------------------------------------------------- mode and median
@@ -322,217 +375,42 @@ def test_rnm_privacy_ratio_exact_and_empirical(noise):
             assert a[i] - math.exp(eps) * b[i] <= 5 * sd
 
 
-# ============================================================= sparse vector
-def test_sparse_vector_noise_scales():
-    assert SV.sparse_vector_noise_scales(1.0) == (2.0, 4.0)            # DR14 Alg. 1
-    assert SV.sparse_vector_noise_scales(0.5, 2.0, 3) == (24.0, 48.0)  # σ = 2cΔ/ε
-    s, q = SV.sparse_vector_noise_scales(0.5, 1.0, 4, delta=1e-5)
-    assert s == pytest.approx(math.sqrt(32 * 4 * math.log(1e5)) / 0.5) and q == 2 * s
-    with pytest.raises(ValueError, match="epsilon"):
-        SV.sparse_vector_noise_scales(1.5, 1.0, 2, delta=1e-5)
 
 
-def test_sparse_vector_object_halts_and_counts():
-    sv = SV.SparseVector(threshold=50.0, epsilon=100.0, max_above=2, rng=0)
-    answers = [sv.query(v) for v in [0, 0, 100, 0, 100]]
-    assert answers == [False, False, True, False, True]
-    assert sv.n_answered == 5 and sv.n_above == 2 and sv.halted
-    with pytest.raises(RuntimeError, match="halted"):
-        sv.query(0.0)
-    res = sv.result()
-    np.testing.assert_array_equal(res.above_indices, [2, 4])
-    assert "SparseVector(" in repr(sv)
 
 
-def test_sparse_vector_function_stops_at_cutoff():
-    res = SV.sparse_vector([0, 100, 100, 100, 0], 50, 100.0, max_above=2, rng=1)
-    assert res.n_answered == 3 and res.n_above == 2 and res.halted
-    res = SV.sparse_vector([0, 0, 0], 50, 100.0, max_above=2, rng=1)
-    assert res.n_answered == 3 and res.n_above == 0 and not res.halted
 
 
-def test_above_threshold_finds_first_clearly_above_query():
-    vals = [0.0] * 30 + [100.0] + [0.0] * 10
-    # exact probability that the transcript is ⊥^30 ⊤ at ε = 5 (noise scales 0.4, 0.8)
-    p = SV.sparse_vector_pattern_probability(vals, [False] * 30 + [True], 50.0, 5.0)
-    assert p > 1 - 1e-12
-    hits = sum(SV.above_threshold(vals, 50.0, 5.0, rng=s) == 30 for s in range(300))
-    assert hits == 300
-    assert SV.above_threshold([0.0, 0.0], 50.0, 5.0, rng=0) is None
 
 
-def test_pattern_probabilities_sum_to_one():
-    q = [1.0, 3.0, 2.0]
-    for c in (1, 2, 3):
-        total = 0.0
-        for L in range(1, 4):
-            for pat in itertools.product([False, True], repeat=L):
-                complete = (sum(pat) == c and pat[-1]) or L == 3
-                if complete:
-                    total += SV.sparse_vector_pattern_probability(q, pat, 2.0, 1.0, max_above=c)
-        assert total == pytest.approx(1.0, abs=1e-9)
-    assert SV.sparse_vector_pattern_probability(q, [True, False], 2.0, 1.0) == 0.0
-    assert SV.sparse_vector_pattern_probability(q, [], 2.0, 1.0) == 1.0
 
 
-def test_sparse_vector_exact_privacy_ratio():
-    """Every transcript's probability ratio ≤ e^ε on neighbouring answer vectors."""
-    gen = np.random.default_rng(13)
-    eps = 1.0
-    worst = 0.0
-    for _ in range(25):
-        m = 3
-        q = gen.integers(0, 4, size=m).astype(float)
-        qp = q + gen.choice([-1.0, 0.0, 1.0], size=m)      # each query moves by ≤ Δ = 1
-        for c in (1, 2):
-            for L in range(1, m + 1):
-                for pat in itertools.product([False, True], repeat=L):
-                    a = SV.sparse_vector_pattern_probability(q, pat, 1.5, eps, max_above=c)
-                    b = SV.sparse_vector_pattern_probability(qp, pat, 1.5, eps, max_above=c)
-                    if a == 0.0 and b == 0.0:
-                        continue
-                    worst = max(worst, abs(math.log(a / b)))
-    assert worst <= eps * (1 + 1e-9)
-    assert worst > 0.3 * eps      # the check is not vacuous
 
 
-def test_above_threshold_worst_case_pair_attains_epsilon():
-    """An adversarial neighbour pair on which AboveThreshold's ratio is e^ε exactly.
-
-    30 ⊥ answers for queries sitting 4 above T, each raised by Δ on D′, then a ⊤
-    for a query lowered by Δ: the threshold part and the ⊤ part each use ε/2.
-    Halving the query noise (Lap(2Δ/ε) instead of Lap(4Δ/ε)) would give 1.5ε on
-    this pair, so the check is sharp.
-    """
-    eps = 1.0
-    q = np.array([4.0] * 30 + [-4.0])
-    qp = q.copy()
-    qp[:30] += 1.0
-    qp[30] -= 1.0
-    pat = [False] * 30 + [True]
-    r = math.log(SV.sparse_vector_pattern_probability(q, pat, 0.0, eps)
-                 / SV.sparse_vector_pattern_probability(qp, pat, 0.0, eps))
-    assert 0.999 * eps < r <= eps * (1 + 1e-9)
 
 
-# --------------------------------------------- the broken variant, as a lesson
-Q_D, Q_DP = [1.0, 1.0], [1.0, 2.0]   # two counts; the added person is counted by query 2 only
-THRESH, EPS, EVENT = 1.5, 1.0, [False, True]
 
 
-def test_broken_variant_exact_probabilities():
-    # (⊥, ⊤) needs q1 < T̂ ≤ q2: impossible when q1 = q2, probability
-    # Pr[1 < 1.5 + Lap(2) ≤ 2] = 1 − e^{−1/4} when q2 = 2.
-    assert SV.no_query_noise_pattern_probability(Q_D, EVENT, THRESH, EPS) == 0.0
-    assert SV.no_query_noise_pattern_probability(Q_DP, EVENT, THRESH, EPS) == pytest.approx(
-        1 - math.exp(-0.25), rel=1e-13)
-    # all full transcripts of the broken variant sum to one
-    total = sum(SV.no_query_noise_pattern_probability([0.0, 2.0, 1.0], pat, 1.0, 1.0)
-                for pat in itertools.product([False, True], repeat=3))
-    assert total == pytest.approx(1.0, abs=1e-14)
 
 
-# ====================================================== bad-input properties
-def _valid_em():
-    return dict(scores=[1.0, 2.0], sensitivity=1.0, epsilon=1.0)
 
 
-@pytest.mark.parametrize("func", [S.exponential_mechanism_probabilities, S.exponential_mechanism,
-                                  S.report_noisy_max, S.report_noisy_max_probabilities])
-def test_selection_rejects_bad_parameters(func):
-    valid = _valid_em()
-    assert_rejects_bad_values(func, valid, "epsilon", NOT_POSITIVE_FINITE)
-    assert_rejects_bad_values(func, valid, "epsilon", NOT_A_NUMBER)
-    assert_rejects_bad_values(func, valid, "sensitivity", NOT_POSITIVE_FINITE)
-    assert_rejects_bad_values(func, valid, "scores", NON_FINITE_ARRAYS)
-    for bad in ([], [[1.0, 2.0]], "ab", None):
-        call_rejects(func, {**valid, "scores": bad}, "scores")
-    for bad in (1, "yes", None):
-        call_rejects(func, {**valid, "monotonic": bad}, "monotonic")
 
 
-def test_sampling_functions_reject_bad_size_and_rng():
-    for func in (S.exponential_mechanism, S.report_noisy_max):
-        for bad in (0, -3, 2.5, "10", True):
-            call_rejects(func, {**_valid_em(), "size": bad}, "size")
-        for bad in ("seed", -1, 1.5):
-            call_rejects(func, {**_valid_em(), "rng": bad}, "rng")
-    for bad in ("normal", None, 1):
-        call_rejects(S.report_noisy_max, {**_valid_em(), "noise": bad}, "noise")
-    call_rejects(S.report_noisy_max_scale, dict(sensitivity=1.0, epsilon=1.0, monotonic="no"),
-                 "monotonic")
-    assert_rejects_bad_values(S.report_noisy_max_scale, dict(sensitivity=1.0, epsilon=1.0),
-                              "sensitivity", NOT_POSITIVE_FINITE)
 
 
-@pytest.mark.parametrize("func", [S.private_mode, S.private_mode_probabilities,
-                                  S.private_median, S.private_median_probabilities])
-def test_mode_median_reject_bad_input(func):
-    valid = dict(data=[1.0, 2.0, 2.0], candidates=[1.0, 2.0, 3.0], epsilon=1.0)
-    assert_rejects_bad_values(func, valid, "epsilon", NOT_POSITIVE_FINITE)
-    assert_rejects_bad_values(func, valid, "data", NON_FINITE_ARRAYS.filter(
-        lambda a: np.ndim(a) == 1))
-    for bad in ([], [1.0, 1.0], [[1.0, 2.0]], "abc", None):
-        call_rejects(func, {**valid, "candidates": bad}, "candidates")
-    for bad in ("add", None, 1):
-        call_rejects(func, {**valid, "neighbouring": bad}, "neighbouring")
-    call_rejects(func, {**valid, "data": [[1.0, 2.0]]}, "data")
 
 
-def test_utilities_reject_bad_input():
-    call_rejects(S.median_utility, dict(data=[1.0], candidates=[1.0, np.nan]), "candidates")
-    call_rejects(S.median_utility, dict(data=["a"], candidates=[1.0]), "data")
-    call_rejects(S.mode_utility, dict(data="abc", candidates=["a"]), "data")
-    call_rejects(S.mode_utility, dict(data=[1.0], candidates=["a", "a"]), "candidates")
 
 
-def _valid_svt():
-    return dict(values=[0.0, 1.0, 2.0], threshold=1.0, epsilon=1.0)
 
 
-@pytest.mark.parametrize("func", [SV.sparse_vector, SV.above_threshold,
-                                  SV.sparse_vector_without_query_noise])
-def test_svt_functions_reject_bad_input(func):
-    valid = _valid_svt()
-    assert_rejects_bad_values(func, valid, "epsilon", NOT_POSITIVE_FINITE)
-    assert_rejects_bad_values(func, valid, "sensitivity", NOT_POSITIVE_FINITE)
-    assert_rejects_bad_values(func, valid, "threshold", NOT_A_NUMBER)
-    assert_rejects_bad_values(func, valid, "values", NON_FINITE_ARRAYS)
-    for bad in (math.nan, math.inf):
-        call_rejects(func, {**valid, "threshold": bad}, "threshold")
-    for bad in ([], [[1.0]], None):
-        call_rejects(func, {**valid, "values": bad}, "values")
 
 
-def test_sparse_vector_rejects_bad_cutoff_and_delta():
-    valid = _valid_svt()
-    for bad in (0, -1, 1.5, "2"):
-        call_rejects(SV.sparse_vector, {**valid, "max_above": bad}, "max_above")
-    assert_rejects_bad_values(SV.sparse_vector, valid, "delta", BAD_DELTA)
-    assert_rejects_bad_values(SV.SparseVector, dict(threshold=1.0, epsilon=1.0), "epsilon",
-                              NOT_POSITIVE_FINITE)
-    sv = SV.SparseVector(1.0, 1.0, rng=0)
-    for bad in (math.nan, "1", None):
-        call_rejects(sv.query, {"answer": bad}, "answer")
 
 
-def test_as_transcript_checks_and_converts():
-    out = SV.as_transcript([1, 0, True], 3)
-    assert out.dtype == bool and out.tolist() == [True, False, True]
-    assert SV.as_transcript([]).shape == (0,)
-    for bad in ([True, False, True, False], [0, 2], "TF", None, [[True]], [0.5], [[1], [1, 2]]):
-        call_rejects(SV.as_transcript, {"answers": bad, "n_queries": 3}, "answers")
-    for bad in (-1, 1.5, "3", True):
-        call_rejects(SV.as_transcript, {"answers": [True], "n_queries": bad}, "n_queries")
 
 
-def test_pattern_functions_reject_bad_input():
-    valid = dict(values=[0.0, 1.0], answers=[False, True], threshold=1.0, epsilon=1.0)
-    for func in (SV.sparse_vector_pattern_probability, SV.no_query_noise_pattern_probability):
-        assert_rejects_bad_values(func, valid, "epsilon", NOT_POSITIVE_FINITE)
-        assert_rejects_bad_values(func, valid, "values", NON_FINITE_ARRAYS)
-        for bad in ([True, False, True], [0, 2], "TF", None, [[True]]):
-            call_rejects(func, {**valid, "answers": bad}, "answers")
 
 
 # ================================================================== figures
@@ -617,18 +495,6 @@ def test_plot_event_privacy_loss():
             P.plot_event_privacy_loss(bad, 1.0)
 
 
-def test_remaining_functions_reject_bad_values_property_based():
-    assert_rejects_bad_values(SV.sparse_vector_noise_scales, dict(epsilon=1.0), "epsilon",
-                              NOT_POSITIVE_FINITE)
-    assert_rejects_bad_values(SV.sparse_vector_noise_scales, dict(epsilon=0.5), "delta",
-                              BAD_DELTA)
-    assert_rejects_bad_values(SV.sparse_vector_noise_scales, dict(epsilon=1.0), "sensitivity",
-                              NOT_A_NUMBER)
-    one_d = NON_FINITE_ARRAYS.filter(lambda a: np.ndim(a) == 1)
-    assert_rejects_bad_values(S.mode_utility, dict(data=[1.0], candidates=[1.0, 2.0]), "data",
-                              one_d)
-    assert_rejects_bad_values(S.median_utility, dict(data=[1.0], candidates=[1.0, 2.0]),
-                              "candidates", NON_FINITE_ARRAYS)
 
 
 def test_plots_reject_bad_values_property_based():

@@ -25,6 +25,8 @@ from _props import (
     call_rejects,
 )
 
+from dpteach._validation import ParameterError
+
 BETA_LOG = math.log(1e6)     # |Lap(s)| > s·ln(1e6) has probability 1e-6
 
 
@@ -270,48 +272,58 @@ def test_ptr_ingredients_on_random_neighbours():
             assert abs(_brute_median(tuple(x)) - _brute_median(tuple(x2))) <= b
 
 
-# ====================================================== bad-input properties
-def test_subsample_and_aggregate_rejects_bad_input():
+# ============================================================ rules and edges
+def test_the_rules_tying_two_arguments():
     valid = dict(data=np.arange(20.0), statistic="mean", n_blocks=4, lower=0.0, upper=20.0,
                  epsilon=1.0)
-    f = R.subsample_and_aggregate
-    assert_rejects_bad_values(f, valid, "epsilon", NOT_POSITIVE_FINITE)
-    assert_rejects_bad_values(f, valid, "data", NON_FINITE_ARRAYS)
-    assert_rejects_bad_values(f, valid, "lower", NOT_A_NUMBER)
-    for bad in (0, 21, 2.0, "4"):
-        call_rejects(f, {**valid, "n_blocks": bad}, "n_blocks")
-    for bad in ("mode", 3, None):
-        call_rejects(f, {**valid, "statistic": bad}, "statistic")
-    call_rejects(f, {**valid, "aggregator": "sum"}, "aggregator")
-    call_rejects(f, {**valid, "grid_size": 1}, "grid_size")
-    call_rejects(f, {**valid, "upper": 0.0}, "upper")
-    call_rejects(f, {**valid, "upper": math.inf}, "upper")
-    call_rejects(f, {**valid, "statistic": lambda b: "x"}, "statistic")
-    call_rejects(f, {**valid, "data": []}, "data")
-    call_rejects(R.block_estimates, dict(data=[1.0, 2.0], n_blocks=3), "n_blocks")
-    call_rejects(R.subsample_and_aggregate_sensitivity, dict(lower=1.0, upper=0.0, n_blocks=2),
-                 "upper")
+    # the public range: upper − lower ≥ 1e-6, so that the noise scale (b − a)/(mε) is > 0
+    for lower, upper in ((0.0, 0.0), (1.0, 0.0), (0.0, 5e-324), (0.0, 5e-7)):
+        with pytest.raises(ParameterError, match=r"upper must exceed lower by at least 1e-06; "
+                                                 r"got lower=.*, upper="):
+            R.subsample_and_aggregate(**{**valid, "lower": lower, "upper": upper})
+    with pytest.raises(ParameterError, match="upper must exceed lower"):
+        R.subsample_and_aggregate_sensitivity(1.0, 0.0, 2)
+    with pytest.raises(ParameterError, match="upper must exceed lower"):
+        R.propose_test_release_median([1.0, 2.0], 1.0, 0.0, -1.0, 1.0, 1e-5)
+    # at most one block per record
+    with pytest.raises(ParameterError, match=r"n_blocks must be at most the number of records "
+                                             r"\(20\); got n_blocks=21"):
+        R.subsample_and_aggregate(**{**valid, "n_blocks": 21})
+    with pytest.raises(ParameterError, match=r"n_blocks must be at most .*\(2\)"):
+        R.block_estimates([1.0, 2.0], n_blocks=3)
+    # a statistic must return one number per block
+    with pytest.raises(ParameterError, match=r"statistic must return one number per block"):
+        R.subsample_and_aggregate(**{**valid, "statistic": lambda b: "x"})
 
 
-def test_ptr_functions_reject_bad_input():
-    valid = dict(data=[1.0, 2.0, 3.0], bound=1.0, lower=0.0, upper=10.0, epsilon=1.0, delta=1e-5)
-    f = R.propose_test_release_median
-    assert_rejects_bad_values(f, valid, "epsilon", NOT_POSITIVE_FINITE)
-    assert_rejects_bad_values(f, valid, "delta", BAD_DELTA)
-    assert_rejects_bad_values(f, valid, "data", NON_FINITE_ARRAYS.filter(lambda a: np.ndim(a) == 1))
-    for bad in (0.0, -1.0, 0, "x"):    # PTR needs δ > 0
-        call_rejects(f, {**valid, "delta": bad}, "delta")
-    for bad in (-1.0, math.nan, math.inf, "1"):
-        call_rejects(f, {**valid, "bound": bad}, "bound")
-    call_rejects(f, {**valid, "data": []}, "data")
-    call_rejects(f, {**valid, "data": [[1.0, 2.0]]}, "data")
-    call_rejects(f, {**valid, "upper": -1.0}, "upper")
-    g = dict(data=[1.0, 2.0], lower=0.0, upper=5.0)
-    for bad in (-1, 1.5, "0"):
-        call_rejects(R.median_local_sensitivity, {**g, "distance": bad}, "distance")
-    call_rejects(R.median_distance_to_instability, {**g, "bound": -0.5}, "bound")
-    call_rejects(R.ptr_pass_probability, dict(distance=-1.0, epsilon=1.0, delta=1e-5), "distance")
-    call_rejects(R.ptr_pass_probability, dict(distance=1.0, epsilon=1.0, delta=0.0), "delta")
+def test_ends_of_the_domain():
+    # the widest range and the most blocks the sensitivity formula takes: (b − a)/m
+    assert R.subsample_and_aggregate_sensitivity(-1e15, 1e15, 10**9) == 2e6
+    assert R.subsample_and_aggregate_sensitivity(0.0, 1e-6, 10**9) == pytest.approx(1e-15)
+    # a grid near ±1e15 whose neighbouring points round to the same double is de-duplicated
+    out = R.subsample_and_aggregate(np.full(10, 1e15), "mean", 2, 1e15 - 1, 1e15, 1.0,
+                                    aggregator="median", grid_size=1001, rng=0)
+    assert 1e15 - 1 <= out <= 1e15
+    # PTR: γ = ∞ when the bound is at least b − a (every dataset's median is that stable)
+    assert R.median_distance_to_instability([1.0, 2.0], 10.0, 0.0, 10.0) == math.inf
+    assert R.ptr_pass_probability(math.inf, 1.0, 1e-5) == 1.0
+    assert R.ptr_pass_probability(0.0, 1.0, 1e-50) == pytest.approx(0.5e-50, rel=1e-12)
+    assert R.ptr_pass_probability(5.0, 1e-6, 1e-5) == pytest.approx(0.5e-5, rel=1e-5)
+
+
+def test_documented_results_are_python_floats():
+    data = [1.0, 2.0, 2.0, 3.0, 5.0, 8.0]
+    for value in (R.subsample_and_aggregate_sensitivity(0, 1, 2),
+                  R.subsample_and_aggregate(data, "mean", 2, 0, 10, 1.0, rng=0),
+                  R.subsample_and_aggregate(data, "mean", 2, 0, 10, 1.0, "median", rng=0),
+                  R.median_local_sensitivity(data, 0, 10),
+                  R.median_distance_to_instability(data, 1, 0, 10),
+                  R.ptr_pass_probability(3, 1.0, 1e-5)):
+        assert type(value) is float, value
+
+
+
+
 
 
 # ================================================================== figures
@@ -345,25 +357,6 @@ def test_plot_block_estimates_and_ptr_distance():
         P.plot_ptr_distance(x, 0.0, 100.0, 1.0, 0.0)
 
 
-def test_remaining_functions_reject_bad_values_property_based():
-    assert_rejects_bad_values(R.block_estimates, dict(data=[1.0, 2.0], n_blocks=2), "data",
-                              NON_FINITE_ARRAYS)
-    assert_rejects_bad_values(R.block_estimates, dict(data=[1.0, 2.0], n_blocks=2), "n_blocks",
-                              NOT_A_NUMBER)
-    sens = dict(lower=0.0, upper=1.0, n_blocks=2)
-    assert_rejects_bad_values(R.subsample_and_aggregate_sensitivity, sens, "lower", NOT_A_NUMBER)
-    assert_rejects_bad_values(R.subsample_and_aggregate_sensitivity, sens, "n_blocks",
-                              NOT_A_NUMBER)
-    g = dict(data=[1.0, 2.0], lower=0.0, upper=5.0)
-    one_d = NON_FINITE_ARRAYS.filter(lambda a: np.ndim(a) == 1)
-    assert_rejects_bad_values(R.median_local_sensitivity, g, "data", one_d)
-    assert_rejects_bad_values(R.median_local_sensitivity, g, "upper", NOT_A_NUMBER)
-    assert_rejects_bad_values(R.median_distance_to_instability, {**g, "bound": 1.0}, "data", one_d)
-    assert_rejects_bad_values(R.median_distance_to_instability, {**g, "bound": 1.0}, "bound",
-                              NOT_A_NUMBER)
-    pp = dict(distance=3.0, epsilon=1.0, delta=1e-5)
-    assert_rejects_bad_values(R.ptr_pass_probability, pp, "epsilon", NOT_POSITIVE_FINITE)
-    assert_rejects_bad_values(R.ptr_pass_probability, pp, "delta", BAD_DELTA)
 
 
 def test_robust_plots_reject_bad_values_property_based():

@@ -1020,16 +1020,19 @@ def test_grid_refusals_name_the_grid(monkeypatch):
 
 
 def test_tiny_gamma_estimator_histogram_and_huge_epsilon_ratio():
-    # 2p − 1 with p = ½ + γ was 0 for γ < 1e-17: ZeroDivisionError; now the lattice uses 2γ
-    for kw in (dict(gamma=1e-300), dict(epsilon=1e-16), dict(epsilon=2.2250738585072014e-308)):
+    # 2p − 1 with p = ½ + γ loses the digits of a small γ; the lattice uses 2γ. The smallest
+    # γ and ε of randomized response's teaching domain:
+    for kw in (dict(gamma=2.5e-7), dict(epsilon=1e-6)):
         fig = PRR.plot_rr_estimator(0.3, 50, n_trials=20, rng=0, **kw)
         assert estimator_ok(dict(true_rate=0.3), fig)
     # (½+γ)/(½−γ) divided by 1 − p = 0 once p rounds to 1: shown as a power of ten
-    for kw, text in ((dict(gamma=0.5 - 2**-54), "10^16.26"), (dict(epsilon=1e15), "10^4.343e+14"),
-                     (dict(epsilon=FMAX), "10^7.807e+307")):
+    for kw, text in ((dict(gamma=0.5 - 2**-54), "10^16.26"), (dict(epsilon=1e3), "10^434.3")):
         fig = PRR.plot_rr_probabilities(**kw)
         assert text in fig.axes[0].get_title()
     assert "= 3 =" in PRR.plot_rr_probabilities(gamma=0.25).axes[0].get_title()
+    for kw in (dict(gamma=1e-300), dict(epsilon=1e15)):           # beyond the domain
+        with pytest.raises(ParameterError, match=next(iter(kw))):
+            PRR.plot_rr_probabilities(**kw)
 
 
 def test_selection_plots_at_the_float_limits():
