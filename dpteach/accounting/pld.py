@@ -204,12 +204,23 @@ class PLDAccountant:
 
     @validate(delta=DELTA_POSITIVE)
     def get_epsilon(self, delta: float) -> float:
-        """ε such that everything composed so far is (ε, δ)-DP (upper bound, ≥ 0)."""
+        """ε such that everything composed so far is (ε, δ)-DP (upper bound, ≥ 0).
+
+        The discretized PLD keeps a small probability mass at an infinite loss (its
+        pessimistic truncation, ~1e-15 per composition): no finite ε holds at a δ below it,
+        and that δ is refused. Laplace mechanisms alone are also (Σ count·Δ/b, 0)-DP, and
+        that bound is used where dp_accounting's ε overflows (Σ count·Δ/b in the hundreds).
+        """
         if not self._nonempty:
             return 0.0
         eps = float(self._run(f"delta={describe(delta)}", self._pld.get_epsilon_for_delta, delta))
-        if math.isnan(eps):
-            raise ParameterError(f"dp_accounting returned no ε for delta={describe(delta)}")
+        if math.isinf(eps) and all(key[0] == "laplace" for key in self._events):
+            eps = math.fsum(e.count * e.width / 2 for e in self._events.values())
+        if not math.isfinite(eps):
+            raise ParameterError(f"delta must exceed the probability that this PLD's "
+                                 f"discretization leaves at an infinite privacy loss; got "
+                                 f"delta={describe(delta)} (use a larger delta, or the RDP "
+                                 f"accountant)")
         return max(eps, 0.0)
 
     @validate(epsilon=EPSILON_OR_ZERO)

@@ -603,9 +603,9 @@ def max_error(queries, hist, *, answers=None, synthetic=None) -> float:
 def _same_universe(queries: LinearQueries, hist: np.ndarray) -> None:
     """The one rule tying queries to a histogram: one column per cell."""
     if queries.universe_size != hist.size:
-        raise ParameterError(f"queries must be linear over the histogram's universe: one "
-                             f"column per cell ({hist.size}); got {queries.universe_size} "
-                             f"columns")
+        raise ParameterError(f"queries must be linear over the universe of hist: one column "
+                             f"per cell; got {queries.universe_size} columns for the "
+                             f"{hist.size} cells of hist")
 
 
 def _bin_labels(edges) -> tuple[str, ...]:
