@@ -357,6 +357,8 @@ def test_domains_combine_and_refuse_by_name():
 
     maybe = array(ndim=1).or_none()
     assert maybe("x", None) is None and maybe("x", [1, 2]).tolist() == [1.0, 2.0]
+    flat = array(ndim=(0, 1)).flat()
+    assert flat("x", 2).tolist() == [2.0] and flat("x", [1, 2]).shape == (2,)
     either = one_of(choice("auto"), real(0.0, 1.0))
     assert either("x", "auto") == "auto" and either("x", 0.5) == 0.5
     for dom, bad in ((integer(1, 5), 2.0), (integer(1, 5), True), (FLAG, 1),

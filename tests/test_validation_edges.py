@@ -285,7 +285,7 @@ ELSEWHERE = {"datasets.make_toy_data": "learning/test_learning_edges.py",
              "datasets.make_two_moons": "learning/test_learning_edges.py"}
 # the declaration machinery (domains and validate): tests/test_domains.py
 ELSEWHERE.update({f"_validation.{n}": "test_domains.py" for n in (
-    "Domain", "Domain.or_none", "Domain.refuse", "anything", "array", "choice", "integer",
+    "Domain", "Domain.or_none", "Domain.flat", "Domain.refuse", "anything", "array", "choice", "integer",
     "one_of", "real", "validate", "validate_params")})
 
 

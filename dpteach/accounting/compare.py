@@ -55,7 +55,7 @@ from .._validation import (
 )
 from ..mechanisms.noise import gaussian_epsilon
 from .composition import MAX_OPTIMAL_K, advanced_composition, optimal_composition_epsilon
-from .convert import _flat, rdp_to_epsilon
+from .convert import rdp_to_epsilon
 from .pld import INTERVAL, PLDAccountant
 from .rdp import DEFAULT_ORDERS, MAX_STEPS, gaussian_rdp, laplace_rdp
 from .sampled_gaussian import NOISE_MULTIPLIER, subsampled_gaussian_rdp
@@ -93,14 +93,13 @@ def _names(*options: str) -> Domain:
 
 
 #: numbers of queries k: at most 1000 of them, each up to 10⁶
-KS = _flat(array(ndim=(0, 1), low=1, high=MAX_OPTIMAL_K, integers=True, max_size=MAX_POINTS,
-                 example=[1, 10], text="a whole number or 1-D array of whole numbers in "
-                 "[1, 1000000], at most 1,000 of them"))
+KS = array(ndim=(0, 1), low=1, high=MAX_OPTIMAL_K, integers=True, max_size=MAX_POINTS,
+           example=[1, 10], text="a whole number or 1-D array of whole numbers in "
+           "[1, 1000000], at most 1,000 of them").flat()
 #: numbers of DP-SGD steps
-STEP_COUNTS = _flat(array(ndim=(0, 1), low=1, high=MAX_STEPS, integers=True,
-                          max_size=MAX_POINTS, example=[10, 100],
-                          text="a whole number or 1-D array of whole numbers in [1, 1e9], at "
-                          "most 1,000 of them"))
+STEP_COUNTS = array(ndim=(0, 1), low=1, high=MAX_STEPS, integers=True, max_size=MAX_POINTS,
+                    example=[10, 100], text="a whole number or 1-D array of whole numbers in "
+                    "[1, 1e9], at most 1,000 of them").flat()
 #: ε₀ of one Laplace query (up to 500: the advanced bound kε₀e^ε₀ stays finite)
 QUERY_EPSILON = real(1e-6, 500.0, example=0.5)
 #: σ of one Gaussian query (from 0.1, where one query's ε₀ at δ/(2k) is still below 500)

@@ -55,7 +55,6 @@ from .._validation import (
     real,
     validate,
 )
-from .convert import _flat
 
 __all__ = [
     "MAX_OPTIMAL_K",
@@ -78,13 +77,12 @@ MAX_OPTIMAL_K = 10**6
 #: mechanisms), up to 500, where kε·e^ε is still finite for every k
 EPSILON_EACH = real(1e-12, 500.0, example=0.1)
 #: the ε's of a list of mechanisms (0 allowed: a free step)
-EPSILONS = _flat(array(ndim=(0, 1), low=0.0, high=1e3, max_size=MAX_OPTIMAL_K,
-                       example=[0.1, 0.2], text="a number or 1-D array of ε's in [0, 1000], "
-                       "at most 1,000,000 of them"))
+EPSILONS = array(ndim=(0, 1), low=0.0, high=1e3, max_size=MAX_OPTIMAL_K, example=[0.1, 0.2],
+                 text="a number or 1-D array of ε's in [0, 1000], at most 1,000,000 of "
+                      "them").flat()
 #: the δ's of a list of mechanisms: one for all, or one per ε
-DELTAS = _flat(array(ndim=(0, 1), low=0.0, high=math.nextafter(1.0, 0.0),
-                     max_size=MAX_OPTIMAL_K, example=[1e-6, 0.0],
-                     text="a number or 1-D array of δ's in [0, 1)"))
+DELTAS = array(ndim=(0, 1), low=0.0, high=math.nextafter(1.0, 0.0), max_size=MAX_OPTIMAL_K,
+               example=[1e-6, 0.0], text="a number or 1-D array of δ's in [0, 1)").flat()
 #: the number of composed mechanisms
 K = integer(1, MAX_OPTIMAL_K, example=10)
 #: a total ε: up to a million mechanisms of ε ≤ 500 each

@@ -26,6 +26,7 @@ References
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 
@@ -46,22 +47,29 @@ __all__ = ["MAX_ORDERS", "ORDERS", "RDP_VALUES", "CONVERSION", "check_orders",
 MAX_ORDERS = 100_000
 
 
-def _flat(domain: Domain) -> Domain:
-    """``domain`` (a number or 1-D array), its value returned as a 1-D array."""
-    return Domain(domain.text, lambda name, value: domain(name, value).reshape(-1),
-                  example=domain.example, edges=domain.edges, bad=domain.bad)
-
-
 #: Rényi orders α: from just above 1 (where RDP tends to the KL divergence) to 10⁹ (where it
 #: tends to the pure-DP ε)
-ORDERS = _flat(array(ndim=(0, 1), low=1.0001, high=1e9, max_size=MAX_ORDERS, example=[2.0, 8.0],
-                     text="a number or 1-D array of Rényi orders α in [1.0001, 1e9], at most "
-                          "100,000 of them"))
-#: RDP values r(α) ≥ 0, one per order: up to 10¹⁰⁰, far above any curve of the library (the
-#: Gaussian's α(Δ/σ)²/2 reaches 5·10⁴⁴ on the teaching domains), so k-fold sums stay finite
-RDP_VALUES = _flat(array(ndim=(0, 1), low=0.0, high=1e100, max_size=MAX_ORDERS,
-                         example=[0.1, 0.5], text="a number or 1-D array of RDP values in "
-                         "[0, 1e100], one per order"))
+ORDERS = array(ndim=(0, 1), low=1.0001, high=1e9, max_size=MAX_ORDERS, example=[2.0, 8.0],
+               text="a number or 1-D array of Rényi orders α in [1.0001, 1e9], at most "
+                    "100,000 of them").flat()
+_RDP_TEXT = ("a number or 1-D array of RDP values r(α) ≥ 0 (inf: no bound at that order), "
+             "one per order")
+_FINITE_RDP = array(ndim=(0, 1), low=0.0, max_size=MAX_ORDERS, text=_RDP_TEXT)
+
+
+def _rdp_values(name: str, value) -> np.ndarray:
+    inf = _posinf(value)
+    if inf is None:
+        return _FINITE_RDP(name, value).reshape(-1)
+    return np.where(inf.reshape(-1), np.inf, _FINITE_RDP(name, np.where(inf, 0.0, value)).reshape(-1))
+
+
+#: RDP values r(α) ≥ 0, one per order; +inf says "no bound at this order" (the PATE curves
+#: reach it at extreme noise), and the conversions then use the other orders
+RDP_VALUES = Domain(_RDP_TEXT, _rdp_values, example=[0.1, 0.5],
+                    edges=([0.0], [1e300]),
+                    bad=["abc", None, [[1.0, 2.0], [3.0]], [math.nan], [-math.inf], [True],
+                         [1j], [-1.0], []])
 CONVERSION = choice("improved", "classic")
 #: :func:`check_orders` ``(name, orders)``: the orders as a 1-D array, or ParameterError
 #: naming ``name`` (the modules of PATE check their orders with it)
@@ -97,7 +105,7 @@ def rdp_to_epsilon(orders, rdp, delta: float, conversion: str = "improved") -> t
     -------
     (epsilon, order) : tuple of float
         The best ε (clipped below at 0: an (ε<0, δ) guarantee is a (0, δ) one)
-        and the order that achieves it.
+        and the order that achieves it; ε is inf only if r(α) is inf at every order.
     """
     _one_per_order(orders, rdp)
     eps = _epsilons(orders, rdp, delta, conversion)
@@ -129,14 +137,29 @@ def rdp_to_delta(orders, rdp, epsilon: float, conversion: str = "improved") -> t
         δ is capped at 1 (a trivial guarantee).
     """
     _one_per_order(orders, rdp)
-    if conversion == "classic":
-        log_delta = (orders - 1) * (rdp - epsilon)
-    else:
-        log_delta = (orders - 1) * (rdp - epsilon + np.log1p(-1.0 / orders)) - np.log(orders)
+    with np.errstate(over="ignore"):             # (α − 1)·r(α) beyond 1e308: δ(α) = 1
+        if conversion == "classic":
+            log_delta = (orders - 1) * (rdp - epsilon)
+        else:
+            log_delta = (orders - 1) * (rdp - epsilon + np.log1p(-1.0 / orders)) - np.log(orders)
     with np.errstate(divide="ignore"):            # r(α) = 0: ln 0 = −inf, δ = 0 there
         log_delta = np.minimum(log_delta, 0.5 * np.log(-np.expm1(-rdp)))
     i = int(np.argmin(log_delta))
     return min(math.exp(min(log_delta[i], 0.0)), 1.0), float(orders[i])
+
+
+def _posinf(value):
+    """The mask of +inf entries of a number, a float array or a list of numbers; None if
+    there are none (everything else goes to the finite domain, which refuses infinities)."""
+    if isinstance(value, float) or (isinstance(value, np.ndarray) and value.dtype.kind == "f"):
+        mask = np.isposinf(value)
+    elif isinstance(value, (list, tuple)) and value and all(
+            isinstance(v, float) or (isinstance(v, numbers.Real) and not isinstance(
+                v, (bool, np.bool_)) and abs(v) < 1e300) for v in value):
+        mask = np.isposinf(np.array(value, dtype=float))
+    else:
+        return None
+    return mask if mask.any() else None
 
 
 def _one_per_order(orders: np.ndarray, rdp: np.ndarray) -> None:
@@ -158,7 +181,8 @@ def _epsilons(orders: np.ndarray, rdp: np.ndarray, delta: float, conversion: str
     return np.where(-np.expm1(-rdp) <= delta**2, 0.0, eps)
 
 
-# Engineering notes. On the teaching domain (α in [1.0001, 1e9], r(α) ≤ 1e100, δ ≥ 1e-50)
-# every term above is finite: (α − 1)·r(α) ≤ 1e109 and ln(1/δ)/(α − 1) ≤ 1.2e6. Tests:
+# Engineering notes. On the teaching domain (α in [1.0001, 1e9], δ ≥ 1e-50) every term is
+# finite for finite r(α) (ln(1/δ)/(α − 1) ≤ 1.2e6), except (α − 1)·r(α) in rdp_to_delta for
+# r(α) above ~1e299, where δ(α) is 1 anyway. Tests:
 # tests/accounting/test_accounting.py (closed forms, dp_accounting) and the generated cases
 # of tests/test_domains.py.

@@ -292,14 +292,15 @@ class RDPAccountant:
         Parameters
         ----------
         rdp : array-like of float
-            One value ≥ 0 per order.
+            One value ≥ 0 per order (inf: no bound at that order).
         count : int, default 1
             Repetitions.
         """
         if rdp.shape != self._orders.shape:
             raise ParameterError(f"rdp must have one value per order: got {rdp.size} values "
                                  f"for {self._orders.size} orders")
-        self._rdp = self._rdp + count * rdp
+        with np.errstate(over="ignore"):          # beyond 1e308: no bound at that order
+            self._rdp = self._rdp + count * rdp
 
     def get_rdp(self) -> np.ndarray:
         """The current total RDP curve (a copy), one value per order."""

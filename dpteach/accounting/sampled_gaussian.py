@@ -32,7 +32,6 @@ import numpy as np
 from scipy import special
 
 from .._validation import PROBABILITY, array, one_of, real, validate
-from .convert import _flat
 
 __all__ = [
     "MAX_SUBSAMPLED_ORDER",
@@ -51,10 +50,10 @@ MAX_SUBSAMPLED_ORDER = 10_000
 MAX_SUBSAMPLED_ORDERS = 256
 
 #: the orders of a subsampled-Gaussian curve (each costs up to α terms of a series)
-SUBSAMPLED_ORDERS = _flat(array(
+SUBSAMPLED_ORDERS = array(
     ndim=(0, 1), low=1.0001, high=MAX_SUBSAMPLED_ORDER, max_size=MAX_SUBSAMPLED_ORDERS,
     example=[2.0, 8.0], text="a number or 1-D array of Rényi orders α in [1.0001, 10000], "
-    "at most 256 of them"))
+    "at most 256 of them").flat()
 #: σ in units of the clipping norm: up to 10⁶, and down to 10⁻¹² (the noise a planted-bug
 #: audit hides inside DP-SGD, σ/10⁶, still has its RDP computed)
 NOISE_MULTIPLIER = real(1e-12, 1e6)

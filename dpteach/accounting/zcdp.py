@@ -26,7 +26,6 @@ from scipy import optimize
 
 from .._validation import (
     DELTA_POSITIVE,
-    EPSILON,
     SCALE,
     SENSITIVITY,
     choice,
@@ -40,8 +39,12 @@ __all__ = ["RHO", "gaussian_zcdp", "pure_dp_to_zcdp", "zcdp_to_epsilon", "rho_fo
 #: ρ: 0, or from 10⁻⁵⁰ to 10⁴⁰ (the ρ = (Δ/σ)²/2 of every Gaussian on the teaching domains)
 RHO = one_of(real(0.0, 0.0), real(1e-50, 1e40, example=0.5),
              text="0 or a number in [1e-50, 1e40]")
-#: ε of one pure-DP mechanism: down to 10⁻¹², a budget of 10⁻⁶ shared by a million answers
-PURE_EPSILON = real(1e-12, 1e3)
+#: a total ε to turn into a zCDP budget: the reconstruction attack's page offers budgets up to
+#: 10⁴, shared by up to 20,000 answers
+TOTAL_EPSILON = real(1e-6, 1e4)
+#: ε of one pure-DP mechanism: down to 10⁻¹² (a budget of 10⁻⁶ shared by a million answers),
+#: up to a whole total budget
+PURE_EPSILON = real(1e-12, 1e4)
 METHOD = choice("cks", "bun-steinke")
 
 
@@ -130,7 +133,7 @@ def zcdp_to_epsilon(rho: float, delta: float, method: str = "cks") -> float:
     return float(max(min(candidates), 0.0))
 
 
-@validate(epsilon=EPSILON, delta=DELTA_POSITIVE, method=METHOD)
+@validate(epsilon=TOTAL_EPSILON, delta=DELTA_POSITIVE, method=METHOD)
 def rho_for_epsilon(epsilon: float, delta: float, method: str = "cks") -> float:
     """The largest ρ such that ρ-zCDP implies (ε, δ)-DP: :func:`zcdp_to_epsilon` inverted.
 
@@ -257,7 +260,7 @@ def _first_infeasible_doubling(lo: float, excess, most: int = 2000) -> float:
     return scaled(b)
 
 
-# Engineering notes. On the teaching domain (ε in [1e-6, 1e3], δ in [1e-50, 1)) the
+# Engineering notes. On the teaching domain (ε in [1e-6, 1e4], δ in [1e-50, 1)) the
 # Bun–Steinke ρ is at least 2e-15 and never over- or underflows, so rho_for_epsilon needs
 # no subnormal special cases; its searches call the unchecked conversion, which may probe
 # ρ beyond RHO. Every loop is bounded (64 ulp steps, 200 halvings, ~2000 doublings found

@@ -46,12 +46,13 @@ from .._validation import (
     EPSILON,
     RNG,
     SENSITIVITY,
+    ParameterError,
     choice,
     integer,
     real,
     validate,
 )
-from .linear import COUNT_MAX, HISTOGRAM, QUERIES, _same_universe
+from .linear import COUNT_MAX, HISTOGRAM, QUERIES
 
 __all__ = [
     "laplace_answers",
@@ -158,9 +159,8 @@ def laplace_answers(queries, hist, epsilon: float, *, calibration: str = "basic"
     numpy.ndarray, shape (k,)
         Noisy counts.
     """
-    _same_universe(queries, hist)
     b = (queries.k if calibration == "basic" else queries.l1_sensitivity()) / epsilon
-    return queries.matrix @ hist + rng.laplace(0.0, b, size=queries.k)
+    return queries.answer(hist) + rng.laplace(0.0, b, size=queries.k)
 
 
 @validate(queries=QUERIES, hist=HISTOGRAM, epsilon=EPSILON, delta=DELTA_POSITIVE,
@@ -186,10 +186,9 @@ def gaussian_answers(queries, hist, epsilon: float, delta: float, *,
     -------
     numpy.ndarray, shape (k,)
     """
-    _same_universe(queries, hist)
     sens = math.sqrt(queries.k) if calibration == "basic" else queries.l2_sensitivity()
     sigma = sens / math.sqrt(2.0 * zcdp_budget(epsilon, delta))
-    return queries.matrix @ hist + rng.normal(0.0, sigma, size=queries.k)
+    return queries.answer(hist) + rng.normal(0.0, sigma, size=queries.k)
 
 
 @validate(k=K, epsilon=EPSILON, n=PEOPLE, mechanism=MECHANISM, delta=DELTA_POSITIVE)
@@ -247,7 +246,10 @@ def histogram_answers(queries, hist, epsilon: float, *, rng=None) -> np.ndarray:
     -------
     numpy.ndarray, shape (k,)
     """
-    _same_universe(queries, hist)
+    if queries.universe_size != hist.size:
+        raise ParameterError(f"queries must be linear over the universe of hist: one column "
+                             f"per cell; got {queries.universe_size} columns for the "
+                             f"{hist.size} cells of hist")
     return queries.matrix @ (hist + rng.laplace(0.0, 1 / epsilon, size=hist.size))
 
 

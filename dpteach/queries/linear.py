@@ -461,7 +461,10 @@ class LinearQueries:
     @validate(hist=HISTOGRAM)
     def answer(self, hist) -> np.ndarray:
         """The exact answers ``Q x`` (counts) on a histogram over the universe."""
-        _same_universe(self, hist)
+        if self.universe_size != hist.size:
+            raise ParameterError(f"queries must be linear over the universe of hist: one column "
+                                 f"per cell; got {self.universe_size} columns for the "
+                                 f"{hist.size} cells of hist")
         return self._matrix @ hist
 
     @validate(k=integer(1, QUERIES_MAX))
@@ -585,7 +588,7 @@ def max_error(queries, hist, *, answers=None, synthetic=None) -> float:
     -------
     float
     """
-    _same_universe(queries, hist)
+    true = queries.answer(hist)
     if (answers is None) == (synthetic is None):
         raise ParameterError("max_error needs exactly one of answers= or synthetic=; got "
                              + ("neither" if answers is None else "both"))
@@ -596,18 +599,10 @@ def max_error(queries, hist, *, answers=None, synthetic=None) -> float:
         raise ParameterError(f"synthetic must hold one weight per cell ({hist.size}); got "
                              f"{synthetic.size}")
     est = answers if answers is not None else queries.matrix @ synthetic
-    return float(np.max(np.abs(queries.matrix @ hist - est)) / float(hist.sum()))
+    return float(np.max(np.abs(true - est)) / float(hist.sum()))
 
 
 # ------------------------------------------------------------------------ helpers
-def _same_universe(queries: LinearQueries, hist: np.ndarray) -> None:
-    """The one rule tying queries to a histogram: one column per cell."""
-    if queries.universe_size != hist.size:
-        raise ParameterError(f"queries must be linear over the universe of hist: one column "
-                             f"per cell; got {queries.universe_size} columns for the "
-                             f"{hist.size} cells of hist")
-
-
 def _bin_labels(edges) -> tuple[str, ...]:
     return tuple(f"{edges[j]:g}-{edges[j + 1] - 1:g}" for j in range(len(edges) - 1))
 

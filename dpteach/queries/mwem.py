@@ -76,7 +76,7 @@ from ..accounting.zcdp import zcdp_to_epsilon
 from ..mechanisms.selection import exponential_mechanism
 from ..mechanisms.sparse_vector import SparseVector
 from .independent import independent_max_error
-from .linear import HISTOGRAM, QUERIES, UNIVERSE, Universe, _same_universe, max_error
+from .linear import HISTOGRAM, QUERIES, UNIVERSE, Universe, max_error
 
 __all__ = [
     "T_MAX",
@@ -192,7 +192,7 @@ def private_multiplicative_weights(queries, hist, *, epsilon: float, threshold: 
     -------
     PMWResult
     """
-    _same_universe(queries, hist)
+    true = queries.answer(hist)
     c = max_updates
     _bounded_work(queries.k, hist.size, c + passes * c * (c + 1) // 2, 0,
                   f"passes={passes} over up to max_updates={c} answers")
@@ -200,7 +200,6 @@ def private_multiplicative_weights(queries, hist, *, epsilon: float, threshold: 
     n = float(hist.sum())
     scale = c / eps_lap                 # each of the at most c Laplace answers gets ε₂/c
     sv = SparseVector(threshold * n, eps_sv, sensitivity=1.0, max_above=c, rng=rng)
-    true = queries.matrix @ hist
     synth = np.full(hist.size, n / hist.size)
     answers, updated, past = [], [], []
     for i in range(queries.k):
@@ -299,13 +298,12 @@ def mwem(queries, hist, *, epsilon: float, T: int, passes: int = 0, split=None,
     -------
     MWEMResult
     """
-    _same_universe(queries, hist)
+    true = queries.answer(hist)
     _bounded_work(queries.k, hist.size, T + passes * T * (T + 1) // 2, T,
                   f"T={T} rounds with passes={passes}")
     eps_select, eps_measure = _split(epsilon, split)
     eps_s, eps_m = eps_select / T, eps_measure / T            # per round: ε/(2T) each
     Q, n = queries.matrix, float(hist.sum())
-    true = Q @ hist
     A = np.full(hist.size, n / hist.size)                     # A₀ = n × uniform
     total, selected, measured = np.zeros(hist.size), np.empty(T, dtype=np.int64), np.empty(T)
     for t in range(T):
@@ -438,7 +436,7 @@ def compare_independent(queries, hist, epsilon: float, *, T: int = 30, passes: i
     -------
     dict
     """
-    _same_universe(queries, hist)
+    queries.answer(hist)                                      # over the universe of hist
     n = float(hist.sum())
     out = {"laplace": independent_max_error(queries.k, epsilon, n=n),
            "gaussian": independent_max_error(queries.k, epsilon, n=n, mechanism="gaussian",
