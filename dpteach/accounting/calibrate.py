@@ -19,15 +19,7 @@ import math
 
 import numpy as np
 
-from .._validation import (
-    DELTA_POSITIVE,
-    EPSILON,
-    ParameterError,
-    choice,
-    describe,
-    real,
-    validate,
-)
+from .._validation import DELTA_POSITIVE, EPSILON, ParameterError, choice, describe, real, validate
 from .convert import rdp_to_epsilon
 from .pld import INTERVAL, PLDAccountant
 from .rdp import DEFAULT_ORDERS, STEPS

@@ -43,16 +43,8 @@ import warnings
 
 import numpy as np
 
-from .._validation import (
-    DELTA_POSITIVE,
-    Domain,
-    ParameterError,
-    array,
-    choice,
-    describe,
-    real,
-    validate,
-)
+from .._validation import (DELTA_POSITIVE, Domain, ParameterError, array, choice, describe, real,
+                           validate)
 from ..mechanisms.noise import gaussian_epsilon
 from .composition import MAX_OPTIMAL_K, advanced_composition, optimal_composition_epsilon
 from .convert import rdp_to_epsilon
@@ -141,15 +133,14 @@ def composition_epsilons(ks, *, mechanism: str = "laplace", epsilon: float | Non
     if int(ks.sum()) > MAX_TOTAL_QUERIES:
         raise ParameterError(f"ks must sum to at most {MAX_TOTAL_QUERIES}; got a total of "
                              f"{int(ks.sum())} in ks")
-    if (epsilon if mechanism == "laplace" else sigma) is None:
-        raise ParameterError(
-            f"{'epsilon' if mechanism == 'laplace' else 'sigma'} is required for "
-            f"mechanism={mechanism!r}; got None")
     orders = np.asarray(DEFAULT_ORDERS, dtype=float)
     out = {m: np.empty(ks.size) for m in methods}
     # the loops call the unchecked functions: every argument is derived from checked ones
     # (a per-query δ₀ = δ/(2k) may lie below DELTA's 1e-50)
     if mechanism == "laplace":
+        if epsilon is None:
+            raise ParameterError("epsilon (ε₀ of each Laplace query) is required for "
+                                 "mechanism='laplace'; got epsilon=None")
         eps0 = epsilon
         # scale 1/ε₀ with sensitivity 1 is scale 1 with sensitivity ε₀ (no overflow of 1/ε₀)
         lap_rdp = laplace_rdp(orders, scale=1.0, sensitivity=eps0)
@@ -167,6 +158,9 @@ def composition_epsilons(ks, *, mechanism: str = "laplace", epsilon: float | Non
             if "pld" in out:
                 out["pld"][i] = _laplace_pld(eps0, k, delta, value_discretization_interval)
     else:
+        if sigma is None:
+            raise ParameterError("sigma (the noise of each Gaussian query) is required for "
+                                 "mechanism='gaussian'; got sigma=None")
         g_rdp = gaussian_rdp(orders, sigma)
         classic = {"basic", "advanced", "optimal"} & set(methods)
         for i, k in enumerate(ks):

@@ -42,19 +42,8 @@ from fractions import Fraction
 import numpy as np
 from scipy import special
 
-from .._validation import (
-    DELTA,
-    DELTA_POSITIVE,
-    EPSILON,
-    EPSILON_OR_ZERO,
-    PROBABILITY,
-    Domain,
-    ParameterError,
-    array,
-    integer,
-    real,
-    validate,
-)
+from .._validation import (DELTA, DELTA_POSITIVE, EPSILON, EPSILON_OR_ZERO, PROBABILITY, Domain,
+                           ParameterError, array, integer, real, validate)
 
 __all__ = [
     "MAX_OPTIMAL_K",
@@ -240,10 +229,10 @@ def optimal_composition_epsilon(epsilon: float, delta: float, k: int, total_delt
     # δ_total ≤ target  ⇔  δ_pure ≤ t := 1 − (1 − target)/(1 − δ)^k
     log_ratio = math.log1p(-total_delta) - k * math.log1p(-delta)
     if log_ratio > 0:
-        raise ParameterError(
-            f"total_delta must be at least 1 − (1 − delta)^k = {-math.expm1(k * math.log1p(-delta)):.3g} "
-            f"(no finite total ε reaches less); got total_delta={total_delta!r} with "
-            f"delta={delta!r}, k={k}")
+        least = -math.expm1(k * math.log1p(-delta))
+        raise ParameterError(f"total_delta must be at least 1 − (1 − delta)^k = {least:.3g} (no "
+                             f"finite total ε reaches less); got total_delta={total_delta!r} "
+                             f"with delta={delta!r}, k={k}")
     t = -math.expm1(log_ratio)
 
     def ok(e):

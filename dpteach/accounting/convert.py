@@ -30,15 +30,8 @@ import numbers
 
 import numpy as np
 
-from .._validation import (
-    DELTA_POSITIVE,
-    EPSILON_OR_ZERO,
-    Domain,
-    ParameterError,
-    array,
-    choice,
-    validate,
-)
+from .._validation import (DELTA_POSITIVE, EPSILON_OR_ZERO, Domain, ParameterError, array, choice,
+                           validate)
 
 __all__ = ["MAX_ORDERS", "ORDERS", "RDP_VALUES", "CONVERSION", "check_orders",
            "rdp_to_epsilon", "rdp_to_delta"]
@@ -61,7 +54,8 @@ def _rdp_values(name: str, value) -> np.ndarray:
     inf = _posinf(value)
     if inf is None:
         return _FINITE_RDP(name, value).reshape(-1)
-    return np.where(inf.reshape(-1), np.inf, _FINITE_RDP(name, np.where(inf, 0.0, value)).reshape(-1))
+    finite = _FINITE_RDP(name, np.where(inf, 0.0, value)).reshape(-1)
+    return np.where(inf.reshape(-1), np.inf, finite)
 
 
 #: RDP values r(α) ≥ 0, one per order; +inf says "no bound at this order" (the PATE curves

@@ -37,16 +37,8 @@ import warnings
 
 import numpy as np
 
-from .._validation import (
-    DELTA_POSITIVE,
-    EPSILON_OR_ZERO,
-    SCALE,
-    SENSITIVITY,
-    ParameterError,
-    describe,
-    real,
-    validate,
-)
+from .._validation import (DELTA_POSITIVE, EPSILON_OR_ZERO, SCALE, SENSITIVITY, ParameterError,
+                           describe, real, validate)
 from .rdp import STEPS, Step
 from .sampled_gaussian import NOISE_MULTIPLIER, SAMPLE_RATE, subsampled_gaussian_rdp
 
@@ -242,8 +234,8 @@ class PLDAccountant:
         if points > MAX_GRID_POINTS:
             raise ParameterError(
                 f"{what} with value_discretization_interval={describe(self._interval)} would "
-                f"need a PLD grid of about {points:.3g} points (at most {MAX_GRID_POINTS:,} allowed); use a "
-                "larger value_discretization_interval, fewer steps, or the RDP accountant")
+                f"need a PLD grid of about {points:.3g} points (at most {MAX_GRID_POINTS:,}); "
+                "use a larger value_discretization_interval, fewer steps, or the RDP accountant")
 
     def _remember(self, event: _Event) -> None:
         old = self._events.get(event.key)

@@ -35,16 +35,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import (
-    DELTA_POSITIVE,
-    EPSILON_OR_ZERO,
-    ParameterError,
-    SCALE,
-    SENSITIVITY,
-    integer,
-    real,
-    validate,
-)
+from .._validation import (DELTA_POSITIVE, EPSILON_OR_ZERO, ParameterError, SCALE, SENSITIVITY,
+                           integer, real, validate)
 from .convert import CONVERSION, ORDERS, RDP_VALUES, rdp_to_delta, rdp_to_epsilon
 from .sampled_gaussian import (
     NOISE_MULTIPLIER,

@@ -31,7 +31,7 @@ import math
 import numpy as np
 from scipy import special
 
-from .._validation import PROBABILITY, array, one_of, real, validate
+from .._validation import array, one_of, real, validate
 
 __all__ = [
     "MAX_SUBSAMPLED_ORDER",
@@ -124,9 +124,9 @@ def _subsampled_gaussian_rdp_cached(q: float, sigma: float, orders: tuple) -> np
         if is_int.any():
             log_am1 = _log_a_minus_1_int(q, sigma, alphas[is_int])
             out[is_int] = np.logaddexp(0.0, log_am1) / (alphas[is_int] - 1)
-        for i in np.flatnonzero(exact & ~is_int):
-            a = alphas[i]
-            out[i] = _log_a_frac(q, sigma, float(a)) / (a - 1)
+        for j in np.flatnonzero(exact & ~is_int):
+            a = alphas[j]
+            out[j] = _log_a_frac(q, sigma, float(a)) / (a - 1)
         # A_α ≥ 1 (a Rényi divergence is ≥ 0); rounding can only push ln A a few
         # ulps below 0 when A − 1 is below float resolution.
         out = np.maximum(out, 0.0)
@@ -197,7 +197,8 @@ def _log_a_minus_1_int(q: float, sigma: float, alphas: np.ndarray) -> np.ndarray
 
 
 @functools.lru_cache(maxsize=512)
-def _frac_tables_cached(alpha: float, n: int) -> tuple[np.ndarray, ...]:
+def _frac_tables_cached(alpha: float, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                       np.ndarray]:
     k = np.arange(n, dtype=float)
     j = alpha - k
     log_binom = special.gammaln(alpha + 1) - special.gammaln(k + 1) - special.gammaln(j + 1)

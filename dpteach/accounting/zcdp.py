@@ -24,15 +24,7 @@ import math
 import numpy as np
 from scipy import optimize
 
-from .._validation import (
-    DELTA_POSITIVE,
-    SCALE,
-    SENSITIVITY,
-    choice,
-    one_of,
-    real,
-    validate,
-)
+from .._validation import DELTA_POSITIVE, SCALE, SENSITIVITY, choice, one_of, real, validate
 
 __all__ = ["RHO", "gaussian_zcdp", "pure_dp_to_zcdp", "zcdp_to_epsilon", "rho_for_epsilon"]
 

@@ -41,17 +41,8 @@ import math
 import numpy as np
 from scipy import integrate, special
 
-from .._validation import (
-    DELTA_POSITIVE,
-    EPSILON,
-    RNG,
-    SENSITIVITY,
-    ParameterError,
-    choice,
-    integer,
-    real,
-    validate,
-)
+from .._validation import (DELTA_POSITIVE, EPSILON, RNG, SENSITIVITY, ParameterError, choice,
+                           integer, real, validate)
 from .linear import COUNT_MAX, HISTOGRAM, QUERIES
 
 __all__ = [

@@ -38,21 +38,13 @@ import itertools
 import math
 import numbers
 from dataclasses import dataclass
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
 
-from .._validation import (
-    PROBABILITY,
-    RNG,
-    Domain,
-    ParameterError,
-    array,
-    describe,
-    integer,
-    one_of,
-    validate,
-)
+from .._validation import (PROBABILITY, RNG, Domain, ParameterError, array, describe, integer,
+                           one_of, validate)
 
 __all__ = [
     "UNIVERSE_MAX",
@@ -331,7 +323,7 @@ class Universe:
                                  f"{list(self.columns)} once; got df without {missing}"
                                  + (f" and with {twice} more than once" if twice else ""))
         codes = []
-        for col, lv, e in zip(self.columns, self.levels, self.edges):
+        for col, lv, e in zip(self.columns, self.levels, cast(tuple, self.edges)):
             values = df[col]
             code = pd.Index(list(lv), dtype=object).get_indexer(
                 pd.Index(values.to_numpy(), dtype=object)).astype(np.int64)
@@ -618,7 +610,7 @@ def _numbers(values: pd.Series) -> np.ndarray:
                 try:
                     out[i] = float(v)
                 except OverflowError:
-                    out[i] = math.inf if v > 0 else -math.inf
+                    out[i] = math.inf if cast(Any, v) > 0 else -math.inf
         return out
 
 

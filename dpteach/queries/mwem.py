@@ -12,9 +12,9 @@ with a **multiplicative-weights** step each time:
   updated. At most c updates, so its privacy is the sparse vector's plus c Laplace answers
   (:class:`PMWResult`), whatever the number of queries.
 * :func:`mwem` — offline ([HLM12]_ Algorithm 1): T rounds of "pick a badly answered query
-  with the exponential mechanism (:func:`dpteach.mechanisms.selection.exponential_mechanism`, ε/(2T)),
-  measure it with Laplace (ε/(2T)), multiplicative-weights update"; the output is the
-  average of the T distributions, a synthetic histogram (:class:`MWEMResult`), and
+  with the exponential mechanism (:func:`dpteach.mechanisms.selection.exponential_mechanism`,
+  ε/(2T)), measure it with Laplace (ε/(2T)), multiplicative-weights update"; the output is
+  the average of the T distributions, a synthetic histogram (:class:`MWEMResult`), and
   :func:`sample_rows` draws synthetic people from it.
 * :func:`mwem_privacy` — MWEM's budget by basic composition (ε, the paper's accounting,
   :func:`dpteach.accounting.composition.basic_composition`) and what zCDP and RDP give for the same
@@ -58,17 +58,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._validation import (
-    DELTA_POSITIVE,
-    EPSILON,
-    RNG,
-    ParameterError,
-    array,
-    describe,
-    integer,
-    real,
-    validate,
-)
+from .._validation import (DELTA_POSITIVE, EPSILON, RNG, ParameterError, array, describe, integer,
+                           real, validate)
 from ..accounting.composition import advanced_composition, basic_composition
 from ..accounting.convert import rdp_to_epsilon
 from ..accounting.rdp import DEFAULT_ORDERS, laplace_rdp
@@ -258,24 +249,18 @@ def mwem(queries, hist, *, epsilon: float, T: int, passes: int = 0, split=None,
          rng=None) -> MWEMResult:
     """MWEM: multiplicative weights with the exponential mechanism ([HLM12]_ Algorithm 1).
 
-    Start from A₀ = n × uniform. In round t = 1 … T:
+    Start from A₀ = n × uniform; in round t = 1 … T:
 
-    1. **select** a query q_t with the exponential mechanism
-       (:func:`~dpteach.mechanisms.selection.exponential_mechanism`, ε/(2T)) on the score
+    1. **select** q_t by the exponential mechanism with ε/(2T) on the score
        ``|q·A_{t−1} − q·x|`` (sensitivity 1: A_{t−1} is computed from released values);
-    2. **measure** it: ``m_t = q_t·x + Lap(2T/ε)``;
-    3. **update**: ``A_t(u) ∝ A_{t−1}(u)·exp(q_t(u)(m_t − q_t·A_{t−1})/(2n))`` (total n).
+    2. **measure** ``m_t = q_t·x + Lap(2T/ε)``;
+    3. **update** ``A_t(u) ∝ A_{t−1}(u)·exp(q_t(u)(m_t − q_t·A_{t−1})/(2n))``, total n.
 
-    Output: the average of A₁ … A_T. Privacy: 2T mechanisms of ε/(2T) each, ε-DP in total
-    by basic composition ([HLM12]_; [DR14]_ Thm 3.16), for neighbours that replace one
-    person (n is MWEM's public input); see :func:`mwem_privacy`. Accuracy: with probability
-    ≥ 1 − 2T/k the maximum error is at most ``2n√(ln|U|/T) + 10T ln k/ε`` ([HLM12]_
-    Thm 2.2): more rounds fit the data better but each measurement gets noisier.
-
-    ``passes > 0`` is the paper's practical improvement: after each new measurement, cycle
-    ``passes`` more times through *all* measurements taken so far (post-processing: the
-    same privacy, much faster convergence). ``split`` moves budget between selection and
-    measurement (the paper's even split is the default).
+    Output: the average of A₁ … A_T. Privacy: 2T mechanisms of ε/(2T), ε-DP by basic
+    composition ([DR14]_ Thm 3.16), for neighbours that replace one person (n is public);
+    see :func:`mwem_privacy`. Accuracy ([HLM12]_ Thm 2.2): with probability ≥ 1 − 2T/k the
+    largest error is at most ``2n√(ln|U|/T) + 10T ln k/ε``: more rounds fit better, but
+    each measurement is noisier.
 
     Parameters
     ----------
@@ -285,13 +270,13 @@ def mwem(queries, hist, *, epsilon: float, T: int, passes: int = 0, split=None,
     epsilon : float
         Total ε.
     T : int
-        Rounds.
+        Rounds (with the passes, at most 2·10⁵ updates and 10⁹ cell operations in all).
     passes : int
-        Extra passes over the past measurements per round; at most
-        ``T + passes·T(T+1)/2 ≤ 2·10⁵`` updates and 10⁹ cell operations in all.
+        The paper's practical improvement: after each measurement, cycle ``passes`` more
+        times through all measurements so far (post-processing: the same privacy, faster).
     split : (float, float), optional
-        (total ε of the T selections, total ε of the T measurements), adding up to
-        ``epsilon``; default (ε/2, ε/2).
+        Total ε of the T selections and of the T measurements, adding up to ``epsilon``;
+        default (ε/2, ε/2), the paper's.
     rng : None, int or numpy.random.Generator
 
     Returns
@@ -462,8 +447,7 @@ def _split(epsilon: float, split) -> tuple[float, float]:
 
 
 def _bounded_work(k: int, size: int, updates: int, rounds: int, what: str) -> None:
-    """Refuse a run of more than UPDATES_MAX updates or WORK_MAX cell operations (the
-    rounds' scores, k·|U| each, and the updates, |U| each): what finishes in seconds."""
+    """At most UPDATES_MAX updates and WORK_MAX cell operations: what finishes in seconds."""
     work = max(rounds, 1) * k * size + updates * size
     if updates > UPDATES_MAX or work > WORK_MAX:
         raise ParameterError(f"{what} on {k:,} queries over {size:,} cells make {updates:,} "
@@ -472,12 +456,8 @@ def _bounded_work(k: int, size: int, updates: int, rounds: int, what: str) -> No
 
 
 def _mw_step(synthetic: np.ndarray, query: np.ndarray, measured: float, n: float) -> np.ndarray:
-    """One multiplicative-weights update ([HLM12]_ Algorithm 1), renormalised to total n.
-
-    ``A(u) ∝ A(u)·exp(q(u)·(m − q·A)/(2n))``. The measurement is clipped to [0, n] (every
-    count lies there; clipping a released value is post-processing), so the exponent is in
-    [−½, ½] and nothing overflows.
-    """
+    """``A(u) ∝ A(u)·exp(q(u)·(m − q·A)/(2n))``, total n ([HLM12]_ Algorithm 1), with m
+    clipped to [0, n] (post-processing: every count lies there)."""
     m = min(max(measured, 0.0), n)
     step = (m - float(query @ synthetic)) / (2.0 * n)
     out = synthetic * np.exp(step * query)
