@@ -40,11 +40,11 @@ __all__ = ["MAX_ORDERS", "ORDERS", "RDP_VALUES", "CONVERSION", "check_orders",
 MAX_ORDERS = 100_000
 
 
-#: Rényi orders α: from just above 1 (where RDP tends to the KL divergence) to 10⁹ (where it
-#: tends to the pure-DP ε)
-ORDERS = array(ndim=(0, 1), low=1.0001, high=1e9, max_size=MAX_ORDERS, example=[2.0, 8.0],
-               text="a number or 1-D array of Rényi orders α in [1.0001, 1e9], at most "
-                    "100,000 of them").flat()
+#: Rényi orders α > 1, from the double just above 1 (where RDP tends to the KL divergence;
+#: PATE's analysis is accurate there) to 10⁹ (where it tends to the pure-DP ε)
+ORDERS = array(ndim=(0, 1), low=math.nextafter(1.0, 2.0), high=1e9, max_size=MAX_ORDERS,
+               example=[2.0, 8.0], text="a number or 1-D array of Rényi orders α in (1, 1e9], "
+               "at most 100,000 of them").flat()
 _RDP_TEXT = ("a number or 1-D array of RDP values r(α) ≥ 0 (inf: no bound at that order), "
              "one per order")
 _FINITE_RDP = array(ndim=(0, 1), low=0.0, max_size=MAX_ORDERS, text=_RDP_TEXT)
@@ -175,8 +175,8 @@ def _epsilons(orders: np.ndarray, rdp: np.ndarray, delta: float, conversion: str
     return np.where(-np.expm1(-rdp) <= delta**2, 0.0, eps)
 
 
-# Engineering notes. On the teaching domain (α in [1.0001, 1e9], δ ≥ 1e-50) every term is
-# finite for finite r(α) (ln(1/δ)/(α − 1) ≤ 1.2e6), except (α − 1)·r(α) in rdp_to_delta for
+# Engineering notes. On the teaching domain (α in (1, 1e9], δ ≥ 1e-50) every term is
+# finite for finite r(α) (ln(1/δ)/(α − 1) ≤ 5.2e17), except (α − 1)·r(α) in rdp_to_delta for
 # r(α) above ~1e299, where δ(α) is 1 anyway. Tests:
 # tests/accounting/test_accounting.py (closed forms, dp_accounting) and the generated cases
 # of tests/test_domains.py.

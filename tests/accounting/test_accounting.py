@@ -745,7 +745,7 @@ def _mp_sg_int_rdp(alpha: int, sigma: float, q: float) -> float:
         return float(mp.log(a) / (alpha - 1))
 
 
-EDGE_ORDERS = [1.0001, 1.01, 2.0, 10.0, 1e3, 1e9]
+EDGE_ORDERS = [1 + 2**-52, 1.0001, 1.01, 2.0, 10.0, 1e3, 1e9]
 
 
 @pytest.mark.parametrize("scale", [1e-12, 1.0, 1e3, 1e9, 1e15])
@@ -778,7 +778,7 @@ def test_gaussian_rdp_and_zcdp_at_the_domain_edges_are_exact():
 
 def test_randomized_response_rdp_at_the_domain_edges_is_exact():
     # p within 2⁻⁵³ of ½ (r ≈ 2αt² with t = 1 − 2p tiny) and at 1e-12 from 0 or 1
-    orders = [1.0001, 2.0, 1e6, 1e9]
+    orders = [1 + 2**-52, 1.0001, 2.0, 1e6, 1e9]
     for p in (0.5 + 2**-53, 0.5 + 1e-12, 0.5 - 1e-9, 1e-12, 1 - 1e-12):
         r = randomized_response_rdp(orders, p)
         for a, x in zip(orders, r):
