@@ -44,7 +44,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import (PROBABILITY, RNG, Domain, ParameterError, array, describe, integer,
-                           one_of, validate)
+                           validate)
 
 __all__ = [
     "UNIVERSE_MAX",
@@ -95,133 +95,55 @@ ADULT_UNIVERSE_COLUMNS = ("age", "sex", "race")
 
 
 # ----------------------------------------------------------------------- the domains
-def _names_domain(what: str, *, among: tuple[str, ...] | None = None) -> Domain:
-    """A non-empty list or tuple of distinct strings (from ``among``), as a tuple."""
-    def convert(name: str, value):
-        if (isinstance(value, (list, tuple)) and value and len(set(value)) == len(value)
-                and all(isinstance(v, str) and (among is None or v in among) for v in value)):
-            return tuple(value)
-        raise domain.refuse(name, value)
-
-    text = f"a non-empty list or tuple of distinct {what}"
-    example = ("sex",) if among is None else among[:1]
-    domain = Domain(text + ("" if among is None else " from " + ", ".join(among)), convert,
-                    example=example, edges=(example,), bad=["sex", None, [], ["a", "a"], [1], 3])
-    return domain
-
-
-NAMES = _names_domain("strings")
-ADULT_COLUMNS = _names_domain("Adult columns", among=tuple(ADULT_BINS) + tuple(ADULT_LEVELS))
-
-
-def _levels(name: str, value):
-    if not isinstance(value, (list, tuple)) or not value:
-        raise LEVELS.refuse(name, value)
-    levels = tuple(NAMES(name, lv) for lv in value)
-    size = math.prod(len(lv) for lv in levels)
-    if size > UNIVERSE_MAX:
-        raise ParameterError(f"{name} must give a universe of at most {UNIVERSE_MAX:,} cells; "
-                             f"got {size:,} cells ({' × '.join(str(len(v)) for v in levels)})")
-    return levels
-
-
+# (their converters are at the end of the module, with the other helpers)
+#: the columns of a universe
+NAMES = Domain("a non-empty list or tuple of distinct strings",
+               lambda name, value: _distinct_names(name, value, NAMES), example=("sex",),
+               edges=(("sex",),), bad=["sex", None, [], ["a", "a"], [1], 3])
+#: columns of UCI Adult
+ADULT_COLUMNS = Domain("a non-empty list or tuple of distinct names from "
+                       + ", ".join((*ADULT_BINS, *ADULT_LEVELS)),
+                       lambda name, value: _distinct_names(name, value, ADULT_COLUMNS,
+                                                           among=(*ADULT_BINS, *ADULT_LEVELS)),
+                       example=("age",), edges=(("age",),),
+                       bad=["age", None, [], ["age", "age"], ["salary"], 3])
 #: the levels of each column: a universe of at most 10⁶ cells
 LEVELS = Domain("a non-empty list or tuple of level names (a non-empty list or tuple of "
-                "distinct strings) per column, at most 1,000,000 cells in all", _levels,
-                example=(("x", "y"),), edges=((("x",),),),
-                bad=[None, (), ("x", "y"), (("x", "x"),), ((),), ((1,),)])
-_BIN_EDGES = array(ndim=1, min_size=2, low=-1e6, high=1e6)
-
-
-def _edges(name: str, value):
-    if value is None:
-        return None
-    if not isinstance(value, (list, tuple)):
-        raise EDGES.refuse(name, value)
-    out = tuple(None if e is None else tuple(float(v) for v in _BIN_EDGES(name, e))
-                for e in value)
-    if any(e is not None and np.any(np.diff(e) <= 0) for e in out):
-        raise EDGES.refuse(name, value)
-    return out
-
-
+                "distinct strings) per column, at most 1,000,000 cells in all",
+                lambda name, value: _levels(name, value), example=(("x", "y"),),
+                edges=((("x",),),), bad=[None, (), ("x", "y"), (("x", "x"),), ((),), ((1,),)])
 #: bin edges: None (every column categorical) or one entry per column, None or edges
 EDGES = Domain("None, or one entry per column: None (categorical) or increasing bin edges "
-               "within ±1e6", _edges, example=None, edges=(None, (None,)),
+               "within ±1e6", lambda name, value: _edges(name, value), example=None,
+               edges=(None, (None,)),
                bad=["abc", 3, ([2.0, 1.0],), ([0.0],), ([0.0, math.nan],)])
-
-
-def _bins(name: str, value):
-    if value is None:
-        return {}
-    if not isinstance(value, dict) or any(k not in ADULT_BINS for k in value):
-        raise BINS.refuse(name, value)
-    out = {k: _BIN_EDGES(name, v) for k, v in value.items()}
-    if any(np.any(np.diff(e) <= 0) for e in out.values()):
-        raise BINS.refuse(name, value)
-    return {k: tuple(float(v) for v in e) for k, e in out.items()}
-
-
 #: other public bin edges for Adult's numeric columns
 BINS = Domain("None or a dict from 'age' / 'hours-per-week' to increasing bin edges within "
-              "±1e6", _bins, example=None, edges=(None, {"age": [0, 50, 100]}),
+              "±1e6", lambda name, value: _bins(name, value), example=None,
+              edges=(None, {"age": [0, 50, 100]}),
               bad=["abc", {"sex": [0, 1]}, {"age": [5, 1]}, {"age": [0]}, [0, 1]])
-
-
-def _frame(name: str, value):
-    if isinstance(value, pd.DataFrame) and len(value) <= 10**8:
-        return value
-    raise DATAFRAME.refuse(name, value)
-
-
-DATAFRAME = Domain("a pandas DataFrame of at most 10**8 rows", _frame,
-                   example=pd.DataFrame({"x": ["x"]}), bad=[None, "abc", [1, 2], {"x": [1]}])
-_MATRIX = array(ndim=2, low=0.0, high=1.0, max_size=MATRIX_MAX)
-
-
-def _matrix(name: str, value):
-    if callable(value) and not isinstance(value, np.ndarray):
-        raise ParameterError(f"{name} must be {MATRIX.text}; a function is not a linear query: "
-                             f"write down its value on every cell of the universe; got "
-                             f"{name}={describe(value)}")
-    m = _MATRIX(name, value)
-    if m.shape[0] > QUERIES_MAX:
-        raise ParameterError(f"{name} must be {MATRIX.text}; got {m.shape[0]:,} rows")
-    return m
-
-
+DATAFRAME = Domain("a pandas DataFrame of at most 10**8 rows",
+                   lambda name, value: _frame(name, value), example=pd.DataFrame({"x": ["x"]}),
+                   bad=[None, "abc", [1, 2], {"x": [1]}])
 #: a query matrix: k ≤ 10⁵ rows (queries) of entries in [0, 1] (sensitivity 1)
 MATRIX = Domain("a k × |U| array of numbers in [0, 1] (k ≤ 100,000 queries, k·|U| ≤ 10**7)",
-                _matrix, example=[[1.0, 0.0], [0.5, 0.5]], edges=([[0.0]], [[1.0]]),
+                lambda name, value: _matrix(name, value), example=[[1.0, 0.0], [0.5, 0.5]],
+                edges=([[0.0]], [[1.0]]),
                 bad=["abc", None, [1.0, 0.0], [[2.0]], [[-0.5]], [[math.nan]], [[True]],
                      np.ones((QUERIES_MAX + 1, 1)), len])
-
-
-def _query_names(name: str, value):
-    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
-        return tuple(value)
-    raise QUERY_NAMES.refuse(name, value)
-
-
-QUERY_NAMES = Domain("a list or tuple of strings, one per query", _query_names,
-                     example=("q0", "q1"), bad=["q0", 3, [1, 2]])
-_COUNTS = array(ndim=1, low=0.0, high=COUNT_MAX, max_size=UNIVERSE_MAX)
-
-
-def _histogram(name: str, value) -> np.ndarray:
-    x = _COUNTS(name, value)
-    n = math.fsum(x)
-    if not 1 <= n <= COUNT_MAX:
-        raise ParameterError(f"{name} must be {HISTOGRAM.text}; got n = Σ counts = {n:g}")
-    return x
-
-
+QUERY_NAMES = Domain("None or a list or tuple of strings, one per query",
+                     lambda name, value: _query_names(name, value), example=("q0", "q1"),
+                     edges=(None,), bad=["q0", 3, [1, 2]])
 #: a histogram over a universe: counts ≥ 0 of n people in all (n ≥ 1, counts exact)
 HISTOGRAM = Domain("a 1-D array of counts ≥ 0 (at most 1,000,000 cells) adding up to n "
-                   "in [1, 2**53 − 1]", _histogram, example=[3.0, 1.0, 0.0, 4.0],
-                   edges=([1.0], [COUNT_MAX]),
+                   "in [1, 2**53 − 1]", lambda name, value: _histogram(name, value),
+                   example=[3.0, 1.0, 0.0, 4.0], edges=([1.0], [COUNT_MAX]),
                    bad=["abc", None, [], [0.0, 0.0], [-1.0, 2.0], [math.nan], [math.inf],
                         [[1.0]], [True], [COUNT_MAX, 1.0]])
+_BIN_EDGES = array(ndim=1, min_size=2, low=-1e6, high=1e6)
+_MATRIX = array(ndim=2, low=0.0, high=1.0, max_size=MATRIX_MAX)
+_COUNTS = array(ndim=1, low=0.0, high=COUNT_MAX, max_size=UNIVERSE_MAX)
+_CELLS = integer(1, UNIVERSE_MAX)
 
 
 # ------------------------------------------------------------------------ the universe
@@ -355,15 +277,14 @@ class Universe:
                              for i, (c, lv) in enumerate(zip(self.columns, self.levels))})
 
 
-def _universe(name: str, value) -> Universe:
-    if isinstance(value, Universe):
-        return value
-    raise UNIVERSE.refuse(name, value)
-
-
 #: a universe (the argument of marginal_queries and sample_rows)
-UNIVERSE = Domain("a Universe", _universe, example=Universe(("sex",), (("Female", "Male"),)),
+UNIVERSE = Domain("a Universe", lambda name, value: _universe(name, value),
                   bad=[None, 3, "abc", ("sex",)])
+#: a universe, or just its number of cells
+UNIVERSE_OR_SIZE = Domain("a Universe or its number of cells |U| in [1, 1000000]",
+                          lambda name, value: _universe_or_size(name, value), example=10,
+                          edges=(1, UNIVERSE_MAX), bad=[0, UNIVERSE_MAX + 1, 2.5, "abc", None,
+                                                        True])
 
 
 @validate(columns=ADULT_COLUMNS, bins=BINS)
@@ -395,7 +316,7 @@ def adult_universe(columns=ADULT_UNIVERSE_COLUMNS, bins=None) -> Universe:
 
 
 # ------------------------------------------------------------------------ the queries
-@validate(matrix=MATRIX, names=QUERY_NAMES.or_none())
+@validate(matrix=MATRIX, names=QUERY_NAMES)
 class LinearQueries:
     """k linear (counting) queries over a universe: the rows of a k × |U| matrix in [0, 1].
 
@@ -529,9 +450,8 @@ def marginal_queries(universe: Universe, ways: int = 2) -> LinearQueries:
     return LinearQueries(np.array(rows, dtype=float), names)
 
 
-@validate(universe=one_of(UNIVERSE, integer(1, UNIVERSE_MAX),
-                          text="a Universe or its number of cells |U| in [1, 1000000]"),
-          k=integer(1, QUERIES_MAX, work=True), density=PROBABILITY, rng=RNG)
+@validate(universe=UNIVERSE_OR_SIZE, k=integer(1, QUERIES_MAX, work=True), density=PROBABILITY,
+          rng=RNG)
 def random_queries(universe, k: int, *, density: float = 0.5, rng=None) -> LinearQueries:
     """k random counting queries: each cell belongs to each query with probability ``density``.
 
@@ -595,6 +515,96 @@ def max_error(queries, hist, *, answers=None, synthetic=None) -> float:
 
 
 # ------------------------------------------------------------------------ helpers
+# the domains' converters: each returns the value to use or raises ParameterError naming it
+def _distinct_names(name: str, value, domain: Domain, among: tuple[str, ...] | None = None):
+    if (isinstance(value, (list, tuple)) and value and len(set(value)) == len(value)
+            and all(isinstance(v, str) and (among is None or v in among) for v in value)):
+        return tuple(value)
+    raise domain.refuse(name, value)
+
+
+def _levels(name: str, value):
+    if not isinstance(value, (list, tuple)) or not value:
+        raise LEVELS.refuse(name, value)
+    levels = tuple(NAMES(name, lv) for lv in value)
+    size = math.prod(len(lv) for lv in levels)
+    if size > UNIVERSE_MAX:
+        raise ParameterError(f"{name} must give a universe of at most {UNIVERSE_MAX:,} cells; "
+                             f"got {size:,} cells ({' × '.join(str(len(v)) for v in levels)})")
+    return levels
+
+
+def _edges(name: str, value):
+    if value is None:
+        return None
+    if not isinstance(value, (list, tuple)):
+        raise EDGES.refuse(name, value)
+    out = tuple(None if e is None else tuple(float(v) for v in _BIN_EDGES(name, e))
+                for e in value)
+    if any(e is not None and np.any(np.diff(e) <= 0) for e in out):
+        raise EDGES.refuse(name, value)
+    return out
+
+
+def _bins(name: str, value):
+    if value is None:
+        return {}
+    if not isinstance(value, dict) or any(k not in ADULT_BINS for k in value):
+        raise BINS.refuse(name, value)
+    out = {k: _BIN_EDGES(name, v) for k, v in value.items()}
+    if any(np.any(np.diff(e) <= 0) for e in out.values()):
+        raise BINS.refuse(name, value)
+    return {k: tuple(float(v) for v in e) for k, e in out.items()}
+
+
+def _frame(name: str, value):
+    if isinstance(value, pd.DataFrame) and len(value) <= 10**8:
+        return value
+    raise DATAFRAME.refuse(name, value)
+
+
+def _universe(name: str, value) -> Universe:
+    if isinstance(value, Universe):
+        return value
+    raise UNIVERSE.refuse(name, value)
+
+
+def _universe_or_size(name: str, value):
+    if isinstance(value, Universe):
+        return value
+    try:
+        return _CELLS(name, value)
+    except ParameterError:
+        raise UNIVERSE_OR_SIZE.refuse(name, value) from None
+
+
+def _matrix(name: str, value):
+    if callable(value) and not isinstance(value, np.ndarray):
+        raise ParameterError(f"{name} must be {MATRIX.text}; a function is not a linear query: "
+                             f"write down its value on every cell of the universe; got "
+                             f"{name}={describe(value)}")
+    m = _MATRIX(name, value)
+    if m.shape[0] > QUERIES_MAX:
+        raise ParameterError(f"{name} must be {MATRIX.text}; got {m.shape[0]:,} rows")
+    return m
+
+
+def _query_names(name: str, value):
+    if value is None:
+        return None
+    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    raise QUERY_NAMES.refuse(name, value)
+
+
+def _histogram(name: str, value) -> np.ndarray:
+    x = _COUNTS(name, value)
+    n = math.fsum(x)
+    if not 1 <= n <= COUNT_MAX:
+        raise ParameterError(f"{name} must be {HISTOGRAM.text}; got n = Σ counts = {n:g}")
+    return x
+
+
 def _bin_labels(edges) -> tuple[str, ...]:
     return tuple(f"{edges[j]:g}-{edges[j + 1] - 1:g}" for j in range(len(edges) - 1))
 
@@ -612,6 +622,10 @@ def _numbers(values: pd.Series) -> np.ndarray:
                 except OverflowError:
                     out[i] = math.inf if cast(Any, v) > 0 else -math.inf
         return out
+
+
+
+UNIVERSE.example = Universe(("sex",), (("Female", "Male"),))   # (built with the converters above)
 
 
 # Engineering notes. The universe, its histograms and the queries over it are one idea (a
