@@ -97,16 +97,16 @@ ADULT_UNIVERSE_COLUMNS = ("age", "sex", "race")
 # ----------------------------------------------------------------------- the domains
 # (their converters are at the end of the module, with the other helpers)
 #: the columns of a universe
-NAMES = Domain("a non-empty list or tuple of distinct strings",
-               lambda name, value: _distinct_names(name, value, NAMES), example=("sex",),
-               edges=(("sex",),), bad=["sex", None, [], ["a", "a"], [1], 3])
+NAMES: Domain = Domain("a non-empty list or tuple of distinct strings",
+                       lambda name, value: _distinct_names(name, value, NAMES),
+                       example=("sex",), edges=(("sex",),),
+                       bad=["sex", None, [], ["a", "a"], [1], 3])
 #: columns of UCI Adult
-ADULT_COLUMNS = Domain("a non-empty list or tuple of distinct names from "
-                       + ", ".join((*ADULT_BINS, *ADULT_LEVELS)),
-                       lambda name, value: _distinct_names(name, value, ADULT_COLUMNS,
-                                                           among=(*ADULT_BINS, *ADULT_LEVELS)),
-                       example=("age",), edges=(("age",),),
-                       bad=["age", None, [], ["age", "age"], ["salary"], 3])
+ADULT_COLUMNS: Domain = Domain(
+    "a non-empty list or tuple of distinct names from " + ", ".join((*ADULT_BINS, *ADULT_LEVELS)),
+    lambda name, value: _distinct_names(name, value, ADULT_COLUMNS,
+                                        among=(*ADULT_BINS, *ADULT_LEVELS)),
+    example=("age",), edges=(("age",),), bad=["age", None, [], ["age", "age"], ["salary"], 3])
 #: the levels of each column: a universe of at most 10⁶ cells
 LEVELS = Domain("a non-empty list or tuple of level names (a non-empty list or tuple of "
                 "distinct strings) per column, at most 1,000,000 cells in all",
