@@ -113,6 +113,11 @@ class Domain:
         """This domain, or None (left as None)."""
         return one_of(_NONE, self)
 
+    def flat(self) -> Domain:
+        """This domain (of numbers or arrays), its value returned as a 1-D array."""
+        return Domain(self.text, lambda name, value: np.reshape(self.convert(name, value), -1),
+                      example=self.example, edges=self.edges, bad=self.bad)
+
 
 def _number_text(x: float) -> str:
     if isinstance(x, numbers.Integral) or (math.isfinite(x) and x == int(x) and abs(x) < 1e16):

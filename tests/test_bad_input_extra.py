@@ -171,59 +171,54 @@ def test_parameterless_loaders_reject_any_argument():
 # (module, function) pairs attacked by a hypothesis bad-input test, and where.
 _ELSEWHERE = {
     "accounting/test_accounting.py": {
-        "dpteach.accounting.calibrate": ["epsilon_for_noise_multiplier", "get_noise_multiplier"],
-        "dpteach.accounting.compare": ["composition_epsilons", "dpsgd_epsilons"],
-        "dpteach.accounting.rdp": ["gaussian_rdp", "laplace_rdp", "randomized_response_rdp"],
-        "dpteach.accounting.sampled_gaussian": ["subsampled_gaussian_rdp",
-                                                "check_subsampled_orders"],
-        "dpteach.accounting.pld": ["check_discretization_interval"],
-        "dpteach.accounting.zcdp": ["gaussian_zcdp", "pure_dp_to_zcdp", "zcdp_to_epsilon",
-                                    "rho_for_epsilon"],
-        "dpteach.accounting.convert": ["rdp_to_epsilon", "rdp_to_delta", "check_orders",
-                                       "check_rdp"],
-        "dpteach.plots.accounting": ["composition_data", "dpsgd_epsilon_data", "planner_run",
-                                     "planner_pld_steps"],
-    },
-    "accounting/test_composition.py": {
-        "dpteach.accounting.composition": ["basic_composition", "parallel_composition",
-                                "advanced_composition", "optimal_composition_delta",
-                                "optimal_composition_epsilon", "amplify_by_subsampling"],
+        "dpteach.plots.accounting": [
+            "composition_data", "dpsgd_epsilon_data", "planner_run",
+            "planner_pld_steps"],
     },
     "learning/test_dpsgd.py": {
-        "dpteach.learning.dpsgd": ["poisson_sample", "steps_per_epoch",
-                                   "privatize_gradient_sum", "dp_sgd_gradient"],
-        "dpteach.plots.dpsgd": ["grad_norm_histogram_data", "training_history_data",
-                                "decision_boundary_spec", "plot_probability_grid"],
+        "dpteach.learning.dpsgd": [
+            "poisson_sample", "steps_per_epoch", "privatize_gradient_sum",
+            "dp_sgd_gradient"],
+        "dpteach.plots.dpsgd": [
+            "grad_norm_histogram_data", "training_history_data",
+            "decision_boundary_spec", "plot_probability_grid"],
     },
     "learning/test_erm.py": {
         "dpteach.learning.logistic": [
-            "lam_from_C", "C_from_lam", "bound_rows", "logistic_objective", "loss_hessian",
-            "fit_logistic_erm"],
+            "lam_from_C", "C_from_lam", "bound_rows", "logistic_objective",
+            "loss_hessian", "fit_logistic_erm"],
         "dpteach.learning.erm": [
             "output_perturbation_beta", "objective_perturbation_constants",
             "output_perturbation", "objective_perturbation"],
-        "dpteach.learning.erm_bounds": ["excess_risk_given_noise", "excess_risk_bound"],
+        "dpteach.learning.erm_bounds": [
+            "excess_risk_given_noise", "excess_risk_bound"],
         "dpteach.learning.erm_experiments": [
             "empirical_sensitivity", "accuracy_vs_epsilon", "toy_fits"],
-        "dpteach.plots.erm": ["plot_toy_boundaries", "toy_boundaries_data",
-                              "accuracy_curve_data"],
+        "dpteach.plots.erm": [
+            "plot_toy_boundaries", "toy_boundaries_data", "accuracy_curve_data"],
     },
     "plots/test_basics_plots.py": {
-        "dpteach.plots.calibration": ["plot_neighbouring_densities", "plot_privacy_loss",
-                                      "plot_sigma_comparison", "plot_error_vs_epsilon",
-                                      "plot_dimension_crossover", "error_vs_epsilon_data",
-                                      "neighbouring_densities_data", "privacy_loss_data",
-                                      "sigma_comparison_data"],
-        "dpteach.plots.randomized_response": ["plot_rr_estimator", "plot_local_vs_central",
-                                              "rr_estimator_data", "rr_probabilities_data",
-                                              "rr_probabilities_spec"],
-        "dpteach.plots.attacks": ["plot_noisy_difference"],
+        "dpteach.plots.calibration": [
+            "plot_neighbouring_densities", "plot_privacy_loss",
+            "plot_sigma_comparison", "plot_error_vs_epsilon",
+            "plot_dimension_crossover", "error_vs_epsilon_data",
+            "neighbouring_densities_data", "privacy_loss_data",
+            "sigma_comparison_data"],
+        "dpteach.plots.randomized_response": [
+            "plot_rr_estimator", "plot_local_vs_central", "rr_estimator_data",
+            "rr_probabilities_data", "rr_probabilities_spec"],
+        "dpteach.plots.attacks": [
+            "plot_noisy_difference"],
     },
-    "plots/test_figure.py": {"dpteach.plots.figure": ["to_matplotlib", "to_vega_lite"]},
+    "plots/test_figure.py": {
+        "dpteach.plots.figure": [
+            "to_matplotlib", "to_vega_lite"],
+    },
     "plots/test_pate_plots.py": {
         "dpteach.plots.pate": [
-            "agreement_votes", "vote_histogram_data", "vote_histogram_spec", "plot_vote_histogram",
-            "answer_distribution_data", "answer_distribution_spec", "plot_answer_distribution",
+            "agreement_votes", "vote_histogram_data", "vote_histogram_spec",
+            "plot_vote_histogram", "answer_distribution_data",
+            "answer_distribution_spec", "plot_answer_distribution",
             "pate_privacy_data", "plot_pate_privacy"],
         "dpteach.plots.pate_runs": [
             "teacher_agreement_data", "plot_teacher_agreement", "query_costs_data",
@@ -231,104 +226,106 @@ _ELSEWHERE = {
     },
     "plots/test_fairness_plots.py": {
         "dpteach.plots.fairness": [
-            "adult_predictions", "gap_values", "fairness_gaps", "group_rates", "group_roc_data",
-            "group_roc_spec", "plot_group_roc", "threshold_tradeoff_data",
-            "threshold_tradeoff_spec", "plot_threshold_tradeoff"],
+            "adult_predictions", "gap_values", "fairness_gaps", "group_rates",
+            "group_roc_data", "group_roc_spec", "plot_group_roc",
+            "threshold_tradeoff_data", "threshold_tradeoff_spec",
+            "plot_threshold_tradeoff"],
     },
     "plots/test_fairness_defs_plots.py": {
-        "dpteach.plots.fairness_defs": ["calibration_by_group_data", "plot_calibration_by_group",
-                                        "lfr_tradeoff_data", "plot_lfr_tradeoff"],
+        "dpteach.plots.fairness_defs": [
+            "calibration_by_group_data", "plot_calibration_by_group",
+            "lfr_tradeoff_data", "plot_lfr_tradeoff"],
     },
     "plots/test_laftr_plots.py": {
         "dpteach.plots.laftr": [
-            "sweep_gammas", "gamma_summary", "model_summary", "frontier_data", "frontier_spec",
-            "plot_frontier", "group_rates_data", "group_rates_spec", "plot_group_rates"],
+            "sweep_gammas", "gamma_summary", "model_summary", "frontier_data",
+            "frontier_spec", "plot_frontier", "group_rates_data", "group_rates_spec",
+            "plot_group_rates"],
     },
     "mechanisms/test_selection.py": {
         "dpteach.plots.selection": [
-            "plot_selection_probabilities", "plot_exponential_mechanism", "plot_private_median",
-            "plot_private_mode", "plot_noisy_max_comparison", "plot_svt_vs_composition",
-            "plot_event_privacy_loss"],
+            "plot_selection_probabilities", "plot_exponential_mechanism",
+            "plot_private_median", "plot_private_mode", "plot_noisy_max_comparison",
+            "plot_svt_vs_composition", "plot_event_privacy_loss"],
     },
     "plots/test_audit_plots.py": {
         "dpteach.plots.audit": [
-            "audit_histograms_data", "plot_audit_histograms", "bound_convergence_data",
-            "plot_bound_convergence", "canary_scores_data", "plot_canary_scores",
-            "one_run_bound_data", "plot_one_run_bound"],
+            "audit_histograms_data", "plot_audit_histograms",
+            "bound_convergence_data", "plot_bound_convergence", "canary_scores_data",
+            "plot_canary_scores", "one_run_bound_data", "plot_one_run_bound"],
     },
     "mechanisms/test_stability.py": {
-        "dpteach.plots.selection": ["plot_block_estimates", "plot_ptr_distance"],
+        "dpteach.plots.selection": [
+            "plot_block_estimates", "plot_ptr_distance"],
     },
     "fairness/test_metrics.py": {
         "dpteach.fairness.metrics": [
             "selection_rate", "true_positive_rate", "false_positive_rate",
             "false_negative_rate", "true_negative_rate", "positive_predictive_value",
-            "group_table", "demographic_parity_difference", "equalized_odds_difference",
-            "equalized_odds_sum", "equal_opportunity_difference",
-            "laftr_equal_opportunity_difference", "calibration_by_group",
-            "calibration_within_groups_error", "consistency_score", "zemel_accuracy",
-            "zemel_discrimination"],
+            "group_table", "demographic_parity_difference",
+            "equalized_odds_difference", "equalized_odds_sum",
+            "equal_opportunity_difference", "laftr_equal_opportunity_difference",
+            "calibration_by_group", "calibration_within_groups_error",
+            "consistency_score", "zemel_accuracy", "zemel_discrimination"],
     },
     "fairness/test_lfr.py": {
-        "dpteach.fairness.lfr": ["lfr_losses"],
-        "dpteach.fairness.lfr_grid": ["lfr_grid_data", "lfr_grid_entry", "lfr_grid_baseline"],
+        "dpteach.fairness.lfr": [
+            "lfr_losses"],
+        "dpteach.fairness.lfr_grid": [
+            "lfr_grid_data", "lfr_grid_entry", "lfr_grid_baseline"],
     },
     "fairness/test_awareness.py": {
         "dpteach.fairness.awareness": [
             "fair_mapping", "statistical_parity_gap", "earthmover_distance",
             "worst_case_parity_gap", "feature_metric", "adult_awareness_example"],
     },
-    "queries/test_many_queries.py": {
-        "dpteach.queries.linear": ["adult_universe", "check_histogram", "as_queries",
-                                   "marginal_queries", "random_queries", "max_error"],
-        "dpteach.queries.independent": ["laplace_answers", "zcdp_budget", "gaussian_answers",
-                                 "independent_noise_scale", "independent_max_error",
-                                 "histogram_answers"],
-        "dpteach.queries.mwem": ["private_multiplicative_weights", "mwem", "sample_rows",
-                         "mwem_privacy", "compare_independent"],
-    },
     "plots/test_many_queries_plots.py": {
         "dpteach.plots.many_queries": [
-            "crossover_rng", "crossover_data", "plot_crossover", "crossover_epsilon_data",
-            "plot_crossover_epsilon", "mwem_rounds_data", "plot_mwem_rounds", "pmw_errors_data",
-            "plot_pmw_errors"],
+            "crossover_rng", "crossover_data", "plot_crossover",
+            "crossover_epsilon_data", "plot_crossover_epsilon", "mwem_rounds_data",
+            "plot_mwem_rounds", "pmw_errors_data", "plot_pmw_errors"],
     },
     "plots/test_anonymity.py": {
-        "dpteach.plots.anonymity": ["uniqueness_curve_data", "plot_uniqueness_curve",
-                                    "class_sizes_data", "plot_class_sizes"],
+        "dpteach.plots.anonymity": [
+            "uniqueness_curve_data", "plot_uniqueness_curve", "class_sizes_data",
+            "plot_class_sizes"],
     },
     "plots/test_reconstruction_plots.py": {
         "dpteach.plots.reconstruction": [
-            "recovery_vs_noise_data", "plot_recovery_vs_noise", "recovery_vs_epsilon_data",
-            "plot_recovery_vs_epsilon", "tracing_power_data", "plot_tracing_power"],
+            "recovery_vs_noise_data", "plot_recovery_vs_noise",
+            "recovery_vs_epsilon_data", "plot_recovery_vs_epsilon",
+            "tracing_power_data", "plot_tracing_power"],
     },
     "fairness/test_dp_impact.py": {
         "dpteach.fairness.dp_impact": [
-            "check_group_labels", "check_zero_one_labels",
-            "group_accuracy", "private_classifier", "fit_and_score", "dp_fairness_sweep",
+            "check_group_labels", "check_zero_one_labels", "group_accuracy",
+            "private_classifier", "fit_and_score", "dp_fairness_sweep",
             "summarize_sweep", "excess_drop", "accuracy_curves", "compare_with_sweep"],
         "dpteach.fairness.dp_diagnostics": [
             "gradient_stats_by_group", "objective_perturbation_noise_by_group",
             "membership_advantage_by_group"],
     },
     "plots/test_dp_fairness_plots.py": {
-        "dpteach.plots.dp_fairness": ["group_accuracy_data", "plot_group_accuracy"],
+        "dpteach.plots.dp_fairness": [
+            "group_accuracy_data", "plot_group_accuracy"],
     },
     "learning/test_network_edges.py": {
         "dpteach.learning.optim": [
-            "binary_cross_entropy_with_logits", "softmax_cross_entropy", "squared_error",
-            "group_normalized_l1", "gradient_check"],
+            "binary_cross_entropy_with_logits", "softmax_cross_entropy",
+            "squared_error", "group_normalized_l1", "gradient_check"],
     },
     "fairness/test_mmd.py": {
-        "dpteach.fairness.mmd": ["gaussian_kernel", "mmd2", "mmd2_and_grad",
-                                 "mmd_permutation_test"],
+        "dpteach.fairness.mmd": [
+            "gaussian_kernel", "mmd2", "mmd2_and_grad", "mmd_permutation_test"],
     },
     "fairness/test_laftr.py": {
         "dpteach.fairness.representation": [
-            "check_features", "check_binary_labels", "encode_groups", "check_loss_weight",
-            "check_hidden"],
-        "dpteach.fairness.representation_eval": ["adversary_accuracy", "fair_transfer"],
-        "dpteach.fairness.laftr": ["gamma_sweep_row"],
+            "check_features", "check_binary_labels", "encode_groups",
+            "check_loss_weight", "check_hidden"],
+        "dpteach.fairness.representation_eval": [
+            "adversary_accuracy", "fair_transfer"],
+        "dpteach.fairness.laftr": [
+            "gamma_sweep_row"],
     },
 }
 # The plot functions below are attacked by tests/plots/test_plots_bad_input.py (another

@@ -9,6 +9,9 @@ with :func:`pkgutil.walk_packages` and fails when a module that defines a public
 or class of its own is in no table. A new module (or a new edges file without a table)
 therefore cannot slip through.
 
+Modules that declare their domains (``@validate``) need no table: ``tests/test_domains.py``
+generates their edge values from the declarations.
+
 Skipped: ``dpapp`` (Streamlit pages, driven through AppTest) and private modules
 (a name part starting with ``_``) except those in :data:`PRIVATE_BUT_CHECKED`. Packages whose
 ``__init__`` only re-exports (defines nothing of its own) need no table, nor do modules that

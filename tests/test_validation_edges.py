@@ -213,7 +213,7 @@ NUMERIC_FOR = {("_validation.check_rng", "rng")}
 WITHOUT_NUMBERS: set[str] = set()
 # the declaration machinery (domains and validate): tests/test_domains.py
 ELSEWHERE = {f"_validation.{n}": "test_domains.py" for n in (
-    "Domain", "Domain.or_none", "Domain.refuse", "anything", "array", "choice", "function",
+    "Domain", "Domain.flat", "Domain.or_none", "Domain.refuse", "anything", "array", "choice", "function",
     "integer", "one_of", "rational", "real", "validate", "validate_params")}
 
 

@@ -21,6 +21,7 @@ import numpy as np
 
 from .._validation import (
     ParameterError,
+    array,
     check_array,
     check_choice,
     check_delta,
@@ -32,6 +33,10 @@ from .._validation import (
 )
 from ..accounting.compare import METHOD_LABELS, METHODS, composition_epsilons, dpsgd_epsilons
 from ..accounting.composition import amplify_by_subsampling
+
+#: plot_amplification's ε's: amplify_by_subsampling's per-mechanism ε, at most 12 lines
+_AMPLIFIED_EPSILONS = array(ndim=(0, 1), low=1e-12, high=500.0, max_size=12,
+                            text="1 to 12 numbers in [1e-12, 500]")
 from .. import tables
 from ._style import PALETTE, new_axes, refuse_undrawable, refuse_undrawable_log
 from .figure import FigureData, Rule, Series, to_matplotlib
@@ -474,18 +479,16 @@ def plot_amplification(epsilons=(0.5, 1.0, 2.0, 5.0), ax=None):
     Parameters
     ----------
     epsilons : float or sequence of float
-        ε of the mechanism on its input (finite, > 0, at most 1e200: the range of a
-        log axis), one line each; at most 12.
+        ε of the mechanism on its input (in [1e-12, 500], the domain of
+        :func:`~dpteach.accounting.composition.amplify_by_subsampling`), one line each; at
+        most 12.
     ax : matplotlib Axes, optional
 
     Returns
     -------
     matplotlib.figure.Figure
     """
-    eps_arr = check_array("epsilons", epsilons, ndim=(0, 1)).ravel()
-    if np.any(eps_arr <= 0) or eps_arr.size > 12:
-        raise ParameterError("epsilons must hold 1 to 12 values, each finite and > 0; "
-                             f"got epsilons={epsilons!r:.60}")
+    eps_arr = _AMPLIFIED_EPSILONS("epsilons", epsilons).ravel()
     epsilons = [float(e) for e in eps_arr]
     qs = np.geomspace(1e-3, 1.0, 80)
     amps = [[amplify_by_subsampling(eps, q) for q in qs] for eps in epsilons]

@@ -22,6 +22,7 @@ import numpy as np
 from scipy import optimize
 
 from .._validation import (
+    DELTA_POSITIVE,
     ParameterError,
     check_array,
     check_delta,
@@ -201,7 +202,11 @@ def _advanced_per_query_epsilon(total: float, k: int, delta: float) -> float:
     from ..accounting.composition import advanced_composition
 
     def spent(e0: float) -> float:
-        return min(k * e0, advanced_composition(e0, 0.0, k, delta)[0]) - total
+        # from ε₀ = ln 2 on the advanced bound exceeds kε₀; below, its unchecked core (a
+        # root search evaluates it many times)
+        adv = (advanced_composition.__wrapped__(e0, 0.0, k, delta)[0] if e0 < math.log(2)
+               else math.inf)
+        return min(k * e0, adv) - total
 
     hi = total            # k·ε₀ with ε₀ = total already spends ≥ total
     lo = total / k / 10.0
@@ -245,7 +250,7 @@ def plot_svt_vs_composition(epsilon: float, k_max: int = 1000, sensitivity: floa
     sensitivity = check_sensitivity("sensitivity", sensitivity)
     c = check_int("max_above", max_above, minimum=1, maximum=sparse_vector.MAX_ABOVE_MAX)
     if delta is not None:
-        delta = check_delta("delta", delta, allow_zero=False)
+        delta = DELTA_POSITIVE("delta", delta)          # advanced composition's slack δ'
     ks = np.unique(np.round(np.geomspace(1, kmax, 60)).astype(int))
     _, q_scale = sparse_vector.sparse_vector_noise_scales(epsilon, sensitivity, c)
     with np.errstate(over="ignore"):

@@ -6,6 +6,9 @@
   or Gaussian under zCDP), and their expected worst error;
 * :mod:`~dpteach.queries.mwem` — private multiplicative weights (online, on sparse vector)
   and MWEM (synthetic data).
+
+Neighbouring datasets: independent answers are private when one person is added or removed;
+PMW and MWEM when one person is replaced (they use the number of people n, which is public).
 """
 
 from .independent import gaussian_answers, laplace_answers

@@ -16,10 +16,13 @@ share of the budget and add noise to each.
   query at once: the simplest *synthetic data*, whose error grows with the universe
   instead of k.
 
+Neighbouring datasets differ by adding or removing one person (the histogram changes by 1
+in one cell): every guarantee here is for that relation. (Under replace-one the histogram's
+ℓ1 sensitivity, and the answer vector's, doubles; a single count's stays 1.) The number of
+people n only scales the reported errors.
+
 Answers correlated through one synthetic dataset that is *learned* from a few noisy
 measurements — private multiplicative weights and MWEM — are in :mod:`dpteach.queries.mwem`.
-Neighbouring datasets differ by adding or removing one person; n is public
-(:mod:`dpteach.queries.linear`).
 
 References
 ----------
@@ -38,19 +41,11 @@ import math
 import numpy as np
 from scipy import integrate, special
 
-from .._validation import (
-    ParameterError,
-    check_choice,
-    check_delta,
-    check_epsilon,
-    check_int,
-    check_positive,
-    check_rng,
-)
-from .linear import as_queries, check_histogram
+from .._validation import (DELTA_POSITIVE, EPSILON, RNG, SENSITIVITY, ParameterError, choice,
+                           integer, real, validate)
+from .linear import COUNT_MAX, HISTOGRAM, QUERIES
 
 __all__ = [
-    "NOISE_SCALE_MAX",
     "laplace_answers",
     "zcdp_budget",
     "gaussian_answers",
@@ -59,15 +54,15 @@ __all__ = [
     "histogram_answers",
 ]
 
-#: Largest noise scale drawn: a Laplace or Gaussian draw is at most ~40 scales, so every
-#: answer stays finite.
-NOISE_SCALE_MAX = 1e300
+#: a number of queries answered independently (closed forms: no work to bound)
+K = integer(1, 10**9, example=10)
+MECHANISM = choice("laplace", "gaussian")
+#: the number of people n (errors are reported as a fraction of n)
+PEOPLE = real(1.0, COUNT_MAX, example=100.0)
 
 
-def _check_calibration(calibration: str) -> str:
-    return check_choice("calibration", calibration, ("basic", "l1"))
-
-
+@validate(k=K, epsilon=EPSILON, mechanism=MECHANISM, delta=DELTA_POSITIVE,
+          sensitivity=SENSITIVITY.or_none())
 def independent_noise_scale(k: int, epsilon: float, *, mechanism: str = "laplace",
                             delta: float = 1e-6, sensitivity: float | None = None) -> float:
     """Noise scale (counts) for answering k sensitivity-1 queries independently at total ε.
@@ -83,43 +78,27 @@ def independent_noise_scale(k: int, epsilon: float, *, mechanism: str = "laplace
     Parameters
     ----------
     k : int
-        Number of queries, in [1, 10**9].
+        Number of queries.
     epsilon : float
-        Total ε, finite and > 0.
+        Total ε.
     mechanism : {"laplace", "gaussian"}
     delta : float
-        δ of the Gaussian's (ε, δ) guarantee, in (0, 1) (checked, but unused, for Laplace).
+        δ of the Gaussian's (ε, δ) guarantee (unused for Laplace).
     sensitivity : float, optional
         The workload's ℓ1 (Laplace) or ℓ2 (Gaussian) sensitivity instead of the worst case
-        k or √k; finite, > 0.
+        k or √k.
 
     Returns
     -------
     float
-        In (0, 1e300]; settings whose scale underflows to 0 or exceeds 1e300
-        (:data:`NOISE_SCALE_MAX`, where a draw could overflow) are refused.
     """
-    k = check_int("k", k, minimum=1, maximum=10**9)
-    epsilon = check_epsilon("epsilon", epsilon)
-    mechanism = check_choice("mechanism", mechanism, ("laplace", "gaussian"))
-    delta = check_delta("delta", delta, allow_zero=False)
-    if sensitivity is not None:
-        sensitivity = check_positive("sensitivity", sensitivity)
     if mechanism == "laplace":
-        scale = (k if sensitivity is None else sensitivity) / epsilon
-    else:
-        rho = zcdp_budget(epsilon, delta)
-        sens = math.sqrt(k) if sensitivity is None else sensitivity
-        scale = sens / math.sqrt(2.0 * rho) if rho > 0 else math.inf
-    if not 0 < scale <= NOISE_SCALE_MAX:
-        what = (f"exceeds {NOISE_SCALE_MAX:.0e} (its draws would overflow)" if scale
-                else "underflows to 0 (no noise)")
-        raise ParameterError(f"the noise scale {what}; got k={k}, epsilon={epsilon!r}"
-                             + (f", delta={delta!r}" if mechanism == "gaussian" else "")
-                             + ("" if sensitivity is None else f", sensitivity={sensitivity!r}"))
-    return float(scale)
+        return (k if sensitivity is None else sensitivity) / epsilon
+    rho = zcdp_budget(epsilon, delta)
+    return (math.sqrt(k) if sensitivity is None else sensitivity) / math.sqrt(2.0 * rho)
 
 
+@validate(epsilon=EPSILON, delta=DELTA_POSITIVE)
 def zcdp_budget(epsilon: float, delta: float) -> float:
     """The ρ whose zCDP guarantee converts to exactly (ε, δ)-DP by [BS16]_ Prop. 1.3.
 
@@ -131,23 +110,21 @@ def zcdp_budget(epsilon: float, delta: float) -> float:
     Parameters
     ----------
     epsilon : float
-        Finite and > 0.
     delta : float
-        In (0, 1).
+        δ > 0.
 
     Returns
     -------
     float
-        ρ ≥ 0 (0 only where ε² underflows).
+        ρ > 0.
     """
-    epsilon = check_epsilon("epsilon", epsilon)
-    delta = check_delta("delta", delta, allow_zero=False)
     log_inv = -math.log(delta)
     root = math.sqrt(log_inv + epsilon) + math.sqrt(log_inv)
-    # ε·(ε/root)/root: no intermediate exceeds ε, so nothing overflows for ε near 1.8e308
     return epsilon * ((epsilon / root) / root)
 
 
+@validate(queries=QUERIES, hist=HISTOGRAM, epsilon=EPSILON,
+          calibration=choice("basic", "l1"), rng=RNG)
 def laplace_answers(queries, hist, epsilon: float, *, calibration: str = "basic",
                     rng=None) -> np.ndarray:
     """Answer every query independently with Laplace noise; ε-DP in total.
@@ -164,7 +141,7 @@ def laplace_answers(queries, hist, epsilon: float, *, calibration: str = "basic"
     queries : LinearQueries or array_like (k, |U|)
     hist : array_like, shape (|U|,)
     epsilon : float
-        Total ε, finite and > 0.
+        Total ε.
     calibration : {"basic", "l1"}
     rng : None, int or numpy.random.Generator
 
@@ -173,16 +150,12 @@ def laplace_answers(queries, hist, epsilon: float, *, calibration: str = "basic"
     numpy.ndarray, shape (k,)
         Noisy counts.
     """
-    x = check_histogram(hist)
-    q = as_queries(queries, x.size)
-    epsilon = check_epsilon("epsilon", epsilon)
-    calibration = _check_calibration(calibration)
-    sens = None if calibration == "basic" else q.l1_sensitivity()
-    b = independent_noise_scale(q.k, epsilon, sensitivity=sens)
-    gen = check_rng(rng)
-    return q.matrix @ x + gen.laplace(0.0, b, size=q.k)
+    b = (queries.k if calibration == "basic" else queries.l1_sensitivity()) / epsilon
+    return queries.answer(hist) + rng.laplace(0.0, b, size=queries.k)
 
 
+@validate(queries=QUERIES, hist=HISTOGRAM, epsilon=EPSILON, delta=DELTA_POSITIVE,
+          calibration=choice("basic", "l2"), rng=RNG)
 def gaussian_answers(queries, hist, epsilon: float, delta: float, *,
                      calibration: str = "basic", rng=None) -> np.ndarray:
     """Answer every query independently with Gaussian noise; (ε, δ)-DP in total via zCDP.
@@ -197,23 +170,78 @@ def gaussian_answers(queries, hist, epsilon: float, delta: float, *,
     queries, hist, epsilon, rng
         As in :func:`laplace_answers`.
     delta : float
-        In (0, 1).
+        δ > 0.
     calibration : {"basic", "l2"}
 
     Returns
     -------
     numpy.ndarray, shape (k,)
     """
-    x = check_histogram(hist)
-    q = as_queries(queries, x.size)
-    epsilon = check_epsilon("epsilon", epsilon)
-    delta = check_delta("delta", delta, allow_zero=False)
-    calibration = check_choice("calibration", calibration, ("basic", "l2"))
-    sens = None if calibration == "basic" else q.l2_sensitivity()
-    sigma = independent_noise_scale(q.k, epsilon, mechanism="gaussian", delta=delta,
-                                    sensitivity=sens)
-    gen = check_rng(rng)
-    return q.matrix @ x + gen.normal(0.0, sigma, size=q.k)
+    sens = math.sqrt(queries.k) if calibration == "basic" else queries.l2_sensitivity()
+    sigma = sens / math.sqrt(2.0 * zcdp_budget(epsilon, delta))
+    return queries.answer(hist) + rng.normal(0.0, sigma, size=queries.k)
+
+
+@validate(k=K, epsilon=EPSILON, n=PEOPLE, mechanism=MECHANISM, delta=DELTA_POSITIVE)
+def independent_max_error(k: int, epsilon: float, *, n: float = 1.0,
+                          mechanism: str = "laplace", delta: float = 1e-6) -> float:
+    """Expected largest error of k queries answered independently (:func:`laplace_answers`,
+    :func:`gaussian_answers` with ``calibration="basic"``), divided by n.
+
+    * Laplace, ``b = k/ε``: ``|Lap(b)|`` is exponential with mean b, and the maximum of k
+      independent exponentials has mean ``b·H_k`` (``H_k = 1 + ½ + … + 1/k ≈ ln k + 0.577``,
+      Rényi's representation of exponential order statistics): ``k·H_k/(nε)``.
+    * Gaussian, ``σ = √(k/(2ρ))``: ``σ·E max_i |Z_i|``, the expectation evaluated by
+      quadrature of ``∫₀^∞ 1 − (1 − 2Φ(−t))^k dt`` (≈ σ√(2 ln 2k)).
+
+    Parameters
+    ----------
+    k : int
+    epsilon : float
+        Total ε.
+    n : float
+        Number of people (errors as a fraction of n).
+    mechanism : {"laplace", "gaussian"}
+    delta : float
+        δ > 0, for the Gaussian.
+
+    Returns
+    -------
+    float
+    """
+    scale = independent_noise_scale(k, epsilon, mechanism=mechanism, delta=delta)
+    if mechanism == "laplace":
+        factor = float(special.digamma(k + 1) + np.euler_gamma)       # H_k
+    else:
+        factor = _expected_max_abs_normal(k)
+    return float(scale * factor / n)
+
+
+@validate(queries=QUERIES, hist=HISTOGRAM, epsilon=EPSILON, rng=RNG)
+def histogram_answers(queries, hist, epsilon: float, *, rng=None) -> np.ndarray:
+    """Release the whole histogram with ``Lap(1/ε)`` per cell, and answer every query from it.
+
+    The histogram has ℓ1 sensitivity 1 under add/remove-one (one person is in one cell),
+    so the noisy histogram is ε-DP ([DR14]_ Thm 3.6) however many queries are asked
+    afterwards (post-processing): the simplest *synthetic data*. Query i then carries the
+    noise of all the cells it counts, standard deviation ``√(2 Σ_u q_i(u)²)/ε`` — up to
+    ``√(2|U|)/ε``, so this wins on small universes and loses on large ones, where MWEM's
+    error grows only with log|U|.
+
+    Parameters
+    ----------
+    queries, hist, epsilon, rng
+        As in :func:`laplace_answers`.
+
+    Returns
+    -------
+    numpy.ndarray, shape (k,)
+    """
+    if queries.universe_size != hist.size:
+        raise ParameterError(f"queries must be linear over the universe of hist: one column "
+                             f"per cell; got {queries.universe_size} columns for the "
+                             f"{hist.size} cells of hist")
+    return queries.matrix @ (hist + rng.laplace(0.0, 1 / epsilon, size=hist.size))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -230,65 +258,8 @@ def _expected_max_abs_normal(k: int) -> float:
     return a + b
 
 
-def independent_max_error(k: int, epsilon: float, *, n: float = 1.0,
-                          mechanism: str = "laplace", delta: float = 1e-6) -> float:
-    """Expected largest error of k queries answered independently (:func:`laplace_answers`,
-    :func:`gaussian_answers` with ``calibration="basic"``), divided by n.
-
-    * Laplace, ``b = k/ε``: ``|Lap(b)|`` is exponential with mean b, and the maximum of k
-      independent exponentials has mean ``b·H_k`` (``H_k = 1 + ½ + … + 1/k ≈ ln k + 0.577``,
-      Rényi's representation of exponential order statistics): ``k·H_k/(nε)``.
-    * Gaussian, ``σ = √(k/(2ρ))``: ``σ·E max_i |Z_i|``, the expectation evaluated by
-      quadrature of ``∫₀^∞ 1 − (1 − 2Φ(−t))^k dt`` (≈ σ√(2 ln 2k)).
-
-    Parameters
-    ----------
-    k : int
-        In [1, 10**9].
-    epsilon : float
-        Total ε, finite and > 0.
-    n : float
-        Number of people (errors as a fraction of n), finite, > 0.
-    mechanism : {"laplace", "gaussian"}
-    delta : float
-        In (0, 1), for the Gaussian.
-
-    Returns
-    -------
-    float
-    """
-    scale = independent_noise_scale(k, epsilon, mechanism=mechanism, delta=delta)
-    n = check_positive("n", n)
-    k = int(k)
-    if mechanism == "laplace":
-        factor = float(special.digamma(k + 1) + np.euler_gamma)       # H_k
-    else:
-        factor = _expected_max_abs_normal(k)
-    with np.errstate(over="ignore", under="ignore"):
-        return float(scale * factor / n)
-
-
-def histogram_answers(queries, hist, epsilon: float, *, rng=None) -> np.ndarray:
-    """Release the whole histogram with ``Lap(1/ε)`` per cell, and answer every query from it.
-
-    The histogram has ℓ1 sensitivity 1 (one person is in one cell), so the noisy histogram
-    is ε-DP ([DR14]_ Thm 3.6) however many queries are asked afterwards (post-processing):
-    the simplest *synthetic data*. Query i then carries the noise of all the cells it
-    counts, standard deviation ``√(2 Σ_u q_i(u)²)/ε`` — up to ``√(2|U|)/ε``, so this wins on
-    small universes and loses on large ones, where MWEM's error grows only with log|U|.
-
-    Parameters
-    ----------
-    queries, hist, epsilon, rng
-        As in :func:`laplace_answers`.
-
-    Returns
-    -------
-    numpy.ndarray, shape (k,)
-    """
-    x = check_histogram(hist)
-    q = as_queries(queries, x.size)
-    epsilon = check_epsilon("epsilon", epsilon)
-    b = independent_noise_scale(1, epsilon)
-    gen = check_rng(rng)
-    return q.matrix @ (x + gen.laplace(0.0, b, size=x.size))
+# Engineering notes. On the teaching domains every scale is finite and positive: k/ε ≤
+# 1e15 and √k/√(2ρ) ≤ 1e12 (ρ ≥ 2e-15 for ε ≥ 1e-6), so no draw overflows; a workload's own
+# sensitivity may be 0 (queries that count nobody), and then the answers are exact, which
+# is 0-DP. Tests: tests/queries/test_many_queries.py (the expected maxima against simulation
+# and closed forms) and tests/test_domains.py.

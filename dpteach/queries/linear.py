@@ -8,26 +8,21 @@ The setting of private query release ([DR14]_ Ch. 4; [HLM12]_):
   documented universe from UCI Adult: by default age (6 bins) × sex (2) × race (5) = 60
   cells for the 48,842 people.
 * :class:`LinearQueries` — k **linear (counting) queries** as the rows of a k × |U| matrix
-  ``Q`` with entries in [0, 1]: query i counts ``q_i·x = Σ_u q_i(u) x(u)`` people. Adding or
-  removing one person changes each count by at most 1 (sensitivity 1).
+  ``Q`` with entries in [0, 1]: query i counts ``q_i·x = Σ_u q_i(u) x(u)`` people.
   :func:`marginal_queries` builds every cell of the w-way marginals of the columns,
   :func:`random_queries` random subsets of the universe (each cell in with probability ½:
   "arbitrary" counting queries, which overlap a lot).
-* :func:`check_histogram` and :func:`as_queries` are the one check of a histogram and of a
-  set of queries (used by :mod:`dpteach.queries.independent` and :mod:`dpteach.queries.mwem`);
-  :func:`max_error` is the yardstick, ``max_i |q_i·x − a_i| / n``.
+* :func:`max_error` is the yardstick, ``max_i |q_i·x − a_i| / n``.
 
-Neighbouring datasets differ by adding or removing one person: histograms at ℓ1 distance 1.
-The number of people ``n = Σ_u x(u)`` is treated as public, as MWEM's input n ([HLM12]_),
-and errors are reported as a fraction of n.
+Neighbouring datasets: adding or removing one person changes the histogram by 1 in one
+cell (ℓ1 distance 1) and each count by at most 1 (sensitivity 1); replacing one person
+moves one unit between two cells (ℓ1 distance 2), and each count still changes by at most
+1. :mod:`dpteach.queries.independent` assumes the first, :mod:`dpteach.queries.mwem` the
+second (it uses the number of people n, which must be public). Errors are reported as a
+fraction of n.
 
 How to answer many such queries privately: :mod:`dpteach.queries.independent` (each one
 independently, with noise) and :mod:`dpteach.queries.mwem` (private multiplicative weights, MWEM).
-
-Why one file (just over 600 lines, most of it docstrings): the universe, its histograms and
-the queries over it are one idea, a counting query being a vector over the universe's cells.
-The first piece to move out if it grows is the Adult universe (``adult_universe`` and its
-bins), into :mod:`dpteach.datasets`.
 
 References
 ----------
@@ -43,19 +38,13 @@ import itertools
 import math
 import numbers
 from dataclasses import dataclass
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
 
-from .._validation import (
-    ParameterError,
-    check_array,
-    check_choice,
-    check_int,
-    check_probability,
-    check_rng,
-    describe,
-)
+from .._validation import (PROBABILITY, RNG, Domain, ParameterError, array, describe, integer,
+                           validate)
 
 __all__ = [
     "UNIVERSE_MAX",
@@ -65,11 +54,12 @@ __all__ = [
     "ADULT_UNIVERSE_COLUMNS",
     "ADULT_BINS",
     "ADULT_LEVELS",
+    "HISTOGRAM",
+    "QUERIES",
+    "UNIVERSE",
     "Universe",
     "adult_universe",
     "LinearQueries",
-    "check_histogram",
-    "as_queries",
     "marginal_queries",
     "random_queries",
     "max_error",
@@ -104,38 +94,60 @@ ADULT_BINS: dict[str, tuple[float, ...]] = {
 ADULT_UNIVERSE_COLUMNS = ("age", "sex", "race")
 
 
+# ----------------------------------------------------------------------- the domains
+# (their converters are at the end of the module, with the other helpers)
+#: the columns of a universe
+NAMES: Domain = Domain("a non-empty list or tuple of distinct strings",
+                       lambda name, value: _distinct_names(name, value, NAMES),
+                       example=("sex",), edges=(("sex",),),
+                       bad=["sex", None, [], ["a", "a"], [1], 3])
+#: columns of UCI Adult
+ADULT_COLUMNS: Domain = Domain(
+    "a non-empty list or tuple of distinct names from " + ", ".join((*ADULT_BINS, *ADULT_LEVELS)),
+    lambda name, value: _distinct_names(name, value, ADULT_COLUMNS,
+                                        among=(*ADULT_BINS, *ADULT_LEVELS)),
+    example=("age",), edges=(("age",),), bad=["age", None, [], ["age", "age"], ["salary"], 3])
+#: the levels of each column: a universe of at most 10⁶ cells
+LEVELS = Domain("a non-empty list or tuple of level names (a non-empty list or tuple of "
+                "distinct strings) per column, at most 1,000,000 cells in all",
+                lambda name, value: _levels(name, value), example=(("x", "y"),),
+                edges=((("x",),),), bad=[None, (), ("x", "y"), (("x", "x"),), ((),), ((1,),)])
+#: bin edges: None (every column categorical) or one entry per column, None or edges
+EDGES = Domain("None, or one entry per column: None (categorical) or increasing bin edges "
+               "within ±1e6", lambda name, value: _edges(name, value), example=None,
+               edges=(None, (None,)),
+               bad=["abc", 3, ([2.0, 1.0],), ([0.0],), ([0.0, math.nan],)])
+#: other public bin edges for Adult's numeric columns
+BINS = Domain("None or a dict from 'age' / 'hours-per-week' to increasing bin edges within "
+              "±1e6", lambda name, value: _bins(name, value), example=None,
+              edges=(None, {"age": [0, 50, 100]}),
+              bad=["abc", {"sex": [0, 1]}, {"age": [5, 1]}, {"age": [0]}, [0, 1]])
+DATAFRAME = Domain("a pandas DataFrame of at most 10**8 rows",
+                   lambda name, value: _frame(name, value), example=pd.DataFrame({"x": ["x"]}),
+                   bad=[None, "abc", [1, 2], {"x": [1]}])
+#: a query matrix: k ≤ 10⁵ rows (queries) of entries in [0, 1] (sensitivity 1)
+MATRIX = Domain("a k × |U| array of numbers in [0, 1] (k ≤ 100,000 queries, k·|U| ≤ 10**7)",
+                lambda name, value: _matrix(name, value), example=[[1.0, 0.0], [0.5, 0.5]],
+                edges=([[0.0]], [[1.0]]),
+                bad=["abc", None, [1.0, 0.0], [[2.0]], [[-0.5]], [[math.nan]], [[True]],
+                     np.ones((QUERIES_MAX + 1, 1)), len])
+QUERY_NAMES = Domain("None or a list or tuple of strings, one per query",
+                     lambda name, value: _query_names(name, value), example=("q0", "q1"),
+                     edges=(None,), bad=["q0", 3, [1, 2]])
+#: a histogram over a universe: counts ≥ 0 of n people in all (n ≥ 1, counts exact)
+HISTOGRAM = Domain("a 1-D array of counts ≥ 0 (at most 1,000,000 cells) adding up to n "
+                   "in [1, 2**53 − 1]", lambda name, value: _histogram(name, value),
+                   example=[3.0, 1.0, 0.0, 4.0], edges=([1.0], [COUNT_MAX]),
+                   bad=["abc", None, [], [0.0, 0.0], [-1.0, 2.0], [math.nan], [math.inf],
+                        [[1.0]], [True], [COUNT_MAX, 1.0]])
+_BIN_EDGES = array(ndim=1, min_size=2, low=-1e6, high=1e6)
+_MATRIX = array(ndim=2, low=0.0, high=1.0, max_size=MATRIX_MAX)
+_COUNTS = array(ndim=1, low=0.0, high=COUNT_MAX, max_size=UNIVERSE_MAX)
+_CELLS = integer(1, UNIVERSE_MAX)
+
+
 # ------------------------------------------------------------------------ the universe
-def _bin_labels(edges) -> tuple[str, ...]:
-    return tuple(f"{edges[j]:g}-{edges[j + 1] - 1:g}" for j in range(len(edges) - 1))
-
-
-def _names(name: str, value, what: str) -> tuple[str, ...]:
-    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
-        raise TypeError(f"{name} must be a list or tuple of {what}; got {name}="
-                        f"{describe(value)} of type {type(value).__name__}")
-    for v in value:
-        if not isinstance(v, str):
-            raise TypeError(f"{name} must hold {what} (strings); got {name}={describe(value)}")
-    if len(set(value)) != len(value):
-        raise ParameterError(f"{name} must not repeat an entry; got {name}={describe(value)}")
-    return tuple(value)
-
-
-def _numbers(values: pd.Series) -> np.ndarray:
-    """The values as floats: NaN for what is not a number, ±inf beyond the float range."""
-    try:
-        return pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
-    except (OverflowError, TypeError, ValueError):      # e.g. a Python int of 400 digits
-        out = np.full(len(values), np.nan)
-        for i, v in enumerate(values.to_numpy(dtype=object)):
-            if isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)):
-                try:
-                    out[i] = float(v)
-                except OverflowError:
-                    out[i] = math.inf if v > 0 else -math.inf
-        return out
-
-
+@validate(columns=NAMES, levels=LEVELS, edges=EDGES)
 @dataclass(frozen=True)
 class Universe:
     """A finite data universe: every combination of the levels of a few columns.
@@ -146,14 +158,13 @@ class Universe:
     Parameters
     ----------
     columns : tuple of str
-        Column names, distinct, at least one.
+        Column names.
     levels : tuple of tuple of str
-        The levels of each column (distinct strings, at least one each). The product of
-        the numbers of levels, |U|, must be in [1, 10**6].
+        The levels of each column. The product of the numbers of levels is |U|.
     edges : tuple of (tuple of float or None), optional
-        For a numeric column cut into bins, its increasing, finite bin edges (one more
-        than its levels; bin j is ``[e_j, e_{j+1})``); None for a categorical column.
-        Omitted: every column is categorical.
+        For a numeric column cut into bins, its increasing bin edges (one more than its
+        levels; bin j is ``[e_j, e_{j+1})``); None for a categorical column. Omitted:
+        every column is categorical.
     """
 
     columns: tuple
@@ -161,40 +172,15 @@ class Universe:
     edges: tuple | None = None
 
     def __post_init__(self):
-        columns = _names("columns", self.columns, "column names")
-        if not columns:
-            raise ParameterError("columns must name at least one column; got columns=()")
-        if not isinstance(self.levels, (list, tuple)) or len(self.levels) != len(columns):
+        if len(self.levels) != len(self.columns):
             raise ParameterError(f"levels must hold one tuple of levels per column "
-                                 f"({len(columns)}); got levels={describe(self.levels)}")
-        levels = tuple(_names("levels", lv, "level names") for lv in self.levels)
-        empty = [c for c, lv in zip(columns, levels) if not lv]
-        if empty:
-            raise ParameterError(f"levels must give every column at least one level (an "
-                                 f"empty universe has nothing to count); got no levels "
-                                 f"for {empty}")
-        size = math.prod(len(lv) for lv in levels)
-        if size > UNIVERSE_MAX:
-            raise ParameterError(f"levels must give a universe of at most {UNIVERSE_MAX:,} "
-                                 f"cells; got {size:,} cells "
-                                 f"({' × '.join(str(len(v)) for v in levels)})")
-        edges = self.edges if self.edges is not None else (None,) * len(columns)
-        if not isinstance(edges, (list, tuple)) or len(edges) != len(columns):
-            raise ParameterError(f"edges must hold one entry (bin edges or None) per column; "
-                                 f"got edges={describe(self.edges)}")
-        checked = []
-        for col, lv, e in zip(columns, levels, edges):
-            if e is None:
-                checked.append(None)
-                continue
-            arr = check_array("edges", e, ndim=1, min_size=2)
-            if arr.size != len(lv) + 1 or np.any(np.diff(arr) <= 0):
-                raise ParameterError(f"edges of {col!r} must increase and hold one more value "
-                                     f"than its {len(lv)} levels; got edges={describe(e)}")
-            checked.append(tuple(float(v) for v in arr))
-        object.__setattr__(self, "columns", columns)
-        object.__setattr__(self, "levels", levels)
-        object.__setattr__(self, "edges", tuple(checked))
+                                 f"({len(self.columns)}); got {len(self.levels)}")
+        edges = self.edges if self.edges is not None else (None,) * len(self.columns)
+        if len(edges) != len(self.columns) or any(
+                e is not None and len(e) != len(lv) + 1 for e, lv in zip(edges, self.levels)):
+            raise ParameterError(f"edges must hold one entry per column, None or one more "
+                                 f"edge than the column's levels; got edges={describe(edges)}")
+        object.__setattr__(self, "edges", edges)
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -206,11 +192,6 @@ class Universe:
         """|U|, the number of cells."""
         return math.prod(self.shape)
 
-    def _frame(self, flat: np.ndarray) -> pd.DataFrame:
-        codes = np.unravel_index(flat, self.shape)
-        return pd.DataFrame({c: pd.Categorical.from_codes(codes[i], categories=list(lv))
-                             for i, (c, lv) in enumerate(zip(self.columns, self.levels))})
-
     def cells(self) -> pd.DataFrame:
         """Every cell as a row of level labels, in cell-index order (``size`` rows).
 
@@ -218,27 +199,27 @@ class Universe:
         """
         return self._frame(np.arange(self.size))
 
+    @validate(indices=array(ndim=1, min_size=0, max_size=10**7, low=0, high=UNIVERSE_MAX - 1,
+                            integers=True, example=[0, 1]))
     def decode(self, indices) -> pd.DataFrame:
         """The cells with the given indices as rows of level labels (e.g. sampled records).
 
         Parameters
         ----------
         indices : array_like of int, shape (m,)
-            Cell indices in ``[0, size)``; m ≤ 10**7.
+            Cell indices in ``[0, size)``.
 
         Returns
         -------
         pandas.DataFrame
             One categorical column per universe column (categories: its levels).
         """
-        idx = check_array("indices", indices, ndim=1, min_size=0, allow_bool=False)
-        if idx.size > 10**7:
-            raise ParameterError(f"indices must hold at most 10**7 cells; got {idx.size:,}")
-        if idx.size and (np.any(idx != np.round(idx)) or idx.min() < 0 or idx.max() >= self.size):
+        if indices.size and indices.max() >= self.size:
             raise ParameterError(f"indices must be integers in [0, {self.size}); got "
                                  f"indices={describe(indices)}")
-        return self._frame(idx.astype(np.int64))
+        return self._frame(indices.astype(np.int64))
 
+    @validate(df=DATAFRAME)
     def to_histogram(self, df: pd.DataFrame) -> np.ndarray:
         """The histogram of ``df`` over this universe: the number of rows in each cell.
 
@@ -250,23 +231,21 @@ class Universe:
         Parameters
         ----------
         df : pandas.DataFrame
-            With (at least) the universe's columns; at most 10**8 rows.
+            With the universe's columns, each once.
 
         Returns
         -------
         numpy.ndarray of float, shape (size,)
             Counts summing to ``len(df)``.
         """
-        if not isinstance(df, pd.DataFrame):
-            raise TypeError(f"df must be a pandas DataFrame; got df of type {type(df).__name__}")
         missing = [c for c in self.columns if c not in df.columns]
-        if missing:
-            raise ParameterError(f"df must have the universe's columns {list(self.columns)}; "
-                                 f"got df without {missing}")
-        if len(df) > 10**8:
-            raise ParameterError(f"df must have at most 10**8 rows; got {len(df):,}")
+        twice = [c for c in self.columns if np.sum(df.columns == c) > 1]
+        if missing or twice:
+            raise ParameterError(f"df must have each of the universe's columns "
+                                 f"{list(self.columns)} once; got df without {missing}"
+                                 + (f" and with {twice} more than once" if twice else ""))
         codes = []
-        for col, lv, e in zip(self.columns, self.levels, self.edges):
+        for col, lv, e in zip(self.columns, self.levels, cast(tuple, self.edges)):
             values = df[col]
             code = pd.Index(list(lv), dtype=object).get_indexer(
                 pd.Index(values.to_numpy(), dtype=object)).astype(np.int64)
@@ -292,6 +271,23 @@ class Universe:
         return np.bincount(flat, minlength=self.size).astype(float)
 
 
+    def _frame(self, flat: np.ndarray) -> pd.DataFrame:
+        codes = np.unravel_index(flat, self.shape)
+        return pd.DataFrame({c: pd.Categorical.from_codes(codes[i], categories=list(lv))
+                             for i, (c, lv) in enumerate(zip(self.columns, self.levels))})
+
+
+#: a universe (the argument of marginal_queries and sample_rows)
+UNIVERSE = Domain("a Universe", lambda name, value: _universe(name, value),
+                  bad=[None, 3, "abc", ("sex",)])
+#: a universe, or just its number of cells
+UNIVERSE_OR_SIZE = Domain("a Universe or its number of cells |U| in [1, 1000000]",
+                          lambda name, value: _universe_or_size(name, value), example=10,
+                          edges=(1, UNIVERSE_MAX), bad=[0, UNIVERSE_MAX + 1, 2.5, "abc", None,
+                                                        True])
+
+
+@validate(columns=ADULT_COLUMNS, bins=BINS)
 def adult_universe(columns=ADULT_UNIVERSE_COLUMNS, bins=None) -> Universe:
     """A small universe over columns of UCI Adult (no column with missing values).
 
@@ -305,56 +301,34 @@ def adult_universe(columns=ADULT_UNIVERSE_COLUMNS, bins=None) -> Universe:
     Parameters
     ----------
     columns : sequence of str
-        Distinct names from the list above (at least one).
+        Distinct names from the list above.
     bins : dict, optional
-        Other public bin edges for ``age`` / ``hours-per-week``: at least two increasing
-        numbers within ±10**6, bin j ``[e_j, e_{j+1})``, chosen without looking at the data.
+        Other public bin edges for ``age`` / ``hours-per-week`` (bin j ``[e_j, e_{j+1})``),
+        chosen without looking at the data.
 
     Returns
     -------
     Universe
     """
-    allowed = tuple(ADULT_BINS) + tuple(ADULT_LEVELS)
-    cols = _names("columns", columns, "Adult column names")
-    if not cols:
-        raise ParameterError("columns must name at least one Adult column; got columns=()")
-    for c in cols:
-        check_choice("columns", c, allowed)
-    if bins is None:
-        bins = {}
-    if not isinstance(bins, dict):
-        raise TypeError(f"bins must be a dict (column → bin edges) or None; got "
-                        f"bins={describe(bins)} of type {type(bins).__name__}")
-    for key in bins:
-        check_choice("bins", key, tuple(ADULT_BINS))
-    levels, edges = [], []
-    for c in cols:
-        if c in ADULT_BINS:
-            e = check_array("bins", bins.get(c, ADULT_BINS[c]), ndim=1, min_size=2)
-            if np.any(np.diff(e) <= 0) or np.any(np.abs(e) > 1e6):
-                raise ParameterError(f"bins[{c!r}] must be increasing numbers within ±1e6; "
-                                     f"got bins={describe(bins)}")
-            edges.append(tuple(float(v) for v in e))
-            levels.append(_bin_labels(edges[-1]))
-        else:
-            edges.append(None)
-            levels.append(ADULT_LEVELS[c])
-    return Universe(tuple(cols), tuple(levels), tuple(edges))
+    edges = [bins.get(c, ADULT_BINS[c]) if c in ADULT_BINS else None for c in columns]
+    levels = [ADULT_LEVELS[c] if e is None else _bin_labels(e) for c, e in zip(columns, edges)]
+    return Universe(columns, tuple(levels), tuple(edges))
 
 
 # ------------------------------------------------------------------------ the queries
+@validate(matrix=MATRIX, names=QUERY_NAMES)
 class LinearQueries:
     """k linear (counting) queries over a universe: the rows of a k × |U| matrix in [0, 1].
 
     Query i answers ``q_i·x = Σ_u Q[i, u] x(u)`` on a histogram x; with entries in [0, 1]
-    each answer changes by at most 1 when one person is added or removed ([DR14]_ Ch. 4).
-    A query that is not linear in the histogram (a median, a ratio, a function of the
-    rows) cannot be written this way and is refused.
+    each answer changes by at most 1 when one person is added, removed or replaced
+    ([DR14]_ Ch. 4). A query that is not linear in the histogram (a median, a ratio, a
+    function of the rows) cannot be written this way and is refused.
 
     Parameters
     ----------
     matrix : array_like, shape (k, |U|)
-        Finite entries in [0, 1]; 1 ≤ k ≤ 10**5, k·|U| ≤ 10**7.
+        One row per query, entries in [0, 1].
     names : sequence of str, optional
         One label per query (default ``"q0"``, ``"q1"``, …).
 
@@ -366,32 +340,14 @@ class LinearQueries:
     """
 
     def __init__(self, matrix, names=None):
-        if callable(matrix) and not isinstance(matrix, np.ndarray):
-            raise TypeError("matrix must be a k × |U| array of numbers in [0, 1]; a function is "
-                            "not a linear query: write down its value on every cell of the "
-                            f"universe; got matrix={describe(matrix)}")
-        m = check_array("matrix", matrix, ndim=2, min_size=1)
-        k, size = m.shape
-        if k > QUERIES_MAX or m.size > MATRIX_MAX:
-            raise ParameterError(f"matrix must have at most {QUERIES_MAX:,} rows and "
-                                 f"{MATRIX_MAX:,} entries; got shape {m.shape}")
-        if np.any(m < 0) or np.any(m > 1):
-            raise ParameterError("matrix must hold linear counting queries with entries in "
-                                 f"[0, 1] (sensitivity 1); got entries in [{m.min():g}, "
-                                 f"{m.max():g}]")
-        m = np.array(m, dtype=float)          # own copy
+        k = matrix.shape[0]
+        if names is not None and len(names) != k:
+            raise ParameterError(f"names must have one entry per query ({k}); got "
+                                 f"{len(names)} names")
+        m = np.array(matrix, dtype=float)          # own copy
         m.setflags(write=False)
-        if names is None:
-            names = tuple(f"q{i}" for i in range(k))
-        else:
-            if isinstance(names, (str, bytes)) or not isinstance(names, (list, tuple)):
-                raise TypeError(f"names must be a list or tuple of str; got "
-                                f"names={describe(names)}")
-            names = tuple(str(v) for v in names)
-            if len(names) != k:
-                raise ParameterError(f"names must have one entry per query ({k}); got "
-                                     f"{len(names)} names")
-        self._matrix, self._names = m, names
+        self._matrix = m
+        self._names = tuple(f"q{i}" for i in range(k)) if names is None else names
 
     @property
     def matrix(self) -> np.ndarray:
@@ -415,90 +371,45 @@ class LinearQueries:
     def __repr__(self) -> str:
         return f"LinearQueries(k={self.k}, universe_size={self.universe_size})"
 
+    @validate(hist=HISTOGRAM)
     def answer(self, hist) -> np.ndarray:
         """The exact answers ``Q x`` (counts) on a histogram over the universe."""
-        x = check_histogram(hist, self.universe_size)
-        return self._matrix @ x
+        if self.universe_size != hist.size:
+            raise ParameterError(f"queries must be linear over the universe of hist: one column "
+                                 f"per cell; got {self.universe_size} columns for the "
+                                 f"{hist.size} cells of hist")
+        return self._matrix @ hist
 
-    def first(self, k: int) -> "LinearQueries":
-        """The first k queries (1 ≤ k ≤ self.k), e.g. a prefix of a random workload."""
-        k = check_int("k", k, minimum=1, maximum=self.k)
+    @validate(k=integer(1, QUERIES_MAX))
+    def first(self, k: int) -> LinearQueries:
+        """The first k queries (k ≤ self.k), e.g. a prefix of a random workload."""
+        if k > self.k:
+            raise ParameterError(f"k must be at most the number of queries {self.k}; got k={k}")
         return LinearQueries(self._matrix[:k], self._names[:k])
 
     def l1_sensitivity(self) -> float:
-        """ℓ1 sensitivity of the answer vector: ``max_u Σ_i Q[i, u]`` (≤ k).
-
-        One person sits in one cell u and changes query i by ``Q[i, u]``.
-        """
+        """ℓ1 sensitivity of the answer vector when one person is added or removed:
+        ``max_u Σ_i Q[i, u]`` (≤ k). One person sits in one cell u and changes query i by
+        ``Q[i, u]``."""
         return float(self._matrix.sum(axis=0).max())
 
     def l2_sensitivity(self) -> float:
-        """ℓ2 sensitivity of the answer vector: ``max_u √(Σ_i Q[i, u]²)`` (≤ √k)."""
+        """ℓ2 sensitivity of the answer vector when one person is added or removed:
+        ``max_u √(Σ_i Q[i, u]²)`` (≤ √k)."""
         return float(math.sqrt((self._matrix ** 2).sum(axis=0).max()))
 
 
-def check_histogram(hist, universe_size: int | None = None, name: str = "hist") -> np.ndarray:
-    """A histogram of counts: 1-D, finite, ≥ 0, with n = Σ x(u) in [1, 2**53 − 1].
-
-    The one check of every histogram argument (here and in :mod:`dpteach.queries.mwem`).
-
-    Parameters
-    ----------
-    hist : array_like, shape (|U|,)
-        Counts per cell (non-negative; need not be integers). |U| in [1, 10**6]; an empty
-        universe is refused.
-    universe_size : int, optional
-        The |U| the histogram must have (e.g. the queries' number of columns), in
-        [1, 10**6].
-    name : str
-        The argument's name in error messages.
-    """
-    if universe_size is not None:
-        universe_size = check_int("universe_size", universe_size, minimum=1,
-                                  maximum=UNIVERSE_MAX)
-    x = check_array(name, hist, ndim=1, min_size=1)
-    if x.size > UNIVERSE_MAX:
-        raise ParameterError(f"{name} must have at most {UNIVERSE_MAX:,} cells; got {x.size:,}")
-    if np.any(x < 0):
-        raise ParameterError(f"{name} must hold counts >= 0; got {name}={describe(hist)}")
-    n = math.fsum(x) if np.all(x < 1e300) else math.inf
-    if not 1 <= n <= COUNT_MAX:
-        raise ParameterError(f"{name} must count between 1 and 2**53 − 1 people in all "
-                             f"(n = Σ counts); got n={n:g}")
-    if universe_size is not None and x.size != universe_size:
-        raise ParameterError(f"{name} must have one count per cell of the queries' universe "
-                             f"({universe_size}); got {x.size} cells")
-    return x
+def _queries(name: str, value) -> LinearQueries:
+    return value if isinstance(value, LinearQueries) else LinearQueries(MATRIX(name, value))
 
 
-def as_queries(queries, universe_size: int | None = None) -> LinearQueries:
-    """``queries`` as :class:`LinearQueries` over a universe of ``universe_size`` cells.
-
-    Accepts a :class:`LinearQueries` or a k × |U| matrix. Anything that is not linear over
-    that universe — a function, a matrix with another number of columns, entries outside
-    [0, 1] — is refused naming ``queries``. ``universe_size``, if given, is in [1, 10**6].
-    """
-    if universe_size is not None:
-        universe_size = check_int("universe_size", universe_size, minimum=1,
-                                  maximum=UNIVERSE_MAX)
-    if not isinstance(queries, LinearQueries):
-        if callable(queries) and not isinstance(queries, np.ndarray):
-            raise TypeError("queries must be LinearQueries or a k × |U| matrix in [0, 1]; a "
-                            "function is not a linear query over the universe (write down its "
-                            f"value on every cell); got queries={describe(queries)}")
-        try:
-            queries = LinearQueries(queries)
-        except ParameterError as exc:
-            raise ParameterError(str(exc).replace("matrix", "queries")) from None
-        except TypeError as exc:
-            raise TypeError(str(exc).replace("matrix", "queries")) from None
-    if universe_size is not None and queries.universe_size != universe_size:
-        raise ParameterError(f"queries must be linear over the histogram's universe: one "
-                             f"column per cell ({universe_size}); got {queries.universe_size} "
-                             f"columns")
-    return queries
+#: queries: LinearQueries, or their matrix
+QUERIES = Domain("LinearQueries or " + MATRIX.text, _queries,
+                 example=[[1.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 1.0], [0.5, 0.0, 0.5, 0.0]],
+                 edges=MATRIX.edges, bad=MATRIX.bad)
 
 
+@validate(universe=UNIVERSE, ways=integer(1, 64))
 def marginal_queries(universe: Universe, ways: int = 2) -> LinearQueries:
     """Every cell of every ``ways``-way marginal of the universe's columns.
 
@@ -511,17 +422,16 @@ def marginal_queries(universe: Universe, ways: int = 2) -> LinearQueries:
     ----------
     universe : Universe
     ways : int
-        In [1, number of columns].
+        At most the number of columns.
 
     Returns
     -------
     LinearQueries
         ``Σ_{column sets} Π levels`` queries.
     """
-    if not isinstance(universe, Universe):
-        raise TypeError(f"universe must be a Universe; got universe of type "
-                        f"{type(universe).__name__}")
-    ways = check_int("ways", ways, minimum=1, maximum=len(universe.columns))
+    if ways > len(universe.columns):
+        raise ParameterError(f"ways must be at most the number of columns "
+                             f"{len(universe.columns)}; got ways={ways}")
     codes = np.indices(universe.shape).reshape(len(universe.shape), -1)
     combos = list(itertools.combinations(range(len(universe.columns)), ways))
     k = sum(math.prod(universe.shape[c] for c in combo) for combo in combos)
@@ -540,6 +450,8 @@ def marginal_queries(universe: Universe, ways: int = 2) -> LinearQueries:
     return LinearQueries(np.array(rows, dtype=float), names)
 
 
+@validate(universe=UNIVERSE_OR_SIZE, k=integer(1, QUERIES_MAX, work=True), density=PROBABILITY,
+          rng=RNG)
 def random_queries(universe, k: int, *, density: float = 0.5, rng=None) -> LinearQueries:
     """k random counting queries: each cell belongs to each query with probability ``density``.
 
@@ -551,27 +463,24 @@ def random_queries(universe, k: int, *, density: float = 0.5, rng=None) -> Linea
     Parameters
     ----------
     universe : Universe or int
-        The universe, or its number of cells |U| (≥ 1).
+        The universe, or its number of cells |U|.
     k : int
-        In [1, 10**5], with k·|U| ≤ 10**7.
+        The number of queries, with k·|U| ≤ 10**7.
     density : float
-        Probability in [0, 1].
+        Probability.
     rng : None, int or numpy.random.Generator
     """
-    if isinstance(universe, Universe):
-        size = universe.size
-    elif isinstance(universe, numbers.Integral) and not isinstance(universe, (bool, np.bool_)):
-        size = check_int("universe", universe, minimum=1, maximum=UNIVERSE_MAX)
-    else:
-        raise TypeError(f"universe must be a Universe or a number of cells; got "
-                        f"universe={describe(universe)} of type {type(universe).__name__}")
-    k = check_int("k", k, minimum=1, maximum=min(QUERIES_MAX, MATRIX_MAX // size))
-    density = check_probability("density", density)
-    gen = check_rng(rng)
-    return LinearQueries((gen.random((k, size)) < density).astype(float))
+    size = universe.size if isinstance(universe, Universe) else universe
+    if k * size > MATRIX_MAX:
+        raise ParameterError(f"k must be at most {MATRIX_MAX:,} / |U| = {MATRIX_MAX // size:,} "
+                             f"for a universe of {size:,} cells; got k={k}")
+    return LinearQueries((rng.random((k, size)) < density).astype(float))
 
 
 # ----------------------------------------------------------------- answering, errors
+@validate(queries=QUERIES, hist=HISTOGRAM,
+          answers=array(ndim=1, low=-1e18, high=1e18).or_none(),
+          synthetic=array(ndim=1, low=0.0, high=1e18).or_none())
 def max_error(queries, hist, *, answers=None, synthetic=None) -> float:
     """The largest error of estimated answers, as a fraction of n: ``max_i |q_i·x − a_i| / n``.
 
@@ -591,22 +500,137 @@ def max_error(queries, hist, *, answers=None, synthetic=None) -> float:
     -------
     float
     """
-    x = check_histogram(hist)
-    q = as_queries(queries, x.size)
+    true = queries.answer(hist)
     if (answers is None) == (synthetic is None):
-        raise TypeError("max_error needs exactly one of answers= or synthetic=; got "
-                        + ("neither" if answers is None else "both"))
-    if answers is not None:
-        est = check_array("answers", answers, ndim=1)
-        if est.size != q.k:
-            raise ParameterError(f"answers must hold one estimate per query ({q.k}); got "
-                                 f"{est.size}")
-    else:
-        y = check_array("synthetic", synthetic, ndim=1)
-        if y.size != x.size or np.any(y < 0):
-            raise ParameterError(f"synthetic must be a histogram of {x.size} weights >= 0; got "
-                                 f"synthetic={describe(synthetic)}")
-        est = q.matrix @ y
-    n = float(x.sum())
-    with np.errstate(over="ignore"):
-        return float(np.max(np.abs(q.matrix @ x - est)) / n)
+        raise ParameterError("max_error needs exactly one of answers= or synthetic=; got "
+                             + ("neither" if answers is None else "both"))
+    if answers is not None and answers.size != queries.k:
+        raise ParameterError(f"answers must hold one estimate per query ({queries.k}); got "
+                             f"{answers.size}")
+    if synthetic is not None and synthetic.size != hist.size:
+        raise ParameterError(f"synthetic must hold one weight per cell ({hist.size}); got "
+                             f"{synthetic.size}")
+    est = answers if answers is not None else queries.matrix @ synthetic
+    return float(np.max(np.abs(true - est)) / float(hist.sum()))
+
+
+# ------------------------------------------------------------------------ helpers
+# the domains' converters: each returns the value to use or raises ParameterError naming it
+def _distinct_names(name: str, value, domain: Domain, among: tuple[str, ...] | None = None):
+    if (isinstance(value, (list, tuple)) and value and len(set(value)) == len(value)
+            and all(isinstance(v, str) and (among is None or v in among) for v in value)):
+        return tuple(value)
+    raise domain.refuse(name, value)
+
+
+def _levels(name: str, value):
+    if not isinstance(value, (list, tuple)) or not value:
+        raise LEVELS.refuse(name, value)
+    levels = tuple(NAMES(name, lv) for lv in value)
+    size = math.prod(len(lv) for lv in levels)
+    if size > UNIVERSE_MAX:
+        raise ParameterError(f"{name} must give a universe of at most {UNIVERSE_MAX:,} cells; "
+                             f"got {size:,} cells ({' × '.join(str(len(v)) for v in levels)})")
+    return levels
+
+
+def _edges(name: str, value):
+    if value is None:
+        return None
+    if not isinstance(value, (list, tuple)):
+        raise EDGES.refuse(name, value)
+    out = tuple(None if e is None else tuple(float(v) for v in _BIN_EDGES(name, e))
+                for e in value)
+    if any(e is not None and np.any(np.diff(e) <= 0) for e in out):
+        raise EDGES.refuse(name, value)
+    return out
+
+
+def _bins(name: str, value):
+    if value is None:
+        return {}
+    if not isinstance(value, dict) or any(k not in ADULT_BINS for k in value):
+        raise BINS.refuse(name, value)
+    out = {k: _BIN_EDGES(name, v) for k, v in value.items()}
+    if any(np.any(np.diff(e) <= 0) for e in out.values()):
+        raise BINS.refuse(name, value)
+    return {k: tuple(float(v) for v in e) for k, e in out.items()}
+
+
+def _frame(name: str, value):
+    if isinstance(value, pd.DataFrame) and len(value) <= 10**8:
+        return value
+    raise DATAFRAME.refuse(name, value)
+
+
+def _universe(name: str, value) -> Universe:
+    if isinstance(value, Universe):
+        return value
+    raise UNIVERSE.refuse(name, value)
+
+
+def _universe_or_size(name: str, value):
+    if isinstance(value, Universe):
+        return value
+    try:
+        return _CELLS(name, value)
+    except ParameterError:
+        raise UNIVERSE_OR_SIZE.refuse(name, value) from None
+
+
+def _matrix(name: str, value):
+    if callable(value) and not isinstance(value, np.ndarray):
+        raise ParameterError(f"{name} must be {MATRIX.text}; a function is not a linear query: "
+                             f"write down its value on every cell of the universe; got "
+                             f"{name}={describe(value)}")
+    m = _MATRIX(name, value)
+    if m.shape[0] > QUERIES_MAX:
+        raise ParameterError(f"{name} must be {MATRIX.text}; got {m.shape[0]:,} rows")
+    return m
+
+
+def _query_names(name: str, value):
+    if value is None:
+        return None
+    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    raise QUERY_NAMES.refuse(name, value)
+
+
+def _histogram(name: str, value) -> np.ndarray:
+    x = _COUNTS(name, value)
+    n = math.fsum(x)
+    if not 1 <= n <= COUNT_MAX:
+        raise ParameterError(f"{name} must be {HISTOGRAM.text}; got n = Σ counts = {n:g}")
+    return x
+
+
+def _bin_labels(edges) -> tuple[str, ...]:
+    return tuple(f"{edges[j]:g}-{edges[j + 1] - 1:g}" for j in range(len(edges) - 1))
+
+
+def _numbers(values: pd.Series) -> np.ndarray:
+    """The values as floats: NaN for what is not a number, ±inf beyond the float range."""
+    try:
+        return pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
+    except (OverflowError, TypeError, ValueError):      # e.g. a Python int of 400 digits
+        out = np.full(len(values), np.nan)
+        for i, v in enumerate(values.to_numpy(dtype=object)):
+            if isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)):
+                try:
+                    out[i] = float(v)
+                except OverflowError:
+                    out[i] = math.inf if cast(Any, v) > 0 else -math.inf
+        return out
+
+
+
+UNIVERSE.example = Universe(("sex",), (("Female", "Male"),))   # (built with the converters above)
+
+
+# Engineering notes. The universe, its histograms and the queries over it are one idea (a
+# counting query is a vector over the universe's cells); the first piece to move out if
+# this module grows is the Adult universe (adult_universe and its bins), into
+# dpteach.datasets. Bounds: |U| ≤ 10⁶ cells (an 8 MB histogram), k ≤ 10⁵ queries and
+# k·|U| ≤ 10⁷ matrix entries (80 MB); counts below 2⁵³, where doubles hold every integer.
+# Tests: tests/queries/test_many_queries.py and tests/test_domains.py.

@@ -12,9 +12,9 @@ with a **multiplicative-weights** step each time:
   updated. At most c updates, so its privacy is the sparse vector's plus c Laplace answers
   (:class:`PMWResult`), whatever the number of queries.
 * :func:`mwem` — offline ([HLM12]_ Algorithm 1): T rounds of "pick a badly answered query
-  with the exponential mechanism (:func:`dpteach.mechanisms.selection.exponential_mechanism`, ε/(2T)),
-  measure it with Laplace (ε/(2T)), multiplicative-weights update"; the output is the
-  average of the T distributions, a synthetic histogram (:class:`MWEMResult`), and
+  with the exponential mechanism (:func:`dpteach.mechanisms.selection.exponential_mechanism`,
+  ε/(2T)), measure it with Laplace (ε/(2T)), multiplicative-weights update"; the output is
+  the average of the T distributions, a synthetic histogram (:class:`MWEMResult`), and
   :func:`sample_rows` draws synthetic people from it.
 * :func:`mwem_privacy` — MWEM's budget by basic composition (ε, the paper's accounting,
   :func:`dpteach.accounting.composition.basic_composition`) and what zCDP and RDP give for the same
@@ -28,9 +28,12 @@ boosting algorithm over the universe; each round fixes the query the current dis
 answers worst, and after about ``log|U|/α²`` such corrections every query is within α.
 The privacy cost grows with the number of corrections, not with the number of queries.
 
-Neighbouring datasets differ by adding or removing one person; the number of people n is
-public (MWEM's input n, [HLM12]_). Counts are the currency inside (every query has
-sensitivity 1); thresholds and errors are fractions of n.
+Neighbouring datasets differ by **replacing one person**: the number of people n is fixed
+and public (MWEM's input n, [HLM12]_), since both algorithms use it (the synthetic
+distribution has total n; the update divides by 2n; PMW's threshold is α·n). Every counting
+query then has sensitivity 1, and so has every score and error the algorithms compare.
+Under add/remove-one the same guarantees need n public, e.g. released first with its own
+budget. Counts are the currency inside; thresholds and errors are fractions of n.
 
 References
 ----------
@@ -55,24 +58,16 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._validation import (
-    ParameterError,
-    check_array,
-    check_delta,
-    check_epsilon,
-    check_in_range,
-    check_int,
-    check_rng,
-    describe,
-)
-from ..accounting.rdp import DEFAULT_ORDERS, laplace_rdp
-from ..accounting.convert import rdp_to_epsilon
-from ..accounting.zcdp import zcdp_to_epsilon
+from .._validation import (DELTA_POSITIVE, EPSILON, RNG, ParameterError, array, describe, integer,
+                           real, validate)
 from ..accounting.composition import advanced_composition, basic_composition
-from .linear import Universe, as_queries, check_histogram, max_error
-from .independent import NOISE_SCALE_MAX, independent_max_error
+from ..accounting.convert import rdp_to_epsilon
+from ..accounting.rdp import DEFAULT_ORDERS, laplace_rdp
+from ..accounting.zcdp import zcdp_to_epsilon
 from ..mechanisms.selection import exponential_mechanism
 from ..mechanisms.sparse_vector import SparseVector
+from .independent import independent_max_error
+from .linear import HISTOGRAM, QUERIES, UNIVERSE, Universe, max_error
 
 __all__ = [
     "T_MAX",
@@ -96,44 +91,13 @@ UPDATES_MAX = 2 * 10**5  #: most multiplicative-weights updates of one run (a fe
 C_MAX = 10**4            #: most paid updates c of one PMW run
 SAMPLE_MAX = 10**7       #: most synthetic rows drawn at once
 
-
-def _check_split(epsilon: float, split) -> tuple[float, float]:
-    """``split`` = (ε₁, ε₂) with ε₁ + ε₂ = ε (relative 1e-9); None → (ε/2, ε/2)."""
-    if split is None:
-        return epsilon / 2.0, epsilon / 2.0
-    if isinstance(split, (str, bytes)) or not isinstance(split, (list, tuple, np.ndarray)):
-        raise TypeError(f"split must be a pair (ε₁, ε₂) of numbers adding up to epsilon; got "
-                        f"split={describe(split)} of type {type(split).__name__}")
-    parts = check_array("split", split, ndim=1, min_size=2)
-    if parts.size != 2 or np.any(parts <= 0):
-        raise ParameterError(f"split must be two numbers > 0; got split={describe(split)}")
-    total = math.fsum(parts)
-    if not math.isclose(total, epsilon, rel_tol=1e-9):
-        raise ParameterError(f"split must add up to the budget epsilon={epsilon!r}; got "
-                             f"split={describe(split)}, which adds up to {total!r}")
-    return float(parts[0]), float(parts[1])
-
-
-def _mw_step(synthetic: np.ndarray, query: np.ndarray, measured: float, n: float) -> np.ndarray:
-    """One multiplicative-weights update ([HLM12]_ Algorithm 1), renormalised to total n.
-
-    ``A(u) ∝ A(u)·exp(q(u)·(m − q·A)/(2n))``. The measurement is clipped to [0, n] (every
-    count lies there; clipping a released value is post-processing), so the exponent is in
-    [−½, ½] and nothing overflows.
-    """
-    m = min(max(measured, 0.0), n)
-    step = (m - float(query @ synthetic)) / (2.0 * n)
-    out = synthetic * np.exp(step * query)
-    return out * (n / out.sum())
-
-
-def _pmw_step(synthetic: np.ndarray, query: np.ndarray, answer: float, n: float,
-              eta: float | None) -> np.ndarray:
-    """PMW's update towards a released answer: MWEM's step, or the fixed step ±η."""
-    if eta is None:
-        return _mw_step(synthetic, query, answer, n)
-    out = synthetic * np.exp((eta if answer > float(query @ synthetic) else -eta) * query)
-    return out * (n / out.sum())
+ROUNDS = integer(1, T_MAX, work=True, example=5)
+PASSES = integer(0, PASSES_MAX, work=True, example=1)
+#: (ε₁, ε₂): two positive parts of the budget, adding up to ε
+SPLIT = array(ndim=1, min_size=2, max_size=2, low=1e-9, high=1e3, example=[0.5, 0.5],
+              text="a pair (ε₁, ε₂) of numbers in [1e-9, 1000]").or_none()
+#: a threshold or step as a fraction of n
+FRACTION = real(1e-6, 1.0, example=0.1)
 
 
 # ----------------------------------------------------------------------------- online
@@ -162,6 +126,9 @@ class PMWResult:
     laplace_scale: float
 
 
+@validate(queries=QUERIES, hist=HISTOGRAM, epsilon=EPSILON, threshold=FRACTION,
+          max_updates=integer(1, C_MAX, work=True), split=SPLIT,
+          learning_rate=FRACTION.or_none(), passes=PASSES, rng=RNG)
 def private_multiplicative_weights(queries, hist, *, epsilon: float, threshold: float,
                                    max_updates: int, split=None, learning_rate=None,
                                    passes: int = 0, rng=None) -> PMWResult:
@@ -187,80 +154,66 @@ def private_multiplicative_weights(queries, hist, *, epsilon: float, threshold: 
     vector's own guarantee: [DR14]_ Thm 3.25), for any number of queries and adaptively
     chosen ones.
 
+    Neighbouring datasets: replace one person (n, used in the threshold and the update, is
+    fixed and public; under add/remove-one, publish n first). Every query then has
+    sensitivity 1, and so has the error that sparse vector compares.
+
     Parameters
     ----------
     queries : LinearQueries or array_like (k, |U|)
-        k ≤ 10**5.
     hist : array_like, shape (|U|,)
         The true histogram.
     epsilon : float
-        Total ε, finite and > 0.
+        Total ε.
     threshold : float
-        α in (0, 1]: an update is triggered by an error above about α·n people.
+        α: an update is triggered by an error above about α·n people.
     max_updates : int
-        c in [1, 10,000].
+        c, the most paid answers.
     split : (float, float), optional
-        (ε₁ for sparse vector, ε₂ for the Laplace answers), both > 0, adding up to
-        ``epsilon``; default (ε/2, ε/2).
+        (ε₁ for sparse vector, ε₂ for the Laplace answers), adding up to ``epsilon``;
+        default (ε/2, ε/2).
     learning_rate : float, optional
-        η in (0, 1] for the fixed step; None for MWEM's error-scaled step.
+        η for the fixed step; None for MWEM's error-scaled step.
     passes : int
-        Extra passes over the past Laplace answers after each update, in [0, 100]; with at
-        most ``c + passes·c(c+1)/2 ≤ 2·10⁵`` updates and ``k·|U|`` plus that times |U| at
-        most 10⁹ cell operations (a few seconds; more is refused naming passes).
+        Extra passes over the past Laplace answers after each update; at most
+        ``c + passes·c(c+1)/2 ≤ 2·10⁵`` updates and 10⁹ cell operations in all.
     rng : None, int or numpy.random.Generator
 
     Returns
     -------
     PMWResult
     """
-    x = check_histogram(hist)
-    q = as_queries(queries, x.size)
-    epsilon = check_epsilon("epsilon", epsilon)
-    alpha = check_in_range("threshold", threshold, 0.0, 1.0, low_inclusive=False)
-    c = check_int("max_updates", max_updates, minimum=1, maximum=C_MAX)
-    eps_sv, eps_lap = _check_split(epsilon, split)
-    eta = None if learning_rate is None else check_in_range(
-        "learning_rate", learning_rate, 0.0, 1.0, low_inclusive=False)
-    passes = check_int("passes", passes, minimum=0, maximum=PASSES_MAX)
-    updates = c + passes * c * (c + 1) // 2
-    if updates > UPDATES_MAX or q.k * x.size + updates * x.size > WORK_MAX:
-        raise ParameterError(f"passes={passes} over up to max_updates={c} answers make up to "
-                             f"{updates:,} updates of {x.size:,} cells for {q.k:,} queries: more "
-                             f"than {UPDATES_MAX:.0e} updates or {WORK_MAX:.0e} cell operations "
-                             f"(a few seconds); lower passes or max_updates")
-    gen = check_rng(rng)
-    n = float(x.sum())
-    scale = c / eps_lap if eps_lap > 0 else math.inf
-    if not scale <= NOISE_SCALE_MAX or eps_sv == 0:
-        raise ParameterError(f"the Laplace scale max_updates/ε₂ exceeds {NOISE_SCALE_MAX:.0e} "
-                             f"(its draws would overflow) or ε₁ underflows to 0; got "
-                             f"epsilon={epsilon!r}, "
-                             f"max_updates={c}, split=({eps_sv!r}, {eps_lap!r})")
-    sv = SparseVector(alpha * n, eps_sv, sensitivity=1.0, max_above=c, rng=gen)
-    true = q.matrix @ x
-    synth = np.full(x.size, n / x.size)
+    true = queries.answer(hist)
+    c = max_updates
+    _bounded_work(queries.k, hist.size, c + passes * c * (c + 1) // 2, 0,
+                  f"passes={passes} over up to max_updates={c} answers")
+    eps_sv, eps_lap = _split(epsilon, split)
+    n = float(hist.sum())
+    scale = c / eps_lap                 # each of the at most c Laplace answers gets ε₂/c
+    sv = SparseVector(threshold * n, eps_sv, sensitivity=1.0, max_above=c, rng=rng)
+    synth = np.full(hist.size, n / hist.size)
     answers, updated, past = [], [], []
-    for i in range(q.k):
-        row = q.matrix[i]
+    for i in range(queries.k):
+        row = queries.matrix[i]
         estimate = float(row @ synth)
         if not sv.query(abs(true[i] - estimate)):
             answers.append(estimate)
             updated.append(False)
             continue
-        noisy = float(true[i] + gen.laplace(0.0, scale))
+        noisy = float(true[i] + rng.laplace(0.0, scale))
         answers.append(noisy)
         updated.append(True)
         past.append((i, noisy))
-        synth = _pmw_step(synth, row, noisy, n, eta)
+        synth = _pmw_step(synth, row, noisy, n, learning_rate)
         for _ in range(passes):
             for j, a in past:
-                synth = _pmw_step(synth, q.matrix[j], a, n, eta)
+                synth = _pmw_step(synth, queries.matrix[j], a, n, learning_rate)
         if sv.halted:
             break
     return PMWResult(np.asarray(answers), np.asarray(updated, dtype=bool), synth,
                      len(answers), int(sum(updated)), sv.halted, epsilon, eps_sv, eps_lap,
-                     alpha, c, float(scale))
+                     threshold, c, float(scale))
+
 
 
 # ---------------------------------------------------------------------------- offline
@@ -290,93 +243,70 @@ class MWEMResult:
     n: float
 
 
+@validate(queries=QUERIES, hist=HISTOGRAM, epsilon=EPSILON, T=ROUNDS, passes=PASSES,
+          split=SPLIT, rng=RNG)
 def mwem(queries, hist, *, epsilon: float, T: int, passes: int = 0, split=None,
          rng=None) -> MWEMResult:
     """MWEM: multiplicative weights with the exponential mechanism ([HLM12]_ Algorithm 1).
 
-    Start from A₀ = n × uniform. In round t = 1 … T:
+    Start from A₀ = n × uniform; in round t = 1 … T:
 
-    1. **select** a query with the exponential mechanism
-       (:func:`~dpteach.mechanisms.selection.exponential_mechanism`, ε_s = ε/(2T)) on the score
+    1. **select** q_t by the exponential mechanism with ε/(2T) on the score
        ``|q·A_{t−1} − q·x|`` (sensitivity 1: A_{t−1} is computed from released values);
-    2. **measure** it: ``m_t = q·x + Lap(1/ε_m)`` with ε_m = ε/(2T), i.e. ``Lap(2T/ε)``;
-    3. **update**: ``A_t(u) ∝ A_{t−1}(u)·exp(q(u)(m_t − q·A_{t−1})/(2n))`` (total n).
+    2. **measure** ``m_t = q_t·x + Lap(2T/ε)``;
+    3. **update** ``A_t(u) ∝ A_{t−1}(u)·exp(q_t(u)(m_t − q_t·A_{t−1})/(2n))``, total n.
 
-    Output: the average of A₁ … A_T. Privacy: 2T mechanisms of ε/(2T) each, ε in total by
-    basic composition ([HLM12]_; [DR14]_ Thm 3.16); see :func:`mwem_privacy`. Accuracy: with
-    probability ≥ 1 − 2T/k the maximum error is at most ``2n√(ln|U|/T) + 10T ln k/ε``
-    ([HLM12]_ Thm 2.2): more rounds fit the data better but each measurement gets noisier.
-
-    ``passes > 0`` is the paper's practical improvement: after each new measurement, cycle
-    ``passes`` more times through *all* measurements taken so far, updating with each —
-    the same privacy (post-processing of the measurements), much faster convergence.
-    ``split`` moves budget between selection and measurement (the paper's is the default).
+    Output: the average of A₁ … A_T. Privacy: 2T mechanisms of ε/(2T), ε-DP by basic
+    composition ([DR14]_ Thm 3.16), for neighbours that replace one person (n is public);
+    see :func:`mwem_privacy`. Accuracy ([HLM12]_ Thm 2.2): with probability ≥ 1 − 2T/k the
+    largest error is at most ``2n√(ln|U|/T) + 10T ln k/ε``: more rounds fit better, but
+    each measurement is noisier.
 
     Parameters
     ----------
     queries : LinearQueries or array_like (k, |U|)
     hist : array_like, shape (|U|,)
+        The true histogram x of n people.
     epsilon : float
-        Total ε, finite and > 0.
+        Total ε.
     T : int
-        Rounds, in [1, 1,000].
+        Rounds (with the passes, at most 2·10⁵ updates and 10⁹ cell operations in all).
     passes : int
-        Extra passes over the past measurements per round, in [0, 100].
+        The paper's practical improvement: after each measurement, cycle ``passes`` more
+        times through all measurements so far (post-processing: the same privacy, faster).
     split : (float, float), optional
-        (total ε of the T selections, total ε of the T measurements), both > 0, adding up to
-        ``epsilon``; default (ε/2, ε/2), i.e. ε/(2T) each per round.
+        Total ε of the T selections and of the T measurements, adding up to ``epsilon``;
+        default (ε/2, ε/2), the paper's.
     rng : None, int or numpy.random.Generator
-
-    Bounds: the run makes ``T + passes·T(T+1)/2`` updates and touches about
-    ``T·k·|U| + updates·|U|`` cells; more than 2·10⁵ updates or 10⁹ cells (a few seconds)
-    is refused naming T and passes.
 
     Returns
     -------
     MWEMResult
     """
-    x = check_histogram(hist)
-    q = as_queries(queries, x.size)
-    epsilon = check_epsilon("epsilon", epsilon)
-    T = check_int("T", T, minimum=1, maximum=T_MAX)
-    passes = check_int("passes", passes, minimum=0, maximum=PASSES_MAX)
-    eps_select_total, eps_measure_total = _check_split(epsilon, split)
-    updates = T + passes * T * (T + 1) // 2
-    work = T * q.k * x.size + updates * x.size
-    if updates > UPDATES_MAX or work > WORK_MAX:
-        raise ParameterError(f"T={T} rounds with passes={passes} on {q.k:,} queries over "
-                             f"{x.size:,} cells make {updates:,} updates and touch {work:.2g} "
-                             f"cells, more than {UPDATES_MAX:.0e} updates or {WORK_MAX:.0e} "
-                             f"cells (a few seconds): lower T or passes")
-    eps_s, eps_m = eps_select_total / T, eps_measure_total / T
-    scale = 1.0 / eps_m if eps_m > 0 else math.inf
-    if eps_s == 0 or not math.isfinite(scale):
-        raise ParameterError(f"the per-round budget epsilon/(2T) underflows; got "
-                             f"epsilon={epsilon!r}, T={T}"
-                             + ("" if split is None else f", split={describe(split)}"))
-    gen = check_rng(rng)
-    n = float(x.sum())
-    Q = q.matrix
-    true = Q @ x
-    synth = np.full(x.size, n / x.size)
-    total = np.zeros(x.size)
-    selected = np.empty(T, dtype=np.int64)
-    measured = np.empty(T)
+    true = queries.answer(hist)
+    _bounded_work(queries.k, hist.size, T + passes * T * (T + 1) // 2, T,
+                  f"T={T} rounds with passes={passes}")
+    eps_select, eps_measure = _split(epsilon, split)
+    eps_s, eps_m = eps_select / T, eps_measure / T            # per round: ε/(2T) each
+    Q, n = queries.matrix, float(hist.sum())
+    A = np.full(hist.size, n / hist.size)                     # A₀ = n × uniform
+    total, selected, measured = np.zeros(hist.size), np.empty(T, dtype=np.int64), np.empty(T)
     for t in range(T):
-        scores = np.abs(Q @ synth - true)
-        # the unchecked mechanism: the scores and ε/(2T) are made here, in a loop
-        i = exponential_mechanism.__wrapped__(scores, 1.0, eps_s, rng=gen)
-        m = min(max(float(true[i] + gen.laplace(0.0, scale)), 0.0), n)
+        # 1. select (the unchecked mechanism: ε/(2T) may lie below the ε a student types)
+        i = exponential_mechanism.__wrapped__(np.abs(Q @ A - true), 1.0, eps_s, rng=rng)
+        m = min(max(float(true[i] + rng.laplace(0.0, 1.0 / eps_m)), 0.0), n)   # 2. measure
         selected[t], measured[t] = i, m
-        synth = _mw_step(synth, Q[i], m, n)
+        A = _mw_step(A, Q[i], m, n)                                            # 3. update
         for _ in range(passes):
             for j in range(t + 1):
-                synth = _mw_step(synth, Q[selected[j]], measured[j], n)
-        total += synth
-    return MWEMResult(total / T, synth, selected, measured, epsilon, T, passes, eps_s, eps_m,
-                      float(scale), n)
+                A = _mw_step(A, Q[selected[j]], measured[j], n)
+        total += A
+    return MWEMResult(total / T, A, selected, measured, epsilon, T, passes, eps_s, eps_m,
+                      1.0 / eps_m, n)
 
 
+@validate(universe=UNIVERSE, synthetic=array(ndim=1, low=0.0, high=1e18, example=[1.0, 1.0]),
+          n_rows=integer(0, SAMPLE_MAX, work=True), rng=RNG)
 def sample_rows(universe: Universe, synthetic, n_rows: int, rng=None) -> pd.DataFrame:
     """Draw synthetic people from a synthetic histogram (e.g. :attr:`MWEMResult.synthetic`).
 
@@ -387,9 +317,9 @@ def sample_rows(universe: Universe, synthetic, n_rows: int, rng=None) -> pd.Data
     ----------
     universe : Universe
     synthetic : array_like, shape (universe.size,)
-        Finite weights ≥ 0, not all 0.
+        Weights ≥ 0, not all 0.
     n_rows : int
-        In [0, 10**7].
+        The number of rows to draw.
     rng : None, int or numpy.random.Generator
 
     Returns
@@ -397,20 +327,11 @@ def sample_rows(universe: Universe, synthetic, n_rows: int, rng=None) -> pd.Data
     pandas.DataFrame
         ``n_rows`` rows, one column per universe column.
     """
-    if not isinstance(universe, Universe):
-        raise TypeError(f"universe must be a Universe; got universe of type "
-                        f"{type(universe).__name__}")
-    w = check_array("synthetic", synthetic, ndim=1)
-    if w.size != universe.size or np.any(w < 0):
-        raise ParameterError(f"synthetic must hold {universe.size} weights >= 0 (one per cell); "
-                             f"got synthetic={describe(synthetic)}")
-    top = float(w.max())
-    if top == 0:
-        raise ParameterError(f"synthetic must have a positive total; got all {w.size} weights 0")
-    n_rows = check_int("n_rows", n_rows, minimum=0, maximum=SAMPLE_MAX)
-    gen = check_rng(rng)
-    p = w / top                                       # in [0, 1]: the sum cannot overflow
-    idx = gen.choice(universe.size, size=n_rows, p=p / p.sum())
+    if synthetic.size != universe.size or synthetic.max() == 0:
+        raise ParameterError(f"synthetic must hold {universe.size} weights (one per cell), not "
+                             f"all 0; got synthetic={describe(synthetic)}")
+    p = synthetic / synthetic.max()
+    idx = rng.choice(universe.size, size=n_rows, p=p / p.sum())
     return universe.decode(idx)
 
 
@@ -442,6 +363,7 @@ class MWEMPrivacy:
     advanced_epsilon: float
 
 
+@validate(epsilon=EPSILON, T=ROUNDS, delta=DELTA_POSITIVE)
 def mwem_privacy(epsilon: float, T: int, delta: float = 1e-6) -> MWEMPrivacy:
     """The privacy of :func:`mwem` with budget ε and T rounds (default split), four ways.
 
@@ -451,24 +373,13 @@ def mwem_privacy(epsilon: float, T: int, delta: float = 1e-6) -> MWEMPrivacy:
     Parameters
     ----------
     epsilon : float
-        Finite and > 0.
     T : int
-        In [1, 1,000].
     delta : float
-        In (0, 1): the δ of the (ε′, δ) conversions.
+        The δ > 0 of the (ε′, δ) conversions.
     """
-    epsilon = check_epsilon("epsilon", epsilon)
-    T = check_int("T", T, minimum=1, maximum=T_MAX)
-    delta = check_delta("delta", delta, allow_zero=False)
     eps0 = epsilon / (2 * T)
-    if eps0 == 0:
-        raise ParameterError(f"the per-step budget epsilon/(2T) underflows; got "
-                             f"epsilon={epsilon!r}, T={T}")
     basic, _ = basic_composition([eps0] * (2 * T))
     rho = 2 * T * (eps0 * eps0 / 2)
-    if not math.isfinite(rho):
-        raise ParameterError(f"epsilon is too large for zCDP: ρ = ε²/(4T) overflows; got "
-                             f"epsilon={epsilon!r}, T={T}")
     zcdp = zcdp_to_epsilon(rho, delta)
     orders = np.asarray(DEFAULT_ORDERS, dtype=float)
     select = np.minimum(eps0, orders * (eps0 * eps0 / 2))
@@ -480,6 +391,8 @@ def mwem_privacy(epsilon: float, T: int, delta: float = 1e-6) -> MWEMPrivacy:
 
 
 # ------------------------------------------------------------------------- comparison
+@validate(queries=QUERIES, hist=HISTOGRAM, epsilon=EPSILON, T=ROUNDS, passes=PASSES,
+          repeats=integer(1, 100, work=True), delta=DELTA_POSITIVE, rng=RNG)
 def compare_independent(queries, hist, epsilon: float, *, T: int = 30, passes: int = 10,
                         repeats: int = 5, delta: float = 1e-6, rng=None) -> dict:
     """MWEM against answering each query independently, at the same total ε.
@@ -499,9 +412,9 @@ def compare_independent(queries, hist, epsilon: float, *, T: int = 30, passes: i
     T, passes
         As in :func:`mwem`.
     repeats : int
-        Independent MWEM runs, in [1, 100].
+        Independent MWEM runs.
     delta : float
-        In (0, 1), for the Gaussian.
+        δ > 0, for the Gaussian.
     rng : None, int or numpy.random.Generator
         The runs draw from it in turn.
 
@@ -509,20 +422,63 @@ def compare_independent(queries, hist, epsilon: float, *, T: int = 30, passes: i
     -------
     dict
     """
-    x = check_histogram(hist)
-    q = as_queries(queries, x.size)
-    epsilon = check_epsilon("epsilon", epsilon)
-    repeats = check_int("repeats", repeats, minimum=1, maximum=100)
-    delta = check_delta("delta", delta, allow_zero=False)
-    gen = check_rng(rng)
-    n = float(x.sum())
-    out = {"laplace": independent_max_error(q.k, epsilon, n=n),
-           "gaussian": independent_max_error(q.k, epsilon, n=n, mechanism="gaussian",
+    queries.answer(hist)                                      # over the universe of hist
+    n = float(hist.sum())
+    out = {"laplace": independent_max_error(queries.k, epsilon, n=n),
+           "gaussian": independent_max_error(queries.k, epsilon, n=n, mechanism="gaussian",
                                              delta=delta)}
     avg, last = np.empty(repeats), np.empty(repeats)
     for r in range(repeats):
-        res = mwem(q, x, epsilon=epsilon, T=T, passes=passes, rng=gen)
-        avg[r] = max_error(q, x, synthetic=res.synthetic)
-        last[r] = max_error(q, x, synthetic=res.last)
+        res = mwem(queries, hist, epsilon=epsilon, T=T, passes=passes, rng=rng)
+        avg[r] = max_error(queries, hist, synthetic=res.synthetic)
+        last[r] = max_error(queries, hist, synthetic=res.last)
     out["mwem"], out["mwem_last"] = avg, last
     return out
+
+
+# ------------------------------------------------------------------------- helpers
+def _split(epsilon: float, split) -> tuple[float, float]:
+    """``split`` = (ε₁, ε₂) adding up to ε (relative 1e-9); None → (ε/2, ε/2)."""
+    if split is None:
+        return epsilon / 2.0, epsilon / 2.0
+    if not math.isclose(math.fsum(split), epsilon, rel_tol=1e-9):
+        raise ParameterError(f"split must add up to the budget epsilon={epsilon!r}; got "
+                             f"split={describe(split)}, which adds up to {math.fsum(split)!r}")
+    return float(split[0]), float(split[1])
+
+
+def _bounded_work(k: int, size: int, updates: int, rounds: int, what: str) -> None:
+    """At most UPDATES_MAX updates and WORK_MAX cell operations: what finishes in seconds."""
+    work = max(rounds, 1) * k * size + updates * size
+    if updates > UPDATES_MAX or work > WORK_MAX:
+        raise ParameterError(f"{what} on {k:,} queries over {size:,} cells make {updates:,} "
+                             f"updates and {work:.2g} cell operations, more than "
+                             f"{UPDATES_MAX:.0e} updates or {WORK_MAX:.0e} (a few seconds)")
+
+
+def _mw_step(synthetic: np.ndarray, query: np.ndarray, measured: float, n: float) -> np.ndarray:
+    """``A(u) ∝ A(u)·exp(q(u)·(m − q·A)/(2n))``, total n ([HLM12]_ Algorithm 1), with m
+    clipped to [0, n] (post-processing: every count lies there)."""
+    m = min(max(measured, 0.0), n)
+    step = (m - float(query @ synthetic)) / (2.0 * n)
+    out = synthetic * np.exp(step * query)
+    return out * (n / out.sum())
+
+
+def _pmw_step(synthetic: np.ndarray, query: np.ndarray, answer: float, n: float,
+              eta: float | None) -> np.ndarray:
+    """PMW's update towards a released answer: MWEM's step, or the fixed step ±η."""
+    if eta is None:
+        return _mw_step(synthetic, query, answer, n)
+    out = synthetic * np.exp((eta if answer > float(query @ synthetic) else -eta) * query)
+    return out * (n / out.sum())
+
+
+# Engineering notes. Work bounds: T ≤ 1000 rounds, passes ≤ 100, c ≤ 10⁴ paid updates, and
+# at most 2·10⁵ multiplicative-weights updates or 10⁹ cell operations per run (a few
+# seconds on one core), refused by _bounded_work naming the arguments that set them. A
+# split's parts are at least 1e-9, so the per-round and per-answer Laplace scales (2T/ε,
+# c/ε₂) stay below 1e13 and no draw overflows. The measurement is clipped to [0, n]
+# (post-processing of a released value), so every update's exponent lies in [−½, ½].
+# Tests: tests/queries/test_many_queries.py (one round against its exact expectation, the
+# Laplace scales, the privacy accounting) and tests/test_domains.py.
