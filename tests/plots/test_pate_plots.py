@@ -275,7 +275,7 @@ def test_teacher_agreement_counts_the_plurality_votes():
     assert (rule.key, rule.axis, rule.value) == ("threshold", "x", 300.0)
     assert data.x_domain[0] < 125 and data.x_domain[1] > 300       # T is on the axis
     assert data.title.startswith("Agreement of 250 teachers on 6 queries")
-    assert "median plurality: 86% of the votes; the plurality is right on 66.7%" in data.title
+    assert "median plurality: 86% of the votes\nthe plurality is right on 66.7%" in data.title
     # without labels or threshold: one series, no rule, and a histogram of one value still draws
     plain = RUNS.teacher_agreement_data([[3, 1], [3, 0]])
     assert [s.key for s in plain.series] == ["queries"] and not plain.rules
