@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import json
 import math
 import re
 
@@ -39,6 +40,7 @@ from dpteach.attacks import differencing as D
 from dpteach.attacks import membership as M
 from dpteach.attacks import roc as R
 from dpteach.plots import attacks as P
+from dpteach.plots.figure import FigureData, to_vega_lite
 
 MODULES = (D, M, R, P)
 
@@ -154,6 +156,12 @@ def lira_ok(kw, r):
 
 def figure(kw, r):
     return isinstance(r, Figure)
+
+
+def figure_data(kw, r):
+    """A FigureData whose browser chart is plain JSON (no NaN, no inf)."""
+    json.dumps(to_vega_lite(r), allow_nan=False)
+    return isinstance(r, FigureData)
 
 
 # ------------------------------------------------------------------------- the table
@@ -272,6 +280,14 @@ CASES = [
      st.dictionaries(st.one_of(INTS, EXTREME_POSITIVE_FLOATS), PROBS, min_size=1, max_size=3),
      figure),
 ]
+# each plot_x draws x_data: the data functions get the same rows (a FigureData whose browser
+# chart is valid JSON)
+DATA_FUNCTIONS = {P.plot_neighbour_differences: P.neighbour_differences_data,
+                  P.plot_noisy_difference: P.noisy_difference_data,
+                  P.plot_attack_success: P.attack_success_data,
+                  P.plot_averaging_attack: P.averaging_attack_data}
+CASES += [(DATA_FUNCTIONS[f], valid, arg, strat, figure_data)
+          for f, valid, arg, strat, *_ in list(CASES) if f in DATA_FUNCTIONS]
 
 # Parameters that are not numbers (choices, names, axes, estimators, labels, flags): not
 # extreme-value targets. Booleans are checked by test_boolean_parameters_refuse_non_booleans.
@@ -286,7 +302,7 @@ BOOLEANS = [(D.threshold_attack, {"db": DB, "target": 1, "threshold": 2}, "allow
                                        "y": np.arange(20) % 2, "n_models": 2, "rng": 0},
              "progress")]
 SLOW = {P.plot_neighbour_differences, P.plot_noisy_difference, P.plot_attack_success,
-        P.plot_averaging_attack, M.run_shadow_experiment}
+        P.plot_averaging_attack, M.run_shadow_experiment, *DATA_FUNCTIONS.values()}
 
 
 def _case_id(case):

@@ -125,7 +125,7 @@ def test_privacy_loss_gaussian_unbounded_with_shading():
     expected = stats.norm.logpdf(x, 0, sigma) - stats.norm.logpdf(x, 1, sigma)
     np.testing.assert_allclose(loss, expected, atol=1e-9)
     assert np.max(np.abs(loss)) > 1.0                   # exceeds ε somewhere in view
-    shaded = [p for p in fig.axes[0].patches if p.get_gid() == "loss-exceeds"]
+    shaded = [p for p in fig.axes[0].patches if p.get_gid().startswith("loss-exceeds")]
     assert len(shaded) == 2
     # the printed probability P_D[|L| > ε] with L ~ N(μ, 2μ), μ = Δ²/(2σ²)
     mu = 1 / (2 * sigma ** 2)
@@ -395,23 +395,25 @@ def test_privacy_loss_data_laplace_and_gaussian():
     sigma = gaussian_sigma(1.0, 1.0, 1e-5)
     data = cal.privacy_loss_data(1.0, 1.0, 1e-5, mechanism="gaussian")
     assert "ε = 1, δ = 1e-05" in data.title
-    assert _keys(data)[0] == ["loss-exceeds-left", "loss-exceeds-right", "loss"]
+    assert _keys(data)[0] == ["loss"]
+    assert [sp.key for sp in data.spans] == ["loss-exceeds-left", "loss-exceeds-right"]
     loss = data.series_by_key("loss")
     np.testing.assert_allclose(loss.y, mech.gaussian_privacy_loss(loss.x, 1.0, sigma),
                                atol=1e-9)
-    # |loss| > ε exactly outside Δ/2 ± εσ²/Δ: the bands end there
+    # |loss| > ε exactly outside Δ/2 ± εσ²/Δ: the spans end there, over the full height
     cut = sigma ** 2
-    left, right = data.series_by_key("loss-exceeds-left"), data.series_by_key("loss-exceeds-right")
-    assert left.x[-1] == pytest.approx(0.5 - cut) and right.x[0] == pytest.approx(0.5 + cut)
-    assert left.x[0] == loss.x[0] and right.x[-1] == loss.x[-1]
-    assert np.all(left.y2 >= np.abs(loss.y).max())                # the full height
+    left, right = data.spans
+    assert left.high == pytest.approx(0.5 - cut) and right.low == pytest.approx(0.5 + cut)
+    assert left.low == loss.x[0] and right.high == loss.x[-1]
+    assert left.axis == right.axis == "x"
     mu = 1 / (2 * sigma ** 2)
     p = stats.norm.sf((1 - mu) / math.sqrt(2 * mu)) + stats.norm.cdf((-1 - mu) / math.sqrt(2 * mu))
     assert data.extra["p_exceeds"] == pytest.approx(p, rel=1e-9)
     assert f"{p:.2g}" in left.label and right.label == ""
     gids, spec = _both_renderers(data)
     assert "loss" in gids
-    assert [layer["mark"]["type"] for layer in spec["layer"]][:3] == ["area", "area", "line"]
+    assert [layer["mark"]["type"] for layer in spec["layer"]][:3] == ["rect", "rect", "line"]
+    assert "y" not in spec["layer"][0]["encoding"]                # a span: the full height
 
 
 def test_sigma_and_error_data_against_the_mechanisms():
@@ -453,7 +455,7 @@ def test_calibration_data_functions_refuse_what_the_plots_refuse():
             func(1.0, 1e-5, epsilons=[0.5, -1.0])
 
 
-def test_rr_probabilities_data_and_spec():
+def test_rr_probabilities_data_and_its_browser_chart():
     data = rrp.rr_probabilities_data(gamma=0.25)
     assert "γ = 0.25" in data.title and "ε = 1.1" in data.title and "= 3 =" in data.title
     assert _keys(data) == (["true=0", "true=1"], [])
@@ -462,9 +464,16 @@ def test_rr_probabilities_data_and_spec():
     np.testing.assert_allclose(yes.y, [0.25, 0.75])
     np.testing.assert_allclose(no.x, [-0.2, 0.8])
     np.testing.assert_allclose(rrp.rr_probabilities_data(epsilon=math.log(3)).series[0].y, no.y)
+    # the reports name the two groups of bars; each bar's probability is written above it
+    assert data.x_ticks == ((0.0, rrp.REPORTS[0]), (1.0, rrp.REPORTS[1]))
+    assert [(t.x, t.y, t.text) for t in data.texts] == [
+        (-0.2, 0.75, "0.750"), (0.8, 0.25, "0.250"), (0.2, 0.25, "0.250"), (1.2, 0.75, "0.750")]
     fig = to_matplotlib(data)
-    assert len([p for p in fig.axes[0].patches if p.get_gid() == "true=1"]) == 2
-    spec = json.loads(json.dumps(rrp.rr_probabilities_spec(gamma=0.25)))
+    ax = fig.axes[0]
+    assert len([p for p in ax.patches if p.get_gid() == "true=1"]) == 2
+    assert [t.get_text() for t in ax.texts] == ["0.750", "0.250", "0.250", "0.750"]
+    assert [t.get_text() for t in ax.get_xticklabels()] == list(rrp.REPORTS)
+    spec = json.loads(json.dumps(to_vega_lite(data)))
     assert spec["title"]["text"] == data.title.split("\n")
     bars = [layer for layer in spec["layer"] if layer["mark"]["type"] == "bar"]
     assert len(bars) == 2 and all(b["encoding"]["y2"] == {"datum": 0} for b in bars)
@@ -477,7 +486,7 @@ def test_rr_probabilities_data_and_spec():
     with pytest.raises(ValueError, match="gamma"):
         rrp.rr_probabilities_data(gamma=0.5)
     with pytest.raises(ValueError, match="height"):
-        rrp.rr_probabilities_spec(gamma=0.25, height=10)
+        to_vega_lite(data, height=10)
 
 
 def test_rr_estimator_data_histogram_rules_and_title():
@@ -536,22 +545,32 @@ def test_plot_neighbour_differences():
     from dpteach.attacks.differencing import count_at_least
     from dpteach.plots import attacks as atp
 
+    def heights(fig):
+        """The bars' heights in the order of the people (bits 1 and 0 are two series)."""
+        bars = [p for p in fig.axes[0].patches if p.get_gid().startswith("difference")]
+        bars.sort(key=lambda p: p.get_x())
+        return [p.get_height() for p in bars]
+
     db = np.array([1, 0, 1, 1, 0, 0, 1, 0, 0, 0])
     fig = atp.plot_neighbour_differences("mean", db)
     _check_common(fig, "mean", "0.0667")             # max(|1 − m|, m)/(n − 1) = 0.6/9
-    heights = [p.get_height() for p in fig.axes[0].patches if p.get_gid() == "difference"]
-    np.testing.assert_allclose(heights, (db - 0.4) / 9)
+    np.testing.assert_allclose(heights(fig), (db - 0.4) / 9)
+    data = atp.neighbour_differences_data("mean", db)
+    ones = data.series_by_key("difference-bit-1")
+    np.testing.assert_array_equal(ones.x, np.flatnonzero(db == 1))
+    np.testing.assert_allclose(ones.y, 0.6 / 9)
+    assert data.extra["sensitivity"] == pytest.approx(0.6 / 9)
     fig = atp.plot_neighbour_differences(count_at_least(4), db)
-    assert "count_at_least_4" in fig.axes[0].get_title()
-    heights = [p.get_height() for p in fig.axes[0].patches if p.get_gid() == "difference"]
-    np.testing.assert_array_equal(heights, db)
+    assert "count at least 4" in fig.axes[0].get_title()    # the function's name, in words
+    np.testing.assert_array_equal(heights(fig), db)
     with pytest.raises(ValueError, match="db"):
         atp.plot_neighbour_differences("sum", [0, np.nan, 1])
     with pytest.raises(ValueError, match="scalar"):
         atp.plot_neighbour_differences(lambda x: np.bincount(x, minlength=2), db)
     fig = atp.plot_neighbour_differences("sum", [0.5, 3.0, 2.0])       # real values allowed
-    heights = [p.get_height() for p in fig.axes[0].patches if p.get_gid() == "difference"]
-    np.testing.assert_allclose(heights, [0.5, 3.0, 2.0])
+    np.testing.assert_allclose(heights(fig), [0.5, 3.0, 2.0])
+    nobody = atp.neighbour_differences_data("mean", [1, 1, 1])           # sensitivity 0
+    assert [t.text for t in nobody.texts] == ["no single person changes the answer"]
     with pytest.raises(TypeError, match="name"):
         atp.plot_neighbour_differences("sum", db, name=3)
 
@@ -619,6 +638,7 @@ def test_plot_averaging_attack():
 # --------------------------------------------- the data functions behind the app's charts
 from _props import BAD_CHOICE, BAD_POSITIVE, BAD_PROB, bad_int  # noqa: E402
 
+from dpteach.plots import attacks as _att  # noqa: E402
 from dpteach.plots import calibration as _cal  # noqa: E402
 from dpteach.plots import randomized_response as _rrp  # noqa: E402
 
@@ -638,7 +658,12 @@ _DATA_CASES = [
     (_rrp.rr_estimator_data, {"true_rate": 0.3, "n": 100, "gamma": 0.25, "n_trials": 20,
                               "rng": 0}, "n_trials", bad_int(2, 10**6)),
     (_rrp.rr_probabilities_data, {}, "epsilon", BAD_POSITIVE.filter(lambda v: v is not None)),
-    (_rrp.rr_probabilities_spec, {"epsilon": 1.0}, "height", bad_int(50, 2000)),
+    (_rrp.local_vs_central_data, {"epsilon": 1.0}, "epsilon", BAD_POSITIVE),
+    (_cal.dimension_crossover_data, {"epsilon": 1.0, "delta": 1e-5}, "epsilon", BAD_POSITIVE),
+    (_cal.dimension_crossover_data, {"epsilon": 1.0, "delta": 1e-5}, "max_dimension",
+     bad_int(2, 10**7)),
+    (_att.noisy_difference_data, {"epsilon": 1.0}, "epsilon", BAD_POSITIVE),
+    (_att.noisy_difference_data, {"epsilon": 1.0}, "scenario", BAD_CHOICE),
 ]
 
 
