@@ -21,7 +21,7 @@ from dpteach.mechanisms.noise import gaussian_sigma, laplace_scale
 from dpteach.mechanisms.randomized_response import rr_std_error
 from dpteach.plots import calibration as cal
 from dpteach.plots import randomized_response as rrp
-from dpteach.plots.figure import MAX_POINTS, to_matplotlib, to_vega_lite
+from dpteach.plots.figure import MAX_POINTS, FigureData, to_matplotlib, to_vega_lite
 from _props import (
     BAD_DELTA,
     BAD_PROBABILITY,
@@ -32,6 +32,15 @@ from _props import (
 
 
 def _line(fig, gid):
+    """(x, y) of the series (or reference line) ``gid`` of a FigureData, or of the line
+    with that gid on a drawn figure (a vertical rule at v is ([v, v], [0, 1]))."""
+    if isinstance(fig, FigureData):
+        for rule in fig.rules:
+            if rule.key == gid:
+                v = np.full(2, rule.value)
+                return (v, np.array([0.0, 1.0])) if rule.axis == "x" else (np.array([0.0, 1.0]), v)
+        s = fig.series_by_key(gid)
+        return s.x, s.y
     ax = fig.axes[0]
     found = [ln for ln in ax.lines if ln.get_gid() == gid]
     assert len(found) == 1, f"expected one line with gid {gid!r}, got {len(found)}"
@@ -39,12 +48,26 @@ def _line(fig, gid):
 
 
 def _check_common(fig, *needles):
-    assert isinstance(fig, Figure)
-    ax = fig.axes[0]
-    assert ax.get_xlabel() and ax.get_ylabel()
-    title = ax.get_title()
+    """Axis titles and the needles in the title, of a FigureData or a drawn figure."""
+    if isinstance(fig, FigureData):
+        x_title, y_title, title = fig.x_title, fig.y_title, fig.title
+    else:
+        assert isinstance(fig, Figure)
+        ax = fig.axes[0]
+        x_title, y_title, title = ax.get_xlabel(), ax.get_ylabel(), " ".join(
+            ax.get_title().split())                    # a narrow figure wraps a long title
+    assert x_title and y_title
     for needle in needles:
         assert needle in title, f"{needle!r} not in title {title!r}"
+
+
+def _drawn_from(data, fig):
+    """``fig`` is ``data`` drawn by matplotlib: its lines are the data's series and rules."""
+    lines = {ln.get_gid(): ln for ln in fig.axes[0].lines}
+    for s in data.series:
+        if s.kind in ("line", "points", "step"):
+            np.testing.assert_array_equal(lines[s.key].get_xdata(), s.x)
+            np.testing.assert_array_equal(lines[s.key].get_ydata(), s.y)
 
 
 # ------------------------------------------------------------ neighbouring densities
@@ -194,9 +217,10 @@ def test_sigma_and_error_bad_args():
 
 
 def test_dimension_crossover():
-    fig = cal.plot_dimension_crossover(1.0, 1e-5, max_dimension=1000)
+    fig = cal.dimension_crossover_data(1.0, 1e-5, max_dimension=1000)
+    _drawn_from(fig, cal.plot_dimension_crossover(1.0, 1e-5, max_dimension=1000))
     _check_common(fig)
-    assert "ε = 1" in fig.axes[0].get_title()
+    assert "ε = 1" in fig.title
     d, lap = _line(fig, "laplace")
     np.testing.assert_allclose(lap, d, rtol=1e-12)
     d, gau = _line(fig, "gaussian")
@@ -207,6 +231,7 @@ def test_dimension_crossover():
     np.testing.assert_allclose(gau, np.sqrt(d) * s1 * math.sqrt(2 / math.pi), rtol=1e-12)
     xs, _ = _line(fig, "crossover")
     d_star = xs[0]
+    assert d_star == fig.extra["d_star"] and fig.x_integer
     assert math.isclose(d_star / 1.0, math.sqrt(d_star) * s1 * math.sqrt(2 / math.pi), rel_tol=1e-9)
     assert np.all((lap > gau) == (d > d_star))
     with pytest.raises(ValueError, match="max_dimension"):
@@ -290,8 +315,11 @@ def test_rr_plots_bad_args():
 
 
 def test_rr_std_error_plot_and_probabilities():
-    fig = rrp.plot_rr_std_error(gammas=(0.1, 0.25), rate=0.4, n_values=[10, 100, 1000])
+    fig = rrp.rr_std_error_data(gammas=(0.1, 0.25), rate=0.4, n_values=[10, 100, 1000])
+    _drawn_from(fig, rrp.plot_rr_std_error(gammas=(0.1, 0.25), rate=0.4,
+                                           n_values=[10, 100, 1000]))
     _check_common(fig, "π = 0.4")
+    assert fig.legend_title == "truth with probability ½ + γ"
     x, y = _line(fig, "gamma=0.25")
     np.testing.assert_allclose(y, [rr_std_error(0.4, int(k), gamma=0.25) for k in x])
     with pytest.raises(ValueError, match="gamma"):
@@ -311,7 +339,8 @@ def test_rr_std_error_plot_and_probabilities():
 
 def test_local_vs_central_closed_forms_and_simulation():
     eps = 1.0
-    fig = rrp.plot_local_vs_central(eps, n_values=[100, 1000, 10000])
+    fig = rrp.local_vs_central_data(eps, n_values=[100, 1000, 10000])
+    _drawn_from(fig, rrp.plot_local_vs_central(eps, n_values=[100, 1000, 10000]))
     _check_common(fig, "ε = 1")
     x, loc = _line(fig, "local")
     np.testing.assert_allclose(loc, math.exp(eps / 2) / ((math.exp(eps) - 1) * np.sqrt(x)))
@@ -579,15 +608,21 @@ def test_plot_noisy_difference_and_success():
     from dpteach.attacks.differencing import dp_success_bound, noisy_attack_success
     from dpteach.plots import attacks as atp
 
-    fig = atp.plot_noisy_difference(0.8)
+    fig = atp.noisy_difference_data(0.8)
+    _drawn_from(fig, atp.plot_noisy_difference(0.8))
     _check_common(fig, "ε = 0.8", f"{noisy_attack_success(0.8):.3f}", f"{dp_success_bound(0.8):.3f}")
+    # the shaded errors: the density of a 0 read as 1 right of ½, of a 1 read as 0 left of it
+    wrong0, wrong1 = fig.series_by_key("wrong-0"), fig.series_by_key("wrong-1")
+    assert np.all(wrong0.x > 0.5) and np.all(wrong1.x <= 0.5)
+    np.testing.assert_allclose(wrong0.y2, stats.laplace.pdf(wrong0.x, 0, 1 / 0.8), rtol=1e-12)
+    assert fig.extra == {"success": noisy_attack_success(0.8), "bound": dp_success_bound(0.8)}
     z, f0 = _line(fig, "bit=0")
     np.testing.assert_allclose(f0, stats.laplace.pdf(z, 0, 1 / 0.8), rtol=1e-12)
     z, f1 = _line(fig, "bit=1")
     np.testing.assert_allclose(f1, stats.laplace.pdf(z, 1, 1 / 0.8), rtol=1e-12)
     # two_queries: density of the difference of two Laplace(b) integrates to 1
     # and its mass above ½ is the exact error probability
-    fig = atp.plot_noisy_difference(0.8, "two_queries")
+    fig = atp.noisy_difference_data(0.8, "two_queries")
     z, f0 = _line(fig, "bit=0")
     pdf = lambda u: (1 + abs(u) / 1.25) * math.exp(-abs(u) / 1.25) / 5.0  # noqa: E731
     from scipy import integrate
@@ -596,7 +631,8 @@ def test_plot_noisy_difference_and_success():
     assert math.isclose(1 - err, noisy_attack_success(0.8, 1, "two_queries"), rel_tol=1e-9)
     np.testing.assert_allclose(f0, [pdf(u) for u in z], rtol=1e-12)
 
-    fig = atp.plot_attack_success(epsilons=[0.1, 1.0, 3.0], highlight=1.0)
+    fig = atp.attack_success_data(epsilons=[0.1, 1.0, 3.0], highlight=1.0)
+    _drawn_from(fig, atp.plot_attack_success(epsilons=[0.1, 1.0, 3.0], highlight=1.0))
     _check_common(fig, "ε = 1")
     x, y = _line(fig, "bound")
     np.testing.assert_allclose(y, np.exp(x) / (1 + np.exp(x)))
@@ -618,7 +654,8 @@ def test_plot_averaging_attack():
     from dpteach.attacks.differencing import dp_success_bound, noisy_attack_success
     from dpteach.plots import attacks as atp
 
-    fig = atp.plot_averaging_attack(0.5, k_max=50, simulated={1: 0.56, 10: 0.8})
+    fig = atp.averaging_attack_data(0.5, k_max=50, simulated={1: 0.56, 10: 0.8})
+    _drawn_from(fig, atp.plot_averaging_attack(0.5, k_max=50, simulated={1: 0.56, 10: 0.8}))
     _check_common(fig, "ε = 0.5")
     k, y = _line(fig, "exact")
     assert k[0] == 1 and k[-1] == 50
