@@ -25,12 +25,18 @@ from .._validation import ParameterError, check_array, check_positive, describe
 from ._style import CYCLE, LOG_AXIS_MAX
 from .figure import FigureData, Rule, Series, to_matplotlib
 
-__all__ = ["MAX_GROUPS", "MAX_EPSILONS", "group_accuracy_data", "plot_group_accuracy"]
+__all__ = ["MAX_GROUPS", "MAX_EPSILONS", "LEARNER_NAMES", "GROUPING_NAMES", "group_accuracy_data",
+           "plot_group_accuracy"]
 
 #: Most groups one figure draws (one palette colour each).
 MAX_GROUPS = len(CYCLE)
 #: Most values of ε on the x-axis.
 MAX_EPSILONS = 1000
+#: The learners of :func:`dpteach.fairness.dp_impact.dp_fairness_sweep` (its ``method``), and
+#: the groupings of its summary (``grouping``), in words for a figure's ``title``.
+LEARNER_NAMES = {"dpsgd": "DP-SGD", "objective": "objective perturbation"}
+GROUPING_NAMES = {"all": "everyone", "sex": "sex", "race": "race",
+                  "sex_income": "sex and income"}
 
 
 def _check_unit(name: str, value, shape: tuple, *, allow_nan: bool = False) -> np.ndarray:

@@ -309,7 +309,7 @@ def _check_data(data) -> None:
                         f"of type {type(data).__name__}")
 
 
-def legend_columns(data: FigureData) -> int:
+def _legend_columns(data: FigureData) -> int:
     """Columns of the legend (both renderers): two below the plot, one for long labels."""
     labels = [label for label, _ in data.legend_entries()]
     if data.legend == "right" or len(labels) < 2:
@@ -318,7 +318,7 @@ def legend_columns(data: FigureData) -> int:
         > LEGEND_WIDE_LABEL else 2
 
 
-def tick_angle(ticks) -> int:
+def _tick_angle(ticks) -> int:
     """Angle (degrees) of named tick labels: flat, or 45° when many or long (both renderers)."""
     if not ticks:
         return 0
@@ -365,7 +365,7 @@ def to_matplotlib(data: FigureData, ax=None, figsize=None):
 def _extra_height(data: FigureData) -> float:
     """Inches a figure needs beyond 4 for its legend rows and title lines."""
     entries = len(data.legend_entries()) if data.legend == "bottom" else 0
-    rows = math.ceil(entries / legend_columns(data)) if entries else 0
+    rows = math.ceil(entries / _legend_columns(data)) if entries else 0
     return 0.22 * rows + 0.22 * data.title.count("\n")
 
 
@@ -459,8 +459,8 @@ def _draw(data: FigureData, ax) -> None:
             axis.set_major_formatter(FuncFormatter(
                 lambda v, _, names=dict(shown): names.get(v, "")))
             axis.set_minor_locator(NullLocator())
-            if axis is ax.xaxis and tick_angle(shown):
-                axis.set_tick_params(labelrotation=tick_angle(shown))
+            if axis is ax.xaxis and _tick_angle(shown):
+                axis.set_tick_params(labelrotation=_tick_angle(shown))
                 for label in axis.get_ticklabels():
                     label.set(ha="right", rotation_mode="anchor")
         elif integer:
@@ -482,7 +482,7 @@ def _draw(data: FigureData, ax) -> None:
                 data)
 
 
-def plain_number(v: float) -> str:
+def _plain_number(v: float) -> str:
     """A tick label a student reads at once: 0.001, 0.5, 2, 1,000, 100,000 (powers of ten
     beyond that as 10⁷, 10⁻⁵)."""
     if v == 0 or not math.isfinite(v):
@@ -508,7 +508,7 @@ def _plain_log_formatter():
         """Matplotlib's choice of which log ticks to label, with plain numbers."""
 
         def _num_to_string(self, x, vmin, vmax):
-            return plain_number(x)
+            return _plain_number(x)
 
     return PlainLog
 
@@ -538,7 +538,9 @@ def _fitted(text, title: str, room: float) -> str:
             lines.append(line)
         else:
             chars = max(20, int(len(line) * room / width))
-            lines += textwrap.wrap(line, chars, break_long_words=False)
+            glued = line.replace(" = ", "\u00a0=\u00a0")          # "ε = 1" stays whole
+            lines += [part.replace("\u00a0", " ")
+                      for part in textwrap.wrap(glued, chars, break_long_words=False)]
     return "\n".join(lines)
 
 
@@ -558,7 +560,7 @@ def _legend(ax, handles, labels, data: FigureData) -> None:
     from matplotlib.transforms import ScaledTranslation
 
     fig = ax.figure
-    kw = dict(fontsize="small", ncols=legend_columns(data), frameon=False,
+    kw = dict(fontsize="small", ncols=_legend_columns(data), frameon=False,
               title=data.legend_title or None, title_fontsize="small")
     if data.legend == "right":
         ax.legend(handles, labels, loc="center left", bbox_to_anchor=(1.02, 0.5), **kw)
@@ -646,7 +648,7 @@ def _axis(ticks, integer: bool, log: bool, turn: bool) -> dict:
         axis = {"values": values, "grid": False,
                 "labelExpr": f"indexof({values}, datum.value) >= 0 ? "
                              f"{_js(names)}[indexof({values}, datum.value)] : ''"}
-        if turn and tick_angle(shown):
+        if turn and _tick_angle(shown):
             axis.update(labelAngle=-45, labelAlign="right", labelBaseline="middle")
         else:
             axis["labelAngle"] = 0
@@ -678,8 +680,8 @@ def _layers(data: FigureData, height: int) -> dict:
         legend = None
     else:
         legend = {"orient": data.legend, "labelLimit": 400, "title": data.legend_title or None}
-        if legend_columns(data) > 1:
-            legend["columns"] = legend_columns(data)
+        if _legend_columns(data) > 1:
+            legend["columns"] = _legend_columns(data)
     colour = {"field": "series", "type": "nominal", "title": None,
               "scale": {"domain": [label for label, _ in entries],
                         "range": [c for _, c in entries]},

@@ -401,8 +401,8 @@ def event_privacy_loss_data(event_probabilities: dict, epsilon: float) -> Figure
     texts = tuple(Text(f"loss-{i}", xi, s, "∞" if not math.isfinite(v) else f"{v:.3g}",
                        large=not math.isfinite(v))
                   for i, (xi, v, s) in enumerate(zip(x, losses, shown)))
-    return FigureData(f"Privacy loss of one output event S on neighbouring datasets, "
-                      f"ε = {_fmt(epsilon)}\n(above the dashed line = the ε claim is false)",
+    return FigureData(f"Privacy loss of one output event S, claimed ε = {_fmt(epsilon)}\n"
+                      "on neighbouring datasets (above the dashed line: the claim is false)",
                       "mechanism", "privacy loss |ln(Pr[S | D] / Pr[S | D′])|",
                       series=series, texts=texts,
                       rules=(Rule("epsilon", "y", epsilon, f"claimed ε = {_fmt(epsilon)}",

@@ -56,6 +56,11 @@ def test_optional_parts_are_left_out():
     assert data.title == "Test accuracy per group against ε (dashed: without privacy)"
     named = P.group_accuracy_data(**VALID, title="DP-SGD, by sex and income")
     assert named.title.split("\n")[:2] == ["DP-SGD, by sex and income", data.title]
+    # the sweep's learners and groupings, each with its name in words
+    assert set(P.LEARNER_NAMES) == {"dpsgd", "objective"}
+    assert set(P.GROUPING_NAMES) == {"all", *di.GROUPINGS}
+    assert not any("_" in name for name in (*P.LEARNER_NAMES.values(),
+                                            *P.GROUPING_NAMES.values()))
 
 
 def test_both_renderers_draw_the_shipped_sweep():
