@@ -18,7 +18,11 @@ the same ``x_data(...)`` with ``to_vega_lite``. Both renderers use one colour-bl
 palette (:data:`dpteach.plots.PALETTE`, Okabe & Ito 2008), the same labels, one y axis per
 panel and a legend outside the plotting area (below it, or to its right), so that it never
 covers a curve: a student sees the same picture in the notebook and on the projector.
-Nothing here imports matplotlib until :func:`to_matplotlib` is called.
+Matplotlib's artists, tickers and layout are imported only when :func:`to_matplotlib` draws;
+:func:`to_vega_lite` draws nothing (the browser does).
+
+Tooltips are the one thing only the browser shows (a printed figure has no pointer); every
+other feature of a FigureData is drawn by both renderers (``tests/plots/test_figure.py``).
 """
 
 from __future__ import annotations
@@ -303,29 +307,7 @@ class FigureData:
         return out
 
 
-def _check_data(data) -> None:
-    if not isinstance(data, FigureData):
-        raise TypeError(f"data must be a FigureData; got data={describe(data)} "
-                        f"of type {type(data).__name__}")
-
-
-def _legend_columns(data: FigureData) -> int:
-    """Columns of the legend (both renderers): two below the plot, one for long labels."""
-    labels = [label for label, _ in data.legend_entries()]
-    if data.legend == "right" or len(labels) < 2:
-        return 1
-    return 1 if max(len(line) for label in labels for line in label.split("\n")) \
-        > LEGEND_WIDE_LABEL else 2
-
-
-def _tick_angle(ticks) -> int:
-    """Angle (degrees) of named tick labels: flat, or 45° when many or long (both renderers)."""
-    if not ticks:
-        return 0
-    return 45 if len(ticks) * max(len(label) for _, label in ticks) > TICK_CHARS_FLAT else 0
-
-
-# ------------------------------------------------------------------------ matplotlib
+# ------------------------------------------------------------------------ the renderers
 def to_matplotlib(data: FigureData, ax=None, figsize=None):
     """Draw ``data`` with matplotlib; returns the ``Figure``.
 
@@ -362,6 +344,59 @@ def to_matplotlib(data: FigureData, ax=None, figsize=None):
     return fig
 
 
+def to_vega_lite(data: FigureData, *, height: int = 340) -> dict:
+    """A Vega-Lite v5 specification (``dict``) of ``data``, for ``st.vega_lite_chart``.
+
+    Every series, span and rule with a label gets a legend entry in its colour; the
+    palette, dashes, ticks and fonts are the same as the matplotlib renderer's, and lines
+    are drawn in the order of their points. Non-finite points (and non-positive ones on a
+    log axis) are left out, since Vega-Lite cannot place them; a line breaks there.
+    A figure of panels is a vertical concatenation, each panel ``height`` pixels high.
+    """
+    _check_data(data)
+    height = check_int("height", height, minimum=50, maximum=2000)
+    config = {
+        "axis": {"titleFontSize": FONT_SIZES["axis_title"],
+                 "labelFontSize": FONT_SIZES["axis_label"], "grid": True},
+        "legend": {"labelFontSize": FONT_SIZES["legend"], "titleFontSize": FONT_SIZES["legend"],
+                   "symbolStrokeWidth": 3},
+        "view": {"stroke": None},
+    }
+    head = {"$schema": "https://vega.github.io/schema/vega-lite/v5.json"}
+    if not data.panels:
+        return {**head, **_layers(data, height), "config": config}
+    return {**head,
+            "title": {"text": data.title.split("\n") if "\n" in data.title else data.title,
+                      "fontSize": FONT_SIZES["title"], "anchor": "start"},
+            "vconcat": [_layers(p, height) for p in data.panels],
+            "resolve": {"scale": {"color": "independent"}, "legend": {"color": "independent"}},
+            "config": config}
+
+
+# ------------------------------------------------------------ shared by both renderers
+def _check_data(data) -> None:
+    if not isinstance(data, FigureData):
+        raise TypeError(f"data must be a FigureData; got data={describe(data)} "
+                        f"of type {type(data).__name__}")
+
+
+def _legend_columns(data: FigureData) -> int:
+    """Columns of the legend (both renderers): two below the plot, one for long labels."""
+    labels = [label for label, _ in data.legend_entries()]
+    if data.legend == "right" or len(labels) < 2:
+        return 1
+    return 1 if max(len(line) for label in labels for line in label.split("\n")) \
+        > LEGEND_WIDE_LABEL else 2
+
+
+def _tick_angle(ticks) -> int:
+    """Angle (degrees) of named tick labels: flat, or 45° when many or long (both renderers)."""
+    if not ticks:
+        return 0
+    return 45 if len(ticks) * max(len(label) for _, label in ticks) > TICK_CHARS_FLAT else 0
+
+
+# ------------------------------------------------------------------- matplotlib helpers
 def _extra_height(data: FigureData) -> float:
     """Inches a figure needs beyond 4 for its legend rows and title lines."""
     entries = len(data.legend_entries()) if data.legend == "bottom" else 0
@@ -412,10 +447,10 @@ def _draw(data: FigureData, ax) -> None:
         span = ax.axvspan if sp.axis == "x" else ax.axhspan
         if math.isfinite(sp.low) and math.isfinite(sp.high):
             artist = span(sp.low, sp.high, color=sp.colour, alpha=sp.opacity, lw=0, gid=sp.key,
-                          zorder=0.5)
+                          label=_label(sp.label), zorder=0.5)
             handles.setdefault(sp.label, artist)
     for s in data.series:
-        style = dict(color=s.colour, alpha=s.opacity, gid=s.key)
+        style = dict(color=s.colour, alpha=s.opacity, gid=s.key, label=_label(s.label))
         if s.kind == "line":
             (artist,) = ax.plot(s.x, s.y, lw=s.width, ls=_MPL_DASH[s.dash], **style)
         elif s.kind == "step":
@@ -432,7 +467,8 @@ def _draw(data: FigureData, ax) -> None:
     for r in data.rules:
         line = ax.axvline if r.axis == "x" else ax.axhline
         if math.isfinite(r.value):
-            artist = line(r.value, color=r.colour, lw=1.2, ls=_MPL_DASH[r.dash], gid=r.key)
+            artist = line(r.value, color=r.colour, lw=1.2, ls=_MPL_DASH[r.dash], gid=r.key,
+                          label=_label(r.label))
             handles.setdefault(r.label, artist)
     for t in data.texts:
         if math.isfinite(t.x) and math.isfinite(t.y):
@@ -544,6 +580,12 @@ def _fitted(text, title: str, room: float) -> str:
     return "\n".join(lines)
 
 
+def _label(text: str) -> str:
+    """An artist's label: its legend text, so that ``ax.legend()`` finds it too (matplotlib
+    leaves out labels starting with an underscore)."""
+    return text or "_nolegend_"
+
+
 def _renderer(fig):
     """A renderer for measuring text, attaching an Agg canvas to a figure that has none."""
     get = getattr(fig.canvas, "get_renderer", None)
@@ -579,7 +621,7 @@ def _legend(ax, handles, labels, data: FigureData) -> None:
                   bbox_transform=ax.transAxes + shift, **kw)
 
 
-# ------------------------------------------------------------------------- Vega-Lite
+# -------------------------------------------------------------------- Vega-Lite helpers
 def _thin(n: int) -> np.ndarray:
     if n <= MAX_POINTS:
         return np.arange(n)
@@ -822,32 +864,3 @@ def _heatmap_layer(h: HeatMap, x_enc: dict, y_enc: dict) -> dict:
     if transform:
         layer["transform"] = transform
     return layer
-
-
-def to_vega_lite(data: FigureData, *, height: int = 340) -> dict:
-    """A Vega-Lite v5 specification (``dict``) of ``data``, for ``st.vega_lite_chart``.
-
-    Every series, span and rule with a label gets a legend entry in its colour; the
-    palette, dashes, ticks and fonts are the same as the matplotlib renderer's, and lines
-    are drawn in the order of their points. Non-finite points (and non-positive ones on a
-    log axis) are left out, since Vega-Lite cannot place them; a line breaks there.
-    A figure of panels is a vertical concatenation, each panel ``height`` pixels high.
-    """
-    _check_data(data)
-    height = check_int("height", height, minimum=50, maximum=2000)
-    config = {
-        "axis": {"titleFontSize": FONT_SIZES["axis_title"],
-                 "labelFontSize": FONT_SIZES["axis_label"], "grid": True},
-        "legend": {"labelFontSize": FONT_SIZES["legend"], "titleFontSize": FONT_SIZES["legend"],
-                   "symbolStrokeWidth": 3},
-        "view": {"stroke": None},
-    }
-    head = {"$schema": "https://vega.github.io/schema/vega-lite/v5.json"}
-    if not data.panels:
-        return {**head, **_layers(data, height), "config": config}
-    return {**head,
-            "title": {"text": data.title.split("\n") if "\n" in data.title else data.title,
-                      "fontSize": FONT_SIZES["title"], "anchor": "start"},
-            "vconcat": [_layers(p, height) for p in data.panels],
-            "resolve": {"scale": {"color": "independent"}, "legend": {"color": "independent"}},
-            "config": config}

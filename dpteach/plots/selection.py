@@ -558,9 +558,9 @@ def ptr_distance_data(data, lower: float, upper: float, epsilon: float, delta: f
     gam = np.array([robust.median_distance_to_instability(data, b, lower, upper) for b in bs])
     shown = np.where(np.isinf(gam), n + 1, gam)
     top = max(float(shown.max()), threshold, 1.0)
-    return FigureData(f"Propose-test-release for the median (n = {n}, not private view)\n"
+    return FigureData(f"Propose-test-release for the median (n = {n})\n"
                       f"ε = {_fmt(epsilon)}, δ = {_fmt(delta)}: passes when γ is well above "
-                      "the threshold",
+                      "the threshold\nγ is read off the data: not a private view",
                       "proposed bound b on the local sensitivity (data units)",
                       "records to change, γ (distance to instability)",
                       series=(Series("distance", "γ(b): records to change before the median's "
