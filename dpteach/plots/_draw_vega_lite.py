@@ -16,7 +16,7 @@ from ._layout import DASHES, FONT_SIZES, MAX_POINTS, STEPS, legend_columns, plac
 
 
 def spec(data, height: int) -> dict:
-    """``data`` (a checked FigureData) as a Vega-Lite v5 specification, ``height`` pixels a
+    """``data`` (a checked FigureData) as a Vega-Lite v6 specification, ``height`` pixels a
     panel (:func:`dpteach.plots.figure.to_vega_lite`)."""
     config = {
         "axis": {"titleFontSize": FONT_SIZES["axis_title"],
@@ -25,7 +25,7 @@ def spec(data, height: int) -> dict:
                    "symbolStrokeWidth": 3},
         "view": {"stroke": None},
     }
-    head = {"$schema": "https://vega.github.io/schema/vega-lite/v5.json"}
+    head = {"$schema": "https://vega.github.io/schema/vega-lite/v6.json"}
     if not data.panels:
         return {**head, **_layers(data, height), "config": config}
     return {**head,
@@ -127,16 +127,15 @@ def _layers(data, height: int) -> dict:
     if data.legend == "none":
         legend = None
     else:
-        legend = {"orient": data.legend, "labelLimit": 400, "title": data.legend_title or None}
-        if legend_columns(data) > 1:
-            legend["columns"] = legend_columns(data)
+        # entries in the matplotlib legend's columns (a bottom legend would otherwise run in
+        # one row, off the chart)
+        legend = {"orient": data.legend, "labelLimit": 400, "title": data.legend_title or None,
+                  "columns": legend_columns(data)}
     colour = {"field": "series", "type": "nominal", "title": None,
               "scale": {"domain": [label for label, _ in entries],
                         "range": [c for _, c in entries]},
               "legend": legend}
     layers = []
-    if data.heatmap is not None:
-        layers.append(_heatmap_layer(data.heatmap, x_enc, y_enc))
     for sp in data.spans:
         log = data.log_x if sp.axis == "x" else data.log_y
         if not (placeable(sp.low, log) and placeable(sp.high, log)):
@@ -210,7 +209,11 @@ def _layers(data, height: int) -> dict:
     view = {"title": {"text": data.title.split("\n") if "\n" in data.title else data.title,
                       "fontSize": FONT_SIZES["title"], "anchor": "start"},
             "height": height, "layer": layers}
-    if data.heatmap is not None:             # a colour gradient and named series: two legends
+    if data.heatmap is not None:
+        # the heat map's colour gradient and the named series are two colour scales, two
+        # legends: the heat map under the other layers, which share their one scale
+        heat = _heatmap_layer(data.heatmap, x_enc, y_enc)
+        view["layer"] = [heat, {"layer": layers}] if layers else [heat]
         view["resolve"] = {"scale": {"color": "independent"},
                            "legend": {"color": "independent"}}
     return view

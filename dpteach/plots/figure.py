@@ -9,9 +9,8 @@ and a title with ε and δ. Two renderers draw it:
 * :func:`to_matplotlib` — a matplotlib ``Figure``, for the notebooks and for downloads (each
   line gets its series' ``key`` as ``gid``, so tests can find it);
 * :func:`to_vega_lite` — a Vega-Lite specification (a plain ``dict``), which the browser
-  draws: Streamlit's ``st.vega_lite_chart`` and JupyterLab both render it natively. The
-  server sends a few kilobytes of numbers instead of a picture, so a slider move costs
-  the computation and nothing else.
+  draws (Streamlit's ``st.vega_lite_chart``). The server sends a few kilobytes of numbers
+  instead of a picture, so a slider move costs the computation and nothing else.
 
 The chapter's ``plot_x`` function is ``to_matplotlib(x_data(...), ax=ax)``; the app draws
 the same ``x_data(...)`` with ``to_vega_lite``. Both renderers use one colour-blind-safe
@@ -311,7 +310,8 @@ def to_matplotlib(data: FigureData, ax=None, figsize=None):
 
 
 def to_vega_lite(data: FigureData, *, height: int = 340) -> dict:
-    """A Vega-Lite v5 specification (``dict``) of ``data``, for ``st.vega_lite_chart``.
+    """A Vega-Lite v6 specification (``dict``) of ``data``, for ``st.vega_lite_chart`` (the
+    Vega-Lite version Streamlit draws with, and the schema the tests validate against).
 
     Every series, span and rule with a label gets a legend entry in its colour; the
     palette, dashes, ticks and fonts are the same as the matplotlib renderer's, and lines

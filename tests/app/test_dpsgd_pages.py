@@ -160,8 +160,8 @@ def test_train_and_charts_are_consistent():
     np.testing.assert_array_equal(boundary.heatmap.z, res["p"])
     assert sum(s.x.size for s in boundary.series if s.kind == "points") == page.N_POINTS
     spec = to_vega_lite(boundary)
-    cells = spec["layer"][0]["data"]["values"]
-    points = [row for layer in spec["layer"] if layer["mark"]["type"] == "circle"
+    cells = spec["layer"][0]["data"]["values"]                  # the heat map, under
+    points = [row for layer in spec["layer"][1]["layer"] if layer["mark"]["type"] == "circle"
               for row in layer["data"]["values"]]
     assert len(cells) == page.GRID ** 2 and len(points) == page.N_POINTS
     assert spec["layer"] == to_vega_lite(probability_grid_data(

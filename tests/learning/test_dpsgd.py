@@ -521,8 +521,10 @@ def test_probability_grid_data_is_the_grid_in_the_palette():
     spec = json.loads(json.dumps(to_vega_lite(data)))
     assert spec["title"] == {"text": "P(class 1) (ε = 2, δ = 1e-05)",
                              "fontSize": FONT_SIZES["title"], "anchor": "start"}
-    cells = spec["layer"][0]["data"]["values"]
-    points = [row for layer in spec["layer"] if layer["mark"]["type"] == "circle"
+    # the heat map, then the other layers sharing one colour scale (the classes' legend)
+    heat, (others,) = spec["layer"][0], spec["layer"][1:]
+    cells = heat["data"]["values"]
+    points = [row for layer in others["layer"] if layer["mark"]["type"] == "circle"
               for row in layer["data"]["values"]]
     assert len(cells) == 144 and len(points) == 30
     # p[j, i] colours the cell centred on (x0[i], x1[j]); the browser adds the half-steps
@@ -542,7 +544,7 @@ def test_probability_grid_data_is_the_grid_in_the_palette():
     colour = spec["layer"][0]["encoding"]["color"]["scale"]
     assert colour["range"] == list(PROBABILITY_COLOURS) and colour["domain"] == [0, 0.5, 1]
     assert spec["resolve"]["scale"]["color"] == "independent"   # the classes' own legend
-    named = [layer["encoding"]["color"]["scale"] for layer in spec["layer"]
+    named = [layer["encoding"]["color"]["scale"] for layer in others["layer"]
              if layer["mark"]["type"] == "circle"][0]
     assert named["domain"][-2:] == ["class 0", "class 1"]
     assert named["range"][-2:] == [PALETTE["blue"], PALETTE["vermillion"]]

@@ -210,13 +210,21 @@ def legend_problems(fig: Figure, spec: dict | None = None) -> list[str]:
         for text in ax.texts:
             if text.get_window_extent().overlaps(box):
                 problems.append(f"the legend of {ax.get_title()!r} covers {text.get_text()!r}")
-    for view in ([spec] if spec and "layer" in spec else (spec or {}).get("vconcat", [])):
-        for layer in view["layer"]:
-            for channel in layer["encoding"].values():
-                legend = channel.get("legend") if isinstance(channel, dict) else None
-                if legend and legend.get("orient") not in ("bottom", "right"):
-                    problems.append(f"a browser legend inside the plot: {legend}")
+    for layer in _layers(spec or {}):
+        for channel in layer.get("encoding", {}).values():
+            legend = channel.get("legend") if isinstance(channel, dict) else None
+            if legend and legend.get("orient") not in ("bottom", "right"):
+                problems.append(f"a browser legend inside the plot: {legend}")
     return problems
+
+
+def _layers(spec: dict) -> list[dict]:
+    """Every single-mark layer of a Vega-Lite specification (panels and nested layers
+    flattened)."""
+    if "mark" in spec:
+        return [spec]
+    return [leaf for part in (*spec.get("layer", []), *spec.get("vconcat", []))
+            for leaf in _layers(part)]
 
 
 def layout_problems(fig: Figure) -> list[str]:
