@@ -184,7 +184,8 @@ def vote_histogram_data(votes, threshold: float | None = None) -> FigureData:
     -------
     FigureData
         ``bars`` series ``"plurality"`` (the first class with the most votes) and ``"votes"``
-        (the others) at x = class index, width 0.8; rule ``"threshold"`` at y = T. ``extra``:
+        (the others) at x = class index, width 0.8, each class named under its bar (every
+        ⌈k/20⌉-th of k > 20); rule ``"threshold"`` at y = T. ``extra``:
         ``"teachers"`` (total votes), ``"plurality"`` (its class), ``"top"`` (its votes),
         ``"runner_up"`` (the second-highest count).
     """
@@ -265,7 +266,8 @@ def answer_distribution_data(votes, threshold: float, sigma1: float,
     FigureData
         ``bars`` series ``"confident"`` (Confident-GNMax, each class at x = j − 0.2),
         ``"no-answer"`` (Confident-GNMax's "no answer" at x = k − 0.2, k classes) and
-        ``"gnmax"`` (GNMax alone at x = j + 0.2), width 0.38. ``extra``: ``"confident"``,
+        ``"gnmax"`` (GNMax alone at x = j + 0.2), width 0.38, the classes and "no answer"
+        named under their bars. ``extra``: ``"confident"``,
         ``"gnmax"`` (the probability arrays), ``"no_answer"``, ``"p_answer"`` (= 1 −
         no_answer), ``"plurality"`` (class), ``"q_bound"`` (q̃ of Prop. 7).
     """
