@@ -6,6 +6,7 @@ new one fails :func:`test_every_plot_function_has_an_example` until it gets a ro
 :data:`EXAMPLES`, valid arguments like a notebook's), its ``*_data`` FigureData and its
 matplotlib figure are checked:
 
+* **one path** — the plot function is one statement, ``return to_matplotlib(x_data(...))``;
 * **words** — the title, the axis titles, the legend (labels and title), the text marks and
   every tick label, in the FigureData and as drawn, hold no code-like token: an underscore
   inside a word (``sex_income``), a citation key (``KOV15``), ``dpteach``, a call ``()`` or
@@ -540,6 +541,32 @@ def test_plot_function_is_its_data_drawn_by_matplotlib(key):
         [ln.get_gid() for ax in again.axes for ln in ax.lines]
 
 
+def path_problems(func) -> list[str]:
+    """Unless ``func`` is one statement, ``return to_matplotlib(x_data(...), ...)`` with
+    x_data the data function of the same name: what else it does."""
+    import ast
+    import textwrap
+
+    tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
+    body = tree.body[0].body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]                                            # the docstring
+    want = func.__name__.removeprefix("plot_") + "_data"
+    ok = (len(body) == 1 and isinstance(body[0], ast.Return)
+          and isinstance(call := body[0].value, ast.Call)
+          and isinstance(call.func, ast.Name) and call.func.id == "to_matplotlib"
+          and call.args and isinstance(inner := call.args[0], ast.Call)
+          and isinstance(inner.func, ast.Name) and inner.func.id == want)
+    return [] if ok else [f"{func.__name__} is not return to_matplotlib({want}(...)): "
+                          f"{ast.unparse(tree.body[0])[:300]}"]
+
+
+@pytest.mark.parametrize("key", sorted(PLOTS))
+def test_one_figure_path(key):
+    # plot_x(...) = to_matplotlib(x_data(...)): no plot function draws anything itself
+    assert not path_problems(PLOTS[key])
+
+
 @pytest.mark.parametrize("key", sorted(PLOTS))
 def test_words_name_things_not_code(key):
     data, fig, _ = built(key)
@@ -631,7 +658,22 @@ BAD = {
     "clipped title": (_clipped_title, layout_problems),
     "overlapping ticks": (_crowded_ticks, layout_problems),
     "invalid Vega-Lite": (lambda: (None, None), vega_lite_problems),
+    "drawing in the plot function": (lambda: (None, None), path_problems),
 }
+
+
+def plot_drawn_directly(epsilon, ax=None):          # what the one path forbids
+    fig = to_matplotlib(_line_data(), ax=ax)
+    fig.axes[0].axhline(epsilon)
+    return fig
+
+
+def plot_line(ax=None):                              # and what it asks
+    return to_matplotlib(line_data(), ax=ax)
+
+
+def line_data():
+    return _line_data()
 
 
 @pytest.mark.parametrize("name", sorted(BAD))
@@ -652,6 +694,10 @@ def test_each_check_can_fail(name):
         spec = to_vega_lite(_line_data())
         spec["layer"][0]["mark"]["type"] = "curve"
         problems = check(spec)
+    elif check is path_problems:
+        assert check(plot_drawn_directly), "the check path_problems missed a plot that draws"
+        assert not check(plot_line)
+        return
     else:
         problems = check(fig)
     assert problems, f"the check {check.__name__} missed a {name}"
