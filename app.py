@@ -11,7 +11,7 @@ Adding a page
    of ``dpapp/widgets.py`` (their values live in the address, so a copied link reopens
    the same view; keys unique across pages), ``secondary()`` for controls a lecture can
    fold away and ``tradeoff()`` for the page's trade-off in one sentence
-   (``dpapp/frame.py``), ``show_chart`` / ``show_spec`` for the charts, each with a
+   (``dpapp/frame.py``), ``show_chart`` for the charts, each with a
    "Download this figure" button (``dpapp/charts.py``), and ``friendly_errors``
    (``dpapp/messages.py``). Optionally a module-level ``PRESETS`` dict (name → widget
    key → value): the lesson's prepared views, offered above the page.

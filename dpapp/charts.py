@@ -1,19 +1,18 @@
 """Charts: FigureData drawn by the browser, larger on a projector, each with a download.
 
-:func:`show_chart` (a :class:`~dpteach.plots.figure.FigureData`) and :func:`show_spec` (a
-ready Vega-Lite specification) draw in the browser, larger in presentation mode, each with
-a **Download this figure** button whose file (a PNG drawn by matplotlib from the same
-data, or the Vega-Lite specification) is made only when it is clicked.
+:func:`show_chart` draws a :class:`~dpteach.plots.figure.FigureData` (the data function of
+a ``dpteach.plots`` chapter) in the browser, larger in presentation mode, with a **Download
+this figure** button whose file (a PNG drawn by matplotlib from the same data) is made only
+when it is clicked.
 """
 
 from __future__ import annotations
 
 import io
-import json
 import re
 import threading
 import unicodedata
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
@@ -48,10 +47,12 @@ def _scaled(node, font: float):
 
 
 def enlarge(spec: dict, *, font: float = FONT_SCALE, height: float = HEIGHT_SCALE) -> dict:
-    """``spec`` for a projector: fonts times ``font``, the chart's height times ``height``."""
+    """``spec`` for a projector: fonts times ``font``, the chart's height (each panel's, in a
+    chart of panels) times ``height``."""
     out = _scaled(spec, font)
-    if isinstance(out.get("height"), (int, float)):
-        out["height"] = round(out["height"] * height)
+    for view in [out, *out.get("vconcat", [])]:
+        if isinstance(view.get("height"), (int, float)):
+            view["height"] = round(view["height"] * height)
     return out
 
 
@@ -76,14 +77,6 @@ def _slug(title: str) -> str:
     return (slug[:80].rstrip("-.") or "figure")
 
 
-def _title(spec: Mapping) -> str:
-    title = spec.get("title", "")
-    if isinstance(title, Mapping):
-        title = title.get("text", "")
-    if isinstance(title, list):
-        title = " ".join(map(str, title))
-    return str(title)
-
 _RENDER_LOCK = threading.Lock()
 
 
@@ -105,28 +98,20 @@ def figure_png(make_figure: Callable[[], Any], dpi: int = PNG_DPI) -> bytes:
             plt.close(fig)
 
 
-def download_figure(name: str, *, figure: Callable[[], Any] | None = None,
-                    spec: dict | None = None) -> None:
+def download_figure(name: str, *, figure: Callable[[], Any] | None = None) -> None:
     """A "Download this figure" button: a PNG drawn by ``figure()`` (a matplotlib figure
-    of the same data), or else the Vega-Lite ``spec`` as ``.vl.json``.
+    of the same data), named after the chart's title ``name``.
 
     The file is made only when the button is clicked (Streamlit's deferred download),
     so a slider move costs nothing for it; clicking does not rerun the page.
     """
-    slug = _slug(name)
-    if figure is not None:
-        data, file_name, mime = (lambda: figure_png(figure)), f"{slug}.png", "image/png"
-        help_text = "A PNG of this figure (drawn by matplotlib from the same numbers)."
-    elif spec is not None:
-        data, file_name, mime = ((lambda: json.dumps(spec, indent=1)), f"{slug}.vl.json",
-                                 "application/json")
-        help_text = ("The chart as a Vega-Lite specification: JupyterLab and "
-                     "https://vega.github.io/editor open it and export PNG or SVG.")
-    else:
-        raise ParameterError("download_figure needs figure= or spec=; got neither")
-    st.download_button("Download this figure", data=data, file_name=file_name, mime=mime,
+    if not callable(figure):
+        raise ParameterError(f"download_figure needs figure=, a function drawing the "
+                             f"matplotlib figure; got figure={figure!r:.60}")
+    st.download_button("Download this figure", data=lambda: figure_png(figure),
+                       file_name=f"{_slug(name)}.png", mime="image/png",
                        icon=":material/download:", type="tertiary", on_click="ignore",
-                       help=help_text)
+                       help="A PNG of this figure (drawn by matplotlib from the same numbers).")
 
 
 def show_chart(data, alt: str, *, height: int = 340, download: bool = True) -> None:
@@ -142,14 +127,3 @@ def show_chart(data, alt: str, *, height: int = 340, download: bool = True) -> N
     _draw(to_vega_lite(data, height=height), alt)
     if download:
         download_figure(data.title, figure=lambda: to_matplotlib(data))
-
-
-def show_spec(spec: dict, alt: str, *, figure: Callable[[], Any] | None = None,
-              download: bool = True) -> None:
-    """Draw a ready Vega-Lite specification (e.g. a chapter's ``*_spec`` function), larger
-    in presentation mode, with a "Download this figure" button: a PNG of ``figure()``
-    (the chapter's matplotlib function for the same arguments) if given, else the
-    specification itself."""
-    _draw(spec, alt)
-    if download:
-        download_figure(_title(spec) or alt, figure=figure, spec=spec)

@@ -26,13 +26,12 @@ from dpteach._validation import ParameterError
 from dpteach.datasets import make_two_moons
 from dpteach.learning.dpsgd import DPSGDClassifier
 from dpteach.plots.dpsgd import (
-    decision_boundary_spec,
     decision_grid,
     grad_norm_histogram_data,
-    plot_probability_grid,
+    probability_grid_data,
     training_history_data,
 )
-from dpapp.charts import show_chart, show_spec
+from dpapp.charts import show_chart
 from dpapp.frame import secondary, tradeoff
 from dpapp.messages import friendly_errors
 from dpapp.widgets import bound_select_slider, bound_slider, fmt
@@ -75,11 +74,11 @@ def toy_data(seed: int = 0):
 def train(sigma: float, clip, batch_size: int, epochs: int, seed: int) -> dict:
     """Fit DP-SGD on the toy data; everything the page shows, as plain numbers and charts.
 
-    Returns the metrics and the data of the three charts: ``"boundary"`` (a Vega-Lite
-    spec of :func:`~dpteach.plots.dpsgd.decision_boundary_spec` over the
+    Returns the metrics and the data of the charts: ``"boundary"``
+    (:func:`~dpteach.plots.dpsgd.probability_grid_data` of the
     :func:`~dpteach.plots.dpsgd.decision_grid`), ``"norms_chart"``
     (:func:`~dpteach.plots.dpsgd.grad_norm_histogram_data`) and ``"history_charts"``
-    (the two charts of :func:`~dpteach.plots.dpsgd.training_history_data`).
+    (the two panels of :func:`~dpteach.plots.dpsgd.training_history_data`).
     """
     X, y = toy_data()
     clf = DPSGDClassifier(noise_multiplier=sigma, max_grad_norm=clip, batch_size=batch_size,
@@ -98,10 +97,10 @@ def train(sigma: float, clip, batch_size: int, epochs: int, seed: int) -> dict:
         "history": history,
         "batch_min": int(clf.batch_sizes_.min()), "batch_max": int(clf.batch_sizes_.max()),
         "boundary_title": f"P(class 1) after training ({spent})",
-        "boundary": decision_boundary_spec(x0, x1, p, X, y,
-                                           title=f"P(class 1) after training ({spent})"),
+        "boundary": probability_grid_data(x0, x1, p, X, y,
+                                          title=f"P(class 1) after training ({spent})"),
         "norms_chart": grad_norm_histogram_data(norms, clip, bins=HIST_BINS),
-        "history_charts": training_history_data({run: history}, delta=DELTA),
+        "history_charts": training_history_data({run: history}, delta=DELTA).panels,
     }
 
 
@@ -170,10 +169,7 @@ def render() -> None:
         left, right = st.columns(2)
         with left:
             st.subheader("Decision boundary")
-            show_spec(res["boundary"], "Decision boundary of the DP-SGD model on the toy data",
-                      figure=lambda: plot_probability_grid(res["x0"], res["x1"], res["p"],
-                                                           *toy_data(),
-                                                           title=res["boundary_title"]))
+            show_chart(res["boundary"], "Decision boundary of the DP-SGD model on the toy data")
         with right:
             st.subheader("Per-example gradient norms")
             show_chart(res["norms_chart"], "Histogram of per-example gradient norms before "

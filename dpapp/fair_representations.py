@@ -8,8 +8,8 @@ every objective × several γ × several seeds on Adult, and the unfair MLP): a 
 variant (DP / EO / EOpp) and a slider over the sweep's γ values select one model, and the
 page shows its accuracy and every gap (mean ± sd over seeds, from
 :func:`dpteach.plots.laftr.model_summary`), the adversary's accuracy at predicting A from Z,
-the frontier (:func:`~dpteach.plots.laftr.frontier_spec`) and the per-group rates
-(:func:`~dpteach.plots.laftr.group_rates_spec`).
+the frontier (:func:`~dpteach.plots.laftr.frontier_data`) and the per-group rates
+(:func:`~dpteach.plots.laftr.group_rates_data`).
 
 Speed: nothing is fitted on a slider move; each position is a few pandas group-bys over the
 sweep's few hundred rows (a few ms), cached per (variant, γ) with ``st.cache_data``, and the
@@ -25,14 +25,12 @@ from dpteach.plots.laftr import (
     OBJECTIVES,
     TARGET_GAP,
     VARIANTS,
-    frontier_spec,
-    group_rates_spec,
+    frontier_data,
+    group_rates_data,
     model_summary,
-    plot_frontier,
-    plot_group_rates,
     sweep_gammas,
 )
-from dpapp.charts import show_spec
+from dpapp.charts import show_chart
 from dpapp.frame import tradeoff
 from dpapp.messages import friendly_errors
 from dpapp.widgets import bound_radio, bound_select_slider
@@ -77,17 +75,16 @@ def numbers(objective: str, gamma: float) -> dict:
 
 
 @st.cache_data(show_spinner=False, max_entries=CACHE_ENTRIES)
-def frontier_chart(objective: str, gamma: float) -> dict:
-    """Vega-Lite spec of accuracy against the targeted gap over the sweep, γ highlighted,
-    γ and seed of each point as tooltips (:func:`frontier_spec`)."""
-    return frontier_spec(objective, gamma, height=CHART_HEIGHT)
+def frontier_chart(objective: str, gamma: float):
+    """Accuracy against the targeted gap over the sweep, γ highlighted, γ and seed of each
+    point as tooltips (:func:`frontier_data`)."""
+    return frontier_data(objective, gamma)
 
 
 @st.cache_data(show_spinner=False, max_entries=CACHE_ENTRIES)
-def rates_chart(objective: str, gamma: float) -> dict:
-    """Vega-Lite spec of the per-group rates of the model and the unfair MLP
-    (:func:`group_rates_spec`)."""
-    return group_rates_spec(objective, gamma, height=CHART_HEIGHT)
+def rates_chart(objective: str, gamma: float):
+    """The per-group rates of the model and the unfair MLP (:func:`group_rates_data`)."""
+    return group_rates_data(objective, gamma)
 
 
 def _pm(mean: float, sd: float) -> str:
@@ -207,11 +204,10 @@ def render() -> None:
     with left:
         st.subheader("Fairness against accuracy, over γ")
         with friendly_errors("The frontier"):
-            show_spec(frontier_chart(objective, gamma),
-                      figure=lambda: plot_frontier(objective, gamma),
-                      alt=f"Accuracy against {GAPS[TARGET_GAP[objective]][0]} for "
-                                   f"every fit of {VARIANTS[objective]}, the mean over seeds "
-                                   f"per γ, γ = {gamma:g} highlighted and the unfair MLP")
+            show_chart(frontier_chart(objective, gamma), height=CHART_HEIGHT,
+                       alt=f"Accuracy against {GAPS[TARGET_GAP[objective]][0]} for "
+                           f"every fit of {VARIANTS[objective]}, the mean over seeds "
+                           f"per γ, γ = {gamma:g} highlighted and the unfair MLP")
         st.caption("Light dots: single fits (each γ, each seed); blue dots: the mean over "
                    "seeds per γ, the line joining those no other γ beats on both counts; red: "
                    "the selected γ with ± one standard deviation over seeds; black: the "
@@ -220,11 +216,10 @@ def render() -> None:
     with right:
         st.subheader("Per-group rates of the selected model")
         with friendly_errors("The per-group rates"):
-            show_spec(rates_chart(objective, gamma),
-                      figure=lambda: plot_group_rates(objective, gamma),
-                      alt=f"Selection rate, TPR and FPR of women and men under "
-                                   f"{VARIANTS[objective]} with γ = {gamma:g} and under the "
-                                   f"unfair MLP")
+            show_chart(rates_chart(objective, gamma), height=CHART_HEIGHT,
+                       alt=f"Selection rate, TPR and FPR of women and men under "
+                           f"{VARIANTS[objective]} with γ = {gamma:g} and under the "
+                           f"unfair MLP")
         st.caption("Demographic parity asks equal selection rates; equalized odds equal TPRs "
                    "and equal FPRs; LAFTR's equal opportunity equal FPRs (on Y = 0). The "
                    "lighter bars are the unfair MLP; the dots single seeds.")

@@ -9,7 +9,7 @@ threshold of each group; the page shows the per-group rates
 (:func:`~dpteach.plots.fairness.fairness_gaps`, each one call of
 :mod:`dpteach.fairness.metrics`), each group's ROC curve with its operating point, and the
 trade-off between accuracy and a gap over every pair of thresholds
-(:func:`~dpteach.plots.fairness.threshold_tradeoff_spec`, from the shipped grid).
+(:func:`~dpteach.plots.fairness.threshold_tradeoff_data`, from the shipped grid).
 
 Speed: a slider move computes the current pair only (about ten metric calls on 15,060
 people, a few ms); the 10,201 pairs of the trade-off charts are read from the table. Each
@@ -33,12 +33,10 @@ from dpteach.plots.fairness import (
     THRESHOLDS,
     fairness_gaps,
     group_rates,
-    group_roc_spec,
-    plot_group_roc,
-    plot_threshold_tradeoff,
-    threshold_tradeoff_spec,
+    group_roc_data,
+    threshold_tradeoff_data,
 )
-from dpapp.charts import show_spec
+from dpapp.charts import show_chart
 from dpapp.frame import secondary, tradeoff
 from dpapp.messages import friendly_errors
 from dpapp.widgets import bound_selectbox, bound_slider, fmt
@@ -107,19 +105,17 @@ def _cell(column: str, value: float) -> str:
     return f"{value:.2f}" if column == "threshold" else f"{value:.3f}"
 
 
-# the charts are 25-70 kB each: 256 positions of each stay cached (under 25 MB in all)
+# the charts' data are 10-40 kB each: 256 positions of each stay cached (under 25 MB in all)
 @st.cache_data(show_spinner=False, max_entries=256)
-def roc_chart(female_threshold: float, male_threshold: float) -> dict:
-    """Vega-Lite spec of the groups' ROC curves and operating points (:func:`group_roc_spec`)."""
-    return group_roc_spec(female_threshold, male_threshold, height=CHART_HEIGHT)
+def roc_chart(female_threshold: float, male_threshold: float):
+    """The groups' ROC curves and operating points (:func:`group_roc_data`)."""
+    return group_roc_data(female_threshold, male_threshold)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def tradeoff_chart(female_threshold: float, male_threshold: float, gap: str) -> dict:
-    """Vega-Lite spec of accuracy against ``gap`` over every threshold pair
-    (:func:`threshold_tradeoff_spec`)."""
-    return threshold_tradeoff_spec(female_threshold, male_threshold, gap=gap,
-                                   height=CHART_HEIGHT)
+def tradeoff_chart(female_threshold: float, male_threshold: float, gap: str):
+    """Accuracy against ``gap`` over every threshold pair (:func:`threshold_tradeoff_data`)."""
+    return threshold_tradeoff_data(female_threshold, male_threshold, gap=gap)
 
 
 def _threshold(label: str, key: str, group: str, person: str) -> float:
@@ -205,11 +201,10 @@ def render() -> None:
     left, right = st.columns(2)
     for col, g in ((left, "demographic_parity"), (right, gap)):
         with col, friendly_errors("The trade-off chart"):
-            show_spec(tradeoff_chart(tf, tm, g),
-                      f"Accuracy against the {GAPS[g][0]} for every pair of thresholds, the "
-                      f"best accuracy at each gap, one threshold for both groups, and the "
-                      f"current pair",
-                      figure=lambda g=g: plot_threshold_tradeoff(tf, tm, gap=g))
+            show_chart(tradeoff_chart(tf, tm, g),
+                       f"Accuracy against the {GAPS[g][0]} for every pair of thresholds, the "
+                       f"best accuracy at each gap, one threshold for both groups, and the "
+                       f"current pair", height=CHART_HEIGHT)
     st.caption(
         "Each light dot is one pair of thresholds (every 0.05); the solid line is the best "
         "accuracy any of the 101 × 101 pairs reaches at that gap or below; the dashed curve "
@@ -221,10 +216,9 @@ def render() -> None:
     with left:
         st.subheader("Each group's ROC curve")
         with friendly_errors("The ROC curves"):
-            show_spec(roc_chart(tf, tm), "True-positive rate against false-positive rate of "
-                                         "women and men, with the point of each group's "
-                                         "threshold",
-                      figure=lambda: plot_group_roc(tf, tm))
+            show_chart(roc_chart(tf, tm), "True-positive rate against false-positive rate of "
+                                          "women and men, with the point of each group's "
+                                          "threshold", height=CHART_HEIGHT)
     with right:
         st.subheader("Per-group rates")
         if table is not None:

@@ -2,7 +2,7 @@
 
 The histogram is :func:`dpteach.plots.pate.agreement_votes` (presets
 :data:`~dpteach.plots.pate.VOTE_PRESETS`, or the agreement slider); the charts' data come
-from :mod:`dpteach.plots.pate` (``vote_histogram_spec``, ``answer_distribution_spec``,
+from :mod:`dpteach.plots.pate` (``vote_histogram_data``, ``answer_distribution_data``,
 ``pate_privacy_data``), which take the exact answer distributions from
 :mod:`dpteach.pate.answers` and the privacy (data-independent and data-dependent RDP, its
 conversion to (ε, δ)) from :mod:`dpteach.pate.analysis`. Each chart is cached per slider
@@ -28,13 +28,10 @@ from dpteach.plots.pate import (
     VOTE_PRESETS,
     agreement_votes,
     answer_distribution_data,
-    answer_distribution_spec,
     pate_privacy_data,
-    plot_answer_distribution,
-    plot_vote_histogram,
-    vote_histogram_spec,
+    vote_histogram_data,
 )
-from dpapp.charts import show_chart, show_spec
+from dpapp.charts import show_chart
 from dpapp.frame import secondary, tradeoff
 from dpapp.messages import friendly_errors
 from dpapp.widgets import bound_radio, bound_slider, DELTAS, fmt, fmt_delta, log_slider
@@ -60,23 +57,24 @@ PRESETS = {name: {"pate_agreement": agreement, "pate_rest": REST_LABELS[rest]}
 
 
 @st.cache_data(show_spinner=False, max_entries=1024)
-def histogram_chart(votes: tuple[int, ...], threshold: float) -> dict:
-    """Vega-Lite spec of the votes with the threshold T (:func:`vote_histogram_spec`)."""
-    return vote_histogram_spec(np.array(votes), threshold)
+def histogram_chart(votes: tuple[int, ...], threshold: float) -> FigureData:
+    """The votes with the threshold T (:func:`vote_histogram_data`)."""
+    return vote_histogram_data(np.array(votes), threshold)
 
 
 @st.cache_data(show_spinner=False, max_entries=1024)
 def answer_chart(votes: tuple[int, ...], threshold: float, sigma1: float,
-                 sigma2: float) -> tuple[dict, dict]:
-    """Vega-Lite spec of the answer's exact distribution (:func:`answer_distribution_spec`)
-    and the numbers the page shows (from :func:`answer_distribution_data`'s ``extra``)."""
+                 sigma2: float) -> tuple[FigureData, dict]:
+    """The answer's exact distribution (:func:`answer_distribution_data`) and the numbers
+    the page shows (from its ``extra``)."""
     v = np.array(votes)
-    extra = answer_distribution_data(v, threshold, sigma1, sigma2).extra
+    data = answer_distribution_data(v, threshold, sigma1, sigma2)
+    extra = data.extra
     top = extra["plurality"]
     numbers = {"p_answer": extra["p_answer"], "q_bound": extra["q_bound"],
                "confident_plurality": float(extra["confident"][top]),
                "gnmax_plurality": float(extra["gnmax"][top])}
-    return answer_distribution_spec(v, threshold, sigma1, sigma2), numbers
+    return data, numbers
 
 
 @st.cache_data(show_spinner=False, max_entries=1024)
@@ -156,16 +154,14 @@ def render() -> None:
     with left:
         st.subheader("The teachers' votes")
         with friendly_errors("The vote histogram"):
-            show_spec(histogram_chart(key, c["threshold"]),
-                      "Bar chart of the votes per class with the threshold T",
-                      figure=lambda: plot_vote_histogram(np.array(key), c["threshold"]))
+            show_chart(histogram_chart(key, c["threshold"]),
+                       "Bar chart of the votes per class with the threshold T")
     extra = None
     with right:
         st.subheader("The aggregator's answer")
         with friendly_errors("The answer's distribution"):
-            spec, extra = answer_chart(*args)
-            show_spec(spec, "Probability of each answer of Confident-GNMax and GNMax",
-                      figure=lambda: plot_answer_distribution(np.array(key), *args[1:]))
+            data, extra = answer_chart(*args)
+            show_chart(data, "Probability of each answer of Confident-GNMax and GNMax")
     if extra is not None:
         m1, m2, m3, m4 = st.columns(4, border=True)
         m1.metric("P(threshold passes)", fmt(extra["p_answer"]),

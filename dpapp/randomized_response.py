@@ -3,7 +3,7 @@
 Numbers come from :mod:`dpteach.mechanisms.randomized_response` (``randomized_response``,
 ``rr_estimate``, ``rr_std_error``, ``rr_epsilon_from_gamma``,
 ``rr_gamma_from_epsilon``), the charts' data from
-:mod:`dpteach.plots.randomized_response` (``rr_probabilities_spec``,
+:mod:`dpteach.plots.randomized_response` (``rr_probabilities_data``,
 ``rr_estimator_data``), cached per slider position with ``st.cache_data`` and drawn
 by the browser (Vega-Lite).
 
@@ -25,11 +25,7 @@ import numpy as np
 import streamlit as st
 
 from dpteach.plots.figure import FigureData
-from dpteach.plots.randomized_response import (
-    plot_rr_probabilities,
-    rr_estimator_data,
-    rr_probabilities_spec,
-)
+from dpteach.plots.randomized_response import rr_estimator_data, rr_probabilities_data
 from dpteach.mechanisms.randomized_response import (
     randomized_response,
     rr_epsilon_from_gamma,
@@ -37,7 +33,7 @@ from dpteach.mechanisms.randomized_response import (
     rr_gamma_from_epsilon,
     rr_std_error,
 )
-from dpapp.charts import show_chart, show_spec
+from dpapp.charts import show_chart
 from dpapp.frame import secondary, tradeoff
 from dpapp.messages import friendly_errors
 from dpapp.widgets import (
@@ -96,9 +92,9 @@ def _simulate_survey(true_rate: float, n: int, privacy: dict, seed: int):
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
-def probabilities_chart(gamma: float | None, epsilon: float | None) -> dict:
-    """Vega-Lite spec of P(report | true answer) (:func:`rr_probabilities_spec`)."""
-    return rr_probabilities_spec(gamma, epsilon)
+def probabilities_chart(gamma: float | None, epsilon: float | None) -> FigureData:
+    """P(report | true answer) (:func:`rr_probabilities_data`)."""
+    return rr_probabilities_data(gamma, epsilon)
 
 
 @st.cache_data(show_spinner=False, max_entries=1024)
@@ -181,9 +177,8 @@ def render() -> None:
                        "The interval is the normal approximation π̂ ± 1.96 · (estimated SE).")
         gamma_arg, epsilon_arg = privacy.get("gamma"), privacy.get("epsilon")
         with friendly_errors("The response probabilities"):
-            show_spec(probabilities_chart(gamma_arg, epsilon_arg),
-                      "Probability of each report given the true answer",
-                      figure=lambda: plot_rr_probabilities(gamma_arg, epsilon_arg))
+            show_chart(probabilities_chart(gamma_arg, epsilon_arg),
+                       "Probability of each report given the true answer")
     with right:
         st.subheader(f"The estimate over {N_TRIALS:,} surveys")
         with friendly_errors("The histogram"):

@@ -678,6 +678,15 @@ def test_masks_and_callables():
             dom("arg", bad)
 
 
+def test_flat_returns_a_number_or_an_array_as_one_dimension():
+    from dpteach._validation import VALUES
+
+    flat = VALUES.flat()
+    assert flat("v", 3.0).tolist() == [3.0] and flat("v", [[1, 2], [3, 4]]).shape == (4,)
+    with pytest.raises(ParameterError, match="^v must be"):
+        flat("v", "abc")
+
+
 def test_rational_takes_numbers_exactly():
     from fractions import Fraction
 

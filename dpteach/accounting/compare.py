@@ -56,12 +56,14 @@ __all__ = ["METHODS", "METHOD_LABELS", "MAX_POINTS", "MAX_TOTAL_QUERIES",
            "composition_epsilons", "dpsgd_epsilons"]
 
 METHODS = ("basic", "advanced", "optimal", "rdp", "pld")
+#: Each method's name in words, for legends, titles and the app's metrics (no citation
+#: keys: the sources are in the module docstring).
 METHOD_LABELS = {
     "basic": "basic (ε's add)",
-    "advanced": "advanced (DRV10)",
-    "optimal": "optimal (KOV15)",
+    "advanced": "advanced (Dwork–Rothblum–Vadhan bound)",
+    "optimal": "optimal (Kairouz–Oh–Viswanath bound)",
     "rdp": "Rényi DP",
-    "pld": "PLD",
+    "pld": "privacy loss distribution (PLD)",
 }
 
 #: Largest number of entries of ``ks`` / ``steps`` (points of a curve).

@@ -1,10 +1,11 @@
 """Plotting functions shared by the notebooks and the app.
 
-Each ``plot_*`` function takes the parameters (and optionally ``ax=``) and returns a
-matplotlib ``Figure``; the figures the app shows also have a ``*_data`` function
-returning a :class:`~dpteach.plots.figure.FigureData`, drawn by matplotlib
-(:func:`~dpteach.plots.figure.to_matplotlib`) in the notebooks and by the browser
-(:func:`~dpteach.plots.figure.to_vega_lite`) in the app. One submodule per chapter.
+One figure path: every figure has a ``*_data`` function returning a
+:class:`~dpteach.plots.figure.FigureData` (the numbers, computed through the math modules,
+and the words of the title, axes and legend), and its ``plot_*`` function is
+``to_matplotlib(x_data(...), ax=ax)``: a matplotlib ``Figure`` for the notebooks. The app
+draws the same data in the browser (:func:`~dpteach.plots.figure.to_vega_lite`). One
+submodule per chapter.
 
 The public names are re-exported here, but loaded on first use (PEP 562): ``import
 dpteach.plots`` stays light, and a chapter (with matplotlib and SciPy) is imported
@@ -33,7 +34,7 @@ _EXPORTS = {
     "accounting": ("plot_amplification", "plot_composition", "plot_dpsgd_epsilon"),
     "dpsgd": (
         "plot_decision_boundary", "plot_grad_norm_histogram", "plot_mia_roc",
-        "plot_privacy_utility", "plot_training_history",
+        "plot_privacy_utility", "plot_probability_grid", "plot_training_history",
     ),
     "selection": (
         "plot_block_estimates", "plot_event_privacy_loss", "plot_exponential_mechanism",

@@ -1,10 +1,10 @@
 """Figures for composition and privacy accounting (notebook 04, app pages).
 
 All numbers come from :mod:`dpteach.accounting` / :mod:`dpteach.accounting.composition`.
-:func:`composition_data` and :func:`dpsgd_epsilon_data` return the figures the app
-pages "Composition & budget" and "DP-SGD planner" show, as
-:class:`~dpteach.plots.figure.FigureData`; :func:`plot_composition` and
-:func:`plot_dpsgd_epsilon` draw them with matplotlib (for the notebooks).
+:func:`composition_data`, :func:`dpsgd_epsilon_data` and :func:`amplification_data` return
+the figures as :class:`~dpteach.plots.figure.FigureData` (the first two are those of the app
+pages "Composition & budget" and "DP-SGD planner"); the ``plot_*`` function of the same name
+draws each with matplotlib (for the notebooks).
 
 Some numbers are slow: PLD (up to seconds each) and the optimal composition bound (O(k)
 per k). For the values the app's sliders offer (the grids below) they are read from
@@ -38,11 +38,11 @@ from ..accounting.composition import amplify_by_subsampling
 _AMPLIFIED_EPSILONS = array(ndim=(0, 1), low=1e-12, high=500.0, max_size=12,
                             text="1 to 12 numbers in [1e-12, 500]")
 from .. import tables
-from ._style import PALETTE, new_axes, refuse_undrawable, refuse_undrawable_log
+from ._style import CYCLE, PALETTE, refuse_undrawable, refuse_undrawable_log
 from .figure import FigureData, Rule, Series, to_matplotlib
 
 __all__ = ["composition_data", "plot_composition", "dpsgd_epsilon_data", "plot_dpsgd_epsilon",
-           "plot_amplification", "planner_run", "planner_pld_steps"]
+           "amplification_data", "plot_amplification", "planner_run", "planner_pld_steps"]
 
 K_MAX_LIMIT = 100_000        # plot_composition: largest k_max (and mark_k)
 STEPS_MAX_LIMIT = 10**6      # plot_dpsgd_epsilon: largest steps_max (and mark_steps)
@@ -311,7 +311,7 @@ def composition_data(k_max: int = 1000, *, mechanism: str = "laplace",
     series = tuple(Series(m, METHOD_LABELS[m], ks, curves[m], colour=_COLOURS[m],
                           dash=_DASHES[m], width=2.0 if m in ("rdp", "pld") else 1.6)
                    for m in drawn)
-    rules = () if mark_k is None else (Rule("mark_k", "x", mark_k, colour=PALETTE["black"]),)
+    rules = () if mark_k is None else (Rule("mark_k", "x", mark_k, colour="grey", dash="solid"),)
     what = (f"Laplace queries, ε₀ = {epsilon:g} each" if mechanism == "laplace"
             else f"Gaussian queries, σ = {sigma:g} (Δ₂ = 1)")
     extra = {"ks": ks}
@@ -320,7 +320,8 @@ def composition_data(k_max: int = 1000, *, mechanism: str = "laplace",
         extra["at_mark"] = {m: float(curves[m][j]) for m in methods}
     return FigureData(title=f"Composition of k {what}; total δ = {delta:g}",
                       x_title="number of queries k", y_title="total ε (lower is better)",
-                      series=series, rules=rules, log_x=True, log_y=True, extra=extra)
+                      series=series, rules=rules, log_x=True, log_y=True, x_integer=True,
+                      extra=extra)
 
 
 def plot_composition(k_max: int = 1000, *, mechanism: str = "laplace", epsilon: float | None = 0.1,
@@ -340,17 +341,9 @@ def plot_composition(k_max: int = 1000, *, mechanism: str = "laplace", epsilon: 
     -------
     matplotlib.figure.Figure
     """
-    data = composition_data(k_max, mechanism=mechanism, epsilon=epsilon, sigma=sigma,
-                            delta=delta, methods=methods, mark_k=mark_k)
-    fig = to_matplotlib(data, ax=ax)
-    ax = fig.axes[0] if ax is None else ax
-    for line in ax.lines:
-        if line.get_gid() == "mark_k":
-            line.set_color("grey")
-            line.set_linestyle("-")
-            line.set_linewidth(0.8)
-    ax.grid(True, which="major", alpha=0.3)
-    return fig
+    return to_matplotlib(composition_data(k_max, mechanism=mechanism, epsilon=epsilon,
+                                          sigma=sigma, delta=delta, methods=methods,
+                                          mark_k=mark_k), ax=ax)
 
 
 # ------------------------------------------------------------------ DP-SGD
@@ -430,14 +423,15 @@ def dpsgd_epsilon_data(steps_max: int = 15_000, *, noise_multiplier: float = 1.1
     rules = ()
     extra = {}
     if mark_steps is not None:
-        rules = (Rule("mark_steps", "x", mark_steps, colour=PALETTE["black"]),)
+        rules = (Rule("mark_steps", "x", mark_steps, colour="grey", dash="solid"),)
         at_mark = {"rdp": float(rdp[int(np.searchsorted(steps, mark_steps))])}
         if pld is not None and mark_steps in pts:
             at_mark["pld"] = float(pld[int(np.searchsorted(pts, mark_steps))])
         extra["at_mark"] = at_mark
     return FigureData(title=f"DP-SGD accounting: q = {q:.3g}, σ = {sigma:g}, δ = {delta:g}",
-                      x_title="training steps T", y_title="ε (lower is better)",
-                      series=tuple(series), rules=rules, log_x=True, extra=extra)
+                      x_title="number of training steps T", y_title="ε (lower is better)",
+                      series=tuple(series), rules=rules, log_x=True, x_integer=True,
+                      extra=extra)
 
 
 def plot_dpsgd_epsilon(steps_max: int = 15_000, *, noise_multiplier: float = 1.1,
@@ -457,24 +451,18 @@ def plot_dpsgd_epsilon(steps_max: int = 15_000, *, noise_multiplier: float = 1.1
     -------
     matplotlib.figure.Figure
     """
-    data = dpsgd_epsilon_data(steps_max, noise_multiplier=noise_multiplier,
-                              sample_rate=sample_rate, delta=delta, pld_points=pld_points,
-                              mark_steps=mark_steps)
-    fig = to_matplotlib(data, ax=ax)
-    ax = fig.axes[0] if ax is None else ax
-    for line in ax.lines:
-        if line.get_gid() == "pld":
-            line.set_zorder(3)
-        elif line.get_gid() == "mark_steps":
-            line.set_color("grey")
-            line.set_linestyle("-")
-            line.set_linewidth(0.8)
-    ax.grid(True, which="major", alpha=0.3)
-    return fig
+    return to_matplotlib(dpsgd_epsilon_data(steps_max, noise_multiplier=noise_multiplier,
+                                            sample_rate=sample_rate, delta=delta,
+                                            pld_points=pld_points, mark_steps=mark_steps),
+                         ax=ax)
 
 
-def plot_amplification(epsilons=(0.5, 1.0, 2.0, 5.0), ax=None):
-    """Privacy amplification by subsampling: ε' = ln(1 + q(e^ε − 1)) versus q.
+def amplification_data(epsilons=(0.5, 1.0, 2.0, 5.0)) -> FigureData:
+    """Privacy amplification by subsampling: ε' = ln(1 + q(e^ε − 1)) against q (log–log).
+
+    :func:`dpteach.accounting.composition.amplify_by_subsampling` for each ε at 80
+    log-spaced sampling rates q in [0.001, 1], and the small-ε approximation q·ε (dotted,
+    in the same colour).
 
     Parameters
     ----------
@@ -482,27 +470,46 @@ def plot_amplification(epsilons=(0.5, 1.0, 2.0, 5.0), ax=None):
         ε of the mechanism on its input (in [1e-12, 500], the domain of
         :func:`~dpteach.accounting.composition.amplify_by_subsampling`), one line each; at
         most 12.
-    ax : matplotlib Axes, optional
 
     Returns
     -------
-    matplotlib.figure.Figure
+    FigureData
+        Series ``"epsilon-<i>"`` (ε') and ``"approximation-<i>"`` (q·ε) for the i-th ε;
+        ``extra["q"]`` holds the sampling rates.
     """
     eps_arr = _AMPLIFIED_EPSILONS("epsilons", epsilons).ravel()
     epsilons = [float(e) for e in eps_arr]
     qs = np.geomspace(1e-3, 1.0, 80)
     amps = [[amplify_by_subsampling(eps, q) for q in qs] for eps in epsilons]
     refuse_undrawable_log("the ε values", dict(epsilons=epsilons), *amps, eps_arr)
-    fig, ax = new_axes(ax)
-    for eps, amp in zip(epsilons, amps):
-        (line,) = ax.plot(qs, amp, lw=2, label=f"ε = {eps:g}")
-        ax.plot(qs, qs * eps, ":", color=line.get_color(), lw=1)
-    ax.plot([], [], ":", color="grey", label="q·ε (small-ε approximation)")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("sampling rate q")
-    ax.set_ylabel("ε after subsampling")
-    ax.set_title("Amplification by subsampling: ε' = ln(1 + q(e^ε − 1))")
-    ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize="small")
-    return fig
+    series = []
+    for i, (eps, amp) in enumerate(zip(epsilons, amps)):
+        colour = CYCLE[i % len(CYCLE)]
+        series.append(Series(f"epsilon-{i}", f"ε = {eps:g}", qs, amp, colour=colour))
+        series.append(Series(f"approximation-{i}", "", qs, qs * eps, colour=colour,
+                             dash="dotted", width=1.0))
+    # a legend entry for the dotted lines (drawn in the colour of their ε)
+    series.append(Series("approximation", "q·ε (small-ε approximation, dotted)", [], [],
+                         colour="grey", dash="dotted", width=1.0))
+    return FigureData("Amplification by subsampling: ε' = ln(1 + q(e^ε − 1))",
+                      "sampling rate q (log scale)", "ε after subsampling (log scale)",
+                      series=tuple(series), log_x=True, log_y=True, extra={"q": qs})
+
+
+def plot_amplification(epsilons=(0.5, 1.0, 2.0, 5.0), ax=None):
+    """Privacy amplification by subsampling: ε' = ln(1 + q(e^ε − 1)) versus q.
+
+    Draws :func:`amplification_data` with matplotlib (arguments as there).
+
+    Parameters
+    ----------
+    epsilons : float or sequence of float
+        ε of the mechanism on its input (finite, > 0, at most 1e200), one line each; at
+        most 12.
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    return to_matplotlib(amplification_data(epsilons), ax=ax)

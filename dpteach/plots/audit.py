@@ -37,7 +37,7 @@ from .._validation import (
 from ..audit.bounds import max_certifiable_epsilon
 from ..audit.one_run import OneRunAudit, one_run_audit_bound
 from ..audit.runs import TRIALS_MAX, AuditResult
-from ._style import PALETTE, new_axes, refuse_undrawable
+from ._style import PALETTE, refuse_undrawable
 from .figure import FigureData, Rule, Series, to_matplotlib
 
 __all__ = [
@@ -146,10 +146,7 @@ def plot_audit_histograms(result, bins: int = 40, ax=None):
     -------
     matplotlib.figure.Figure
     """
-    data = audit_histograms_data(result, bins)
-    fig, ax = new_axes(ax)
-    to_matplotlib(data, ax=ax)
-    return fig
+    return to_matplotlib(audit_histograms_data(result, bins), ax=ax)
 
 
 def _trials(trials) -> np.ndarray:
@@ -220,7 +217,7 @@ def bound_convergence_data(trials, bounds, *, claimed_epsilon: float,
             note = " · true ε = ∞"
     return FigureData(f"The audit's bound as the runs grow{note}", "runs per side (log scale)",
                       "ε lower bound", tuple(series), tuple(rules), log_x=True,
-                      y_domain=(0.0, 1.15 * top + 0.05))
+                      y_domain=(0.0, 1.15 * top + 0.05), x_integer=True)
 
 
 def plot_bound_convergence(trials, bounds, *, claimed_epsilon: float,
@@ -232,11 +229,9 @@ def plot_bound_convergence(trials, bounds, *, claimed_epsilon: float,
     -------
     matplotlib.figure.Figure
     """
-    data = bound_convergence_data(trials, bounds, claimed_epsilon=claimed_epsilon,
-                                  true_epsilon=true_epsilon, delta=delta, confidence=confidence)
-    fig, ax = new_axes(ax)
-    to_matplotlib(data, ax=ax)
-    return fig
+    return to_matplotlib(bound_convergence_data(trials, bounds, claimed_epsilon=claimed_epsilon,
+                                                true_epsilon=true_epsilon, delta=delta,
+                                                confidence=confidence), ax=ax)
 
 
 def canary_scores_data(audit, bins: int = 40, claimed_epsilon: float | None = None) -> FigureData:
@@ -285,8 +280,8 @@ def canary_scores_data(audit, bins: int = 40, claimed_epsilon: float | None = No
     claim_text = "" if claim is None else f" vs claimed ε = {_fmt(claim)}"
     title = (f"{a.m:,} canaries: {a.v} of {a.r} guesses right\n{1 - a.beta:.0%} bound "
              f"ε ≥ {a.epsilon_lower_bound:.3f}{claim_text} (δ = {a.delta:g})")
-    return FigureData(title, "canary score (higher: more likely in)", "canaries",
-                      series, tuple(rules))
+    return FigureData(title, "canary score (higher: more likely in)", "number of canaries",
+                      series, tuple(rules), y_integer=True)
 
 
 def plot_canary_scores(audit, bins: int = 40, claimed_epsilon: float | None = None, ax=None):
@@ -296,10 +291,7 @@ def plot_canary_scores(audit, bins: int = 40, claimed_epsilon: float | None = No
     -------
     matplotlib.figure.Figure
     """
-    data = canary_scores_data(audit, bins, claimed_epsilon)
-    fig, ax = new_axes(ax)
-    to_matplotlib(data, ax=ax)
-    return fig
+    return to_matplotlib(canary_scores_data(audit, bins, claimed_epsilon), ax=ax)
 
 
 def one_run_bound_data(m: int, r: int, *, delta: float = 0.0, beta: float = 0.05,
@@ -360,8 +352,6 @@ def plot_one_run_bound(m: int, r: int, *, delta: float = 0.0, beta: float = 0.05
     -------
     matplotlib.figure.Figure
     """
-    data = one_run_bound_data(m, r, delta=delta, beta=beta, claimed_epsilon=claimed_epsilon,
-                              points=points)
-    fig, ax = new_axes(ax)
-    to_matplotlib(data, ax=ax)
-    return fig
+    return to_matplotlib(one_run_bound_data(m, r, delta=delta, beta=beta,
+                                            claimed_epsilon=claimed_epsilon, points=points),
+                         ax=ax)

@@ -25,9 +25,9 @@ page never trains, and a slider move computes only the
 current pair (a few metric calls on 15,060 people).
 
 Each figure is a :class:`~dpteach.plots.figure.FigureData`, drawn with matplotlib by the
-``plot_*`` function of the same name (notebooks) and in the browser by the ``*_spec``
-function (:func:`~dpteach.plots.figure.to_vega_lite` plus the drawing order of the
-parametric curves and tooltips).
+``plot_*`` function of the same name (notebooks) and in the browser by
+:func:`~dpteach.plots.figure.to_vega_lite` (the app, where each point of a curve names its
+thresholds when the pointer rests on it).
 
 References
 ----------
@@ -50,14 +50,13 @@ from sklearn.metrics import accuracy_score
 from .._validation import check_choice, check_in_range
 from ..fairness import metrics as M
 from .. import tables
-from ._style import PALETTE, new_axes
-from .figure import FigureData, Series, to_matplotlib, to_vega_lite
+from ._style import PALETTE
+from .figure import FigureData, Series, to_matplotlib
 
 __all__ = [
     "THRESHOLDS", "ADULT_MODEL", "GROUPS", "GAPS", "GRID_NAMES",
     "adult_predictions", "gap_values", "fairness_gaps", "group_rates",
-    "group_roc_data", "group_roc_spec", "plot_group_roc",
-    "threshold_tradeoff_data", "threshold_tradeoff_spec", "plot_threshold_tradeoff",
+    "group_roc_data", "plot_group_roc", "threshold_tradeoff_data", "plot_threshold_tradeoff",
 ]
 
 #: The thresholds of the page's sliders and of the table's grid: 0.00, 0.01, …, 1.00.
@@ -229,33 +228,6 @@ def group_rates(female_threshold: float, male_threshold: float):
     return table
 
 
-# ------------------------------------------------------------------ vega-lite helpers
-def _annotate(spec: dict, label: str, fields: dict[str, np.ndarray], *,
-              order: str | None = None, tooltip: tuple[tuple[str, str], ...] = (),
-              xy: tuple[str, str] = ("x", "y")) -> dict:
-    """Add per-point ``fields`` to the layer of series ``label`` (rows in series order),
-    an ``order`` channel on one of them (a parametric curve is then drawn in that field's
-    order, not sorted by x) and tooltips."""
-    for layer in spec["layer"]:
-        rows = layer["data"]["values"]
-        if not rows or rows[0].get("series") != label:
-            continue
-        n = len(rows)
-        if any(len(v) != n for v in fields.values()):
-            continue                              # thinned or filtered: leave as it is
-        for i, row in enumerate(rows):
-            row.update({k: float(v[i]) for k, v in fields.items()})
-        enc = layer["encoding"]
-        if order is not None:
-            enc["order"] = {"field": order, "type": "quantitative"}
-        if tooltip:
-            enc["tooltip"] = [{"field": f, "type": "quantitative", "title": title,
-                               "format": ".2f"} for f, title in tooltip] + [
-                {"field": "x", "type": "quantitative", "title": xy[0], "format": ".3f"},
-                {"field": "y", "type": "quantitative", "title": xy[1], "format": ".3f"}]
-    return spec
-
-
 # --------------------------------------------------------------------------- ROC
 def group_roc_data(female_threshold: float, male_threshold: float) -> FigureData:
     """Each group's ROC curve (threshold 0 … 1) and the operating point of its threshold.
@@ -291,7 +263,8 @@ def group_roc_data(female_threshold: float, male_threshold: float) -> FigureData
         _, curve_tpr, curve_fpr = table["group_rates"][row]
         curves[name] = (curve_fpr, curve_tpr)
         series.append(Series(f"roc-{name}", f"{name}: thresholds 0 to 1", curve_fpr,
-                             curve_tpr, colour=colours[name], width=2.0))
+                             curve_tpr, colour=colours[name], width=2.0,
+                             tooltip=((f"{name}'s threshold", np.asarray(THRESHOLDS)),)))
     for name, t in ((GROUPS[1], tf), (GROUPS[0], tm)):
         series.append(Series(f"point-{name}", f"{name} at t = {t:.2f}: TPR {tpr[name]:.3f}, "
                              f"FPR {fpr[name]:.3f}", [fpr[name]], [tpr[name]], kind="points",
@@ -309,33 +282,6 @@ def group_roc_data(female_threshold: float, male_threshold: float) -> FigureData
         extra={"tpr": tpr, "fpr": fpr, "curves": curves})
 
 
-def group_roc_spec(female_threshold: float, male_threshold: float, *,
-                   height: int = 340) -> dict:
-    """Vega-Lite chart of :func:`group_roc_data`: each curve drawn in threshold order, with
-    the threshold of every point as a tooltip.
-
-    Parameters
-    ----------
-    female_threshold, male_threshold
-        As :func:`adult_predictions`.
-    height : int in [50, 2000]
-        Height in pixels (the width follows the page).
-
-    Returns
-    -------
-    dict
-        A Vega-Lite v5 specification for ``st.vega_lite_chart``.
-    """
-    data = group_roc_data(female_threshold, male_threshold)
-    spec = to_vega_lite(data, height=height)
-    t = np.asarray(THRESHOLDS)
-    for name in ("women", "men"):
-        _annotate(spec, data.series_by_key(f"roc-{name}").label, {"threshold": t},
-                  order="threshold", tooltip=(("threshold", f"{name}'s threshold"),),
-                  xy=("FPR", "TPR"))
-    return spec
-
-
 def plot_group_roc(female_threshold: float, male_threshold: float, ax=None):
     """Each group's ROC curve and its operating point (:func:`group_roc_data`).
 
@@ -351,11 +297,7 @@ def plot_group_roc(female_threshold: float, male_threshold: float, ax=None):
         Lines with gids ``"roc-women"``, ``"roc-men"``, ``"point-women"``, ``"point-men"``,
         ``"chance"``.
     """
-    data = group_roc_data(female_threshold, male_threshold)
-    fig, ax = new_axes(ax)
-    to_matplotlib(data, ax=ax)
-    ax.set_aspect("equal", adjustable="box")
-    return fig
+    return to_matplotlib(group_roc_data(female_threshold, male_threshold), ax=ax)
 
 
 # ------------------------------------------------------------------- the trade-off
@@ -426,11 +368,13 @@ def threshold_tradeoff_data(female_threshold: float, male_threshold: float, *,
     name = GAPS[gap][0]
     series = (
         Series("pairs", "threshold pairs (every 0.05)", cx[shown], cy[shown],
-               kind="points", colour=PALETTE["sky"], width=1.2, opacity=0.45),
+               kind="points", colour=PALETTE["sky"], width=1.2, opacity=0.45,
+               tooltip=(("women's threshold", ctf[shown]), ("men's threshold", ctm[shown]))),
         Series("frontier", "best accuracy at this gap or below (all pairs)", fx, fy,
                colour=PALETTE["blue"], width=2.2),
         Series("single", "one threshold for both groups", sx, sy,
-               colour=PALETTE["orange"], dash="dashed", width=2.0),
+               colour=PALETTE["orange"], dash="dashed", width=2.0,
+               tooltip=(("threshold (both groups)", np.asarray(THRESHOLDS)),)),
         Series("current", f"women t = {tf:.2f}, men t = {tm:.2f}", [g], [acc], kind="points",
                colour=PALETTE["vermillion"], width=6.0),
     )
@@ -442,34 +386,6 @@ def threshold_tradeoff_data(female_threshold: float, male_threshold: float, *,
         series=series, x_domain=(0.0, x_high), y_domain=(low, high),
         extra={"gaps": now, "gap": gap, "cloud_thresholds": (ctf[shown], ctm[shown]),
                "best_accuracy": best})
-
-
-def threshold_tradeoff_spec(female_threshold: float, male_threshold: float, *,
-                            gap: str = "demographic_parity", height: int = 340) -> dict:
-    """Vega-Lite chart of :func:`threshold_tradeoff_data`: the single-threshold curve drawn
-    in threshold order, the pairs' thresholds as tooltips.
-
-    Parameters
-    ----------
-    female_threshold, male_threshold, gap
-        As :func:`threshold_tradeoff_data`.
-    height : int in [50, 2000]
-        Height in pixels (the width follows the page).
-
-    Returns
-    -------
-    dict
-        A Vega-Lite v5 specification for ``st.vega_lite_chart``.
-    """
-    data = threshold_tradeoff_data(female_threshold, male_threshold, gap=gap)
-    spec = to_vega_lite(data, height=height)
-    ctf, ctm = data.extra["cloud_thresholds"]
-    xy = (GAPS[data.extra["gap"]][0], "accuracy")
-    _annotate(spec, data.series_by_key("pairs").label, {"t_women": ctf, "t_men": ctm},
-              tooltip=(("t_women", "women's threshold"), ("t_men", "men's threshold")), xy=xy)
-    _annotate(spec, data.series_by_key("single").label, {"threshold": np.asarray(THRESHOLDS)},
-              order="threshold", tooltip=(("threshold", "threshold (both groups)"),), xy=xy)
-    return spec
 
 
 def plot_threshold_tradeoff(female_threshold: float, male_threshold: float, *,
@@ -487,7 +403,5 @@ def plot_threshold_tradeoff(female_threshold: float, male_threshold: float, *,
     matplotlib.figure.Figure
         Lines with gids ``"pairs"``, ``"frontier"``, ``"single"`` and ``"current"``.
     """
-    data = threshold_tradeoff_data(female_threshold, male_threshold, gap=gap)
-    fig, ax = new_axes(ax)
-    to_matplotlib(data, ax=ax)
-    return fig
+    return to_matplotlib(threshold_tradeoff_data(female_threshold, male_threshold, gap=gap),
+                         ax=ax)

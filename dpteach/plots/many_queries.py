@@ -182,7 +182,7 @@ def _crossover_figure(x, lines, *, x_title, title, rule, mark_index, n) -> Figur
         title=title, x_title=x_title,
         y_title="largest error over the k queries (fraction of n)",
         series=tuple(series), rules=(rule,), log_x=True, log_y=True,
-        extra={"at": at, "x": np.asarray(x, dtype=float), "n": n})
+        x_integer="number" in x_title, extra={"at": at, "x": np.asarray(x, dtype=float), "n": n})
 
 
 def crossover_data(k: int, epsilon: float) -> FigureData:
@@ -310,10 +310,11 @@ def mwem_rounds_data(rounds, errors, epsilon: float, *, reference=None) -> Figur
         Rule("reference", "y", reference, label="reference", colour=PALETTE["vermillion"],
              dash="dashed"),)
     return FigureData(
-        title=f"MWEM: more rounds fit better, until the noise per round dominates\n"
+        title=f"MWEM: more rounds fit better, until their noise dominates\n"
               f"total ε = {_fmt(epsilon)}, each round ε/(2T) + ε/(2T)",
-        x_title="rounds T (log scale)", y_title="largest error (fraction of n)",
+        x_title="number of rounds T (log scale)", y_title="largest error (fraction of n)",
         series=tuple(series), rules=rules, log_x=True, log_y=bool(np.all(runs > 0)),
+        x_integer=True,
         extra={"best_T": int(T[int(np.argmin(mean))]), "mean": mean})
 
 
@@ -365,6 +366,7 @@ def pmw_errors_data(errors, updated, threshold: float) -> FigureData:
         title=f"Private multiplicative weights, online: {int(upd.sum())} paid updates for "
               f"{err.size:,} answers\nthreshold α = {_fmt(alpha)}",
         x_title="query number", y_title="error of the released answer (fraction of n)",
+        x_integer=True,
         series=series,
         rules=(Rule("threshold", "y", alpha, label="threshold α", dash="dashed"),),
         extra={"n_updates": int(upd.sum()),

@@ -19,8 +19,8 @@ The figures of a whole run on many queries (notebook 08) are in
 
 Each figure is a :class:`~dpteach.plots.figure.FigureData`, drawn with matplotlib by the
 ``plot_*`` function of the same name (notebooks) and in the browser by
-:func:`~dpteach.plots.figure.to_vega_lite`; the two bar charts also have a ``*_spec``
-function that names the classes (and "no answer") on the x axis. :func:`agreement_votes`
+:func:`~dpteach.plots.figure.to_vega_lite` (the app); the bar charts name the classes (and
+"no answer") under their bars. :func:`agreement_votes`
 builds the illustrative histograms the page offers (a share of the teachers for one class,
 the rest spread or given to one runner-up).
 
@@ -60,13 +60,13 @@ from ..pate.analysis import (
 )
 from ..pate.teachers import MAX_QUERIES, MAX_TEACHERS, VOTES
 from ..pate.answers import confident_gnmax_answer_probabilities, gnmax_answer_probabilities
-from ._style import PALETTE, new_axes, refuse_undrawable, refuse_undrawable_log
-from .figure import FigureData, Rule, Series, to_matplotlib, to_vega_lite
+from ._style import PALETTE, refuse_undrawable, refuse_undrawable_log
+from .figure import FigureData, Rule, Series, to_matplotlib
 
 __all__ = [
     "VOTE_PRESETS", "REST_CHOICES", "MAX_BAR_CLASSES", "K_MAX_LIMIT", "agreement_votes",
-    "vote_histogram_data", "vote_histogram_spec", "plot_vote_histogram",
-    "answer_distribution_data", "answer_distribution_spec", "plot_answer_distribution",
+    "vote_histogram_data", "plot_vote_histogram",
+    "answer_distribution_data", "plot_answer_distribution",
     "pate_privacy_data", "plot_pate_privacy",
 ]
 
@@ -157,6 +157,12 @@ def _one_histogram(votes) -> np.ndarray:
     return v
 
 
+def _class_ticks(k: int) -> tuple:
+    """Class j under its bar at x = j: every class up to 20, else every ⌈k/20⌉-th."""
+    step = max(1, math.ceil(k / 20))
+    return tuple((float(j), str(j)) for j in range(0, k, step))
+
+
 def _count(x: float) -> str:
     return f"{x:,.0f}" if x < 1e15 else f"{x:.4g}"
 
@@ -176,7 +182,8 @@ def vote_histogram_data(votes, threshold: float | None = None) -> FigureData:
     -------
     FigureData
         ``bars`` series ``"plurality"`` (the first class with the most votes) and ``"votes"``
-        (the others) at x = class index, width 0.8; rule ``"threshold"`` at y = T. ``extra``:
+        (the others) at x = class index, width 0.8, each class named under its bar (every
+        ⌈k/20⌉-th of k > 20); rule ``"threshold"`` at y = T. ``extra``:
         ``"teachers"`` (total votes), ``"plurality"`` (its class), ``"top"`` (its votes),
         ``"runner_up"`` (the second-highest count).
     """
@@ -207,56 +214,9 @@ def vote_histogram_data(votes, threshold: float | None = None) -> FigureData:
         f"plurality class {top_class}: {_count(top)} votes ({share:.0%}), "
         f"runner-up {_count(runner_up)}",
         "class", "number of teachers' votes", series=series, rules=rules,
-        x_domain=(-0.6, k - 0.4), y_domain=(0.0, high),
+        x_domain=(-0.6, k - 0.4), y_domain=(0.0, high), x_ticks=_class_ticks(k),
+        y_integer=True,
         extra={"teachers": total, "plurality": top_class, "top": top, "runner_up": runner_up})
-
-
-def _class_axis(spec: dict, n_ticks: int, last_label: str | None = None) -> dict:
-    """Integer ticks 0 … n_ticks−1 on the x axis (the last one named ``last_label``), no
-    x grid, a title line per line, and a tooltip on the bars."""
-    if isinstance(spec["title"]["text"], str):
-        spec["title"]["text"] = spec["title"]["text"].split("\n")
-    axis = {"values": list(range(n_ticks)), "grid": False, "format": "d", "labelOverlap": True}
-    if last_label is not None:
-        axis["labelExpr"] = f"datum.value == {n_ticks - 1} ? '{last_label}' : datum.label"
-    for layer in spec["layer"]:
-        enc = layer["encoding"]
-        if "x" in enc and enc["x"].get("field") == "x":
-            enc["x"] = {**enc["x"], "axis": axis}
-        if layer["mark"]["type"] == "bar":
-            enc["tooltip"] = [{"field": "series", "type": "nominal", "title": "series"},
-                              {"field": "y", "type": "quantitative", "title": _y_title(spec),
-                               "format": ".4~g"}]
-    return spec
-
-
-def _y_title(spec: dict) -> str:
-    """The y-axis title of a spec made by :func:`~dpteach.plots.figure.to_vega_lite`."""
-    for layer in spec["layer"]:
-        y = layer["encoding"].get("y", {})
-        if "title" in y:
-            return y["title"]
-    return "y"
-
-
-def vote_histogram_spec(votes, threshold: float | None = None, *, height: int = 340) -> dict:
-    """Vega-Lite chart of :func:`vote_histogram_data` with the classes as x ticks.
-
-    Parameters
-    ----------
-    votes, threshold
-        As :func:`vote_histogram_data`.
-    height : int in [50, 2000]
-        Height in pixels (the width follows the page).
-
-    Returns
-    -------
-    dict
-        A Vega-Lite v5 specification for ``st.vega_lite_chart``.
-    """
-    data = vote_histogram_data(votes, threshold)
-    k = sum(s.x.size for s in data.series)
-    return _class_axis(to_vega_lite(data, height=height), k)
 
 
 def plot_vote_histogram(votes, threshold: float | None = None, ax=None):
@@ -273,13 +233,7 @@ def plot_vote_histogram(votes, threshold: float | None = None, ax=None):
     matplotlib.figure.Figure
         Bars with gids ``"plurality"`` and ``"votes"``; the threshold line ``"threshold"``.
     """
-    data = vote_histogram_data(votes, threshold)
-    fig, ax = new_axes(ax)
-    to_matplotlib(data, ax=ax)
-    k = sum(s.x.size for s in data.series)
-    if k <= 20:
-        ax.set_xticks(range(k))
-    return fig
+    return to_matplotlib(vote_histogram_data(votes, threshold), ax=ax)
 
 
 # ------------------------------------------------------------------- the noisy answer
@@ -310,7 +264,8 @@ def answer_distribution_data(votes, threshold: float, sigma1: float,
     FigureData
         ``bars`` series ``"confident"`` (Confident-GNMax, each class at x = j − 0.2),
         ``"no-answer"`` (Confident-GNMax's "no answer" at x = k − 0.2, k classes) and
-        ``"gnmax"`` (GNMax alone at x = j + 0.2), width 0.38. ``extra``: ``"confident"``,
+        ``"gnmax"`` (GNMax alone at x = j + 0.2), width 0.38, the classes and "no answer"
+        named under their bars. ``extra``: ``"confident"``,
         ``"gnmax"`` (the probability arrays), ``"no_answer"``, ``"p_answer"`` (= 1 −
         no_answer), ``"plurality"`` (class), ``"q_bound"`` (q̃ of Prop. 7).
     """
@@ -339,29 +294,10 @@ def answer_distribution_data(votes, threshold: float, sigma1: float,
         f"GNMax alone: P(plurality, class {top_class}) = {gn[top_class]:.3g}",
         "the aggregator's answer (class, or no answer)", "probability", series=series,
         x_domain=(-0.6, k + 0.4), y_domain=(0.0, 1.05),
+        x_ticks=_class_ticks(k) + ((float(k), "no answer"),),
         extra={"confident": np.asarray(confident), "gnmax": np.asarray(gn),
                "no_answer": float(no_answer), "p_answer": p_answer, "plurality": top_class,
                "q_bound": q_bound})
-
-
-def answer_distribution_spec(votes, threshold: float, sigma1: float, sigma2: float, *,
-                             height: int = 340) -> dict:
-    """Vega-Lite chart of :func:`answer_distribution_data`: classes and "no answer" on x.
-
-    Parameters
-    ----------
-    votes, threshold, sigma1, sigma2
-        As :func:`answer_distribution_data`.
-    height : int in [50, 2000]
-
-    Returns
-    -------
-    dict
-        A Vega-Lite v5 specification for ``st.vega_lite_chart``.
-    """
-    data = answer_distribution_data(votes, threshold, sigma1, sigma2)
-    k = data.series_by_key("gnmax").x.size
-    return _class_axis(to_vega_lite(data, height=height), k + 1, "no answer")
 
 
 def plot_answer_distribution(votes, threshold: float, sigma1: float, sigma2: float, ax=None):
@@ -380,13 +316,7 @@ def plot_answer_distribution(votes, threshold: float, sigma1: float, sigma2: flo
     matplotlib.figure.Figure
         Bars with gids ``"confident"``, ``"no-answer"`` and ``"gnmax"``.
     """
-    data = answer_distribution_data(votes, threshold, sigma1, sigma2)
-    fig, ax = new_axes(ax)
-    to_matplotlib(data, ax=ax)
-    k = data.series_by_key("gnmax").x.size
-    if k <= 20:
-        ax.set_xticks(range(k + 1), [str(j) for j in range(k)] + ["none"])
-    return fig
+    return to_matplotlib(answer_distribution_data(votes, threshold, sigma1, sigma2), ax=ax)
 
 
 # ------------------------------------------------------------------------- the privacy
@@ -479,11 +409,11 @@ def pate_privacy_data(votes, threshold: float, sigma1: float, sigma2: float,
         j = int(np.searchsorted(ks, mark_k))
         extra["at_mark"] = {w: float(c[j]) for w, c in curves.items()}
     return FigureData(
-        f"Privacy of k such queries (Confident-GNMax, expected cost), δ = {delta:g}\n"
-        f"T = {threshold:g}, σ₁ = {sigma1:g}, σ₂ = {sigma2:g}; "
+        f"Privacy of k such queries (Confident-GNMax, expected cost)\n"
+        f"δ = {delta:g}; T = {threshold:g}, σ₁ = {sigma1:g}, σ₂ = {sigma2:g}; "
         f"P(threshold passes) = {p_answer:.3g}",
         "number of queries k (log scale)", "total ε (log scale)", series=series, rules=rules,
-        log_x=True, log_y=True, extra=extra)
+        log_x=True, log_y=True, x_integer=True, extra=extra)
 
 
 def plot_pate_privacy(votes, threshold: float, sigma1: float, sigma2: float,
@@ -504,8 +434,5 @@ def plot_pate_privacy(votes, threshold: float, sigma1: float, sigma2: float,
     matplotlib.figure.Figure
         Lines with gids ``"data-independent"`` and ``"data-dependent"``; ``"mark_k"``.
     """
-    data = pate_privacy_data(votes, threshold, sigma1, sigma2, delta, k_max, mark_k)
-    fig, ax = new_axes(ax)
-    to_matplotlib(data, ax=ax)
-    ax.set_yscale("log", nonpositive="mask")        # ε = 0 (a (0, δ) guarantee): not drawn
-    return fig
+    return to_matplotlib(pate_privacy_data(votes, threshold, sigma1, sigma2, delta, k_max,
+                                           mark_k), ax=ax)

@@ -34,7 +34,7 @@ from .._validation import (
     describe,
 )
 from ..attacks.reconstruction import dp_recovery_bound
-from ._style import CYCLE, PALETTE, new_axes, refuse_undrawable, refuse_undrawable_log
+from ._style import CYCLE, PALETTE, refuse_undrawable, refuse_undrawable_log
 from .figure import FigureData, Rule, Series, to_matplotlib
 
 __all__ = [
@@ -149,10 +149,8 @@ def plot_recovery_vs_noise(relative_noise, fractions, *, n: int, highlight=None,
     matplotlib.figure.Figure
         Lines with gids ``"curve-0"``, …; rules ``"chance"`` and ``"sqrt-n"``.
     """
-    data = recovery_vs_noise_data(relative_noise, fractions, n=n, highlight=highlight)
-    fig, ax = new_axes(ax)
-    to_matplotlib(data, ax=ax)
-    return fig
+    return to_matplotlib(recovery_vs_noise_data(relative_noise, fractions, n=n,
+                                                highlight=highlight), ax=ax)
 
 
 def recovery_vs_epsilon_data(epsilons, fractions, *, delta: float = 0.0,
@@ -220,10 +218,8 @@ def plot_recovery_vs_epsilon(epsilons, fractions, *, delta: float = 0.0, highlig
     matplotlib.figure.Figure
         Lines with gids ``"curve-0"``, …, ``"dp-bound"``; the rule ``"chance"``.
     """
-    data = recovery_vs_epsilon_data(epsilons, fractions, delta=delta, highlight=highlight)
-    fig, ax = new_axes(ax)
-    to_matplotlib(data, ax=ax)
-    return fig
+    return to_matplotlib(recovery_vs_epsilon_data(epsilons, fractions, delta=delta,
+                                                  highlight=highlight), ax=ax)
 
 
 def tracing_power_data(x, powers, *, fpr: float, x_title: str = "number of attributes d",
@@ -273,7 +269,7 @@ def tracing_power_data(x, powers, *, fpr: float, x_title: str = "number of attri
     return FigureData(f"Tracing from released means: power at FPR {fpr:g}", x_title,
                       f"power (true-positive rate at FPR {fpr:g})",
                       series=tuple(_lines(curves, xs)), rules=tuple(rules), log_x=bool(log_x),
-                      y_domain=(0.0, 1.02))
+                      y_domain=(0.0, 1.02), x_integer=bool(np.all(xs == np.round(xs))))
 
 
 def plot_tracing_power(x, powers, *, fpr: float, x_title: str = "number of attributes d",
@@ -285,8 +281,5 @@ def plot_tracing_power(x, powers, *, fpr: float, x_title: str = "number of attri
     matplotlib.figure.Figure
         Lines with gids ``"curve-0"``, …; rules ``"chance"`` and ``"dp-ceiling"``.
     """
-    data = tracing_power_data(x, powers, fpr=fpr, x_title=x_title, log_x=log_x,
-                              ceiling=ceiling)
-    fig, ax = new_axes(ax)
-    to_matplotlib(data, ax=ax)
-    return fig
+    return to_matplotlib(tracing_power_data(x, powers, fpr=fpr, x_title=x_title, log_x=log_x,
+                                            ceiling=ceiling), ax=ax)

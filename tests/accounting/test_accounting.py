@@ -592,7 +592,7 @@ def test_accounting_plots_are_labelled():
     fig = plot_dpsgd_epsilon(2000, noise_multiplier=1.0, sample_rate=0.01, pld_points=3)
     assert "σ" in fig.axes[0].get_title() and len(fig.axes[0].lines) == 2
     fig = plot_amplification((1.0,))
-    assert fig.axes[0].get_xlabel() == "sampling rate q"
+    assert fig.axes[0].get_xlabel() == "sampling rate q (log scale)"
 
 
 def test_composition_data_numbers_labels_and_renderers():

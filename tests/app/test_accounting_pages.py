@@ -21,6 +21,9 @@ TIMEOUT = 60
 COMP = "dpapp.composition"
 PLAN = "dpapp.dpsgd_planner"
 
+#: the methods' names in the legends and metrics (words, no citation keys)
+PLD, OPTIMAL = METHOD_LABELS["pld"], METHOD_LABELS["optimal"]
+
 
 def _page_script(module: str) -> None:
     import importlib
@@ -77,11 +80,11 @@ def test_composition_default_laplace():
                                      "total δ = 1e-05")
     rows = chart_rows(spec)
     assert set(METHOD_LABELS.values()) <= set(rows) and rows["mark_k"] == [(100, math.nan)]
-    ks = [x for x, _ in rows["PLD"]]
+    ks = [x for x, _ in rows[PLD]]
     assert ks[0] == 1 and ks[-1] == 1000 and 100 in ks
     pld = composition_epsilons(ks, mechanism="laplace", epsilon=0.1, delta=1e-5,
                                methods=("pld",))["pld"]
-    assert [y for _, y in rows["PLD"]] == pytest.approx(pld, rel=1e-5)   # 6 digits sent
+    assert [y for _, y in rows[PLD]] == pytest.approx(pld, rel=1e-5)   # 6 digits sent
     assert any("Smallest total ε" in c.value for c in at.caption)
 
 
@@ -95,7 +98,7 @@ def test_composition_sliders_update_numbers():
     assert metrics(at) == _expected(1000, "laplace", 1e-8, epsilon=0.03)
     (spec,) = charts(at)
     after = chart_rows(spec)
-    assert after["mark_k"] == [(1000, math.nan)] and after["PLD"] != before["PLD"]
+    assert after["mark_k"] == [(1000, math.nan)] and after[PLD] != before[PLD]
     assert "ε₀ = 0.03" in spec["title"]["text"] and "δ = 1e-08" in spec["title"]["text"]
 
 
@@ -118,7 +121,7 @@ def test_composition_gaussian():
     assert_no_errors(at)
     m = metrics(at)
     assert m == _expected(100, "gaussian", 1e-5, sigma=2.0)
-    assert float(m["PLD"]) < float(m["Rényi DP"]) < float(m["optimal (KOV15)"])
+    assert float(m[PLD]) < float(m["Rényi DP"]) < float(m[OPTIMAL])
     (spec,) = charts(at)
     assert "Gaussian queries, σ = 2" in spec["title"]["text"]
 
@@ -129,11 +132,11 @@ def test_composition_without_pld_and_single_query():
     at.select_slider(key="k").set_value(1).run()
     assert_no_errors(at)
     m = metrics(at)
-    assert "PLD" not in m and len(m) == 4
-    assert "PLD" not in chart_rows(charts(at)[0])
+    assert PLD not in m and len(m) == 4
+    assert PLD not in chart_rows(charts(at)[0])
     # one ε₀-DP mechanism with δ = 1e-5 allowed: ε' = ln(e^ε₀ − δ(1 + e^ε₀)) (KOV, k = 1)
     assert m["basic (ε's add)"] == "0.1"
-    assert m["optimal (KOV15)"] == sig4(math.log(math.exp(0.1) - 1e-5 * (1 + math.exp(0.1)))) == "0.09998"
+    assert m[OPTIMAL] == sig4(math.log(math.exp(0.1) - 1e-5 * (1 + math.exp(0.1)))) == "0.09998"
 
 
 def test_composition_huge_total_is_friendly():
@@ -144,7 +147,7 @@ def test_composition_huge_total_is_friendly():
     at.select_slider(key="eps0").set_value(3.0).run()
     assert_no_errors(at)
     m = metrics(at)
-    assert m["basic (ε's add)"] == m["PLD"] == sig4(900.0)
+    assert m["basic (ε's add)"] == m[PLD] == sig4(900.0)
     assert any("overflows" in i.value for i in at.info)
 
 
@@ -174,9 +177,9 @@ def test_planner_default_matches_accountants():
     assert rows["mark_steps"] == [(15_000, math.nan)]
     assert rows["Rényi DP"][-1] == (15_000, pytest.approx(eps, rel=1e-5))
     # PLD points at the runs of 1, 2, 3, 5, …, 64 epochs (read from the shipped table)
-    pts = [x for x, _ in rows["PLD"]]
+    pts = [x for x, _ in rows[PLD]]
     assert pts == [round(e / q) for e in (1, 2, 3, 5, 10, 20, 30, 50, 64)]
-    assert rows["PLD"][-1][1] == pytest.approx(pld, rel=1e-5)
+    assert rows[PLD][-1][1] == pytest.approx(pld, rel=1e-5)
 
 
 def test_planner_chart_follows_the_sliders():
@@ -298,4 +301,4 @@ def test_planner_when_the_pld_accountant_refuses_the_run():
     assert "ε (PLD)" not in metrics(at) and "ε (RDP)" in metrics(at)
     (spec,) = charts(at)
     rows = chart_rows(spec)
-    assert "Rényi DP" in rows and "PLD" not in rows
+    assert "Rényi DP" in rows and PLD not in rows

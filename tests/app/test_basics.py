@@ -29,7 +29,7 @@ from dpteach.plots.calibration import (
     sigma_comparison_data,
 )
 from dpteach.plots.figure import to_vega_lite
-from dpteach.plots.randomized_response import rr_estimator_data, rr_probabilities_spec
+from dpteach.plots.randomized_response import rr_estimator_data, rr_probabilities_data
 from dpteach.mechanisms.randomized_response import (
     randomized_response,
     rr_epsilon_from_gamma,
@@ -323,7 +323,7 @@ def test_rr_default_values():
     assert m["Estimate π̂"] == f"{est.estimate:.3f}"
     assert m["95% confidence interval"] == f"[{est.ci_low:.3f}, {est.ci_high:.3f}]"
     probabilities, histogram = charts(at)
-    assert probabilities == as_sent(rr_probabilities_spec(gamma=0.25))
+    assert probabilities == as_sent(to_vega_lite(rr_probabilities_data(gamma=0.25)))
     assert histogram == as_sent(to_vega_lite(rr_estimator_data(
         0.3, 1000, gamma=0.25, n_trials=2000, rng=0, simulation="binomial")))
     assert "γ = 0.25 (ε = 1.1)" in titles(at)[0]

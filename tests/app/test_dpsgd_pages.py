@@ -141,7 +141,8 @@ def test_reseed_button(at):
 
 
 def test_train_and_charts_are_consistent():
-    from dpteach.plots.dpsgd import decision_boundary_spec, grad_norm_histogram_data
+    from dpteach.plots.dpsgd import grad_norm_histogram_data, probability_grid_data
+    from dpteach.plots.figure import to_vega_lite
 
     res = page.train(1.0, 0.5, 32, 3, 0)
     X, y = page.toy_data()
@@ -154,10 +155,17 @@ def test_train_and_charts_are_consistent():
         np.testing.assert_array_equal(norms.series_by_key(key).y, expected.series_by_key(key).y)
     assert norms.series_by_key("before").y.sum() == norms.series_by_key("after").y.sum() \
         == page.N_POINTS
-    cells, points = (layer["data"]["values"] for layer in res["boundary"]["layer"])
+    boundary = res["boundary"]
+    assert boundary.heatmap.z.shape == (page.GRID, page.GRID)
+    np.testing.assert_array_equal(boundary.heatmap.z, res["p"])
+    assert sum(s.x.size for s in boundary.series if s.kind == "points") == page.N_POINTS
+    spec = to_vega_lite(boundary)
+    cells = spec["layer"][0]["data"]["values"]                  # the heat map, under
+    points = [row for layer in spec["layer"][1]["layer"] if layer["mark"]["type"] == "circle"
+              for row in layer["data"]["values"]]
     assert len(cells) == page.GRID ** 2 and len(points) == page.N_POINTS
-    assert res["boundary"]["layer"] == decision_boundary_spec(res["x0"], res["x1"], res["p"],
-                                                              X, y)["layer"]
+    assert spec["layer"] == to_vega_lite(probability_grid_data(
+        res["x0"], res["x1"], res["p"], X, y, title=res["boundary_title"]))["layer"]
     accuracy, spent = res["history_charts"]
     np.testing.assert_array_equal(accuracy.series[0].y, res["history"]["accuracy"])
     np.testing.assert_array_equal(spent.series[0].y, res["history"]["epsilon"])

@@ -2,8 +2,8 @@
 
 The page reads the shipped γ sweep only: its numbers must be
 :func:`dpteach.plots.laftr.model_summary` of the chosen variant and γ, its charts the
-Vega-Lite specifications of :func:`~dpteach.plots.laftr.frontier_spec` and
-:func:`~dpteach.plots.laftr.group_rates_spec`; the γ slider offers exactly the sweep's γ
+Vega-Lite specifications of :func:`~dpteach.plots.laftr.frontier_data` and
+:func:`~dpteach.plots.laftr.group_rates_data`; the γ slider offers exactly the sweep's γ
 values; moving it or the variant changes the charts and the numbers; no model is trained on
 a rerun; a refusal of the library is a friendly message, never a traceback.
 """
@@ -16,12 +16,13 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dpteach._validation import ParameterError
+from dpteach.plots.figure import to_vega_lite
 from dpteach.plots.laftr import (
     GAPS,
     OBJECTIVES,
     VARIANTS,
-    frontier_spec,
-    group_rates_spec,
+    frontier_data,
+    group_rates_data,
     model_summary,
     sweep_gammas,
 )
@@ -62,8 +63,8 @@ def as_sent(spec: dict) -> dict:
 
 
 def expected_charts(objective: str, gamma: float) -> list[dict]:
-    return [as_sent(frontier_spec(objective, gamma, height=HEIGHT)),
-            as_sent(group_rates_spec(objective, gamma, height=HEIGHT))]
+    return [as_sent(to_vega_lite(frontier_data(objective, gamma), height=HEIGHT)),
+            as_sent(to_vega_lite(group_rates_data(objective, gamma), height=HEIGHT))]
 
 
 def metrics(at: AppTest) -> dict[str, str]:

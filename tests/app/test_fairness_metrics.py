@@ -24,9 +24,10 @@ from dpteach.plots.fairness import (
     THRESHOLDS,
     fairness_gaps,
     group_rates,
-    group_roc_spec,
-    threshold_tradeoff_spec,
+    group_roc_data,
+    threshold_tradeoff_data,
 )
+from dpteach.plots.figure import to_vega_lite
 
 TIMEOUT = 60
 PAGE = "dpapp.fairness_metrics"
@@ -68,9 +69,9 @@ def as_sent(spec: dict) -> dict:
 
 
 def expected_charts(tf=0.5, tm=0.5, gap="equalized_odds_worst") -> list[dict]:
-    return [as_sent(threshold_tradeoff_spec(tf, tm, height=HEIGHT)),
-            as_sent(threshold_tradeoff_spec(tf, tm, gap=gap, height=HEIGHT)),
-            as_sent(group_roc_spec(tf, tm, height=HEIGHT))]
+    return [as_sent(to_vega_lite(threshold_tradeoff_data(tf, tm), height=HEIGHT)),
+            as_sent(to_vega_lite(threshold_tradeoff_data(tf, tm, gap=gap), height=HEIGHT)),
+            as_sent(to_vega_lite(group_roc_data(tf, tm), height=HEIGHT))]
 
 
 def expected_metrics(tf=0.5, tm=0.5) -> dict[str, str]:

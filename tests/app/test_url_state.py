@@ -362,17 +362,26 @@ def test_file_names_and_enlarged_specs():
     assert spec == to_vega_lite(_figure_data(), height=300)         # the original untouched
 
 
-def _spec_download_script() -> None:
-    from dpapp.charts import download_figure, show_spec
+def _download_script() -> None:
+    from dpapp.charts import download_figure
 
-    show_spec({"title": {"text": "A chart"}, "mark": "point"}, "a chart")
     download_figure("B chart", figure=lambda: None)
 
 
-def test_a_spec_without_a_matplotlib_twin_downloads_as_vega_lite():
-    at = AppTest.from_function(_spec_download_script, default_timeout=TIMEOUT).run()
+def test_a_download_is_a_png_of_a_matplotlib_figure_only():
+    # the app draws FigureData only (no hand-written Vega-Lite): every download is a PNG
+    at = AppTest.from_function(_download_script, default_timeout=TIMEOUT).run()
     assert_no_errors(at)
-    names = [b.proto.label for b in at.download_button]
-    assert names == ["Download this figure", "Download this figure"]
-    with pytest.raises(_validation.ParameterError, match="figure= or spec="):
+    (button,) = at.download_button
+    assert button.proto.label == "Download this figure"
+    assert button.proto.help.startswith("A PNG of this figure")
+    with pytest.raises(_validation.ParameterError, match="figure="):
         app_charts.download_figure("x")
+
+
+def test_a_chart_of_panels_grows_every_panel_on_a_projector():
+    panels = FigureData("two panels", "", "", panels=(_figure_data(), _figure_data()))
+    spec = to_vega_lite(panels, height=300)
+    big = app_charts.enlarge(spec)
+    assert [v["height"] for v in big["vconcat"]] == [420, 420]
+    assert [v["height"] for v in spec["vconcat"]] == [300, 300]       # the original untouched

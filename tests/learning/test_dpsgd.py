@@ -484,33 +484,50 @@ def test_training_history_data_two_charts_with_delta(digits):
     clf = DPSGDClassifier(noise_multiplier=1.0, batch_size=256, epochs=2, rng=0).fit(X, y)
     base = DPSGDClassifier(noise_multiplier=0.0, max_grad_norm=None, batch_size=256, epochs=2,
                            rng=0).fit(X, y)
-    acc, spent = training_history_data({"σ = 1": clf.history_}, delta=1e-5)
+    data = training_history_data({"σ = 1": clf.history_}, delta=1e-5)
+    acc, spent = data.panels                     # two panels, one y axis each
+    assert data.title == "Training with DP-SGD: accuracy and privacy spent"
     line = acc.series_by_key("accuracy-0")
     np.testing.assert_array_equal(line.x, clf.history_["epoch"])
     np.testing.assert_array_equal(line.y, clf.history_["accuracy"])
     assert line.label == "σ = 1: accuracy" and acc.y_domain == (0.0, 1.0)
+    assert acc.x_integer and spent.x_integer                     # epochs are whole numbers
     eps = spent.series_by_key("epsilon-0")
     np.testing.assert_array_equal(eps.y, clf.history_["epsilon"])
     assert eps.dash == "dashed" and "δ = 1e-05" in spent.title and "δ = 1e-05" in spent.y_title
     _rendered(acc)
     _rendered(spent)
+    spec = _rendered(data)
+    assert [view["title"]["text"] for view in spec["vconcat"]] == [acc.title, spent.title]
     # no noise: ε = ∞ at every epoch, so no ε curve, and the title says why
-    acc2, spent2 = training_history_data({"σ = 1": clf.history_, "plain SGD": base.history_})
+    acc2, spent2 = training_history_data({"σ = 1": clf.history_,
+                                          "plain SGD": base.history_}).panels
     assert [s.key for s in acc2.series if s.kind == "line"] == ["accuracy-0", "accuracy-1"]
     assert [s.key for s in spent2.series if s.kind == "line"] == ["epsilon-0"]
     assert "∞" in spent2.title and "plain SGD" in spent2.title
+    only_sgd = training_history_data({"plain SGD": base.history_}).panels[1]
+    assert not only_sgd.series and "no privacy" in only_sgd.texts[0].text
     fig = plot_training_history({"σ = 1": clf.history_})
-    assert len(fig.axes) == 2
-    assert fig.axes[0].get_title() == "Training with DP-SGD: accuracy and privacy spent"
-    assert fig.axes[1].get_title() == ""
+    assert len(fig.axes) == 2                                    # stacked, not twins
+    assert fig.axes[0].get_position().y0 > fig.axes[1].get_position().y1
+    assert fig._suptitle.get_text() == "Training with DP-SGD: accuracy and privacy spent"
+    drawn = training_history_data({"σ = 1": clf.history_}).panels      # no δ given here
+    assert [" ".join(ax.get_title().split()) for ax in fig.axes] == [
+        " ".join(panel.title.split()) for panel in drawn]
 
 
-def test_decision_boundary_spec_is_the_grid_in_the_palette():
+def test_probability_grid_data_is_the_grid_in_the_palette():
     import json
 
     from dpteach.plots import PALETTE
-    from dpteach.plots.dpsgd import PROBABILITY_COLOURS, decision_boundary_spec, decision_grid
-    from dpteach.plots.figure import FONT_SIZES
+    from dpteach.plots.dpsgd import (
+        PROBABILITY_COLOURS,
+        decision_boundary_data,
+        decision_grid,
+        plot_probability_grid,
+        probability_grid_data,
+    )
+    from dpteach.plots.figure import FONT_SIZES, to_vega_lite
 
     rng = np.random.default_rng(0)
     X = rng.standard_normal((30, 2))
@@ -518,34 +535,61 @@ def test_decision_boundary_spec_is_the_grid_in_the_palette():
     clf = DPSGDClassifier(noise_multiplier=0.0, max_grad_norm=None, batch_size=15, epochs=5,
                           hidden=(), rng=0).fit(X, y)
     x0, x1, p = decision_grid(clf, X, 12)
-    spec = decision_boundary_spec(x0, x1, p, X, y, title="P(class 1) (ε = 2, δ = 1e-05)")
-    json.dumps(spec)
+    data = probability_grid_data(x0, x1, p, X, y, title="P(class 1) (ε = 2, δ = 1e-05)")
+    assert data.title == "P(class 1) (ε = 2, δ = 1e-05)"
+    np.testing.assert_array_equal(data.heatmap.z, p)
+    np.testing.assert_array_equal(data.heatmap.x, x0)
+    assert data.heatmap.colours == PROBABILITY_COLOURS and data.heatmap.stops == (0, 0.5, 1)
+    assert data.x_domain == (x0[0], x0[-1]) and data.y_domain == (x1[0], x1[-1])
+    classes = [s for s in data.series if s.kind == "points"]
+    assert [s.label for s in classes] == ["class 0", "class 1"]
+    assert sum(s.x.size for s in classes) == 30
+    # the line P = 0.5: every point of it is where the grid, linearly interpolated, is 0.5
+    line = data.series_by_key("boundary")
+    ok = np.isfinite(line.x)
+    assert ok.sum() >= 2
+    from scipy.interpolate import RegularGridInterpolator
+    at = RegularGridInterpolator((x1, x0), p)(np.column_stack([line.y[ok], line.x[ok]]))
+    np.testing.assert_allclose(at, 0.5, atol=1e-9)
+    assert decision_boundary_data(clf, X, y, grid_size=12).heatmap.z.tolist() == p.tolist()
+    spec = json.loads(json.dumps(to_vega_lite(data)))
     assert spec["title"] == {"text": "P(class 1) (ε = 2, δ = 1e-05)",
                              "fontSize": FONT_SIZES["title"], "anchor": "start"}
-    cells, points = (layer["data"]["values"] for layer in spec["layer"])
+    # the heat map, then the other layers sharing one colour scale (the classes' legend)
+    heat, (others,) = spec["layer"][0], spec["layer"][1:]
+    cells = heat["data"]["values"]
+    points = [row for layer in others["layer"] if layer["mark"]["type"] == "circle"
+              for row in layer["data"]["values"]]
     assert len(cells) == 144 and len(points) == 30
     # p[j, i] colours the cell centred on (x0[i], x1[j]); the browser adds the half-steps
     for k, cell in enumerate(cells):
         j, i = divmod(k, 12)
         assert (cell["a"], cell["b"]) == pytest.approx((x0[i], x1[j]), rel=1e-4)
-        assert cell["p"] == pytest.approx(p[j, i], abs=5e-4)
+        assert cell["z"] == pytest.approx(p[j, i], abs=5e-5)
     steps = {t["as"]: t["calculate"] for t in spec["layer"][0]["transform"]}
     assert steps["a2"] == f"datum.a + {float(x0[1] - x0[0]) / 2!r}"
     assert steps["b1"] == f"datum.b - {float(x1[1] - x1[0]) / 2!r}"
     # an irregular grid: explicit cell edges halfway between the grid points
     uneven = np.array([0.0, 1.0, 3.0])
-    irregular = decision_boundary_spec(uneven, uneven, np.full((3, 3), 0.25), X, y)
+    irregular = to_vega_lite(probability_grid_data(uneven, uneven, np.full((3, 3), 0.25), X, y))
     cells = irregular["layer"][0]["data"]["values"]
     assert [(c["a1"], c["a2"]) for c in cells[:3]] == [(-0.5, 0.5), (0.5, 2.0), (2.0, 4.0)]
-    assert irregular["layer"][0]["transform"] == []
+    assert "transform" not in irregular["layer"][0]
     colour = spec["layer"][0]["encoding"]["color"]["scale"]
     assert colour["range"] == list(PROBABILITY_COLOURS) and colour["domain"] == [0, 0.5, 1]
-    fill = spec["layer"][1]["encoding"]["fill"]["scale"]
-    assert fill == {"domain": ["class 0", "class 1"],
-                    "range": [PALETTE["blue"], PALETTE["vermillion"]]}
+    assert spec["resolve"]["scale"]["color"] == "independent"   # the classes' own legend
+    named = [layer["encoding"]["color"]["scale"] for layer in others["layer"]
+             if layer["mark"]["type"] == "circle"][0]
+    assert named["domain"][-2:] == ["class 0", "class 1"]
+    assert named["range"][-2:] == [PALETTE["blue"], PALETTE["vermillion"]]
     assert spec["config"]["axis"]["titleFontSize"] == FONT_SIZES["axis_title"]
     x_scale = spec["layer"][0]["encoding"]["x"]["scale"]["domain"]
     assert x_scale == pytest.approx([x0[0], x0[-1]], rel=1e-4)
+    # matplotlib: the same cells (centred on the grid points) under the same colours
+    fig = plot_probability_grid(x0, x1, p, X, y)
+    (mesh,) = [c for c in fig.axes[0].collections if c.get_gid() == "probability"]
+    np.testing.assert_array_equal(np.asarray(mesh.get_array()).reshape(p.shape), p)
+    assert fig.axes[1].get_ylabel() == "P(class 1)"                 # its colour bar
 
 
 _SPEC_BAD_ARRAY = st.one_of(NON_FINITE_ARRAYS, NOT_NUMERIC)
@@ -560,16 +604,14 @@ _SPEC_BAD = [
     ("X", st.one_of(_SPEC_BAD_ARRAY, st.sampled_from([np.ones((4, 3)), np.ones(4)]))),
     ("y", st.one_of(NOT_NUMERIC, st.sampled_from([[0, 1], [0, 1, 2, 0], np.full(4, np.nan)]))),
     ("title", st.sampled_from([1, b"x", ["x"], True, object()])),
-    ("height", bad_int(50, 2000)),
 ]
 
 
 @pytest.mark.parametrize("name,arg,strategy", [
-    (name, arg, strategy) for name in ("decision_boundary_spec", "plot_probability_grid")
-    for arg, strategy in _SPEC_BAD
-    if not (name == "plot_probability_grid" and arg == "height")])   # a figure has no height
-def test_decision_boundary_spec_rejects_bad_values(name, arg, strategy):
-    # plot_probability_grid is the matplotlib twin (the app's PNG): the same checks
+    (name, arg, strategy) for name in ("probability_grid_data", "plot_probability_grid")
+    for arg, strategy in _SPEC_BAD])
+def test_probability_grid_data_rejects_bad_values(name, arg, strategy):
+    # plot_probability_grid draws probability_grid_data (the app's chart): the same checks
     from dpteach.plots import dpsgd
 
     grid = np.linspace(-1.0, 1.0, 3)

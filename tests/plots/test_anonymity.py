@@ -38,7 +38,7 @@ def test_uniqueness_curve_figure_shows_the_curves():
     np.testing.assert_array_equal(s.x, np.arange(1, 6))
     np.testing.assert_array_equal(s.y, curve)
     assert s.label == "Adult (synthetic ZIP, birth date)"
-    assert "sex + race + age + zip + birth_date" in data.title
+    assert "sex + race + age + zip + birth date" in data.title      # the column, in words
     fig = PA.plot_uniqueness_curve({"a": curve}, attrs)
     assert isinstance(fig, Figure)
     line = [ln for ln in fig.axes[0].lines if ln.get_gid() == "curve-0"][0]

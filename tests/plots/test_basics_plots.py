@@ -21,7 +21,7 @@ from dpteach.mechanisms.noise import gaussian_sigma, laplace_scale
 from dpteach.mechanisms.randomized_response import rr_std_error
 from dpteach.plots import calibration as cal
 from dpteach.plots import randomized_response as rrp
-from dpteach.plots.figure import MAX_POINTS, to_matplotlib, to_vega_lite
+from dpteach.plots.figure import MAX_POINTS, FigureData, to_matplotlib, to_vega_lite
 from _props import (
     BAD_DELTA,
     BAD_PROBABILITY,
@@ -32,6 +32,15 @@ from _props import (
 
 
 def _line(fig, gid):
+    """(x, y) of the series (or reference line) ``gid`` of a FigureData, or of the line
+    with that gid on a drawn figure (a vertical rule at v is ([v, v], [0, 1]))."""
+    if isinstance(fig, FigureData):
+        for rule in fig.rules:
+            if rule.key == gid:
+                v = np.full(2, rule.value)
+                return (v, np.array([0.0, 1.0])) if rule.axis == "x" else (np.array([0.0, 1.0]), v)
+        s = fig.series_by_key(gid)
+        return s.x, s.y
     ax = fig.axes[0]
     found = [ln for ln in ax.lines if ln.get_gid() == gid]
     assert len(found) == 1, f"expected one line with gid {gid!r}, got {len(found)}"
@@ -39,12 +48,26 @@ def _line(fig, gid):
 
 
 def _check_common(fig, *needles):
-    assert isinstance(fig, Figure)
-    ax = fig.axes[0]
-    assert ax.get_xlabel() and ax.get_ylabel()
-    title = ax.get_title()
+    """Axis titles and the needles in the title, of a FigureData or a drawn figure."""
+    if isinstance(fig, FigureData):
+        x_title, y_title, title = fig.x_title, fig.y_title, fig.title
+    else:
+        assert isinstance(fig, Figure)
+        ax = fig.axes[0]
+        x_title, y_title, title = ax.get_xlabel(), ax.get_ylabel(), " ".join(
+            ax.get_title().split())                    # a narrow figure wraps a long title
+    assert x_title and y_title
     for needle in needles:
         assert needle in title, f"{needle!r} not in title {title!r}"
+
+
+def _drawn_from(data, fig):
+    """``fig`` is ``data`` drawn by matplotlib: its lines are the data's series and rules."""
+    lines = {ln.get_gid(): ln for ln in fig.axes[0].lines}
+    for s in data.series:
+        if s.kind in ("line", "points", "step"):
+            np.testing.assert_array_equal(lines[s.key].get_xdata(), s.x)
+            np.testing.assert_array_equal(lines[s.key].get_ydata(), s.y)
 
 
 # ------------------------------------------------------------ neighbouring densities
@@ -125,7 +148,7 @@ def test_privacy_loss_gaussian_unbounded_with_shading():
     expected = stats.norm.logpdf(x, 0, sigma) - stats.norm.logpdf(x, 1, sigma)
     np.testing.assert_allclose(loss, expected, atol=1e-9)
     assert np.max(np.abs(loss)) > 1.0                   # exceeds ε somewhere in view
-    shaded = [p for p in fig.axes[0].patches if p.get_gid() == "loss-exceeds"]
+    shaded = [p for p in fig.axes[0].patches if p.get_gid().startswith("loss-exceeds")]
     assert len(shaded) == 2
     # the printed probability P_D[|L| > ε] with L ~ N(μ, 2μ), μ = Δ²/(2σ²)
     mu = 1 / (2 * sigma ** 2)
@@ -194,9 +217,10 @@ def test_sigma_and_error_bad_args():
 
 
 def test_dimension_crossover():
-    fig = cal.plot_dimension_crossover(1.0, 1e-5, max_dimension=1000)
+    fig = cal.dimension_crossover_data(1.0, 1e-5, max_dimension=1000)
+    _drawn_from(fig, cal.plot_dimension_crossover(1.0, 1e-5, max_dimension=1000))
     _check_common(fig)
-    assert "ε = 1" in fig.axes[0].get_title()
+    assert "ε = 1" in fig.title
     d, lap = _line(fig, "laplace")
     np.testing.assert_allclose(lap, d, rtol=1e-12)
     d, gau = _line(fig, "gaussian")
@@ -207,6 +231,7 @@ def test_dimension_crossover():
     np.testing.assert_allclose(gau, np.sqrt(d) * s1 * math.sqrt(2 / math.pi), rtol=1e-12)
     xs, _ = _line(fig, "crossover")
     d_star = xs[0]
+    assert d_star == fig.extra["d_star"] and fig.x_integer
     assert math.isclose(d_star / 1.0, math.sqrt(d_star) * s1 * math.sqrt(2 / math.pi), rel_tol=1e-9)
     assert np.all((lap > gau) == (d > d_star))
     with pytest.raises(ValueError, match="max_dimension"):
@@ -290,8 +315,11 @@ def test_rr_plots_bad_args():
 
 
 def test_rr_std_error_plot_and_probabilities():
-    fig = rrp.plot_rr_std_error(gammas=(0.1, 0.25), rate=0.4, n_values=[10, 100, 1000])
+    fig = rrp.rr_std_error_data(gammas=(0.1, 0.25), rate=0.4, n_values=[10, 100, 1000])
+    _drawn_from(fig, rrp.plot_rr_std_error(gammas=(0.1, 0.25), rate=0.4,
+                                           n_values=[10, 100, 1000]))
     _check_common(fig, "π = 0.4")
+    assert fig.legend_title == "truth with probability ½ + γ"
     x, y = _line(fig, "gamma=0.25")
     np.testing.assert_allclose(y, [rr_std_error(0.4, int(k), gamma=0.25) for k in x])
     with pytest.raises(ValueError, match="gamma"):
@@ -311,7 +339,8 @@ def test_rr_std_error_plot_and_probabilities():
 
 def test_local_vs_central_closed_forms_and_simulation():
     eps = 1.0
-    fig = rrp.plot_local_vs_central(eps, n_values=[100, 1000, 10000])
+    fig = rrp.local_vs_central_data(eps, n_values=[100, 1000, 10000])
+    _drawn_from(fig, rrp.plot_local_vs_central(eps, n_values=[100, 1000, 10000]))
     _check_common(fig, "ε = 1")
     x, loc = _line(fig, "local")
     np.testing.assert_allclose(loc, math.exp(eps / 2) / ((math.exp(eps) - 1) * np.sqrt(x)))
@@ -395,23 +424,25 @@ def test_privacy_loss_data_laplace_and_gaussian():
     sigma = gaussian_sigma(1.0, 1.0, 1e-5)
     data = cal.privacy_loss_data(1.0, 1.0, 1e-5, mechanism="gaussian")
     assert "ε = 1, δ = 1e-05" in data.title
-    assert _keys(data)[0] == ["loss-exceeds-left", "loss-exceeds-right", "loss"]
+    assert _keys(data)[0] == ["loss"]
+    assert [sp.key for sp in data.spans] == ["loss-exceeds-left", "loss-exceeds-right"]
     loss = data.series_by_key("loss")
     np.testing.assert_allclose(loss.y, mech.gaussian_privacy_loss(loss.x, 1.0, sigma),
                                atol=1e-9)
-    # |loss| > ε exactly outside Δ/2 ± εσ²/Δ: the bands end there
+    # |loss| > ε exactly outside Δ/2 ± εσ²/Δ: the spans end there, over the full height
     cut = sigma ** 2
-    left, right = data.series_by_key("loss-exceeds-left"), data.series_by_key("loss-exceeds-right")
-    assert left.x[-1] == pytest.approx(0.5 - cut) and right.x[0] == pytest.approx(0.5 + cut)
-    assert left.x[0] == loss.x[0] and right.x[-1] == loss.x[-1]
-    assert np.all(left.y2 >= np.abs(loss.y).max())                # the full height
+    left, right = data.spans
+    assert left.high == pytest.approx(0.5 - cut) and right.low == pytest.approx(0.5 + cut)
+    assert left.low == loss.x[0] and right.high == loss.x[-1]
+    assert left.axis == right.axis == "x"
     mu = 1 / (2 * sigma ** 2)
     p = stats.norm.sf((1 - mu) / math.sqrt(2 * mu)) + stats.norm.cdf((-1 - mu) / math.sqrt(2 * mu))
     assert data.extra["p_exceeds"] == pytest.approx(p, rel=1e-9)
     assert f"{p:.2g}" in left.label and right.label == ""
     gids, spec = _both_renderers(data)
     assert "loss" in gids
-    assert [layer["mark"]["type"] for layer in spec["layer"]][:3] == ["area", "area", "line"]
+    assert [layer["mark"]["type"] for layer in spec["layer"]][:3] == ["rect", "rect", "line"]
+    assert "y" not in spec["layer"][0]["encoding"]                # a span: the full height
 
 
 def test_sigma_and_error_data_against_the_mechanisms():
@@ -453,7 +484,7 @@ def test_calibration_data_functions_refuse_what_the_plots_refuse():
             func(1.0, 1e-5, epsilons=[0.5, -1.0])
 
 
-def test_rr_probabilities_data_and_spec():
+def test_rr_probabilities_data_and_its_browser_chart():
     data = rrp.rr_probabilities_data(gamma=0.25)
     assert "γ = 0.25" in data.title and "ε = 1.1" in data.title and "= 3 =" in data.title
     assert _keys(data) == (["true=0", "true=1"], [])
@@ -462,9 +493,16 @@ def test_rr_probabilities_data_and_spec():
     np.testing.assert_allclose(yes.y, [0.25, 0.75])
     np.testing.assert_allclose(no.x, [-0.2, 0.8])
     np.testing.assert_allclose(rrp.rr_probabilities_data(epsilon=math.log(3)).series[0].y, no.y)
+    # the reports name the two groups of bars; each bar's probability is written above it
+    assert data.x_ticks == ((0.0, rrp.REPORTS[0]), (1.0, rrp.REPORTS[1]))
+    assert [(t.x, t.y, t.text) for t in data.texts] == [
+        (-0.2, 0.75, "0.750"), (0.8, 0.25, "0.250"), (0.2, 0.25, "0.250"), (1.2, 0.75, "0.750")]
     fig = to_matplotlib(data)
-    assert len([p for p in fig.axes[0].patches if p.get_gid() == "true=1"]) == 2
-    spec = json.loads(json.dumps(rrp.rr_probabilities_spec(gamma=0.25)))
+    ax = fig.axes[0]
+    assert len([p for p in ax.patches if p.get_gid() == "true=1"]) == 2
+    assert [t.get_text() for t in ax.texts] == ["0.750", "0.250", "0.250", "0.750"]
+    assert [t.get_text() for t in ax.get_xticklabels()] == list(rrp.REPORTS)
+    spec = json.loads(json.dumps(to_vega_lite(data)))
     assert spec["title"]["text"] == data.title.split("\n")
     bars = [layer for layer in spec["layer"] if layer["mark"]["type"] == "bar"]
     assert len(bars) == 2 and all(b["encoding"]["y2"] == {"datum": 0} for b in bars)
@@ -477,7 +515,7 @@ def test_rr_probabilities_data_and_spec():
     with pytest.raises(ValueError, match="gamma"):
         rrp.rr_probabilities_data(gamma=0.5)
     with pytest.raises(ValueError, match="height"):
-        rrp.rr_probabilities_spec(gamma=0.25, height=10)
+        to_vega_lite(data, height=10)
 
 
 def test_rr_estimator_data_histogram_rules_and_title():
@@ -536,22 +574,32 @@ def test_plot_neighbour_differences():
     from dpteach.attacks.differencing import count_at_least
     from dpteach.plots import attacks as atp
 
+    def heights(fig):
+        """The bars' heights in the order of the people (bits 1 and 0 are two series)."""
+        bars = [p for p in fig.axes[0].patches if p.get_gid().startswith("difference")]
+        bars.sort(key=lambda p: p.get_x())
+        return [p.get_height() for p in bars]
+
     db = np.array([1, 0, 1, 1, 0, 0, 1, 0, 0, 0])
     fig = atp.plot_neighbour_differences("mean", db)
     _check_common(fig, "mean", "0.0667")             # max(|1 − m|, m)/(n − 1) = 0.6/9
-    heights = [p.get_height() for p in fig.axes[0].patches if p.get_gid() == "difference"]
-    np.testing.assert_allclose(heights, (db - 0.4) / 9)
+    np.testing.assert_allclose(heights(fig), (db - 0.4) / 9)
+    data = atp.neighbour_differences_data("mean", db)
+    ones = data.series_by_key("difference-bit-1")
+    np.testing.assert_array_equal(ones.x, np.flatnonzero(db == 1))
+    np.testing.assert_allclose(ones.y, 0.6 / 9)
+    assert data.extra["sensitivity"] == pytest.approx(0.6 / 9)
     fig = atp.plot_neighbour_differences(count_at_least(4), db)
-    assert "count_at_least_4" in fig.axes[0].get_title()
-    heights = [p.get_height() for p in fig.axes[0].patches if p.get_gid() == "difference"]
-    np.testing.assert_array_equal(heights, db)
+    assert "count at least 4" in fig.axes[0].get_title()    # the function's name, in words
+    np.testing.assert_array_equal(heights(fig), db)
     with pytest.raises(ValueError, match="db"):
         atp.plot_neighbour_differences("sum", [0, np.nan, 1])
     with pytest.raises(ValueError, match="scalar"):
         atp.plot_neighbour_differences(lambda x: np.bincount(x, minlength=2), db)
     fig = atp.plot_neighbour_differences("sum", [0.5, 3.0, 2.0])       # real values allowed
-    heights = [p.get_height() for p in fig.axes[0].patches if p.get_gid() == "difference"]
-    np.testing.assert_allclose(heights, [0.5, 3.0, 2.0])
+    np.testing.assert_allclose(heights(fig), [0.5, 3.0, 2.0])
+    nobody = atp.neighbour_differences_data("mean", [1, 1, 1])           # sensitivity 0
+    assert [t.text for t in nobody.texts] == ["no single person changes the answer"]
     with pytest.raises(TypeError, match="name"):
         atp.plot_neighbour_differences("sum", db, name=3)
 
@@ -560,15 +608,21 @@ def test_plot_noisy_difference_and_success():
     from dpteach.attacks.differencing import dp_success_bound, noisy_attack_success
     from dpteach.plots import attacks as atp
 
-    fig = atp.plot_noisy_difference(0.8)
+    fig = atp.noisy_difference_data(0.8)
+    _drawn_from(fig, atp.plot_noisy_difference(0.8))
     _check_common(fig, "ε = 0.8", f"{noisy_attack_success(0.8):.3f}", f"{dp_success_bound(0.8):.3f}")
+    # the shaded errors: the density of a 0 read as 1 right of ½, of a 1 read as 0 left of it
+    wrong0, wrong1 = fig.series_by_key("wrong-0"), fig.series_by_key("wrong-1")
+    assert np.all(wrong0.x > 0.5) and np.all(wrong1.x <= 0.5)
+    np.testing.assert_allclose(wrong0.y2, stats.laplace.pdf(wrong0.x, 0, 1 / 0.8), rtol=1e-12)
+    assert fig.extra == {"success": noisy_attack_success(0.8), "bound": dp_success_bound(0.8)}
     z, f0 = _line(fig, "bit=0")
     np.testing.assert_allclose(f0, stats.laplace.pdf(z, 0, 1 / 0.8), rtol=1e-12)
     z, f1 = _line(fig, "bit=1")
     np.testing.assert_allclose(f1, stats.laplace.pdf(z, 1, 1 / 0.8), rtol=1e-12)
     # two_queries: density of the difference of two Laplace(b) integrates to 1
     # and its mass above ½ is the exact error probability
-    fig = atp.plot_noisy_difference(0.8, "two_queries")
+    fig = atp.noisy_difference_data(0.8, "two_queries")
     z, f0 = _line(fig, "bit=0")
     pdf = lambda u: (1 + abs(u) / 1.25) * math.exp(-abs(u) / 1.25) / 5.0  # noqa: E731
     from scipy import integrate
@@ -577,7 +631,8 @@ def test_plot_noisy_difference_and_success():
     assert math.isclose(1 - err, noisy_attack_success(0.8, 1, "two_queries"), rel_tol=1e-9)
     np.testing.assert_allclose(f0, [pdf(u) for u in z], rtol=1e-12)
 
-    fig = atp.plot_attack_success(epsilons=[0.1, 1.0, 3.0], highlight=1.0)
+    fig = atp.attack_success_data(epsilons=[0.1, 1.0, 3.0], highlight=1.0)
+    _drawn_from(fig, atp.plot_attack_success(epsilons=[0.1, 1.0, 3.0], highlight=1.0))
     _check_common(fig, "ε = 1")
     x, y = _line(fig, "bound")
     np.testing.assert_allclose(y, np.exp(x) / (1 + np.exp(x)))
@@ -599,7 +654,8 @@ def test_plot_averaging_attack():
     from dpteach.attacks.differencing import dp_success_bound, noisy_attack_success
     from dpteach.plots import attacks as atp
 
-    fig = atp.plot_averaging_attack(0.5, k_max=50, simulated={1: 0.56, 10: 0.8})
+    fig = atp.averaging_attack_data(0.5, k_max=50, simulated={1: 0.56, 10: 0.8})
+    _drawn_from(fig, atp.plot_averaging_attack(0.5, k_max=50, simulated={1: 0.56, 10: 0.8}))
     _check_common(fig, "ε = 0.5")
     k, y = _line(fig, "exact")
     assert k[0] == 1 and k[-1] == 50
@@ -619,6 +675,7 @@ def test_plot_averaging_attack():
 # --------------------------------------------- the data functions behind the app's charts
 from _props import BAD_CHOICE, BAD_POSITIVE, BAD_PROB, bad_int  # noqa: E402
 
+from dpteach.plots import attacks as _att  # noqa: E402
 from dpteach.plots import calibration as _cal  # noqa: E402
 from dpteach.plots import randomized_response as _rrp  # noqa: E402
 
@@ -638,7 +695,12 @@ _DATA_CASES = [
     (_rrp.rr_estimator_data, {"true_rate": 0.3, "n": 100, "gamma": 0.25, "n_trials": 20,
                               "rng": 0}, "n_trials", bad_int(2, 10**6)),
     (_rrp.rr_probabilities_data, {}, "epsilon", BAD_POSITIVE.filter(lambda v: v is not None)),
-    (_rrp.rr_probabilities_spec, {"epsilon": 1.0}, "height", bad_int(50, 2000)),
+    (_rrp.local_vs_central_data, {"epsilon": 1.0}, "epsilon", BAD_POSITIVE),
+    (_cal.dimension_crossover_data, {"epsilon": 1.0, "delta": 1e-5}, "epsilon", BAD_POSITIVE),
+    (_cal.dimension_crossover_data, {"epsilon": 1.0, "delta": 1e-5}, "max_dimension",
+     bad_int(2, 10**7)),
+    (_att.noisy_difference_data, {"epsilon": 1.0}, "epsilon", BAD_POSITIVE),
+    (_att.noisy_difference_data, {"epsilon": 1.0}, "scenario", BAD_CHOICE),
 ]
 
 

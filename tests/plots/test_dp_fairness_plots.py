@@ -54,6 +54,14 @@ def test_optional_parts_are_left_out():
     assert [s.key for s in data.series] == ["group-0"] and data.rules == ()
     lo, hi = data.y_domain
     assert lo == pytest.approx(0.88) and hi == pytest.approx(0.92)
+    assert data.title == "Test accuracy per group against ε (dashed: without privacy)"
+    named = P.group_accuracy_data(**VALID, title="DP-SGD, by sex and income")
+    assert named.title.split("\n")[:2] == ["DP-SGD, by sex and income", data.title]
+    # the sweep's learners and groupings, each with its name in words
+    assert set(P.LEARNER_NAMES) == {"dpsgd", "objective"}
+    assert set(P.GROUPING_NAMES) == {"all", *di.GROUPINGS}
+    assert not any("_" in name for name in (*P.LEARNER_NAMES.values(),
+                                            *P.GROUPING_NAMES.values()))
 
 
 def test_both_renderers_draw_the_shipped_sweep():
@@ -90,7 +98,8 @@ BAD_MEAN = st.one_of(BAD_UNIT, st.just(None))
 NOT_AX = st.sampled_from([1, "ax", object(), [None], np.zeros(2), True])
 CASES = [(P.group_accuracy_data, a, s) for a, s in (
     ("epsilons", BAD_EPS), ("mean", BAD_MEAN), ("groups", BAD_GROUPS), ("sd", BAD_UNIT),
-    ("nonprivate", BAD_NONPRIVATE), ("selected", BAD_SELECTED))]
+    ("nonprivate", BAD_NONPRIVATE), ("selected", BAD_SELECTED),
+    ("title", st.sampled_from([1, b"x", ["x"], True, object()])))]
 CASES += [(P.plot_group_accuracy, a, s) for _, a, s in CASES] + [
     (P.plot_group_accuracy, "ax", NOT_AX)]
 

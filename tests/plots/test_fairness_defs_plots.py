@@ -126,13 +126,13 @@ def test_lfr_tradeoff_draws_the_sweep_in_order_of_az():
     line = data.series_by_key("lfr")
     np.testing.assert_array_equal(line.x, [0.20, 0.10, 0.01])      # A_z = 0, 1, 10
     np.testing.assert_array_equal(line.y, [0.80, 0.78, 0.70])
-    assert line.label == "LFR, A_z from 0 to 10"
+    assert line.label == "LFR, fairness weight Az from 0 to 10"
     base = data.series_by_key("baseline")
     assert (base.x.tolist(), base.y.tolist()) == ([0.19], [0.81])
     assert base.label == "unconstrained: yAcc 0.810, yDiscrim 0.190"
     sel = data.series_by_key("selected")
-    assert (sel.x.tolist(), sel.y.tolist()) == ([0.10], [0.78]) and sel.label == "A_z = 1"
-    assert data.title.endswith("A_z = 1: yAcc 0.780, yDiscrim 0.100")
+    assert (sel.x.tolist(), sel.y.tolist()) == ([0.10], [0.78]) and sel.label == "Az = 1"
+    assert data.title.endswith("Az = 1: yAcc 0.780, yDiscrim 0.100")
     assert data.extra["order"].tolist() == [1, 2, 0] and data.extra["selected_index"] == 2
     assert data.x_domain == (0.0, pytest.approx(0.23))
     assert data.y_domain == (pytest.approx(0.68), pytest.approx(0.83))

@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 import pytest
-from _props import BAD_CHOICE, BAD_PROB, NON_FINITE_ARRAYS, NOT_NUMERIC, bad_int, call_rejects
+from _props import BAD_CHOICE, BAD_PROB, NON_FINITE_ARRAYS, NOT_NUMERIC, call_rejects
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from matplotlib.figure import Figure
@@ -186,7 +186,7 @@ def test_tradeoff_data_draws_the_grid_the_frontier_and_the_current_pair(table):
     assert low.y_domain[0] <= low.extra["gaps"]["accuracy"] < 0.7
 
 
-def test_renderers_and_specs():
+def test_renderers_draw_the_same_data():
     roc = F.plot_group_roc(0.5, 0.5)
     assert isinstance(roc, Figure)
     assert [ln.get_gid() for ln in roc.axes[0].lines] == ["roc-women", "roc-men", "point-women",
@@ -195,28 +195,35 @@ def test_renderers_and_specs():
     assert [ln.get_gid() for ln in fig.axes[0].lines] == ["pairs", "frontier", "single",
                                                           "current"]
     assert fig.axes[0].get_xlabel().startswith("equalized odds, sum (LAFTR)")
-    for spec, data in ((F.group_roc_spec(0.5, 0.5, height=300), F.group_roc_data(0.5, 0.5)),
-                       (F.threshold_tradeoff_spec(0.5, 0.5, height=300),
-                        F.threshold_tradeoff_data(0.5, 0.5))):
-        json.dumps(spec)
+    # the browser's charts: the same numbers; the parametric curves drawn in threshold order
+    # (the order of their points), each point naming its threshold(s) when hovered
+    for data in (F.group_roc_data(0.5, 0.5), F.threshold_tradeoff_data(0.5, 0.5)):
+        spec = json.loads(json.dumps(to_vega_lite(data, height=300)))
         assert spec["height"] == 300
-        base = to_vega_lite(data, height=300)
-        assert spec["title"] == base["title"]
-        xy = [[(r["x"], r["y"]) for r in layer["data"]["values"]] for layer in spec["layer"]]
-        assert xy == [[(r["x"], r["y"]) for r in layer["data"]["values"]]
-                      for layer in base["layer"]]
-    # parametric curves are drawn in threshold order, not sorted by x
-    spec = F.threshold_tradeoff_spec(0.5, 0.5)
-    single = F.threshold_tradeoff_data(0.5, 0.5).series_by_key("single").label
-    (layer,) = [la for la in spec["layer"] if la["data"]["values"][0].get("series") == single]
-    assert layer["encoding"]["order"]["field"] == "threshold"
-    assert [r["threshold"] for r in layer["data"]["values"]] == list(F.THRESHOLDS)
-    pairs = [la for la in spec["layer"] if "t_women" in la["data"]["values"][0]]
-    assert len(pairs) == 1 and {t["field"] for t in pairs[0]["encoding"]["tooltip"]} >= {
-        "t_women", "t_men"}
-    roc = F.group_roc_spec(0.5, 0.5)
-    ordered = [la for la in roc["layer"] if "order" in la["encoding"]]
-    assert len(ordered) == 2
+        lines = [la for la in spec["layer"] if la["mark"]["type"] == "line"]
+        assert all(la["encoding"]["order"]["field"] == "i" for la in lines)
+    data = F.threshold_tradeoff_data(0.5, 0.5)
+    single = data.series_by_key("single")
+    assert single.tooltip[0][0] == "threshold (both groups)"
+    np.testing.assert_array_equal(single.tooltip[0][1], F.THRESHOLDS)
+    spec = to_vega_lite(data)
+    (layer,) = [la for la in spec["layer"] if la["data"]["values"][0].get("series") == single.label]
+    rows = layer["data"]["values"]
+    assert [r["i"] for r in rows] == list(range(len(F.THRESHOLDS)))
+    assert [r["t0"] for r in rows] == list(F.THRESHOLDS)
+    pairs = data.series_by_key("pairs")
+    assert [t for t, _ in pairs.tooltip] == ["women's threshold", "men's threshold"]
+    ctf, ctm = data.extra["cloud_thresholds"]
+    np.testing.assert_array_equal(pairs.tooltip[0][1], ctf)
+    np.testing.assert_array_equal(pairs.tooltip[1][1], ctm)
+    (layer,) = [la for la in spec["layer"] if la["data"]["values"][0].get("series") == pairs.label]
+    assert {t["title"] for t in layer["encoding"]["tooltip"]} >= {"women's threshold",
+                                                                  "men's threshold"}
+    roc = F.group_roc_data(0.5, 0.5)
+    for name in ("women", "men"):
+        curve = roc.series_by_key(f"roc-{name}")
+        assert curve.tooltip[0][0] == f"{name}'s threshold"
+        np.testing.assert_array_equal(curve.tooltip[0][1], F.THRESHOLDS)
 
 
 def test_the_table_loader_is_cached_and_read_only(table):
@@ -239,14 +246,11 @@ TH = dict(female_threshold=0.5, male_threshold=0.5)
 GV = dict(y_true=Y, y_pred=P, sensitive_features=A)
 CASES = []
 for f in (F.adult_predictions, F.fairness_gaps, F.group_rates, F.group_roc_data,
-          F.group_roc_spec, F.plot_group_roc, F.threshold_tradeoff_data,
-          F.threshold_tradeoff_spec, F.plot_threshold_tradeoff):
+          F.plot_group_roc, F.threshold_tradeoff_data, F.plot_threshold_tradeoff):
     CASES += [(f, TH, "female_threshold", BAD_THRESHOLD), (f, TH, "male_threshold",
                                                             BAD_THRESHOLD)]
-for f in (F.threshold_tradeoff_data, F.threshold_tradeoff_spec, F.plot_threshold_tradeoff):
+for f in (F.threshold_tradeoff_data, F.plot_threshold_tradeoff):
     CASES.append((f, TH, "gap", BAD_GAP))
-for f in (F.group_roc_spec, F.threshold_tradeoff_spec):
-    CASES.append((f, TH, "height", bad_int(50, 2000)))
 for f in (F.plot_group_roc, F.plot_threshold_tradeoff):
     CASES.append((f, TH, "ax", NOT_AX))
 CASES += [(F.gap_values, GV, "y_true", BAD_BINARY), (F.gap_values, GV, "y_pred", BAD_BINARY),

@@ -15,7 +15,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpteach.plots import figure
-from dpteach.plots.figure import FigureData, Rule, Series, to_matplotlib, to_vega_lite
+from dpteach.plots.figure import (
+    FigureData,
+    HeatMap,
+    Rule,
+    Series,
+    Span,
+    Text,
+    to_matplotlib,
+    to_vega_lite,
+)
 
 MODULES = (figure,)
 
@@ -35,14 +44,32 @@ def _data(v: float, log: bool) -> FigureData:
     return FigureData("t", "x", "y", log_x=log, log_y=log,
                       series=(Series("l", "line", x, y), Series("p", "", x, y, kind="points"),
                               Series("b", "", x, y, kind="band", y2=y + 1),
-                              Series("bars", "bars", x, y, kind="bars", width=0.5)),
-                      rules=(Rule("r", "x", v, "rule"), Rule("h", "y", v)))
+                              Series("bars", "bars", x, y, kind="bars", width=0.5),
+                              Series("s", "steps", x, y, kind="step", where="post",
+                                     tooltip=(("value", y),))),
+                      rules=(Rule("r", "x", v, "rule"), Rule("h", "y", v)),
+                      spans=(Span("sp", "x", 1.0, v, "span"),),
+                      texts=(Text("tx", v, 1.0, "here"), Text("ty", 1.0, v, "∞", large=True)),
+                      x_ticks=((1.0, "one"), (v, "v")), y_integer=True)
+
+
+def _heat(v: float) -> FigureData:
+    g = np.array([0.0, 1.0, 2.0])
+    z = np.array([[0.0, v, 1.0], [0.5, 0.5, 0.5], [1.0, 0.0, v]])
+    return FigureData("t", "x", "y", heatmap=HeatMap("h", "P", g, g, z))
 
 
 @settings(max_examples=20, deadline=None)
 @given(v=VALUES, log=st.booleans())
 def test_vega_lite_is_valid_json_for_any_values(v, log):
     spec = assert_extreme_ok(lambda data: to_vega_lite(data), {"data": _data(v, log)}, "data")
+    json.dumps(spec, allow_nan=False)
+
+
+@settings(max_examples=10, deadline=None)
+@given(v=VALUES)
+def test_heat_maps_are_valid_json_for_any_values(v):
+    spec = assert_extreme_ok(lambda data: to_vega_lite(data), {"data": _heat(v)}, "data")
     json.dumps(spec, allow_nan=False)
 
 
@@ -63,4 +90,5 @@ def test_huge_heights_are_refused(h):
 
 def test_every_public_callable_is_exercised():
     public = {n for n in figure.__all__ if callable(getattr(figure, n))}
-    assert public == {"Series", "Rule", "FigureData", "to_matplotlib", "to_vega_lite"}
+    assert public == {"Series", "Rule", "Span", "Text", "HeatMap", "FigureData", "to_matplotlib",
+                      "to_vega_lite"}

@@ -16,7 +16,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from _props import BAD_CHOICE, NOT_NUMERIC, bad_int, call_rejects
+from _props import BAD_CHOICE, NOT_NUMERIC, call_rejects
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from matplotlib.figure import Figure
@@ -212,7 +212,7 @@ def test_group_rates_data_bars_are_the_means_dots_the_seeds():
                                                                L.GROUPS]].to_numpy().max()
 
 
-def test_renderers_and_the_rates_spec():
+def test_renderers_name_the_rates_and_the_points():
     fig = L.plot_frontier("dp", 1.0, sweep=SWEEP)
     assert isinstance(fig, Figure)
     assert [ln.get_gid() for ln in fig.axes[0].lines] == [
@@ -223,32 +223,26 @@ def test_renderers_and_the_rates_spec():
     gids = {p.get_gid() for p in fig.axes[0].patches}
     assert gids == {"baseline-women", "model-women", "baseline-men", "model-men"}
     assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == list(L.RATES.values())
-    spec = L.group_rates_spec("eo", 2.0, sweep=SWEEP, height=300)
-    json.dumps(spec)
+    data = L.group_rates_data("eo", 2.0, sweep=SWEEP)
+    assert data.x_ticks == tuple(enumerate(L.RATES.values()))
+    spec = json.loads(json.dumps(to_vega_lite(data, height=300)))
     assert spec["height"] == 300
-    base = to_vega_lite(L.group_rates_data("eo", 2.0, sweep=SWEEP), height=300)
-    assert [la["data"] for la in spec["layer"]] == [la["data"] for la in base["layer"]]
     axis = spec["layer"][0]["encoding"]["x"]["axis"]
     assert axis["values"] == [0, 1, 2] and "TPR P(Ŷ=1 | Y=1)" in axis["labelExpr"]
     data = L.frontier_data("eo", 2.0, sweep=SWEEP)
-    spec = L.frontier_spec("eo", 2.0, sweep=SWEEP, height=300)
-    json.dumps(spec)
-    base = to_vega_lite(data, height=300)
-    assert spec["title"] == base["title"] and spec["height"] == 300
-    xy = [[(r.get("x"), r.get("y"), r.get("v")) for r in la["data"]["values"]]
-          for la in spec["layer"]]
-    assert xy == [[(r.get("x"), r.get("y"), r.get("v")) for r in la["data"]["values"]]
-                  for la in base["layer"]]
-    # every fit and every mean names its γ (and the fit its seed) in a tooltip
-    fits = [la for la in spec["layer"]
-            if la["data"]["values"][0]["series"] == data.series_by_key("fits").label]
-    (fits,) = fits
-    assert [(r["gamma"], r["seed"]) for r in fits["data"]["values"]] == [
+    spec = json.loads(json.dumps(to_vega_lite(data, height=300)))
+    # every fit and every mean names its γ (and the fit its seed) when hovered
+    fits = data.series_by_key("fits")
+    assert [t for t, _ in fits.tooltip] == ["γ", "seed"]
+    assert list(zip(fits.tooltip[0][1], fits.tooltip[1][1])) == [
         (float(g), str(s)) for g, s in zip(raw("eo")["gamma"], raw("eo")["seed"])]
-    assert {t["field"] for t in fits["encoding"]["tooltip"]} == {"gamma", "seed", "x", "y"}
-    (means,) = [la for la in spec["layer"]
-                if la["data"]["values"][0]["series"] == data.series_by_key("means").label]
-    assert [r["gamma"] for r in means["data"]["values"]] == list(GAMMAS)
+    (layer,) = [la for la in spec["layer"]
+                if la["data"]["values"][0]["series"] == fits.label]
+    assert [(r["t0"], r["t1"]) for r in layer["data"]["values"]] == [
+        (float(g), str(s)) for g, s in zip(raw("eo")["gamma"], raw("eo")["seed"])]
+    assert {t["title"] for t in layer["encoding"]["tooltip"]} >= {"γ", "seed"}
+    means = data.series_by_key("means")
+    assert list(means.tooltip[0][1]) == list(GAMMAS)
 
 
 def test_sweeps_that_are_not_the_shipped_kind_are_refused_by_name():
@@ -303,7 +297,7 @@ def test_the_shipped_sweep_draws_its_own_numbers(shipped):
         assert s["model"]["accuracy"] == pytest.approx(rows["accuracy"].mean(), rel=1e-12)
         base = shipped[shipped["objective"] == L.BASELINE]
         assert s["baseline"]["accuracy"] == pytest.approx(base["accuracy"].mean(), rel=1e-12)
-        L.group_rates_spec(obj, g)
+        to_vega_lite(L.group_rates_data(obj, g))
 
 
 # ------------------------------------------------------------- bad input (hypothesis)
@@ -318,8 +312,8 @@ BAD_SWEEP = st.sampled_from([SWEEP.to_dict(), SWEEP.to_numpy(), "sweep.csv", 1,
                              SWEEP.assign(objective="dp")])
 NOT_AX = st.sampled_from([1, "ax", object(), [None], np.zeros(2), True, Figure()])
 KW = dict(objective="dp", gamma=1.0, sweep=SWEEP)
-FUNCS = (L.model_summary, L.frontier_data, L.frontier_spec, L.plot_frontier,
-         L.group_rates_data, L.group_rates_spec, L.plot_group_rates)
+FUNCS = (L.model_summary, L.frontier_data, L.plot_frontier, L.group_rates_data,
+         L.plot_group_rates)
 CASES = []
 for f in FUNCS:
     # the frontier may select no model: gamma=None is legal there
@@ -330,10 +324,8 @@ for f in (L.sweep_gammas, L.gamma_summary):
     CASES += [(f, dict(objective="eo", sweep=SWEEP), "objective", BAD_OBJECTIVE),
               (f, dict(objective="eo", sweep=SWEEP), "sweep",
                BAD_SWEEP)]
-for f in (L.frontier_data, L.frontier_spec, L.plot_frontier):
+for f in (L.frontier_data, L.plot_frontier):
     CASES.append((f, KW, "gap", BAD_GAP))
-for f in (L.frontier_spec, L.group_rates_spec):
-    CASES.append((f, KW, "height", bad_int(50, 2000)))
 for f in (L.plot_frontier, L.plot_group_rates):
     CASES.append((f, KW, "ax", NOT_AX))
 SLOW = {L.plot_frontier, L.plot_group_rates}

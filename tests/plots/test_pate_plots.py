@@ -117,15 +117,18 @@ def test_vote_histogram_renderers():
     assert isinstance(fig, Figure)
     assert [b.get_height() for b in _bars(fig, "votes")] == VOTES[1:].tolist()
     assert [ln.get_gid() for ln in fig.axes[0].lines] == ["threshold"]
-    spec = P.vote_histogram_spec(VOTES, 200, height=300)
-    json.dumps(spec)
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == [str(j) for j in range(10)]
+    data = P.vote_histogram_data(VOTES, 200)
+    assert data.x_ticks == tuple((float(j), str(j)) for j in range(10)) and data.y_integer
+    spec = json.loads(json.dumps(to_vega_lite(data, height=300)))
     assert spec["height"] == 300
     x_axes = [layer["encoding"]["x"]["axis"] for layer in spec["layer"]
               if "x" in layer["encoding"]]
     assert x_axes and all(a["values"] == list(range(10)) for a in x_axes)
-    base = to_vega_lite(P.vote_histogram_data(VOTES, 200), height=300)
-    assert [layer["data"] for layer in spec["layer"]] == [layer["data"] for layer in base["layer"]]
-    assert spec["title"]["text"] == P.vote_histogram_data(VOTES, 200).title.split("\n")
+    assert spec["title"]["text"] == data.title.split("\n")
+    # many classes: a named tick under every ⌈k/20⌉-th class
+    many = P.vote_histogram_data(np.arange(100)[::-1])
+    assert [v for v, _ in many.x_ticks] == list(range(0, 100, 5))
     assert to_matplotlib(P.vote_histogram_data(VOTES)).axes[0].get_ylabel() == \
         "number of teachers' votes"
 
@@ -159,11 +162,12 @@ def test_answer_distribution_is_the_exact_one(votes):
 def test_answer_distribution_renderers():
     fig = P.plot_answer_distribution(VOTES, **NOISE)
     assert len(_bars(fig, "confident")) == 10 and len(_bars(fig, "no-answer")) == 1
-    assert [t.get_text() for t in fig.axes[0].get_xticklabels()][-1] == "none"
-    spec = P.answer_distribution_spec(VOTES, **NOISE)
-    json.dumps(spec)
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()][-1] == "no answer"
+    data = P.answer_distribution_data(VOTES, **NOISE)
+    assert data.x_ticks[-1] == (10.0, "no answer")
+    spec = json.loads(json.dumps(to_vega_lite(data)))
     axis = spec["layer"][0]["encoding"]["x"]["axis"]
-    assert axis["values"] == list(range(11)) and "'no answer'" in axis["labelExpr"]
+    assert axis["values"] == list(range(11)) and '"no answer"' in axis["labelExpr"]
     assert all("tooltip" in layer["encoding"] for layer in spec["layer"])
     labels = {row["series"] for layer in spec["layer"] for row in layer["data"]["values"]}
     assert labels == {s.label for s in P.answer_distribution_data(VOTES, **NOISE).series}
@@ -275,7 +279,7 @@ def test_teacher_agreement_counts_the_plurality_votes():
     assert (rule.key, rule.axis, rule.value) == ("threshold", "x", 300.0)
     assert data.x_domain[0] < 125 and data.x_domain[1] > 300       # T is on the axis
     assert data.title.startswith("Agreement of 250 teachers on 6 queries")
-    assert "median plurality: 86% of the votes; the plurality is right on 66.7%" in data.title
+    assert "median plurality: 86% of the votes\nthe plurality is right on 66.7%" in data.title
     # without labels or threshold: one series, no rule, and a histogram of one value still draws
     plain = RUNS.teacher_agreement_data([[3, 1], [3, 0]])
     assert [s.key for s in plain.series] == ["queries"] and not plain.rules
@@ -374,18 +378,16 @@ CASES = [
     (P.agreement_votes, {**AV, "rest": "runner-up"}, "agreement",
      st.floats(min_value=0.0, max_value=0.49)),
 ]
-for f in (P.vote_histogram_data, P.vote_histogram_spec, P.plot_vote_histogram):
+for f in (P.vote_histogram_data, P.plot_vote_histogram):
     CASES += [(f, VH, "votes", BAD_VOTES), (f, VH, "threshold", BAD_OPT_THRESHOLD)]
-for f in (P.answer_distribution_data, P.answer_distribution_spec, P.plot_answer_distribution,
-          P.pate_privacy_data, P.plot_pate_privacy):
+for f in (P.answer_distribution_data, P.plot_answer_distribution, P.pate_privacy_data,
+          P.plot_pate_privacy):
     valid = PR if f in (P.pate_privacy_data, P.plot_pate_privacy) else AD
     CASES += [(f, valid, "votes", BAD_VOTES), (f, valid, "threshold", BAD_THRESHOLD),
               (f, valid, "sigma1", BAD_POSITIVE), (f, valid, "sigma2", BAD_POSITIVE)]
 for f in (P.pate_privacy_data, P.plot_pate_privacy):
     CASES += [(f, PR, "delta", BAD_DELTA_POS), (f, PR, "k_max", bad_int(2, P.K_MAX_LIMIT)),
               (f, PR, "mark_k", bad_opt_int(1, P.K_MAX_LIMIT))]
-for f in (P.vote_histogram_spec, P.answer_distribution_spec):
-    CASES.append((f, VH if f is P.vote_histogram_spec else AD, "height", bad_int(50, 2000)))
 NOT_AX = st.sampled_from([1, "ax", object(), [None], np.zeros(2), True, Figure()])
 for f, valid in ((P.plot_vote_histogram, VH), (P.plot_answer_distribution, AD),
                  (P.plot_pate_privacy, PR)):

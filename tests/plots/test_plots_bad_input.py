@@ -1,7 +1,8 @@
 """Property-based bad-input tests for the public plot functions of dpteach.plots.
 
 Covered modules: accounting, attacks, dpsgd, erm and randomized_response (the
-functions not already attacked elsewhere). Every (function, argument) pair gets a
+functions not already attacked elsewhere), the data function behind each of their figures
+(:data:`DATA_FUNCTIONS`) and those of selection. Every (function, argument) pair gets a
 hypothesis strategy of wrong values (NaN, ±inf, negatives, zero, out-of-range values,
 wrong types and wrong shapes); the call must raise ValueError or TypeError whose
 message names the argument (``tests/_props.call_rejects``). Any other exception, or
@@ -44,6 +45,8 @@ from dpteach.plots import attacks as patt
 from dpteach.plots import dpsgd as pdp
 from dpteach.plots import erm as perm
 from dpteach.plots import randomized_response as prr
+from dpteach.plots import selection as psel
+from dpteach.plots.figure import FigureData
 
 # an optional ε: None is allowed, so it is not among the bad values
 BAD_OPT_POSITIVE = st.one_of(NOT_POSITIVE_FINITE, WRONG_SHAPE,
@@ -248,6 +251,63 @@ CASES = [
     (prr.plot_rr_probabilities, {"epsilon": 1.0}, "epsilon", BAD_OPT_POSITIVE),
     (prr.plot_rr_probabilities, {"gamma": 0.25}, "ax", NOT_AX),
 ]
+# Each plot_x draws its x_data: the data function gets the same bad values (all but ``ax``),
+# as the app calls it directly.
+DATA_FUNCTIONS = {
+    pacc.plot_amplification: pacc.amplification_data,
+    patt.plot_neighbour_differences: patt.neighbour_differences_data,
+    patt.plot_attack_success: patt.attack_success_data,
+    patt.plot_averaging_attack: patt.averaging_attack_data,
+    pdp.plot_mia_roc: pdp.mia_roc_data,
+    pdp.plot_privacy_utility: pdp.privacy_utility_data,
+    pdp.plot_decision_boundary: pdp.decision_boundary_data,
+    perm.plot_decision_boundaries: perm.decision_boundaries_data,
+    perm.plot_sensitivity: perm.sensitivity_data,
+    perm.plot_excess_risk: perm.excess_risk_data,
+    prr.plot_rr_std_error: prr.rr_std_error_data,
+    prr.plot_rr_probabilities: prr.rr_probabilities_data,
+}
+CASES += [(DATA_FUNCTIONS[func], valid, arg, strategy) for func, valid, arg, strategy in CASES
+          if func in DATA_FUNCTIONS and arg != "ax"]
+# plots.selection: its plot functions are attacked in tests/mechanisms/test_selection.py and
+# test_stability.py; their data functions here, with the same values
+_SCORES = {"scores": [1.0, 2.0], "sensitivity": 1.0, "epsilon": 1.0}
+_CANDIDATES = {"data": [1.0, 2.0], "candidates": [1.0, 2.0], "epsilon": 1.0}
+_PTR = {"data": [1.0, 2.0, 3.0], "lower": 0.0, "upper": 5.0, "epsilon": 1.0, "delta": 1e-5,
+        "bounds": [0.0, 1.0]}
+CASES += [
+    (psel.selection_probabilities_data, {"probabilities": [0.5, 0.5]}, "probabilities",
+     st.one_of(NON_FINITE_ARRAYS, st.sampled_from([[0.5, 1.5], [-0.1], []]))),
+    (psel.selection_probabilities_data, {"probabilities": [0.5, 0.5]}, "truth",
+     st.sampled_from([2, -1, 0.5, "0", math.nan])),
+    (psel.selection_probabilities_data, {"probabilities": [0.5, 0.5]}, "title", BAD_STR),
+    (psel.selection_probabilities_data, {"probabilities": [0.5, 0.5]}, "xlabel", BAD_STR),
+    (psel.exponential_mechanism_data, _SCORES, "epsilon", NOT_POSITIVE_FINITE),
+    (psel.exponential_mechanism_data, _SCORES, "sensitivity", NOT_POSITIVE_FINITE),
+    (psel.noisy_max_comparison_data, _SCORES, "sensitivity", NOT_POSITIVE_FINITE),
+    (psel.noisy_max_comparison_data, _SCORES, "scores", BAD_ARRAY),
+    (psel.private_median_data, _CANDIDATES, "epsilon", NOT_POSITIVE_FINITE),
+    (psel.private_mode_data, _CANDIDATES, "epsilon", NOT_A_NUMBER),
+    (psel.svt_vs_composition_data, {"epsilon": 1.0}, "epsilon", NOT_POSITIVE_FINITE),
+    (psel.svt_vs_composition_data, {"epsilon": 1.0}, "delta", BAD_DELTA_POS.filter(
+        lambda v: v is not None)),
+    (psel.svt_vs_composition_data, {"epsilon": 1.0}, "k_max", bad_int(2, 100_000)),
+    (psel.svt_vs_composition_data, {"epsilon": 1.0}, "max_above", bad_int(1, 10**6)),
+    (psel.event_privacy_loss_data, {"event_probabilities": {"a": (0.1, 0.2)}, "epsilon": 1.0},
+     "epsilon", NOT_POSITIVE_FINITE),
+    (psel.event_privacy_loss_data, {"event_probabilities": {"a": (0.1, 0.2)}, "epsilon": 1.0},
+     "event_probabilities", st.sampled_from([{}, [(0.1, 0.2)], {"x": (0.0, 0.0)},
+                                             {"x": (0.5, 1.5)}, None])),
+    (psel.block_estimates_data, {"estimates": [0.1, 0.2], "lower": 0.0, "upper": 1.0},
+     "estimates", NON_FINITE_ARRAYS),
+    (psel.block_estimates_data, {"estimates": [0.1, 0.2], "lower": 0.0, "upper": 1.0},
+     "lower", NOT_A_NUMBER),
+    (psel.ptr_distance_data, _PTR, "epsilon", NOT_POSITIVE_FINITE),
+    (psel.ptr_distance_data, _PTR, "delta", BAD_DELTA),
+    (psel.ptr_distance_data, _PTR, "bounds", st.one_of(NON_FINITE_ARRAYS,
+                                                      st.sampled_from([[-1.0]]))),
+]
+SLOW |= {DATA_FUNCTIONS[f] for f in SLOW if f in DATA_FUNCTIONS}
 
 
 def _case_id(case):
@@ -282,6 +342,8 @@ def test_valid_baseline_call_succeeds(func, valid):
     if func is pdp.decision_grid:
         x0, x1, p = out
         assert p.shape == (x1.size, x0.size) == (10, 10)
+    elif func in DATA_FUNCTIONS.values() or func.__module__ == psel.__name__:
+        assert isinstance(out, FigureData)
     else:
         assert isinstance(out, Figure)
 
@@ -298,13 +360,13 @@ def test_every_public_function_is_covered(module):
     covered = {f.__name__ for f, *_ in CASES if f.__module__ == module.__name__}
     elsewhere = {"plot_noisy_difference", "plot_toy_boundaries", "plot_rr_estimator",
                  "plot_local_vs_central",     # attacked in other test files
+                 "noisy_difference_data", "local_vs_central_data",    # test_basics_plots.py
                  "toy_boundaries_data", "accuracy_curve_data",                # test_erm.py
                  "grad_norm_histogram_data", "training_history_data",         # test_dpsgd.py
-                 "rr_estimator_data", "rr_probabilities_data",         # test_plots_basics.py
-                 "rr_probabilities_spec",
+                 "probability_grid_data", "plot_probability_grid",
+                 "rr_estimator_data",                                  # test_basics_plots.py
                  "composition_data", "dpsgd_epsilon_data", "planner_run",     # test_accounting.py
-                 "planner_pld_steps",
-                 "decision_boundary_spec", "plot_probability_grid"}
+                 "planner_pld_steps"}
     missing = set(module.__all__) - covered - elsewhere
     assert not missing, f"{module.__name__}: no bad-input test for {sorted(missing)}"
     for name in covered:                      # every parameter is attacked
