@@ -208,7 +208,7 @@ def posterior_bound(prior, epsilon: float):
 
         e^ε · prior / (e^ε · prior + 1 − prior)
 
-    whatever the observer knew before ([KS14]_; [DR14]_ Sec. 2.3). The smallest posterior
+    whatever the observer knew before ([KS14]_). The smallest posterior
     is ``1 − posterior_bound(1 − prior, epsilon)``. The bound holds for δ = 0 only: with
     δ > 0 some outputs may settle the question (:func:`publish_random_records`).
 

@@ -186,8 +186,9 @@ def dp_test_region_data(epsilon: float, delta: float = 0.0, fpr=None, tpr=None,
     A test decides between D and a neighbour D′ from the output; calling "D′" on an event
     S has FPR = P[M(D) ∈ S] and TPR = P[M(D′) ∈ S]. The definition, applied to S and to its
     complement, confines the pair to TPR ≤ e^ε FPR + δ and 1 − FPR ≤ e^ε (1 − TPR) + δ
-    (and to the mirror image for the flipped test); [KOV15]_ Thm 2.1 shows every pair in
-    this region is reached by some (ε, δ)-DP mechanism ([WZ10]_ for the testing view).
+    (and to the mirror image for the flipped test). Conversely, a mechanism all of whose
+    tests stay in the region is (ε, δ)-DP: the region characterises the guarantee ([WZ10]_;
+    [KOV15]_ Thm 2.1).
 
     Parameters
     ----------
