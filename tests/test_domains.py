@@ -382,6 +382,11 @@ def _a_figure(epsilon=1.0):
 
 
 EXAMPLES["dpteach.plots.sliders:show_with_sliders"] = dict(draw=_a_figure, epsilon=1.0)
+# the events of the definition are intervals (low < high)
+EXAMPLES.update({f"dpteach.plots.definition:{name}": dict(epsilon=1.0, low=2.0, high=5.0)
+                 for name in ("event_probabilities_data", "plot_event_probabilities")})
+EXAMPLES["dpteach.mechanisms.definition:laplace_event_probability"] = dict(
+    low=2.0, high=5.0, value=4.0, sensitivity=1.0, epsilon=1.0)
 
 EXAMPLES.update({
     "dpteach.audit.runs:audit_samples": dict(outputs=np.arange(200.0) % 7,

@@ -1,5 +1,8 @@
 """Mechanisms: how a differentially private answer is made.
 
+* :mod:`~dpteach.mechanisms.definition` — the definition itself, computed: the smallest ε
+  and δ two output distributions allow, what an observer can learn, group privacy, and why
+  δ must be small;
 * :mod:`~dpteach.mechanisms.noise` — the Laplace and Gaussian mechanisms: noise
   calibration, δ(ε) and ε(δ) of the Gaussian, the privacy loss;
 * :mod:`~dpteach.mechanisms.randomized_response` — randomized response (local DP);

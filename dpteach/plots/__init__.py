@@ -23,6 +23,7 @@ _EXPORTS = {
         "plot_dimension_crossover", "plot_error_vs_epsilon", "plot_neighbouring_densities",
         "plot_privacy_loss", "plot_sigma_comparison",
     ),
+    "definition": ("plot_dp_test_region", "plot_event_probabilities", "plot_posterior_bound"),
     "randomized_response": (
         "plot_local_vs_central", "plot_rr_estimator", "plot_rr_probabilities",
         "plot_rr_std_error",

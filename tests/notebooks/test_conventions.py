@@ -35,7 +35,7 @@ stats_module = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(stats_module)
 
 #: masters not yet rewritten to the convention (the list only shrinks)
-NOT_YET = {p.name for p in MASTERS}
+NOT_YET = {p.name for p in MASTERS} - {"02_what_dp_promises.ipynb"}
 
 WORDS_MAX, CELLS_MAX, CELL_LINES_MAX, MEDIAN_MAX = 2600, 40, 25, 8
 #: words that are plumbing, not lesson (in prose or in a lesson cell's code)
