@@ -29,6 +29,9 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("dpteach", "dpapp")
 
 DRAWING = ("matplotlib", "streamlit", "ipywidgets", "altair", "IPython")
+#: production DP libraries a notebook releases with beside dpteach (notebook 24): the
+#: library stays free of them, so it reads on its own and installs without them
+COMPARED_LIBRARIES = ("opendp",)
 PACKAGE_WIDE_PRIVATE = {"dpteach._validation"}
 
 #: the library's parts, lowest layer first; a part may import only from lower layers
@@ -182,6 +185,12 @@ def test_nothing_in_the_library_imports_streamlit():
     assert not found, found
 
 
+def test_nothing_in_the_library_imports_a_compared_library():
+    found = [f"{m}:{line} imports {target}" for m in MODULES if m.startswith("dpteach")
+             for target, _, line in _imports(m) if target.split(".")[0] in COMPARED_LIBRARIES]
+    assert not found, "the library imports a library it is compared with: " + "; ".join(found)
+
+
 def test_parts_import_only_from_lower_layers():
     wrong = []
     for module in MODULES:
@@ -264,6 +273,16 @@ def test_the_layer_check_can_fail(tmp_path, monkeypatch):
     monkeypatch.setattr(sys.modules[__name__], "MODULES", fake)
     with pytest.raises(AssertionError, match="arrows against the layers"):
         test_parts_import_only_from_lower_layers()
+
+
+def test_the_compared_library_check_can_fail(tmp_path, monkeypatch):
+    fake = dict(MODULES)
+    path = tmp_path / "fake.py"
+    path.write_text("def f():\n    import opendp.prelude as dp\n")      # a lazy import counts
+    fake["dpteach.mechanisms.fake"] = path
+    monkeypatch.setattr(sys.modules[__name__], "MODULES", fake)
+    with pytest.raises(AssertionError, match="imports a library it is compared with"):
+        test_nothing_in_the_library_imports_a_compared_library()
 
 
 def test_the_cycle_check_can_fail(tmp_path, monkeypatch):

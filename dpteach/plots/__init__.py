@@ -58,6 +58,7 @@ _EXPORTS = {
     "laftr": ("plot_frontier", "plot_group_rates"),
     "anonymity": ("plot_class_sizes", "plot_uniqueness_curve"),
     "reconstruction": ("plot_recovery_vs_epsilon", "plot_recovery_vs_noise", "plot_tracing_power"),
+    "practice": ("plot_release_comparison",),
 }
 _HOME = {name: module for module, names in _EXPORTS.items() for name in names}
 

@@ -34,8 +34,10 @@ _spec = importlib.util.spec_from_file_location("notebook_stats", ROOT / "scripts
 stats_module = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(stats_module)
 
+#: masters written to the convention (new ones are born converted)
+CONVERTED = {"02_what_dp_promises.ipynb", "24_dp_in_practice.ipynb"}
 #: masters not yet rewritten to the convention (the list only shrinks)
-NOT_YET = {p.name for p in MASTERS} - {"02_what_dp_promises.ipynb"}
+NOT_YET = {p.name for p in MASTERS} - CONVERTED
 
 WORDS_MAX, CELLS_MAX, CELL_LINES_MAX, MEDIAN_MAX = 2600, 40, 25, 8
 #: words that are plumbing, not lesson (in prose or in a lesson cell's code)
