@@ -8,8 +8,10 @@ when it is clicked.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import re
+import textwrap
 import threading
 import unicodedata
 from collections.abc import Callable
@@ -17,7 +19,7 @@ from typing import Any
 
 import streamlit as st
 
-from dpapp.frame import presenting
+from dpapp.frame import chart_column, presenting
 from dpteach._validation import ParameterError
 from dpteach.plots.figure import to_matplotlib, to_vega_lite
 
@@ -56,10 +58,49 @@ def enlarge(spec: dict, *, font: float = FONT_SCALE, height: float = HEIGHT_SCAL
     return out
 
 
+#: Chart titles are wrapped at this many characters a line (a title is never shortened
+#: with "…"): what fits the narrowest chart, half a 1366-pixel screen, in title font.
+TITLE_CHARACTERS = {False: 64, True: 56}      # {presentation mode: characters}
+
+
+def _readable(node, title_chars: int, legend_columns: int):
+    """A copy of a Vega-Lite (sub)specification in which nothing is shortened with "…":
+    titles wrapped into lines of at most ``title_chars`` characters, legend labels whole
+    (a method's name must be read whole, however long), bottom legends in
+    ``legend_columns`` columns (so that whole labels still fit the chart's width)."""
+    if isinstance(node, list):
+        return [_readable(v, title_chars, legend_columns) for v in node]
+    if not isinstance(node, dict):
+        return node
+    out = {}
+    for k, v in node.items():
+        if k == "data":
+            out[k] = v
+        elif k == "labelLimit":
+            out[k] = 0
+        elif k == "title" and isinstance(v, dict) and "text" in v:
+            lines = v["text"] if isinstance(v["text"], list) else [v["text"]]
+            out[k] = {**v, "text": [part for line in lines
+                                    for part in textwrap.wrap(line, title_chars) or [""]]}
+        else:
+            out[k] = _readable(v, title_chars, legend_columns)
+    if out.get("orient") == "bottom" and "labelLimit" in out and "columns" not in out:
+        out["columns"] = legend_columns
+    return out
+
+
 def _draw(spec: dict, alt: str) -> None:
+    spec = _readable(spec, TITLE_CHARACTERS[presenting()], 1 if presenting() else 2)
     if presenting():
         spec = enlarge(spec)
     st.vega_lite_chart(spec=spec, width="stretch", theme=None, alt=alt)
+
+
+def _chart_place():
+    """The charts' column in presentation mode (charts stacked beside the page's text),
+    else the place the page is drawing in."""
+    column = chart_column()
+    return column if column is not None else contextlib.nullcontext()
 
 
 def _slug(title: str) -> str:
@@ -124,6 +165,7 @@ def show_chart(data, alt: str, *, height: int = 340, download: bool = True) -> N
     ``st.cache_data``). Below it, a "Download this figure" button (a PNG drawn by
     :func:`~dpteach.plots.figure.to_matplotlib` when clicked).
     """
-    _draw(to_vega_lite(data, height=height), alt)
-    if download:
-        download_figure(data.title, figure=lambda: to_matplotlib(data))
+    with _chart_place():
+        _draw(to_vega_lite(data, height=height), alt)
+        if download:
+            download_figure(data.title, figure=lambda: to_matplotlib(data))
