@@ -198,7 +198,7 @@ def _reading(view: str, sensitivity: float, epsilon: float, delta: float) -> str
             f"{fmt(b)}, Gaussian (analytic σ) {fmt(gauss_error)}, so the **{winner}** "
             f"mechanism adds less noise to this single number. The Gaussian pays off for "
             f"many numbers at once, whose ℓ2 sensitivity is much smaller than their ℓ1 "
-            f"sensitivity (notebook 03).")
+            f"sensitivity (notebook 04).")
 
 
 def render() -> None:

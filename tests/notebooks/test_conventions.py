@@ -35,7 +35,8 @@ stats_module = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(stats_module)
 
 #: masters written to the convention (new ones are born converted)
-CONVERTED = {"02_what_dp_promises.ipynb", "24_dp_in_practice.ipynb"}
+CONVERTED = {"02_what_dp_promises.ipynb", "03_randomized_response.ipynb",
+             "04_laplace_and_gaussian.ipynb", "24_dp_in_practice.ipynb"}
 #: masters not yet rewritten to the convention (the list only shrinks)
 NOT_YET = {p.name for p in MASTERS} - CONVERTED
 
