@@ -33,6 +33,7 @@ _EXPORTS = {
         "plot_noisy_difference",
     ),
     "accounting": ("plot_amplification", "plot_composition", "plot_dpsgd_epsilon"),
+    "budget": ("plot_composition_tradeoff", "plot_dpsgd_tradeoff", "plot_rdp_orders"),
     "dpsgd": (
         "plot_decision_boundary", "plot_grad_norm_histogram", "plot_mia_roc",
         "plot_privacy_utility", "plot_probability_grid", "plot_training_history",

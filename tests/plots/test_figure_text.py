@@ -346,6 +346,13 @@ def _grid():
     return dict(x0=x0, x1=x1, p=p, X=X, y=y, title="P(class 1) after training (ε = 2.5)")
 
 
+def _laplace_rdp_curve():
+    """Notebook 06's curve: 100 Laplace answers with ε₀ = 0.1, at the default orders."""
+    from dpteach.accounting.rdp import DEFAULT_ORDERS, laplace_rdp
+    return dict(orders=DEFAULT_ORDERS, rdp=100 * laplace_rdp(DEFAULT_ORDERS, scale=10.0),
+                delta=1e-5)
+
+
 LONG_NAMES = ["age", "sex", "race", "zip code", "income", "education", "hours per week",
               "married", "occupation", "country"]
 #: "module.plot_x" → a function returning valid keyword arguments (as a notebook passes them).
@@ -355,6 +362,10 @@ EXAMPLES = {
     "accounting.plot_dpsgd_epsilon": lambda: dict(steps_max=15_000, pld_points=3,
                                                   mark_steps=2_000),
     "accounting.plot_amplification": lambda: dict(epsilons=(0.5, 1.0, 2.0, 5.0)),
+    "budget.plot_composition_tradeoff": lambda: dict(k=100, epsilon=0.1, delta=1e-5),
+    "budget.plot_dpsgd_tradeoff": lambda: dict(n=60_000, epochs=64, batch=256,
+                                               noise_multiplier=1.1),
+    "budget.plot_rdp_orders": lambda: _laplace_rdp_curve(),
     "anonymity.plot_uniqueness_curve": lambda: dict(
         curves={"Adult": [0.0, 0.01, 0.2, 0.8, 0.97], "uniform": [0.0, 0.02, 0.3, 0.9, 1.0]},
         attributes=["sex", "race", "age", "zip", "birth_date"]),
