@@ -567,8 +567,8 @@ def stable_selection(data, selector, n_blocks: int, epsilon: float, delta: float
     selector : callable
         One block → a hashable answer (see :func:`block_answers`).
     n_blocks : int
-        m, between 1 and the number of rows. A release needs γ > ln(1/δ)/ε, hence
-        m > 2 ln(1/δ)/ε + 2 agreeing blocks at least.
+        m, between 1 and the number of rows. A release is likely only when
+        γ > ln(1/δ)/ε, which needs m > 2 ln(1/δ)/ε + 2 blocks even when all agree.
     epsilon : float
         The privacy parameter ε (all of it pays for the test).
     delta : float
