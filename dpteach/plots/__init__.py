@@ -43,6 +43,7 @@ _EXPORTS = {
         "plot_noisy_max_comparison", "plot_private_median", "plot_private_mode",
         "plot_ptr_distance", "plot_selection_probabilities", "plot_svt_vs_composition",
     ),
+    "stable_selection": ("plot_block_votes", "plot_stable_selection"),
     "erm": (
         "plot_accuracy_curve", "plot_decision_boundaries", "plot_excess_risk", "plot_sensitivity",
         "plot_toy_boundaries",

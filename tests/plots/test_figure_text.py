@@ -491,6 +491,13 @@ EXAMPLES = {
     "selection.plot_block_estimates": lambda: dict(
         estimates=np.random.default_rng(0).normal(38, 3, 60), lower=17.0, upper=90.0,
         released=38.4, truth=38.6),
+    "stable_selection.plot_block_votes": lambda: dict(
+        answers=[("age", "education")] * 9 + [("age", "hours per week")] * 3, epsilon=1.0,
+        delta=1e-3, n_records=1_200),
+    "stable_selection.plot_stable_selection": lambda: dict(
+        votes_by_size={300: [["age"] * 5 + ["sex"] * 4 + ["education"] * 3] * 2,
+                       3_000: [["age"] * 10 + ["sex"] * 2, ["age"] * 11 + ["education"]]},
+        size=300, epsilon=1.0, delta=1e-3),
     "selection.plot_ptr_distance": lambda: dict(
         data=np.random.default_rng(0).integers(17, 90, 200), lower=17, upper=90, epsilon=1.0,
         delta=1e-6, bounds=np.linspace(0, 5, 51)),
