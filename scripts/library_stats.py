@@ -9,9 +9,10 @@ Definitions (issue 21):
 
 * code lines: lines holding a token that is not a comment, a blank or a docstring;
 * argument-checking lines: every line of a statement that raises, calls a ``check…``
-  function, names ``ParameterError`` or imports from ``_validation``, and the test of an
-  ``if`` whose body only raises (declarations — ``@validate(...)`` and domain
-  definitions — are not checking lines: they are data);
+  function or names ``ParameterError`` (an import of a checker or of ``ParameterError``
+  included), and the test of an ``if`` whose body only raises (declarations —
+  ``@validate(...)``, domain definitions and their imports — are not checking lines: they
+  are data);
 * a reading path: the lines (docstrings included) of an entry function and of the
   functions and methods of its own module it calls, transitively — what a student reads
   in the file they opened. Entries are listed in ``READING_PATHS`` under both the old and
@@ -85,6 +86,13 @@ def _names_error(node: ast.AST) -> bool:
     return any(isinstance(c, ast.Name) and c.id == "ParameterError" for c in ast.walk(node))
 
 
+_SOURCE: list[str] = []
+
+
+def _line_text(node: ast.AST, line: int) -> str:
+    return _SOURCE[line - 1] if 0 < line <= len(_SOURCE) else ""
+
+
 def checking_lines(tree: ast.AST) -> set[int]:
     out: set[int] = set()
     for n in ast.walk(tree):
@@ -92,7 +100,10 @@ def checking_lines(tree: ast.AST) -> set[int]:
         if isinstance(n, ast.Raise):
             out.update(span)
         elif isinstance(n, ast.ImportFrom) and (n.module or "").endswith("_validation"):
-            out.update(span)
+            # the names of checkers and of the error type; importing a domain declares
+            for alias in n.names:
+                if alias.name.lstrip("_").startswith("check") or alias.name == "ParameterError":
+                    out.update(line for line in span if alias.name in _line_text(n, line))
         elif isinstance(n, (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Return)) \
                 and (_calls_check(n) or _names_error(n)):
             out.update(span)
@@ -171,6 +182,7 @@ def measure(root: Path) -> dict:
     for path in sorted(package.rglob("*.py")):
         src = path.read_text()
         tree = ast.parse(src)
+        _SOURCE[:] = src.splitlines()
         code = code_lines(src, tree)
         rel = path.relative_to(package)
         folder = rel.parts[0] if len(rel.parts) > 1 else "(top level)"

@@ -122,7 +122,7 @@ def event_probabilities_data(epsilon: float, low: float, high: float, count: flo
 def plot_event_probabilities(epsilon: float, low: float, high: float, count: float = 4.0,
                              count_prime: float = 3.0, ax=None):
     """Draw :func:`event_probabilities_data` with matplotlib; returns the ``Figure``."""
-    return to_matplotlib(event_probabilities_data.__wrapped__(epsilon, low, high, count,
+    return to_matplotlib(event_probabilities_data(epsilon, low, high, count,
                                                              count_prime), ax=ax)
 
 
@@ -175,7 +175,7 @@ def posterior_bound_data(epsilon: float, prior: float = 0.5) -> FigureData:
 @validate(epsilon=FIGURE_EPSILON, prior=PROBABILITY, ax=AXES)
 def plot_posterior_bound(epsilon: float, prior: float = 0.5, ax=None):
     """Draw :func:`posterior_bound_data` with matplotlib; returns the ``Figure``."""
-    return to_matplotlib(posterior_bound_data.__wrapped__(epsilon, prior), ax=ax)
+    return to_matplotlib(posterior_bound_data(epsilon, prior), ax=ax)
 
 
 @validate(epsilon=EPSILON, delta=DELTA, fpr=RATES, tpr=RATES, label=TEXT)
@@ -236,7 +236,7 @@ def dp_test_region_data(epsilon: float, delta: float = 0.0, fpr=None, tpr=None,
 def plot_dp_test_region(epsilon: float, delta: float = 0.0, fpr=None, tpr=None,
                         label: str = "an attack's ROC curve", ax=None):
     """Draw :func:`dp_test_region_data` with matplotlib; returns the ``Figure``."""
-    return to_matplotlib(dp_test_region_data.__wrapped__(epsilon, delta, fpr, tpr, label), ax=ax)
+    return to_matplotlib(dp_test_region_data(epsilon, delta, fpr, tpr, label), ax=ax)
 
 
 # ------------------------------------------------------------------------ helpers

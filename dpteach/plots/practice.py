@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 
 from .._validation import EPSILON, Domain, ParameterError, anything, array, describe, validate
-from ._style import PALETTE, new_axes
-from .figure import FigureData, Series, to_matplotlib
+from ._style import PALETTE
+from .figure import FigureData, Rule, Series, to_matplotlib
 
 __all__ = ["release_comparison_data", "plot_release_comparison"]
 
@@ -92,7 +92,9 @@ def release_comparison_data(categories, true_counts, releases, epsilon: float,
                              colour=RELEASE_COLOURS[i], width=width))
     return FigureData(title=f"True counts and releases with ε = {epsilon:g} each",
                       x_title=x_title, y_title="count (number of people)",
-                      series=tuple(series), extra={"categories": tuple(categories)})
+                      series=tuple(series), rules=(Rule("zero", "y", 0.0, dash="solid"),),
+                      x_ticks=tuple(enumerate(categories)), y_integer=True,
+                      extra={"categories": tuple(categories)})
 
 
 @validate(categories=CATEGORIES, true_counts=TRUE_COUNTS, releases=RELEASES, epsilon=EPSILON,
@@ -102,7 +104,7 @@ def plot_release_comparison(categories, true_counts, releases, epsilon: float,
     """Grouped bars: the true counts of a histogram and its noisy releases.
 
     Draws :func:`release_comparison_data` (arguments as there), the category names
-    under their groups.
+    under their groups and a line at zero (a noisy count may fall below it).
 
     Parameters
     ----------
@@ -114,14 +116,8 @@ def plot_release_comparison(categories, true_counts, releases, epsilon: float,
     matplotlib.figure.Figure
         Bars have gids ``"true"``, ``"release-0"``, ….
     """
-    data = release_comparison_data(categories, true_counts, releases, epsilon, x_title)
-    fig, ax = new_axes(ax, figsize=(9.0, 4.2))
-    to_matplotlib(data, ax=ax)
-    long = len(categories) > 6
-    ax.set_xticks(range(len(categories)), list(categories), rotation=45 if long else 0,
-                  ha="right" if long else "center")
-    ax.axhline(0.0, color=PALETTE["black"], lw=0.8)
-    return fig
+    return to_matplotlib(release_comparison_data(categories, true_counts, releases, epsilon,
+                                                 x_title), ax=ax)
 
 
 # ------------------------------------------------------------------ the domains' converters

@@ -453,6 +453,14 @@ EXAMPLES = {
     "reconstruction.plot_tracing_power": lambda: dict(
         x=[10.0, 100.0, 1000.0], powers={"normal approximation": [0.06, 0.2, 0.9]}, fpr=0.05,
         ceiling=math.e * 0.05),
+    "definition.plot_event_probabilities": lambda: dict(epsilon=1.0, low=2.0, high=5.0),
+    "definition.plot_posterior_bound": lambda: dict(epsilon=1.0, prior=0.3),
+    "definition.plot_dp_test_region": lambda: dict(
+        epsilon=1.0, delta=0.01, fpr=[0.0, 0.1, 0.5, 1.0], tpr=[0.0, 0.2, 0.7, 1.0]),
+    "practice.plot_release_comparison": lambda: dict(
+        categories=LONG_NAMES[:4], true_counts=[120.0, 80.0, 40.0, 10.0],
+        releases={"Laplace": [121.5, 78.2, 41.0, 9.1], "discrete Laplace": [119.0, 81.3, 38.8, 11.7]},
+        epsilon=1.0, x_title="education"),
     "selection.plot_selection_probabilities": lambda: dict(
         probabilities=np.full(27, 1 / 27), labels=[str(a) for a in range(18, 45)], truth=3,
         title="Sparse vector's answer", xlabel="reported 90th percentile"),
