@@ -63,7 +63,7 @@ def enlarge(spec: dict, *, font: float = FONT_SCALE, height: float = HEIGHT_SCAL
 TITLE_CHARACTERS = {False: 64, True: 56}      # {presentation mode: characters}
 #: Axis titles longer than this are wrapped into lines: a y axis title must fit beside the
 #: plot's height, also with a projector's larger fonts.
-AXIS_TITLE_CHARACTERS = 36
+AXIS_TITLE_CHARACTERS = 28
 
 
 def _lines(text: str, width: int) -> list[str]:
