@@ -26,7 +26,7 @@ microseconds, and shown as a friendly message.
 
 Every correct case of :data:`~dpteach.audit.cases.CORRECT` is on the page, the snapping
 mechanism and the secure Gaussian included, except PATE's GNMax and MWEM (:data:`UNTABLED`;
-notebook 13 and the tests audit them). A case added to ``CORRECT`` goes into
+notebook 21 and the tests audit them). A case added to ``CORRECT`` goes into
 :data:`UNTABLED` (a test checks that ``MECHANISMS + UNTABLED`` is ``CORRECT``) until
 ``scripts/precompute_attack_tables.py --only audit`` has been rerun (each case adds 19 claims
 × 5 run counts of audits, most of the time in the 10⁵-run cells; MWEM runs one ``mwem()``

@@ -204,7 +204,7 @@ def render() -> None:
         "accuracy any of the 101 × 101 pairs reaches at that gap or below; the dashed curve "
         "uses one threshold for both groups. Closing a gap costs accuracy, and each "
         "definition asks for a different pair. fairlearn's `ThresholdOptimizer` finds such "
-        "pairs (with randomisation) for a chosen constraint (notebook 09).")
+        "pairs (with randomisation) for a chosen constraint (notebook 15).")
 
     left, right = st.columns(2)
     with left:
