@@ -78,6 +78,9 @@ NO_BUG = "none: the correct mechanism"
 #: The lesson's prepared views (widget key → value), offered above the page.
 HALF_SCALE = "Laplace with half the scale (planted bug)"
 FLOATING = "Laplace mechanism with NumPy's floating-point sampler"
+#: The notebook this page goes with (a file stem of notebooks/), named under the bar.
+NOTEBOOK = "21_auditing_and_floating_point"
+
 PRESETS = {
     "Correct Laplace": {"audit_mechanism": "laplace", "audit_bug_laplace": NO_BUG,
                         "audit_claim": 1.0, "audit_runs": 10_000},

@@ -41,6 +41,9 @@ EPSILONS = CROSSOVER_EPSILONS
 DEFAULT_EPSILON = 1.0
 CHART_HEIGHT = 380
 
+#: The notebook this page goes with (a file stem of notebooks/), named under the bar.
+NOTEBOOK = "22_many_queries"
+
 #: The lesson's prepared views (widget key → value), offered above the page.
 PRESETS = {
     "Few queries: k = 20": {"mq_k": 20, "mq_epsilon": 1.0},

@@ -50,6 +50,9 @@ DEFAULT_PRESET = "clear winner"
 REST_LABELS = {"spread": "spread evenly over the other classes",
                "runner-up": "all for one runner-up class"}
 
+#: The notebook this page goes with (a file stem of notebooks/), named under the bar.
+NOTEBOOK = "12_pate"
+
 #: The lesson's prepared views: the preset histograms (the agreement slider and the
 #: "other teachers" choice; the other sliders stay as they are).
 PRESETS = {name: {"pate_agreement": agreement, "pate_rest": REST_LABELS[rest]}
