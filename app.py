@@ -14,7 +14,9 @@ Adding a page
    (``dpapp/frame.py``), ``show_chart`` for the charts, each with a
    "Download this figure" button (``dpapp/charts.py``), and ``friendly_errors``
    (``dpapp/messages.py``). Optionally a module-level ``PRESETS`` dict (name → widget
-   key → value): the lesson's prepared views, offered above the page.
+   key → value): the lesson's prepared views, offered above the page; and a module-level
+   ``NOTEBOOK`` (the file stem of the notebook the page goes with, e.g.
+   ``"04_laplace_and_gaussian"``), named in one caption line under the bar.
 2. Add ONE line to ``PAGES`` below: ``(title, module, icon)``. The URL of the page is the
    last part of the module name with ``_`` replaced by ``-`` (``dpapp.many_queries`` →
    ``/many-queries``), except for the first page, which Streamlit serves at ``/`` only
@@ -77,10 +79,11 @@ st.set_page_config(page_title="dpteach: differential privacy, live",
                    page_icon=":material/shield_lock:", layout="wide")
 navigation = st.navigation([_page(*entry, default=(i == 0)) for i, entry in enumerate(PAGES)],
                            position="top")
-# The page inside the classroom bar: presentation mode, the page's presets, "Share this view".
-classroom_frame(navigation.run,
-                presets=getattr(importlib.import_module(MODULES[navigation.title]), "PRESETS", {}),
-                url_path=navigation.url_path)
+# The page inside the classroom bar: presentation mode, the page's presets, "Share this view",
+# and the notebook it goes with.
+page_module = importlib.import_module(MODULES[navigation.title])
+classroom_frame(navigation.run, presets=getattr(page_module, "PRESETS", {}),
+                url_path=navigation.url_path, notebook=getattr(page_module, "NOTEBOOK", None))
 # Modules imported by this run (a page shown for the first time): take the long-lived
 # objects out of the garbage collector's full passes (see freeze_long_lived_objects).
 freeze_long_lived_objects()

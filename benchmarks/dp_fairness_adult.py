@@ -13,7 +13,7 @@ The experiment of Bagdasaryan, Poursaeed & Shmatikov (NeurIPS 2019) on the UCI A
 at ε in ``SWEEP_EPSILONS`` and ∞, each with the seeds ``SWEEP_SEEDS``. For every fit it
 counts the correct test predictions overall and in every group of ``sex``, ``race`` and
 ``sex_income`` and writes one row per fit to ``dpteach/data/dp_fairness_adult.csv``
-(:func:`dpteach.tables.load_dp_fairness_sweep` reads it; notebook 11 re-runs
+(:func:`dpteach.tables.load_dp_fairness_sweep` reads it; notebook 18 re-runs
 one configuration live and checks it against the file). Then it prints the per-group mean
 accuracy ± sd over seeds and the drop against the non-private baseline.
 

@@ -26,7 +26,7 @@ microseconds, and shown as a friendly message.
 
 Every correct case of :data:`~dpteach.audit.cases.CORRECT` is on the page, the snapping
 mechanism and the secure Gaussian included, except PATE's GNMax and MWEM (:data:`UNTABLED`;
-notebook 13 and the tests audit them). A case added to ``CORRECT`` goes into
+notebook 21 and the tests audit them). A case added to ``CORRECT`` goes into
 :data:`UNTABLED` (a test checks that ``MECHANISMS + UNTABLED`` is ``CORRECT``) until
 ``scripts/precompute_attack_tables.py --only audit`` has been rerun (each case adds 19 claims
 × 5 run counts of audits, most of the time in the 10⁵-run cells; MWEM runs one ``mwem()``
@@ -78,6 +78,9 @@ NO_BUG = "none: the correct mechanism"
 #: The lesson's prepared views (widget key → value), offered above the page.
 HALF_SCALE = "Laplace with half the scale (planted bug)"
 FLOATING = "Laplace mechanism with NumPy's floating-point sampler"
+#: The notebook this page goes with (a file stem of notebooks/), named under the bar.
+NOTEBOOK = "21_auditing_and_floating_point"
+
 PRESETS = {
     "Correct Laplace": {"audit_mechanism": "laplace", "audit_bug_laplace": NO_BUG,
                         "audit_claim": 1.0, "audit_runs": 10_000},

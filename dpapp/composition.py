@@ -38,6 +38,9 @@ DELTAS = COMPOSITION_DELTAS          # δ > 0: every method but basic needs it
 MECHANISMS = {"Laplace (ε₀ per query)": "laplace", "Gaussian (σ per query)": "gaussian"}
 LAPLACE, GAUSSIAN = MECHANISMS
 
+#: The notebook this page goes with (a file stem of notebooks/), named under the bar.
+NOTEBOOK = "05_composition_and_budget"
+
 #: The lesson's prepared views (widget key → value), offered above the page.
 PRESETS = {
     "100 queries at ε₀ = 0.1": {"mechanism": LAPLACE, "k": 100, "eps0": 0.1,

@@ -44,6 +44,9 @@ SIGMAS = PLANNER_SIGMAS
 DELTAS = PLANNER_DELTAS
 PLD_GRID = APP_PLD_INTERVAL      # PLD discretization of the page (and of its table)
 
+#: The notebook this page goes with (a file stem of notebooks/), named under the bar.
+NOTEBOOK = "06_renyi_zcdp_and_pld"
+
 #: The lesson's prepared views (widget key → value), offered above the page.
 PRESETS = {
     "MNIST-like: 60,000 examples, σ = 1.1": {"n": 60_000, "batch": 256, "epochs": 64,

@@ -48,6 +48,9 @@ BATCHES = (16, 25, 32, 50, 64, 100, 200)
 EPOCHS = (1, 30, 15)           # the epochs slider: min, max, default
 HIST_BINS = 30
 
+#: The notebook this page goes with (a file stem of notebooks/), named under the bar.
+NOTEBOOK = "11_dp_sgd"
+
 #: The lesson's prepared views (widget key → value), offered above the page.
 PRESETS = {
     "No privacy: σ = 0": {"dps_sigma": 0.0, "dps_clip": 1.0, "dps_batch": 32,

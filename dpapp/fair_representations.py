@@ -47,6 +47,9 @@ CHART_HEIGHT = 420
 #: (variant, γ) positions cached: 3 variants × the sweep's γ values, with room to spare
 CACHE_ENTRIES = 128
 
+#: The notebook this page goes with (a file stem of notebooks/), named under the bar.
+NOTEBOOK = "17_fair_representations"
+
 #: The lesson's prepared views (widget key → value), offered above the page.
 PRESETS = {
     "No adversary: γ = 0": {"laftr_objective": "dp", "laftr_gamma": 0.0},

@@ -49,6 +49,9 @@ DEFAULT_SECOND_GAP = "equalized_odds_worst"
 #: chart height in pixels (two-line titles and two-row legends need room on a projector)
 CHART_HEIGHT = 460
 
+#: The notebook this page goes with (a file stem of notebooks/), named under the bar.
+NOTEBOOK = "15_fairness"
+
 #: The lesson's prepared views (widget key → value), offered above the page: each pair of
 #: thresholds is the most accurate on the 0.01 grid whose named gap is at most 0.01.
 PRESETS = {
@@ -204,7 +207,7 @@ def render() -> None:
         "accuracy any of the 101 × 101 pairs reaches at that gap or below; the dashed curve "
         "uses one threshold for both groups. Closing a gap costs accuracy, and each "
         "definition asks for a different pair. fairlearn's `ThresholdOptimizer` finds such "
-        "pairs (with randomisation) for a chosen constraint (notebook 09).")
+        "pairs (with randomisation) for a chosen constraint (notebook 15).")
 
     left, right = st.columns(2)
     with left:

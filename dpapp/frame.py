@@ -4,12 +4,15 @@
 with the **presentation mode** toggle (``?present=true``: larger fonts and figures,
 secondary controls folded away), the page's **presets** (its ``PRESETS`` dict: name →
 widget values; choosing one sets the widgets and so the address) and **Share this view**
-(the link of the current view, also as a path). :func:`secondary` folds the controls a
-lecture can do without; :func:`tradeoff` shows the page's trade-off in one plain sentence.
+(the link of the current view, also as a path); under the bar, one caption line names the
+notebook the page goes with (the page's ``NOTEBOOK``, a file stem of ``notebooks/``).
+:func:`secondary` folds the controls a lecture can do without; :func:`tradeoff` shows the
+page's trade-off in one plain sentence.
 
 A page uses the app's helpers like this (see ``app.py`` for adding a page)::
 
     PRESETS = {"ε = 0.1 vs ε = 10": {"epsilon": 0.1}, ...}     # keys: the widgets' keys
+    NOTEBOOK = "04_laplace_and_gaussian"                         # the notebook it goes with
 
     def render():
         epsilon = epsilon_slider()                       # bound to ?epsilon=
@@ -22,9 +25,13 @@ A page uses the app's helpers like this (see ``app.py`` for adding a page)::
 from __future__ import annotations
 
 import contextlib
+import functools
+import json
 import math
+import re
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
@@ -56,6 +63,10 @@ PRESENTATION_COLUMNS = (0.38, 0.62)
 MAX_TILES = 4
 
 _SLOTS = threading.local()     # each session's script runs in its own thread
+#: The course's notebooks (the page's ``NOTEBOOK`` is a file stem here).
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+#: A notebook title longer than this is cut at its first comma (one short caption line).
+SHORT_TITLE = 60
 
 
 def chart_column():
@@ -191,13 +202,37 @@ def share_box(url_path: str) -> None:
         st.code(relative, language=None)
 
 
+@functools.lru_cache(maxsize=None)
+def notebook_caption(stem: str) -> str:
+    """"Goes with notebook 04, Laplace and Gaussian noise" for ``04_laplace_and_gaussian``:
+    the number of the file and the title of its first heading ("# 04 · Title: subtitle"),
+    without its subtitle; read once per server. Without the file, the number only."""
+    number = stem.split("_", 1)[0]
+    try:
+        nb = json.loads((NOTEBOOKS / f"{stem}.ipynb").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return f"Goes with notebook {number}"
+    heading = next((line for cell in nb.get("cells", []) if cell.get("cell_type") == "markdown"
+                    for line in "".join(cell.get("source", "")).splitlines()
+                    if line.startswith("# ")), "")
+    title = re.sub(r"^#\s*\d+\s*·\s*", "", heading).strip()
+    title = re.sub(r"^Going further:\s*", "", title)
+    title = title.split(":", 1)[0].strip()
+    if len(title) > SHORT_TITLE:
+        title = title.split(",", 1)[0].strip()
+    title = title[:1].upper() + title[1:]
+    return f"Goes with notebook {number}, {title}" if title else f"Goes with notebook {number}"
+
+
 def classroom_frame(run_page: Callable[[], Any], *, presets: Mapping | None = None,
-                    url_path: str = "") -> None:
+                    url_path: str = "", notebook: str | None = None) -> None:
     """Run one page inside the classroom bar (what ``app.py`` does for every page).
 
     Above the page: the presentation-mode toggle, the page's presets and "Share this
-    view". The presets and the link are filled in after the page has run, from the
-    values its widgets show, so the highlighted preset and the link are exact.
+    view"; under it, one caption line naming ``notebook`` (a file stem of ``notebooks/``,
+    the page's ``NOTEBOOK``), if given. The presets and the link are filled in after the
+    page has run, from the values its widgets show, so the highlighted preset and the link
+    are exact.
     """
     begin_view()
     bar = st.container(horizontal=True, vertical_alignment="center", gap="medium")
@@ -205,6 +240,8 @@ def classroom_frame(run_page: Callable[[], Any], *, presets: Mapping | None = No
         presentation_toggle()
         presets_slot = st.container(width="content")
         share_slot = st.container(width="content")
+    if notebook:
+        st.caption(notebook_caption(notebook))
     if presenting():
         # A projector's screen is wide and short: the page's title, controls and numbers
         # in a column on the left, its charts stacked on the right from the top, so the

@@ -1,7 +1,7 @@
 """App page "Many queries": k counting queries at total ε, answered independently or by MWEM.
 
 Two sliders, the number of queries k and the total ε, set one point of the crossover of
-notebook 14: the largest error over k random counting queries on Adult (age × sex × race,
+notebook 22: the largest error over k random counting queries on Adult (age × sex × race,
 60 cells, n = 48,842) when each query is answered independently (Laplace with ε/k each;
 Gaussian with a zCDP budget at δ = 1e-6) and when all are answered from MWEM's synthetic
 data (:func:`dpteach.queries.mwem.mwem`, T = 30).
@@ -40,6 +40,9 @@ DEFAULT_K = 1000
 EPSILONS = CROSSOVER_EPSILONS
 DEFAULT_EPSILON = 1.0
 CHART_HEIGHT = 380
+
+#: The notebook this page goes with (a file stem of notebooks/), named under the bar.
+NOTEBOOK = "22_many_queries"
 
 #: The lesson's prepared views (widget key → value), offered above the page.
 PRESETS = {
@@ -131,7 +134,7 @@ def render() -> None:
         "error can exceed 1 (more than n): raw noisy counts; clipping them to [0, n] is free "
         "but does not make them useful. On a universe this small (60 cells) a noisy "
         "histogram, Lap(1/ε) per cell, would beat all of them; MWEM's advantage grows with "
-        "the universe (notebook 14).")
+        "the universe (notebook 22).")
     st.caption("M. Hardt, K. Ligett, F. McSherry, *A simple and practical algorithm for "
                "differentially private data release*, NeurIPS 2012; M. Hardt, G. N. "
                "Rothblum, *A multiplicative weights mechanism for privacy-preserving data "

@@ -41,6 +41,9 @@ VIEWS = {
     "Error vs ε": "error",
 }
 
+#: The notebook this page goes with (a file stem of notebooks/), named under the bar.
+NOTEBOOK = "04_laplace_and_gaussian"
+
 #: The lesson's prepared views (widget key → value), offered above the page.
 PRESETS = {
     "ε = 0.1: strong privacy": {"epsilon": 0.1, "delta": 1e-5, "sensitivity": 1.0,

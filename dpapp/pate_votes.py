@@ -50,6 +50,9 @@ DEFAULT_PRESET = "clear winner"
 REST_LABELS = {"spread": "spread evenly over the other classes",
                "runner-up": "all for one runner-up class"}
 
+#: The notebook this page goes with (a file stem of notebooks/), named under the bar.
+NOTEBOOK = "12_pate"
+
 #: The lesson's prepared views: the preset histograms (the agreement slider and the
 #: "other teachers" choice; the other sliders stay as they are).
 PRESETS = {name: {"pate_agreement": agreement, "pate_rest": REST_LABELS[rest]}
@@ -207,7 +210,7 @@ def render() -> None:
             "not apply, so the two often agree; the saving of the data-dependent analysis "
             "appears as queries add up. The data-dependent ε is computed from the votes, "
             "i.e. from the private data: publishing it leaks. Release the data-independent "
-            "ε, or a sanitised ε (smooth sensitivity, notebook 08).")
+            "ε, or a sanitised ε (smooth sensitivity, notebook 12).")
     st.caption("N. Papernot et al., *Semi-supervised knowledge transfer for deep learning from "
                "private training data*, ICLR 2017; N. Papernot et al., *Scalable private "
                "learning with PATE*, ICLR 2018 (Alg. 1, Thm 6, Prop. 7 and 8).")

@@ -56,6 +56,9 @@ ADULT_TRIALS = {"objective": 5, "output": 20}
 ADULT_SEED = 2011
 OBJECTIVE, OUTPUT = METHODS
 
+#: The notebook this page goes with (a file stem of notebooks/), named under the bar.
+NOTEBOOK = "10_private_logistic_regression"
+
 #: The lesson's prepared views (widget key → value), offered above the page.
 PRESETS = {
     "ε = 0.1: strong privacy": {"erm_method": OBJECTIVE, "erm_n": 200, "erm_epsilon": 0.1,

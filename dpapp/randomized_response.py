@@ -54,6 +54,9 @@ HISTOGRAM_SEED = 0       # the histogram is the same picture each time for the s
 BY_EPSILON = "ε (privacy loss)"
 BY_GAMMA = "γ (truth bias)"
 
+#: The notebook this page goes with (a file stem of notebooks/), named under the bar.
+NOTEBOOK = "03_randomized_response"
+
 #: The lesson's prepared views (widget key → value), offered above the page.
 PRESETS = {
     "Coin flips (γ = ¼)": {"rr_parametrisation": BY_GAMMA, "rr_gamma": 0.25, "rr_n": 1000,

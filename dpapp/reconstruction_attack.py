@@ -69,6 +69,9 @@ COLOURS = (PALETTE["blue"], PALETTE["orange"], PALETTE["green"])
 SEED = 20031111
 CHART_HEIGHT = 380
 
+#: The notebook this page goes with (a file stem of notebooks/), named under the bar.
+NOTEBOOK = "20_reconstruction_and_tracing"
+
 #: The lesson's prepared views (widget key → value), offered above the page.
 PRESETS = {
     "Accurate answers: c = 0.1": {"rec_n": 100, "rec_k": 400, "rec_noise": "bounded",

@@ -14,23 +14,23 @@ per table, with the command that remakes it (run from the repository's root):
 * :func:`load_planner_table` — the PLD ε of every DP-SGD run of the "DP-SGD planner" page.
   ``dpsgd_planner_pld.npz``, made by ``python scripts/precompute_app_tables.py --only planner``.
 * :func:`load_crossover_grid` — MWEM's largest error on k counting queries at each ε
-  (notebook 14, the "Many queries" page). ``many_queries_grid.npz``, made by
+  (notebook 22, the "Many queries" page). ``many_queries_grid.npz``, made by
   ``python scripts/precompute_many_queries.py``.
 * :func:`load_reconstruction_table` — the secret bits a reconstruction attack recovers at
   every setting of the "Reconstruction attack" page. ``reconstruction_page.npz``, made by
   ``python scripts/precompute_attack_tables.py --only reconstruction``.
 * :func:`load_fairness_table` — an Adult model's test scores, and its accuracy and fairness
-  gaps at every pair of group thresholds (notebook 09, the "Fairness metrics" page).
+  gaps at every pair of group thresholds (notebook 15, the "Fairness metrics" page).
   ``fairness_adult_thresholds.npz``, made by
   ``python scripts/precompute_app_tables.py --only fairness``.
 * :func:`load_lfr_grid` — LFR's trade-off as its parity weight A_z grows, on Adult and
-  German credit (notebooks 09 and 10). ``lfr_grid.npz``, made by
+  German credit (notebooks 15 and 17). ``lfr_grid.npz``, made by
   ``python scripts/precompute_lfr_grid.py``.
 * :func:`load_gamma_sweep` — LAFTR's trade-off as its adversary's weight γ grows, on Adult
-  (notebook 10, the "Fair representations" page). ``laftr_adult_sweep.csv``, made by
+  (notebook 17, the "Fair representations" page). ``laftr_adult_sweep.csv``, made by
   ``python benchmarks/laftr_adult.py --jobs 1``.
 * :func:`load_dp_fairness_sweep` — the accuracy of each group of people under private
-  learners across ε, on Adult (notebook 11). ``dp_fairness_adult.csv``, made by
+  learners across ε, on Adult (notebook 18). ``dp_fairness_adult.csv``, made by
   ``python benchmarks/dp_fairness_adult.py``.
 * :func:`load_audit_table` — a seeded audit of every mechanism (and planted bug) at every
   claimed ε and number of runs of the "Audit a mechanism" page. ``audit_page.npz``, made by
@@ -149,7 +149,7 @@ def load_planner_table() -> dict | None:
 # ---------------------------------------------------------------------- many queries
 @functools.lru_cache(maxsize=1)
 def load_crossover_grid() -> dict | None:
-    """The grid of MWEM's errors on the crossover workload (notebook 14, "Many queries").
+    """The grid of MWEM's errors on the crossover workload (notebook 22, "Many queries").
 
     Made by ``python scripts/precompute_many_queries.py``: for every k of
     :data:`dpteach.plots.many_queries.CROSSOVER_KS` and ε of
@@ -334,7 +334,7 @@ class LFRGrid:
 
 
 def load_lfr_grid() -> LFRGrid:
-    """The shipped A_z sweep of LFR on Adult and German credit (notebooks 09 and 10).
+    """The shipped A_z sweep of LFR on Adult and German credit (notebooks 15 and 17).
 
     Made by ``python scripts/precompute_lfr_grid.py``: for each data set of
     :func:`dpteach.fairness.lfr_grid.lfr_grid_data`, each A_z of
@@ -366,7 +366,7 @@ def load_lfr_grid() -> LFRGrid:
 
 
 def load_gamma_sweep() -> pd.DataFrame:
-    """The shipped γ sweep of LAFTR on Adult (notebook 10, the "Fair representations" page).
+    """The shipped γ sweep of LAFTR on Adult (notebook 17, the "Fair representations" page).
 
     Made by ``python benchmarks/laftr_adult.py --jobs 1``: for every
     objective in :data:`dpteach.fairness.laftr.OBJECTIVES`, every γ in
@@ -391,7 +391,7 @@ def load_gamma_sweep() -> pd.DataFrame:
 
 
 def load_dp_fairness_sweep() -> pd.DataFrame:
-    """The shipped sweep of private learners on Adult, group by group (notebook 11).
+    """The shipped sweep of private learners on Adult, group by group (notebook 18).
 
     Made by ``python benchmarks/dp_fairness_adult.py``:
     :func:`dpteach.fairness.dp_impact.dp_fairness_sweep` with

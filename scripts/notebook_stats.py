@@ -3,6 +3,17 @@ median and largest lesson cell, asserts in lesson cells and in check cells.
 
     python scripts/notebook_stats.py                 # notebooks/ in the working tree
     python scripts/notebook_stats.py --rev 359e137   # any commit (read with git show)
+    python scripts/notebook_stats.py --minutes       # the syllabus's time estimate
+
+The time estimate (the syllabus, README "Syllabus", states it; tests/notebooks/test_syllabus.py
+checks README against it)::
+
+    minutes = lesson words / 150 + 1.5 × lesson code cells + 10 × exercises
+
+reading technical prose at 150 words a minute, running and reading a cell in a minute and a
+half, ten minutes an exercise (an otter question: a raw cell ``# BEGIN QUESTION``). Core time
+leaves out the numbered sections a notebook does not teach in the core course (its "Going
+further" sections, or the sections the syllabus names).
 
 Definitions:
 
@@ -74,6 +85,56 @@ def stats(nb: dict) -> dict:
     }
 
 
+WORDS_PER_MINUTE, MINUTES_PER_CELL, MINUTES_PER_EXERCISE = 150, 1.5, 10
+#: a numbered section's heading: "## 3. Title" or "## Going further: 3. Title"
+SECTION = re.compile(r"^##\s+(?:(Going further):\s*)?(\d+)\.", re.M)
+
+
+def sections(nb: dict) -> list[tuple[int | None, bool, str, dict]]:
+    """(section number, "Going further"?, kind, cell) for every cell. A section runs from its
+    ``## N.`` heading to the next level-2 heading; cells outside numbered sections (the
+    introduction, summary, exercises) have number None."""
+    out, number, further = [], None, False
+    for kind, cell in classify(nb):
+        if kind == "markdown":
+            src = source(cell)
+            heading = next((line for line in src.splitlines() if re.match(r"##\s", line)), None)
+            if heading is not None:
+                m = SECTION.match(heading)
+                number, further = (int(m.group(2)), bool(m.group(1))) if m else (None, False)
+        out.append((number, further, kind, cell))
+    return out
+
+
+def is_exercise(cell: dict) -> bool:
+    """An otter question: a raw cell whose first line is ``# BEGIN QUESTION``."""
+    src = source(cell).strip()
+    return cell["cell_type"] == "raw" and bool(src) and \
+        src.splitlines()[0].strip().lower() == "# begin question"
+
+
+def minutes(nb: dict, core: set[int] | None = None) -> float:
+    """The time estimate of a notebook, in minutes: lesson words / 150 + 1.5 × lesson code
+    cells + 10 × exercises. With ``core`` (the numbered sections of the core course), the
+    other numbered sections are left out; without it, the whole notebook."""
+    words = cells = exercises = 0
+    for number, _, kind, cell in sections(nb):
+        if core is not None and number is not None and number not in core:
+            continue
+        if kind == "markdown":
+            words += len(source(cell).split())
+        elif kind == "lesson":
+            cells += 1
+        elif is_exercise(cell):
+            exercises += 1
+    return words / WORDS_PER_MINUTE + MINUTES_PER_CELL * cells + MINUTES_PER_EXERCISE * exercises
+
+
+def core_sections(nb: dict) -> set[int]:
+    """The numbered sections not headed "Going further"."""
+    return {n for n, further, _, _ in sections(nb) if n is not None and not further}
+
+
 def notebooks(rev: str | None) -> dict[str, dict]:
     if rev is None:
         return {p.name: json.loads(p.read_text()) for p in sorted((ROOT / "notebooks").glob("*.ipynb"))}
@@ -89,7 +150,15 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rev")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--minutes", action="store_true",
+                        help="the time estimate: whole notebook, and without 'Going further'")
     args = parser.parse_args(argv)
+    if args.minutes:
+        print(f"{'notebook':48s} {'minutes':>8s} {'core':>8s}  core sections")
+        for name, nb in notebooks(args.rev).items():
+            core = core_sections(nb)
+            print(f"{name:48s} {minutes(nb):8.1f} {minutes(nb, core):8.1f}  {sorted(core)}")
+        return
     table = {name: stats(nb) for name, nb in notebooks(args.rev).items()}
     if args.json:
         print(json.dumps(table, indent=1))

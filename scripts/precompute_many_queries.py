@@ -1,6 +1,6 @@
 """Precompute MWEM's errors over the "Many queries" page's slider grid.
 
-The page (and notebook 14) compares answering k random counting queries independently
+The page (and notebook 22) compares answering k random counting queries independently
 (exact expectations, computed live) with MWEM's synthetic data at the same total ε. MWEM
 takes 10-100 ms per run, so a slider move must not run it: this script runs
 :func:`dpteach.queries.mwem.compare_independent` (T = 30 rounds, 10 extra passes, 5 runs) for every

@@ -457,7 +457,7 @@ def _p_value(m: int, r: int, v: int, eps: float, delta: float) -> float:
     return min(tail + 2.0 * m * delta * alpha, 1.0)
 
 
-# Engineering notes. One DP-SGD run with 1,000 canaries on 1,000 toy rows (notebook 13) takes
+# Engineering notes. One DP-SGD run with 1,000 canaries on 1,000 toy rows (notebook 21) takes
 # about 0.1 s, with 4,000 canaries about 1 s; the bound with r = 10**6 guesses about 0.2 s.
 # Tests: tests/audit/test_one_run.py (the paper's example, the binomial tail, both DP-SGD runs)
 # and the generated cases of tests/test_domains.py.

@@ -82,7 +82,7 @@ __all__ = [
     "svt_pattern_frequency",
 ]
 
-#: most runs per side: the largest audit of notebook 13 and of the app's page (about 0.1 s
+#: most runs per side: the largest audit of notebook 21 and of the app's page (about 0.1 s
 #: for NumPy's samplers; 10-20 s for a mechanism that runs a Python loop per output)
 TRIALS_MAX = 10 ** 5
 BINS_MAX = 1_000              #: most histogram bins

@@ -551,7 +551,7 @@ def _rnm_integral(z: np.ndarray, noise: str) -> np.ndarray:
 
 
 # Engineering notes. The exponential mechanism and report-noisy-max share one file: they are
-# compared against each other in notebook 05 and in the tests, and share their logits. In
+# compared against each other in notebook 08 and in the tests, and share their logits. In
 # the teaching domain (|u| ≤ 1e15, ε/Δ in [1e-12, 1e9]) the logits rate·(u − max u) are
 # finite (|·| ≤ 2e24) and the rate is a normal float, so no log-space fallback is needed;
 # exp of a logit below −745 is 0, the exact limit. Sampling many draws is chunked to at most

@@ -9,7 +9,7 @@ with f, F the density and distribution function of the noise (Gaussian for GNMax
 for LNMax). Each integral is one-dimensional and is computed here by Gauss–Legendre
 quadrature on a grid split at the Laplace kinks, with tied counts grouped; Confident-GNMax
 multiplies by Pr[max_j n_j + N(0, σ₁²) ≥ T] and adds "no answer". These are what the app's
-"PATE votes" page and notebook 08 draw.
+"PATE votes" page and notebook 12 draw.
 
 References
 ----------

@@ -21,7 +21,7 @@ with a **multiplicative-weights** step each time:
   run (:mod:`dpteach.accounting`): the same noise is also (ε′, δ)-DP with ε′ < ε once T is
   large.
 * :func:`compare_independent` — MWEM against independent Laplace and Gaussian answers on
-  one workload at the same total ε (the crossover of notebook 14 and the app page).
+  one workload at the same total ε (the crossover of notebook 22 and the app page).
 
 Why it works — boosting for queries ([DRV10]_): the multiplicative-weights update is a
 boosting algorithm over the universe; each round fixes the query the current distribution

@@ -55,7 +55,8 @@ def _framed_script(module: str, url_path: str) -> None:
     from dpapp.frame import classroom_frame
 
     page = importlib.import_module(module)
-    classroom_frame(page.render, presets=getattr(page, "PRESETS", {}), url_path=url_path)
+    classroom_frame(page.render, presets=getattr(page, "PRESETS", {}), url_path=url_path,
+                    notebook=getattr(page, "NOTEBOOK", None))
 
 
 def framed(module: str, url_path: str = "x", query: dict | None = None) -> AppTest:

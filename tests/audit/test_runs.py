@@ -246,7 +246,7 @@ def test_front_door_reexports():
 
 # ------------------------------------------------ the domains' edges and the rules
 def test_audits_beyond_the_teaching_domain_are_refused():
-    # 10**5 runs per side is the course's largest audit (notebook 13, the app's page); a
+    # 10**5 runs per side is the course's largest audit (notebook 21, the app's page); a
     # million used to be accepted (up to 10**7), taking minutes for a Python-loop mechanism
     with pytest.raises(ParameterError, match=r"n_trials must be an integer in \[2, 100000\]"):
         R.audit_mechanism(_laplace, 0.0, 1.0, claimed_epsilon=1.0, n_trials=10**6)

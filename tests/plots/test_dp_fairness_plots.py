@@ -1,4 +1,4 @@
-"""The figure of notebook 11 (dpteach.plots.dp_fairness): per-group accuracy against ε.
+"""The figure of notebook 18 (dpteach.plots.dp_fairness): per-group accuracy against ε.
 
 The lines are the given means in order of ε, the bands mean ± sd clipped to [0, 1], the dashed
 lines each group's non-private accuracy (left out where NaN), the selected ε a vertical rule;

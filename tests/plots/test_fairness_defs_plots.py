@@ -1,4 +1,4 @@
-"""The figures of notebook 09 (dpteach.plots.fairness_defs): their numbers against the metrics.
+"""The figures of notebook 15 (dpteach.plots.fairness_defs): their numbers against the metrics.
 
 The reliability diagram's points are :func:`dpteach.fairness.metrics.calibration_by_group`'s
 (each group's mean score and observed rate per bin) and its title the largest expected

@@ -1,4 +1,4 @@
-"""The figures of notebook 14 and the "Many queries" page (dpteach.plots.many_queries).
+"""The figures of notebook 22 and the "Many queries" page (dpteach.plots.many_queries).
 
 The crossover charts' independent lines are :func:`dpteach.queries.independent.independent_max_error`
 (exact expectations) and their MWEM points the shipped grid's runs; the rounds chart shows the

@@ -257,7 +257,7 @@ def test_only_one_histogram_of_few_classes_is_drawn():
         P.answer_distribution_data(np.ones(P.MAX_BAR_CLASSES + 1), **NOISE)
 
 
-# ------------------------------------------------- notebook 08: a run on many queries
+# ------------------------------------------------- notebook 12: a run on many queries
 RUN = np.array([[250, 0], [230, 20], [150, 100], [125, 125], [240, 10], [200, 50]])
 RIGHT = np.array([True, True, False, False, True, True])
 ANSWERED = np.array([True, False, True, False, True, False])

@@ -564,7 +564,7 @@ add("pate.agreement_votes", PP.agreement_votes,
     n_classes=(ints(2, PP.MAX_BAR_CLASSES), agreement_votes_ok),
     agreement=(PROB, agreement_votes_ok))
 
-# pate, notebook 08: a run over many queries -----------------------------------------------------
+# pate, notebook 12: a run over many queries -----------------------------------------------------
 BATCHES = st.one_of(
     st.sampled_from([[[2**53 - 1, 0], [0, 0]], [[0, 0]], [[10**15, 3], [1, 1]], [[1e300, 0]],
                      [[5e-324, 1]], [[2**53, 1]], [[10**400, 1]], [[1, 0]] * 1000]),
@@ -614,7 +614,7 @@ add("pate_runs.plot_accuracy_vs_epsilon", PPR.plot_accuracy_vs_epsilon,
     dict(curves={"a": ([1.0, 2.0], [0.8, 0.9])}, baseline=0.85),
     curves=(CURVES, accuracy_ok), baseline=(PROB, accuracy_ok))
 
-# fairness_defs, notebook 09: a reliability diagram per group, the LFR trade-off --------------
+# fairness_defs, notebook 15: a reliability diagram per group, the LFR trade-off --------------
 CAL_Y = np.array([0, 1, 1, 0, 1, 0, 1, 0, 0, 0, 1, 0])
 CAL_A = np.array([0] * 6 + [1] * 6)
 CAL = dict(y_true=CAL_Y, y_prob=np.linspace(0.05, 0.95, 12), sensitive_features=CAL_A,
@@ -806,7 +806,7 @@ for _f in (PL.sweep_gammas, PL.gamma_summary):
     add(f"laftr.{_f.__name__}", _f, dict(objective="eo", sweep=LAFTR["sweep"]),
         objective=(st.sampled_from(PL.OBJECTIVES), laftr_ok), sweep=(LAFTR_SWEEPS, laftr_ok))
 
-# many_queries, notebook 14 and the page "Many queries": the crossover charts read the shipped
+# many_queries, notebook 22 and the page "Many queries": the crossover charts read the shipped
 # grid (k and ε must be grid values: everything else is refused by name), MWEM's rounds and a
 # PMW run draw the numbers given -------------------------------------------------------------
 def mq_crossover_ok(kw, fig):
