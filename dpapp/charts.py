@@ -61,36 +61,50 @@ def enlarge(spec: dict, *, font: float = FONT_SCALE, height: float = HEIGHT_SCAL
 #: Chart titles are wrapped at this many characters a line (a title is never shortened
 #: with "…"): what fits the narrowest chart, half a 1366-pixel screen, in title font.
 TITLE_CHARACTERS = {False: 64, True: 56}      # {presentation mode: characters}
+#: Axis titles longer than this are wrapped into lines: a y axis title must fit beside the
+#: plot's height, also with a projector's larger fonts.
+AXIS_TITLE_CHARACTERS = 36
 
 
-def _readable(node, title_chars: int, legend_columns: int):
-    """A copy of a Vega-Lite (sub)specification in which nothing is shortened with "…":
-    titles wrapped into lines of at most ``title_chars`` characters, legend labels whole
-    (a method's name must be read whole, however long), bottom legends in
-    ``legend_columns`` columns (so that whole labels still fit the chart's width)."""
+def _lines(text: str, width: int) -> list[str]:
+    return textwrap.wrap(text, width) or [""]
+
+
+def _readable(node, title_chars: int, presenting_: bool):
+    """A copy of a Vega-Lite (sub)specification in which no text is cut or shortened:
+    titles wrapped into lines of at most ``title_chars`` characters, long axis titles
+    wrapped; in presentation mode (larger fonts) legend labels whole — a method's name
+    must be read whole, however long — in one column under the chart."""
     if isinstance(node, list):
-        return [_readable(v, title_chars, legend_columns) for v in node]
+        return [_readable(v, title_chars, presenting_) for v in node]
     if not isinstance(node, dict):
         return node
     out = {}
     for k, v in node.items():
         if k == "data":
             out[k] = v
-        elif k == "labelLimit":
-            out[k] = 0
         elif k == "title" and isinstance(v, dict) and "text" in v:
             lines = v["text"] if isinstance(v["text"], list) else [v["text"]]
-            out[k] = {**v, "text": [part for line in lines
-                                    for part in textwrap.wrap(line, title_chars) or [""]]}
+            out[k] = {**v, "text": [p for line in lines for p in _lines(line, title_chars)]}
+        elif k in ("x", "y") and isinstance(v, dict) and isinstance(v.get("title"), str) \
+                and len(v["title"]) > AXIS_TITLE_CHARACTERS:
+            out[k] = {**_readable(v, title_chars, presenting_),
+                      "title": _lines(v["title"], AXIS_TITLE_CHARACTERS)}
+        elif k == "labelLimit" and presenting_:
+            out[k] = 0
         else:
-            out[k] = _readable(v, title_chars, legend_columns)
-    if out.get("orient") == "bottom" and "labelLimit" in out and "columns" not in out:
-        out["columns"] = legend_columns
+            out[k] = _readable(v, title_chars, presenting_)
+    if presenting_ and out.get("orient") == "bottom" and "labelLimit" in out:
+        out["columns"] = 1
     return out
 
 
 def _draw(spec: dict, alt: str) -> None:
-    spec = _readable(spec, TITLE_CHARACTERS[presenting()], 1 if presenting() else 2)
+    spec = _readable(spec, TITLE_CHARACTERS[presenting()], presenting())
+    config = spec.get("config")
+    if isinstance(config, dict) and isinstance(config.get("axis"), dict):
+        # tick labels that would overlap (1,000 2,000 3,000 on a log axis) are thinned out
+        spec["config"] = {**config, "axis": {**config["axis"], "labelOverlap": "greedy"}}
     if presenting():
         spec = enlarge(spec)
     st.vega_lite_chart(spec=spec, width="stretch", theme=None, alt=alt)

@@ -285,7 +285,10 @@ def test_presentation_mode_renders_every_page(title, module, path):
     for b, s in zip(big, small):                                   # larger fonts and charts
         assert b["title"]["fontSize"] > s["title"]["fontSize"] >= FONT_SIZES["title"]
         assert b["height"] > s["height"]
-        assert b["layer"] == app_charts._scaled(s["layer"], app_charts.FONT_SCALE)
+        # the same layers, with a projector's fonts and whole legend labels in one column
+        assert b["layer"] == app_charts._scaled(
+            app_charts._readable(s["layer"], app_charts.TITLE_CHARACTERS[True], True),
+            app_charts.FONT_SCALE)
     # the same controls, some folded away (still drawn, so still in the address)
     assert set(view(at)) == set(view(normal))
     assert len(at.expander) >= len(normal.expander)

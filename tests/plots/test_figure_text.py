@@ -369,7 +369,8 @@ EXAMPLES = {
     "anonymity.plot_uniqueness_curve": lambda: dict(
         curves={"Adult": [0.0, 0.01, 0.2, 0.8, 0.97], "uniform": [0.0, 0.02, 0.3, 0.9, 1.0]},
         attributes=["sex", "race", "age", "zip", "birth_date"]),
-    "anonymity.plot_class_sizes": lambda: dict(sizes=fixture("class_sizes"), k=5),
+    "anonymity.plot_class_sizes": lambda: dict(sizes=fixture("class_sizes"), k=5,
+                                               name="ZIP code, birth date, sex"),
     "attacks.plot_neighbour_differences": lambda: dict(
         query=__import__("dpteach.attacks.differencing", fromlist=["x"]).count_at_least(4),
         db=[1, 0, 1, 1, 0, 0, 1, 0, 0, 0]),
