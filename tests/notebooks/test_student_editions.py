@@ -128,6 +128,12 @@ def test_model_notebooks_are_converted():
 
 # ------------------------------------------------ every master ends with 2-4 otter exercises
 EXERCISES_PER_NOTEBOOK = (2, 4)         # the classroom issue: "each notebook ends with 2–4"
+#: a practice set (NN_practice_*.ipynb) is all exercises: "8–12 problems each" (issue 23)
+PRACTICE_PROBLEMS = (8, 12)
+
+
+def _exercise_limits(name: str) -> tuple[int, int]:
+    return PRACTICE_PROBLEMS if "_practice_" in name else EXERCISES_PER_NOTEBOOK
 
 
 def _question_blocks(nb: dict) -> list[tuple[int, int, dict]]:
@@ -156,8 +162,9 @@ def _question_blocks(nb: dict) -> list[tuple[int, int, dict]]:
     return blocks
 
 
-def _exercise_problems(nb: dict) -> list[str]:
-    """Why ``nb`` does not end with 2–4 exercises in otter's format ([] if it does)."""
+def _exercise_problems(nb: dict, limits: tuple[int, int] = EXERCISES_PER_NOTEBOOK) -> list[str]:
+    """Why ``nb`` does not end with 2–4 exercises (``limits``) in otter's format ([] if it
+    does)."""
     try:
         blocks = _question_blocks(nb)
     except ValueError as err:
@@ -166,10 +173,11 @@ def _exercise_problems(nb: dict) -> list[str]:
     if not builder.has_assignment_config(nb):
         problems.append("no '# ASSIGNMENT CONFIG' raw cell, so otter assign would not build "
                         "its exercises (docs/exercises.md: copy notebook 01's)")
-    lo, hi = EXERCISES_PER_NOTEBOOK
+    lo, hi = limits
     if not lo <= len(blocks) <= hi:
         problems.append(f"{len(blocks)} exercises (otter '# BEGIN QUESTION' blocks); each "
-                        f"notebook ends with {lo}–{hi} (docs/exercises.md)")
+                        f"notebook ends with {lo}–{hi} (docs/exercises.md; a practice "
+                        f"set has {PRACTICE_PROBLEMS[0]}–{PRACTICE_PROBLEMS[1]})")
     names = [config.get("name") for _, _, config in blocks]
     if any(not n for n in names) or len(set(names)) != len(names):
         problems.append(f"every question needs its own `name:`, got {names}")
@@ -191,7 +199,7 @@ def _exercise_problems(nb: dict) -> list[str]:
 
 @pytest.mark.parametrize("master", MASTERS, ids=lambda p: p.name)
 def test_every_master_ends_with_two_to_four_exercises(master):
-    problems = _exercise_problems(_load(master))
+    problems = _exercise_problems(_load(master), _exercise_limits(master.name))
     assert not problems, f"{master.name}: " + "; ".join(problems)
 
 
@@ -229,6 +237,18 @@ def test_exercise_count_check_catches_too_few_and_too_many():
     moved["cells"].append({"cell_type": "markdown", "id": "late", "metadata": {},
                            "source": "## A section after the exercises"})
     assert any("last section" in p for p in _exercise_problems(moved))
+
+
+def test_practice_sets_hold_eight_to_twelve_problems():
+    assert _exercise_limits("07_practice_foundations.ipynb") == PRACTICE_PROBLEMS
+    assert _exercise_limits("05_composition_and_budget.ipynb") == EXERCISES_PER_NOTEBOOK
+    nb = _load(ROOT / "notebooks" / "01_differencing_attacks.ipynb")
+    for keep, fits in (([0, 1, 2, 3], False), ([0, 1, 2, 3] * 2, True),
+                       ([0, 1, 2, 3] * 3, True), ([0, 1, 2, 3] * 3 + [0], False)):
+        problems = _exercise_problems(_with_questions(nb, keep), PRACTICE_PROBLEMS)
+        assert (problems == []) == fits, (keep, problems)
+        if not fits:
+            assert any(f"{len(keep)} exercises" in p for p in problems), problems
 
 
 def test_markers_without_config_are_refused(tmp_path):
