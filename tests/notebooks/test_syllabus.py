@@ -89,9 +89,9 @@ def problems(text: str, nbs: dict[str, dict], *, core_total: bool = True) -> lis
             core_minutes += partial
         elif m:
             core_minutes += measured
-        elif core != "going further":
+        elif core not in ("going further", "practice"):   # practice sets: homework
             found.append(f"{file}: {core!r} is neither 'core', 'core: §a–b (N min)' "
-                         "nor 'going further'")
+                         "nor 'going further' nor 'practice'")
         for need in re.findall(r"\d{2}", needs):
             if not any(f.startswith(need + "_") for f in nbs) or need >= number:
                 found.append(f"{file}: needs {need}, which is not an earlier notebook")
