@@ -1,4 +1,4 @@
-"""Helpers the fairness estimators share: rows that belong together, fitted group codes."""
+"""Helpers the fairness modules share: rows that belong together, fitted group codes."""
 
 from __future__ import annotations
 
@@ -12,11 +12,12 @@ def sigmoid(z):
     return 0.5 * (1.0 + np.tanh(0.5 * z))
 
 
-def check_one_per_row(values, X, name: str = "y", rows_of: str = "X") -> None:
-    """One entry of ``values`` per row of ``X``."""
-    if len(values) != X.shape[0]:
-        raise ParameterError(f"{name} must have one entry per row of {rows_of}: got "
-                             f"len({name}) = {len(values)} and {rows_of} with {X.shape[0]} rows")
+def check_same_length(**arrays) -> int:
+    """The common number of rows of ``arrays`` (by argument name); refuses different ones."""
+    lengths = {name: len(a) for name, a in arrays.items()}
+    if len(set(lengths.values())) > 1:
+        raise ParameterError(f"{', '.join(lengths)} must have one entry per row; got {lengths}")
+    return next(iter(lengths.values()))
 
 
 def fitted_group_codes(groups_, g) -> np.ndarray:
@@ -24,7 +25,5 @@ def fitted_group_codes(groups_, g) -> np.ndarray:
     domains), which must be among the two groups seen in fit."""
     unknown = [label for label in g.labels.tolist() if not np.any(groups_ == label)]
     if unknown:
-        raise ParameterError(f"sensitive_features must hold the groups seen in fit "
-                             f"{describe(groups_.tolist())}; got unknown group(s) "
-                             f"{describe(unknown[:3])}")
+        raise ParameterError(f"sensitive_features: unknown group(s) {describe(unknown[:3])}")
     return (g.labels[g.codes] == groups_[1]).astype(np.intp)

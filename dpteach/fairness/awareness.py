@@ -59,8 +59,7 @@ import scipy.sparse as sp
 from scipy.optimize import linprog
 from scipy.sparse.csgraph import csgraph_from_dense, shortest_path
 
-from .._validation import (PROBABILITY, Domain, ParameterError, array, choice, describe,
-                           integer, validate)
+from .._validation import PROBABILITY, Domain, ParameterError, array, choice, integer, validate
 from .metrics import SEVERAL_GROUPS
 
 __all__ = [
@@ -232,21 +231,15 @@ def fair_mapping(loss, distances, *, metric: str = "tv", fixed_outcomes=None, gr
     codes: Any = None if groups is None else groups.codes
     k = 0 if groups is None else groups.labels.size
     if not 2 <= m <= MAX_OUTCOMES:
-        raise ParameterError(f"loss must have 2 to {MAX_OUTCOMES} columns (outcomes); got loss "
-                             f"with shape {L.shape}")
+        raise ParameterError(f"loss must have 2 to {MAX_OUTCOMES} columns; got shape {L.shape}")
     if d.shape[0] != n or (codes is not None and codes.size != n):
-        raise ParameterError(f"distances (n, n) and groups (n,) must fit loss's n = {n} rows; "
-                             f"got distances {d.shape}, groups "
-                             f"{None if codes is None else codes.shape}")
+        raise ParameterError(f"distances and groups must fit loss's {n} rows; got {d.shape}")
     if metric == "dinf" and d.max() > DINF_MAX_DISTANCE:
-        raise ParameterError(f"distances must be <= {DINF_MAX_DISTANCE:g} with metric='dinf' "
-                             f"(the constraint's coefficient is e^d); got maximum {d.max()!r}")
+        raise ParameterError(f"metric='dinf' needs distances <= 30; got max {d.max()!r}")
     if any(x >= n or a >= m for x, a in fixed.items()):
-        raise ParameterError(f"fixed_outcomes must map individuals in [0, {n}) to outcomes in "
-                             f"[0, {m}); got fixed_outcomes={describe(fixed_outcomes)}")
+        raise ParameterError(f"fixed_outcomes must map [0, {n}) to [0, {m}); got {fixed}")
     if max_parity_gap is not None and groups is None:
-        raise ParameterError(f"max_parity_gap needs groups (one label per individual); got "
-                             f"max_parity_gap={max_parity_gap!r} with groups=None")
+        raise ParameterError(f"max_parity_gap needs groups; got {max_parity_gap!r}, groups=None")
     cap = None if max_parity_gap is None or max_parity_gap >= 1.0 else max_parity_gap
 
     # normalise the loss: per-row shifts and a positive scale leave the argmin unchanged
@@ -308,14 +301,8 @@ def _explain_infeasible(problem: _Problem, d, fixed, metric) -> None:
     if status_no_cap == 2:
         # the fixed outcomes alone contradict the Lipschitz condition
         hint = _fixed_conflict(d, fixed, metric)
-        raise ParameterError(
-            "the fair-mapping LP is infeasible: fixed_outcomes cannot be met under the "
-            f"Lipschitz condition D(μ_x, μ_y) ≤ d(x, y) of distances{hint}; got "
-            f"fixed_outcomes={describe(fixed)}")
-    raise ParameterError(
-        "the fair-mapping LP is infeasible: max_parity_gap cannot be met together with "
-        "fixed_outcomes under the Lipschitz condition (without max_parity_gap it is "
-        f"feasible); got max_parity_gap={problem.cap!r}, fixed_outcomes={describe(fixed)}")
+        raise ParameterError(f"fixed_outcomes cannot be met under distances{hint}; got {fixed}")
+    raise ParameterError(f"max_parity_gap cannot be met with fixed_outcomes; got {problem.cap!r}")
 
 
 def _fixed_conflict(d, fixed, metric) -> str:

@@ -31,7 +31,7 @@ import scipy.sparse as sp
 from scipy.optimize import linprog
 
 from .._validation import RNG, Domain, ParameterError, array, integer, real, validate
-from ._rows import check_one_per_row
+from ._rows import check_same_length
 from .awareness import DISTANCES, MAX_INDIVIDUALS, TOLERANCE, FairMapping, fair_mapping
 from .metrics import SEVERAL_GROUPS
 
@@ -78,7 +78,7 @@ def statistical_parity_gap(mapping, groups) -> float:
         In [0, 1].
     """
     mu, codes = mapping, groups.codes
-    check_one_per_row(codes, mu, "groups", "mapping")
+    check_same_length(mapping=mu, groups=codes)
     k = groups.labels.size
     avg = np.stack([mu[codes == g].mean(axis=0) for g in range(k)])
     gap = 0.0
@@ -116,7 +116,7 @@ def earthmover_distance(distances, groups) -> float:
         ``d_EM`` (≥ 0).
     """
     d, labels, codes = distances, groups.labels, groups.codes
-    check_one_per_row(codes, d, "groups", "distances")
+    check_same_length(distances=d, groups=codes)
     best = 0.0
     for s in range(labels.size):
         for t in range(s + 1, labels.size):
@@ -149,7 +149,7 @@ def worst_case_parity_gap(distances, groups) -> float:
         In [0, 1].
     """
     d, labels, codes = distances, groups.labels, groups.codes
-    check_one_per_row(codes, d, "groups", "distances")
+    check_same_length(distances=d, groups=codes)
     n = d.shape[0]
     best = 0.0
     for s in range(labels.size):
@@ -197,15 +197,14 @@ def feature_metric(X, *, scale: float = 1.0, groups=None, group_distance: float 
     ndarray, shape (n, n)
     """
     if group_distance > 0 and groups is None:
-        raise ParameterError("group_distance > 0 needs groups (one label per row of X); got "
-                             f"group_distance={group_distance!r} with groups=None")
+        raise ParameterError(f"group_distance > 0 needs groups; got {group_distance!r}, None")
     n = X.shape[0]
     top = float(np.max(np.abs(X)))
     Z = X / top if top > 0 else X                 # in [-1, 1]: no overflow in the squares
     norms = np.stack([np.linalg.norm(Z[i] - Z, axis=1) for i in range(n)])
     dist = np.where(norms > 0, norms * (top * scale), 0.0)
     if groups is not None:
-        check_one_per_row(groups.codes, X, "groups")
+        check_same_length(X=X, groups=groups.codes)
         dist = dist + group_distance * (groups.codes[:, None] != groups.codes[None, :])
     d = np.minimum(dist, 1.0)
     d = np.minimum(d, d.T)

@@ -54,6 +54,7 @@ from ..learning.erm import objective_perturbation_constants
 from ..learning.logistic import LogisticProblem, bound_rows
 from ..learning.network import Network
 from .dp_impact import EPSILON_RANGE, MAX_FEATURES, MAX_ROWS, OBJECTIVE_SETTINGS
+from ._rows import check_same_length
 from .metrics import GROUP_LABELS, LABELS
 
 __all__ = [
@@ -117,10 +118,9 @@ def gradient_stats_by_group(model, X, y, *, sensitive_features,
     C, n = max_grad_norm, X.shape[0]
     net, classes = (model, None) if isinstance(model, Network) else (model.model_, model.classes_)
     labels = sensitive_features.labels[sensitive_features.codes]
-    if X.shape[1] != net.layer_sizes[0] or y.shape != (n,) or labels.shape != (n,):
-        raise ParameterError(f"X must have {net.layer_sizes[0]} columns (the model's inputs), y "
-                             f"and sensitive_features one entry per row of X; got X {X.shape}, "
-                             f"y {y.shape}, sensitive_features {labels.shape}")
+    check_same_length(X=X, y=y, sensitive_features=labels)
+    if X.shape[1] != net.layer_sizes[0]:
+        raise ParameterError(f"X must have the model's {net.layer_sizes[0]} columns; got {X.shape}")
     if classes is not None:
         try:
             idx = np.clip(np.searchsorted(classes, y), 0, classes.size - 1)
@@ -128,8 +128,7 @@ def gradient_stats_by_group(model, X, y, *, sensitive_features,
         except (TypeError, ValueError):                  # labels of another kind
             known = False
         if not known:
-            raise ParameterError(f"y must hold labels of model.classes_ {list(classes)}; got "
-                                 f"y={describe(y)}")
+            raise ParameterError(f"y must hold labels of model.classes_; got {describe(y)}")
         y = idx
     Xc = X.astype(net.dtype)
     norms = np.empty(n)
@@ -139,8 +138,7 @@ def gradient_stats_by_group(model, X, y, *, sensitive_features,
             sl = slice(start, start + 10_000)
             norms[sl] = net.per_example_grad_norms(Xc[sl], y[sl])
     if not np.all(np.isfinite(norms)):
-        raise ParameterError("X gives gradient norms beyond the float range for this model; "
-                             "got X with max |x| = " + f"{np.max(np.abs(X)):.3g}")
+        raise ParameterError("X gives gradient norms beyond the float range for this model")
     factor = C / np.maximum(norms, C)
     clipped = factor * norms
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
@@ -206,10 +204,10 @@ def objective_perturbation_noise_by_group(X_train, y_train, X, *, sensitive_feat
     """
     eps, Xt, yt, Xq = epsilon, X_train, y_train.astype(np.int64), X
     (n, d), labels = Xt.shape, sensitive_features.labels[sensitive_features.codes]
-    if d > MAX_FEATURES or Xq.shape[1] != d or len(yt) != n or len(labels) != len(Xq):
-        raise ParameterError(f"X_train (n, d ≤ {MAX_FEATURES:,}), y_train (n,), X (m, d) and "
-                             f"sensitive_features (m,) must fit together; got {Xt.shape}, "
-                             f"{yt.shape}, {Xq.shape}, {labels.shape}")
+    check_same_length(X_train=Xt, y_train=yt)
+    check_same_length(X=Xq, sensitive_features=labels)
+    if d > MAX_FEATURES or Xq.shape[1] != d:
+        raise ParameterError(f"X_train and X need the same ≤ 2,000 columns; got {d}, {Xq.shape[1]}")
     if np.unique(yt).size < 2:
         raise ParameterError(f"y_train must hold both classes; got y_train={describe(y_train)}")
     with threadpool_limits(limits=1, user_api="blas"):
@@ -232,10 +230,6 @@ def objective_perturbation_noise_by_group(X_train, y_train, X, *, sensitive_feat
         # no noise at all (sd = 0): the deterministic shift alone decides
         ratio = np.where(sd > 0, toward / np.where(sd > 0, sd, 1.0), np.sign(toward) * np.inf)
         flip = stats.norm.sf(ratio)
-    if not (np.all(np.isfinite(sd)) and np.all(np.isfinite(flip))):
-        raise ParameterError(f"epsilon, lam and data_norm give a noise scale beyond the float "
-                             f"range; got epsilon={describe(epsilon)}, lam={describe(lam)}, "
-                             f"data_norm={describe(data_norm)}")
     return _group_frame(labels, {"logit_noise_sd": sd, "margin": np.abs(m), "flip_rate": flip})
 
 
@@ -314,10 +308,9 @@ def membership_advantage_by_group(experiment, *, sensitive_features, attack: str
     member = np.asarray(experiment.membership)
     (M, N), labels = member.shape, sensitive_features.labels[sensitive_features.codes]
     n_perm, gen = n_permutations, rng
-    if labels.shape != (N,) or n_perm * M * N > max(10**8, M * N):
-        raise ParameterError(f"sensitive_features must have one label per example ({N}) and "
-                             f"n_permutations·models·examples must be at most 1e8; got "
-                             f"{labels.shape[0]} labels, n_permutations={n_perm}, {M} models")
+    check_same_length(membership_columns=member.T, sensitive_features=labels)
+    if n_perm * M * N > max(10**8, M * N):
+        raise ParameterError(f"n_permutations must be ≤ 1e8/(models·examples) = {10**8 // (M * N)}")
     scores = []
     for t in range(M):
         if attack == "loss":
@@ -332,9 +325,7 @@ def membership_advantage_by_group(experiment, *, sensitive_features, attack: str
         idx = np.flatnonzero(labels == g)
         used = [t for t in range(M) if 0 < member[t, idx].sum() < idx.size]
         if not used:
-            raise ParameterError(f"sensitive_features has a group ({g!r}, {idx.size} examples) "
-                                 f"without members and non-members in any model; got "
-                                 f"sensitive_features={describe(sensitive_features)}")
+            raise ParameterError(f"sensitive_features: group {g!r} has no member/non-member pair")
         sc = [scores[t][idx] for t in used]
         labs = [member[t, idx] for t in used]
         adv, auc = _weighted_advantage(sc, labs)

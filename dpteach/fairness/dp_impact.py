@@ -54,10 +54,11 @@ from scipy import stats
 from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
-from .._validation import (FLAG, RNG, Domain, ParameterError, array, choice, describe, integer,
+from .._validation import (FLAG, RNG, Domain, ParameterError, array, choice, integer,
                            one_of, real, validate)
 from ..learning.dpsgd import DPSGDClassifier
 from ..learning.erm import PrivateLogisticRegression
+from ._rows import check_same_length
 from .metrics import GROUP_LABELS, LABELS
 
 __all__ = [
@@ -189,17 +190,13 @@ class GroupedData:
             groups = _GROUPINGS(f"groups_{part}", getattr(self, f"groups_{part}"))
             checked = {k: _labels(f"groups_{part}[{k!r}]", v) for k, v in groups.items()}
             if any(len(a) != X.shape[0] for a in (y, *checked.values())):
-                raise ParameterError(f"y_{part} and groups_{part} must have one label per row "
-                                     f"of X_{part}; got X_{part} with {X.shape[0]} rows")
+                raise ParameterError(f"y_{part}, groups_{part} must have X_{part}'s {len(X)} rows")
             object.__setattr__(self, f"X_{part}", X)
             object.__setattr__(self, f"y_{part}", y)
             object.__setattr__(self, f"groups_{part}", MappingProxyType(checked))
         if self.X_train.shape[1] != self.X_test.shape[1] or set(self.groups_train) != set(
                 self.groups_test):
-            raise ParameterError(f"X_test and groups_test must match X_train and groups_train "
-                                 f"(columns and grouping names); got {self.X_train.shape[1]} and "
-                                 f"{self.X_test.shape[1]} columns, groupings "
-                                 f"{sorted(self.groups_train)} and {sorted(self.groups_test)}")
+            raise ParameterError("X_test, groups_test must match X_train, groups_train in columns")
 
 
 @lru_cache(maxsize=1)
@@ -256,9 +253,7 @@ def group_accuracy(y_true, y_pred, *, sensitive_features) -> pd.DataFrame:
         (int), ``accuracy`` (float).
     """
     labels, codes = sensitive_features.labels, sensitive_features.codes
-    if not len(y_true) == len(y_pred) == len(codes):
-        raise ParameterError(f"y_true, y_pred and sensitive_features must have one entry per row"
-                             f" each; got lengths {len(y_true)}, {len(y_pred)} and {len(codes)}")
+    check_same_length(y_true=y_true, y_pred=y_pred, sensitive_features=codes)
     count = np.bincount(codes, minlength=labels.size)
     correct = np.bincount(codes, weights=(y_true == y_pred), minlength=labels.size).astype(
         np.int64)
@@ -289,7 +284,8 @@ def private_classifier(method: str, epsilon: float, *, rng=None, n: int | None =
         Number of training rows; DP-SGD's expected batch is ``min(256, n)``.
     """
     eps = epsilon
-    _check_sgd_is_not_private(method, eps)
+    if method == "sgd" and math.isfinite(eps):
+        raise ParameterError(f"method='sgd' is not private: needs epsilon=inf; got {eps!r}")
     batch = DPSGD_SETTINGS["batch_size"] if n is None else min(DPSGD_SETTINGS["batch_size"], n)
     if method == "objective":
         return PrivateLogisticRegression(epsilon=1.0 if math.isinf(eps) else eps,
@@ -327,10 +323,8 @@ def fit_and_score(method: str, epsilon: float, *, seed: int, data=None) -> dict:
         ``"<grouping>=<group>"``, the keys ``"count:<key>"`` and ``"correct:<key>"`` (ints).
     """
     eps = epsilon
-    _check_sgd_is_not_private(method, eps)
     if np.unique(data.y_train).size < 2:
-        raise ParameterError("data must have both classes among its training labels; got "
-                             "data with y_train of one class")
+        raise ParameterError("data must have both classes among its training labels")
     model = private_classifier.__wrapped__(method, eps, rng=seed, n=data.X_train.shape[0])
     start = time.perf_counter()
     with threadpool_limits(limits=1, user_api="blas"):
@@ -383,9 +377,7 @@ def dp_fairness_sweep(epsilons=SWEEP_EPSILONS, *, methods=SWEEP_METHODS, seeds=S
     jobs = [(m, e, s) for m in method_list for e in eps_list for s in seed_list
             if not (m == "sgd" and math.isfinite(e))]
     if not jobs or len(jobs) > MAX_FITS:
-        raise ParameterError(f"methods × epsilons × seeds must give 1 to {MAX_FITS:,} fits; got "
-                             f"{len(jobs):,} (methods={method_list}, {len(eps_list)} ε, "
-                             f"{len(seed_list)} seeds)")
+        raise ParameterError(f"methods × epsilons × seeds: 1 to {MAX_FITS} fits; got {len(jobs)}")
     rows = [fit_and_score.__wrapped__(m, e, seed=s, data=data)
             for m, e, s in tqdm(jobs, desc="fits", disable=not progress)]
     return pd.DataFrame(rows)
@@ -476,14 +468,11 @@ def excess_drop(table, *, method: str, epsilon: float, group: str,
     """
     keys, eps = _group_keys(table), epsilon
     if group not in keys or reference not in keys:
-        raise ParameterError(f"group and reference must be group keys of table (e.g. 'all', "
-                             f"'sex=women'); got group={group!r}, reference={reference!r}")
+        raise ParameterError(f"group, reference must be keys of table; got {group!r} {reference!r}")
     priv = table[(table["method"] == method) & (table["epsilon"] == eps)]
     base = table[(table["method"] == BASELINE[method]) & np.isinf(table["epsilon"])]
     if len(priv) < 2 or len(base) < 1:
-        raise ParameterError(f"table must hold ≥ 2 fits of method={method!r} at "
-                             f"epsilon={describe(epsilon)} and ≥ 1 of its baseline "
-                             f"{BASELINE[method]!r} at inf; got {len(priv)} and {len(base)}")
+        raise ParameterError(f"table needs ≥ 2 fits of {method} at ε={eps} and ≥ 1 baseline fit")
 
     def acc(part, key):
         return part[f"{_CORRECT}{key}"].to_numpy(float) / part[f"{_COUNT}{key}"].to_numpy(float)
@@ -520,9 +509,7 @@ def accuracy_curves(summary, *, method: str, grouping: str) -> dict:
     part = summary[(summary["method"] == method) & (summary["grouping"] == grouping)
                    & np.isfinite(summary["epsilon"].to_numpy(dtype=float))]
     if part.empty:
-        raise ParameterError(f"grouping must be a grouping of summary with finite ε for method "
-                             f"{method!r}; got grouping={grouping!r}, method={method!r} "
-                             f"(groupings: {sorted(set(summary['grouping']))})")
+        raise ParameterError(f"grouping {grouping!r} has no finite-ε rows of {method!r} in summary")
     mean = part.pivot(index="group", columns="epsilon", values="mean")
     order = part.groupby("group")["count"].first().sort_values(ascending=False).index
     mean = mean.loc[order]
@@ -565,14 +552,12 @@ def compare_with_sweep(live, shipped, *, alpha: float = ALPHA_CHECK) -> pd.DataF
     """
     live_keys, ship_keys = _group_keys(live), _group_keys(shipped)
     if set(live_keys) - set(ship_keys):
-        raise ParameterError(f"live must have the groups of shipped; got live with groups "
-                             f"{sorted(set(live_keys) - set(ship_keys))[:3]} not in shipped")
+        raise ParameterError("live must have the groups of shipped; got other groups")
     rows = []
     for (method, eps), part in live.groupby(["method", "epsilon"], sort=True):
         ref = shipped[(shipped["method"] == method) & (shipped["epsilon"] == eps)]
         if len(ref) < 2:
-            raise ParameterError(f"live must hold (method, ε) pairs that shipped has with ≥ 2 "
-                                 f"seeds; got live with method={method!r}, epsilon={eps!r}")
+            raise ParameterError(f"shipped needs ≥ 2 seeds of live's ({method!r}, {eps!r})")
         k_l, k_s = len(part), len(ref)
         df = k_l + k_s - 2 if k_l > 1 else k_s - 1
         t = float(stats.t.isf(alpha / 2, df))
@@ -597,12 +582,6 @@ def compare_with_sweep(live, shipped, *, alpha: float = ALPHA_CHECK) -> pd.DataF
 def _split_key(key: str) -> tuple:
     grouping, _, group = key.partition("=")
     return (grouping, group) if group else ("all", "all")
-
-
-def _check_sgd_is_not_private(method: str, epsilon: float) -> None:
-    if method == "sgd" and math.isfinite(epsilon):
-        raise ParameterError(f"method='sgd' (no clipping, no noise) is not private: it needs "
-                             f"epsilon=inf; got epsilon={describe(epsilon)}")
 
 
 def _group_keys(table: pd.DataFrame) -> list:
@@ -658,21 +637,19 @@ def _methods(name: str, value) -> list:
 
 def _sweep_table(name: str, table) -> pd.DataFrame:
     """A sweep table: the columns of dp_fairness_sweep, each once, and values in range."""
-    if not isinstance(table, pd.DataFrame) or not table.columns.is_unique:
-        raise SWEEP_TABLE.refuse(name, table)
-    keys = _group_keys(table)
-    need = ["method", "epsilon", "seed", *(f"{_CORRECT}{k}" for k in keys)]
     try:
+        keys = _group_keys(table)
+        need = ["method", "epsilon", "seed", *(f"{_CORRECT}{k}" for k in keys)]
         counts = table[[f"{_COUNT}{k}" for k in keys]].to_numpy(dtype=float)
         correct = table[[f"{_CORRECT}{k}" for k in keys]].to_numpy(dtype=float)
         eps = table["epsilon"].to_numpy(dtype=float)
-        ok = (bool(keys) and all(c in table.columns for c in need)
+        ok = (table.columns.is_unique and bool(keys) and all(c in table.columns for c in need)
               and 0 < len(table) <= 100 * MAX_FITS
               and np.all((counts > 0) & (counts <= MAX_ROWS) & (counts == np.floor(counts)))
               and np.all((correct >= 0) & (correct <= counts) & (correct == np.floor(correct)))
               and not np.isnan(eps).any() and np.all(eps > 0)
               and set(table["method"]) <= set(SWEEP_METHODS))
-    except (KeyError, TypeError, ValueError, OverflowError):
+    except (AttributeError, KeyError, TypeError, ValueError, OverflowError):
         ok = False
     if not ok:
         raise SWEEP_TABLE.refuse(name, table)

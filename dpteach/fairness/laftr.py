@@ -100,11 +100,11 @@ import time
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from .._validation import (RNG, ParameterError, choice, describe, integer, real, validate,
+from .._validation import (RNG, ParameterError, choice, integer, real, validate,
                            validate_params)
 from ..learning.network import Network
 from ..learning.optim import Adam, group_normalized_l1
-from ._rows import check_one_per_row, fitted_group_codes, sigmoid
+from ._rows import check_same_length, fitted_group_codes, sigmoid
 from .metrics import GROUP_LABELS, LABELS, TWO_GROUPS
 from .representation import (ACTIVATION, BATCH_SIZE, EPOCHS, FEATURES, HIDDEN, LEARNING_RATE,
                              LOSS_WEIGHT, WIDTH, RepresentationClassifier)
@@ -257,9 +257,7 @@ class LAFTR(RepresentationClassifier):
         if self.objective != "dp":
             for c in ((0, 2) if self.objective == "eopp" else (0, 1, 2, 3)):
                 if counts[c] == 0:
-                    raise ParameterError(
-                        f"sensitive_features: objective={self.objective!r} needs rows in every "
-                        f"cell its adversary compares; got no row with {names[c]}")
+                    raise ParameterError(f"sensitive_features: no row with {names[c]}")
         n = y0.shape[0]
         weights = np.zeros(n)
         for c in needed:
@@ -340,9 +338,7 @@ class LAFTR(RepresentationClassifier):
                                                alpha, beta, gamma))
             self._finish_fit(rows)
             if not all(np.all(np.isfinite(p)) for p in self.adversary_.params):
-                raise ParameterError("training diverged (an adversary parameter is not finite): "
-                                     "lower adversary_learning_rate; got "
-                                     f"adversary_learning_rate={adv_lr!r}")
+                raise ParameterError(f"diverged: lower adversary_learning_rate={adv_lr!r}")
         self.fit_seconds_ = time.perf_counter() - start
         return self
 
@@ -378,16 +374,13 @@ class LAFTR(RepresentationClassifier):
             coin flip.
         """
         X = self._check_columns(X)
-        check_one_per_row(y, X)
-        check_one_per_row(sensitive_features.codes, X, "sensitive_features")
+        check_same_length(X=X, y=y, sensitive_features=sensitive_features.codes)
         a = fitted_group_codes(self.groups_, sensitive_features).astype(np.float64)[:, None]
         yf = y[:, None]
         _, cells, used = self._adversary_setup(yf, a)
         for g in (0, 1):
             if not np.any(a[used, 0] == g):
-                raise ParameterError(f"sensitive_features must contain both groups among the "
-                                     f"rows the adversary's loss counts; got none of group "
-                                     f"{describe(self.groups_[g].item())}")
+                raise ParameterError(f"sensitive_features: no group {g} among the counted rows")
         p = sigmoid(self._chunked(self.adversary_,
                                    self._adversary_input(self._encode(X), yf))[:, 0])
         return group_normalized_l1(p[used], a[used, 0], cells[used])[0]

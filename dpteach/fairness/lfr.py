@@ -105,7 +105,7 @@ from threadpoolctl import threadpool_limits
 
 from .._validation import (RNG, ParameterError, array, choice, integer, real, validate,
                            validate_params)
-from ._rows import check_one_per_row, fitted_group_codes
+from ._rows import check_same_length, fitted_group_codes
 from .metrics import GROUP_LABELS, LABELS, TWO_GROUPS
 from .representation import FEATURES, MAX_ABS_FEATURE, MAX_CELLS
 
@@ -199,14 +199,11 @@ def lfr_losses(X, y, memberships, prototypes, w, *, sensitive_features) -> LFRLo
     LFRLosses
     """
     M, V, codes, n = memberships, prototypes, sensitive_features.codes, X.shape[0]
-    check_one_per_row(y, X)
-    check_one_per_row(codes, X, "sensitive_features")
+    check_same_length(X=X, y=y, sensitive_features=codes)
     if M.shape[0] != n or V.shape != (M.shape[1], X.shape[1]) or w.shape != (M.shape[1],):
-        raise ParameterError(f"memberships (n, K), prototypes (K, d) and w (K,) must fit X (n, d)"
-                             f"; got {M.shape}, {V.shape}, {w.shape} and X with shape {X.shape}")
+        raise ParameterError(f"memberships, prototypes, w must fit X; got {M.shape}, {V.shape}")
     if not np.allclose(M.sum(axis=1), 1.0, atol=1e-6):
-        raise ParameterError("memberships must have rows summing to 1; got row sums in "
-                             f"[{M.sum(axis=1).min():g}, {M.sum(axis=1).max():g}]")
+        raise ParameterError("memberships must have rows summing to 1 (to 1e-6)")
     R = M @ V - X
     L_x = float(np.einsum("ij,ij->", R, R) / n)
     yhat = np.clip(M @ w, _CLIP, 1.0 - _CLIP)
@@ -453,8 +450,7 @@ class LFR(ClassifierMixin, TransformerMixin, BaseEstimator):
         """
         hp = validate_params(self, store=False)
         Az, max_iter = hp["Az"], hp["max_iter"]
-        check_one_per_row(y, X)
-        check_one_per_row(sensitive_features.codes, X, "sensitive_features")
+        check_same_length(X=X, y=y, sensitive_features=sensitive_features.codes)
         if np.unique(y).shape[0] != 2:
             raise ParameterError(f"y must contain both labels 0 and 1; got only {int(y[0])}s")
         problem = _Problem(X, y, sensitive_features.codes, hp["n_prototypes"], hp["Ax"],
@@ -527,7 +523,7 @@ class LFR(ClassifierMixin, TransformerMixin, BaseEstimator):
     @validate(X=FEATURES, y=LABELS, sensitive_features=GROUP_LABELS.or_none())
     def score(self, X, y, *, sensitive_features=None):
         """Accuracy of :meth:`predict` on ``(X, y)`` (a Python float)."""
-        check_one_per_row(y, X)
+        check_same_length(X=X, y=y)
         pred = self.predict.__wrapped__(self, X, sensitive_features=sensitive_features)
         return float(np.mean(pred == y))
 
@@ -553,12 +549,10 @@ class LFR(ClassifierMixin, TransformerMixin, BaseEstimator):
         """X (as many columns as in fit) and each row's group code (0 with a shared α)."""
         check_is_fitted(self)
         if X.shape[1] != self.n_features_in_:
-            raise ParameterError(f"X must have {self.n_features_in_} columns (as in fit); got X "
-                                 f"with shape {X.shape}")
+            raise ParameterError(f"X must have {self.n_features_in_} columns; got {X.shape}")
         if self.alpha_.shape[0] == 1:
             return X, np.zeros(X.shape[0], dtype=np.intp)
         if sensitive_features is None:
-            raise ParameterError("sensitive_features is required with alpha='per_group' (each "
-                                 "group has its own distance weights); got None")
-        check_one_per_row(sensitive_features.codes, X, "sensitive_features")
+            raise ParameterError("sensitive_features is required with alpha='per_group'")
+        check_same_length(X=X, sensitive_features=sensitive_features.codes)
         return X, fitted_group_codes(self.groups_, sensitive_features)

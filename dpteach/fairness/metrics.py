@@ -64,7 +64,8 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from .._validation import Domain, ParameterError, array, choice, describe, integer, validate
+from ._rows import check_same_length
+from .._validation import Domain, ParameterError, array, choice, integer, validate
 
 __all__ = [
     "MAX_ROWS", "MAX_NEIGHBOUR_ROWS", "MAX_NEIGHBORS", "MAX_BINS",
@@ -471,7 +472,7 @@ def zemel_accuracy(y_true, y_prob) -> float:
     -------
     float in [0, 1]
     """
-    _check_same_length(y_prob=y_prob, y_true=y_true)
+    check_same_length(y_prob=y_prob, y_true=y_true)
     return float(1.0 - np.mean(np.abs(y_true - y_prob)))
 
 
@@ -496,7 +497,7 @@ def zemel_discrimination(y_prob, *, sensitive_features) -> float:
     float in [0, 1]
     """
     g = sensitive_features
-    _check_same_length(sensitive_features=g.codes, y_prob=y_prob)
+    check_same_length(sensitive_features=g.codes, y_prob=y_prob)
     means = np.bincount(g.codes, weights=y_prob, minlength=g.labels.size) / g.sizes
     return float(np.max(means) - np.min(means))
 
@@ -539,10 +540,9 @@ def consistency_score(X, y_pred, *, n_neighbors=5) -> float:
     -------
     float in [0, 1]
     """
-    n = _check_same_length(y_pred=y_pred, X=X)
+    n = check_same_length(y_pred=y_pred, X=X)
     if n_neighbors > n - 1:
-        raise ParameterError(f"n_neighbors must be at most n − 1 = {n - 1} (rows of X other than "
-                             f"one's own); got n_neighbors={n_neighbors}")
+        raise ParameterError(f"n_neighbors must be at most n − 1 = {n - 1}; got {n_neighbors}")
     scale = float(np.max(np.abs(X)))
     if 0 < scale < 1e-150:
         X = X / scale                   # same neighbours; squared distances must not underflow
@@ -576,14 +576,12 @@ def _groups(name: str, value: Any, domain: Domain, *, min_groups: int = 1,
     else:
         labels, codes = np.unique(raw, return_inverse=True)
     codes = np.asarray(codes, dtype=np.intp).reshape(-1)
-    sizes = np.bincount(codes, minlength=labels.size).astype(np.float64)
-    if not min_groups <= labels.size <= max_groups:
-        raise ParameterError(f"{name} must hold {_between(min_groups, max_groups)} groups; got "
-                             f"{labels.size}: {describe([_label(g) for g in labels[:5]])}")
+    sizes, k = np.bincount(codes, minlength=labels.size).astype(np.float64), labels.size
+    if not min_groups <= k <= max_groups:
+        raise ParameterError(f"{name} must hold {_between(min_groups, max_groups)} groups; got {k}")
     if sizes.min() < min_members:
-        g = int(np.argmin(sizes))
-        raise ParameterError(f"{name} must give every group at least {min_members} members; "
-                             f"got group {_label(labels[g])} with {int(sizes[g])} member(s)")
+        g = _label(labels[int(np.argmin(sizes))])
+        raise ParameterError(f"{name}: each group needs {min_members} members; group {g} has fewer")
     return _Groups(labels, codes, sizes)
 
 
@@ -611,15 +609,6 @@ def _label(value: Any) -> Any:
     return value.item() if isinstance(value, np.generic) else value
 
 
-def _check_same_length(**arrays: Any) -> int:
-    """The common number of rows of ``arrays`` (by argument name); refuses different ones."""
-    lengths = {name: len(a) for name, a in arrays.items()}
-    if len(set(lengths.values())) > 1:
-        raise ParameterError(" and ".join(lengths) + " must have one entry per row each; got "
-                             + " and ".join(f"len({k})={v}" for k, v in lengths.items()))
-    return next(iter(lengths.values()))
-
-
 # ----------------------------------------------------------------- per-group counting
 class _Counts(NamedTuple):
     """Per-group counts (float64 arrays, one entry per group) and their overall sums."""
@@ -635,7 +624,7 @@ class _Counts(NamedTuple):
 
 
 def _counts(y_true: np.ndarray, y_pred: np.ndarray, g: _Groups, y_prob=None) -> _Counts:
-    _check_same_length(y_pred=y_pred, y_true=y_true, sensitive_features=g.codes,
+    check_same_length(y_pred=y_pred, y_true=y_true, sensitive_features=g.codes,
                        **({} if y_prob is None else {"y_prob": y_prob}))
     k = g.labels.size
     return _Counts(g.labels, g.sizes, np.bincount(g.codes, weights=y_true, minlength=k),
@@ -652,10 +641,9 @@ def _rate(c: _Counts, which: str) -> np.ndarray:
     positive = which in ("true_positive_rate", "false_negative_rate")
     available = c.pos if positive else neg
     if np.any(available == 0):
-        g, cond = int(np.flatnonzero(available == 0)[0]), "y_true == 1" if positive else "y_true == 0"
-        raise ParameterError(f"sensitive_features: the {which.replace('_', ' ')} of group "
-                             f"{_label(c.labels[g])} is undefined, the group has no row with "
-                             f"{cond}; got {int(c.n[g])} rows in that group, none with {cond}")
+        g, cond = _label(c.labels[np.flatnonzero(available == 0)[0]]), f"y_true == {int(positive)}"
+        rate = which.replace("_", " ")
+        raise ParameterError(f"sensitive_features: the {rate} of group {g} needs rows with {cond}")
     if positive:
         return (c.tp if which == "true_positive_rate" else c.pos - c.tp) / c.pos
     fp = c.sel - c.tp
@@ -671,7 +659,7 @@ def _difference(c: _Counts, which: str, method: str) -> float:
 
 
 def _scalar_rate(y_true: np.ndarray, y_pred: np.ndarray, pos: int, which: str) -> float:
-    _check_same_length(y_pred=y_pred, y_true=y_true)
+    check_same_length(y_pred=y_pred, y_true=y_true)
     t, p = y_true == pos, y_pred == pos
     if which == "selection_rate":
         return float(np.count_nonzero(p) / p.size)
@@ -679,15 +667,14 @@ def _scalar_rate(y_true: np.ndarray, y_pred: np.ndarray, pos: int, which: str) -
              "false_negative_rate": t}.get(which, ~t)
     if not given.any():
         arg, label = ("y_pred", pos) if given is p else ("y_true", pos if given is t else 1 - pos)
-        raise ParameterError(f"the {which.replace('_', ' ')} is undefined: {arg} has no entry "
-                             f"equal to {label} (pos_label={pos}); got {arg} without any {label}")
+        raise ParameterError(f"the {which} is undefined: {arg} has no {label} (pos_label={pos})")
     hits = {"positive_predictive_value": t, "true_positive_rate": p,
             "false_positive_rate": p}.get(which, ~p)
     return float(np.count_nonzero(given & hits) / np.count_nonzero(given))
 
 
 def _calibration_cells(y_true, y_prob, g: _Groups, n_bins: int):
-    _check_same_length(y_prob=y_prob, y_true=y_true, sensitive_features=g.codes)
+    check_same_length(y_prob=y_prob, y_true=y_true, sensitive_features=g.codes)
     edges = np.linspace(0.0, 1.0, n_bins + 1)
     bins = np.searchsorted(edges[1:-1], y_prob)     # scikit-learn's calibration_curve
     cells, cell_of_row = np.unique(g.codes * n_bins + bins, return_inverse=True)

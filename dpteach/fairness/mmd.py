@@ -55,6 +55,7 @@ from threadpoolctl import threadpool_limits
 from .._validation import (FLAG, RNG, ParameterError, array, choice, integer, one_of, real,
                            validate, validate_params)
 from ..learning.optim import Adam
+from ._rows import check_same_length
 from .metrics import LABELS, TWO_GROUPS
 from .representation import (ACTIVATION, EPOCHS, FEATURES, LEARNING_RATE, LOSS_WEIGHT, HIDDEN,
                              WIDTH, RepresentationClassifier)
@@ -114,8 +115,7 @@ def gaussian_kernel(X, Y, *, bandwidth=1.0) -> np.ndarray:
     """
     _check_columns(X, Y)
     if X.shape[0] * Y.shape[0] > MAX_KERNEL_ENTRIES:
-        raise ParameterError(f"X and Y may give at most {MAX_KERNEL_ENTRIES:,} kernel entries "
-                             f"(n_X · n_Y); got X with {X.shape[0]:,} and Y with {Y.shape[0]:,} rows")
+        raise ParameterError(f"X and Y may give ≤ 25e6 kernel entries; got {X.shape}, {Y.shape}")
     return _kernel(X, Y, bandwidth)
 
 
@@ -150,8 +150,7 @@ def mmd2(X, Y, *, bandwidth=1.0, unbiased=False) -> float:
     _check_columns(X, Y)
     m, n = X.shape[0], Y.shape[0]
     if max(m, n) > MAX_SAMPLE_ROWS or (unbiased and min(m, n) < 2):
-        raise ParameterError(f"X and Y must have 1 to {MAX_SAMPLE_ROWS:,} rows each (2 or more for "
-                             f"the unbiased estimate); got {m:,} and {n:,} rows, unbiased={unbiased}")
+        raise ParameterError(f"X and Y need 1 (unbiased: 2) to 20,000 rows; got {m}, {n}")
     sxx = _kernel_sum(X, X, bandwidth)
     syy = _kernel_sum(Y, Y, bandwidth)
     sxy = _kernel_sum(X, Y, bandwidth)
@@ -192,9 +191,7 @@ def mmd2_and_grad(Z, groups, *, bandwidth=1.0, unbiased=False):
     value : float
     grad : ndarray of shape (n, d)
     """
-    if groups.codes.size != Z.shape[0]:
-        raise ParameterError(f"groups must have one label per row of Z; got {groups.codes.size} "
-                             f"labels and Z with {Z.shape[0]} rows")
+    check_same_length(Z=Z, groups=groups.codes)
     C = _coefficients(groups.codes, unbiased)
     K = _kernel(Z, Z, bandwidth)
     CK = C * K
@@ -246,11 +243,9 @@ def mmd_permutation_test(X, Y, *, bandwidth=1.0, n_permutations=200, unbiased=Fa
     _check_columns(X, Y)
     m, n, B = X.shape[0], Y.shape[0], n_permutations
     if min(m, n) < 2 or m + n > MAX_PERMUTATION_ROWS:
-        raise ParameterError(f"X and Y must have 2 or more rows each and at most "
-                             f"{MAX_PERMUTATION_ROWS:,} together; got {m:,} and {n:,} rows")
+        raise ParameterError(f"X and Y need ≥ 2 rows each, ≤ 4,000 together; got {m}, {n}")
     if B * (m + n) ** 2 > MAX_PERMUTATION_WORK:
-        raise ParameterError(f"n_permutations · (rows of X and Y)² must be at most "
-                             f"{MAX_PERMUTATION_WORK:g}; got n_permutations={B} with {m + n:,} rows")
+        raise ParameterError(f"n_permutations · (m + n)² must be ≤ 4e9; got {B}, {m + n}")
     pooled = np.vstack([X, Y])
     K0 = _kernel(pooled, pooled, bandwidth)
     np.fill_diagonal(K0, 0.0)
@@ -460,8 +455,7 @@ def _median_bandwidth(Z):
 
 def _check_columns(X, Y) -> None:
     if Y.shape[1] != X.shape[1]:
-        raise ParameterError(f"Y must have as many columns as X ({X.shape[1]}); got Y with shape "
-                             f"{Y.shape}")
+        raise ParameterError(f"Y must have X's {X.shape[1]} columns; got Y with shape {Y.shape}")
 
 
 # Engineering notes

@@ -35,11 +35,11 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import (Domain, ParameterError, array, choice, describe, integer, real,
+from .._validation import (Domain, ParameterError, array, choice, integer, real,
                            validate)
 from ..learning.network import Network
 from ..learning.optim import binary_cross_entropy_with_logits, squared_error
-from ._rows import check_one_per_row, sigmoid
+from ._rows import check_same_length, sigmoid
 from .metrics import LABELS
 
 __all__ = [
@@ -134,18 +134,18 @@ class RepresentationClassifier(ClassifierMixin, TransformerMixin, BaseEstimator)
     @validate(X=FEATURES)
     def predict_proba(self, X) -> np.ndarray:
         """``[1 − p, p]`` with p = sigmoid(g(f(x))), shape (n_samples, 2)."""
-        p = sigmoid(self._logits(self._encode(self._check_columns(X))))
+        p = sigmoid(self.decision_function.__wrapped__(self, X))
         return np.column_stack([1.0 - p, p])
 
     @validate(X=FEATURES)
     def predict(self, X) -> np.ndarray:
         """Label 1 where the logit is > 0 (P(Y = 1) > 1/2), else 0."""
-        return (self._logits(self._encode(self._check_columns(X))) > 0).astype(np.int64)
+        return (self.decision_function.__wrapped__(self, X) > 0).astype(np.int64)
 
     @validate(X=FEATURES, y=LABELS)
     def score(self, X, y) -> float:
         """Accuracy of :meth:`predict` on ``(X, y)`` (a Python float)."""
-        check_one_per_row(y, X)
+        check_same_length(X=X, y=y)
         return float(np.mean(self.predict.__wrapped__(self, X) == y))
 
     # -------------------------------------------------------------- for subclasses
@@ -153,8 +153,7 @@ class RepresentationClassifier(ClassifierMixin, TransformerMixin, BaseEstimator)
         """Build encoder, classifier and (β > 0) decoder from ``gen``, for checked data.
 
         Returns (X, y as float (n, 1) column, a codes as float (n, 1) column)."""
-        check_one_per_row(y, X)
-        check_one_per_row(groups.codes, X, "sensitive_features")
+        check_same_length(X=X, y=y, sensitive_features=groups.codes)
         if np.unique(y).shape[0] != 2:
             raise ParameterError(f"y must contain both labels 0 and 1; got only {int(y[0])}s")
         d = X.shape[1]
@@ -226,16 +225,13 @@ class RepresentationClassifier(ClassifierMixin, TransformerMixin, BaseEstimator)
         self.history_ = pd.DataFrame(rows)
         nets = [getattr(self, name) for name in ("encoder_", "classifier_", "decoder_")]
         if not all(np.all(np.isfinite(p)) for net in nets if net is not None for p in net.params):
-            raise ParameterError("training diverged (a parameter is not finite): lower "
-                                 "learning_rate or the loss weights; got "
-                                 f"learning_rate={describe(getattr(self, 'learning_rate'))}")
+            raise ParameterError("training diverged: lower learning_rate or the loss weights")
 
     def _check_columns(self, X):
         """``X`` for a fitted model: as many columns as in fit."""
         check_is_fitted(self, "encoder_")
         if X.shape[1] != self.n_features_in_:
-            raise ParameterError(f"X must have {self.n_features_in_} columns (as in fit); got X "
-                                 f"with shape {X.shape}")
+            raise ParameterError(f"X must have {self.n_features_in_} columns; got {X.shape}")
         return X
 
 

@@ -35,7 +35,7 @@ from threadpoolctl import threadpool_limits
 from .._validation import RNG, Domain, ParameterError, choice, real, validate
 from ..learning.network import Network
 from ..learning.optim import Adam
-from ._rows import check_one_per_row, sigmoid
+from ._rows import check_same_length, sigmoid
 from .metrics import (
     COMPARED_GROUPS,
     LABELS,
@@ -92,9 +92,10 @@ def adversary_accuracy(Z, sensitive_features, *, model="mlp", test_size=0.5, hid
     alongside the encoder and may lag behind it; a new one, trained after the fact on a
     frozen representation, is the honest test of what Z still reveals about A [MCPZ18]_.
     Run it on the input features ("before") and on the learned Z ("after"). The rows are
-    split into a training and a held-out part, stratified by group; the columns are standardised with the training part's mean and
-    standard deviation; both groups weigh equally in training (each row weighted by
-    1/(2 · its group's share)), so the adversary aims at balanced accuracy.
+    split into a training and a held-out part, stratified by group; the columns are
+    standardised with the training part's mean and standard deviation; both groups weigh
+    equally in training (each row weighted by 1/(2 · its group's share)), so the adversary
+    aims at balanced accuracy.
 
     Parameters
     ----------
@@ -122,7 +123,7 @@ def adversary_accuracy(Z, sensitive_features, *, model="mlp", test_size=0.5, hid
     -------
     AdversaryScore
     """
-    check_one_per_row(sensitive_features.codes, Z, "sensitive_features", "Z")
+    check_same_length(Z=Z, sensitive_features=sensitive_features.codes)
     codes = sensitive_features.codes
     train, test = _stratified_split(codes, test_size, rng)
     Ztr, Zte = _standardise(Z[train], Z[test])
@@ -202,11 +203,11 @@ def fair_transfer(encoder_model, X_train, y_train, X_test, y_test, *, sensitive_
     -------
     FairTransfer
     """
-    check_one_per_row(y_train, X_train, "y_train", "X_train")
-    check_one_per_row(y_test, X_test, "y_test", "X_test")
-    check_one_per_row(sensitive_features_test.codes, X_test, "sensitive_features_test", "X_test")
+    check_same_length(X_train=X_train, y_train=y_train)
+    groups_test = sensitive_features_test.codes
+    check_same_length(X_test=X_test, y_test=y_test, sensitive_features_test=groups_test)
     if np.unique(y_train).shape[0] != 2:
-        raise ParameterError(f"y_train must contain both labels 0 and 1; got only {int(y_train[0])}s")
+        raise ParameterError(f"y_train must contain both labels 0 and 1; got only {y_train[0]:g}s")
     try:
         Z_train, Z_test = (FEATURES.convert(f"encoder_model.transform({name})",
                                             encoder_model.transform(X))

@@ -346,10 +346,9 @@ def test_infeasible_fixed_outcomes_are_named_with_the_pair():
 
 def test_infeasible_parity_cap_is_named():
     d = [[0, 2.0], [2.0, 0]]
-    with pytest.raises(ParameterError, match="max_parity_gap.*feasible") as info:
+    with pytest.raises(ParameterError, match="max_parity_gap cannot be met with fixed_outcomes"):
         fair_mapping(np.zeros((2, 2)), d, fixed_outcomes={0: 0, 1: 1}, groups=[0, 1],
                      max_parity_gap=0.5)
-    assert "without max_parity_gap" in str(info.value)
     # both families at fault: the fixed outcomes alone are already infeasible
     with pytest.raises(ParameterError, match="fixed_outcomes cannot be met"):
         fair_mapping(np.zeros((2, 2)), [[0, 0.5], [0.5, 0]], fixed_outcomes={0: 0, 1: 1},
@@ -468,18 +467,18 @@ D2 = np.array([[0.0, 0.5], [0.5, 0.0]])
 
 
 def test_fair_mapping_rejects_combinations():
-    with pytest.raises(ParameterError, match="distances must be <= 30 with metric='dinf'"):
+    with pytest.raises(ParameterError, match="metric='dinf' needs distances <= 30"):
         fair_mapping(LOSS2, [[0, 31.0], [31.0, 0]], metric="dinf")
     with pytest.raises(ParameterError, match="max_parity_gap needs groups"):
         fair_mapping(LOSS2, D2, max_parity_gap=0.1)
     for kwargs in ({"loss": np.zeros((3, 2))}, {"groups": [0, 1, 1]}):
-        with pytest.raises(ParameterError, match=r"distances \(n, n\) and groups \(n,\)"):
+        with pytest.raises(ParameterError, match=r"distances and groups must fit loss's \d rows"):
             fair_mapping(**{"loss": LOSS2, "distances": D2, **kwargs})
     with pytest.raises(ParameterError, match="fixed_outcomes must map"):
         fair_mapping(LOSS2, D2, fixed_outcomes={2: 0})
     with pytest.raises(ParameterError, match="group_distance > 0 needs groups"):
         feature_metric(np.eye(2), group_distance=0.5)
-    with pytest.raises(ParameterError, match="groups must have one entry per row of mapping"):
+    with pytest.raises(ParameterError, match="mapping, groups must have one entry per row"):
         statistical_parity_gap(np.eye(2), [0, 1, 1])
 
 

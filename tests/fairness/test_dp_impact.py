@@ -408,20 +408,20 @@ def test_accuracy_curves_refuse_a_duplicated_column():
 
 def test_rules_between_arguments():
     d = small()
-    with pytest.raises(di.ParameterError, match="method='sgd'.*needs epsilon=inf"):
+    with pytest.raises(di.ParameterError, match="method='sgd' is not private: needs epsilon=inf"):
         di.fit_and_score("sgd", 1.0, seed=0, data=d)
     with pytest.raises(di.ParameterError, match="one entry per row"):
         di.group_accuracy([0, 1, 1], [0, 1], sensitive_features=["a", "b", "a"])
-    with pytest.raises(di.ParameterError, match="group and reference must be group keys"):
+    with pytest.raises(di.ParameterError, match="group, reference must be keys of table"):
         di.excess_drop(hand_table(), method="dpsgd", epsilon=1.0, group="g=c")
-    with pytest.raises(di.ParameterError, match="X_train .* must fit together"):
+    with pytest.raises(di.ParameterError, match="X_train and X need the same"):
         dd.objective_perturbation_noise_by_group(d.X_train, d.y_train, d.X_test[:3, :5],
                                                  sensitive_features=["a", "b", "a"],
                                                  epsilon=1.0)
     ex, groups = leaky_experiment(M=2, N=60_000)        # 1.2e5 scores × 1e4 > 1e8
-    with pytest.raises(di.ParameterError, match="n_permutations·models·examples"):
+    with pytest.raises(di.ParameterError, match=r"n_permutations must be ≤ 1e8/\(models"):
         dd.membership_advantage_by_group(ex, sensitive_features=groups, n_permutations=10_000)
-    with pytest.raises(di.ParameterError, match="one label per row of X_train"):
+    with pytest.raises(di.ParameterError, match="y_train, groups_train must have X_train's"):
         di.GroupedData(d.X_train, d.y_train[:-1], d.X_test, d.y_test, d.groups_train,
                        d.groups_test)
 

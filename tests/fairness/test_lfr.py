@@ -201,7 +201,7 @@ def test_bad_input_names_the_argument():
     fit = LFR(n_starts=1, max_iter=5, n_prototypes=2, rng=0)
     cases = [
         ({"sensitive_features": np.r_[np.zeros(119), 1]}, "sensitive_features",
-         "at least 2 members"),                                     # a group of one
+         "each group needs 2 members"),                                     # a group of one
         ({"sensitive_features": np.r_[np.zeros(60), np.ones(59), 2]}, "sensitive_features",
          "exactly 2 groups"),
         ({"sensitive_features": np.zeros(120)}, "sensitive_features", "exactly 2 groups"),
