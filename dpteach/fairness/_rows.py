@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import ParameterError, describe
+from .._validation import ParameterError
 
 
 def sigmoid(z):
@@ -25,5 +25,5 @@ def fitted_group_codes(groups_, g) -> np.ndarray:
     domains), which must be among the two groups seen in fit."""
     unknown = [label for label in g.labels.tolist() if not np.any(groups_ == label)]
     if unknown:
-        raise ParameterError(f"sensitive_features: unknown group(s) {describe(unknown[:3])}")
+        raise ParameterError(f"sensitive_features: only groups seen in fit; got {unknown[:3]}")
     return (g.labels[g.codes] == groups_[1]).astype(np.intp)

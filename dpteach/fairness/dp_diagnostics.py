@@ -138,7 +138,7 @@ def gradient_stats_by_group(model, X, y, *, sensitive_features,
             sl = slice(start, start + 10_000)
             norms[sl] = net.per_example_grad_norms(Xc[sl], y[sl])
     if not np.all(np.isfinite(norms)):
-        raise ParameterError("X gives gradient norms beyond the float range for this model")
+        raise ParameterError(f"X gives gradient norms beyond the float range; got {X.max()}")
     factor = C / np.maximum(norms, C)
     clipped = factor * norms
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
@@ -310,7 +310,7 @@ def membership_advantage_by_group(experiment, *, sensitive_features, attack: str
     n_perm, gen = n_permutations, rng
     check_same_length(membership_columns=member.T, sensitive_features=labels)
     if n_perm * M * N > max(10**8, M * N):
-        raise ParameterError(f"n_permutations must be ≤ 1e8/(models·examples) = {10**8 // (M * N)}")
+        raise ParameterError(f"n_permutations must be ≤ 1e8/(models·examples); got {n_perm}")
     scores = []
     for t in range(M):
         if attack == "loss":
@@ -325,7 +325,8 @@ def membership_advantage_by_group(experiment, *, sensitive_features, attack: str
         idx = np.flatnonzero(labels == g)
         used = [t for t in range(M) if 0 < member[t, idx].sum() < idx.size]
         if not used:
-            raise ParameterError(f"sensitive_features: group {g!r} has no member/non-member pair")
+            raise ParameterError(f"sensitive_features: each group needs members and non-members; "
+                                 f"got none in group {g!r}")
         sc = [scores[t][idx] for t in used]
         labs = [member[t, idx] for t in used]
         adv, auc = _weighted_advantage(sc, labs)

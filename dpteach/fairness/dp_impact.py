@@ -190,13 +190,14 @@ class GroupedData:
             groups = _GROUPINGS(f"groups_{part}", getattr(self, f"groups_{part}"))
             checked = {k: _labels(f"groups_{part}[{k!r}]", v) for k, v in groups.items()}
             if any(len(a) != X.shape[0] for a in (y, *checked.values())):
-                raise ParameterError(f"y_{part}, groups_{part} must have X_{part}'s {len(X)} rows")
+                raise ParameterError(f"y_{part}, groups_{part} need X_{part}'s rows; got {len(X)}")
             object.__setattr__(self, f"X_{part}", X)
             object.__setattr__(self, f"y_{part}", y)
             object.__setattr__(self, f"groups_{part}", MappingProxyType(checked))
         if self.X_train.shape[1] != self.X_test.shape[1] or set(self.groups_train) != set(
                 self.groups_test):
-            raise ParameterError("X_test, groups_test must match X_train, groups_train in columns")
+            raise ParameterError(f"X_test and groups_test must match X_train and groups_train; "
+                                 f"got {self.X_test.shape[1]} columns, {sorted(self.groups_test)}")
 
 
 @lru_cache(maxsize=1)
@@ -324,7 +325,7 @@ def fit_and_score(method: str, epsilon: float, *, seed: int, data=None) -> dict:
     """
     eps = epsilon
     if np.unique(data.y_train).size < 2:
-        raise ParameterError("data must have both classes among its training labels")
+        raise ParameterError(f"data must have both classes; got y_train of {data.y_train[0]}s")
     model = private_classifier.__wrapped__(method, eps, rng=seed, n=data.X_train.shape[0])
     start = time.perf_counter()
     with threadpool_limits(limits=1, user_api="blas"):
@@ -472,7 +473,7 @@ def excess_drop(table, *, method: str, epsilon: float, group: str,
     priv = table[(table["method"] == method) & (table["epsilon"] == eps)]
     base = table[(table["method"] == BASELINE[method]) & np.isinf(table["epsilon"])]
     if len(priv) < 2 or len(base) < 1:
-        raise ParameterError(f"table needs ≥ 2 fits of {method} at ε={eps} and ≥ 1 baseline fit")
+        raise ParameterError(f"table needs 2 private, 1 baseline fit; got {len(priv)}, {len(base)}")
 
     def acc(part, key):
         return part[f"{_CORRECT}{key}"].to_numpy(float) / part[f"{_COUNT}{key}"].to_numpy(float)
@@ -509,7 +510,7 @@ def accuracy_curves(summary, *, method: str, grouping: str) -> dict:
     part = summary[(summary["method"] == method) & (summary["grouping"] == grouping)
                    & np.isfinite(summary["epsilon"].to_numpy(dtype=float))]
     if part.empty:
-        raise ParameterError(f"grouping {grouping!r} has no finite-ε rows of {method!r} in summary")
+        raise ParameterError(f"grouping must have finite-ε rows of {method!r}; got {grouping!r}")
     mean = part.pivot(index="group", columns="epsilon", values="mean")
     order = part.groupby("group")["count"].first().sort_values(ascending=False).index
     mean = mean.loc[order]
@@ -557,7 +558,7 @@ def compare_with_sweep(live, shipped, *, alpha: float = ALPHA_CHECK) -> pd.DataF
     for (method, eps), part in live.groupby(["method", "epsilon"], sort=True):
         ref = shipped[(shipped["method"] == method) & (shipped["epsilon"] == eps)]
         if len(ref) < 2:
-            raise ParameterError(f"shipped needs ≥ 2 seeds of live's ({method!r}, {eps!r})")
+            raise ParameterError(f"shipped needs 2 seeds of each live's; got {len(ref)} at {eps}")
         k_l, k_s = len(part), len(ref)
         df = k_l + k_s - 2 if k_l > 1 else k_s - 1
         t = float(stats.t.isf(alpha / 2, df))

@@ -257,7 +257,8 @@ class LAFTR(RepresentationClassifier):
         if self.objective != "dp":
             for c in ((0, 2) if self.objective == "eopp" else (0, 1, 2, 3)):
                 if counts[c] == 0:
-                    raise ParameterError(f"sensitive_features: no row with {names[c]}")
+                    raise ParameterError(f"sensitive_features: objective={self.objective!r} needs "
+                                         f"rows in every cell; got no row with {names[c]}")
         n = y0.shape[0]
         weights = np.zeros(n)
         for c in needed:
@@ -338,7 +339,7 @@ class LAFTR(RepresentationClassifier):
                                                alpha, beta, gamma))
             self._finish_fit(rows)
             if not all(np.all(np.isfinite(p)) for p in self.adversary_.params):
-                raise ParameterError(f"diverged: lower adversary_learning_rate={adv_lr!r}")
+                raise ParameterError(f"diverged: lower adversary_learning_rate; got {adv_lr}")
         self.fit_seconds_ = time.perf_counter() - start
         return self
 
@@ -380,7 +381,7 @@ class LAFTR(RepresentationClassifier):
         _, cells, used = self._adversary_setup(yf, a)
         for g in (0, 1):
             if not np.any(a[used, 0] == g):
-                raise ParameterError(f"sensitive_features: no group {g} among the counted rows")
+                raise ParameterError(f"sensitive_features needs both groups; got no {g} counted")
         p = sigmoid(self._chunked(self.adversary_,
                                    self._adversary_input(self._encode(X), yf))[:, 0])
         return group_normalized_l1(p[used], a[used, 0], cells[used])[0]

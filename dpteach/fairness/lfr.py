@@ -203,7 +203,7 @@ def lfr_losses(X, y, memberships, prototypes, w, *, sensitive_features) -> LFRLo
     if M.shape[0] != n or V.shape != (M.shape[1], X.shape[1]) or w.shape != (M.shape[1],):
         raise ParameterError(f"memberships, prototypes, w must fit X; got {M.shape}, {V.shape}")
     if not np.allclose(M.sum(axis=1), 1.0, atol=1e-6):
-        raise ParameterError("memberships must have rows summing to 1 (to 1e-6)")
+        raise ParameterError(f"memberships must have rows summing to 1; got {M.sum(axis=1)[:3]}")
     R = M @ V - X
     L_x = float(np.einsum("ij,ij->", R, R) / n)
     yhat = np.clip(M @ w, _CLIP, 1.0 - _CLIP)
@@ -553,6 +553,6 @@ class LFR(ClassifierMixin, TransformerMixin, BaseEstimator):
         if self.alpha_.shape[0] == 1:
             return X, np.zeros(X.shape[0], dtype=np.intp)
         if sensitive_features is None:
-            raise ParameterError("sensitive_features is required with alpha='per_group'")
+            raise ParameterError("sensitive_features is needed with alpha='per_group'; got None")
         check_same_length(X=X, sensitive_features=sensitive_features.codes)
         return X, fitted_group_codes(self.groups_, sensitive_features)

@@ -581,7 +581,7 @@ def _groups(name: str, value: Any, domain: Domain, *, min_groups: int = 1,
         raise ParameterError(f"{name} must hold {_between(min_groups, max_groups)} groups; got {k}")
     if sizes.min() < min_members:
         g = _label(labels[int(np.argmin(sizes))])
-        raise ParameterError(f"{name}: each group needs {min_members} members; group {g} has fewer")
+        raise ParameterError(f"{name}: each group needs {min_members} members; got fewer in {g}")
     return _Groups(labels, codes, sizes)
 
 
@@ -643,7 +643,7 @@ def _rate(c: _Counts, which: str) -> np.ndarray:
     if np.any(available == 0):
         g, cond = _label(c.labels[np.flatnonzero(available == 0)[0]]), f"y_true == {int(positive)}"
         rate = which.replace("_", " ")
-        raise ParameterError(f"sensitive_features: the {rate} of group {g} needs rows with {cond}")
+        raise ParameterError(f"sensitive_features: the {rate} needs {cond} rows; got none in {g}")
     if positive:
         return (c.tp if which == "true_positive_rate" else c.pos - c.tp) / c.pos
     fp = c.sel - c.tp
@@ -667,7 +667,7 @@ def _scalar_rate(y_true: np.ndarray, y_pred: np.ndarray, pos: int, which: str) -
              "false_negative_rate": t}.get(which, ~t)
     if not given.any():
         arg, label = ("y_pred", pos) if given is p else ("y_true", pos if given is t else 1 - pos)
-        raise ParameterError(f"the {which} is undefined: {arg} has no {label} (pos_label={pos})")
+        raise ParameterError(f"the {which} needs a {label} in {arg} (pos_label={pos}); got none")
     hits = {"positive_predictive_value": t, "true_positive_rate": p,
             "false_positive_rate": p}.get(which, ~p)
     return float(np.count_nonzero(given & hits) / np.count_nonzero(given))

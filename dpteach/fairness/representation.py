@@ -225,7 +225,7 @@ class RepresentationClassifier(ClassifierMixin, TransformerMixin, BaseEstimator)
         self.history_ = pd.DataFrame(rows)
         nets = [getattr(self, name) for name in ("encoder_", "classifier_", "decoder_")]
         if not all(np.all(np.isfinite(p)) for net in nets if net is not None for p in net.params):
-            raise ParameterError("training diverged: lower learning_rate or the loss weights")
+            raise ParameterError(f"diverged: lower learning_rate; got {self.learning_rate}")
 
     def _check_columns(self, X):
         """``X`` for a fitted model: as many columns as in fit."""

@@ -213,7 +213,7 @@ def fair_transfer(encoder_model, X_train, y_train, X_test, y_test, *, sensitive_
                                             encoder_model.transform(X))
                            for name, X in (("X_train", X_train), ("X_test", X_test)))
     except ParameterError as exc:                # e.g. another number of columns than in fit
-        raise ParameterError(f"X_train and X_test must fit encoder_model: {exc}") from None
+        raise ParameterError(f"X_train and X_test must fit encoder_model; got {exc}") from None
     with threadpool_limits(limits=1, user_api="blas"):
         clf = LogisticRegression(C=C, max_iter=1000).fit(Z_train, y_train.astype(np.int64))
     pred = clf.predict(Z_test)

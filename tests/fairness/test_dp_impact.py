@@ -421,7 +421,7 @@ def test_rules_between_arguments():
     ex, groups = leaky_experiment(M=2, N=60_000)        # 1.2e5 scores × 1e4 > 1e8
     with pytest.raises(di.ParameterError, match=r"n_permutations must be ≤ 1e8/\(models"):
         dd.membership_advantage_by_group(ex, sensitive_features=groups, n_permutations=10_000)
-    with pytest.raises(di.ParameterError, match="y_train, groups_train must have X_train's"):
+    with pytest.raises(di.ParameterError, match="y_train, groups_train need X_train's rows; got 300"):
         di.GroupedData(d.X_train, d.y_train[:-1], d.X_test, d.y_test, d.groups_train,
                        d.groups_test)
 

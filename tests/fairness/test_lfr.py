@@ -220,9 +220,9 @@ def test_bad_input_names_the_argument():
 def test_prediction_time_errors():
     X, _, a = small()
     m = fitted()
-    with pytest.raises(ParameterError, match="sensitive_features is required"):
+    with pytest.raises(ParameterError, match="sensitive_features is needed"):
         m.transform(X)
-    with pytest.raises(ParameterError, match="unknown group"):
+    with pytest.raises(ParameterError, match="only groups seen in fit"):
         m.predict(X[:3], sensitive_features=[0, 1, 5])
     with pytest.raises(ParameterError, match="X must have 4 columns"):
         m.predict_proba(X[:, :3], sensitive_features=a)
