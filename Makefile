@@ -39,8 +39,9 @@ lab: $(VENV)/.runtime      ## JupyterLab on notebooks/
 student: $(VENV)/.runtime  ## student/: the notebooks as students get them (docs/exercises.md)
 	$(BIN)/python scripts/build_student_editions.py
 
-test: $(VENV)/.test        ## every test: unit, statistical, notebooks, app, browser
+test: $(VENV)/.test        ## every test: the library's doctests, unit, statistical, notebooks, app, browser
 	@bash scripts/ensure-chromium.sh
+	$(BIN)/python -m pytest -q --doctest-modules dpteach
 	$(BIN)/python -m pytest -n 2 --dist loadfile --nbval-lax --nbval-cell-timeout=120 tests notebooks
 
 test-fast: $(VENV)/.test   ## library tests only
