@@ -226,11 +226,13 @@ def rational(low: float, high: float, *,
 def array(*, ndim: int | tuple[int, ...] | None = None, min_size: int = 1,
           max_size: int = 10**7, low: float = -math.inf, high: float = math.inf,
           integers: bool = False, dtype=float, text: str | None = None,
-          example: Any = None, booleans: bool = False) -> Domain:
+          example: Any = None, booleans: bool = False, max_rows: int | None = None) -> Domain:
     """A numeric array (numbers, nested lists or arrays of real numbers; not booleans, not
     strings, not ragged), of the given dimension(s) and size, every entry finite and in
     [low, high] (whole numbers with ``integers=True``). Returns a NumPy array of ``dtype``.
     ``booleans=True`` also accepts True/False (as 1/0: a mask, a 0/1 indicator).
+    ``max_rows`` bounds the length of the first axis (a data set's rows, whose count sets the
+    work) as ``max_size`` bounds the entries.
     """
     dims = None if ndim is None else ((ndim,) if isinstance(ndim, int) else tuple(ndim))
     shape_text = "" if dims is None else {(0,): "a number", (1,): "a 1-D array",
@@ -242,7 +244,7 @@ def array(*, ndim: int | tuple[int, ...] | None = None, min_size: int = 1,
     if text is None:
         text = (f"{shape_text or 'an array'} of finite {what}{bounds}"
                 + (f", {min_size:,} to {max_size:,} of them" if min_size > 1 or max_size < 10**7
-                   else ""))
+                   else "") + (f", at most {max_rows:,} rows" if max_rows is not None else ""))
 
     def convert(name: str, value: Any) -> np.ndarray:
         if isinstance(value, (str, bytes)) or value is None:
@@ -266,6 +268,8 @@ def array(*, ndim: int | tuple[int, ...] | None = None, min_size: int = 1,
         if not min_size <= arr.size <= max_size:
             raise ParameterError(f"{name} must be {text}; got {name} with {arr.size:,} "
                                  "entries")
+        if max_rows is not None and arr.ndim and arr.shape[0] > max_rows:
+            raise ParameterError(f"{name} must be {text}; got {name} with {arr.shape[0]:,} rows")
         if arr.size and not (np.all(np.isfinite(arr)) and arr.min() >= low and arr.max() <= high
                              and (not integers or np.all(arr == np.round(arr)))):
             raise domain.refuse(name, value)

@@ -252,27 +252,6 @@ _ELSEWHERE = {
         "dpteach.plots.selection": [
             "plot_block_estimates", "plot_ptr_distance"],
     },
-    "fairness/test_metrics.py": {
-        "dpteach.fairness.metrics": [
-            "selection_rate", "true_positive_rate", "false_positive_rate",
-            "false_negative_rate", "true_negative_rate", "positive_predictive_value",
-            "group_table", "demographic_parity_difference",
-            "equalized_odds_difference", "equalized_odds_sum",
-            "equal_opportunity_difference", "laftr_equal_opportunity_difference",
-            "calibration_by_group", "calibration_within_groups_error",
-            "consistency_score", "zemel_accuracy", "zemel_discrimination"],
-    },
-    "fairness/test_lfr.py": {
-        "dpteach.fairness.lfr": [
-            "lfr_losses"],
-        "dpteach.fairness.lfr_grid": [
-            "lfr_grid_data", "lfr_grid_entry", "lfr_grid_baseline"],
-    },
-    "fairness/test_awareness.py": {
-        "dpteach.fairness.awareness": [
-            "fair_mapping", "statistical_parity_gap", "earthmover_distance",
-            "worst_case_parity_gap", "feature_metric", "adult_awareness_example"],
-    },
     "plots/test_many_queries_plots.py": {
         "dpteach.plots.many_queries": [
             "crossover_rng", "crossover_data", "plot_crossover",
@@ -290,15 +269,6 @@ _ELSEWHERE = {
             "recovery_vs_epsilon_data", "plot_recovery_vs_epsilon",
             "tracing_power_data", "plot_tracing_power"],
     },
-    "fairness/test_dp_impact.py": {
-        "dpteach.fairness.dp_impact": [
-            "check_group_labels", "check_zero_one_labels", "group_accuracy",
-            "private_classifier", "fit_and_score", "dp_fairness_sweep",
-            "summarize_sweep", "excess_drop", "accuracy_curves", "compare_with_sweep"],
-        "dpteach.fairness.dp_diagnostics": [
-            "gradient_stats_by_group", "objective_perturbation_noise_by_group",
-            "membership_advantage_by_group"],
-    },
     "plots/test_dp_fairness_plots.py": {
         "dpteach.plots.dp_fairness": [
             "group_accuracy_data", "plot_group_accuracy"],
@@ -307,19 +277,6 @@ _ELSEWHERE = {
         "dpteach.learning.optim": [
             "binary_cross_entropy_with_logits", "softmax_cross_entropy",
             "squared_error", "group_normalized_l1", "gradient_check"],
-    },
-    "fairness/test_mmd.py": {
-        "dpteach.fairness.mmd": [
-            "gaussian_kernel", "mmd2", "mmd2_and_grad", "mmd_permutation_test"],
-    },
-    "fairness/test_laftr.py": {
-        "dpteach.fairness.representation": [
-            "check_features", "check_binary_labels", "encode_groups",
-            "check_loss_weight", "check_hidden"],
-        "dpteach.fairness.representation_eval": [
-            "adversary_accuracy", "fair_transfer"],
-        "dpteach.fairness.laftr": [
-            "gamma_sweep_row"],
     },
 }
 # The plot functions below are attacked by tests/plots/test_plots_bad_input.py (another

@@ -56,7 +56,7 @@ from dpteach.attacks.membership import ShadowExperiment
 
 #: modules not yet converted to declarations (their tests: tests/<part>/test_*_edges.py)
 WRITTEN_OUT = {
-    "dpteach.fairness", "dpteach.learning",
+    "dpteach.learning",
     "dpteach.plots.accounting", "dpteach.plots.anonymity", "dpteach.plots.attacks",
     "dpteach.plots.audit", "dpteach.plots.calibration", "dpteach.plots.dp_fairness",
     "dpteach.plots.dpsgd", "dpteach.plots.erm", "dpteach.plots.fairness",
@@ -445,6 +445,159 @@ RECORDS.update({
     _M + "PMWResult": "what private_multiplicative_weights returns",
     _M + "MWEMResult": "what mwem returns",
     _M + "MWEMPrivacy": "what mwem_privacy returns",
+})
+
+
+# ------------------------------------------------------------- fairness (dpteach.fairness)
+_FX = np.random.default_rng(0).uniform(0.0, 1.0, (24, 3))
+_FY = np.array([0, 1] * 12)
+_FA = np.array([0, 0, 1, 1] * 6)
+_FAIR = "dpteach.fairness."
+
+
+@functools.cache
+def _fair_fitted(name: str):
+    from dpteach.fairness.laftr import LAFTR
+    from dpteach.fairness.lfr import LFR
+    from dpteach.fairness.mmd import MMDRepresentation
+
+    model = {"laftr": lambda: LAFTR(epochs=1, rng=0), "mmd": lambda: MMDRepresentation(
+        epochs=1, rng=0), "lfr": lambda: LFR(n_prototypes=2, n_starts=1, max_iter=5, rng=0),
+             "lfr_shared": lambda: LFR(n_prototypes=2, n_starts=1, max_iter=5, alpha="shared",
+                                       rng=0)}[name]()
+    return model.fit(_FX, _FY, sensitive_features=_FA)
+
+
+def _fair_estimator(cls_name: str, **kw):
+    def factory():
+        module = importlib.import_module(_FAIR + {"LAFTR": "laftr", "LFR": "lfr",
+                                                  "MMDRepresentation": "mmd"}[cls_name])
+        cls = getattr(module, cls_name)
+        return (lambda **k: cls(**k).fit(_FX, _FY, sensitive_features=_FA)), dict(kw, rng=0)
+    return factory
+
+
+_FXYA = dict(X=_FX, y=_FY, sensitive_features=_FA)
+EXAMPLES.update({
+    # estimators: constructed with the values, fitted on 24 rows
+    _FAIR + "laftr:LAFTR": _fair_estimator("LAFTR", epochs=1),
+    _FAIR + "mmd:MMDRepresentation": _fair_estimator("MMDRepresentation", epochs=1),
+    _FAIR + "lfr:LFR": _fair_estimator("LFR", n_prototypes=2, n_starts=1, max_iter=5),
+    _FAIR + "laftr:LAFTR.fit": lambda: (__import__(_FAIR + "laftr", fromlist=["x"]).LAFTR(
+        epochs=1, rng=0).fit, _FXYA),
+    _FAIR + "mmd:MMDRepresentation.fit": lambda: (__import__(_FAIR + "mmd", fromlist=["x"])
+                                                  .MMDRepresentation(epochs=1, rng=0).fit, _FXYA),
+    _FAIR + "lfr:LFR.fit": lambda: (__import__(_FAIR + "lfr", fromlist=["x"]).LFR(
+        n_prototypes=2, n_starts=1, max_iter=5, rng=0).fit, _FXYA),
+    _FAIR + "lfr:LFR.fit_transform": lambda: (__import__(_FAIR + "lfr", fromlist=["x"]).LFR(
+        n_prototypes=2, n_starts=1, max_iter=5, rng=0).fit_transform, _FXYA),
+    _FAIR + "laftr:LAFTR.adv_loss": lambda: (_fair_fitted("laftr").adv_loss, _FXYA),
+    _FAIR + "lfr:LFR.score": lambda: (_fair_fitted("lfr").score, _FXYA),
+    _FAIR + "lfr:LFR.losses": lambda: (_fair_fitted("lfr").losses, _FXYA),
+    **{_FAIR + f"lfr:LFR.{m}": (lambda m=m: (getattr(_fair_fitted("lfr"), m),
+                                             dict(X=_FX, sensitive_features=_FA)))
+       for m in ("transform", "predict_proba", "predict")},
+    # the base class's methods, on a fitted subclass
+    **{_FAIR + f"representation:RepresentationClassifier.{m}":
+       (lambda m=m: (getattr(_fair_fitted("mmd"), m), dict(X=_FX)))
+       for m in ("transform", "decision_function", "predict_proba", "predict")},
+    _FAIR + "representation:RepresentationClassifier.score": lambda: (
+        _fair_fitted("mmd").score, dict(X=_FX, y=_FY)),
+    _FAIR + "lfr:LFRLosses.objective": lambda: (
+        __import__(_FAIR + "lfr", fromlist=["x"]).LFRLosses(1.0, 0.5, 0.1).objective,
+        dict(Ax=0.01, Ay=1.0, Az=1.0)),
+    _FAIR + "lfr:lfr_losses": dict(X=_FX[:4], y=_FY[:4], memberships=[[0.5, 0.5], [1.0, 0.0],
+                                                                      [0.25, 0.75], [0.0, 1.0]],
+                                   prototypes=[[0.0, 1.0, 0.5], [1.0, 0.0, 0.5]], w=[0.2, 0.9],
+                                   sensitive_features=_FA[:4]),
+    # LAFTR's sweep refits on Adult (seconds): the unfair baseline, one call
+    _FAIR + "laftr:gamma_sweep_row": dict(objective="unfair", gamma=0.0, seed=0),
+    _FAIR + "lfr_grid:lfr_grid_entry": dict(dataset="german", Az=0.0),
+    _FAIR + "mmd:mmd2_and_grad": dict(Z=_FX, groups=_FA),
+    _FAIR + "metrics:consistency_score": dict(X=_FX, y_pred=_FY, n_neighbors=5),
+    _FAIR + "representation_eval:adversary_accuracy": dict(Z=_FX, sensitive_features=_FA,
+                                                           epochs=1, rng=0),
+    _FAIR + "representation_eval:fair_transfer": lambda: (
+        __import__(_FAIR + "representation_eval", fromlist=["x"]).fair_transfer,
+        dict(encoder_model=_fair_fitted("mmd"), X_train=_FX, y_train=_FY, X_test=_FX,
+             y_test=_FY, sensitive_features_test=_FA)),
+})
+
+
+def _grouped():
+    from dpteach.fairness.dp_impact import GroupedData
+
+    X = np.random.default_rng(1).uniform(0.0, 1.0, (40, 3))
+    y, g = np.arange(40) % 2, np.array(["a", "b", "b", "a"] * 10)
+    return GroupedData(X[:24], y[:24], X[24:], y[24:], {"g": g[:24]}, {"g": g[24:]})
+
+
+def _sweep_table():
+    rows = [("sgd", math.inf, 0, 9, 5), ("sgd", math.inf, 1, 8, 4), ("dpsgd", 1.0, 0, 7, 4),
+            ("dpsgd", 1.0, 1, 8, 5), ("dpsgd", 1.0, 2, 6, 3)]
+    return pd.DataFrame([{"method": m, "epsilon": e, "seed": s, "count:all": 10,
+                          "correct:all": c, "count:g=a": 6, "correct:g=a": a}
+                         for m, e, s, c, a in rows])
+
+
+def _dp_impact(name):
+    from dpteach.fairness import dp_impact as di
+
+    return {"summarize_sweep": lambda: (di.summarize_sweep, dict(table=_sweep_table())),
+            "excess_drop": lambda: (di.excess_drop, dict(
+                table=_sweep_table(), method="dpsgd", epsilon=1.0, group="g=a")),
+            "accuracy_curves": lambda: (di.accuracy_curves, dict(
+                summary=di.summarize_sweep(_sweep_table()), method="dpsgd", grouping="g")),
+            "compare_with_sweep": lambda: (di.compare_with_sweep, dict(
+                live=_sweep_table(), shipped=_sweep_table(), alpha=0.01)),
+            "fit_and_score": lambda: (di.fit_and_score, dict(
+                method="objective", epsilon=1.0, seed=0, data=_grouped())),
+            "dp_fairness_sweep": lambda: (di.dp_fairness_sweep, dict(
+                epsilons=[1.0], methods=["objective"], seeds=[0], data=_grouped(),
+                include_nonprivate=False)),
+            }[name]
+
+
+def _dp_diagnostics(name):
+    from dpteach.fairness import dp_diagnostics as dd
+    from dpteach.learning.network import Network
+
+    X, g = _grouped().X_train, _grouped().groups_train["g"]
+    member = np.array([[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0], [0, 0, 1, 1]], dtype=bool)
+    loss = np.arange(16.0).reshape(4, 4) % 5
+    experiment = ShadowExperiment(membership=member, confidences=-loss, losses=loss,
+                                  train_accuracy=np.ones(4), test_accuracy=np.ones(4),
+                                  epsilons=np.ones(4))
+    return {"gradient_stats_by_group": lambda: (dd.gradient_stats_by_group, dict(
+                model=Network((3, 2), rng=0), X=X[:6], y=np.arange(6) % 2,
+                sensitive_features=g[:6])),
+            "objective_perturbation_noise_by_group": lambda: (
+                dd.objective_perturbation_noise_by_group, dict(
+                    X_train=X, y_train=_grouped().y_train, X=X[:4], sensitive_features=g[:4],
+                    epsilon=1.0, lam=1e-3, data_norm=2.0)),
+            "membership_advantage_by_group": lambda: (dd.membership_advantage_by_group, dict(
+                experiment=experiment, sensitive_features=["a", "a", "b", "b"], attack="loss",
+                n_permutations=2, rng=0)),
+            }[name]
+
+
+EXAMPLES.update({
+    _FAIR + "dp_impact:private_classifier": dict(method="dpsgd", epsilon=1.0, rng=0, n=10),
+    **{_FAIR + f"dp_impact:{name}": _dp_impact(name)
+       for name in ("summarize_sweep", "excess_drop", "accuracy_curves", "compare_with_sweep",
+                    "fit_and_score", "dp_fairness_sweep")},
+    **{_FAIR + f"dp_diagnostics:{name}": _dp_diagnostics(name)
+       for name in ("gradient_stats_by_group", "objective_perturbation_noise_by_group",
+                    "membership_advantage_by_group")},
+})
+RESULTS.add(_FAIR + "dp_impact:GroupedData")          # a dataclass: a record of rows
+NO_EDGES.update({
+    _FAIR + "laftr:gamma_sweep_row(gamma)": "each call fits LAFTR on Adult (about 7 s); the "
+                                            "shipped sweep's rows are refitted in test_tables",
+    _FAIR + "laftr:gamma_sweep_row(seed)": "as gamma: a fit on Adult per call",
+    _FAIR + "laftr:gamma_sweep_row(objective)": "as gamma: a fit on Adult per call",
+    _FAIR + "lfr_grid:lfr_grid_entry(dataset)": "Adult's entry is a 13 s fit; German's is the "
+                                                "example, and test_tables refits two of its",
 })
 
 

@@ -8,6 +8,8 @@ One module per idea:
   measures of Zemel et al. (2013): yAcc, yDiscrim, yNN (consistency);
 * :mod:`~dpteach.fairness.awareness` — fairness through awareness (Dwork et al. 2012): the
   loss-minimising randomized mapping under a Lipschitz condition, as a linear program;
+  :mod:`~dpteach.fairness.awareness_parity` — when it implies statistical parity (the
+  Earthmover bound) and the demonstration on Adult;
 * :mod:`~dpteach.fairness.lfr` — Learning Fair Representations (Zemel et al. 2013);
 * :mod:`~dpteach.fairness.lfr_grid` — how the shipped A_z sweep of LFR on Adult and German
   credit was made (read by :func:`dpteach.tables.load_lfr_grid`);
@@ -16,8 +18,8 @@ One module per idea:
 * :mod:`~dpteach.fairness.laftr` — adversarially fair and transferable representations (Madras et
   al. 2018) for demographic parity, equalized odds and equal opportunity, and how the shipped
   γ sweep on Adult was made (read by :func:`dpteach.tables.load_gamma_sweep`);
-* :mod:`~dpteach.fairness.representation` — what the learned representations share: input checks
-  and the scikit-learn base class; :mod:`~dpteach.fairness.representation_eval` — judging a
+* :mod:`~dpteach.fairness.representation` — what the learned representations share: their
+  teaching domains and the scikit-learn base class; :mod:`~dpteach.fairness.representation_eval` — judging a
   representation: a fresh adversary's accuracy at predicting the group from Z, and fair transfer
   to a task the encoder never saw;
 * :mod:`~dpteach.fairness.dp_impact` — who pays for differential privacy (Bagdasaryan et al.

@@ -17,9 +17,7 @@ course, and who is exposed when there is no privacy at all:
 
 Rows and features are bounded as in :mod:`~dpteach.fairness.dp_impact`
 (:data:`~dpteach.fairness.dp_impact.MAX_ROWS`,
-:data:`~dpteach.fairness.dp_impact.MAX_FEATURES`), whose checks of group labels and 0/1
-labels (:func:`~dpteach.fairness.dp_impact.check_group_labels`,
-:func:`~dpteach.fairness.dp_impact.check_zero_one_labels`) this module shares. Privacy unit
+:data:`~dpteach.fairness.dp_impact.MAX_FEATURES`). Privacy unit
 and assumptions are those of the learners (see :mod:`dpteach.learning.dpsgd` and
 :mod:`dpteach.learning.erm`). Computations run with one BLAS thread (threadpoolctl). Groups
 here are the data's own categories; the module asserts nothing about the people in them.
@@ -47,34 +45,20 @@ import pandas as pd
 from scipy import linalg, stats
 from threadpoolctl import threadpool_limits
 
-from .._validation import (
-    ParameterError,
-    check_array,
-    check_bool,
-    check_choice,
-    check_in_range,
-    check_int,
-    check_positive,
-    check_rng,
-    describe,
-)
+from .._validation import (FLAG, RNG, Domain, ParameterError, array, choice, describe, integer,
+                           real, validate)
 from ..attacks.membership import ShadowExperiment, lira_scores
 from ..attacks.roc import roc_from_scores
 from ..learning.dpsgd import DPSGDClassifier
 from ..learning.erm import objective_perturbation_constants
 from ..learning.logistic import LogisticProblem, bound_rows
 from ..learning.network import Network
-from .dp_impact import (
-    EPSILON_RANGE,
-    MAX_FEATURES,
-    MAX_ROWS,
-    OBJECTIVE_SETTINGS,
-    check_group_labels,
-    check_zero_one_labels,
-)
+from .dp_impact import EPSILON_RANGE, MAX_FEATURES, MAX_ROWS, OBJECTIVE_SETTINGS
+from ._rows import check_same_length
+from .metrics import GROUP_LABELS, LABELS
 
 __all__ = [
-    "MAX_PERMUTATIONS",
+    "MAX_PERMUTATIONS", "MODEL", "EXPERIMENT",
     "gradient_stats_by_group", "objective_perturbation_noise_by_group",
     "membership_advantage_by_group",
 ]
@@ -82,16 +66,24 @@ __all__ = [
 #: Most permutations of :func:`membership_advantage_by_group`.
 MAX_PERMUTATIONS = 10_000
 
+#: a fitted DPSGDClassifier, or a Network
+MODEL: Domain = Domain("a fitted DPSGDClassifier or a dpteach.learning.network.Network",
+               lambda name, value: _model(name, value), bad=[None, "model", DPSGDClassifier()])
+#: a shadow experiment of at least 2 models with boolean memberships
+EXPERIMENT: Domain = Domain("a ShadowExperiment of at least 2 models with boolean memberships",
+                    lambda name, value: _experiment(name, value), bad=[None, "experiment"])
+#: labels: values of model.classes_ (a classifier) or class indices (a Network)
+CLASS_LABELS: Domain = Domain(
+    "a 1-D array of labels (values of model.classes_, or class indices for a Network)",
+    lambda name, value: _class_labels(name, value), example=[0, 1], bad=[None, "y", [[0, 1]]])
+#: the rows of a data set
+ROWS = array(ndim=2, low=-1e6, high=1e6, max_rows=MAX_ROWS, max_size=MAX_ROWS * MAX_FEATURES,
+             example=[[0.0, 1.0], [1.0, 0.0]])
+
 
 # ------------------------------------------------------------------------ the mechanism
-def _group_frame(labels, columns: dict) -> pd.DataFrame:
-    """Per-group means of ``columns`` (arrays aligned with ``labels``) and counts."""
-    frame = pd.DataFrame({"group": labels, **columns})
-    out = frame.groupby("group", sort=True).mean()
-    out.insert(0, "count", frame.groupby("group", sort=True).size().astype(np.int64))
-    return out
-
-
+@validate(model=MODEL, X=ROWS, y=CLASS_LABELS, sensitive_features=GROUP_LABELS,
+          max_grad_norm=real(1e-6, 1e6, example=1.0))
 def gradient_stats_by_group(model, X, y, *, sensitive_features,
                             max_grad_norm: float = 1.0) -> pd.DataFrame:
     """Per-example gradient norms of a model, and what clipping at C takes, per group.
@@ -108,11 +100,10 @@ def gradient_stats_by_group(model, X, y, *, sensitive_features,
     model : DPSGDClassifier (fitted) or dpteach.learning.network.Network
     X : array (n, d)
         Rows to evaluate (e.g. the training rows),
-        1 ≤ n ≤ :data:`~dpteach.fairness.dp_impact.MAX_ROWS`.
     y : array (n,)
         Labels: values of ``model.classes_`` for a classifier, class indices for a Network.
-    sensitive_features : array of str, int or bool, shape (n,)
-    max_grad_norm : float > 0 (finite)
+    sensitive_features : array of group labels, shape (n,)
+    max_grad_norm : float
         The clipping norm C.
 
     Returns
@@ -124,24 +115,12 @@ def gradient_stats_by_group(model, X, y, *, sensitive_features,
         (the group's share of Σ‖g_i‖) and ``clipped_share`` (its share of Σ‖ḡ_i‖, what it
         still contributes after clipping).
     """
-    C = check_positive("max_grad_norm", max_grad_norm)
-    if isinstance(model, DPSGDClassifier):
-        if not hasattr(model, "model_"):
-            raise ParameterError("model must be fitted; got an unfitted DPSGDClassifier")
-        net, classes = model.model_, model.classes_
-    elif isinstance(model, Network):
-        net, classes = model, None
-    else:
-        raise TypeError(f"model must be a fitted DPSGDClassifier or a dpteach.learning.network.Network; "
-                        f"got model={describe(model)} of type {type(model).__name__}")
-    X = check_array("X", X, ndim=2)
-    n = X.shape[0]
-    if n > MAX_ROWS or X.shape[1] != net.layer_sizes[0]:
-        raise ParameterError(f"X must have at most {MAX_ROWS:,} rows and {net.layer_sizes[0]} "
-                             f"columns; got X with shape {X.shape}")
-    y = np.asarray(y)
-    if y.shape != (n,):
-        raise ParameterError(f"y must have shape ({n},); got y with shape {y.shape}")
+    C, n = max_grad_norm, X.shape[0]
+    net, classes = (model, None) if isinstance(model, Network) else (model.model_, model.classes_)
+    labels = sensitive_features.labels[sensitive_features.codes]
+    check_same_length(X=X, y=y, sensitive_features=labels)
+    if X.shape[1] != net.layer_sizes[0]:
+        raise ParameterError(f"X must have the model's {net.layer_sizes[0]} columns; got {X.shape}")
     if classes is not None:
         try:
             idx = np.clip(np.searchsorted(classes, y), 0, classes.size - 1)
@@ -149,10 +128,8 @@ def gradient_stats_by_group(model, X, y, *, sensitive_features,
         except (TypeError, ValueError):                  # labels of another kind
             known = False
         if not known:
-            raise ParameterError(f"y must hold labels of model.classes_ {list(classes)}; got "
-                                 f"y={describe(y)}")
+            raise ParameterError(f"y must hold labels of model.classes_; got {describe(y)}")
         y = idx
-    labels = check_group_labels("sensitive_features", sensitive_features, n)
     Xc = X.astype(net.dtype)
     norms = np.empty(n)
     with threadpool_limits(limits=1, user_api="blas"), np.errstate(over="ignore",
@@ -161,8 +138,7 @@ def gradient_stats_by_group(model, X, y, *, sensitive_features,
             sl = slice(start, start + 10_000)
             norms[sl] = net.per_example_grad_norms(Xc[sl], y[sl])
     if not np.all(np.isfinite(norms)):
-        raise ParameterError("X gives gradient norms beyond the float range for this model; "
-                             "got X with max |x| = " + f"{np.max(np.abs(X)):.3g}")
+        raise ParameterError(f"X gives gradient norms beyond the float range; got {X.max()}")
     factor = C / np.maximum(norms, C)
     clipped = factor * norms
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
@@ -179,6 +155,9 @@ def gradient_stats_by_group(model, X, y, *, sensitive_features,
     return out
 
 
+@validate(X_train=ROWS, y_train=LABELS, X=ROWS, sensitive_features=GROUP_LABELS,
+          epsilon=real(*EPSILON_RANGE), lam=real(1e-8, 1e3, example=1e-4),
+          data_norm=real(1e-6, 1e6, example=2.0), fit_intercept=FLAG)
 def objective_perturbation_noise_by_group(X_train, y_train, X, *, sensitive_features,
                                           epsilon: float, lam: float = OBJECTIVE_SETTINGS["lam"],
                                           data_norm: float = OBJECTIVE_SETTINGS["data_norm"],
@@ -203,16 +182,15 @@ def objective_perturbation_noise_by_group(X_train, y_train, X, *, sensitive_feat
     Parameters
     ----------
     X_train : array (n, d), y_train : array of 0/1 (n,)
-        The training rows (1 ≤ n ≤ :data:`~dpteach.fairness.dp_impact.MAX_ROWS`,
-        d ≤ :data:`~dpteach.fairness.dp_impact.MAX_FEATURES`), both classes.
+        The training rows (d ≤ :data:`~dpteach.fairness.dp_impact.MAX_FEATURES`), both
+        classes.
     X : array (m, d)
-        Rows whose scores to assess (e.g. the test rows),
-        m ≤ :data:`~dpteach.fairness.dp_impact.MAX_ROWS`.
-    sensitive_features : array (m,) of str, int or bool
-    epsilon : float in :data:`~dpteach.fairness.dp_impact.EPSILON_RANGE`
-    lam : float > 0
+        Rows whose scores to assess (e.g. the test rows).
+    sensitive_features : array (m,) of group labels
+    epsilon : float
+    lam : float
         Λ. Default :data:`~dpteach.fairness.dp_impact.OBJECTIVE_SETTINGS`.
-    data_norm : float > 0
+    data_norm : float
         The public row bound R (:func:`dpteach.learning.logistic.bound_rows`).
     fit_intercept : bool
 
@@ -224,23 +202,14 @@ def objective_perturbation_noise_by_group(X_train, y_train, X, *, sensitive_feat
         predictions that the noise flips; for a row with no noise, 0 or 1 as the mean shift
         decides, ½ on the boundary).
     """
-    eps = check_in_range("epsilon", epsilon, *EPSILON_RANGE)
-    lam = check_positive("lam", lam)
-    data_norm = check_positive("data_norm", data_norm)
-    fit_intercept = check_bool("fit_intercept", fit_intercept)
-    Xt = check_array("X_train", X_train, ndim=2)
-    n, d = Xt.shape
-    if n > MAX_ROWS or d > MAX_FEATURES:
-        raise ParameterError(f"X_train must have at most {MAX_ROWS:,} rows and {MAX_FEATURES:,} "
-                             f"columns; got X_train with shape {Xt.shape}")
-    yt = check_zero_one_labels("y_train", y_train, n, rows_of="X_train")
+    eps, Xt, yt, Xq = epsilon, X_train, y_train.astype(np.int64), X
+    (n, d), labels = Xt.shape, sensitive_features.labels[sensitive_features.codes]
+    check_same_length(X_train=Xt, y_train=yt)
+    check_same_length(X=Xq, sensitive_features=labels)
+    if d > MAX_FEATURES or Xq.shape[1] != d:
+        raise ParameterError(f"X_train and X need the same ≤ 2,000 columns; got {d}, {Xq.shape[1]}")
     if np.unique(yt).size < 2:
         raise ParameterError(f"y_train must hold both classes; got y_train={describe(y_train)}")
-    Xq = check_array("X", X, ndim=2)
-    if Xq.shape[1] != d or Xq.shape[0] > MAX_ROWS:
-        raise ParameterError(f"X must have {d} columns and at most {MAX_ROWS:,} rows; got X "
-                             f"with shape {Xq.shape}")
-    labels = check_group_labels("sensitive_features", sensitive_features, Xq.shape[0])
     with threadpool_limits(limits=1, user_api="blas"):
         Z = bound_rows(Xt, data_norm, fit_intercept)
         problem = LogisticProblem(Z, np.where(yt == 1, 1.0, -1.0))
@@ -248,13 +217,8 @@ def objective_perturbation_noise_by_group(X_train, y_train, X, *, sensitive_feat
         w = problem.minimize(lam)
         H = problem.loss_hessian(w) + (lam + const.Delta) * np.eye(Z.shape[1])
         Zq = bound_rows(Xq, data_norm, fit_intercept)
-        try:
-            A = linalg.solve(H, Zq.T, assume_a="pos")           # columns H⁻¹z
-            Hw = linalg.solve(H, const.Delta * w, assume_a="pos")
-        except (linalg.LinAlgError, ValueError) as exc:
-            raise ParameterError(f"lam and data_norm give a Hessian that cannot be solved "
-                                 f"with; got lam={describe(lam)}, "
-                                 f"data_norm={describe(data_norm)}") from exc
+        A = linalg.solve(H, Zq.T, assume_a="pos")               # columns H⁻¹z (H ≻ 0)
+        Hw = linalg.solve(H, const.Delta * w, assume_a="pos")
     dim = Z.shape[1]
     with np.errstate(over="ignore", divide="ignore", invalid="ignore", under="ignore"):
         top = np.max(np.abs(A), axis=0)                       # column norms without underflow
@@ -266,10 +230,6 @@ def objective_perturbation_noise_by_group(X_train, y_train, X, *, sensitive_feat
         # no noise at all (sd = 0): the deterministic shift alone decides
         ratio = np.where(sd > 0, toward / np.where(sd > 0, sd, 1.0), np.sign(toward) * np.inf)
         flip = stats.norm.sf(ratio)
-    if not (np.all(np.isfinite(sd)) and np.all(np.isfinite(flip))):
-        raise ParameterError(f"epsilon, lam and data_norm give a noise scale beyond the float "
-                             f"range; got epsilon={describe(epsilon)}, lam={describe(lam)}, "
-                             f"data_norm={describe(data_norm)}")
     return _group_frame(labels, {"logit_noise_sd": sd, "margin": np.abs(m), "flip_rate": flip})
 
 
@@ -306,6 +266,9 @@ def _permuted_advantages(scores: list, labels: list, n_perm: int, gen) -> np.nda
     return out
 
 
+@validate(experiment=EXPERIMENT, sensitive_features=GROUP_LABELS,
+          attack=choice("lira", "lira_offline", "loss"),
+          n_permutations=integer(1, MAX_PERMUTATIONS, example=20, work=True), rng=RNG)
 def membership_advantage_by_group(experiment, *, sensitive_features, attack: str = "lira",
                                   n_permutations: int = 200, rng=None) -> pd.DataFrame:
     """Membership-inference advantage against each group, with its chance level.
@@ -325,10 +288,10 @@ def membership_advantage_by_group(experiment, *, sensitive_features, attack: str
     ----------
     experiment : ShadowExperiment
         At least 2 models.
-    sensitive_features : array of str, int or bool, shape (n_examples,)
+    sensitive_features : array of group labels, shape (n_examples,)
     attack : {"lira", "lira_offline", "loss"}
-    n_permutations : int in [1, :data:`MAX_PERMUTATIONS`]
-        And at most 10**8 / (n_models · n_examples) (each permutation re-sorts the pooled
+    n_permutations : int
+        At most 10**8 / (n_models · n_examples) (each permutation re-sorts the pooled
         scores of a group).
     rng : None, int or numpy.random.Generator
         For the permutations.
@@ -342,19 +305,12 @@ def membership_advantage_by_group(experiment, *, sensitive_features, attack: str
         ≥ observed)/(1 + n_permutations)). Targets with no member (or no non-member) of a group
         are left out for that group; a group with none left is refused.
     """
-    if not isinstance(experiment, ShadowExperiment):
-        raise TypeError(f"experiment must be a ShadowExperiment; got experiment="
-                        f"{describe(experiment)} of type {type(experiment).__name__}")
     member = np.asarray(experiment.membership)
-    M, N = member.shape
-    if M < 2 or member.dtype != bool or np.shape(experiment.losses) != (M, N):
-        raise ParameterError(f"experiment must hold ≥ 2 models with boolean memberships; got "
-                             f"experiment with membership of shape {member.shape}")
-    labels = check_group_labels("sensitive_features", sensitive_features, N)
-    attack = check_choice("attack", attack, ("lira", "lira_offline", "loss"))
-    n_perm = check_int("n_permutations", n_permutations, minimum=1,
-                       maximum=min(MAX_PERMUTATIONS, max(1, 10**8 // (M * N))))
-    gen = check_rng(rng)
+    (M, N), labels = member.shape, sensitive_features.labels[sensitive_features.codes]
+    n_perm, gen = n_permutations, rng
+    check_same_length(membership_columns=member.T, sensitive_features=labels)
+    if n_perm * M * N > max(10**8, M * N):
+        raise ParameterError(f"n_permutations must be ≤ 1e8/(models·examples); got {n_perm}")
     scores = []
     for t in range(M):
         if attack == "loss":
@@ -369,9 +325,8 @@ def membership_advantage_by_group(experiment, *, sensitive_features, attack: str
         idx = np.flatnonzero(labels == g)
         used = [t for t in range(M) if 0 < member[t, idx].sum() < idx.size]
         if not used:
-            raise ParameterError(f"sensitive_features has a group ({g!r}, {idx.size} examples) "
-                                 f"without members and non-members in any model; got "
-                                 f"sensitive_features={describe(sensitive_features)}")
+            raise ParameterError(f"sensitive_features: each group needs members and non-members; "
+                                 f"got none in group {g!r}")
         sc = [scores[t][idx] for t in used]
         labs = [member[t, idx] for t in used]
         adv, auc = _weighted_advantage(sc, labs)
@@ -384,3 +339,35 @@ def membership_advantage_by_group(experiment, *, sensitive_features, attack: str
     out = pd.DataFrame.from_dict(rows, orient="index")
     out.index.name = "group"
     return out
+
+
+# ------------------------------------------------------------------------------ helpers
+def _group_frame(labels, columns: dict) -> pd.DataFrame:
+    """Per-group means of ``columns`` (arrays aligned with ``labels``) and counts."""
+    frame = pd.DataFrame({"group": labels, **columns})
+    out = frame.groupby("group", sort=True).mean()
+    out.insert(0, "count", frame.groupby("group", sort=True).size().astype(np.int64))
+    return out
+
+
+def _model(name: str, value):
+    if isinstance(value, Network) or (isinstance(value, DPSGDClassifier)
+                                      and hasattr(value, "model_")):
+        return value
+    raise MODEL.refuse(name, value)
+
+
+def _experiment(name: str, value):
+    if isinstance(value, ShadowExperiment):
+        member = np.asarray(value.membership)
+        if member.ndim == 2 and member.shape[0] >= 2 and member.dtype == bool \
+                and np.shape(value.losses) == member.shape:
+            return value
+    raise EXPERIMENT.refuse(name, value)
+
+
+def _class_labels(name: str, value) -> np.ndarray:
+    y = None if value is None or isinstance(value, (str, bytes)) else np.asarray(value)
+    if y is None or y.ndim != 1 or y.dtype.kind not in "biuUf":
+        raise CLASS_LABELS.refuse(name, value)
+    return y

@@ -18,10 +18,7 @@ course:
   each group's accuracy drop against the non-private model, :func:`excess_drop` how much more
   one group loses than another (with its standard error); the shipped sweep on Adult is
   :func:`dpteach.tables.load_dp_fairness_sweep` (made by ``benchmarks/dp_fairness_adult.py``)
-  and :func:`compare_with_sweep` checks a live re-run against it;
-* :func:`check_group_labels` / :func:`check_zero_one_labels` — the checks of a group-label
-  argument and of 0/1 labels that this module and
-  :mod:`~dpteach.fairness.dp_diagnostics` share.
+  and :func:`compare_with_sweep` checks a live re-run against it.
 
 The mechanism — what clipping takes from whom, the noise objective perturbation puts on each
 group's scores, membership inference per group — is in :mod:`~dpteach.fairness.dp_diagnostics`.
@@ -30,10 +27,6 @@ Privacy unit and assumptions are those of the learners (see
 :mod:`dpteach.learning.dpsgd` and :mod:`dpteach.learning.erm`). Fits run with one BLAS
 thread (threadpoolctl). Groups here are the data's own categories; the module asserts nothing
 about the people in them.
-
-Why one file (750 lines, most of them docstrings): the grouped data, the two private learners'
-fits and the shipped sweep are read together by notebook 11 and its benchmark. The first piece
-to move out is the sweep's table and its summaries (:func:`dp_fairness_sweep` onwards).
 
 References
 ----------
@@ -52,6 +45,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Any
 from functools import lru_cache
 
 import numpy as np
@@ -60,25 +54,18 @@ from scipy import stats
 from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
-from .._validation import (
-    ParameterError,
-    check_array,
-    check_bool,
-    check_choice,
-    check_in_range,
-    check_int,
-    check_positive,
-    check_rng,
-    describe,
-)
+from .._validation import (FLAG, RNG, Domain, ParameterError, array, choice, integer,
+                           one_of, real, validate)
 from ..learning.dpsgd import DPSGDClassifier
 from ..learning.erm import PrivateLogisticRegression
+from ._rows import check_same_length
+from .metrics import GROUP_LABELS, LABELS
 
 __all__ = [
     "MAX_ROWS", "MAX_FEATURES", "MAX_FITS", "EPSILON_RANGE",
     "GROUPINGS", "SWEEP_METHODS", "SWEEP_EPSILONS", "SWEEP_SEEDS",
     "DPSGD_SETTINGS", "OBJECTIVE_SETTINGS", "BASELINE", "ALPHA_CHECK",
-    "check_group_labels", "check_zero_one_labels",
+    "EPSILON_OR_INF", "SEED", "SWEEP_TABLE", "SUMMARY",
     "GroupedData", "adult_group_data", "group_accuracy",
     "private_classifier", "fit_and_score", "dp_fairness_sweep",
     "summarize_sweep", "excess_drop", "accuracy_curves", "compare_with_sweep",
@@ -104,8 +91,8 @@ SWEEP_EPSILONS = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
 SWEEP_SEEDS = tuple(range(40))
 #: DP-SGD settings of the sweep: multinomial logistic regression (no hidden layer), the same
 #: model class as objective perturbation; the batch is ``min(batch_size, n)``.
-DPSGD_SETTINGS = {"hidden": (), "batch_size": 256, "epochs": 5, "learning_rate": 0.5,
-                  "max_grad_norm": 1.0, "delta": 1e-5}
+DPSGD_SETTINGS: dict[str, Any] = {"hidden": (), "batch_size": 256, "epochs": 5,
+                                  "learning_rate": 0.5, "max_grad_norm": 1.0, "delta": 1e-5}
 #: Objective-perturbation settings (Λ and the public row bound R = √13 of notebook 06:
 #: 5 numeric features in [0, 1] and one 1 in each of 8 one-hot groups; no intercept needed).
 OBJECTIVE_SETTINGS = {"lam": 1e-4, "data_norm": math.sqrt(13.0), "fit_intercept": False}
@@ -117,92 +104,61 @@ ALPHA_CHECK = 1e-6
 _ALPHA_RANGE = (1e-12, 0.5)
 _COUNT, _CORRECT = "count:", "correct:"
 
+_INF: Domain = Domain("math.inf", lambda name, value: _infinity(name, value), example=math.inf)
+
+
+def _infinity(name: str, value):
+    if isinstance(value, float) and value == math.inf:
+        return math.inf
+    raise _INF.refuse(name, value)
+
+
+#: ε of a fit: a number in EPSILON_RANGE, or math.inf (the method's non-private limit)
+EPSILON_OR_INF = Domain(
+    f"a number in [{EPSILON_RANGE[0]:g}, {EPSILON_RANGE[1]:g}] or math.inf (non-private)",
+    one_of(_INF, real(*EPSILON_RANGE)).convert, example=1.0,
+    edges=[EPSILON_RANGE[0], EPSILON_RANGE[1], math.inf],
+    bad=[0.0, 1e-4, 1e4, 10**400, -math.inf, math.nan, "inf", None, True])
+#: a fit's seed
+SEED = integer(0, 2**32 - 1, example=0)
+#: the training and test rows (None: Adult, :func:`adult_group_data`)
+DATA: Domain = Domain("a GroupedData (e.g. adult_group_data()) or None (Adult)",
+              lambda name, value: _data(name, value), example=None, bad=["adult", 3, {}])
+#: a table of :func:`dp_fairness_sweep`'s format
+SWEEP_TABLE: Domain = Domain(
+    f"a non-empty DataFrame of dp_fairness_sweep's format (columns method, epsilon, seed, "
+    f"count:<group>, correct:<group>, each once; integer counts in [1, {MAX_ROWS:,}], "
+    f"0 <= correct <= count, ε > 0, methods of {SWEEP_METHODS})",
+    lambda name, value: _sweep_table(name, value), bad=[None, "table", [1, 2]])
+#: a summary of :func:`summarize_sweep`
+SUMMARY: Domain = Domain(
+    "the DataFrame of summarize_sweep (columns method, epsilon, grouping, group, count, mean, "
+    "sd, baseline, each once)", lambda name, value: _summary(name, value),
+    bad=[None, "summary", [1, 2]])
+_METHOD = choice(*SWEEP_METHODS)
+#: the ε of a sweep: 1 to 100 values of :data:`EPSILON_OR_INF`
+EPSILONS: Domain = Domain(EPSILON_OR_INF.text.replace("a number", "1 to 100 numbers", 1) + " each",
+                  lambda name, value: _epsilons(name, value), example=[1.0],
+                  bad=[[], [0.0], "1", None, [10**400]])
+#: the methods of a sweep
+METHODS: Domain = Domain(f"a non-empty list or tuple of methods among {SWEEP_METHODS}",
+                 lambda name, value: _methods(name, value), example=("objective",),
+                 bad=["dpsgd", [], ["svm"], None])
+#: the seeds of a sweep: 1 to 1,000 of them
+SEEDS = array(ndim=1, low=0, high=2**32 - 1, integers=True, max_size=1000, dtype=np.int64,
+              example=[0])
+PRIVATE_METHOD = choice("dpsgd", "objective")
+#: a group key of a sweep table: "all" or "<grouping>=<group>"
+GROUP_KEY: Domain = Domain("a group key of the table ('all' or '<grouping>=<group>')",
+                   lambda name, value: _text(GROUP_KEY, name, value), example="all",
+                   bad=[None, 1, ["all"]])
+#: a grouping of a summary: "all", "sex", ...
+GROUPING: Domain = Domain("a grouping of the summary ('all', 'sex', ...)",
+                  lambda name, value: _text(GROUPING, name, value), example="all",
+                  bad=[None, 1, ["sex"]])
+
 
 # ------------------------------------------------------------------------ the data
-def check_group_labels(name: str, values, n: int) -> np.ndarray:
-    """The group of each of ``n`` rows (a ``sensitive_features`` argument), checked.
-
-    Group labels are categories, so floats are refused (a float column is almost always a
-    feature passed by mistake). Shared by :func:`group_accuracy`, :class:`GroupedData` and
-    the per-group diagnostics of :mod:`~dpteach.fairness.dp_diagnostics`.
-
-    Parameters
-    ----------
-    name : str
-        The argument's name, for messages.
-    values : array-like of str, int or bool, shape (n,)
-        One label per row (a list of Python strings is accepted too).
-    n : int
-        The number of rows.
-
-    Returns
-    -------
-    numpy.ndarray
-        The labels, shape (n,), of a string, integer or boolean dtype.
-
-    Raises
-    ------
-    TypeError
-        ``values`` is a string, None, or holds floats, complex numbers or other objects.
-    ParameterError
-        ``values`` does not have shape (n,).
-    """
-    if isinstance(values, (str, bytes)) or values is None:
-        raise TypeError(f"{name} must be an array of group labels (strings or integers); got "
-                        f"{name}={describe(values)}")
-    arr = np.asarray(values)
-    if arr.dtype.kind == "O" and all(isinstance(v, str) for v in arr.ravel()):
-        arr = arr.astype(str)
-    if arr.dtype.kind not in "Ubiu":
-        raise TypeError(f"{name} must hold strings, integers or booleans (one label per row); "
-                        f"got {name}={describe(values)} of dtype {arr.dtype}")
-    if arr.shape != (n,):
-        raise ParameterError(f"{name} must have shape ({n},), one label per row; got {name} "
-                             f"with shape {arr.shape}")
-    return arr
-
-
-def check_zero_one_labels(name: str, values, n: int | None = None, *,
-                          rows_of: str = "") -> np.ndarray:
-    """Binary labels 0/1 (true labels or predictions), checked.
-
-    Shared by :func:`group_accuracy`, :class:`GroupedData` and
-    :func:`~dpteach.fairness.dp_diagnostics.objective_perturbation_noise_by_group`.
-
-    Parameters
-    ----------
-    name : str
-        The argument's name, for messages.
-    values : array-like of numbers, 1-D
-        Each 0 or 1 (ints, bools or the floats 0.0/1.0).
-    n : int, optional
-        The number of rows ``values`` must have (one label per row of ``rows_of``); any
-        length when None.
-    rows_of : str
-        The name of the argument whose rows the labels go with, for messages.
-
-    Returns
-    -------
-    numpy.ndarray of int64
-        The labels, shape (n,).
-
-    Raises
-    ------
-    TypeError
-        ``values`` is not numeric.
-    ParameterError
-        ``values`` is not 1-D, not finite, has another length than ``n`` or holds a value other
-        than 0 and 1.
-    """
-    arr = check_array(name, values, ndim=1)
-    if (n is not None and arr.shape != (n,)) or not np.all((arr == 0) | (arr == 1)):
-        raise ParameterError(f"{name} must hold 0/1 labels"
-                             + (f" of shape ({n},), one per row of {rows_of}" if n is not None
-                                else "")
-                             + f"; got {name}={describe(values)} with shape {arr.shape}")
-    return arr.astype(np.int64)
-
-
 @dataclass(frozen=True)
 class GroupedData:
     """Training and test rows with several groupings of the people (:func:`adult_group_data`).
@@ -229,30 +185,19 @@ class GroupedData:
 
     def __post_init__(self):
         for part in ("train", "test"):
-            X = check_array(f"X_{part}", getattr(self, f"X_{part}"), ndim=2)
-            n, d = X.shape
-            if not (1 <= n <= MAX_ROWS and 1 <= d <= MAX_FEATURES) or X.min() < 0 or X.max() > 1:
-                raise ParameterError(f"X_{part} must have 1 to {MAX_ROWS:,} rows, 1 to "
-                                     f"{MAX_FEATURES:,} columns and entries in [0, 1]; got "
-                                     f"X_{part} with shape {X.shape}")
-            y = check_zero_one_labels(f"y_{part}", getattr(self, f"y_{part}"), n,
-                                      rows_of=f"X_{part}")
-            groups = getattr(self, f"groups_{part}")
-            if not isinstance(groups, Mapping) or not groups or not all(
-                    isinstance(k, str) for k in groups):
-                raise TypeError(f"groups_{part} must be a non-empty dict of grouping name → "
-                                f"labels; got groups_{part}={describe(groups)}")
-            checked = {k: check_group_labels(f"groups_{part}[{k!r}]", v, n)
-                       for k, v in groups.items()}
+            X = _FEATURES01(f"X_{part}", getattr(self, f"X_{part}"))
+            y = LABELS(f"y_{part}", getattr(self, f"y_{part}")).astype(np.int64)
+            groups = _GROUPINGS(f"groups_{part}", getattr(self, f"groups_{part}"))
+            checked = {k: _labels(f"groups_{part}[{k!r}]", v) for k, v in groups.items()}
+            if any(len(a) != X.shape[0] for a in (y, *checked.values())):
+                raise ParameterError(f"y_{part}, groups_{part} need X_{part}'s rows; got {len(X)}")
             object.__setattr__(self, f"X_{part}", X)
             object.__setattr__(self, f"y_{part}", y)
             object.__setattr__(self, f"groups_{part}", MappingProxyType(checked))
         if self.X_train.shape[1] != self.X_test.shape[1] or set(self.groups_train) != set(
                 self.groups_test):
-            raise ParameterError(f"X_test and groups_test must match X_train and groups_train "
-                                 f"(columns and grouping names); got {self.X_train.shape[1]} and "
-                                 f"{self.X_test.shape[1]} columns, groupings "
-                                 f"{sorted(self.groups_train)} and {sorted(self.groups_test)}")
+            raise ParameterError(f"X_test and groups_test must match X_train and groups_train; "
+                                 f"got {self.X_test.shape[1]} columns, {sorted(self.groups_test)}")
 
 
 @lru_cache(maxsize=1)
@@ -291,14 +236,15 @@ def adult_group_data() -> GroupedData:
     return _adult()
 
 
+@validate(y_true=LABELS, y_pred=LABELS, sensitive_features=GROUP_LABELS)
 def group_accuracy(y_true, y_pred, *, sensitive_features) -> pd.DataFrame:
     """Accuracy of 0/1 predictions in each group (the ``accuracy`` of
     :func:`dpteach.fairness.metrics.group_table`, also for a group holding one class only).
 
     Parameters
     ----------
-    y_true, y_pred : array-like of 0/1, shape (n,), 1 ≤ n ≤ :data:`MAX_ROWS`
-    sensitive_features : array-like of str, int or bool, shape (n,)
+    y_true, y_pred : array-like of 0/1, shape (n,)
+    sensitive_features : array-like of group labels, shape (n,)
         The group of each row.
 
     Returns
@@ -307,36 +253,18 @@ def group_accuracy(y_true, y_pred, *, sensitive_features) -> pd.DataFrame:
         Indexed by the sorted group labels (name ``"group"``): ``count`` (int), ``correct``
         (int), ``accuracy`` (float).
     """
-    yt = check_zero_one_labels("y_true", y_true)
-    if yt.size > MAX_ROWS:
-        raise ParameterError(f"y_true must have at most {MAX_ROWS:,} rows; got {yt.size:,}")
-    yp = check_zero_one_labels("y_pred", y_pred, yt.size, rows_of="y_true")
-    labels, codes = np.unique(check_group_labels("sensitive_features", sensitive_features,
-                                                 yt.size), return_inverse=True)
+    labels, codes = sensitive_features.labels, sensitive_features.codes
+    check_same_length(y_true=y_true, y_pred=y_pred, sensitive_features=codes)
     count = np.bincount(codes, minlength=labels.size)
-    correct = np.bincount(codes, weights=(yt == yp), minlength=labels.size).astype(np.int64)
+    correct = np.bincount(codes, weights=(y_true == y_pred), minlength=labels.size).astype(
+        np.int64)
     return pd.DataFrame({"count": count.astype(np.int64), "correct": correct,
                          "accuracy": correct / count}, index=pd.Index(labels, name="group"))
 
 
 # ----------------------------------------------------------------- fitting across ε
-def _check_epsilon(name: str, value) -> float:
-    """ε in :data:`EPSILON_RANGE`, or math.inf (the method's non-private limit)."""
-    eps = check_positive(name, value, allow_inf=True)
-    if math.isfinite(eps) and not EPSILON_RANGE[0] <= eps <= EPSILON_RANGE[1]:
-        raise ParameterError(f"{name} must be in [{EPSILON_RANGE[0]:g}, {EPSILON_RANGE[1]:g}] "
-                             f"or inf (non-private); got {name}={describe(value)}")
-    return eps
-
-
-def _check_method(method, epsilon: float) -> str:
-    method = check_choice("method", method, SWEEP_METHODS)
-    if method == "sgd" and math.isfinite(epsilon):
-        raise ParameterError(f"method='sgd' (no clipping, no noise) is not private: it needs "
-                             f"epsilon=inf; got epsilon={describe(epsilon)}")
-    return method
-
-
+@validate(method=choice(*SWEEP_METHODS), epsilon=EPSILON_OR_INF, rng=RNG,
+          n=integer(1, MAX_ROWS, example=100).or_none())
 def private_classifier(method: str, epsilon: float, *, rng=None, n: int | None = None):
     """The (unfitted) scikit-learn classifier of one sweep entry.
 
@@ -353,15 +281,13 @@ def private_classifier(method: str, epsilon: float, *, rng=None, n: int | None =
     method : {"sgd", "dpsgd", "objective"}
     epsilon : float in :data:`EPSILON_RANGE`, or math.inf
     rng : None, int or numpy.random.Generator
-    n : int in [1, :data:`MAX_ROWS`], optional
+    n : int, optional
         Number of training rows; DP-SGD's expected batch is ``min(256, n)``.
     """
-    eps = _check_epsilon("epsilon", epsilon)
-    method = _check_method(method, eps)
-    check_rng(rng)                                   # refuse a bad seed now, not at fit
-    batch = DPSGD_SETTINGS["batch_size"]
-    if n is not None:
-        batch = min(batch, check_int("n", n, minimum=1, maximum=MAX_ROWS))
+    eps = epsilon
+    if method == "sgd" and math.isfinite(eps):
+        raise ParameterError(f"method='sgd' is not private: needs epsilon=inf; got {eps!r}")
+    batch = DPSGD_SETTINGS["batch_size"] if n is None else min(DPSGD_SETTINGS["batch_size"], n)
     if method == "objective":
         return PrivateLogisticRegression(epsilon=1.0 if math.isinf(eps) else eps,
                                          method="none" if math.isinf(eps) else "objective",
@@ -376,19 +302,7 @@ def private_classifier(method: str, epsilon: float, *, rng=None, n: int | None =
     return DPSGDClassifier(rng=rng, **kw)
 
 
-def _check_data(data) -> GroupedData:
-    if data is None:
-        return adult_group_data()
-    if not isinstance(data, GroupedData):
-        raise TypeError(f"data must be a GroupedData (e.g. adult_group_data()) or None; got "
-                        f"data={describe(data)} of type {type(data).__name__}")
-    return data
-
-
-def _check_seed(name: str, value) -> int:
-    return check_int(name, value, minimum=0, maximum=2**32 - 1)
-
-
+@validate(method=choice(*SWEEP_METHODS), epsilon=EPSILON_OR_INF, seed=SEED, data=DATA)
 def fit_and_score(method: str, epsilon: float, *, seed: int, data=None) -> dict:
     """Fit one sweep entry (:func:`private_classifier`) on the training rows and count its
     correct test predictions, overall and in every group [BPS19]_.
@@ -397,7 +311,7 @@ def fit_and_score(method: str, epsilon: float, *, seed: int, data=None) -> dict:
     ----------
     method : {"sgd", "dpsgd", "objective"}
     epsilon : float in :data:`EPSILON_RANGE`, or math.inf
-    seed : int in [0, 2**32 − 1]
+    seed : int
         The classifier's ``rng``.
     data : GroupedData, optional
         Default :func:`adult_group_data`. Needs both classes in the training rows.
@@ -409,14 +323,10 @@ def fit_and_score(method: str, epsilon: float, *, seed: int, data=None) -> dict:
         perturbation), ``epsilon_spent``, ``fit_seconds``; and, for ``"all"`` and each
         ``"<grouping>=<group>"``, the keys ``"count:<key>"`` and ``"correct:<key>"`` (ints).
     """
-    eps = _check_epsilon("epsilon", epsilon)
-    method = _check_method(method, eps)
-    seed = _check_seed("seed", seed)
-    data = _check_data(data)
+    eps = epsilon
     if np.unique(data.y_train).size < 2:
-        raise ParameterError("data must have both classes among its training labels; got "
-                             "data with y_train of one class")
-    model = private_classifier(method, eps, rng=seed, n=data.X_train.shape[0])
+        raise ParameterError(f"data must have both classes; got y_train of {data.y_train[0]}s")
+    model = private_classifier.__wrapped__(method, eps, rng=seed, n=data.X_train.shape[0])
     start = time.perf_counter()
     with threadpool_limits(limits=1, user_api="blas"):
         model.fit(data.X_train, data.y_train)
@@ -435,14 +345,8 @@ def fit_and_score(method: str, epsilon: float, *, seed: int, data=None) -> dict:
     return row
 
 
-def _check_epsilon_list(epsilons) -> list:
-    arr = check_array("epsilons", epsilons, ndim=(0, 1), finite=False)
-    values = [_check_epsilon("epsilons", float(e)) for e in np.atleast_1d(arr)]
-    if len(values) > 100:
-        raise ParameterError(f"epsilons must hold at most 100 values; got {len(values)}")
-    return list(dict.fromkeys(values))
-
-
+@validate(epsilons=EPSILONS, methods=METHODS, seeds=SEEDS, data=DATA, include_nonprivate=FLAG,
+          progress=FLAG)
 def dp_fairness_sweep(epsilons=SWEEP_EPSILONS, *, methods=SWEEP_METHODS, seeds=SWEEP_SEEDS,
                       data=None, include_nonprivate: bool = True,
                       progress: bool = False) -> pd.DataFrame:
@@ -452,9 +356,9 @@ def dp_fairness_sweep(epsilons=SWEEP_EPSILONS, *, methods=SWEEP_METHODS, seeds=S
 
     Parameters
     ----------
-    epsilons : sequence of float in :data:`EPSILON_RANGE` (or inf), at most 100
+    epsilons : sequence of float in :data:`EPSILON_RANGE` (or inf)
     methods : sequence of {"sgd", "dpsgd", "objective"}
-    seeds : sequence of int in [0, 2**32 − 1], at most 1,000
+    seeds : sequence of int
     data : GroupedData, optional
         Default :func:`adult_group_data`.
     include_nonprivate : bool, default True
@@ -468,76 +372,27 @@ def dp_fairness_sweep(epsilons=SWEEP_EPSILONS, *, methods=SWEEP_METHODS, seeds=S
         One row per fit, the keys of :func:`fit_and_score` as columns (the format of the
         shipped :func:`dpteach.tables.load_dp_fairness_sweep`). At most :data:`MAX_FITS` fits.
     """
-    eps_list = _check_epsilon_list(epsilons)
-    if isinstance(methods, str) or not hasattr(methods, "__iter__"):
-        raise TypeError(f"methods must be a sequence of method names; got "
-                        f"methods={describe(methods)}")
-    method_list = list(dict.fromkeys(check_choice("methods", m, SWEEP_METHODS) for m in methods))
-    if isinstance(seeds, (str, bytes)) or not hasattr(seeds, "__iter__"):
-        raise TypeError(f"seeds must be a sequence of integers; got seeds={describe(seeds)}")
-    seed_list = list(seeds)
-    if not 1 <= len(seed_list) <= 1000 or not method_list:
-        raise ParameterError(f"seeds must hold 1 to 1000 seeds and methods at least one method; "
-                             f"got {len(seed_list)} seeds, methods={describe(methods)}")
-    seed_list = [_check_seed("seeds", s) for s in seed_list]
-    if check_bool("include_nonprivate", include_nonprivate) and math.inf not in eps_list:
+    eps_list, method_list, seed_list = epsilons, methods, [int(s) for s in seeds]
+    if include_nonprivate and math.inf not in eps_list:
         eps_list.append(math.inf)
-    progress = check_bool("progress", progress)
-    data = _check_data(data)
     jobs = [(m, e, s) for m in method_list for e in eps_list for s in seed_list
             if not (m == "sgd" and math.isfinite(e))]
     if not jobs or len(jobs) > MAX_FITS:
-        raise ParameterError(f"methods × epsilons × seeds must give 1 to {MAX_FITS:,} fits; got "
-                             f"{len(jobs):,} (methods={method_list}, {len(eps_list)} ε, "
-                             f"{len(seed_list)} seeds)")
-    rows = [fit_and_score(m, e, seed=s, data=data)
+        raise ParameterError(f"methods × epsilons × seeds: 1 to {MAX_FITS} fits; got {len(jobs)}")
+    rows = [fit_and_score.__wrapped__(m, e, seed=s, data=data)
             for m, e, s in tqdm(jobs, desc="fits", disable=not progress)]
     return pd.DataFrame(rows)
 
 
 # ------------------------------------------------------------------- reading a sweep
-def _check_table(name: str, table) -> tuple:
-    """(table, group keys) of a sweep table (:func:`dp_fairness_sweep` format)."""
-    if not isinstance(table, pd.DataFrame):
-        raise TypeError(f"{name} must be a DataFrame of dp_fairness_sweep's format; got "
-                        f"{name}={describe(table)} of type {type(table).__name__}")
-    keys = [c[len(_COUNT):] for c in table.columns if str(c).startswith(_COUNT)]
-    need = ["method", "epsilon", "seed", *(f"{_CORRECT}{k}" for k in keys)]
-    missing = [c for c in need if c not in table.columns]
-    if not keys or missing or len(table) == 0 or len(table) > 100 * MAX_FITS:
-        raise ParameterError(f"{name} must be a non-empty table of dp_fairness_sweep's format "
-                             f"(method, epsilon, seed, count:<group>, correct:<group>); got "
-                             f"{name} with {len(table)} rows, missing {missing[:3]}")
-    try:
-        counts = table[[f"{_COUNT}{k}" for k in keys]].to_numpy(dtype=float)
-        correct = table[[f"{_CORRECT}{k}" for k in keys]].to_numpy(dtype=float)
-        eps = table["epsilon"].to_numpy(dtype=float)
-        ok = (np.all((counts > 0) & (counts <= MAX_ROWS) & (counts == np.floor(counts)))
-              and np.all((correct >= 0) & (correct <= counts) & (correct == np.floor(correct)))
-              and not np.isnan(eps).any() and np.all(eps > 0)
-              and set(table["method"]) <= set(SWEEP_METHODS))
-    except (TypeError, ValueError, OverflowError):
-        ok = False
-    if not ok:
-        raise ParameterError(f"{name} must hold integer counts in [1, {MAX_ROWS:,}], "
-                             f"0 <= correct <= count, ε > 0 and methods of {SWEEP_METHODS}; "
-                             f"got {name} with other values")
-    return table, keys
-
-
-def _split_key(key: str) -> tuple:
-    grouping, _, group = key.partition("=")
-    return (grouping, group) if group else ("all", "all")
-
-
+@validate(table=SWEEP_TABLE)
 def summarize_sweep(table) -> pd.DataFrame:
     """Mean and spread over seeds of every group's accuracy, and its drop against the baseline.
 
     Parameters
     ----------
     table : pandas.DataFrame
-        Rows of :func:`dp_fairness_sweep` (or :func:`dpteach.tables.load_dp_fairness_sweep`):
-        counts are integers in [1, :data:`MAX_ROWS`], at most 100 · :data:`MAX_FITS` rows.
+        Rows of :func:`dp_fairness_sweep` (or :func:`dpteach.tables.load_dp_fairness_sweep`).
 
     Returns
     -------
@@ -550,7 +405,7 @@ def summarize_sweep(table) -> pd.DataFrame:
         seeds, √(sd²/k + sd_b²/k_b)); the last three are NaN when ``table`` holds no baseline
         fit. Grouping ``"all"`` is the whole test set.
     """
-    table, keys = _check_table("table", table)
+    keys = _group_keys(table)
     total = table[f"{_COUNT}all"].to_numpy(dtype=float) if "all" in keys else None
     records = []
     for (method, eps), part in table.groupby(["method", "epsilon"], sort=True):
@@ -579,6 +434,8 @@ def summarize_sweep(table) -> pd.DataFrame:
     return out
 
 
+@validate(table=SWEEP_TABLE, method=PRIVATE_METHOD, epsilon=EPSILON_OR_INF, group=GROUP_KEY,
+          reference=GROUP_KEY)
 def excess_drop(table, *, method: str, epsilon: float, group: str,
                 reference: str = "all") -> dict:
     """How much more accuracy ``group`` loses than ``reference`` under one private setting.
@@ -610,19 +467,13 @@ def excess_drop(table, *, method: str, epsilon: float, group: str,
         ``drop`` and ``reference_drop`` (baseline mean − private mean of each), ``excess``
         (their difference), ``se``, ``n_private``, ``n_baseline``.
     """
-    table, keys = _check_table("table", table)
-    method = check_choice("method", method, ("dpsgd", "objective"))
-    eps = _check_epsilon("epsilon", epsilon)
-    for name, key in (("group", group), ("reference", reference)):
-        if not isinstance(key, str) or key not in keys:
-            raise ParameterError(f"{name} must be a group key of table (e.g. 'all', "
-                                 f"'sex=women'); got {name}={describe(key)}")
+    keys, eps = _group_keys(table), epsilon
+    if group not in keys or reference not in keys:
+        raise ParameterError(f"group, reference must be keys of table; got {group!r} {reference!r}")
     priv = table[(table["method"] == method) & (table["epsilon"] == eps)]
     base = table[(table["method"] == BASELINE[method]) & np.isinf(table["epsilon"])]
     if len(priv) < 2 or len(base) < 1:
-        raise ParameterError(f"table must hold ≥ 2 fits of method={method!r} at "
-                             f"epsilon={describe(epsilon)} and ≥ 1 of its baseline "
-                             f"{BASELINE[method]!r} at inf; got {len(priv)} and {len(base)}")
+        raise ParameterError(f"table needs 2 private, 1 baseline fit; got {len(priv)}, {len(base)}")
 
     def acc(part, key):
         return part[f"{_CORRECT}{key}"].to_numpy(float) / part[f"{_COUNT}{key}"].to_numpy(float)
@@ -637,6 +488,7 @@ def excess_drop(table, *, method: str, epsilon: float, group: str,
             "n_private": int(d_priv.size), "n_baseline": int(d_base.size)}
 
 
+@validate(summary=SUMMARY, method=PRIVATE_METHOD, grouping=GROUPING)
 def accuracy_curves(summary, *, method: str, grouping: str) -> dict:
     """Per-group accuracy against finite ε, from :func:`summarize_sweep`, ready to plot.
 
@@ -655,19 +507,10 @@ def accuracy_curves(summary, *, method: str, grouping: str) -> dict:
         ``mean`` and ``sd`` (g, k); ``nonprivate`` (g,) (the baseline's mean accuracy,
         NaN where absent); ``counts`` (g,).
     """
-    need = {"method", "epsilon", "grouping", "group", "count", "mean", "sd", "baseline"}
-    if not isinstance(summary, pd.DataFrame) or not need <= set(summary.columns):
-        raise TypeError(f"summary must be the DataFrame of summarize_sweep; got "
-                        f"summary={describe(summary)}")
-    method = check_choice("method", method, ("dpsgd", "objective"))
-    if not isinstance(grouping, str):
-        raise TypeError(f"grouping must be a string; got grouping={describe(grouping)}")
     part = summary[(summary["method"] == method) & (summary["grouping"] == grouping)
                    & np.isfinite(summary["epsilon"].to_numpy(dtype=float))]
     if part.empty:
-        raise ParameterError(f"grouping must be a grouping of summary with finite ε for method "
-                             f"{method!r}; got grouping={grouping!r}, method={method!r} "
-                             f"(groupings: {sorted(set(summary['grouping']))})")
+        raise ParameterError(f"grouping must have finite-ε rows of {method!r}; got {grouping!r}")
     mean = part.pivot(index="group", columns="epsilon", values="mean")
     order = part.groupby("group")["count"].first().sort_values(ascending=False).index
     mean = mean.loc[order]
@@ -679,6 +522,7 @@ def accuracy_curves(summary, *, method: str, grouping: str) -> dict:
             "counts": part.groupby("group")["count"].first().loc[order].to_numpy()}
 
 
+@validate(live=SWEEP_TABLE, shipped=SWEEP_TABLE, alpha=real(*_ALPHA_RANGE, example=1e-6))
 def compare_with_sweep(live, shipped, *, alpha: float = ALPHA_CHECK) -> pd.DataFrame:
     """Check fits run now against the shipped sweep: same (method, ε), fresh seeds.
 
@@ -698,7 +542,7 @@ def compare_with_sweep(live, shipped, *, alpha: float = ALPHA_CHECK) -> pd.DataF
     live, shipped : pandas.DataFrame
         Tables of :func:`dp_fairness_sweep`'s format; every (method, ε) of ``live`` must be in
         ``shipped`` with at least 2 seeds, and the same groups.
-    alpha : float in [1e-12, 0.5]
+    alpha : float
         The two-sided level of each comparison. Default :data:`ALPHA_CHECK` (1e-6).
 
     Returns
@@ -707,18 +551,14 @@ def compare_with_sweep(live, shipped, *, alpha: float = ALPHA_CHECK) -> pd.DataF
         One row per (method, ε, grouping, group): ``live``, ``shipped``, ``pooled_sd``,
         ``difference`` (absolute), ``tolerance`` and ``ok`` (bool).
     """
-    alpha = check_in_range("alpha", alpha, *_ALPHA_RANGE)
-    live, live_keys = _check_table("live", live)
-    shipped, ship_keys = _check_table("shipped", shipped)
+    live_keys, ship_keys = _group_keys(live), _group_keys(shipped)
     if set(live_keys) - set(ship_keys):
-        raise ParameterError(f"live must have the groups of shipped; got live with groups "
-                             f"{sorted(set(live_keys) - set(ship_keys))[:3]} not in shipped")
+        raise ParameterError("live must have the groups of shipped; got other groups")
     rows = []
     for (method, eps), part in live.groupby(["method", "epsilon"], sort=True):
         ref = shipped[(shipped["method"] == method) & (shipped["epsilon"] == eps)]
         if len(ref) < 2:
-            raise ParameterError(f"live must hold (method, ε) pairs that shipped has with ≥ 2 "
-                                 f"seeds; got live with method={method!r}, epsilon={eps!r}")
+            raise ParameterError(f"shipped needs 2 seeds of each live's; got {len(ref)} at {eps}")
         k_l, k_s = len(part), len(ref)
         df = k_l + k_s - 2 if k_l > 1 else k_s - 1
         t = float(stats.t.isf(alpha / 2, df))
@@ -737,3 +577,89 @@ def compare_with_sweep(live, shipped, *, alpha: float = ALPHA_CHECK) -> pd.DataF
                          "pooled_sd": sp, "difference": diff, "tolerance": tol,
                          "ok": bool(diff <= tol)})
     return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------------------------------ helpers
+def _split_key(key: str) -> tuple:
+    grouping, _, group = key.partition("=")
+    return (grouping, group) if group else ("all", "all")
+
+
+def _group_keys(table: pd.DataFrame) -> list:
+    """The group keys ("all", "<grouping>=<group>") of a sweep table."""
+    return [c[len(_COUNT):] for c in table.columns if str(c).startswith(_COUNT)]
+
+
+def _text(domain: Domain, name: str, value):
+    if isinstance(value, str):
+        return value
+    raise domain.refuse(name, value)
+
+
+def _data(name: str, value) -> GroupedData:
+    if value is None:
+        return adult_group_data()
+    if isinstance(value, GroupedData):
+        return value
+    raise DATA.refuse(name, value)
+
+
+def _labels(name: str, value) -> np.ndarray:
+    groups = GROUP_LABELS(name, value)
+    return groups.labels[groups.codes]
+
+
+_FEATURES01 = array(ndim=2, low=0.0, high=1.0, max_rows=MAX_ROWS, max_size=MAX_ROWS * MAX_FEATURES,
+                    text=f"a 2-D array of features in [0, 1], 1 to {MAX_ROWS:,} rows and 1 to "
+                         f"{MAX_FEATURES:,} columns")
+_GROUPINGS: Domain = Domain("a non-empty dict of grouping name (str) → labels",
+                    lambda name, value: _groupings(name, value))
+
+
+def _groupings(name: str, value) -> Mapping:
+    if isinstance(value, Mapping) and value and all(isinstance(k, str) for k in value):
+        return value
+    raise _GROUPINGS.refuse(name, value)
+
+
+def _epsilons(name: str, value) -> list:
+    values = [value] if np.ndim(value) == 0 else list(np.asarray(value, dtype=object).ravel()) \
+        if not isinstance(value, (str, bytes)) else [value]
+    if not 1 <= len(values) <= 100:
+        raise EPSILONS.refuse(name, value)
+    return list(dict.fromkeys(EPSILON_OR_INF(name, e) for e in values))
+
+
+def _methods(name: str, value) -> list:
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)) or not value:
+        raise METHODS.refuse(name, value)
+    return list(dict.fromkeys(_METHOD(name, m) for m in value))
+
+
+def _sweep_table(name: str, table) -> pd.DataFrame:
+    """A sweep table: the columns of dp_fairness_sweep, each once, and values in range."""
+    try:
+        keys = _group_keys(table)
+        need = ["method", "epsilon", "seed", *(f"{_CORRECT}{k}" for k in keys)]
+        counts = table[[f"{_COUNT}{k}" for k in keys]].to_numpy(dtype=float)
+        correct = table[[f"{_CORRECT}{k}" for k in keys]].to_numpy(dtype=float)
+        eps = table["epsilon"].to_numpy(dtype=float)
+        ok = (table.columns.is_unique and bool(keys) and all(c in table.columns for c in need)
+              and 0 < len(table) <= 100 * MAX_FITS
+              and np.all((counts > 0) & (counts <= MAX_ROWS) & (counts == np.floor(counts)))
+              and np.all((correct >= 0) & (correct <= counts) & (correct == np.floor(correct)))
+              and not np.isnan(eps).any() and np.all(eps > 0)
+              and set(table["method"]) <= set(SWEEP_METHODS))
+    except (AttributeError, KeyError, TypeError, ValueError, OverflowError):
+        ok = False
+    if not ok:
+        raise SWEEP_TABLE.refuse(name, table)
+    return table
+
+
+def _summary(name: str, summary) -> pd.DataFrame:
+    need = {"method", "epsilon", "grouping", "group", "count", "mean", "sd", "baseline"}
+    if not (isinstance(summary, pd.DataFrame) and summary.columns.is_unique
+            and need <= set(summary.columns)):
+        raise SUMMARY.refuse(name, summary)
+    return summary

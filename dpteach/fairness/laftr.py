@@ -100,27 +100,14 @@ import time
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from .._validation import (
-    ParameterError,
-    check_choice,
-    check_in_range,
-    check_int,
-    check_rng,
-    describe,
-)
+from .._validation import (RNG, ParameterError, choice, integer, real, validate,
+                           validate_params)
 from ..learning.network import Network
 from ..learning.optim import Adam, group_normalized_l1
-from .representation import (
-    MAX_BATCH_SIZE,
-    MAX_EPOCHS,
-    MAX_HIDDEN_WIDTH,
-    MAX_LEARNING_RATE,
-    RepresentationClassifier,
-    check_binary_labels,
-    check_hidden,
-    check_loss_weight,
-    encode_groups,
-)
+from ._rows import check_same_length, fitted_group_codes, sigmoid
+from .metrics import GROUP_LABELS, LABELS, TWO_GROUPS
+from .representation import (ACTIVATION, BATCH_SIZE, EPOCHS, FEATURES, HIDDEN, LEARNING_RATE,
+                             LOSS_WEIGHT, WIDTH, RepresentationClassifier)
 from .representation_eval import AdversaryScore, FairTransfer, adversary_accuracy, fair_transfer
 
 __all__ = [
@@ -145,11 +132,6 @@ OBJECTIVES = ("dp", "eo", "eopp")
 MAX_ADVERSARY_STEPS = 100
 #: What the adversary's own steps minimise (see :class:`LAFTR`'s ``adversary_loss``).
 ADVERSARY_LOSSES = ("cross_entropy", "l1")
-_ACTIVATIONS = ("relu", "tanh", "leaky_relu")
-
-
-def _sigmoid(z):
-    return 0.5 * (1.0 + np.tanh(0.5 * z))          # 1/(1 + e^{−z}) without overflow
 
 
 # ------------------------------------------------------------------------ the model
@@ -172,16 +154,16 @@ class LAFTR(RepresentationClassifier):
         1 … 1024).
     activation : {"leaky_relu", "relu", "tanh"}, default "leaky_relu"
     epochs : int, default 30
-        Passes over the training rows (1 … 10,000).
+        Passes over the training rows (1 … 1,000).
     batch_size : int, default 128
         Rows per Adam step (1 … 100,000).
     learning_rate : float, default 1e-3
-        Adam's step size for encoder, classifier and decoder, in (0, 1].
+        Adam's step size for encoder, classifier and decoder, in [1e-6, 1].
     adam_beta1 : float in [0, 1), default 0.5
         Adam's β₁ (momentum) for both players (the module docstring says why not 0.9).
     adversary_hidden : tuple of int or None, default (32,)
         Hidden widths of the adversary (None: ``hidden``).
-    adversary_learning_rate : float in (0, 1] or None, default 1e-2
+    adversary_learning_rate : float in [1e-6, 1] or None, default 1e-2
         The adversary's Adam step size (None: ``learning_rate``).
     adversary_steps : int, default 3
         Adam steps of the adversary after each step of the encoder (0 … 100; 0 leaves the
@@ -212,8 +194,7 @@ class LAFTR(RepresentationClassifier):
         β·recon_loss − γ·adv_loss, and ``adv_balanced_accuracy`` of the game's adversary
         (on the rows its loss counts).
     fit_seconds_ : float
-        Wall-clock time of :meth:`fit` (about 5 s on Adult's training split with the
-        defaults, on one core of the development machine).
+        Wall-clock time of :meth:`fit`.
 
     Examples
     --------
@@ -226,6 +207,16 @@ class LAFTR(RepresentationClassifier):
     >>> model.transform(X[:3]).shape
     (3, 8)
     """
+
+    _parameter_constraints = {
+        "objective": choice(*OBJECTIVES), "alpha": LOSS_WEIGHT, "beta": LOSS_WEIGHT,
+        "gamma": LOSS_WEIGHT, "latent_dim": WIDTH, "hidden": HIDDEN, "activation": ACTIVATION,
+        "epochs": EPOCHS, "batch_size": BATCH_SIZE, "learning_rate": LEARNING_RATE,
+        "adam_beta1": real(0.0, 1.0, high_open=True, example=0.5),
+        "adversary_hidden": HIDDEN.or_none(), "adversary_learning_rate": LEARNING_RATE.or_none(),
+        "adversary_steps": integer(0, MAX_ADVERSARY_STEPS, example=3),
+        "adversary_loss": choice(*ADVERSARY_LOSSES), "rng": RNG,
+    }
 
     def __init__(self, objective="dp", alpha=1.0, beta=0.0, gamma=1.0, latent_dim=8,
                  hidden=(8,), activation="leaky_relu", epochs=30, batch_size=128,
@@ -266,9 +257,8 @@ class LAFTR(RepresentationClassifier):
         if self.objective != "dp":
             for c in ((0, 2) if self.objective == "eopp" else (0, 1, 2, 3)):
                 if counts[c] == 0:
-                    raise ParameterError(
-                        f"sensitive_features: objective={self.objective!r} needs rows in every "
-                        f"cell its adversary compares; got no row with {names[c]}")
+                    raise ParameterError(f"sensitive_features: objective={self.objective!r} needs "
+                                         f"rows in every cell; got no row with {names[c]}")
         n = y0.shape[0]
         weights = np.zeros(n)
         for c in needed:
@@ -279,14 +269,14 @@ class LAFTR(RepresentationClassifier):
     def _adversary_input(self, Z, y):
         return Z if self.objective == "dp" else np.hstack([Z, y])
 
+    @validate(X=FEATURES, y=LABELS, sensitive_features=TWO_GROUPS)
     def fit(self, X, y, *, sensitive_features):
         """Play the game on the training rows.
 
         Parameters
         ----------
         X : array of shape (n_samples, n_features)
-            Finite features with |x| ≤ 1e6 (scale them, e.g. to [0, 1]); at most 1,000,000
-            rows and 20,000,000 cells.
+            Features (scale them, e.g. to [0, 1]).
         y : array of shape (n_samples,)
             Binary labels 0/1, both present.
         sensitive_features : array of shape (n_samples,)
@@ -294,30 +284,16 @@ class LAFTR(RepresentationClassifier):
             ``"eo"`` every (A, Y) cell, for ``"eopp"`` both groups among the Y = 0 rows.
         """
         start = time.perf_counter()
-        objective = check_choice("objective", self.objective, OBJECTIVES)
-        alpha, beta, gamma = (check_loss_weight(n, getattr(self, n))
-                              for n in ("alpha", "beta", "gamma"))
-        k = check_int("latent_dim", self.latent_dim, minimum=1, maximum=MAX_HIDDEN_WIDTH)
-        hidden = check_hidden("hidden", self.hidden)
-        activation = check_choice("activation", self.activation, _ACTIVATIONS)
-        epochs = check_int("epochs", self.epochs, minimum=1, maximum=MAX_EPOCHS)
-        batch_size = check_int("batch_size", self.batch_size, minimum=1,
-                               maximum=MAX_BATCH_SIZE)
-        lr = check_in_range("learning_rate", self.learning_rate, 0.0, MAX_LEARNING_RATE,
-                            low_inclusive=False)
-        beta1 = check_in_range("adam_beta1", self.adam_beta1, 0.0, 1.0, high_inclusive=False)
-        adv_hidden = hidden if self.adversary_hidden is None else check_hidden(
-            "adversary_hidden", self.adversary_hidden)
-        adv_lr = lr if self.adversary_learning_rate is None else check_in_range(
-            "adversary_learning_rate", self.adversary_learning_rate, 0.0, MAX_LEARNING_RATE,
-            low_inclusive=False)
-        adv_steps = check_int("adversary_steps", self.adversary_steps, minimum=0,
-                              maximum=MAX_ADVERSARY_STEPS)
-        use_ce = check_choice("adversary_loss", self.adversary_loss,
-                              ADVERSARY_LOSSES) == "cross_entropy"
-        gen = check_rng(self.rng)
+        hp = validate_params(self, store=False)
+        objective, alpha, beta, gamma = (hp[n] for n in ("objective", "alpha", "beta", "gamma"))
+        k, hidden, activation = hp["latent_dim"], hp["hidden"], hp["activation"]
+        lr = hp["learning_rate"]
+        adv_hidden = hidden if hp["adversary_hidden"] is None else hp["adversary_hidden"]
+        adv_lr = lr if hp["adversary_learning_rate"] is None else hp["adversary_learning_rate"]
+        adv_steps, use_ce = hp["adversary_steps"], hp["adversary_loss"] == "cross_entropy"
         # independent streams: networks (task, adversary) and minibatch order
-        task_seed, adv_seed, batch_seed = (int(s) for s in gen.integers(0, 2**63 - 1, size=3))
+        task_seed, adv_seed, batch_seed = (int(s) for s in
+                                           hp["rng"].integers(0, 2**63 - 1, size=3))
         X, yc, ac = self._start_fit(X, y, sensitive_features, latent_dim=k, hidden=hidden,
                                     activation=activation, beta=beta,
                                     gen=np.random.default_rng(task_seed))
@@ -325,14 +301,14 @@ class LAFTR(RepresentationClassifier):
         adv_in = k + (0 if objective == "dp" else 1)
         self.adversary_ = Network((adv_in, *adv_hidden, 1), activation, rng=adv_seed)
         batch_gen = np.random.default_rng(batch_seed)
-        model_opt = Adam(self._model_params(), learning_rate=lr, beta1=beta1)
-        adv_opt = Adam(self.adversary_.params, learning_rate=adv_lr, beta1=beta1)
+        model_opt = Adam(self._model_params(), learning_rate=lr, beta1=hp["adam_beta1"])
+        adv_opt = Adam(self.adversary_.params, learning_rate=adv_lr, beta1=hp["adam_beta1"])
         sign = 1.0 - 2.0 * ac                 # d|p − a|/dp for p in (0, 1): +1 (a=0), −1 (a=1)
         rows = []
         with np.errstate(over="ignore", under="ignore"), \
                 threadpool_limits(limits=1, user_api="blas"):
-            for epoch in range(epochs):
-                for idx in self._batches(X.shape[0], batch_size, batch_gen):
+            for epoch in range(hp["epochs"]):
+                for idx in self._batches(X.shape[0], hp["batch_size"], batch_gen):
                     Xb, yb, ab = X[idx], yc[idx], ac[idx]
                     wb = weights[idx] * sign[idx] / idx.shape[0]   # ∂L_adv/∂p per row
                     cw = weights[idx] / idx.shape[0]    # weights of the adversary's CE
@@ -340,7 +316,7 @@ class LAFTR(RepresentationClassifier):
                     if gamma > 0:
                         p_logit, adv_cache = self.adversary_.forward(
                             self._adversary_input(Z, yb), check_input=False)
-                        p = _sigmoid(p_logit)
+                        p = sigmoid(p_logit)
                         g_logit = (-gamma) * wb * p * (1.0 - p)     # the encoder maximises
                         _, gH = self.adversary_.backward(adv_cache, g_logit,
                                                          check_input=False)
@@ -353,7 +329,7 @@ class LAFTR(RepresentationClassifier):
                         H = self._adversary_input(Z, yb)
                         for _ in range(adv_steps):
                             p_logit, adv_cache = self.adversary_.forward(H, check_input=False)
-                            p = _sigmoid(p_logit)
+                            p = sigmoid(p_logit)
                             g_logit = (cw * (p - ab)) if use_ce else wb * p * (1.0 - p)
                             adv_grads, _ = self.adversary_.backward(
                                 adv_cache, g_logit, check_input=False,
@@ -363,16 +339,14 @@ class LAFTR(RepresentationClassifier):
                                                alpha, beta, gamma))
             self._finish_fit(rows)
             if not all(np.all(np.isfinite(p)) for p in self.adversary_.params):
-                raise ParameterError("training diverged (an adversary parameter is not finite): "
-                                     "lower adversary_learning_rate; got "
-                                     f"adversary_learning_rate={adv_lr!r}")
+                raise ParameterError(f"diverged: lower adversary_learning_rate; got {adv_lr}")
         self.fit_seconds_ = time.perf_counter() - start
         return self
 
     def _epoch_losses(self, epoch, X, y, a, cells, used, alpha, beta, gamma):
         Z, L_class, L_dec = self._task_losses(X, y, a)
         H = self._adversary_input(Z, y)
-        p = _sigmoid(self._chunked(self.adversary_, H)[:, 0])
+        p = sigmoid(self._chunked(self.adversary_, H)[:, 0])
         L_adv = group_normalized_l1(p[used], a[used, 0], cells[used])[0]
         pred = p[used] > 0.5
         truth = a[used, 0] == 1
@@ -382,6 +356,7 @@ class LAFTR(RepresentationClassifier):
                 "adv_loss": L_adv, "objective": alpha * L_class + beta * L_dec - gamma * L_adv,
                 "adv_balanced_accuracy": float(0.5 * (tpr + tnr))}
 
+    @validate(X=FEATURES, y=LABELS, sensitive_features=GROUP_LABELS)
     def adv_loss(self, X, y, *, sensitive_features) -> float:
         """The game's adversary's group-normalised L1 loss on other rows (e.g. held out).
 
@@ -399,18 +374,15 @@ class LAFTR(RepresentationClassifier):
             In [0, 2] for ``"dp"`` and ``"eopp"``, [0, 4] for ``"eo"``; 1 (resp. 2) is a
             coin flip.
         """
-        X = self._rows(X)
-        yf = check_binary_labels("y", y, X.shape[0])[:, None]
-        codes, _ = encode_groups("sensitive_features", sensitive_features, X.shape[0],
-                                 groups=self.groups_)
-        a = codes.astype(np.float64)[:, None]
+        X = self._check_columns(X)
+        check_same_length(X=X, y=y, sensitive_features=sensitive_features.codes)
+        a = fitted_group_codes(self.groups_, sensitive_features).astype(np.float64)[:, None]
+        yf = y[:, None]
         _, cells, used = self._adversary_setup(yf, a)
         for g in (0, 1):
             if not np.any(a[used, 0] == g):
-                raise ParameterError(f"sensitive_features must contain both groups among the "
-                                     f"rows the adversary's loss counts; got none of group "
-                                     f"{describe(self.groups_[g].item())}")
-        p = _sigmoid(self._chunked(self.adversary_,
+                raise ParameterError(f"sensitive_features needs both groups; got no {g} counted")
+        p = sigmoid(self._chunked(self.adversary_,
                                    self._adversary_input(self._encode(X), yf))[:, 0])
         return group_normalized_l1(p[used], a[used, 0], cells[used])[0]
 
@@ -441,6 +413,8 @@ def _adult():
     return arr.X[tr], arr.y[tr], arr.sex[tr], arr.X[~tr], arr.y[~tr], arr.sex[~tr]
 
 
+@validate(objective=choice(*OBJECTIVES, "unfair"), gamma=LOSS_WEIGHT,
+          seed=integer(0, 2**32 - 1, example=0))
 def gamma_sweep_row(objective, gamma, seed) -> dict:
     """Fit and score one model of the shipped γ sweep, exactly as the sweep was made.
 
@@ -448,15 +422,14 @@ def gamma_sweep_row(objective, gamma, seed) -> dict:
     training split (:func:`dpteach.datasets.adult_arrays` without ``sex`` among the
     features: 30,162 rows, 102 features; A = sex, 1 = Female) and scored on the 15,060
     held-out rows. ``objective="unfair"`` is the baseline: the same encoder and classifier
-    with ``gamma=0`` and ``adversary_steps=0`` (no adversary at all). One call takes about
-    7 s on one core (the fit about 6 s).
+    with ``gamma=0`` and ``adversary_steps=0`` (no adversary at all).
 
     Parameters
     ----------
     objective : {"dp", "eo", "eopp", "unfair"}
-    gamma : float in [0, 1e6]
-        Must be 0 for ``"unfair"``.
-    seed : int in [0, 2**32)
+    gamma : float
+        The adversary's weight γ; 0 for ``"unfair"``.
+    seed : int
 
     Returns
     -------
@@ -475,9 +448,6 @@ def gamma_sweep_row(objective, gamma, seed) -> dict:
         laftr_equal_opportunity_difference,
     )
 
-    objective = check_choice("objective", objective, (*OBJECTIVES, "unfair"))
-    gamma = check_loss_weight("gamma", gamma)
-    seed = check_int("seed", seed, minimum=0, maximum=2**32 - 1)
     if objective == "unfair" and gamma != 0:
         raise ParameterError(f"gamma must be 0 for the unfair baseline; got gamma={gamma!r}")
     X, y, a, X_test, y_test, a_test = _adult()
@@ -503,3 +473,10 @@ def gamma_sweep_row(objective, gamma, seed) -> dict:
     row["adversary_balanced_accuracy"] = adv.balanced_accuracy
     row["fit_seconds"] = model.fit_seconds_
     return row
+
+
+# Engineering notes
+# -----------------
+# * A fit with the defaults takes about 5-6 s on Adult's training split on one core of the
+#   development machine (benchmarks/laftr_adult.py made the shipped sweep: about 10 minutes);
+#   gamma_sweep_row about 7 s. tests/test_tables.py refits one row of the sweep.

@@ -22,7 +22,7 @@ vector (``alpha="shared"``). The objective
 
 is minimised over (v, w, α) with SciPy's L-BFGS-B from several seeded starts, with the
 gradient computed analytically (vectorised NumPy, checked against finite differences in
-``tests/fairness/test_lfr.py``), keeping the start with the lowest objective.
+the tests), keeping the start with the lowest objective.
 
 :class:`LFR` is a scikit-learn style estimator; :func:`lfr_losses` evaluates the three terms
 for *any* prototype model given its memberships (``benchmarks/bench_lfr.py`` scores
@@ -103,16 +103,11 @@ from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
-from .._validation import (
-    ParameterError,
-    check_array,
-    check_choice,
-    check_in_range,
-    check_int,
-    check_rng,
-    describe,
-)
-from .representation import check_binary_labels, encode_groups
+from .._validation import (RNG, ParameterError, array, choice, integer, real, validate,
+                           validate_params)
+from ._rows import check_same_length, fitted_group_codes
+from .metrics import GROUP_LABELS, LABELS, TWO_GROUPS
+from .representation import FEATURES, MAX_ABS_FEATURE, MAX_CELLS
 
 __all__ = [
     "LFR",
@@ -124,44 +119,29 @@ __all__ = [
     "SMOOTHING",
 ]
 
-#: Largest ``n_samples · n_features`` accepted by :meth:`LFR.fit` (a float64 array of this
-#: size is 160 MB; the fit holds about three of them).
-MAX_CELLS = 20_000_000
-#: Largest |feature value| accepted: the memberships use ``2 x·(α∘v)``, which must not
-#: overflow. Rescale features to [0, 1] or standardise them first.
-MAX_ABS_FEATURE = 1e8
-MAX_PROTOTYPES = 500
-MAX_STARTS = 100
-MAX_ITER = 10_000
+#: Most prototypes K.
+MAX_PROTOTYPES = 100
+#: Most seeded starts, and most L-BFGS-B iterations per stage, of one fit.
+MAX_STARTS = 20
+MAX_ITER = 1_000
+#: Largest weight A_x, A_y or A_z.
 MAX_WEIGHT = 1e6
-_ALPHAS = ("per_group", "shared")
 _CLIP = 1e-12                      # ŷ is kept in [_CLIP, 1 − _CLIP] inside the log-loss
 #: The smoothing of |d| in L_z, sqrt(d² + mu²) − mu, in the successive L-BFGS-B stages of
 #: one start (0: the exact objective, always last).
 SMOOTHING = (0.1, 0.01, 0.0)
 
 
-# ----------------------------------------------------------------------- input checks
-def _check_X(name, X, *, n_features=None):
-    X = check_array(name, X, ndim=2)
-    if X.shape[0] < 1 or X.shape[1] < 1:
-        raise ParameterError(f"{name} must have at least one row and one column; got {name} "
-                             f"with shape {X.shape}")
-    if n_features is not None and X.shape[1] != n_features:
-        raise ParameterError(f"{name} must have {n_features} columns (as in fit); got {name} "
-                             f"with shape {X.shape}")
-    if X.size > MAX_CELLS:
-        raise ParameterError(f"{name} must have at most {MAX_CELLS:,} cells (n_samples · "
-                             f"n_features); got {name} with shape {X.shape}")
-    big = float(np.max(np.abs(X)))
-    if big > MAX_ABS_FEATURE:
-        raise ParameterError(f"{name} must hold values with |x| <= {MAX_ABS_FEATURE:g} "
-                             f"(rescale the features); got {name} with max |x| = {big:g}")
-    return X
-
-
-def _check_weight(name, value):
-    return check_in_range(name, value, 0.0, MAX_WEIGHT)
+#: the weight of one term of the objective
+WEIGHT = real(0.0, MAX_WEIGHT, example=1.0)
+#: memberships M (n, K): non-negative, each row summing to 1
+MEMBERSHIPS = array(ndim=2, low=0.0, high=1.0, example=[[0.5, 0.5], [1.0, 0.0], [0.25, 0.75],
+                                                         [0.0, 1.0]])
+#: prototypes v_k (K, d), in the features' range
+PROTOTYPES = array(ndim=2, low=-MAX_ABS_FEATURE, high=MAX_ABS_FEATURE,
+                   example=[[0.0, 1.0], [1.0, 0.0]])
+#: the prototypes' predictions w_k ∈ [0, 1]
+PROTOTYPE_PREDICTIONS = array(ndim=1, low=0.0, high=1.0, example=[0.2, 0.9])
 
 
 # ------------------------------------------------------------------ the mathematics
@@ -183,12 +163,14 @@ class LFRLosses:
     L_y: float
     L_z: float
 
+    @validate(Ax=WEIGHT, Ay=WEIGHT, Az=WEIGHT)
     def objective(self, Ax: float, Ay: float, Az: float) -> float:
-        """``Ax·L_x + Ay·L_y + Az·L_z`` (weights checked like :class:`LFR`'s)."""
-        Ax, Ay, Az = (_check_weight(n, v) for n, v in (("Ax", Ax), ("Ay", Ay), ("Az", Az)))
+        """``Ax·L_x + Ay·L_y + Az·L_z``."""
         return float(Ax * self.L_x + Ay * self.L_y + Az * self.L_z)
 
 
+@validate(X=FEATURES, y=LABELS, memberships=MEMBERSHIPS, prototypes=PROTOTYPES,
+          w=PROTOTYPE_PREDICTIONS, sensitive_features=TWO_GROUPS)
 def lfr_losses(X, y, memberships, prototypes, w, *, sensitive_features) -> LFRLosses:
     """L_x, L_y and L_z of a prototype representation [ZWSPD13]_, from its memberships.
 
@@ -200,7 +182,7 @@ def lfr_losses(X, y, memberships, prototypes, w, *, sensitive_features) -> LFRLo
     Parameters
     ----------
     X : array of shape (n, d)
-        The rows the losses are taken over (at most :data:`MAX_CELLS` cells).
+        The rows the losses are taken over.
     y : array of shape (n,)
         Binary labels 0/1.
     memberships : array of shape (n, K)
@@ -216,33 +198,16 @@ def lfr_losses(X, y, memberships, prototypes, w, *, sensitive_features) -> LFRLo
     -------
     LFRLosses
     """
-    X = _check_X("X", X)
-    n, d = X.shape
-    yf = check_binary_labels("y", y, n)
-    codes, _ = encode_groups("sensitive_features", sensitive_features, n)
-    M = check_array("memberships", memberships, ndim=2)
-    if M.shape[0] != n:
-        raise ParameterError(f"memberships must have one row per row of X: got {M.shape[0]} "
-                             f"rows and {n} rows of X")
-    if (M < 0).any() or not np.allclose(M.sum(axis=1), 1.0, atol=1e-6):
-        raise ParameterError("memberships must be non-negative with rows summing to 1; got "
-                             f"row sums in [{M.sum(axis=1).min():g}, {M.sum(axis=1).max():g}]")
-    K = M.shape[1]
-    V = check_array("prototypes", prototypes, ndim=2)
-    if V.shape != (K, d):
-        raise ParameterError(f"prototypes must have shape (K, d) = ({K}, {d}); got prototypes "
-                             f"with shape {V.shape}")
-    wv = check_array("w", w, ndim=1)
-    if wv.shape[0] != K or (wv < 0).any() or (wv > 1).any():
-        raise ParameterError(f"w must hold {K} numbers in [0, 1]; got w={describe(w)}")
-    with np.errstate(over="ignore"):
-        R = M @ V - X
-        L_x = float(np.einsum("ij,ij->", R, R) / n)
-    if not math.isfinite(L_x):
-        raise ParameterError("prototypes are too large: the reconstruction error overflows; "
-                             f"got max |v| = {np.max(np.abs(V)):g}")
-    yhat = np.clip(M @ wv, _CLIP, 1.0 - _CLIP)
-    L_y = float(-np.mean(yf * np.log(yhat) + (1.0 - yf) * np.log1p(-yhat)))
+    M, V, codes, n = memberships, prototypes, sensitive_features.codes, X.shape[0]
+    check_same_length(X=X, y=y, sensitive_features=codes)
+    if M.shape[0] != n or V.shape != (M.shape[1], X.shape[1]) or w.shape != (M.shape[1],):
+        raise ParameterError(f"memberships, prototypes, w must fit X; got {M.shape}, {V.shape}")
+    if not np.allclose(M.sum(axis=1), 1.0, atol=1e-6):
+        raise ParameterError(f"memberships must have rows summing to 1; got {M.sum(axis=1)[:3]}")
+    R = M @ V - X
+    L_x = float(np.einsum("ij,ij->", R, R) / n)
+    yhat = np.clip(M @ w, _CLIP, 1.0 - _CLIP)
+    L_y = float(-np.mean(y * np.log(yhat) + (1.0 - y) * np.log1p(-yhat)))
     L_z = float(np.abs(M[codes == 1].mean(axis=0) - M[codes == 0].mean(axis=0)).sum())
     return LFRLosses(L_x, L_y, L_z)
 
@@ -387,7 +352,7 @@ class LFR(ClassifierMixin, TransformerMixin, BaseEstimator):
     Parameters
     ----------
     n_prototypes : int, default 10
-        K, the number of prototypes (1 … 500).
+        K, the number of prototypes.
     Ax, Ay, Az : float, default 0.01, 1.0, 50.0
         Weights of reconstruction, prediction and parity, each in [0, 1e6]. L_x and L_y are
         means over rows (see the module docstring), L_z is in [0, 2].
@@ -396,9 +361,9 @@ class LFR(ClassifierMixin, TransformerMixin, BaseEstimator):
         :meth:`transform` / :meth:`predict` time), or one shared vector (A is used only by
         the parity term during :meth:`fit`).
     n_starts : int, default 3
-        Seeded random starts (1 … 100); the lowest objective is kept.
+        Seeded random starts; the lowest objective is kept.
     max_iter : int, default 100
-        L-BFGS-B iterations per stage (1 … 10,000). A start runs three stages when
+        L-BFGS-B iterations per stage. A start runs three stages when
         ``Az > 0`` — L_z smoothed to ``Σ_k sqrt(d_k² + μ²) − μ`` with μ = 0.1, then 0.01, then
         the exact objective, each from where the last stopped (:data:`SMOOTHING`; L-BFGS
         stalls at the kinks of |·| far from parity otherwise) — and one stage of
@@ -446,6 +411,13 @@ class LFR(ClassifierMixin, TransformerMixin, BaseEstimator):
     (3, 4)
     """
 
+    _parameter_constraints = {
+        "n_prototypes": integer(1, MAX_PROTOTYPES, example=3, work=True), "Ax": WEIGHT,
+        "Ay": WEIGHT, "Az": WEIGHT, "alpha": choice("per_group", "shared"),
+        "n_starts": integer(1, MAX_STARTS, example=1, work=True),
+        "max_iter": integer(1, MAX_ITER, example=5, work=True), "rng": RNG,
+    }
+
     def __init__(self, n_prototypes=10, Ax=0.01, Ay=1.0, Az=50.0, alpha="per_group",
                  n_starts=3, max_iter=100, rng=None):
         self.n_prototypes = n_prototypes
@@ -463,32 +435,27 @@ class LFR(ClassifierMixin, TransformerMixin, BaseEstimator):
         tags.non_deterministic = self.rng is None
         return tags
 
+    @validate(X=FEATURES, y=LABELS, sensitive_features=TWO_GROUPS)
     def fit(self, X, y, *, sensitive_features):
         """Learn prototypes, their predictions and the distance weights.
 
         Parameters
         ----------
         X : array of shape (n_samples, n_features)
-            Finite, |x| ≤ 1e8, at most :data:`MAX_CELLS` cells.
+            Features on comparable scales (e.g. in [0, 1]).
         y : array of shape (n_samples,)
             Binary labels 0/1, both present.
         sensitive_features : array of shape (n_samples,)
             Exactly two groups (ints or strings), each with at least two members.
         """
-        K = check_int("n_prototypes", self.n_prototypes, minimum=1, maximum=MAX_PROTOTYPES)
-        Ax, Ay, Az = (_check_weight(n, getattr(self, n)) for n in ("Ax", "Ay", "Az"))
-        shared = check_choice("alpha", self.alpha, _ALPHAS) == "shared"
-        n_starts = check_int("n_starts", self.n_starts, minimum=1, maximum=MAX_STARTS)
-        max_iter = check_int("max_iter", self.max_iter, minimum=1, maximum=MAX_ITER)
-        gen = check_rng(self.rng)
-        X = _check_X("X", X)
-        yf = check_binary_labels("y", y, X.shape[0])
-        if np.unique(yf).shape[0] != 2:
-            raise ParameterError(f"y must contain both labels 0 and 1; got only "
-                                 f"{int(yf[0]) if yf.size else 'no'} label(s)")
-        codes, groups = encode_groups("sensitive_features", sensitive_features, X.shape[0])
-        problem = _Problem(X, yf, codes, K, Ax, Ay, Az, shared)
-        seeds = gen.integers(0, 2**63 - 1, size=n_starts)
+        hp = validate_params(self, store=False)
+        Az, max_iter = hp["Az"], hp["max_iter"]
+        check_same_length(X=X, y=y, sensitive_features=sensitive_features.codes)
+        if np.unique(y).shape[0] != 2:
+            raise ParameterError(f"y must contain both labels 0 and 1; got only {int(y[0])}s")
+        problem = _Problem(X, y, sensitive_features.codes, hp["n_prototypes"], hp["Ax"],
+                           hp["Ay"], Az, hp["alpha"] == "shared")
+        seeds = hp["rng"].integers(0, 2**63 - 1, size=hp["n_starts"])
         # each start: L-BFGS-B on L_z smoothed with mu = 0.1, then 0.01, then on the exact
         # objective (a continuation: the kinks of |.| stall L-BFGS far from parity)
         stages = SMOOTHING if Az > 0 else (0.0,)
@@ -507,18 +474,14 @@ class LFR(ClassifierMixin, TransformerMixin, BaseEstimator):
                 problem.mu = 0.0
                 J = float(res.fun)
                 objectives.append(J)
-                if math.isfinite(J) and (best is None or J < best[0]):
-                    best = (J, theta, nit, res.status == 0)
-            if best is None:
-                raise ParameterError("the objective is not finite at any start; rescale X "
-                                     "(e.g. to [0, 1]) or lower the weights; got "
-                                     f"max |X| = {np.max(np.abs(X)):g}")
+                if best is None or J < best[0]:       # finite: a start's objective is
+                    best = (J, theta, nit, res.status == 0)   # finite in the domain
             J, _, (L_x, L_y, L_z) = problem.losses_and_grad(best[1], with_grad=False)
         V, w, alpha = problem.unpack(best[1])
         self.prototypes_ = V.copy()
         self.w_ = w.copy()
         self.alpha_ = alpha.copy()
-        self.groups_ = groups
+        self.groups_ = sensitive_features.labels
         self.classes_ = np.array([0, 1])
         self.objective_ = float(J)
         self.L_x_, self.L_y_, self.L_z_ = float(L_x), float(L_y), float(L_z)
@@ -529,25 +492,51 @@ class LFR(ClassifierMixin, TransformerMixin, BaseEstimator):
         return self
 
     # ------------------------------------------------------------------ using the map
-    def _rows(self, X, sensitive_features):
-        check_is_fitted(self)
-        X = _check_X("X", X, n_features=self.n_features_in_)
-        if self.alpha_.shape[0] == 1 and sensitive_features is None:
-            return X, np.zeros(X.shape[0], dtype=np.intp)
-        if sensitive_features is None:
-            raise ParameterError("sensitive_features is required: with alpha='per_group' each "
-                                 "group has its own distance weights; got "
-                                 "sensitive_features=None")
-        codes, _ = encode_groups("sensitive_features", sensitive_features, X.shape[0],
-                                 groups=self.groups_)
-        return X, codes
-
+    @validate(X=FEATURES, sensitive_features=GROUP_LABELS.or_none())
     def transform(self, X, *, sensitive_features=None):
         """The representation: memberships ``M`` of shape (n_samples, K), rows summing to 1.
 
         ``sensitive_features`` is required with ``alpha="per_group"`` (values among
         ``groups_``) and not used with ``alpha="shared"``.
         """
+        return self._transform(X, sensitive_features)
+
+    @validate(X=FEATURES, y=LABELS, sensitive_features=TWO_GROUPS)
+    def fit_transform(self, X, y, *, sensitive_features):
+        """:meth:`fit`, then :meth:`transform` of the same rows."""
+        self.fit.__wrapped__(self, X, y, sensitive_features=sensitive_features)
+        return self._transform(X, sensitive_features)
+
+    @validate(X=FEATURES, sensitive_features=GROUP_LABELS.or_none())
+    def predict_proba(self, X, *, sensitive_features=None):
+        """``[1 − ŷ, ŷ]`` with ``ŷ = Σ_k M_nk w_k``, shape (n_samples, 2)."""
+        M = self._transform(X, sensitive_features)
+        yhat = np.clip(M @ self.w_, 0.0, 1.0)
+        return np.column_stack([1.0 - yhat, yhat])
+
+    @validate(X=FEATURES, sensitive_features=GROUP_LABELS.or_none())
+    def predict(self, X, *, sensitive_features=None):
+        """Label 1 where ``ŷ > 1/2``, else 0."""
+        p = self.predict_proba.__wrapped__(self, X, sensitive_features=sensitive_features)
+        return (p[:, 1] > 0.5).astype(np.int64)
+
+    @validate(X=FEATURES, y=LABELS, sensitive_features=GROUP_LABELS.or_none())
+    def score(self, X, y, *, sensitive_features=None):
+        """Accuracy of :meth:`predict` on ``(X, y)`` (a Python float)."""
+        check_same_length(X=X, y=y)
+        pred = self.predict.__wrapped__(self, X, sensitive_features=sensitive_features)
+        return float(np.mean(pred == y))
+
+    @validate(X=FEATURES, y=LABELS, sensitive_features=TWO_GROUPS)
+    def losses(self, X, y, *, sensitive_features) -> LFRLosses:
+        """L_x, L_y, L_z of this model on other rows (e.g. held-out data), via
+        :func:`lfr_losses`."""
+        M = self._transform(X, sensitive_features)
+        return lfr_losses.__wrapped__(X, y, M, self.prototypes_, self.w_,
+                                      sensitive_features=sensitive_features)
+
+    def _transform(self, X, sensitive_features):
+        """The memberships of checked rows (the body of :meth:`transform`)."""
         X, codes = self._rows(X, sensitive_features)
         M = np.empty((X.shape[0], self.prototypes_.shape[0]))
         with np.errstate(over="ignore", under="ignore"):
@@ -556,31 +545,14 @@ class LFR(ClassifierMixin, TransformerMixin, BaseEstimator):
                 M[codes == g] = _memberships(X[codes == g], self.prototypes_, a)
         return M
 
-    def fit_transform(self, X, y, *, sensitive_features):
-        """:meth:`fit`, then :meth:`transform` of the same rows."""
-        return self.fit(X, y, sensitive_features=sensitive_features).transform(
-            X, sensitive_features=sensitive_features)
-
-    def predict_proba(self, X, *, sensitive_features=None):
-        """``[1 − ŷ, ŷ]`` with ``ŷ = Σ_k M_nk w_k``, shape (n_samples, 2)."""
-        yhat = np.clip(self.transform(X, sensitive_features=sensitive_features) @ self.w_,
-                       0.0, 1.0)
-        return np.column_stack([1.0 - yhat, yhat])
-
-    def predict(self, X, *, sensitive_features=None):
-        """Label 1 where ``ŷ > 1/2``, else 0."""
-        return (self.predict_proba(X, sensitive_features=sensitive_features)[:, 1] > 0.5
-                ).astype(np.int64)
-
-    def score(self, X, y, *, sensitive_features=None):
-        """Accuracy of :meth:`predict` on ``(X, y)`` (a Python float)."""
-        pred = self.predict(X, sensitive_features=sensitive_features)
-        yf = check_binary_labels("y", y, pred.shape[0])
-        return float(np.mean(pred == yf))
-
-    def losses(self, X, y, *, sensitive_features) -> LFRLosses:
-        """L_x, L_y, L_z of this model on other rows (e.g. held-out data), via
-        :func:`lfr_losses`."""
-        M = self.transform(X, sensitive_features=sensitive_features)
-        return lfr_losses(X, y, M, self.prototypes_, self.w_,
-                          sensitive_features=sensitive_features)
+    def _rows(self, X, sensitive_features):
+        """X (as many columns as in fit) and each row's group code (0 with a shared α)."""
+        check_is_fitted(self)
+        if X.shape[1] != self.n_features_in_:
+            raise ParameterError(f"X must have {self.n_features_in_} columns; got {X.shape}")
+        if self.alpha_.shape[0] == 1:
+            return X, np.zeros(X.shape[0], dtype=np.intp)
+        if sensitive_features is None:
+            raise ParameterError("sensitive_features is needed with alpha='per_group'; got None")
+        check_same_length(X=X, sensitive_features=sensitive_features.codes)
+        return X, fitted_group_codes(self.groups_, sensitive_features)

@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import check_choice, check_in_range
-from .lfr import LFR, MAX_WEIGHT
+from .._validation import choice, validate
+from .lfr import LFR, WEIGHT
 
 __all__ = [
     "GRID_DATASETS",
@@ -68,6 +68,8 @@ GRID_NEIGHBORS = 5
 #: training yAcc and yDiscrim (``"train_scores"``, absolute), at about three times those
 #: changes, are compared then.
 GRID_TOLERANCE = {"same_build": 1e-9, "objective": 0.006, "train_scores": 0.02}
+#: a data set of the grid
+DATASET = choice(*GRID_DATASETS)
 _GERMAN_NUMERIC = ("duration_months", "credit_amount", "installment_rate", "residence_since",
                    "existing_credits", "num_dependents")
 _GERMAN_TRAIN = 700
@@ -87,6 +89,103 @@ class LFRData:
     a_test: np.ndarray
     feature_names: list = field(repr=False)
     sensitive: str = ""
+
+
+@validate(dataset=DATASET)
+def lfr_grid_data(dataset: str) -> LFRData:
+    """The rows of one data set of the shipped grid, as its script used them.
+
+    * ``"adult"``: :func:`dpteach.datasets.adult_arrays` without ``sex`` among the features
+      (102 features in [0, 1]), rows with a missing value dropped; the original UCI split,
+      30,162 training and 15,060 held-out rows; y = 1 for income > 50K, A = 1 for Female.
+    * ``"german"``: the 19 attributes of :func:`dpteach.datasets.load_german` other than age
+      (the 6 numeric ones scaled to [0, 1] by the training rows' minimum and maximum, the 13
+      coded ones one-hot over the codes present in the file: 60 features); y = 1 for good
+      credit, A = 1 for age > 25 (as in [ZWSPD13]_); a seeded permutation
+      (``default_rng(0)``) puts 700 rows in training and 300 held out.
+
+    The sensitive attribute is not among the features in either data set.
+
+    Parameters
+    ----------
+    dataset : {"adult", "german"}
+    """
+    return _adult() if dataset == "adult" else _german()
+
+
+@validate(dataset=DATASET, Az=WEIGHT)
+def lfr_grid_entry(dataset: str, Az: float) -> dict:
+    """Fit the LFR of one grid entry and score it, exactly as the shipped grid was made.
+
+    ``LFR(**GRID_SETTINGS, Az=Az)`` is fitted on the training rows of
+    :func:`lfr_grid_data` ``(dataset)`` and scored on the held-out rows (and, for yAcc,
+    yDiscrim, accuracy and the parity gap, on the training rows too). A notebook can refit
+    one entry to check it against :func:`dpteach.tables.load_lfr_grid` (German: about a
+    second; Adult: about 13 s on the development machine, more when it is busy).
+
+    Parameters
+    ----------
+    dataset : {"adult", "german"}
+    Az : float
+        The weight of the parity term.
+
+    Returns
+    -------
+    dict
+        ``Az``; the training objective and its terms ``objective, L_x, L_y, L_z``;
+        ``n_iter``; ``y_acc_train, y_discrim_train, accuracy_train, dp_gap_train``; the same
+        with ``_test``; ``y_nn_test`` (k = :data:`GRID_NEIGHBORS`); ``fit_seconds``. yAcc,
+        yDiscrim and yNN use the probabilities ŷ, accuracy and ``dp_gap`` the 0/1
+        predictions ŷ > 1/2 (:func:`dpteach.fairness.metrics.demographic_parity_difference`).
+    """
+    data = lfr_grid_data.__wrapped__(dataset)
+    start = time.perf_counter()
+    model = LFR(**GRID_SETTINGS, Az=Az).fit(data.X_train, data.y_train,
+                                             sensitive_features=data.a_train)
+    seconds = time.perf_counter() - start
+    p_train = model.predict_proba(data.X_train, sensitive_features=data.a_train)[:, 1]
+    p_test = model.predict_proba(data.X_test, sensitive_features=data.a_test)[:, 1]
+    return {"Az": Az, "objective": model.objective_, "L_x": model.L_x_, "L_y": model.L_y_,
+            "L_z": model.L_z_, "n_iter": model.n_iter_,
+            **_grid_scores(data, p_train, p_test), "fit_seconds": float(seconds)}
+
+
+@validate(dataset=DATASET)
+def lfr_grid_baseline(dataset: str) -> dict:
+    """The unconstrained model the grid is compared with: scikit-learn's
+    ``LogisticRegression(C=1.0, max_iter=1000)`` on the same features (without A), scored
+    like :func:`lfr_grid_entry` (the same keys from ``y_acc_train`` to ``y_nn_test``).
+
+    Parameters
+    ----------
+    dataset : {"adult", "german"}
+    """
+    from sklearn.linear_model import LogisticRegression
+    data = lfr_grid_data.__wrapped__(dataset)
+    model = LogisticRegression(C=1.0, max_iter=1000).fit(data.X_train, data.y_train)
+    return _grid_scores(data, model.predict_proba(data.X_train)[:, 1],
+                        model.predict_proba(data.X_test)[:, 1])
+
+
+def _grid_scores(data: LFRData, p_train, p_test) -> dict:
+    """yAcc, yDiscrim (training and held-out rows), yNN (held-out), and the accuracy and
+    demographic-parity gap of the 0/1 predictions ŷ > 1/2."""
+    from .metrics import (
+        consistency_score,
+        demographic_parity_difference,
+        zemel_accuracy,
+        zemel_discrimination,
+    )
+    out = {}
+    for part, p, y, a in (("train", p_train, data.y_train, data.a_train),
+                          ("test", p_test, data.y_test, data.a_test)):
+        pred = (p > 0.5).astype(np.int64)
+        out[f"y_acc_{part}"] = zemel_accuracy(y, p)
+        out[f"y_discrim_{part}"] = zemel_discrimination(p, sensitive_features=a)
+        out[f"accuracy_{part}"] = float(np.mean(pred == y))
+        out[f"dp_gap_{part}"] = demographic_parity_difference(y, pred, sensitive_features=a)
+    out["y_nn_test"] = consistency_score(data.X_test, p_test, n_neighbors=GRID_NEIGHBORS)
+    return out
 
 
 def _german() -> LFRData:
@@ -120,98 +219,3 @@ def _adult() -> LFRData:
     tr = arr.split == "train"
     return LFRData("adult", arr.X[tr], arr.y[tr], arr.sex[tr], arr.X[~tr], arr.y[~tr],
                    arr.sex[~tr], list(arr.feature_names), "sex (1 = Female)")
-
-
-def lfr_grid_data(dataset: str) -> LFRData:
-    """The rows of one data set of the shipped grid, as its script used them.
-
-    * ``"adult"``: :func:`dpteach.datasets.adult_arrays` without ``sex`` among the features
-      (102 features in [0, 1]), rows with a missing value dropped; the original UCI split,
-      30,162 training and 15,060 held-out rows; y = 1 for income > 50K, A = 1 for Female.
-    * ``"german"``: the 19 attributes of :func:`dpteach.datasets.load_german` other than age
-      (the 6 numeric ones scaled to [0, 1] by the training rows' minimum and maximum, the 13
-      coded ones one-hot over the codes present in the file: 60 features); y = 1 for good
-      credit, A = 1 for age > 25 (as in [ZWSPD13]_); a seeded permutation
-      (``default_rng(0)``) puts 700 rows in training and 300 held out.
-
-    The sensitive attribute is not among the features in either data set.
-
-    Parameters
-    ----------
-    dataset : {"adult", "german"}
-    """
-    name = check_choice("dataset", dataset, GRID_DATASETS)
-    return _adult() if name == "adult" else _german()
-
-
-def _grid_scores(data: LFRData, p_train, p_test) -> dict:
-    """yAcc, yDiscrim (training and held-out rows), yNN (held-out), and the accuracy and
-    demographic-parity gap of the 0/1 predictions ŷ > 1/2."""
-    from .metrics import (
-        consistency_score,
-        demographic_parity_difference,
-        zemel_accuracy,
-        zemel_discrimination,
-    )
-    out = {}
-    for part, p, y, a in (("train", p_train, data.y_train, data.a_train),
-                          ("test", p_test, data.y_test, data.a_test)):
-        pred = (p > 0.5).astype(np.int64)
-        out[f"y_acc_{part}"] = zemel_accuracy(y, p)
-        out[f"y_discrim_{part}"] = zemel_discrimination(p, sensitive_features=a)
-        out[f"accuracy_{part}"] = float(np.mean(pred == y))
-        out[f"dp_gap_{part}"] = demographic_parity_difference(y, pred, sensitive_features=a)
-    out["y_nn_test"] = consistency_score(data.X_test, p_test, n_neighbors=GRID_NEIGHBORS)
-    return out
-
-
-def lfr_grid_entry(dataset: str, Az: float) -> dict:
-    """Fit the LFR of one grid entry and score it, exactly as the shipped grid was made.
-
-    ``LFR(**GRID_SETTINGS, Az=Az)`` is fitted on the training rows of
-    :func:`lfr_grid_data` ``(dataset)`` and scored on the held-out rows (and, for yAcc,
-    yDiscrim, accuracy and the parity gap, on the training rows too). A notebook can refit
-    one entry to check it against :func:`dpteach.tables.load_lfr_grid` (German: about a
-    second; Adult: about 13 s on the development machine, more when it is busy).
-
-    Parameters
-    ----------
-    dataset : {"adult", "german"}
-    Az : float in [0, 1e6]
-
-    Returns
-    -------
-    dict
-        ``Az``; the training objective and its terms ``objective, L_x, L_y, L_z``;
-        ``n_iter``; ``y_acc_train, y_discrim_train, accuracy_train, dp_gap_train``; the same
-        with ``_test``; ``y_nn_test`` (k = :data:`GRID_NEIGHBORS`); ``fit_seconds``. yAcc,
-        yDiscrim and yNN use the probabilities ŷ, accuracy and ``dp_gap`` the 0/1
-        predictions ŷ > 1/2 (:func:`dpteach.fairness.metrics.demographic_parity_difference`).
-    """
-    Az = check_in_range("Az", Az, 0.0, MAX_WEIGHT)
-    data = lfr_grid_data(dataset)
-    start = time.perf_counter()
-    model = LFR(**GRID_SETTINGS, Az=Az).fit(data.X_train, data.y_train,
-                                             sensitive_features=data.a_train)
-    seconds = time.perf_counter() - start
-    p_train = model.predict_proba(data.X_train, sensitive_features=data.a_train)[:, 1]
-    p_test = model.predict_proba(data.X_test, sensitive_features=data.a_test)[:, 1]
-    return {"Az": Az, "objective": model.objective_, "L_x": model.L_x_, "L_y": model.L_y_,
-            "L_z": model.L_z_, "n_iter": model.n_iter_,
-            **_grid_scores(data, p_train, p_test), "fit_seconds": float(seconds)}
-
-
-def lfr_grid_baseline(dataset: str) -> dict:
-    """The unconstrained model the grid is compared with: scikit-learn's
-    ``LogisticRegression(C=1.0, max_iter=1000)`` on the same features (without A), scored
-    like :func:`lfr_grid_entry` (the same keys from ``y_acc_train`` to ``y_nn_test``).
-
-    Parameters
-    ----------
-    dataset : {"adult", "german"}
-    """
-    from sklearn.linear_model import LogisticRegression
-    data = lfr_grid_data(dataset)
-    model = LogisticRegression(C=1.0, max_iter=1000).fit(data.X_train, data.y_train)
-    return _grid_scores(data, model.predict_proba(data.X_train)[:, 1],
-                        model.predict_proba(data.X_test)[:, 1])

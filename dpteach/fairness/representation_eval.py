@@ -24,43 +24,34 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LogisticRegression
+from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
-from .._validation import (
-    ParameterError,
-    check_choice,
-    check_in_range,
-    check_int,
-    check_rng,
-    describe,
-)
+from .._validation import RNG, Domain, ParameterError, choice, real, validate
 from ..learning.network import Network
 from ..learning.optim import Adam
+from ._rows import check_same_length, sigmoid
 from .metrics import (
+    COMPARED_GROUPS,
+    LABELS,
+    TWO_GROUPS,
     demographic_parity_difference,
     equal_opportunity_difference,
     equalized_odds_sum,
     laftr_equal_opportunity_difference,
 )
-from .representation import (
-    MAX_BATCH_SIZE,
-    MAX_EPOCHS,
-    MAX_LEARNING_RATE,
-    check_binary_labels,
-    check_features,
-    check_hidden,
-    encode_groups,
-)
+from .representation import BATCH_SIZE, EPOCHS, FEATURES, HIDDEN, LEARNING_RATE
 
 __all__ = ["AdversaryScore", "adversary_accuracy", "FairTransfer", "fair_transfer"]
 
-
-def _sigmoid(z):
-    return 0.5 * (1.0 + np.tanh(0.5 * z))          # 1/(1 + e^{−z}) without overflow
+#: a fitted model whose ``transform`` is the encoder (e.g. LAFTR or MMDRepresentation)
+ENCODER: Domain = Domain("a fitted model with a transform method (e.g. a fitted LAFTR)",
+                 lambda name, value: _encoder(name, value), bad=["LAFTR", None, 3])
 
 
 # ------------------------------------------------------------- a fresh adversary's view
@@ -89,41 +80,9 @@ class AdversaryScore:
     n_test: int
 
 
-def _stratified_split(codes, test_size, gen):
-    test = np.zeros(codes.shape[0], dtype=bool)
-    for g in (0, 1):
-        rows = np.flatnonzero(codes == g)
-        k = min(max(int(round(test_size * rows.size)), 1), rows.size - 1)
-        test[gen.choice(rows, size=k, replace=False)] = True
-    return ~test, test
-
-
-def _standardise(train, *others):
-    mu = train.mean(axis=0)
-    sd = train.std(axis=0)
-    sd[~(sd > 1e-12 * (1.0 + np.abs(mu)))] = 1.0
-    return [(a - mu) / sd for a in (train, *others)]
-
-
-def _train_adversary(Z, codes, gen, hidden, epochs, batch_size, learning_rate):
-    """A fresh MLP adversary trained by Adam on the group-weighted cross-entropy."""
-    net = Network((Z.shape[1], *hidden, 1), "leaky_relu",
-                  rng=int(gen.integers(0, 2**63 - 1)))
-    opt = Adam(net.params, learning_rate=learning_rate)
-    a = codes.astype(np.float64)[:, None]
-    n1 = codes.sum()
-    w = np.where(codes == 1, 0.5 / n1, 0.5 / (codes.size - n1))[:, None] * codes.size
-    for _ in range(epochs):
-        order = gen.permutation(Z.shape[0])
-        for i in range(0, Z.shape[0], batch_size):
-            idx = order[i:i + batch_size]
-            logit, cache = net.forward(Z[idx], check_input=False)
-            g = w[idx] * (_sigmoid(logit) - a[idx]) / idx.size
-            grads, _ = net.backward(cache, g, check_input=False, input_grad=False)
-            opt.step(grads, check_input=False)
-    return net
-
-
+@validate(Z=FEATURES, sensitive_features=TWO_GROUPS, model=choice("mlp", "logistic"),
+          test_size=real(0.0, 1.0, low_open=True, high_open=True, example=0.5), hidden=HIDDEN,
+          epochs=EPOCHS, batch_size=BATCH_SIZE, learning_rate=LEARNING_RATE, rng=RNG)
 def adversary_accuracy(Z, sensitive_features, *, model="mlp", test_size=0.5, hidden=(32,),
                        epochs=30, batch_size=128, learning_rate=3e-3,
                        rng=None) -> AdversaryScore:
@@ -132,30 +91,30 @@ def adversary_accuracy(Z, sensitive_features, *, model="mlp", test_size=0.5, hid
     The adversary inside the LAFTR game (:class:`~dpteach.fairness.laftr.LAFTR`) is trained
     alongside the encoder and may lag behind it; a new one, trained after the fact on a
     frozen representation, is the honest test of what Z still reveals about A [MCPZ18]_.
-    Run it on the input features ("before") and on the learned Z ("after"). The rows are split into a training and a held-out part,
-    stratified by group; the columns are standardised with the training part's mean and
-    standard deviation; both groups weigh equally in training (each row weighted by
-    1/(2 · its group's share)), so the adversary aims at balanced accuracy.
+    Run it on the input features ("before") and on the learned Z ("after"). The rows are
+    split into a training and a held-out part, stratified by group; the columns are
+    standardised with the training part's mean and standard deviation; both groups weigh
+    equally in training (each row weighted by 1/(2 · its group's share)), so the adversary
+    aims at balanced accuracy.
 
     Parameters
     ----------
     Z : array of shape (n, d)
-        Features or representation: finite, |value| ≤ 1e6, at most 1,000,000 rows and
-        20,000,000 cells.
+        Features or representation.
     sensitive_features : array of shape (n,)
-        Exactly two groups, each with at least two rows.
+        The group of each row (two groups).
     model : {"mlp", "logistic"}, default "mlp"
         A :class:`~dpteach.learning.network.Network` with ``hidden`` layers trained by Adam
         on the group-weighted cross-entropy, or scikit-learn's ``LogisticRegression(
         class_weight="balanced")`` (linear: it misses what only a non-linear adversary sees).
-    test_size : float in (0, 1), default 0.5
+    test_size : float, default 0.5
         Share of each group held out (at least one row of each group on each side).
     hidden : tuple of int, default (32,)
         Hidden widths of the MLP adversary (wider than the networks LAFTR trains with by
         default, so that it is at least as strong as the adversary of the game).
-    epochs : int in [1, 10,000], default 30
-    batch_size : int in [1, 100,000], default 128
-    learning_rate : float in (0, 1], default 3e-3
+    epochs : int, default 30
+    batch_size : int, default 128
+    learning_rate : float, default 3e-3
         Adam's step size for the MLP.
     rng : None, int or numpy.random.Generator
         Seeds the split, the initialisation and the minibatch order.
@@ -164,19 +123,9 @@ def adversary_accuracy(Z, sensitive_features, *, model="mlp", test_size=0.5, hid
     -------
     AdversaryScore
     """
-    Z = check_features("Z", Z)
-    codes, _ = encode_groups("sensitive_features", sensitive_features, Z.shape[0],
-                             rows_of="Z")
-    model = check_choice("model", model, ("mlp", "logistic"))
-    test_size = check_in_range("test_size", test_size, 0.0, 1.0, low_inclusive=False,
-                               high_inclusive=False)
-    hidden = check_hidden("hidden", hidden)
-    epochs = check_int("epochs", epochs, minimum=1, maximum=MAX_EPOCHS)
-    batch_size = check_int("batch_size", batch_size, minimum=1, maximum=MAX_BATCH_SIZE)
-    learning_rate = check_in_range("learning_rate", learning_rate, 0.0, MAX_LEARNING_RATE,
-                                   low_inclusive=False)
-    gen = check_rng(rng)
-    train, test = _stratified_split(codes, test_size, gen)
+    check_same_length(Z=Z, sensitive_features=sensitive_features.codes)
+    codes = sensitive_features.codes
+    train, test = _stratified_split(codes, test_size, rng)
     Ztr, Zte = _standardise(Z[train], Z[test])
     with np.errstate(over="ignore", under="ignore"), \
             threadpool_limits(limits=1, user_api="blas"):
@@ -184,7 +133,7 @@ def adversary_accuracy(Z, sensitive_features, *, model="mlp", test_size=0.5, hid
             clf = LogisticRegression(class_weight="balanced", max_iter=1000)
             pred = clf.fit(Ztr, codes[train]).predict(Zte)
         else:
-            net = _train_adversary(Ztr, codes[train], gen, hidden, epochs, batch_size,
+            net = _train_adversary(Ztr, codes[train], rng, hidden, epochs, batch_size,
                                    learning_rate)
             logits = np.concatenate([net.forward(Zte[i:i + 20_000], check_input=False)[0]
                                      for i in range(0, Zte.shape[0], 20_000)])[:, 0]
@@ -222,6 +171,8 @@ class FairTransfer:
     predictions: np.ndarray
 
 
+@validate(encoder_model=ENCODER, X_train=FEATURES, y_train=LABELS, X_test=FEATURES,
+          y_test=LABELS, sensitive_features_test=COMPARED_GROUPS, C=real(1e-6, 1e6))
 def fair_transfer(encoder_model, X_train, y_train, X_test, y_test, *, sensitive_features_test,
                   C=1.0) -> FairTransfer:
     """Freeze an encoder, train logistic regression on its Z for a (new) task, report gaps.
@@ -243,51 +194,86 @@ def fair_transfer(encoder_model, X_train, y_train, X_test, y_test, *, sensitive_
     y_train, y_test : arrays of shape (n,)
         The downstream task's 0/1 labels (both present in ``y_train``).
     sensitive_features_test : array of shape (n_test,)
-        The groups of the held-out rows (only for the gaps; the classifier never sees them).
-        Two or more groups, each with both labels present (as the metrics require).
-    C : float in (0, 1e6], default 1.0
+        The groups of the held-out rows (only for the gaps; the classifier never sees them),
+        each with both labels present (as the metrics require).
+    C : float, default 1.0
         Inverse regularisation strength of ``sklearn.linear_model.LogisticRegression``.
 
     Returns
     -------
     FairTransfer
     """
-    if not callable(getattr(encoder_model, "transform", None)):
-        raise TypeError(f"encoder_model must be a fitted model with a transform method (e.g. "
-                        f"LAFTR); got encoder_model={describe(encoder_model)}")
-    C = check_in_range("C", C, 0.0, 1e6, low_inclusive=False)
-    X_train = check_features("X_train", X_train)
-    X_test = check_features("X_test", X_test)
-    ytr = check_binary_labels("y_train", y_train, X_train.shape[0])
-    yte = check_binary_labels("y_test", y_test, X_test.shape[0])
-    if np.unique(ytr).shape[0] != 2:
-        raise ParameterError("y_train must contain both labels 0 and 1; got only "
-                             f"{int(ytr[0])}s")
-    groups = np.asarray(sensitive_features_test) if isinstance(
-        sensitive_features_test, (list, tuple, np.ndarray)) else sensitive_features_test
-    Z = []
-    for name, X in (("X_train", X_train), ("X_test", X_test)):
-        try:
-            Z.append(encoder_model.transform(X))
-        except NotFittedError:
-            raise ParameterError(f"encoder_model must be fitted first; got "
-                                 f"encoder_model={describe(encoder_model)}") from None
-        except ParameterError as exc:
-            raise ParameterError(f"{name} does not fit encoder_model: {exc}") from None
-    Ztr, Zte = Z
-    Ztr = check_features("encoder_model.transform(X_train)", Ztr)
-    Zte = check_features("encoder_model.transform(X_test)", Zte, n_features=Ztr.shape[1])
-    with threadpool_limits(limits=1, user_api="blas"):
-        clf = LogisticRegression(C=C, max_iter=1000).fit(Ztr, ytr.astype(np.int64))
-    pred = clf.predict(Zte)
-    kw = {"sensitive_features": groups}
+    check_same_length(X_train=X_train, y_train=y_train)
+    groups_test = sensitive_features_test.codes
+    check_same_length(X_test=X_test, y_test=y_test, sensitive_features_test=groups_test)
+    if np.unique(y_train).shape[0] != 2:
+        raise ParameterError(f"y_train must contain both labels 0 and 1; got only {y_train[0]:g}s")
     try:
-        gaps = (demographic_parity_difference(yte, pred, **kw),
-                equalized_odds_sum(yte, pred, **kw),
-                laftr_equal_opportunity_difference(yte, pred, **kw),
-                equal_opportunity_difference(yte, pred, **kw))
-    except (ParameterError, TypeError) as exc:
-        raise type(exc)(str(exc).replace("sensitive_features", "sensitive_features_test")
-                        ) from None
-    return FairTransfer(float(np.mean(pred == yte)), *(float(g) for g in gaps),
-                        classifier=clf, predictions=pred)
+        Z_train, Z_test = (FEATURES.convert(f"encoder_model.transform({name})",
+                                            encoder_model.transform(X))
+                           for name, X in (("X_train", X_train), ("X_test", X_test)))
+    except ParameterError as exc:                # e.g. another number of columns than in fit
+        raise ParameterError(f"X_train and X_test must fit encoder_model; got {exc}") from None
+    with threadpool_limits(limits=1, user_api="blas"):
+        clf = LogisticRegression(C=C, max_iter=1000).fit(Z_train, y_train.astype(np.int64))
+    pred = clf.predict(Z_test)
+    kw = {"sensitive_features": sensitive_features_test, "method": "between_groups"}
+    try:                                          # the metrics' rules, on this argument's name
+        gaps = [f.__wrapped__(y_test, pred, **kw) for f in (
+            demographic_parity_difference, equalized_odds_sum,
+            laftr_equal_opportunity_difference, equal_opportunity_difference)]
+    except ParameterError as exc:
+        raise ParameterError(str(exc).replace("sensitive_features", "sensitive_features_test")
+                             ) from None
+    return FairTransfer(accuracy=float(np.mean(pred == y_test)), dp_gap=float(gaps[0]),
+                        eo_gap=float(gaps[1]), eopp_gap=float(gaps[2]),
+                        eopp_gap_y1=float(gaps[3]), classifier=clf, predictions=pred)
+
+
+# ------------------------------------------------------------------------------ helpers
+def _encoder(name: str, value: Any) -> Any:
+    """A model with a ``transform`` method, fitted (scikit-learn's test, for estimators)."""
+    fitted = callable(getattr(value, "transform", None))
+    if fitted and hasattr(value, "fit"):
+        try:
+            check_is_fitted(value)
+        except NotFittedError:
+            fitted = False
+    if not fitted:
+        raise ENCODER.refuse(name, value)
+    return value
+
+
+def _stratified_split(codes, test_size, gen):
+    test = np.zeros(codes.shape[0], dtype=bool)
+    for g in (0, 1):
+        rows = np.flatnonzero(codes == g)
+        k = min(max(int(round(test_size * rows.size)), 1), rows.size - 1)
+        test[gen.choice(rows, size=k, replace=False)] = True
+    return ~test, test
+
+
+def _standardise(train, *others):
+    mu = train.mean(axis=0)
+    sd = train.std(axis=0)
+    sd[~(sd > 1e-12 * (1.0 + np.abs(mu)))] = 1.0
+    return [(a - mu) / sd for a in (train, *others)]
+
+
+def _train_adversary(Z, codes, gen, hidden, epochs, batch_size, learning_rate):
+    """A fresh MLP adversary trained by Adam on the group-weighted cross-entropy."""
+    net = Network((Z.shape[1], *hidden, 1), "leaky_relu",
+                  rng=int(gen.integers(0, 2**63 - 1)))
+    opt = Adam(net.params, learning_rate=learning_rate)
+    a = codes.astype(np.float64)[:, None]
+    n1 = codes.sum()
+    w = np.where(codes == 1, 0.5 / n1, 0.5 / (codes.size - n1))[:, None] * codes.size
+    for _ in range(epochs):
+        order = gen.permutation(Z.shape[0])
+        for i in range(0, Z.shape[0], batch_size):
+            idx = order[i:i + batch_size]
+            logit, cache = net.forward(Z[idx], check_input=False)
+            g = w[idx] * (sigmoid(logit) - a[idx]) / idx.size
+            grads, _ = net.backward(cache, g, check_input=False, input_grad=False)
+            opt.step(grads, check_input=False)
+    return net

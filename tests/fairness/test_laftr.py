@@ -12,9 +12,6 @@ import math
 
 import numpy as np
 import pytest
-from _props import BAD_RNG, NOT_NUMERIC, bad_int, call_rejects
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from scipy import stats
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
@@ -22,7 +19,6 @@ from sklearn.linear_model import LogisticRegression
 from dpteach._validation import ParameterError
 from dpteach.fairness import laftr as L
 from dpteach.fairness import metrics
-from dpteach.fairness import representation as R
 from dpteach.fairness.laftr import LAFTR, adversary_accuracy, fair_transfer
 
 
@@ -252,13 +248,11 @@ def test_fair_transfer_reports_the_metrics_gaps():
 def test_bad_input_names_the_argument():
     X, y, a = train()
     cases = [
-        ({"alpha": -1.0}, "alpha"), ({"beta": math.nan}, "beta"), ({"gamma": -0.5}, "gamma"),
-        ({"gamma": math.nan}, "gamma"), ({"gamma": math.inf}, "gamma"),
+        # the rules that tie arguments together (single values: tests/test_domains.py)
         ({"sensitive_features": np.zeros(600)}, "sensitive_features"),      # one group
         ({"sensitive_features": a[:-1]}, "sensitive_features"),            # shape
-        ({"y": y[:-3]}, "y"), ({"X": X[:, :, None]}, "X"),
+        ({"y": y[:-3]}, "y"),
         ({"y": np.zeros(600)}, "y"),                                        # one label
-        ({"X": np.r_[X[:-1], [[np.nan] * 4]]}, "X"),
     ]
     for change, name in cases:
         kw = {"X": X, "y": y, "sensitive_features": a, **change}
@@ -285,7 +279,7 @@ def test_prediction_time_errors():
     m = fitted()
     with pytest.raises(ParameterError, match="X must have 4 columns"):
         m.predict(X[:, :3])
-    with pytest.raises(ParameterError, match="unknown group"):
+    with pytest.raises(ParameterError, match="only groups seen in fit"):
         m.adv_loss(X[:3], y[:3], sensitive_features=[0, 1, 5])
     with pytest.raises(ParameterError, match="sensitive_features"):
         m.adv_loss(X, y, sensitive_features=np.zeros(600))
@@ -294,116 +288,20 @@ def test_prediction_time_errors():
         LAFTR().transform(X)
 
 
-BAD_WEIGHT = st.one_of(st.sampled_from([-1e-9, -1.0, math.nan, math.inf, 2e6, "1", None, True,
-                                        [1.0]]), st.floats(max_value=-1e-300))
-BAD_CONSTRUCTOR = {
-    "objective": st.sampled_from(["DP", "", "parity", None, 1, ["dp"]]),
-    "alpha": BAD_WEIGHT, "beta": BAD_WEIGHT, "gamma": BAD_WEIGHT,
-    "latent_dim": bad_int(1, 1024), "epochs": bad_int(1, L.MAX_EPOCHS),
-    "batch_size": bad_int(1, L.MAX_BATCH_SIZE),
-    "learning_rate": st.sampled_from([0.0, -1e-3, 2.0, math.nan, "0.1", None]),
-    "adversary_learning_rate": st.sampled_from([0.0, -1e-3, 2.0, math.nan, "0.1"]),
-    "adam_beta1": st.sampled_from([1.0, -0.1, math.nan, "0.5", None]),
-    "adversary_steps": bad_int(0, L.MAX_ADVERSARY_STEPS),
-    "adversary_loss": st.sampled_from(["L1", "ce", None, 1]),
-    "hidden": st.sampled_from([(0,), (-1,), (2000,), "8", (8.0,), (8,) * 9, None, 1.5]),
-    "adversary_hidden": st.sampled_from([(0,), (2000,), "8", (8.5,)]),
-    "activation": st.sampled_from(["ReLU", "sigmoid", None, 1]),
-    "rng": BAD_RNG,
-}
-
-
-def _fit_with(**kwargs):
+def test_string_groups_are_coded_as_in_fit():
+    # the crash: group labels given as a list of strings (not an ndarray) reached
+    # an ndarray method (AttributeError); now they are coded against groups_ of the fit
     X, y, a = train()
-    data = {"X": X[:50], "y": y[:50], "sensitive_features": a[:50]}
-    params = {"epochs": 1}
-    for k, v in kwargs.items():
-        (data if k in data else params)[k] = v
-    return LAFTR(**params).fit(data["X"], data["y"], sensitive_features=data["sensitive_features"])
+    labels = np.where(a == 1, "M", "F")
+    m = LAFTR(epochs=1, rng=0).fit(X, y, sensitive_features=labels.tolist())
+    assert m.groups_.tolist() == ["F", "M"]
+    assert m.adv_loss(X, y, sensitive_features=labels.tolist()) == \
+        LAFTR(epochs=1, rng=0).fit(X, y, sensitive_features=a).adv_loss(X, y, sensitive_features=a)
+    with pytest.raises(ParameterError, match="only groups seen in fit"):
+        m.adv_loss(X[:4], y[:4], sensitive_features=["F", "M", "X", "F"])
 
 
-@settings(max_examples=60, deadline=None)
-@given(arg=st.sampled_from(sorted(BAD_CONSTRUCTOR) + ["X", "y", "sensitive_features"]),
-       data=st.data())
-def test_fit_rejects_bad_values(arg, data):
-    bad = {**BAD_CONSTRUCTOR,
-           "X": st.one_of(NOT_NUMERIC, st.sampled_from([np.zeros(50), np.zeros((0, 4)),
-                                                        np.full((50, 4), 1e7)])),
-           "y": st.sampled_from([np.full(50, 2), np.zeros(49), "y", None, np.zeros(50),
-                                 np.full(50, np.nan)]),
-           "sensitive_features": st.sampled_from([np.zeros(50), np.arange(50) % 3, None, "g",
-                                                  np.zeros(49), np.full(50, np.nan)])}
-    call_rejects(_fit_with, {arg: data.draw(bad[arg])}, arg)
-
-
-@settings(max_examples=40, deadline=None)
-@given(arg=st.sampled_from(["Z", "sensitive_features", "model", "test_size", "hidden",
-                            "epochs", "batch_size", "learning_rate", "rng"]), data=st.data())
-def test_adversary_accuracy_rejects_bad_values(arg, data):
-    Z, _, a = train()
-    bad = {"Z": st.one_of(NOT_NUMERIC, st.sampled_from([np.zeros(600), np.zeros((0, 2))])),
-           "sensitive_features": st.sampled_from([np.zeros(600), a[:10], None, np.arange(600)]),
-           "model": st.sampled_from(["MLP", "svm", None]),
-           "test_size": st.sampled_from([0.0, 1.0, -0.5, math.nan, "0.5"]),
-           "hidden": st.sampled_from([(0,), "8", None]), "epochs": bad_int(1, L.MAX_EPOCHS),
-           "batch_size": bad_int(1, L.MAX_BATCH_SIZE),
-           "learning_rate": st.sampled_from([0.0, 2.0, math.nan, "1"]), "rng": BAD_RNG}
-    valid = {"Z": Z, "sensitive_features": a, "model": "logistic", "test_size": 0.5,
-             "hidden": (8,), "epochs": 1, "batch_size": 128, "learning_rate": 1e-3, "rng": 0}
-    call_rejects(adversary_accuracy, {**valid, arg: data.draw(bad[arg])}, arg)
-
-
-@settings(max_examples=40, deadline=None)
-@given(arg=st.sampled_from(["encoder_model", "X_train", "y_train", "X_test", "y_test",
-                            "sensitive_features_test", "C"]), data=st.data())
-def test_fair_transfer_rejects_bad_values(arg, data):
+def test_zero_weights_answer():
     X, y, a = train()
-    bad = {"encoder_model": st.sampled_from([None, "model", LAFTR(), 3]),
-           "X_train": st.sampled_from([X[:, :3], None, "X", np.zeros(600)]),
-           "y_train": st.sampled_from([y[:5], np.zeros(600), None, np.full(600, 3)]),
-           "X_test": st.sampled_from([X[:, :2], None, np.full((600, 4), np.nan)]),
-           "y_test": st.sampled_from([y[:5], None, np.full(600, 0.5)]),
-           "sensitive_features_test": st.sampled_from([np.zeros(600), a[:5], None]),
-           "C": st.sampled_from([0.0, -1.0, math.nan, "1", 1e7])}
-    valid = {"encoder_model": fitted(), "X_train": X, "y_train": y, "X_test": X, "y_test": y,
-             "sensitive_features_test": a, "C": 1.0}
-    call_rejects(fair_transfer, {**valid, arg: data.draw(bad[arg])}, arg)
-
-
-@settings(max_examples=30, deadline=None)
-@given(arg=st.sampled_from(["objective", "gamma", "seed"]), data=st.data())
-def test_gamma_sweep_row_rejects_bad_values(arg, data):
-    bad = {"objective": st.sampled_from(["DP", "fair", None]),
-           "gamma": st.one_of(BAD_WEIGHT, st.just(2e6)), "seed": bad_int(0, 2**32 - 1)}
-    valid = {"objective": "dp", "gamma": 1.0, "seed": 0}
-    call_rejects(L.gamma_sweep_row, {**valid, arg: data.draw(bad[arg])}, arg)
-    if arg == "gamma":
-        call_rejects(L.gamma_sweep_row, {"objective": "unfair", "gamma": 1.0, "seed": 0},
-                     "gamma")
-
-
-# --------------------------------------------------------- the shared input checks
-@settings(max_examples=40, deadline=None)
-@given(data=st.data())
-def test_shared_checks_reject_bad_values(data):
-    call_rejects(R.check_features, {"name": "X", "X": data.draw(st.one_of(
-        NOT_NUMERIC, st.sampled_from([np.zeros(3), np.zeros((0, 2)), np.full((2, 2), 2e6),
-                                      [[np.nan]]])))}, "X")
-    call_rejects(R.check_binary_labels, {"name": "y", "y": data.draw(st.sampled_from(
-        [[0, 2], [0.5, 1], None, "y", [np.nan, 1], [[0, 1]], [0]])), "n": 2}, "y")
-    call_rejects(R.encode_groups, {"name": "groups", "values": data.draw(st.sampled_from(
-        [[0, 0, 0, 0], [0, 1, 1, 1], [0, 1, 2, 2], None, "g", [np.nan, 0, 1, 1],
-         [0, 1, 0]])), "n": 4}, "groups")
-    call_rejects(R.check_loss_weight, {"name": "lam", "value": data.draw(BAD_WEIGHT)}, "lam")
-    call_rejects(R.check_hidden, {"name": "hidden", "hidden": data.draw(st.sampled_from(
-        [(0,), (-1, 3), (2000,), "8", (8.0,), (8,) * 9, None, 1.5, True]))}, "hidden")
-
-
-def test_shared_checks_accept():
-    assert R.check_hidden("hidden", 8) == (8,) and R.check_hidden("hidden", []) == ()
-    codes, groups = R.encode_groups("g", ["b", "a", "a", "b"], 4)
-    np.testing.assert_array_equal(codes, [1, 0, 0, 1])
-    np.testing.assert_array_equal(groups, ["a", "b"])
-    codes, _ = R.encode_groups("g", ["b", "b"], 2, groups=groups)       # one group: fine now
-    np.testing.assert_array_equal(codes, [1, 1])
-    assert R.check_binary_labels("y", [True, False], 2).tolist() == [1.0, 0.0]
+    m = LAFTR(alpha=0.0, beta=0.0, gamma=0.0, epochs=1, rng=0).fit(X, y, sensitive_features=a)
+    assert (m.history_["objective"] == 0.0).all()

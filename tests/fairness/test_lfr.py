@@ -1,6 +1,7 @@
 """Learning Fair Representations (dpteach.fairness.lfr): the analytic gradient against finite
 differences, what a fit promises (the objective goes down, seeded fits repeat, parity
-improves with A_z), the scikit-learn API, and clear errors for bad input."""
+improves with A_z), the scikit-learn API, and the rules that tie arguments together (single
+bad values: the generated tests of tests/test_domains.py)."""
 
 from __future__ import annotations
 
@@ -8,21 +9,11 @@ import functools
 
 import numpy as np
 import pytest
-from _props import (
-    BAD_RNG,
-    NON_FINITE_ARRAYS,
-    NOT_NUMERIC,
-    assert_rejects_bad_values,
-    bad_int,
-    call_rejects,
-)
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from sklearn.base import clone
 
 from dpteach._validation import ParameterError
 from dpteach.fairness import lfr_grid
-from dpteach.fairness.lfr import LFR, MAX_WEIGHT, LFRLosses, _Problem, lfr_losses
+from dpteach.fairness.lfr import LFR, LFRLosses, _Problem, lfr_losses
 from dpteach.fairness.metrics import zemel_discrimination
 
 
@@ -210,21 +201,13 @@ def test_bad_input_names_the_argument():
     fit = LFR(n_starts=1, max_iter=5, n_prototypes=2, rng=0)
     cases = [
         ({"sensitive_features": np.r_[np.zeros(119), 1]}, "sensitive_features",
-         "at least two members"),                                   # a group of one
+         "each group needs 2 members"),                                     # a group of one
         ({"sensitive_features": np.r_[np.zeros(60), np.ones(59), 2]}, "sensitive_features",
-         "exactly two groups"),
-        ({"sensitive_features": np.zeros(120)}, "sensitive_features", "exactly two groups"),
+         "exactly 2 groups"),
+        ({"sensitive_features": np.zeros(120)}, "sensitive_features", "exactly 2 groups"),
         ({"sensitive_features": a[:-1]}, "sensitive_features", "119"),
-        ({"sensitive_features": np.r_[a[:-1], np.nan]}, "sensitive_features", "NaN"),
-        ({"sensitive_features": np.array([*a[:-1].tolist(), None], dtype=object)},
-         "sensitive_features", "missing"),
         ({"y": np.zeros(120, dtype=int)}, "y", "both labels"),       # one class
-        ({"y": np.r_[y[:-1], 2]}, "y", "binary"),
-        ({"y": np.r_[y[:-1], 0.5]}, "y", "binary"),
-        ({"y": np.r_[y[:-1], np.nan]}, "y", "NaN"),
-        ({"y": np.where(y == 1, "yes", "no")}, "y", "binary"),
         ({"y": y[:-2]}, "y", "118"),
-        ({"X": np.r_[X[:-1], [[np.nan] * 4]]}, "X", "finite"),
         ({"X": X * 1e10}, "X", "rescale"),
     ]
     for change, name, words in cases:
@@ -237,9 +220,9 @@ def test_bad_input_names_the_argument():
 def test_prediction_time_errors():
     X, _, a = small()
     m = fitted()
-    with pytest.raises(ParameterError, match="sensitive_features is required"):
+    with pytest.raises(ParameterError, match="sensitive_features is needed"):
         m.transform(X)
-    with pytest.raises(ParameterError, match="unknown group"):
+    with pytest.raises(ParameterError, match="only groups seen in fit"):
         m.predict(X[:3], sensitive_features=[0, 1, 5])
     with pytest.raises(ParameterError, match="X must have 4 columns"):
         m.predict_proba(X[:, :3], sensitive_features=a)
@@ -250,75 +233,6 @@ def test_prediction_time_errors():
         LFR().transform(X)
 
 
-BAD_WEIGHT = st.one_of(st.sampled_from([-1e-9, -1.0, np.nan, np.inf, MAX_WEIGHT * 1.01,
-                                        "1", None, True, [1.0], np.ones(2)]),
-                       st.floats(max_value=-1e-300), st.floats(min_value=1.01e6))
-BAD_CONSTRUCTOR = {
-    "n_prototypes": bad_int(1, 500), "n_starts": bad_int(1, 100),
-    "max_iter": bad_int(1, 10_000), "Ax": BAD_WEIGHT, "Ay": BAD_WEIGHT, "Az": BAD_WEIGHT,
-    "alpha": st.sampled_from(["", "PER_GROUP", "group", None, 1, ["shared"], b"shared"]),
-    "rng": BAD_RNG,
-}
-BAD_X = st.one_of(NOT_NUMERIC, NON_FINITE_ARRAYS, st.sampled_from(
-    [np.zeros((120, 4, 1)), np.zeros(120), np.zeros((0, 4)), np.full((120, 4), 1e9)]))
-BAD_LABELS = st.sampled_from([np.full(120, 2), np.arange(120) % 3, np.full(120, 0.5), "y",
-                              None, np.zeros((120, 1)), np.zeros(119), np.zeros(120),
-                              np.full(120, np.nan), [None] * 120])
-BAD_GROUPS = st.sampled_from([np.zeros(120), np.arange(120) % 3, np.full(120, np.nan),
-                              np.r_[np.zeros(119), 1], np.zeros(119), "g", None,
-                              np.zeros((120, 2)), np.array([1, "a"] * 60, dtype=object),
-                              [1 + 1j] * 120])
-
-
-def _fit_with(**kwargs):
-    X, y, a = small()
-    params = {"n_prototypes": 2, "n_starts": 1, "max_iter": 3, "rng": 0}
-    data = {"X": X, "y": y, "sensitive_features": a}
-    for k in list(kwargs):
-        (data if k in data else params)[k] = kwargs.pop(k)
-    return LFR(**params).fit(data["X"], data["y"], sensitive_features=data["sensitive_features"])
-
-
-@settings(max_examples=60, deadline=None)
-@given(arg=st.sampled_from(sorted(BAD_CONSTRUCTOR) + ["X", "y", "sensitive_features"]),
-       data=st.data())
-def test_fit_rejects_bad_values(arg, data):
-    strategies = {**BAD_CONSTRUCTOR, "X": BAD_X, "y": BAD_LABELS,
-                  "sensitive_features": BAD_GROUPS}
-    call_rejects(_fit_with, {arg: data.draw(strategies[arg])}, arg)
-
-
-def _method(name):
-    def call(X, sensitive_features):
-        return getattr(fitted(), name)(X, sensitive_features=sensitive_features)
-    call.__name__ = name
-    return call
-
-
-@settings(max_examples=30, deadline=None)
-@given(name=st.sampled_from(["transform", "predict", "predict_proba"]),
-       arg=st.sampled_from(["X", "sensitive_features"]), data=st.data())
-def test_methods_reject_bad_values(name, arg, data):
-    X, _, a = small()
-    # a single group is fine here (predicting for women only); unknown groups are not
-    strategies = {"X": BAD_X, "sensitive_features": st.sampled_from(
-        [np.arange(120) % 3, np.full(120, np.nan), np.zeros(119), "g", None, np.zeros((120, 2)),
-         np.array([1, "a"] * 60, dtype=object), [1 + 1j] * 120, np.full(120, 7),
-         np.array(["a"] * 120)])}
-    call_rejects(_method(name), {"X": X, "sensitive_features": a,
-                                 arg: data.draw(strategies[arg])}, arg)
-
-
-def test_score_and_losses_reject_bad_labels():
-    X, y, a = small()
-    m = fitted()
-    for bad in (np.full(120, 3), y[:10], "y", np.full(120, np.nan)):
-        call_rejects(lambda **kw: m.score(kw["X"], kw["y"], sensitive_features=a),
-                     {"X": X, "y": bad}, "y")
-        call_rejects(lambda **kw: m.losses(kw["X"], kw["y"], sensitive_features=a),
-                     {"X": X, "y": bad}, "y")
-
-
 def _valid_losses():
     X = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 0.0], [1.0, 1.0]])
     return {"X": X, "y": np.array([0, 1, 0, 1]),
@@ -327,49 +241,21 @@ def _valid_losses():
             "sensitive_features": np.array([0, 0, 1, 1])}
 
 
-def test_lfr_losses_rejects_bad_values():
+def test_lfr_losses_shape_and_sum_rules():
     valid = _valid_losses()
     lfr_losses(**valid)
-    bad = {
-        "X": st.one_of(NOT_NUMERIC, NON_FINITE_ARRAYS, st.sampled_from(
-            [np.zeros((3, 2)), np.zeros(4), np.full((4, 2), 1e9)])),
-        "y": st.sampled_from([[0, 1, 2, 1], [0, 1], "y", None, [0.5] * 4, [np.nan] * 4]),
-        "memberships": st.one_of(NOT_NUMERIC, NON_FINITE_ARRAYS, st.sampled_from(
-            [np.full((4, 2), 0.6), -np.eye(4)[:, :2], np.ones((3, 2)) / 2, np.ones(4)])),
-        "prototypes": st.one_of(NOT_NUMERIC, NON_FINITE_ARRAYS, st.sampled_from(
-            [np.zeros((3, 2)), np.zeros((2, 3)), np.zeros(4)])),
-        "w": st.one_of(NOT_NUMERIC, NON_FINITE_ARRAYS, st.sampled_from(
-            [[0.5], [1.5, 0.0], [-0.1, 0.2], np.zeros((2, 1))])),
-        "sensitive_features": st.sampled_from([[0, 0, 0, 0], [0, 1, 1, 1], [0, 1, 2, 2],
-                                               [0, 1], None, [np.nan, 0, 1, 1]]),
-    }
-    for arg, strategy in bad.items():
-        settings(max_examples=15, deadline=None)(
-            lambda a=arg, s=strategy: assert_rejects_bad_values(lfr_losses, valid, a, s))()
+    for change in ({"memberships": np.full((4, 2), 0.6)}, {"prototypes": np.zeros((3, 2))},
+                   {"w": [0.5]}, {"memberships": np.ones((3, 2)) / 2}):
+        with pytest.raises(ParameterError, match="memberships"):
+            lfr_losses(**{**valid, **change})
 
 
-def test_loss_objective_rejects_bad_weights():
+def test_loss_objective():
     losses = LFRLosses(1.0, 0.5, 0.1)
     assert losses.objective(1.0, 2.0, 3.0) == pytest.approx(1.0 + 1.0 + 0.3)
-    for name in ("Ax", "Ay", "Az"):
-        for bad in (-1.0, np.nan, 2e6, "1"):
-            kwargs = {"Ax": 1.0, "Ay": 1.0, "Az": 1.0, name: bad}
-            call_rejects(losses.objective, kwargs, name)
 
 
 # ---------------------------------------------------------- the grid's small functions
-BAD_DATASET = st.sampled_from(["Adult", "compas", "", None, 1, ["adult"], b"german", 0.5])
-
-
-@settings(max_examples=20, deadline=None)
-@given(bad=BAD_DATASET, bad_Az=st.one_of(BAD_WEIGHT, st.just(2e6)))
-def test_grid_functions_reject_bad_values(bad, bad_Az):
-    call_rejects(lfr_grid.lfr_grid_data, {"dataset": bad}, "dataset")
-    call_rejects(lfr_grid.lfr_grid_entry, {"dataset": bad, "Az": 1.0}, "dataset")
-    call_rejects(lfr_grid.lfr_grid_baseline, {"dataset": bad}, "dataset")
-    call_rejects(lfr_grid.lfr_grid_entry, {"dataset": "german", "Az": bad_Az}, "Az")
-
-
 def test_german_grid_data():
     d = lfr_grid.lfr_grid_data("german")
     assert d.X_train.shape == (700, 60) and d.X_test.shape == (300, 60)
@@ -377,3 +263,10 @@ def test_german_grid_data():
     assert set(np.unique(d.y_train)) == {0, 1} and set(np.unique(d.a_test)) == {0, 1}
     assert d.X_train.min() == 0.0 and d.X_train.max() == 1.0
     assert d.a_train.mean() == pytest.approx(0.81, abs=0.02)       # 81 % are older than 25
+
+
+def test_zero_weights_answer():
+    X, y, a = small()
+    m = LFR(Ax=0.0, Ay=0.0, Az=0.0, n_prototypes=2, n_starts=1, max_iter=5, rng=0).fit(
+        X, y, sensitive_features=a)
+    assert m.objective_ == 0.0           # nothing to minimise: the start is kept

@@ -9,9 +9,6 @@ import math
 
 import numpy as np
 import pytest
-from _props import BAD_POSITIVE, BAD_RNG, NOT_BOOL, NOT_NUMERIC, WRONG_SHAPE, bad_int, call_rejects
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from scipy.spatial.distance import pdist
 from sklearn.base import clone
 from sklearn.metrics.pairwise import rbf_kernel
@@ -169,85 +166,36 @@ def test_permutation_test_is_seeded_and_bounded():
     assert mmd_permutation_test(X, X, n_permutations=30, rng=0)[1] == 1.0
 
 
-# ---------------------------------------------------------------------- extremes
+# ------------------------------------------------------------- the domain's edges
 def test_far_apart_and_tiny_bandwidth_are_finite():
-    # points 1 apart and 1e99 apart with σ = 1e-100: every kernel value off the diagonal is
-    # exp(−huge) = 0, so MMD²_b = 1/m + 1/n (the diagonals) = 1
-    X = np.array([[0.0], [1e99]])
-    assert mmd2(X, np.array([[1.0], [-1e99]]), bandwidth=1e-100) == 1.0
-    np.testing.assert_array_equal(gaussian_kernel(X, X, bandwidth=1e-100), np.eye(2))
-    # σ = 1e100: ‖x − y‖²/(2σ²) = 1e198 / 2e200 = 0.005, no overflow on the way
-    np.testing.assert_allclose(gaussian_kernel(X, X, bandwidth=1e100)[0, 1], math.exp(-0.005),
+    # points 1 apart and 2e6 apart with σ = 1e-6 (the smallest): every kernel value off the
+    # diagonal is exp(−(1 or more)/2e-12) = 0, so MMD²_b = 1/m + 1/n (the diagonals) = 1
+    X = np.array([[0.0], [1e6]])
+    assert mmd2(X, np.array([[1.0], [-1e6]]), bandwidth=1e-6) == 1.0
+    np.testing.assert_array_equal(gaussian_kernel(X, X, bandwidth=1e-6), np.eye(2))
+    # σ = 1e6 (the largest): ‖x − y‖²/(2σ²) = 1e12 / 2e12 = 0.5
+    np.testing.assert_allclose(gaussian_kernel(X, X, bandwidth=1e6)[0, 1], math.exp(-0.5),
                                rtol=1e-14)
-    value, grad = mmd2_and_grad(np.array([[0.0], [1e-300], [1.0], [2.0]]), [0, 0, 1, 1],
-                                bandwidth=1e-100)
-    # 0 and 1e-300 are one point at σ = 1e-100: (1 + 1 + 1 + 1)/4 + (1 + 1)/4 − 0
+    value, grad = mmd2_and_grad(np.array([[0.0], [1e-13], [1.0], [2.0]]), [0, 0, 1, 1],
+                                bandwidth=1e-6)
+    # 0 and 1e-13 are one point at σ = 1e-6: (1 + 1 + 1 + 1)/4 + (1 + 1)/4 − 0
     assert value == pytest.approx(1.5) and np.all(np.isfinite(grad))
     with pytest.raises(ParameterError, match="bandwidth"):
-        mmd2(X, X, bandwidth=5e-324)
+        mmd2(X, X, bandwidth=1e-7)
 
 
-# --------------------------------------------------------------------- bad input
-BAD_POINTS = st.one_of(NOT_NUMERIC, st.sampled_from(
-    [np.zeros(3), np.zeros((0, 1)), np.zeros((2, 2)), np.array([[np.nan]]), [[np.inf], [0.0]],
-     np.full((2, 1), 1e101), np.zeros((2, 1, 1))]))
-
-
-@settings(max_examples=40, deadline=None)
-@given(arg=st.sampled_from(["X", "Y", "bandwidth", "unbiased"]), data=st.data())
-def test_mmd2_and_kernel_reject_bad_values(arg, data):
-    bad = {"X": BAD_POINTS, "Y": BAD_POINTS, "bandwidth": BAD_POSITIVE, "unbiased": NOT_BOOL}
-    valid = {"X": [[0.0], [1.0]], "Y": [[2.0], [3.0]], "bandwidth": 1.0, "unbiased": False}
-    value = data.draw(bad[arg])
-    call_rejects(mmd2, {**valid, arg: value}, arg)
-    if arg != "unbiased":
-        call_rejects(gaussian_kernel, {**{k: valid[k] for k in ("X", "Y", "bandwidth")},
-                                       arg: value}, arg)
-
-
+# ------------------------------------------------------ rules between arguments
 def test_size_limits_and_unbiased_needs_pairs():
-    with pytest.raises(ParameterError, match="Y must have at least 2 rows"):
+    with pytest.raises(ParameterError, match=r"X and Y need 1 \(unbiased: 2\) to 20,000 rows; got 2, 1"):
         mmd2([[0.0], [1.0]], [[2.0]], unbiased=True)
     assert mmd2([[0.0]], [[2.0]]) == pytest.approx(2 - 2 * math.exp(-2))
     big = np.zeros((mmd.MAX_SAMPLE_ROWS + 1, 1))
-    with pytest.raises(ParameterError, match="X may have at most"):
+    with pytest.raises(ParameterError, match=r"X and Y need 1 \(unbiased: 2\) to 20,000 rows; got 20001, 1"):
         mmd2(big, [[0.0]])
     with pytest.raises(ParameterError, match="kernel entries"):
         gaussian_kernel(np.zeros((5001, 1)), np.zeros((5001, 1)))
-    with pytest.raises(ParameterError, match="Z may have at most"):
+    with pytest.raises(ParameterError, match="Z must be .* at most 4,000 rows; got Z with 4,001 rows"):
         mmd2_and_grad(np.zeros((mmd.MAX_GRAD_ROWS + 1, 1)), np.arange(mmd.MAX_GRAD_ROWS + 1) % 2)
-
-
-BAD_GROUPS = st.sampled_from([np.zeros(6), np.arange(6) % 3, [0, 1, 1, 1, 1, 1], np.zeros(5),
-                              None, "g", np.full(6, np.nan), np.zeros((6, 2)),
-                              np.array([1, "a"] * 3, dtype=object)])
-
-
-@settings(max_examples=40, deadline=None)
-@given(arg=st.sampled_from(["Z", "groups", "bandwidth", "unbiased"]), data=st.data())
-def test_mmd2_and_grad_rejects_bad_values(arg, data):
-    bad = {"Z": st.one_of(BAD_POINTS.filter(lambda v: not isinstance(v, np.ndarray)
-                                            or v.shape != (2, 2)), WRONG_SHAPE),
-           "groups": BAD_GROUPS, "bandwidth": BAD_POSITIVE, "unbiased": NOT_BOOL}
-    valid = {"Z": np.arange(6.0)[:, None], "groups": [0, 0, 0, 1, 1, 1], "bandwidth": 1.0,
-             "unbiased": False}
-    value = data.draw(bad[arg])
-    if arg == "Z" and isinstance(value, np.ndarray) and value.ndim == 2 and value.shape[0] == 6:
-        return                                   # a valid Z after all
-    call_rejects(mmd2_and_grad, {**valid, arg: value}, arg)
-
-
-@settings(max_examples=40, deadline=None)
-@given(arg=st.sampled_from(["X", "Y", "bandwidth", "n_permutations", "unbiased", "rng"]),
-       data=st.data())
-def test_permutation_test_rejects_bad_values(arg, data):
-    bad = {"X": st.one_of(BAD_POINTS, st.just([[0.0]])), "Y": st.one_of(BAD_POINTS,
-                                                                          st.just([[0.0]])),
-           "bandwidth": BAD_POSITIVE, "n_permutations": bad_int(1, mmd.MAX_PERMUTATIONS),
-           "unbiased": NOT_BOOL, "rng": BAD_RNG}
-    valid = {"X": [[0.0], [1.0]], "Y": [[2.0], [3.0]], "bandwidth": 1.0, "n_permutations": 5,
-             "unbiased": False, "rng": 0}
-    call_rejects(mmd_permutation_test, {**valid, arg: data.draw(bad[arg])}, arg)
 
 
 # ------------------------------------------------------------ the MMD representation
@@ -306,34 +254,6 @@ def test_mmd_representation_is_seeded_and_clonable():
     assert np.isfinite(fixed.history_["mmd2"]).all()
 
 
-BAD_MMD = {
-    "alpha": st.sampled_from([-1.0, math.nan, "1", None, 2e6]),
-    "lam": st.sampled_from([-1.0, math.nan, math.inf, "1"]),
-    "beta": st.sampled_from([-1e-9, math.nan]),
-    "latent_dim": bad_int(1, 1024), "epochs": bad_int(1, 10_000),
-    "batch_size": bad_int(2, mmd.MAX_GRAD_ROWS),
-    "learning_rate": st.sampled_from([0.0, -1.0, 2.0, math.nan, "0.1"]),
-    "bandwidth": st.sampled_from(["mean", "", None, 0.0, -1.0, math.nan, 1e-200, 1e200]),
-    "hidden": st.sampled_from([(0,), "8", None, (2000,)]),
-    "activation": st.sampled_from(["ReLU", None]), "rng": BAD_RNG,
-}
-
-
-@settings(max_examples=40, deadline=None)
-@given(arg=st.sampled_from(sorted(BAD_MMD) + ["X", "y", "sensitive_features"]),
-       data=st.data())
-def test_mmd_representation_rejects_bad_values(arg, data):
-    X, y, a = make_data(40, 3)
-    bad = {**BAD_MMD, "X": st.sampled_from([X[:, :, None], None, np.full((40, 4), 1e7)]),
-           "y": st.sampled_from([y[:5], np.full(40, 2), None]),
-           "sensitive_features": st.sampled_from([np.zeros(40), a[:5], None])}
-
-    def fit(**kw):
-        data_ = {"X": X, "y": y, "sensitive_features": a}
-        params = {"epochs": 1}
-        for k, v in kw.items():
-            (data_ if k in data_ else params)[k] = v
-        return MMDRepresentation(**params).fit(data_["X"], data_["y"],
-                                               sensitive_features=data_["sensitive_features"])
-
-    call_rejects(fit, {arg: data.draw(bad[arg])}, arg)
+def test_a_collapsed_sample_at_the_smallest_bandwidth():
+    value, grad = mmd2_and_grad(np.zeros((4, 2)), [0, 0, 1, 1], bandwidth=1e-6)
+    assert value == 0.0 and not grad.any()
