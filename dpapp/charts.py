@@ -99,15 +99,17 @@ def _readable(node, title_chars: int, presenting_: bool):
     return out
 
 
-def _draw(spec: dict, alt: str) -> None:
-    spec = _readable(spec, TITLE_CHARACTERS[presenting()], presenting())
+def sent_spec(data, *, height: int = 340, presentation: bool = False) -> dict:
+    """The Vega-Lite specification :func:`show_chart` sends the browser for ``data``:
+    :func:`~dpteach.plots.figure.to_vega_lite`'s, with no text cut (see
+    :func:`_readable`), overlapping ticks thinned, enlarged in presentation mode."""
+    spec = _readable(to_vega_lite(data, height=height), TITLE_CHARACTERS[presentation],
+                     presentation)
     config = spec.get("config")
     if isinstance(config, dict) and isinstance(config.get("axis"), dict):
         # tick labels that would overlap (1,000 2,000 3,000 on a log axis) are thinned out
         spec["config"] = {**config, "axis": {**config["axis"], "labelOverlap": "greedy"}}
-    if presenting():
-        spec = enlarge(spec)
-    st.vega_lite_chart(spec=spec, width="stretch", theme=None, alt=alt)
+    return enlarge(spec) if presentation else spec
 
 
 def _chart_place():
@@ -180,6 +182,7 @@ def show_chart(data, alt: str, *, height: int = 340, download: bool = True) -> N
     :func:`~dpteach.plots.figure.to_matplotlib` when clicked).
     """
     with _chart_place():
-        _draw(to_vega_lite(data, height=height), alt)
+        st.vega_lite_chart(spec=sent_spec(data, height=height, presentation=presenting()),
+                           width="stretch", theme=None, alt=alt)
         if download:
             download_figure(data.title, figure=lambda: to_matplotlib(data))

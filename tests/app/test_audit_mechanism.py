@@ -15,9 +15,10 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dpapp.charts import sent_spec
+
 from dpapp import audit_mechanism as page
 from dpapp.widgets import fmt
-from dpteach.plots.figure import to_vega_lite
 
 TIMEOUT = 60
 PAGE = "dpapp.audit_mechanism"
@@ -49,7 +50,7 @@ def charts(at: AppTest) -> list[dict]:
 
 
 def as_sent(data) -> dict:
-    return json.loads(json.dumps(to_vega_lite(data, height=page.CHART_HEIGHT)))
+    return json.loads(json.dumps(sent_spec(data, height=page.CHART_HEIGHT)))
 
 
 def expected_charts(name: str, claim: float, n: int) -> list[dict]:

@@ -21,6 +21,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dpapp.charts import sent_spec
+
 from dpteach.mechanisms.noise import gaussian_sigma, laplace_scale
 from dpteach.plots.calibration import (
     error_vs_epsilon_data,
@@ -28,7 +30,6 @@ from dpteach.plots.calibration import (
     privacy_loss_data,
     sigma_comparison_data,
 )
-from dpteach.plots.figure import to_vega_lite
 from dpteach.plots.randomized_response import rr_estimator_data, rr_probabilities_data
 from dpteach.mechanisms.randomized_response import (
     randomized_response,
@@ -143,8 +144,8 @@ def test_calibration_default_values():
     assert any("ε < 1" in i.value for i in at.info)
     # the charts are those of dpteach.plots.calibration for these values, ε and δ in the titles
     laplace, gauss = charts(at)
-    assert laplace == as_sent(to_vega_lite(neighbouring_densities_data(1.0, 1.0)))
-    assert gauss == as_sent(to_vega_lite(neighbouring_densities_data(1.0, 1.0, 1e-5,
+    assert laplace == as_sent(sent_spec(neighbouring_densities_data(1.0, 1.0)))
+    assert gauss == as_sent(sent_spec(neighbouring_densities_data(1.0, 1.0, 1e-5,
                                                                      mechanism="gaussian")))
     laplace_title, gauss_title = titles(at)
     assert "ε = 1" in laplace_title and "δ" not in laplace_title
@@ -180,7 +181,7 @@ def test_calibration_charts_follow_the_sliders():
     assert_no_errors(at)
     after = charts(at)
     assert after != before
-    assert after[1] == as_sent(to_vega_lite(neighbouring_densities_data(
+    assert after[1] == as_sent(sent_spec(neighbouring_densities_data(
         1.0, 0.5, 1e-5, mechanism="gaussian")))
     # the wider Laplace b = Δ/ε = 2: the density on D peaks at 1/(2b) = 0.25
     label = next(s for s in after[0]["layer"][0]["encoding"]["color"]["scale"]["domain"]
@@ -210,7 +211,7 @@ def test_calibration_views_show_the_data_functions(view, data):
     at.select_slider(key="sensitivity").set_value(2.0)
     at.radio(key="view").set_value(view).run()
     assert_no_errors(at)
-    assert charts(at) == [as_sent(to_vega_lite(d)) for d in data()]
+    assert charts(at) == [as_sent(sent_spec(d)) for d in data()]
     assert all("δ = 1e-06" in t for t in titles(at)[-1:])
 
 
@@ -323,8 +324,8 @@ def test_rr_default_values():
     assert m["Estimate π̂"] == f"{est.estimate:.3f}"
     assert m["95% confidence interval"] == f"[{est.ci_low:.3f}, {est.ci_high:.3f}]"
     probabilities, histogram = charts(at)
-    assert probabilities == as_sent(to_vega_lite(rr_probabilities_data(gamma=0.25)))
-    assert histogram == as_sent(to_vega_lite(rr_estimator_data(
+    assert probabilities == as_sent(sent_spec(rr_probabilities_data(gamma=0.25)))
+    assert histogram == as_sent(sent_spec(rr_estimator_data(
         0.3, 1000, gamma=0.25, n_trials=2000, rng=0, simulation="binomial")))
     assert "γ = 0.25 (ε = 1.1)" in titles(at)[0]
     assert "γ = 0.25 (ε = 1.1), n = 1000" in titles(at)[1]
@@ -376,7 +377,7 @@ def test_rr_epsilon_mode_and_new_survey():
     first = _survey(0.6, 5000, 0, epsilon=0.5)
     assert m["Estimate π̂"] == f"{first.estimate:.3f}"
     assert all("ε = 0.5" in t for t in titles(at))
-    assert charts(at)[1] == as_sent(to_vega_lite(rr_estimator_data(
+    assert charts(at)[1] == as_sent(sent_spec(rr_estimator_data(
         0.6, 5000, epsilon=0.5, n_trials=2000, rng=0, simulation="binomial")))
     histogram = charts(at)[1]
     at.button(key="rr_rerun").click().run()

@@ -15,6 +15,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dpapp.charts import sent_spec
+
 from dpteach.accounting.rdp import RDPAccountant
 from dpapp import dpsgd_playground as page
 from dpteach.learning.dpsgd import steps_per_epoch
@@ -142,7 +144,6 @@ def test_reseed_button(at):
 
 def test_train_and_charts_are_consistent():
     from dpteach.plots.dpsgd import grad_norm_histogram_data, probability_grid_data
-    from dpteach.plots.figure import to_vega_lite
 
     res = page.train(1.0, 0.5, 32, 3, 0)
     X, y = page.toy_data()
@@ -159,12 +160,12 @@ def test_train_and_charts_are_consistent():
     assert boundary.heatmap.z.shape == (page.GRID, page.GRID)
     np.testing.assert_array_equal(boundary.heatmap.z, res["p"])
     assert sum(s.x.size for s in boundary.series if s.kind == "points") == page.N_POINTS
-    spec = to_vega_lite(boundary)
+    spec = sent_spec(boundary)
     cells = spec["layer"][0]["data"]["values"]                  # the heat map, under
     points = [row for layer in spec["layer"][1]["layer"] if layer["mark"]["type"] == "circle"
               for row in layer["data"]["values"]]
     assert len(cells) == page.GRID ** 2 and len(points) == page.N_POINTS
-    assert spec["layer"] == to_vega_lite(probability_grid_data(
+    assert spec["layer"] == sent_spec(probability_grid_data(
         res["x0"], res["x1"], res["p"], X, y, title=res["boundary_title"]))["layer"]
     accuracy, spent = res["history_charts"]
     np.testing.assert_array_equal(accuracy.series[0].y, res["history"]["accuracy"])

@@ -15,8 +15,9 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dpapp.charts import sent_spec
+
 from dpteach._validation import ParameterError
-from dpteach.plots.figure import to_vega_lite
 from dpteach.plots.laftr import (
     GAPS,
     OBJECTIVES,
@@ -63,8 +64,8 @@ def as_sent(spec: dict) -> dict:
 
 
 def expected_charts(objective: str, gamma: float) -> list[dict]:
-    return [as_sent(to_vega_lite(frontier_data(objective, gamma), height=HEIGHT)),
-            as_sent(to_vega_lite(group_rates_data(objective, gamma), height=HEIGHT))]
+    return [as_sent(sent_spec(frontier_data(objective, gamma), height=HEIGHT)),
+            as_sent(sent_spec(group_rates_data(objective, gamma), height=HEIGHT))]
 
 
 def metrics(at: AppTest) -> dict[str, str]:

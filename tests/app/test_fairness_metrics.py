@@ -17,6 +17,8 @@ import math
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dpapp.charts import sent_spec
+
 from dpteach._validation import ParameterError
 from dpapp.widgets import fmt
 from dpteach.plots.fairness import (
@@ -27,7 +29,6 @@ from dpteach.plots.fairness import (
     group_roc_data,
     threshold_tradeoff_data,
 )
-from dpteach.plots.figure import to_vega_lite
 
 TIMEOUT = 60
 PAGE = "dpapp.fairness_metrics"
@@ -69,9 +70,9 @@ def as_sent(spec: dict) -> dict:
 
 
 def expected_charts(tf=0.5, tm=0.5, gap="equalized_odds_worst") -> list[dict]:
-    return [as_sent(to_vega_lite(threshold_tradeoff_data(tf, tm), height=HEIGHT)),
-            as_sent(to_vega_lite(threshold_tradeoff_data(tf, tm, gap=gap), height=HEIGHT)),
-            as_sent(to_vega_lite(group_roc_data(tf, tm), height=HEIGHT))]
+    return [as_sent(sent_spec(threshold_tradeoff_data(tf, tm), height=HEIGHT)),
+            as_sent(sent_spec(threshold_tradeoff_data(tf, tm, gap=gap), height=HEIGHT)),
+            as_sent(sent_spec(group_roc_data(tf, tm), height=HEIGHT))]
 
 
 def expected_metrics(tf=0.5, tm=0.5) -> dict[str, str]:

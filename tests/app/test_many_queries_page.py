@@ -14,8 +14,9 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dpapp.charts import sent_spec
+
 from dpapp.widgets import fmt
-from dpteach.plots.figure import to_vega_lite
 from dpteach.plots.many_queries import (
     CROSSOVER_EPSILONS,
     CROSSOVER_KS,
@@ -56,7 +57,7 @@ def charts(at: AppTest) -> list[dict]:
 def expected_charts(k: int, eps: float) -> list[dict]:
     from dpapp.many_queries import CHART_HEIGHT
 
-    return [json.loads(json.dumps(to_vega_lite(f(k, eps), height=CHART_HEIGHT)))
+    return [json.loads(json.dumps(sent_spec(f(k, eps), height=CHART_HEIGHT)))
             for f in (crossover_data, crossover_epsilon_data)]
 
 

@@ -16,9 +16,10 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dpapp.charts import sent_spec
+
 from dpteach.pate.analysis import gnmax_log_q, pate_epsilon, threshold_log_pr_answered
 from dpteach.pate.answers import gnmax_answer_probabilities
-from dpteach.plots.figure import to_vega_lite
 from dpteach.plots.pate import (
     VOTE_PRESETS,
     agreement_votes,
@@ -70,9 +71,9 @@ def as_sent(spec: dict) -> dict:
 
 
 def expected_charts(votes, threshold=200.0, sigma1=150.0, sigma2=40.0, delta=1e-5, k=1000):
-    return [as_sent(to_vega_lite(vote_histogram_data(votes, threshold))),
-            as_sent(to_vega_lite(answer_distribution_data(votes, threshold, sigma1, sigma2))),
-            as_sent(to_vega_lite(pate_privacy_data(votes, threshold, sigma1, sigma2, delta,
+    return [as_sent(sent_spec(vote_histogram_data(votes, threshold))),
+            as_sent(sent_spec(answer_distribution_data(votes, threshold, sigma1, sigma2))),
+            as_sent(sent_spec(pate_privacy_data(votes, threshold, sigma1, sigma2, delta,
                                                    k_max=10_000, mark_k=k)))]
 
 

@@ -19,10 +19,11 @@ import math
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dpapp.charts import sent_spec
+
 from dpapp import reconstruction_attack as page
 from dpapp.widgets import fmt
 from dpteach.attacks.reconstruction import calibrate_noise, dp_recovery_bound
-from dpteach.plots.figure import to_vega_lite
 
 TIMEOUT = 60
 PAGE = "dpapp.reconstruction_attack"
@@ -56,7 +57,7 @@ def charts(at: AppTest) -> list[dict]:
 
 
 def expected_charts(n, k, noise, level, decoder) -> list[dict]:
-    return [json.loads(json.dumps(to_vega_lite(f, height=page.CHART_HEIGHT)))
+    return [json.loads(json.dumps(sent_spec(f, height=page.CHART_HEIGHT)))
             for f in (page.noise_figure(n, k, noise, level, decoder),
                       page.queries_figure(n, k, noise, level, decoder))]
 
