@@ -223,14 +223,19 @@ def rational(low: float, high: float, *,
     return domain
 
 
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
 def array(*, ndim: int | tuple[int, ...] | None = None, min_size: int = 1,
           max_size: int = 10**7, low: float = -math.inf, high: float = math.inf,
           integers: bool = False, dtype=float, text: str | None = None,
           example: Any = None, booleans: bool = False) -> Domain:
     """A numeric array (numbers, nested lists or arrays of real numbers; not booleans, not
     strings, not ragged), of the given dimension(s) and size, every entry finite and in
-    [low, high] (whole numbers with ``integers=True``). Returns a NumPy array of ``dtype``.
-    ``booleans=True`` also accepts True/False (as 1/0: a mask, a 0/1 indicator).
+    [low, high] (whole numbers with ``integers=True``). Returns a NumPy array of ``dtype``
+    (``dtype=np.floating``: float32 and float64 arrays keep their precision, anything else
+    becomes float64). ``booleans=True`` also accepts True/False (as 1/0: a mask, a 0/1
+    indicator).
     """
     dims = None if ndim is None else ((ndim,) if isinstance(ndim, int) else tuple(ndim))
     shape_text = "" if dims is None else {(0,): "a number", (1,): "a 1-D array",
@@ -258,7 +263,8 @@ def array(*, ndim: int | tuple[int, ...] | None = None, min_size: int = 1,
         elif raw.dtype.kind not in ("biuf" if booleans else "iuf"):   # strings, complex, dates
             raise domain.refuse(name, value)
         try:
-            arr = np.asarray(raw, dtype=dtype)
+            arr = np.asarray(raw, dtype=(raw.dtype if raw.dtype in _FLOATS else float)
+                             if dtype is np.floating else dtype)
         except (OverflowError, TypeError, ValueError):
             raise domain.refuse(name, value) from None
         if dims is not None and arr.ndim not in dims:
@@ -266,8 +272,9 @@ def array(*, ndim: int | tuple[int, ...] | None = None, min_size: int = 1,
         if not min_size <= arr.size <= max_size:
             raise ParameterError(f"{name} must be {text}; got {name} with {arr.size:,} "
                                  "entries")
-        if arr.size and not (np.all(np.isfinite(arr)) and arr.min() >= low and arr.max() <= high
-                             and (not integers or np.all(arr == np.round(arr)))):
+        lo, hi = (arr.min(), arr.max()) if arr.size else (0, 0)   # NaN or ±inf if an entry is
+        if not (np.isfinite(lo) and np.isfinite(hi) and lo >= low and hi <= high
+                and (not integers or np.all(arr == np.round(arr)))):
             raise domain.refuse(name, value)
         return arr
 

@@ -56,7 +56,9 @@ from dpteach.attacks.membership import ShadowExperiment
 
 #: modules not yet converted to declarations (their tests: tests/<part>/test_*_edges.py)
 WRITTEN_OUT = {
-    "dpteach.fairness", "dpteach.learning",
+    "dpteach.fairness", "dpteach.learning.dpsgd", "dpteach.learning.erm",
+    "dpteach.learning.erm_bounds", "dpteach.learning.erm_experiments",
+    "dpteach.learning.logistic",
     "dpteach.plots.accounting", "dpteach.plots.anonymity", "dpteach.plots.attacks",
     "dpteach.plots.audit", "dpteach.plots.calibration", "dpteach.plots.dp_fairness",
     "dpteach.plots.dpsgd", "dpteach.plots.erm", "dpteach.plots.fairness",
@@ -445,6 +447,70 @@ RECORDS.update({
     _M + "PMWResult": "what private_multiplicative_weights returns",
     _M + "MWEMResult": "what mwem returns",
     _M + "MWEMPrivacy": "what mwem_privacy returns",
+})
+
+
+# ------------------------------------------------------------- learning (dpteach.learning)
+_N = "dpteach.learning.network:Network."
+_O = "dpteach.learning.optim:"
+_X3 = np.array([[0.5, -1.0, 2.0], [1.0, 0.0, -0.5], [-2.0, 1.5, 0.25], [0.0, 0.5, 1.0]])
+_Y3 = np.array([0, 1, 1, 0])
+
+
+def _net():
+    from dpteach.learning.network import Network
+    return Network((3, 4, 2), l2=0.01, rng=0)
+
+
+def _net_method(name: str, **kwargs):
+    """A factory for the method ``name`` of a fresh network (methods may update it)."""
+    return lambda: (getattr(_net(), name), dict(kwargs))
+
+
+def _net_grads():
+    return _net().gradient(_X3, _Y3)
+
+
+def _backward():
+    net = _net()
+    return net.backward, dict(cache=net.forward(_X3)[1], grad_out=np.ones((4, 2)))
+
+
+def _adam_step():
+    from dpteach.learning.optim import Adam
+    return Adam([np.zeros(3), np.zeros((2, 2))]).step, dict(grads=[np.ones(3), np.ones((2, 2))])
+
+
+def _gradient_check():
+    w = np.array([1.0, -2.0, 0.5])
+    return _optim_gradient_check, dict(f=lambda: float(np.sum(w ** 3)), params=[w],
+                                       grads=[3 * w ** 2], rng=0)
+
+
+def _optim_gradient_check(**kwargs):
+    from dpteach.learning.optim import gradient_check
+    return gradient_check(**kwargs)
+
+
+EXAMPLES.update({
+    **{_N + m: _net_method(m, X=_X3, y=_Y3)
+       for m in ("trace", "per_example_losses", "loss", "gradient", "per_example_gradients",
+                 "per_example_grad_norms")},
+    **{_N + m: _net_method(m, X=_X3) for m in ("forward", "logits", "predict_proba")},
+    _N + "backward": _backward,
+    _N + "add_l2_gradient": lambda: (_net().add_l2_gradient, dict(grads=_net_grads())),
+    _N + "apply_update": lambda: (_net().apply_update,
+                                  dict(grads=_net_grads(), learning_rate=0.1)),
+    _O + "Adam": dict(params=[np.zeros(3)]),
+    _O + "Adam.step": _adam_step,
+    _O + "gradient_check": _gradient_check,
+    _O + "softmax": dict(logits=[[1.0, 2.0, 0.5], [0.0, 0.0, 3.0]]),
+    _O + "log_softmax": dict(logits=[[1.0, 2.0, 0.5], [0.0, 0.0, 3.0]]),
+    _O + "softmax_cross_entropy": dict(logits=[[1.0, 2.0, 0.5], [0.0, 0.0, 3.0]], y=[2, 0]),
+    _O + "binary_cross_entropy_with_logits": dict(logits=[0.5, -1.0, 2.0], y=[1, 0, 1]),
+    _O + "squared_error": dict(pred=[[0.5, 1.0], [2.0, 0.0]], target=[[0.0, 1.0], [1.0, 1.0]]),
+    _O + "group_normalized_l1": dict(prob=[0.2, 0.9, 0.4, 0.7], target=[0, 1, 1, 0],
+                                     groups=[0, 0, 1, 1]),
 })
 
 

@@ -1,6 +1,5 @@
 """Legal-but-extreme inputs for the learning chapter: every public function and class of
-``dpteach.learning`` (logistic, erm, erm_experiments, network, dpsgd; optim in
-``test_network_edges.py``) and the figures of ``dpteach.plots.erm`` / ``dpteach.plots.dpsgd``
+``dpteach.learning`` (logistic, erm, erm_experiments, dpsgd; network and optim declare their domains) and the figures of ``dpteach.plots.erm`` / ``dpteach.plots.dpsgd``
 (the toy generators of ``dpteach.datasets`` declare their domains: ``tests/test_domains.py``).
 
 For each numeric parameter the table ``CASES`` draws values from the strategies of
@@ -422,56 +421,6 @@ CASES = [
          check=lambda f, k: all(fitted_finite(m, k) for m in (f.nonprivate, *f.private)),
          examples=5),
 
-    # ------------------------------------------------------------------ network
-    Case(f"{NN}.clip_factors", network.clip_factors, kw(norms=lambda: np.array([0.0, 0.5, 2.0]),
-                                                    max_grad_norm=1.0),
-         {"norms": scaled(np.array([0.0, 0.5, 2.0])), "max_grad_norm": POS}, check=factors),
-    Case(f"{NN}.check_layer_sizes", network.check_layer_sizes, kw(layer_sizes=(2, 4, 3)),
-         {"layer_sizes": INTS.map(lambda k: (2, k, 3)), "min_outputs": INTS},
-         check=lambda out, k: out == tuple(k["layer_sizes"])),
-    Case(f"{NN}.init_dense_layers", network.init_dense_layers, kw(layer_sizes=(2, 4, 3), rng=0),
-         {"layer_sizes": INTS.map(lambda k: (2, k, 3)), "rng": HUGE_INTS},
-         check=lambda out, k: all(np.all(np.isfinite(W)) for W in out[0])
-         and not any(b.any() for b in out[1]), fixed=("activation", "dtype")),
-    Case(f"{NN}.activation_functions", network.activation_functions, kw(activation="relu"),
-         {"activation": st.sampled_from(network.ACTIVATIONS)},
-         check=lambda out, k: np.allclose(out[1](out[0](np.array([-1.0, 2.0]))),
-                                          {"relu": [0, 1], "tanh": [1 - np.tanh(1) ** 2,
-                                                                    1 - np.tanh(2) ** 2],
-                                           "leaky_relu": [network.LEAKY_SLOPE, 1]}[k["activation"]]),
-         examples=3),
-    Case(f"{NN}.Network", network.Network, kw(layer_sizes=(2, 4, 3), rng=0),
-         {"l2": POS, "layer_sizes": INTS.map(lambda k: (2, k, 3)), "rng": HUGE_INTS},
-         fixed=("activation", "dtype")),
-    Case(f"{NN}.Network.forward", _forward, kw(X=X3), {"X": scaled(_three()[0])},
-         check=forward_ok, examples=6),
-    Case(f"{NN}.Network.backward", _backward, kw(grad_out=lambda: _three()[0][:, [0, 1, 0]]),
-         {"grad_out": scaled(_three()[0][:, [0, 1, 0]])}, check=backward_ok, examples=6),
-    *[Case(f"{NN}.Network.{m}", _mlp_method(m), kw(X=X3, y=Y3), {"X": scaled(_three()[0])},
-           examples=4, fixed=("y",))
-      for m in ("per_example_losses", "loss", "per_example_gradients", "per_example_grad_norms",
-                "gradient")],
-    *[Case(f"{NN}.Network.{m}", _mlp_method(m), kw(X=X3), {"X": scaled(_three()[0])}, examples=4)
-      for m in ("logits", "predict_proba")],
-    Case(f"{NN}.Network.trace", _mlp_method("trace"), kw(X=X3, y=Y3),
-         {"X": scaled(_three()[0])}, examples=4, fixed=("y",)),
-    *[Case(f"{NN}.Network.{m}", _mlp_method(m), kw(trace=_trace), {"trace": st.just(None).map(
-        lambda _: _trace())}, examples=1) for m in ("per_example_gradients_from",
-                                                    "per_example_grad_norms_from")],
-    Case(f"{NN}.Network.weighted_gradient_sum", _mlp_method("weighted_gradient_sum"),
-         kw(trace=_trace, weights=lambda: np.ones(12)), {"weights": scaled(np.ones(12))},
-         check=lambda out, k: all(np.all(np.isfinite(g)) for g in out)
-         if np.max(k["weights"]) < 1e300 else True, fixed=("trace",)),
-    Case(f"{NN}.Network.clipped_gradient_sum", _mlp_method("clipped_gradient_sum"),
-         kw(trace=_trace, max_grad_norm=1.0), {"max_grad_norm": POS},
-         check=lambda out, k: factors(out[2], k) and all(np.all(np.isfinite(g)) for g in out[0]),
-         fixed=("trace",)),
-    Case(f"{NN}.Network.add_l2_gradient", _mlp_method("add_l2_gradient"),
-         kw(grads=lambda: _grads(1.0)), {"grads": SCALES.map(_grads)}),
-    Case(f"{NN}.Network.apply_update", _mlp_method("apply_update"),
-         kw(grads=lambda: _grads(1.0), learning_rate=0.1),
-         {"grads": SCALES.map(_grads), "learning_rate": POS}),
-
     # -------------------------------------------------------------------- dpsgd
     Case(f"{DP}.poisson_sample", dpsgd.poisson_sample, kw(n=10, sample_rate=0.5, rng=0),
          {"n": INTS, "sample_rate": UNIT, "rng": HUGE_INTS},
@@ -647,13 +596,6 @@ def test_strings_bools_and_complex_are_refused():
         (dpsgd.privatize_gradient_sum, {"grad_sum": [np.ones(3) * (1 + 1j)],
                                         "noise_multiplier": 1.0, "max_grad_norm": 1.0,
                                         "expected_batch_size": 1.0}, "grad_sum"),
-        (_mlp_method("apply_update"), {"grads": [g * 1j for g in _grads(1.0)],
-                                       "learning_rate": 0.1}, "grads"),
-        (_mlp_method("add_l2_gradient"), {"grads": [g.astype(complex) for g in _grads(1.0)]},
-         "grads"),
-        (_mlp_method("weighted_gradient_sum"), {"trace": _trace(), "weights": np.ones(12) * 1j},
-         "weights"),
-        (network.clip_factors, {"norms": np.ones(2) * 1j, "max_grad_norm": 1.0}, "norms"),
         (erm_experiments.accuracy_vs_epsilon,
          {"X_train": X2(), "y_train": Y2(), "X_test": X2(), "y_test": Y2(), "epsilons": [1.0],
           "lam": 0.1, "progress": 1}, "progress"),
@@ -721,7 +663,7 @@ def test_training_that_diverges_names_the_learning_rate():
 MODULES = {
     "dpteach.learning.logistic": logistic, "dpteach.learning.erm": erm,
     "dpteach.learning.erm_bounds": erm_bounds,
-    "dpteach.learning.erm_experiments": erm_experiments, "dpteach.learning.network": network,
+    "dpteach.learning.erm_experiments": erm_experiments,
     "dpteach.learning.dpsgd": dpsgd, "dpteach.plots.erm": perm, "dpteach.plots.dpsgd": pdp,
 }
 
