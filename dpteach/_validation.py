@@ -50,6 +50,7 @@ import numpy.typing as npt
 __all__ = [
     "ParameterError", "Domain", "validate", "validate_params", "describe",
     "real", "integer", "rational", "array", "choice", "one_of", "anything", "function",
+    "instance_of",
     "ArrayLike", "Seed",
     "check_epsilon", "check_delta", "check_sensitivity", "check_probability", "check_positive",
     "check_nonnegative", "check_int", "check_bool", "check_finite", "check_in_range",
@@ -272,9 +273,9 @@ def array(*, ndim: int | tuple[int, ...] | None = None, min_size: int = 1,
         if not min_size <= arr.size <= max_size:
             raise ParameterError(f"{name} must be {text}; got {name} with {arr.size:,} "
                                  "entries")
-        lo, hi = (arr.min(), arr.max()) if arr.size else (0, 0)   # NaN or ±inf if an entry is
-        if not (np.isfinite(lo) and np.isfinite(hi) and lo >= low and hi <= high
-                and (not integers or np.all(arr == np.round(arr)))):
+        lo, hi = (arr.min(), arr.max()) if arr.size else (low, high)  # NaN or ±inf if an entry is
+        if arr.size and not (np.isfinite(lo) and np.isfinite(hi) and lo >= low and hi <= high
+                             and (not integers or np.all(arr == np.round(arr)))):
             raise domain.refuse(name, value)
         return arr
 
@@ -349,6 +350,16 @@ def function(text: str, *, example: Any = None) -> Domain:
     domain = Domain(text, convert, example=example, bad=["not a function", None, 3])
     return domain
 
+
+def instance_of(cls: type, text: str, *, example: Any = None) -> Domain:
+    """An instance of ``cls`` (a network, a result the library made); ``text`` names it."""
+    def convert(name: str, value: Any) -> Any:
+        if isinstance(value, cls):
+            return value
+        raise domain.refuse(name, value)
+
+    domain = Domain(text, convert, example=example, bad=[None, "made by hand", 1.0])
+    return domain
 
 def _none(name: str, value: Any) -> None:
     if value is not None:

@@ -32,15 +32,10 @@ import pkgutil
 import re
 from pathlib import Path
 
-import numpy as np
 import pytest
 from _props import (
-    BAD_CHOICE,
-    BAD_POSITIVE,
-    BAD_RNG,
     NON_FINITE_ARRAYS,
     NOT_NUMERIC,
-    bad_int,
     call_rejects,
 )
 from hypothesis import given
@@ -149,9 +144,6 @@ _ELSEWHERE = {
             "planner_pld_steps"],
     },
     "learning/test_dpsgd.py": {
-        "dpteach.learning.dpsgd": [
-            "poisson_sample", "steps_per_epoch", "privatize_gradient_sum",
-            "dp_sgd_gradient"],
         "dpteach.plots.dpsgd": [
             "grad_norm_histogram_data", "training_history_data",
             "probability_grid_data", "plot_probability_grid"],

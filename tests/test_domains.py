@@ -49,6 +49,7 @@ from dpteach.audit import one_run as audit_one_run
 from dpteach.audit import runs as audit_runs
 from dpteach.audit import cases as audit_cases
 from dpteach.datasets import make_toy_data
+from dpteach.learning import dpsgd
 from dpteach.learning.dpsgd import DPSGDClassifier
 from dpteach.pate.student import PATEStudent
 from dpteach.pate.teachers import TeacherEnsemble
@@ -56,7 +57,7 @@ from dpteach.attacks.membership import ShadowExperiment
 
 #: modules not yet converted to declarations (their tests: tests/<part>/test_*_edges.py)
 WRITTEN_OUT = {
-    "dpteach.fairness", "dpteach.learning.dpsgd", "dpteach.learning.erm",
+    "dpteach.fairness", "dpteach.learning.erm",
     "dpteach.learning.erm_bounds", "dpteach.learning.erm_experiments",
     "dpteach.learning.logistic",
     "dpteach.plots.accounting", "dpteach.plots.anonymity", "dpteach.plots.attacks",
@@ -512,6 +513,36 @@ EXAMPLES.update({
     _O + "group_normalized_l1": dict(prob=[0.2, 0.9, 0.4, 0.7], target=[0, 1, 1, 0],
                                      groups=[0, 0, 1, 1]),
 })
+
+_D = "dpteach.learning.dpsgd:"
+
+
+def _dpsgd_fit(**kwargs):
+    return DPSGDClassifier(**{"batch_size": 5, "epochs": 1, "hidden": (), "rng": 0,
+                              **kwargs}).fit(*_toy())
+
+
+def _fitted_dpsgd(method: str):
+    return lambda: (getattr(_dpsgd_fit(), method), dict(X=_toy()[0][:6]))
+
+
+EXAMPLES.update({
+    _D + "steps_per_epoch": dict(n=100, batch_size=7),
+    _D + "privatize_gradient_sum": dict(grad_sum=[np.ones(3), np.ones((2, 2))],
+                                        noise_multiplier=1.0, max_grad_norm=1.0,
+                                        expected_batch_size=10.0, rng=0),
+    _D + "dp_sgd_gradient": lambda: (dpsgd.dp_sgd_gradient, dict(
+        model=_net(), X_batch=_X3, y_batch=_Y3, noise_multiplier=1.0, max_grad_norm=1.0,
+        expected_batch_size=4.0, rng=0)),
+    _D + "DPSGDClassifier": lambda: (_dpsgd_fit, {}),
+    _D + "DPSGDClassifier.fit": lambda: (DPSGDClassifier(batch_size=5, epochs=1, hidden=(),
+                                                         rng=0).fit, dict(zip("Xy", _toy()))),
+    **{_D + f"DPSGDClassifier.{m}": _fitted_dpsgd(m) for m in ("logits", "predict_proba",
+                                                              "predict")},
+})
+# the edges of a class index (0 and 100,000) against a network of two outputs: the network
+# refuses the class it does not have (its message names y, the name it knows the batch by)
+NO_EDGES[_D + "dp_sgd_gradient(y_batch)"] = "class indices beyond the example network's 2"
 
 
 # ------------------------------------------------------------------------- the walk

@@ -56,7 +56,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import FLAG, RNG, Domain, ParameterError, array, choice, real, validate
+from .._validation import (FLAG, RNG, Domain, ParameterError, array, choice, instance_of,
+                          real, validate)
 from .optim import CLASS_INDICES, GRADS, LEARNING_RATE, MAX_INPUT, MAX_PARAMS, softmax
 
 __all__ = ["Network", "ForwardCache", "BackwardTrace", "clip_factors", "activation_functions",
@@ -136,18 +137,8 @@ class BackwardTrace:
     losses: np.ndarray
 
 
-def _instance_of(cls, text: str) -> Domain:
-    def convert(name, value):
-        if not isinstance(value, cls):
-            raise domain.refuse(name, value)
-        return value
-
-    domain = Domain(text, convert, bad=[None, "made by hand", 1.0])
-    return domain
-
-
-CACHE = _instance_of(ForwardCache, "the ForwardCache of this network's forward()")
-TRACE = _instance_of(BackwardTrace, "the BackwardTrace of a Network's trace()")
+CACHE = instance_of(ForwardCache, "the ForwardCache of this network's forward()")
+TRACE = instance_of(BackwardTrace, "the BackwardTrace of a Network's trace()")
 
 
 @validate(layer_sizes=LAYER_SIZES, activation=ACTIVATION, l2=L2,

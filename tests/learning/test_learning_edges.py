@@ -1,5 +1,6 @@
 """Legal-but-extreme inputs for the learning chapter: every public function and class of
-``dpteach.learning`` (logistic, erm, erm_experiments, dpsgd; network and optim declare their domains) and the figures of ``dpteach.plots.erm`` / ``dpteach.plots.dpsgd``
+``dpteach.learning`` (logistic, erm, erm_experiments; network, optim and dpsgd declare
+their domains) and the figures of ``dpteach.plots.erm`` / ``dpteach.plots.dpsgd``
 (the toy generators of ``dpteach.datasets`` declare their domains: ``tests/test_domains.py``).
 
 For each numeric parameter the table ``CASES`` draws values from the strategies of
@@ -421,35 +422,6 @@ CASES = [
          check=lambda f, k: all(fitted_finite(m, k) for m in (f.nonprivate, *f.private)),
          examples=5),
 
-    # -------------------------------------------------------------------- dpsgd
-    Case(f"{DP}.poisson_sample", dpsgd.poisson_sample, kw(n=10, sample_rate=0.5, rng=0),
-         {"n": INTS, "sample_rate": UNIT, "rng": HUGE_INTS},
-         check=lambda idx, k: np.all((idx >= 0) & (idx < k["n"]))),
-    Case(f"{DP}.steps_per_epoch", dpsgd.steps_per_epoch, kw(n=100, batch_size=7),
-         {"n": INTS, "batch_size": INTS},
-         check=lambda out, k: isinstance(out, int) and out == -(-k["n"] // k["batch_size"])),
-    Case(f"{DP}.privatize_gradient_sum", dpsgd.privatize_gradient_sum,
-         kw(grad_sum=lambda: _grads(1.0), noise_multiplier=1.0, max_grad_norm=1.0,
-            expected_batch_size=10.0, rng=0),
-         {"grad_sum": SCALES.map(_grads), "noise_multiplier": POS, "max_grad_norm": POS,
-          "expected_batch_size": POS, "rng": HUGE_INTS}),
-    Case(f"{DP}.dp_sgd_gradient", dpsgd.dp_sgd_gradient,
-         kw(model=_mlp, X_batch=X3, y_batch=Y3, noise_multiplier=1.0, max_grad_norm=1.0,
-            expected_batch_size=10.0, rng=0),
-         {"X_batch": scaled(_three()[0]), "noise_multiplier": POS, "max_grad_norm": POS,
-          "expected_batch_size": POS},
-         check=lambda d, k: all(np.all(np.isfinite(g)) for g in d.grads)
-         and np.all(np.isfinite(d.clip_factors)), fixed=("model", "y_batch")),
-    Case(f"{DP}.DPSGDClassifier", _dpsgd_fit, kw(),
-         {"noise_multiplier": POS, "max_grad_norm": POS, "learning_rate": POS, "l2": POS,
-          "target_epsilon": st.one_of(TINY_FLOATS, HUGE_FLOATS),
-          "delta": UNIT, "batch_size": INTS, "epochs": INTS,
-          "hidden": INTS.map(lambda k: (k,)), "X": scaled(_toy()[0])},
-         check=dpsgd_fitted, examples=4),
-    *[Case(f"{DP}.DPSGDClassifier.{m}", _dpsgd_method(m), kw(X=X2),
-           {"X": scaled(_toy()[0])}, examples=4)
-      for m in ("logits", "predict_proba", "predict")],
-
     # --------------------------------------------------------------- plots.erm
     Case(f"{PE}.plot_decision_boundaries", perm.plot_decision_boundaries,
          kw(X=X2, y=Y2, nonprivate=lambda: ([1.0, 0.5], 0.1), private=()),
@@ -593,14 +565,9 @@ def test_strings_bools_and_complex_are_refused():
                                        "lam": 0.1, "w_star_norm": "2"}, "w_star_norm"),
         (logistic.fit_logistic_erm, {"Z": Z_, "s": s_, "lam": 0.1, "linear": np.ones(3) * 1j},
          "linear"),
-        (dpsgd.privatize_gradient_sum, {"grad_sum": [np.ones(3) * (1 + 1j)],
-                                        "noise_multiplier": 1.0, "max_grad_norm": 1.0,
-                                        "expected_batch_size": 1.0}, "grad_sum"),
         (erm_experiments.accuracy_vs_epsilon,
          {"X_train": X2(), "y_train": Y2(), "X_test": X2(), "y_test": Y2(), "epsilons": [1.0],
           "lam": 0.1, "progress": 1}, "progress"),
-        (dpsgd.DPSGDClassifier(epochs=10**400, batch_size=10).fit, {"X": X2(), "y": Y2()},
-         "X"),
     ]:
         try:
             func(**kwargs)
@@ -618,10 +585,6 @@ def test_subnormal_epsilon_is_refused_not_divided_by_zero():
                  "epsilon")
     call_rejects(erm.output_perturbation_beta, {"epsilon": 5e-324, "n": 1, "lam": 0.1},
                  "epsilon")
-    # σ subnormal is legal: noise of standard deviation σC ≈ 0
-    out = dpsgd.privatize_gradient_sum([np.ones(2)], noise_multiplier=5e-324, max_grad_norm=1.0,
-                                       expected_batch_size=2.0, rng=0)
-    np.testing.assert_allclose(out[0], 0.5)
 
 
 def test_returned_floats_are_python_floats():
@@ -653,18 +616,12 @@ def test_huge_rows_are_bounded_exactly():
     np.testing.assert_allclose(np.linalg.norm(Zb), 1.0)
 
 
-def test_training_that_diverges_names_the_learning_rate():
-    with pytest.raises(ValueError, match="learning_rate"):
-        _dpsgd_fit(noise_multiplier=0.0, max_grad_norm=None, learning_rate=1e6, epochs=3,
-                   X=X2() * 1e12)
-
-
 # ------------------------------------------------------------------------ coverage
 MODULES = {
     "dpteach.learning.logistic": logistic, "dpteach.learning.erm": erm,
     "dpteach.learning.erm_bounds": erm_bounds,
     "dpteach.learning.erm_experiments": erm_experiments,
-    "dpteach.learning.dpsgd": dpsgd, "dpteach.plots.erm": perm, "dpteach.plots.dpsgd": pdp,
+    "dpteach.plots.erm": perm, "dpteach.plots.dpsgd": pdp,
 }
 
 
