@@ -158,7 +158,7 @@ _ELSEWHERE = {
         "dpteach.learning.erm_bounds": [
             "excess_risk_given_noise", "excess_risk_bound"],
         "dpteach.learning.erm_experiments": [
-            "empirical_sensitivity", "accuracy_vs_epsilon", "toy_fits"],
+            "minimizer_sensitivity", "accuracy_vs_epsilon", "toy_fits"],
         "dpteach.plots.erm": [
             "plot_toy_boundaries", "toy_boundaries_data", "accuracy_curve_data"],
     },

@@ -3,9 +3,9 @@
 These functions *measure* the algorithms of :mod:`dpteach.learning.erm`
 (Chaudhuri, Monteleoni & Sarwate 2011 [CMS11]_) for notebook 06 and the app:
 
-* :func:`empirical_sensitivity` refits the exact minimiser on neighbouring data
-  sets and compares how far it moves with the bound ``2/(nΛ)`` of [CMS11]_
-  Corollary 8;
+* :func:`minimizer_sensitivity` refits the exact minimiser on neighbouring data
+  sets and records how far it moves: a lower estimate of the ℓ2 sensitivity that
+  [CMS11]_ Corollary 8 bounds by ``2/(nΛ)``;
 * :func:`accuracy_vs_epsilon` scores many private fits per ε on a test set;
 * :func:`toy_fits` fits the private and non-private models whose decision
   boundaries :func:`dpteach.plots.erm.plot_toy_boundaries` draws.
@@ -48,15 +48,15 @@ __all__ = [
     "MAX_NEIGHBOURS",
     "MAX_TRIALS",
     "MAX_EPSILONS",
-    "SensitivityResult",
-    "empirical_sensitivity",
+    "MinimizerSensitivityResult",
+    "minimizer_sensitivity",
     "AccuracyCurve",
     "accuracy_vs_epsilon",
     "ToyFits",
     "toy_fits",
 ]
 
-#: Largest ``n_random`` and ``n_adversarial`` of :func:`empirical_sensitivity` (each is an
+#: Largest ``n_random`` and ``n_adversarial`` of :func:`minimizer_sensitivity` (each is an
 #: exact refit).
 MAX_NEIGHBOURS = 10_000
 #: Largest number of private fits per (method, ε) in :func:`accuracy_vs_epsilon`.
@@ -67,8 +67,8 @@ MAX_EPSILONS = 1_000
 
 # ------------------------------------------------- sensitivity experiment
 @dataclass(frozen=True)
-class SensitivityResult:
-    """Outcome of :func:`empirical_sensitivity`.
+class MinimizerSensitivityResult:
+    """Outcome of :func:`minimizer_sensitivity`.
 
     Attributes
     ----------
@@ -96,10 +96,13 @@ class SensitivityResult:
         return float(self.distances.max() / self.bound)
 
 
-def empirical_sensitivity(X, y, lam: float, *, n_random: int = 50, n_adversarial: int = 20,
+def minimizer_sensitivity(X, y, lam: float, *, n_random: int = 50, n_adversarial: int = 20,
                           data_norm: float = 1.0, fit_intercept: bool = True,
-                          rng=None) -> SensitivityResult:
-    """Measure how far the regularised-ERM minimiser moves when one row changes.
+                          rng=None) -> MinimizerSensitivityResult:
+    """How far the regularised-ERM minimiser moves when one row changes.
+
+    The largest distance found is a lower estimate of the ℓ2 sensitivity of the
+    minimiser, the quantity [CMS11]_ Corollary 8 bounds by ``2/(nΛ)``.
 
     Fits the non-private minimiser ``w*`` on ``(X, y)`` and on neighbouring
     data sets where one row ``i`` is replaced by ``(x', y')`` with
@@ -134,7 +137,7 @@ def empirical_sensitivity(X, y, lam: float, *, n_random: int = 50, n_adversarial
 
     Returns
     -------
-    SensitivityResult
+    MinimizerSensitivityResult
     """
     X = check_array("X", X, ndim=2)
     lam = check_positive("lam", lam)
@@ -205,7 +208,7 @@ def empirical_sensitivity(X, y, lam: float, *, n_random: int = 50, n_adversarial
         for _, i, x_new, s_new in trials[:n_adversarial]:
             dists.append(refit(i, x_new, s_new))
             kinds.append("adversarial")
-    return SensitivityResult(distances=np.array(dists), kinds=np.array(kinds),
+    return MinimizerSensitivityResult(distances=np.array(dists), kinds=np.array(kinds),
                              bound=2.0 / (n * lam), w_star=w_star, n=n, lam=lam)
 
 

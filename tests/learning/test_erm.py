@@ -349,10 +349,10 @@ def test_objective_perturbation_minimises_the_perturbed_objective(small_problem,
     assert stats.kstest(norms, stats.gamma(a=d, scale=1 / k.beta).cdf).pvalue > KS_LEVEL
 
 
-def test_empirical_sensitivity_never_exceeds_the_bound():
+def test_minimizer_sensitivity_never_exceeds_the_bound():
     X, y = _blobs(n=150, seed=3, d=2)
     for lam in (1e-3, 1e-2, 1e-1):
-        res = erm_experiments.empirical_sensitivity(X, y, lam, data_norm=3.0, n_random=40,
+        res = erm_experiments.minimizer_sensitivity(X, y, lam, data_norm=3.0, n_random=40,
                                                     n_adversarial=12, rng=5)
         assert res.bound == pytest.approx(2 / (150 * lam))
         assert res.distances.shape == (52,)
@@ -364,11 +364,11 @@ def test_empirical_sensitivity_never_exceeds_the_bound():
         assert adv > rnd
 
 
-def test_empirical_sensitivity_in_higher_dimension_without_intercept():
+def test_minimizer_sensitivity_in_higher_dimension_without_intercept():
     rng = np.random.default_rng(8)
     X = rng.normal(size=(120, 6))
     y = (X[:, 0] + 0.5 * rng.normal(size=120) > 0).astype(int)
-    res = erm_experiments.empirical_sensitivity(X, y, 0.05, data_norm=2.0, fit_intercept=False,
+    res = erm_experiments.minimizer_sensitivity(X, y, 0.05, data_norm=2.0, fit_intercept=False,
                                                 n_random=20, n_adversarial=10, rng=1)
     assert np.all(res.distances <= res.bound)
 
@@ -607,18 +607,18 @@ def test_accuracy_curve_bad_input(blobs):
         erm_experiments.accuracy_vs_epsilon(**{**valid, "y_train": np.zeros(len(y))})
 
 
-def test_empirical_sensitivity_bad_input(blobs):
+def test_minimizer_sensitivity_bad_input(blobs):
     X, y = blobs
     valid = {"X": X, "y": y, "lam": 0.1}
-    assert_rejects_bad_values(erm_experiments.empirical_sensitivity, valid, "lam",
+    assert_rejects_bad_values(erm_experiments.minimizer_sensitivity, valid, "lam",
                               NOT_POSITIVE_FINITE)
-    assert_rejects_bad_values(erm_experiments.empirical_sensitivity, {**valid, "data_norm": 1.0},
+    assert_rejects_bad_values(erm_experiments.minimizer_sensitivity, {**valid, "data_norm": 1.0},
                               "data_norm",
                               NOT_POSITIVE_FINITE)
     with pytest.raises(ValueError, match="n_random"):
-        erm_experiments.empirical_sensitivity(X, y, 0.1, n_random=0, n_adversarial=0)
+        erm_experiments.minimizer_sensitivity(X, y, 0.1, n_random=0, n_adversarial=0)
     with pytest.raises(ValueError, match="2 classes"):
-        erm_experiments.empirical_sensitivity(X, np.zeros(len(y)), 0.1)
+        erm_experiments.minimizer_sensitivity(X, np.zeros(len(y)), 0.1)
 
 
 def test_accuracy_curve_repeats_per_method(blobs):
@@ -692,11 +692,11 @@ def test_plot_accuracy_sensitivity_and_excess_risk(blobs):
     with pytest.raises(ValueError, match="baseline"):
         plot_accuracy_curve(curve, baseline=1.5)
 
-    res = erm_experiments.empirical_sensitivity(X, y, 0.1, data_norm=4.0, n_random=5,
+    res = erm_experiments.minimizer_sensitivity(X, y, 0.1, data_norm=4.0, n_random=5,
                                                 n_adversarial=3, rng=0)
     fig = plot_sensitivity(res)
     assert _lines(fig, "bound")[0].get_xdata()[0] == pytest.approx(res.bound)
-    with pytest.raises(TypeError, match="SensitivityResult"):
+    with pytest.raises(TypeError, match="MinimizerSensitivityResult"):
         plot_sensitivity(curve)
 
     eps = np.array([0.5, 1.0])

@@ -406,7 +406,7 @@ CASES = [
          check=nonnegative, examples=8),
 
     # ---------------------------------------------------------- erm_experiments
-    Case(f"{EX}.empirical_sensitivity", erm_experiments.empirical_sensitivity,
+    Case(f"{EX}.minimizer_sensitivity", erm_experiments.minimizer_sensitivity,
          kw(X=X2, y=Y2, lam=0.1, n_random=2, n_adversarial=1, data_norm=3.0, rng=0),
          {"lam": POS, "n_random": INTS, "n_adversarial": INTS, "data_norm": POS,
           "X": scaled(_toy()[0])}, check=sensitivity_holds, examples=5),
@@ -446,11 +446,11 @@ CASES = [
     Case(f"{PE}.accuracy_curve_data", perm.accuracy_curve_data, kw(curve=_curve),
          {"baseline": UNIT}, check=figure_data, examples=3, fixed=("nonprivate",)),
     Case(f"{PE}.plot_sensitivity",
-         lambda lam: perm.plot_sensitivity(erm_experiments.empirical_sensitivity(
+         lambda lam: perm.plot_sensitivity(erm_experiments.minimizer_sensitivity(
              X2(), Y2(), lam, n_random=2, n_adversarial=1, data_norm=3.0, rng=0)),
          kw(lam=0.1), {"lam": POS}, check=figure, examples=3),
     Case(f"{PE}.sensitivity_data",
-         lambda lam: perm.sensitivity_data(erm_experiments.empirical_sensitivity(
+         lambda lam: perm.sensitivity_data(erm_experiments.minimizer_sensitivity(
              X2(), Y2(), lam, n_random=2, n_adversarial=1, data_norm=3.0, rng=0)),
          kw(lam=0.1), {"lam": POS}, check=figure_data, examples=3),
     Case(f"{PE}.plot_excess_risk", perm.plot_excess_risk,
@@ -599,7 +599,7 @@ def test_returned_floats_are_python_floats():
     assert type(erm_bounds.excess_risk_bound("output", 10, 3, 0.1, 1.0)) is float
     assert type(_mlp().loss(X3(), Y3())) is float
     assert type(dpsgd.steps_per_epoch(10, 3)) is int
-    res = erm_experiments.empirical_sensitivity(X2(), Y2(), 0.1, n_random=1, n_adversarial=0,
+    res = erm_experiments.minimizer_sensitivity(X2(), Y2(), 0.1, n_random=1, n_adversarial=0,
                                                 rng=0)
     assert type(res.max_ratio) is float and type(res.bound) is float
     assert type(_curve().nonprivate_accuracy) is float
