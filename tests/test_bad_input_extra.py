@@ -149,9 +149,6 @@ _ELSEWHERE = {
             "probability_grid_data", "plot_probability_grid"],
     },
     "learning/test_erm.py": {
-        "dpteach.learning.logistic": [
-            "lam_from_C", "C_from_lam", "bound_rows", "logistic_objective",
-            "loss_hessian", "fit_logistic_erm"],
         "dpteach.learning.erm": [
             "output_perturbation_beta", "objective_perturbation_constants",
             "output_perturbation", "objective_perturbation"],

@@ -59,7 +59,6 @@ from dpteach.attacks.membership import ShadowExperiment
 WRITTEN_OUT = {
     "dpteach.fairness", "dpteach.learning.erm",
     "dpteach.learning.erm_bounds", "dpteach.learning.erm_experiments",
-    "dpteach.learning.logistic",
     "dpteach.plots.accounting", "dpteach.plots.anonymity", "dpteach.plots.attacks",
     "dpteach.plots.audit", "dpteach.plots.calibration", "dpteach.plots.dp_fairness",
     "dpteach.plots.dpsgd", "dpteach.plots.erm", "dpteach.plots.fairness",
@@ -543,6 +542,20 @@ EXAMPLES.update({
 # the edges of a class index (0 and 100,000) against a network of two outputs: the network
 # refuses the class it does not have (its message names y, the name it knows the batch by)
 NO_EDGES[_D + "dp_sgd_gradient(y_batch)"] = "class indices beyond the example network's 2"
+
+_L = "dpteach.learning.logistic:LogisticProblem."
+
+
+def _problem():
+    from dpteach.learning.logistic import LogisticProblem
+    return LogisticProblem([[0.6, 0.0], [0.0, -0.8], [0.3, 0.4]], [1, -1, 1])
+
+
+EXAMPLES.update({
+    _L + "objective": lambda: (_problem().objective, dict(w=[0.5, -0.5], lam=0.1)),
+    _L + "loss_hessian": lambda: (_problem().loss_hessian, dict(w=[0.5, -0.5])),
+    _L + "minimize": lambda: (_problem().minimize, dict(lam=0.1)),
+})
 
 
 # ------------------------------------------------------------------------- the walk

@@ -836,3 +836,12 @@ def test_objective_hessian_and_risk_bad_input(small_problem):
     assert_rejects_bad_values(erm_bounds.excess_risk_given_noise, valid, "noise_norm", NON_FINITE_ARRAYS)
     with pytest.raises(ValueError, match="Delta"):
         erm_bounds.excess_risk_given_noise("objective", 1.0, 10, 0.1, Delta=-1.0)
+
+
+def test_tiny_rows_are_bounded_exactly():
+    # (moved from the hand-written edge file) squares of 1e-200 underflow: the norms of rows
+    # of tiny entries (inside X's domain) must still be exact
+    X = np.array([[3e-200, 4e-200], [0.0, 0.0]])
+    Zb = logistic.bound_rows(X, data_norm=1e-6, fit_intercept=False)
+    np.testing.assert_allclose(Zb[0], [3e-194, 4e-194], rtol=1e-15)
+    np.testing.assert_array_equal(Zb[1], [0.0, 0.0])
