@@ -152,8 +152,6 @@ _ELSEWHERE = {
         "dpteach.learning.erm": [
             "output_perturbation_beta", "objective_perturbation_constants",
             "output_perturbation", "objective_perturbation"],
-        "dpteach.learning.erm_bounds": [
-            "excess_risk_given_noise", "excess_risk_bound"],
         "dpteach.learning.erm_experiments": [
             "minimizer_sensitivity", "accuracy_vs_epsilon", "toy_fits"],
         "dpteach.plots.erm": [

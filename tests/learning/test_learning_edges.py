@@ -1,6 +1,6 @@
 """Legal-but-extreme inputs for the learning chapter: every public function and class of
-``dpteach.learning`` (erm, erm_experiments; network, optim, dpsgd and logistic declare
-their domains) and the figures of ``dpteach.plots.erm`` / ``dpteach.plots.dpsgd``
+``dpteach.learning`` (erm, erm_experiments; network, optim, dpsgd, logistic and erm_bounds
+declare their domains) and the figures of ``dpteach.plots.erm`` / ``dpteach.plots.dpsgd``
 (the toy generators of ``dpteach.datasets`` declare their domains: ``tests/test_domains.py``).
 
 For each numeric parameter the table ``CASES`` draws values from the strategies of
@@ -362,15 +362,6 @@ CASES = [
            {"X": scaled(_toy()[0])}, examples=4)
       for m in ("fit", "decision_function", "predict_proba", "predict_log_proba", "predict")
       if m != "fit"],
-    Case(f"{EB}.excess_risk_given_noise", erm_bounds.excess_risk_given_noise,
-         kw(method="objective", noise_norm=1.0, n=10, lam=0.1),
-         {"noise_norm": st.one_of(POS, st.just(0.0)), "n": INTS, "lam": POS,
-          "Delta": st.one_of(POS, st.just(0.0)), "w_star_norm": st.one_of(POS, st.just(0.0)),
-          "c": POS}, check=nonnegative, examples=8),
-    Case(f"{EB}.excess_risk_bound", erm_bounds.excess_risk_bound,
-         kw(method="objective", n=100, dim=3, lam=0.1, epsilon=1.0),
-         {"n": INTS, "dim": INTS, "lam": POS, "epsilon": POS, "prob": UNIT, "c": POS},
-         check=nonnegative, examples=8),
 
     # ---------------------------------------------------------- erm_experiments
     Case(f"{EX}.minimizer_sensitivity", erm_experiments.minimizer_sensitivity,
@@ -521,12 +512,6 @@ def _run_arg(case: Case, arg: str, strategy) -> None:
 def test_strings_bools_and_complex_are_refused():
     Z_, s_ = _bounded()
     for func, kwargs, arg in [
-        (erm_bounds.excess_risk_given_noise, {"method": "objective", "noise_norm": 1.0, "n": 10,
-                                       "lam": 0.1, "Delta": "0.5"}, "Delta"),
-        (erm_bounds.excess_risk_given_noise, {"method": "objective", "noise_norm": 1.0, "n": 10,
-                                       "lam": 0.1, "w_star_norm": -1.0}, "w_star_norm"),
-        (erm_bounds.excess_risk_given_noise, {"method": "objective", "noise_norm": 1.0, "n": 10,
-                                       "lam": 0.1, "w_star_norm": "2"}, "w_star_norm"),
         (erm_experiments.accuracy_vs_epsilon,
          {"X_train": X2(), "y_train": Y2(), "X_test": X2(), "y_test": Y2(), "epsilons": [1.0],
           "lam": 0.1, "progress": 1}, "progress"),
@@ -570,7 +555,6 @@ def test_returned_floats_are_python_floats():
 # ------------------------------------------------------------------------ coverage
 MODULES = {
     "dpteach.learning.erm": erm,
-    "dpteach.learning.erm_bounds": erm_bounds,
     "dpteach.learning.erm_experiments": erm_experiments,
     "dpteach.plots.erm": perm, "dpteach.plots.dpsgd": pdp,
 }
