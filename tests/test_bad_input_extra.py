@@ -149,9 +149,6 @@ _ELSEWHERE = {
             "probability_grid_data", "plot_probability_grid"],
     },
     "learning/test_erm.py": {
-        "dpteach.learning.erm": [
-            "output_perturbation_beta", "objective_perturbation_constants",
-            "output_perturbation", "objective_perturbation"],
         "dpteach.learning.erm_experiments": [
             "minimizer_sensitivity", "accuracy_vs_epsilon", "toy_fits"],
         "dpteach.plots.erm": [

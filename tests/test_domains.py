@@ -57,7 +57,7 @@ from dpteach.attacks.membership import ShadowExperiment
 
 #: modules not yet converted to declarations (their tests: tests/<part>/test_*_edges.py)
 WRITTEN_OUT = {
-    "dpteach.fairness", "dpteach.learning.erm",
+    "dpteach.fairness",
     "dpteach.learning.erm_experiments",
     "dpteach.plots.accounting", "dpteach.plots.anonymity", "dpteach.plots.attacks",
     "dpteach.plots.audit", "dpteach.plots.calibration", "dpteach.plots.dp_fairness",
@@ -555,6 +555,25 @@ EXAMPLES.update({
     _L + "objective": lambda: (_problem().objective, dict(w=[0.5, -0.5], lam=0.1)),
     _L + "loss_hessian": lambda: (_problem().loss_hessian, dict(w=[0.5, -0.5])),
     _L + "minimize": lambda: (_problem().minimize, dict(lam=0.1)),
+})
+
+_E = "dpteach.learning.erm:PrivateLogisticRegression"
+
+
+def _plr(**kwargs):
+    from dpteach.learning.erm import PrivateLogisticRegression
+    return PrivateLogisticRegression(**{"lam": 0.1, "rng": 0, **kwargs})
+
+
+def _plr_fit(**kwargs):
+    return _plr(**kwargs).fit(*_toy())
+
+
+EXAMPLES.update({
+    _E: lambda: (_plr_fit, {}),
+    _E + ".fit": lambda: (_plr().fit, dict(zip("Xy", _toy()))),
+    **{f"{_E}.{m}": (lambda m=m: (getattr(_plr_fit(), m), dict(X=_toy()[0][:6])))
+       for m in ("decision_function", "predict_proba", "predict_log_proba", "predict")},
 })
 
 

@@ -25,7 +25,7 @@ import numpy as np
 
 from .._validation import EPSILON, array, choice, integer, real, validate
 from ..mechanisms.l2_laplace import l2_laplace_norm_distribution
-from .erm import MAX_DIM, objective_perturbation_constants, output_perturbation_beta
+from .erm import CURVATURE, MAX_DIM, objective_perturbation_constants, output_perturbation_beta
 from .logistic import LAM, LOGISTIC_C, N_ROWS
 
 __all__ = ["excess_risk_given_noise", "excess_risk_bound"]
@@ -33,11 +33,9 @@ __all__ = ["excess_risk_given_noise", "excess_risk_bound"]
 METHOD = choice("output", "objective")
 #: ‖b‖, one norm or several (the quantiles of excess_risk_bound stay far below 1e100)
 NOISE_NORM = array(ndim=(0, 1), low=0.0, high=1e100, example=1.0)
-#: c, the bound on the loss's second derivative (1/4 for the logistic loss)
-CURVATURE = real(1e-6, 1e6, example=LOGISTIC_C)
 
 
-@validate(method=METHOD, noise_norm=NOISE_NORM, n=N_ROWS, lam=LAM, Delta=real(0.0, 1e12),
+@validate(method=METHOD, noise_norm=NOISE_NORM, n=N_ROWS, lam=LAM, Delta=real(0.0, 1e15),
           w_star_norm=real(0.0, 1e15).or_none(), c=CURVATURE)
 def excess_risk_given_noise(method: str, noise_norm, n: int, lam: float, *, Delta: float = 0.0,
                             w_star_norm: float | None = None, c: float = LOGISTIC_C):

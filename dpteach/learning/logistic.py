@@ -466,7 +466,7 @@ def loss_hessian(w, Z, s) -> np.ndarray:
     return LogisticProblem(Z, s).loss_hessian(w)
 
 
-@validate(Z=UNIT_ROWS, s=SIGNS, lam=LAM, linear=VECTOR.or_none(), extra_reg=real(0.0, 1e12),
+@validate(Z=UNIT_ROWS, s=SIGNS, lam=LAM, linear=VECTOR.or_none(), extra_reg=real(0.0, 1e15),
           w0=VECTOR.or_none(), hess0=HESSIAN.or_none(), gtol=GTOL, max_iter=MAX_ITER)
 def fit_logistic_erm(Z, s, lam: float, *, linear=None, extra_reg: float = 0.0, w0=None,
                      hess0=None, gtol: float = 1e-10, max_iter: int = 100) -> np.ndarray:

@@ -246,7 +246,7 @@ def test_low_level_functions_refuse_rows_outside_the_ball(small_problem):
             func(Zbad, s, **kwargs)
     with pytest.raises(ValueError, match="-1 and \\+1"):
         logistic.fit_logistic_erm(Z, np.where(s > 0, 1.0, 0.0), 0.01)
-    with pytest.raises(ValueError, match="c must be >= 0.25"):
+    with pytest.raises(ValueError, match=r"c must be a number in \[0.25"):
         erm.objective_perturbation(Z, s, 1.0, 0.01, c=0.1)
 
 
@@ -582,9 +582,10 @@ def test_accuracy_curve_agrees_with_estimator(blobs):
 
 def test_accuracy_curve_output_method_uses_exact_minimiser(blobs):
     X, y = blobs
-    curve = erm_experiments.accuracy_vs_epsilon(X, y, X, y, [1e6], methods="output", n_trials=3,
+    curve = erm_experiments.accuracy_vs_epsilon(X, y, X, y, [1e3], methods="output", n_trials=3,
                                                 lam=0.01, data_norm=4.0, rng=0)
-    # with ε huge the noise vanishes: every private fit equals the non-private one
+    # with ε at the top of its domain (1e3) the noise nearly vanishes: every private fit
+    # classifies like the non-private one
     np.testing.assert_allclose(curve.accuracy["output"], curve.nonprivate_accuracy)
 
 
