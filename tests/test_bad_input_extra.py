@@ -149,8 +149,6 @@ _ELSEWHERE = {
             "probability_grid_data", "plot_probability_grid"],
     },
     "learning/test_erm.py": {
-        "dpteach.learning.erm_experiments": [
-            "minimizer_sensitivity", "accuracy_vs_epsilon", "toy_fits"],
         "dpteach.plots.erm": [
             "plot_toy_boundaries", "toy_boundaries_data", "accuracy_curve_data"],
     },

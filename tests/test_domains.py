@@ -49,7 +49,7 @@ from dpteach.audit import one_run as audit_one_run
 from dpteach.audit import runs as audit_runs
 from dpteach.audit import cases as audit_cases
 from dpteach.datasets import make_toy_data
-from dpteach.learning import dpsgd
+from dpteach.learning import dpsgd, erm_experiments
 from dpteach.learning.dpsgd import DPSGDClassifier
 from dpteach.pate.student import PATEStudent
 from dpteach.pate.teachers import TeacherEnsemble
@@ -58,7 +58,6 @@ from dpteach.attacks.membership import ShadowExperiment
 #: modules not yet converted to declarations (their tests: tests/<part>/test_*_edges.py)
 WRITTEN_OUT = {
     "dpteach.fairness",
-    "dpteach.learning.erm_experiments",
     "dpteach.plots.accounting", "dpteach.plots.anonymity", "dpteach.plots.attacks",
     "dpteach.plots.audit", "dpteach.plots.calibration", "dpteach.plots.dp_fairness",
     "dpteach.plots.dpsgd", "dpteach.plots.erm", "dpteach.plots.fairness",
@@ -574,6 +573,25 @@ EXAMPLES.update({
     _E + ".fit": lambda: (_plr().fit, dict(zip("Xy", _toy()))),
     **{f"{_E}.{m}": (lambda m=m: (getattr(_plr_fit(), m), dict(X=_toy()[0][:6])))
        for m in ("decision_function", "predict_proba", "predict_log_proba", "predict")},
+})
+
+_X = "dpteach.learning.erm_experiments:"
+
+
+def _curve():
+    X, y = _toy()
+    return erm_experiments.accuracy_vs_epsilon(X, y, X, y, [1.0], 0.1, n_trials=2, rng=0)
+
+
+EXAMPLES.update({
+    _X + "minimizer_sensitivity": lambda: (erm_experiments.minimizer_sensitivity, dict(
+        zip("Xy", _toy()), lam=0.1, n_random=2, n_adversarial=1, rng=0)),
+    _X + "accuracy_vs_epsilon": lambda: (erm_experiments.accuracy_vs_epsilon, dict(
+        zip(("X_train", "y_train"), _toy()), **dict(zip(("X_test", "y_test"), _toy())),
+        epsilons=[1.0], lam=0.1, n_trials=2, rng=0)),
+    _X + "toy_fits": dict(n_fits=1, n=20),
+    _X + "AccuracyCurve.mean": lambda: (_curve().mean, dict(method="objective")),
+    _X + "AccuracyCurve.std": lambda: (_curve().std, dict(method="objective")),
 })
 
 

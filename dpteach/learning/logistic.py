@@ -249,7 +249,7 @@ class LogisticProblem:
 
     def __init__(self, Z, s, *, use_sparse: bool | None = None):
         if s.shape[0] != Z.shape[0]:
-            raise ParameterError(f"s must have one label per row of Z ({Z.shape[0]}); got {s.shape}")
+            raise ParameterError(f"s must have one label per row of Z ({len(Z)}); got {s.shape}")
         self.Z, self.s = Z, s
         self.n, self.d = Z.shape
         self._design = _Design(Z, use_sparse)

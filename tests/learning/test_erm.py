@@ -12,6 +12,7 @@ use 5 standard errors, derived in a comment next to each.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -846,3 +847,26 @@ def test_tiny_rows_are_bounded_exactly():
     Zb = logistic.bound_rows(X, data_norm=1e-6, fit_intercept=False)
     np.testing.assert_allclose(Zb[0], [3e-194, 4e-194], rtol=1e-15)
     np.testing.assert_array_equal(Zb[1], [0.0, 0.0])
+
+
+def test_returned_floats_are_python_floats():
+    # (moved from the hand-written edge file) numbers come back as Python floats
+    from dpteach.learning import dpsgd
+    from dpteach.learning.network import Network
+    X, y = datasets.make_toy_data(20, rng=0)
+    Z = logistic.bound_rows(X, 3.0, True)
+    s = np.where(y == 1, 1.0, -1.0)
+    assert type(logistic.lam_from_C(1.0, 10)) is float
+    assert type(logistic.C_from_lam(1.0, 10)) is float
+    assert type(logistic.logistic_objective(np.zeros(3), Z, s, 0.1)) is float
+    assert type(erm.output_perturbation_beta(1.0, 10, 0.1)) is float
+    k = erm.objective_perturbation_constants(0.1, 10, 0.01)
+    assert all(type(v) is float for v in dataclasses.astuple(k))
+    assert type(erm_bounds.excess_risk_given_noise("output", 1.0, 10, 0.1)) is float
+    assert type(erm_bounds.excess_risk_bound("output", 10, 3, 0.1, 1.0)) is float
+    assert type(Network((2, 4, 3), rng=0).loss(X, y)) is float
+    assert type(dpsgd.steps_per_epoch(10, 3)) is int
+    res = erm_experiments.minimizer_sensitivity(X, y, 0.1, n_random=1, n_adversarial=0, rng=0)
+    assert type(res.max_ratio) is float and type(res.bound) is float
+    curve = erm_experiments.accuracy_vs_epsilon(X, y, X, y, [1.0], 0.1, n_trials=2, rng=0)
+    assert type(curve.nonprivate_accuracy) is float
