@@ -50,6 +50,7 @@ import numpy.typing as npt
 __all__ = [
     "ParameterError", "Domain", "validate", "validate_params", "describe",
     "real", "integer", "rational", "array", "choice", "one_of", "anything", "function",
+    "instance_of",
     "ArrayLike", "Seed",
     "check_epsilon", "check_delta", "check_sensitivity", "check_probability", "check_positive",
     "check_nonnegative", "check_int", "check_bool", "check_finite", "check_in_range",
@@ -223,16 +224,20 @@ def rational(low: float, high: float, *,
     return domain
 
 
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
 def array(*, ndim: int | tuple[int, ...] | None = None, min_size: int = 1,
           max_size: int = 10**7, low: float = -math.inf, high: float = math.inf,
           integers: bool = False, dtype=float, text: str | None = None,
           example: Any = None, booleans: bool = False, max_rows: int | None = None) -> Domain:
     """A numeric array (numbers, nested lists or arrays of real numbers; not booleans, not
     strings, not ragged), of the given dimension(s) and size, every entry finite and in
-    [low, high] (whole numbers with ``integers=True``). Returns a NumPy array of ``dtype``.
-    ``booleans=True`` also accepts True/False (as 1/0: a mask, a 0/1 indicator).
-    ``max_rows`` bounds the length of the first axis (a data set's rows, whose count sets the
-    work) as ``max_size`` bounds the entries.
+    [low, high] (whole numbers with ``integers=True``). Returns a NumPy array of ``dtype``
+    (``dtype=np.floating``: float32 and float64 arrays keep their precision, anything else
+    becomes float64). ``booleans=True`` also accepts True/False (as 1/0: a mask, a 0/1
+    indicator). ``max_rows`` bounds the length of the first axis (a data set's rows, whose
+    count sets the work) as ``max_size`` bounds the entries.
     """
     dims = None if ndim is None else ((ndim,) if isinstance(ndim, int) else tuple(ndim))
     shape_text = "" if dims is None else {(0,): "a number", (1,): "a 1-D array",
@@ -260,7 +265,8 @@ def array(*, ndim: int | tuple[int, ...] | None = None, min_size: int = 1,
         elif raw.dtype.kind not in ("biuf" if booleans else "iuf"):   # strings, complex, dates
             raise domain.refuse(name, value)
         try:
-            arr = np.asarray(raw, dtype=dtype)
+            arr = np.asarray(raw, dtype=(raw.dtype if raw.dtype in _FLOATS else float)
+                             if dtype is np.floating else dtype)
         except (OverflowError, TypeError, ValueError):
             raise domain.refuse(name, value) from None
         if dims is not None and arr.ndim not in dims:
@@ -270,7 +276,8 @@ def array(*, ndim: int | tuple[int, ...] | None = None, min_size: int = 1,
                                  "entries")
         if max_rows is not None and arr.ndim and arr.shape[0] > max_rows:
             raise ParameterError(f"{name} must be {text}; got {name} with {arr.shape[0]:,} rows")
-        if arr.size and not (np.all(np.isfinite(arr)) and arr.min() >= low and arr.max() <= high
+        lo, hi = (arr.min(), arr.max()) if arr.size else (low, high)  # NaN or ±inf if an entry is
+        if arr.size and not (np.isfinite(lo) and np.isfinite(hi) and lo >= low and hi <= high
                              and (not integers or np.all(arr == np.round(arr)))):
             raise domain.refuse(name, value)
         return arr
@@ -346,6 +353,16 @@ def function(text: str, *, example: Any = None) -> Domain:
     domain = Domain(text, convert, example=example, bad=["not a function", None, 3])
     return domain
 
+
+def instance_of(cls: type, text: str, *, example: Any = None) -> Domain:
+    """An instance of ``cls`` (a network, a result the library made); ``text`` names it."""
+    def convert(name: str, value: Any) -> Any:
+        if isinstance(value, cls):
+            return value
+        raise domain.refuse(name, value)
+
+    domain = Domain(text, convert, example=example, bad=[None, "made by hand", 1.0])
+    return domain
 
 def _none(name: str, value: Any) -> None:
     if value is not None:

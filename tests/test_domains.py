@@ -49,6 +49,7 @@ from dpteach.audit import one_run as audit_one_run
 from dpteach.audit import runs as audit_runs
 from dpteach.audit import cases as audit_cases
 from dpteach.datasets import make_toy_data
+from dpteach.learning import dpsgd, erm_experiments
 from dpteach.learning.dpsgd import DPSGDClassifier
 from dpteach.pate.student import PATEStudent
 from dpteach.pate.teachers import TeacherEnsemble
@@ -56,7 +57,6 @@ from dpteach.attacks.membership import ShadowExperiment
 
 #: modules not yet converted to declarations (their tests: tests/<part>/test_*_edges.py)
 WRITTEN_OUT = {
-    "dpteach.learning",
     "dpteach.plots.accounting", "dpteach.plots.anonymity", "dpteach.plots.attacks",
     "dpteach.plots.audit", "dpteach.plots.calibration", "dpteach.plots.dp_fairness",
     "dpteach.plots.dpsgd", "dpteach.plots.erm", "dpteach.plots.fairness",
@@ -445,6 +445,152 @@ RECORDS.update({
     _M + "PMWResult": "what private_multiplicative_weights returns",
     _M + "MWEMResult": "what mwem returns",
     _M + "MWEMPrivacy": "what mwem_privacy returns",
+})
+
+
+# ------------------------------------------------------------- learning (dpteach.learning)
+_N = "dpteach.learning.network:Network."
+_O = "dpteach.learning.optim:"
+_X3 = np.array([[0.5, -1.0, 2.0], [1.0, 0.0, -0.5], [-2.0, 1.5, 0.25], [0.0, 0.5, 1.0]])
+_Y3 = np.array([0, 1, 1, 0])
+
+
+def _net():
+    from dpteach.learning.network import Network
+    return Network((3, 4, 2), l2=0.01, rng=0)
+
+
+def _net_method(name: str, **kwargs):
+    """A factory for the method ``name`` of a fresh network (methods may update it)."""
+    return lambda: (getattr(_net(), name), dict(kwargs))
+
+
+def _net_grads():
+    return _net().gradient(_X3, _Y3)
+
+
+def _backward():
+    net = _net()
+    return net.backward, dict(cache=net.forward(_X3)[1], grad_out=np.ones((4, 2)))
+
+
+def _adam_step():
+    from dpteach.learning.optim import Adam
+    return Adam([np.zeros(3), np.zeros((2, 2))]).step, dict(grads=[np.ones(3), np.ones((2, 2))])
+
+
+def _gradient_check():
+    w = np.array([1.0, -2.0, 0.5])
+    return _optim_gradient_check, dict(f=lambda: float(np.sum(w ** 3)), params=[w],
+                                       grads=[3 * w ** 2], rng=0)
+
+
+def _optim_gradient_check(**kwargs):
+    from dpteach.learning.optim import gradient_check
+    return gradient_check(**kwargs)
+
+
+EXAMPLES.update({
+    **{_N + m: _net_method(m, X=_X3, y=_Y3)
+       for m in ("trace", "per_example_losses", "loss", "gradient", "per_example_gradients",
+                 "per_example_grad_norms")},
+    **{_N + m: _net_method(m, X=_X3) for m in ("forward", "logits", "predict_proba")},
+    _N + "backward": _backward,
+    _N + "add_l2_gradient": lambda: (_net().add_l2_gradient, dict(grads=_net_grads())),
+    _N + "apply_update": lambda: (_net().apply_update,
+                                  dict(grads=_net_grads(), learning_rate=0.1)),
+    _O + "Adam": dict(params=[np.zeros(3)]),
+    _O + "Adam.step": _adam_step,
+    _O + "gradient_check": _gradient_check,
+    _O + "softmax": dict(logits=[[1.0, 2.0, 0.5], [0.0, 0.0, 3.0]]),
+    _O + "log_softmax": dict(logits=[[1.0, 2.0, 0.5], [0.0, 0.0, 3.0]]),
+    _O + "softmax_cross_entropy": dict(logits=[[1.0, 2.0, 0.5], [0.0, 0.0, 3.0]], y=[2, 0]),
+    _O + "binary_cross_entropy_with_logits": dict(logits=[0.5, -1.0, 2.0], y=[1, 0, 1]),
+    _O + "squared_error": dict(pred=[[0.5, 1.0], [2.0, 0.0]], target=[[0.0, 1.0], [1.0, 1.0]]),
+    _O + "group_normalized_l1": dict(prob=[0.2, 0.9, 0.4, 0.7], target=[0, 1, 1, 0],
+                                     groups=[0, 0, 1, 1]),
+})
+
+_D = "dpteach.learning.dpsgd:"
+
+
+def _dpsgd_fit(**kwargs):
+    return DPSGDClassifier(**{"batch_size": 5, "epochs": 1, "hidden": (), "rng": 0,
+                              **kwargs}).fit(*_toy())
+
+
+def _fitted_dpsgd(method: str):
+    return lambda: (getattr(_dpsgd_fit(), method), dict(X=_toy()[0][:6]))
+
+
+EXAMPLES.update({
+    _D + "steps_per_epoch": dict(n=100, batch_size=7),
+    _D + "privatize_gradient_sum": dict(grad_sum=[np.ones(3), np.ones((2, 2))],
+                                        noise_multiplier=1.0, max_grad_norm=1.0,
+                                        expected_batch_size=10.0, rng=0),
+    _D + "dp_sgd_gradient": lambda: (dpsgd.dp_sgd_gradient, dict(
+        model=_net(), X_batch=_X3, y_batch=_Y3, noise_multiplier=1.0, max_grad_norm=1.0,
+        expected_batch_size=4.0, rng=0)),
+    _D + "DPSGDClassifier": lambda: (_dpsgd_fit, {}),
+    _D + "DPSGDClassifier.fit": lambda: (DPSGDClassifier(batch_size=5, epochs=1, hidden=(),
+                                                         rng=0).fit, dict(zip("Xy", _toy()))),
+    **{_D + f"DPSGDClassifier.{m}": _fitted_dpsgd(m) for m in ("logits", "predict_proba",
+                                                              "predict")},
+})
+# the edges of a class index (0 and 100,000) against a network of two outputs: the network
+# refuses the class it does not have (its message names y, the name it knows the batch by)
+NO_EDGES[_D + "dp_sgd_gradient(y_batch)"] = "class indices beyond the example network's 2"
+
+_L = "dpteach.learning.logistic:LogisticProblem."
+
+
+def _problem():
+    from dpteach.learning.logistic import LogisticProblem
+    return LogisticProblem([[0.6, 0.0], [0.0, -0.8], [0.3, 0.4]], [1, -1, 1])
+
+
+EXAMPLES.update({
+    _L + "objective": lambda: (_problem().objective, dict(w=[0.5, -0.5], lam=0.1)),
+    _L + "loss_hessian": lambda: (_problem().loss_hessian, dict(w=[0.5, -0.5])),
+    _L + "minimize": lambda: (_problem().minimize, dict(lam=0.1)),
+})
+
+_E = "dpteach.learning.erm:PrivateLogisticRegression"
+
+
+def _plr(**kwargs):
+    from dpteach.learning.erm import PrivateLogisticRegression
+    return PrivateLogisticRegression(**{"lam": 0.1, "rng": 0, **kwargs})
+
+
+def _plr_fit(**kwargs):
+    return _plr(**kwargs).fit(*_toy())
+
+
+EXAMPLES.update({
+    _E: lambda: (_plr_fit, {}),
+    _E + ".fit": lambda: (_plr().fit, dict(zip("Xy", _toy()))),
+    **{f"{_E}.{m}": (lambda m=m: (getattr(_plr_fit(), m), dict(X=_toy()[0][:6])))
+       for m in ("decision_function", "predict_proba", "predict_log_proba", "predict")},
+})
+
+_X = "dpteach.learning.erm_experiments:"
+
+
+def _curve():
+    X, y = _toy()
+    return erm_experiments.accuracy_vs_epsilon(X, y, X, y, [1.0], 0.1, n_trials=2, rng=0)
+
+
+EXAMPLES.update({
+    _X + "minimizer_sensitivity": lambda: (erm_experiments.minimizer_sensitivity, dict(
+        zip("Xy", _toy()), lam=0.1, n_random=2, n_adversarial=1, rng=0)),
+    _X + "accuracy_vs_epsilon": lambda: (erm_experiments.accuracy_vs_epsilon, dict(
+        zip(("X_train", "y_train"), _toy()), **dict(zip(("X_test", "y_test"), _toy())),
+        epsilons=[1.0], lam=0.1, n_trials=2, rng=0)),
+    _X + "toy_fits": dict(n_fits=1, n=20),
+    _X + "AccuracyCurve.mean": lambda: (_curve().mean, dict(method="objective")),
+    _X + "AccuracyCurve.std": lambda: (_curve().std, dict(method="objective")),
 })
 
 

@@ -314,27 +314,26 @@ class LAFTR(RepresentationClassifier):
                     cw = weights[idx] / idx.shape[0]    # weights of the adversary's CE
                     Z, enc_cache, gZ, grads, _, _ = self._task_step(Xb, yb, ab, alpha, beta)
                     if gamma > 0:
-                        p_logit, adv_cache = self.adversary_.forward(
-                            self._adversary_input(Z, yb), check_input=False)
+                        p_logit, adv_cache = self.adversary_._forward(
+                            self._adversary_input(Z, yb))
                         p = sigmoid(p_logit)
                         g_logit = (-gamma) * wb * p * (1.0 - p)     # the encoder maximises
-                        _, gH = self.adversary_.backward(adv_cache, g_logit,
-                                                         check_input=False)
+                        _, gH = self.adversary_._backward(adv_cache, g_logit)
                         gZ = gZ + gH[:, :k]
-                    enc_grads, _ = self.encoder_.backward(enc_cache, gZ, check_input=False,
-                                                          input_grad=False)
-                    model_opt.step(enc_grads + grads, check_input=False)
+                    enc_grads, _ = self.encoder_._backward(enc_cache, gZ,
+                                                           input_grad=False)
+                    model_opt._step(enc_grads + grads)
                     if adv_steps:
-                        Z = self.encoder_.forward(Xb, check_input=False)[0]
+                        Z = self.encoder_._forward(Xb)[0]
                         H = self._adversary_input(Z, yb)
                         for _ in range(adv_steps):
-                            p_logit, adv_cache = self.adversary_.forward(H, check_input=False)
+                            p_logit, adv_cache = self.adversary_._forward(H)
                             p = sigmoid(p_logit)
                             g_logit = (cw * (p - ab)) if use_ce else wb * p * (1.0 - p)
-                            adv_grads, _ = self.adversary_.backward(
-                                adv_cache, g_logit, check_input=False,
+                            adv_grads, _ = self.adversary_._backward(
+                                adv_cache, g_logit,
                                 input_grad=False)
-                            adv_opt.step(adv_grads, check_input=False)
+                            adv_opt._step(adv_grads)
                 rows.append(self._epoch_losses(epoch + 1, X, yc, ac, cells, used,
                                                alpha, beta, gamma))
             self._finish_fit(rows)

@@ -395,9 +395,9 @@ class MMDRepresentation(RepresentationClassifier):
                         Zc = Z - Z.mean(axis=0)
                         S = CK.sum(axis=1)[:, None] * Zc - CK @ Zc
                         gZ = gZ + (-2.0 * lam / sigma / sigma) * S
-                    enc_grads, _ = self.encoder_.backward(enc_cache, gZ, check_input=False,
-                                                          input_grad=False)
-                    opt.step(enc_grads + grads, check_input=False)
+                    enc_grads, _ = self.encoder_._backward(enc_cache, gZ,
+                                                           input_grad=False)
+                    opt._step(enc_grads + grads)
                 Z, L_class, L_dec = self._task_losses(X, yc, ac)
                 Zs, cs = Z[sample], codes[sample]
                 # the library's own σ (the median heuristic) may lie outside a student's domain

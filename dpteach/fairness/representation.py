@@ -178,16 +178,16 @@ class RepresentationClassifier(ClassifierMixin, TransformerMixin, BaseEstimator)
         Returns (Z, encoder cache, ∂/∂Z of the two terms, [classifier grads + decoder
         grads], L_class, L_dec); the caller adds its fairness term's ∂/∂Z, back-propagates
         through the encoder and steps."""
-        Z, enc_cache = self.encoder_.forward(Xb, check_input=False)
-        logits, cls_cache = self.classifier_.forward(Z, check_input=False)
+        Z, enc_cache = self.encoder_._forward(Xb)
+        logits, cls_cache = self.classifier_._forward(Z)
         L_class, g = binary_cross_entropy_with_logits(logits, yb)
-        grads, gZ = self.classifier_.backward(cls_cache, alpha * g, check_input=False)
+        grads, gZ = self.classifier_._backward(cls_cache, alpha * g)
         L_dec = 0.0
         if self.decoder_ is not None:
             ZA = np.hstack([Z, ab])
-            recon, dec_cache = self.decoder_.forward(ZA, check_input=False)
+            recon, dec_cache = self.decoder_._forward(ZA)
             L_dec, gr = squared_error(recon, Xb)
-            dec_grads, gZA = self.decoder_.backward(dec_cache, beta * gr, check_input=False)
+            dec_grads, gZA = self.decoder_._backward(dec_cache, beta * gr)
             gZ = gZ + gZA[:, :-1]
             grads = grads + dec_grads
         return Z, enc_cache, gZ, grads, L_class, L_dec
@@ -210,7 +210,7 @@ class RepresentationClassifier(ClassifierMixin, TransformerMixin, BaseEstimator)
     @staticmethod
     def _chunked(net, X, rows=20_000):
         """``net`` applied to X in chunks of rows (bounded memory), unchecked."""
-        return np.vstack([net.forward(X[i:i + rows], check_input=False)[0]
+        return np.vstack([net._forward(X[i:i + rows])[0]
                           for i in range(0, X.shape[0], rows)])
 
     def _encode(self, X):

@@ -135,7 +135,7 @@ def adversary_accuracy(Z, sensitive_features, *, model="mlp", test_size=0.5, hid
         else:
             net = _train_adversary(Ztr, codes[train], rng, hidden, epochs, batch_size,
                                    learning_rate)
-            logits = np.concatenate([net.forward(Zte[i:i + 20_000], check_input=False)[0]
+            logits = np.concatenate([net._forward(Zte[i:i + 20_000])[0]
                                      for i in range(0, Zte.shape[0], 20_000)])[:, 0]
             pred = (logits > 0).astype(np.intp)
     truth = codes[test]
@@ -272,8 +272,8 @@ def _train_adversary(Z, codes, gen, hidden, epochs, batch_size, learning_rate):
         order = gen.permutation(Z.shape[0])
         for i in range(0, Z.shape[0], batch_size):
             idx = order[i:i + batch_size]
-            logit, cache = net.forward(Z[idx], check_input=False)
+            logit, cache = net._forward(Z[idx])
             g = w[idx] * (sigmoid(logit) - a[idx]) / idx.size
-            grads, _ = net.backward(cache, g, check_input=False, input_grad=False)
-            opt.step(grads, check_input=False)
+            grads, _ = net._backward(cache, g, input_grad=False)
+            opt._step(grads)
     return net

@@ -15,7 +15,8 @@ each ingredient is a function students can call and test on its own:
 4. :func:`privatize_gradient_sum` — add Gaussian noise N(0, σ²C² I) to the
    clipped sum and divide by the *expected* batch size qn (a public constant:
    dividing by the realised batch size would leak it). The noise is drawn by the
-   Box–Muller transform [BM58]_;
+   Box–Muller transform [BM58]_ (its left-out tail is accounted for in δ: see
+   :func:`privatize_gradient_sum`);
 5. an accountant composes the privacy loss of every step
    (:mod:`dpteach.accounting`): the released update is the sampled Gaussian
    mechanism with noise multiplier σ and sampling rate q.
@@ -58,22 +59,26 @@ from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
 from .._validation import (
+    DELTA_POSITIVE,
+    EPSILON,
+    FLAG,
+    PROBABILITY,
+    RNG,
     ParameterError,
-    check_array,
-    check_choice,
-    check_delta,
-    check_epsilon,
-    check_in_range,
-    check_int,
-    check_probability,
-    check_rng,
-    describe,
+    anything,
+    array,
+    choice,
+    instance_of,
+    integer,
+    real,
+    validate,
+    validate_params,
 )
+from ..accounting.calibrate import get_noise_multiplier
 from ..accounting.pld import PLDAccountant
 from ..accounting.rdp import RDPAccountant
-from ..accounting.calibrate import get_noise_multiplier
-from .network import MAX_LAYERS, MAX_WIDTH, Network
-from .optim import MAX_INPUT, softmax
+from .network import FEATURES, MAX_LAYERS, MAX_WIDTH, Network
+from .optim import CLASS_INDICES, GRADS, MAX_INPUT, softmax
 
 __all__ = [
     "MAX_EXAMPLES",
@@ -94,14 +99,24 @@ MAX_EXAMPLES = 10_000_000
 MAX_NOISE_MULTIPLIER = 1e6
 #: Largest clipping norm C.
 MAX_GRAD_NORM = 1e15
-#: Largest learning rate and L2 penalty of :class:`DPSGDClassifier`.
-_MAX_RATE = 1e6
 #: Largest number of training steps ``epochs · ⌈n / batch_size⌉`` of the classifier.
 MAX_STEPS = 1_000_000
-#: Range of the expected batch size qn that a gradient sum is divided by.
-_BATCH_RANGE = (1e-6, 1e12)
+
+#: n, the number of examples (also a batch size, which is at most n)
+N_EXAMPLES = integer(1, MAX_EXAMPLES, example=100)
+#: σ, the noise standard deviation in units of C (0: no noise, not private)
+NOISE_MULTIPLIER = real(0.0, MAX_NOISE_MULTIPLIER, example=1.0)
+#: C, the clipping norm; None: no clipping (only without noise)
+CLIP_NORM = real(1e-6, MAX_GRAD_NORM, example=1.0).or_none()
+#: qn, the public constant a noisy sum is divided by
+EXPECTED_BATCH_SIZE = real(1e-6, 1e12, example=10.0)
+#: learning rate and L2 penalty of the classifier
+RATE = real(0.0, 1e6, low_open=True, example=0.5)
+#: training features (n, d), finite, magnitude ≤ MAX_INPUT (the network computes in float32)
+TRAINING_FEATURES = array(ndim=2, low=-MAX_INPUT, high=MAX_INPUT)
 
 
+@validate(n=N_EXAMPLES, sample_rate=PROBABILITY, rng=RNG)
 def poisson_sample(n: int, sample_rate: float, rng=None) -> np.ndarray:
     """Poisson subsampling: indices of the examples that join this step's batch.
 
@@ -110,8 +125,8 @@ def poisson_sample(n: int, sample_rate: float, rng=None) -> np.ndarray:
 
     Parameters
     ----------
-    n : int in [1, :data:`MAX_EXAMPLES`]
-    sample_rate : float in [0, 1]
+    n : int
+    sample_rate : float
     rng : None, int or numpy.random.Generator
 
     Returns
@@ -124,11 +139,10 @@ def poisson_sample(n: int, sample_rate: float, rng=None) -> np.ndarray:
     [ACG16]_ Sec. 3.1 ("lot" sampled with probability q); [MTZ19]_
     (the sampled Gaussian mechanism).
     """
-    n = check_int("n", n, minimum=1, maximum=MAX_EXAMPLES)
-    q = check_probability("sample_rate", sample_rate)
-    return np.flatnonzero(check_rng(rng).random(n) < q)
+    return np.flatnonzero(rng.random(n) < sample_rate)
 
 
+@validate(n=N_EXAMPLES, batch_size=N_EXAMPLES)
 def steps_per_epoch(n: int, batch_size: int) -> int:
     """⌈n / batch_size⌉: the number of Poisson-sampled steps that make one "epoch".
 
@@ -137,18 +151,21 @@ def steps_per_epoch(n: int, batch_size: int) -> int:
 
     Parameters
     ----------
-    n : int in [1, :data:`MAX_EXAMPLES`]
-    batch_size : int in [1, n]
+    n : int
+    batch_size : int
+        At most n.
 
     Returns
     -------
     int
     """
-    n = check_int("n", n, minimum=1, maximum=MAX_EXAMPLES)
-    b = check_int("batch_size", batch_size, minimum=1, maximum=n)
-    return -(-n // b)
+    if batch_size > n:
+        raise ParameterError(f"batch_size must be <= n={n}; got batch_size={batch_size}")
+    return -(-n // batch_size)
 
 
+@validate(grad_sum=GRADS, noise_multiplier=NOISE_MULTIPLIER, max_grad_norm=CLIP_NORM,
+          expected_batch_size=EXPECTED_BATCH_SIZE, rng=RNG)
 def privatize_gradient_sum(grad_sum, *, noise_multiplier: float, max_grad_norm: float | None,
                            expected_batch_size: float, rng=None) -> list:
     """The Gaussian mechanism on a clipped gradient sum, normalised by the expected batch size.
@@ -159,90 +176,34 @@ def privatize_gradient_sum(grad_sum, *, noise_multiplier: float, max_grad_norm: 
     normalisation of the Poisson-sampled version). Because every clipped
     ḡ_i has norm ≤ C, adding or removing one example changes the sum by at
     most C in L2 norm: the noise N(0, σ²C²) is the Gaussian mechanism with
-    noise multiplier σ. The standard normals come from the Box–Muller transform
-    [BM58]_.
+    noise multiplier σ.
+
+    The standard normals come in pairs from the Box–Muller transform [BM58]_, whose
+    uniform U is at least 2⁻⁵³: the radius √(−2 ln U) stops at √(106 ln 2) ≈ 8.57, and
+    the tail left out, P(R > 8.57) = e^(−53 ln 2) = 2⁻⁵³, is the total variation distance
+    between a pair and two exact normals. Over T steps of d parameters the noise is within
+    total variation η = T·⌈d/2⌉·2⁻⁵³ of exact Gaussian noise, so a run the accountant
+    calls (ε, δ)-DP is (ε, δ + (1 + e^ε)·η)-DP with this noise (e.g. η ≈ 5.6e-8 for
+    10⁴ steps and 10⁵ parameters: at ε = 1, δ grows by ≈ 2.1e-7). The rounding of
+    floating-point noise is another matter (Mironov 2012), not addressed here.
 
     Parameters
     ----------
     grad_sum : list of arrays
-        Σ_i ḡ_i per parameter block: finite real numbers (not modified; float32
-        blocks stay float32, other blocks become float64).
-    noise_multiplier : float in [0, :data:`MAX_NOISE_MULTIPLIER`]
+        Σ_i ḡ_i per parameter block (not modified; float32 blocks stay float32, other
+        blocks become float64).
+    noise_multiplier : float
         σ. 0 releases the sum without noise (not private).
-    max_grad_norm : float in (0, :data:`MAX_GRAD_NORM`] or None
-        C; may be None only when σ = 0 (no clipping, no noise).
-    expected_batch_size : float in [1e-6, 1e12]
+    max_grad_norm : float or None
+        C; None only when σ = 0 (no clipping, no noise).
+    expected_batch_size : float
         qn, a public constant.
     rng : None, int or numpy.random.Generator
     """
-    sigma, C = _check_noise(noise_multiplier, max_grad_norm)
-    m = _check_expected_batch_size(expected_batch_size)
-    gen = check_rng(rng)
-    if not isinstance(grad_sum, (list, tuple)):
-        raise TypeError(f"grad_sum must be a list of arrays; got {type(grad_sum).__name__}")
-    blocks = []
-    for k, g in enumerate(grad_sum):
-        g = check_array(f"grad_sum[{k}]", g, min_size=0, dtype=None)
-        blocks.append(g if g.dtype in (np.float32, np.float64) else g.astype(np.float64))
-    return _privatize(blocks, sigma, 0.0 if C is None else C, m, gen, copy=True)
-
-
-def _check_noise(noise_multiplier, max_grad_norm):
-    """σ in [0, MAX_NOISE_MULTIPLIER] and C in (0, MAX_GRAD_NORM] or None (only with σ = 0)."""
-    sigma = check_in_range("noise_multiplier", noise_multiplier, 0.0, MAX_NOISE_MULTIPLIER)
-    if max_grad_norm is None:
-        if sigma > 0:
-            raise ParameterError("max_grad_norm=None (no clipping) is only allowed with "
-                                 f"noise_multiplier=0; got noise_multiplier={noise_multiplier}")
-        return sigma, None
-    C = check_in_range("max_grad_norm", max_grad_norm, 0.0, MAX_GRAD_NORM, low_inclusive=False)
-    return sigma, C
-
-
-def _check_expected_batch_size(expected_batch_size) -> float:
-    return check_in_range("expected_batch_size", expected_batch_size, *_BATCH_RANGE)
-
-
-def _privatize(grads: list, sigma: float, C: float, m: float, gen, copy: bool) -> list:
-    out = [np.array(g, copy=True) if copy else g for g in grads]
-    if sigma > 0 and out:
-        dtype = np.result_type(*out)                        # float32 unless a block is float64
-        noise = _normal(sum(g.size for g in out), sigma * C, dtype, gen)   # N(0, σ²C²) each
-        start = 0
-        for g in out:
-            g += noise[start:start + g.size].reshape(g.shape)
-            start += g.size
-    for g in out:
-        g /= m
-    return out
-
-
-def _normal(size: int, scale: float, dtype, gen) -> np.ndarray:
-    """``size`` independent N(0, scale²) draws by the Box–Muller transform [BM58]_.
-
-    For independent U uniform on (0, 1] and V uniform on [0, 1), R = √(−2 ln U) and
-    Θ = 2πV, the pair (R cos Θ, R sin Θ) is two independent standard normals; both are
-    multiplied by ``scale``. U is a float64 uniform (1 − ``gen.random()``, a multiple of
-    2⁻⁵³), so R ≤ √(106 ln 2) ≈ 8.57: the normal's tail beyond it, P(R > 8.57) = 2⁻⁵³ ≈ 1e-16
-    per pair, is the only part left out. V, Θ and the sines are computed in ``dtype``
-    (float32: V a multiple of 2⁻²⁴). The first half of the result holds the cosines, the
-    second half the sines.
-    """
-    half = (size + 1) // 2
-    r2 = gen.random(half)
-    np.subtract(1.0, r2, out=r2)
-    np.log(r2, out=r2)
-    r2 *= -2.0 * scale * scale                          # (scale · R)², in float64
-    radius = np.sqrt(r2.astype(dtype, copy=False))
-    angle = gen.random(half, dtype=dtype)
-    angle *= 2 * np.pi
-    out = np.empty(2 * half, dtype=dtype)
-    cos, sin = out[:half], out[half:]
-    np.cos(angle, out=cos)
-    np.sin(angle, out=sin)
-    cos *= radius
-    sin *= radius
-    return out[:size]
+    if max_grad_norm is None and noise_multiplier > 0:
+        raise ParameterError(f"max_grad_norm=None needs noise_multiplier=0; got {noise_multiplier}")
+    return _privatize(grad_sum, noise_multiplier, max_grad_norm or 0.0, expected_batch_size,
+                      rng, copy=True)
 
 
 @dataclass
@@ -268,14 +229,9 @@ class DPGradient:
     batch_size: int
 
 
-def _dp_gradient(trace, sigma: float, C: float | None, m: float, gen) -> DPGradient:
-    """Steps 2-4 on the backward pass ``trace`` of one batch (arguments already checked)."""
-    # ‖g_i‖, c_i = min(1, C/‖g_i‖) and Aᵀ diag(c) Δ per layer, without materialising g_i
-    grads, norms, c = Network.clipped_gradient_sum(trace, C)
-    grads = _privatize(grads, sigma, 0.0 if C is None else C, m, gen, copy=False)
-    return DPGradient(grads=grads, norms=norms, clip_factors=c, batch_size=int(c.shape[0]))
-
-
+@validate(model=instance_of(Network, "a dpteach.learning.network.Network (a classifier)"),
+          X_batch=FEATURES, y_batch=CLASS_INDICES, noise_multiplier=NOISE_MULTIPLIER,
+          max_grad_norm=CLIP_NORM, expected_batch_size=EXPECTED_BATCH_SIZE, rng=RNG)
 def dp_sgd_gradient(model: Network, X_batch, y_batch, *, noise_multiplier: float,
                     max_grad_norm: float | None, expected_batch_size: float,
                     rng=None) -> DPGradient:
@@ -305,24 +261,10 @@ def dp_sgd_gradient(model: Network, X_batch, y_batch, *, noise_multiplier: float
     [ACG16]_ Algorithm 1; [G15]_ and [LK21]_ for the per-example norms and the
     clipped sum; see the module docstring.
     """
-    if not isinstance(model, Network):
-        raise TypeError("model must be a dpteach.learning.network.Network; got "
-                        f"{type(model).__name__}")
-    sigma, C = _check_noise(noise_multiplier, max_grad_norm)
-    m = _check_expected_batch_size(expected_batch_size)
-    gen = check_rng(rng)
-    trace = model.trace(X_batch, y_batch)
-    return _dp_gradient(trace, sigma, C, m, gen)
-
-
-def _check_features(name: str, X) -> np.ndarray:
-    """A finite 2-D float64 array with entries of magnitude ≤ MAX_INPUT (the network's bound)."""
-    X = check_array(name, X, ndim=2)
-    if X.size and np.max(np.abs(X)) > MAX_INPUT:
-        raise ParameterError(f"{name} must have entries of magnitude <= {MAX_INPUT:g} (the "
-                             f"network computes in float32); got {name} with max |x| = "
-                             f"{np.max(np.abs(X)):.3g}")
-    return X
+    if max_grad_norm is None and noise_multiplier > 0:
+        raise ParameterError(f"max_grad_norm=None needs noise_multiplier=0; got {noise_multiplier}")
+    trace = model.trace(X_batch, y_batch)          # 2. the per-layer pairs of one backward pass
+    return _dp_gradient(trace, noise_multiplier, max_grad_norm, expected_batch_size, rng)
 
 
 class DPSGDClassifier(ClassifierMixin, BaseEstimator):
@@ -335,32 +277,31 @@ class DPSGDClassifier(ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    noise_multiplier : float in [0, 1e6], default 1.0
+    noise_multiplier : float, default 1.0
         σ (noise std in units of C). Ignored when ``target_epsilon`` is set.
         0 trains without noise (ε = ∞).
-    max_grad_norm : float in (0, 1e15] or None, default 1.0
+    max_grad_norm : float or None, default 1.0
         Clipping norm C. None = no clipping (only with ``noise_multiplier=0``):
         the non-private SGD baseline on the same code path.
-    batch_size : int ≥ 1, default 256
-        Expected batch size qn (must be ≤ n).
-    epochs : int in [1, 10,000], default 5
+    batch_size : int, default 256
+        Expected batch size qn (at most n).
+    epochs : int, default 5
         With at most :data:`MAX_STEPS` steps ``epochs · ⌈n / batch_size⌉`` in all.
-    learning_rate : float in (0, 1e6], default 0.5
+    learning_rate : float, default 0.5
         A rate so large that the weights overflow stops the fit with a
         ``ParameterError`` naming it.
     hidden : tuple of int, default (64,)
-        Hidden layer widths (empty tuple: multinomial logistic regression), at
-        most 48 layers, widths and parameter count as in
-        :class:`~dpteach.learning.network.Network`.
+        Hidden layer widths (empty tuple: multinomial logistic regression); the
+        parameter count is bounded as in :class:`~dpteach.learning.network.Network`.
     activation : {"relu", "tanh"}, default "relu"
-    target_epsilon : float > 0, optional
+    target_epsilon : float, optional
         If set, σ is the smallest noise multiplier such that the planned
         number of steps is (target_epsilon, delta)-DP under ``accountant``
         (:func:`dpteach.accounting.get_noise_multiplier`).
-    delta : float in (0, 1), default 1e-5
+    delta : float, default 1e-5
         δ at which ε is reported (choose δ ≪ 1/n).
     accountant : {"rdp", "pld"}, default "rdp"
-    l2 : float in [0, 1e6], default 0
+    l2 : float, default 0
         L2 penalty (l2/2)‖W‖² on the weights, added after privatisation.
     rng : None, int or numpy.random.Generator
         Initialisation, sampling and noise. A fixed seed is for reproducing one
@@ -403,8 +344,7 @@ class DPSGDClassifier(ClassifierMixin, BaseEstimator):
     ε is computed by
     the RDP accountant of the sampled Gaussian mechanism ([MTZ19]_) or the
     PLD accountant (Google ``dp_accounting``); with ``accountant="pld"`` the
-    identical steps of one epoch are composed in one call (the same
-    composition; a PLD composition costs ~0.4 s per call).
+    identical steps of one epoch are composed in one call (the same composition).
 
     References
     ----------
@@ -423,6 +363,23 @@ class DPSGDClassifier(ClassifierMixin, BaseEstimator):
     True
     """
 
+    _parameter_constraints = {
+        "noise_multiplier": NOISE_MULTIPLIER,
+        "max_grad_norm": CLIP_NORM,
+        "batch_size": N_EXAMPLES,
+        "epochs": integer(1, 10_000, example=5),
+        "learning_rate": RATE,
+        "hidden": array(ndim=1, min_size=0, max_size=MAX_LAYERS - 2, low=1, high=MAX_WIDTH,
+                        integers=True, example=(4,)),
+        "activation": choice("relu", "tanh"),
+        "target_epsilon": EPSILON.or_none(),
+        "delta": DELTA_POSITIVE,
+        "accountant": choice("rdp", "pld"),
+        "l2": real(0.0, 1e6, example=0.0),
+        "rng": RNG,
+        "progress": FLAG,
+    }
+
     def __init__(self, noise_multiplier=1.0, max_grad_norm=1.0, batch_size=256, epochs=5,
                  learning_rate=0.5, hidden=(64,), activation="relu", target_epsilon=None,
                  delta=1e-5, accountant="rdp", l2=0.0, rng=None, progress=False):
@@ -440,86 +397,48 @@ class DPSGDClassifier(ClassifierMixin, BaseEstimator):
         self.rng = rng
         self.progress = progress
 
-    # ---------------------------------------------------------------- checks
-    def _check_params(self, n: int):
-        sigma = check_in_range("noise_multiplier", self.noise_multiplier, 0.0,
-                               MAX_NOISE_MULTIPLIER)
-        C = (None if self.max_grad_norm is None
-             else check_in_range("max_grad_norm", self.max_grad_norm, 0.0, MAX_GRAD_NORM,
-                                 low_inclusive=False))
-        b = check_int("batch_size", self.batch_size, minimum=1)
-        if b > n:
-            raise ParameterError(f"batch_size must be <= the number of training examples n={n}; "
-                                 f"got batch_size={b}")
-        epochs = check_int("epochs", self.epochs, minimum=1, maximum=10_000)
-        if epochs * steps_per_epoch(n, b) > MAX_STEPS:
-            raise ParameterError(f"epochs * ceil(n / batch_size) must be <= {MAX_STEPS:,} steps; "
-                                 f"got epochs={epochs} with n={n}, batch_size={b}")
-        lr = check_in_range("learning_rate", self.learning_rate, 0.0, _MAX_RATE,
-                            low_inclusive=False)
-        hidden = self.hidden
-        if isinstance(hidden, (str, bytes)) or not hasattr(hidden, "__len__"):
-            raise TypeError(f"hidden must be a tuple of layer widths; got hidden={hidden!r}")
-        if len(hidden) > MAX_LAYERS - 2:
-            raise ParameterError(f"hidden must have at most {MAX_LAYERS - 2} layers; got "
-                                 f"hidden={describe(hidden)}")
-        hidden = tuple(check_int("hidden", h, minimum=1, maximum=MAX_WIDTH) for h in hidden)
-        check_choice("activation", self.activation, {"relu", "tanh"})
-        target = None if self.target_epsilon is None else check_epsilon("target_epsilon", self.target_epsilon)
-        delta = check_delta("delta", self.delta, allow_zero=False)
-        acc = check_choice("accountant", self.accountant, {"rdp", "pld"})
-        l2 = check_in_range("l2", self.l2, 0.0, _MAX_RATE)
-        if C is None and (sigma > 0 and target is None):
-            raise ParameterError("max_grad_norm=None (no clipping) is only allowed with "
-                                 f"noise_multiplier=0; got noise_multiplier={self.noise_multiplier}")
-        if C is None and target is not None:
-            raise ParameterError("target_epsilon needs clipping: set max_grad_norm to a number > 0; "
-                                 "got max_grad_norm=None")
-        if not isinstance(self.progress, (bool, np.bool_, int)):
-            raise TypeError(f"progress must be True or False; got progress={self.progress!r}")
-        return sigma, C, b, epochs, lr, hidden, target, delta, acc, l2
-
-    # ------------------------------------------------------------------ fit
-    def fit(self, X, y):
+    @validate(X=TRAINING_FEATURES, y=anything("class labels, one per row of X"))
+    def fit(self, X, y) -> DPSGDClassifier:
         """Train with DP-SGD on (X, y); returns self.
-
-        BLAS runs single-threaded during training (threadpoolctl): for these
-        small matrices thread start-up costs more than it gains, and on a
-        busy shared machine two BLAS threads made each step ~15× slower in
-        our measurements.
 
         Parameters
         ----------
         X : array-like, shape (n, d)
-            Finite features of magnitude ≤ 1e15 (:data:`~dpteach.learning.optim.MAX_INPUT`).
+            The features.
         y : array-like, shape (n,)
-            At least two classes.
+            The labels, at least two classes.
         """
-        with threadpool_limits(limits=1, user_api="blas"):
+        with threadpool_limits(limits=1, user_api="blas"):       # see the notes at the end
             return self._fit(X, y)
 
     def _fit(self, X, y):
-        X = _check_features("X", X)
+        p = validate_params(self, store=False)
+        sigma, C, b, target, delta = (p["noise_multiplier"], p["max_grad_norm"],
+                                      p["batch_size"], p["target_epsilon"], p["delta"])
+        lr, l2, acc_name, gen = p["learning_rate"], p["l2"], p["accountant"], p["rng"]
+        n = X.shape[0]
         y = np.asarray(y)
-        if y.ndim != 1 or y.shape[0] != X.shape[0]:
-            raise ParameterError(f"y must have shape ({X.shape[0]},); got y with shape {y.shape}")
+        if y.shape != (n,):
+            raise ParameterError(f"y must have one label per row of X, shape ({n},); got {y.shape}")
         self.classes_, y_idx = np.unique(y, return_inverse=True)
         if self.classes_.size < 2:
-            raise ParameterError(f"y must contain at least 2 classes; got classes {self.classes_!r}")
-        n = X.shape[0]
-        sigma, C, b, epochs, lr, hidden, target, delta, acc_name, l2 = self._check_params(n)
-        gen = check_rng(self.rng)
-
+            raise ParameterError(f"y must contain at least 2 classes; got {self.classes_!r}")
+        if b > n:
+            raise ParameterError(f"batch_size must be <= n={n} (the training examples); got {b}")
         q = b / n
-        per_epoch = steps_per_epoch(n, b)
-        total = epochs * per_epoch
+        per_epoch = -(-n // b)                                          # steps_per_epoch
+        total = p["epochs"] * per_epoch
+        if total > MAX_STEPS:
+            raise ParameterError(f"epochs * ceil(n/batch_size) must be <= 1e6 steps; got {total:,}")
+        if C is None and target is not None:
+            raise ParameterError(f"target_epsilon={target} needs a clipping norm max_grad_norm")
+        if C is None and sigma > 0:
+            raise ParameterError(f"max_grad_norm=None needs noise_multiplier=0; got {sigma}")
         if target is not None:
             sigma = float(get_noise_multiplier(target_epsilon=target, target_delta=delta,
                                                sample_rate=q, steps=total, accountant=acc_name))
             if sigma > MAX_NOISE_MULTIPLIER:
-                raise ParameterError(f"target_epsilon is too small for these settings: it needs "
-                                     f"a noise multiplier {sigma:.3g} > {MAX_NOISE_MULTIPLIER:g}; "
-                                     f"got target_epsilon={describe(self.target_epsilon)}")
+                raise ParameterError(f"target_epsilon={target} needs noise_multiplier {sigma:.3g}")
         self.noise_multiplier_ = sigma
         self.sample_rate_ = q
         self.n_steps_ = total
@@ -530,21 +449,22 @@ class DPSGDClassifier(ClassifierMixin, BaseEstimator):
             self.accountant_ = None
 
         Xf = X.astype(np.float32)
-        self.model_ = model = Network((X.shape[1], *hidden, self.classes_.size),
-                                      activation=self.activation, l2=l2, dtype="float32",
+        self.model_ = model = Network((X.shape[1], *p["hidden"].astype(int).tolist(),
+                                       self.classes_.size),
+                                      activation=p["activation"], l2=l2, dtype="float32",
                                       rng=gen)
         self.history_ = {"epoch": [], "loss": [], "accuracy": [], "epsilon": []}
         batch_sizes = np.empty(total, dtype=np.int64)
         step, pending = 0, 0
-        bar = tqdm(range(1, epochs + 1), desc="DP-SGD" if sigma > 0 else "SGD",
-                   disable=not self.progress, leave=False)
+        bar = tqdm(range(1, p["epochs"] + 1), desc="DP-SGD" if sigma > 0 else "SGD",
+                   disable=not p["progress"], leave=False)
         for epoch in bar:
             with np.errstate(over="ignore", invalid="ignore"):   # divergence is checked below
                 for _ in range(per_epoch):
                     idx = np.flatnonzero(gen.random(n) < q)            # 1. Poisson sampling
                     trace = model._trace(Xf[idx], y_idx[idx])        # checked once, above
                     dpg = _dp_gradient(trace, sigma, C, q * n, gen)   # 2-4. clip, noise
-                    model.apply_update(model.add_l2_gradient(dpg.grads), lr)
+                    model._apply(model._add_l2(dpg.grads), lr)
                     if self.accountant_ is not None:                   # 5. accounting
                         if acc_name == "rdp":
                             self.accountant_.step(noise_multiplier=sigma, sample_rate=q, steps=1)
@@ -552,17 +472,10 @@ class DPSGDClassifier(ClassifierMixin, BaseEstimator):
                             pending += 1
                     batch_sizes[step] = dpg.batch_size
                     step += 1
-                logits = model.logits(Xf).astype(np.float64)
-            if not (np.all(np.isfinite(logits))
-                    and all(np.all(np.isfinite(p)) for p in model.params)):
-                raise ParameterError(
-                    f"training diverged in epoch {epoch}: the weights or outputs overflowed. "
-                    f"Lower learning_rate or l2, or scale the features; got "
-                    f"learning_rate={describe(self.learning_rate)}, l2={describe(self.l2)}")
-            if pending:
-                # PLD composition costs ~0.4 s per call (dp_accounting builds the
-                # subsampled-Gaussian PLD each time), so the PLD accountant receives
-                # the epoch's identical steps as one call: the same composition.
+                logits = model._forward(Xf)[0].astype(np.float64)
+            if not all(np.isfinite(a).all() for a in [logits, *model.params]):
+                raise ParameterError(f"learning_rate={lr}, l2={l2} diverged in epoch {epoch}")
+            if pending:                     # the epoch's identical PLD steps in one call
                 self.accountant_.step(noise_multiplier=sigma, sample_rate=q, steps=pending)
                 pending = 0
             eps = self.accountant_.get_epsilon(delta) if self.accountant_ is not None else math.inf
@@ -577,27 +490,21 @@ class DPSGDClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     # -------------------------------------------------------------- predict
-    def _check_fitted_X(self, X):
-        check_is_fitted(self, "model_")
-        X = _check_features("X", X)
-        if X.shape[1] != self.model_.layer_sizes[0]:
-            raise ParameterError(f"X must have {self.model_.layer_sizes[0]} columns; "
-                                 f"got shape {X.shape}")
-        return X.astype(np.float32)
-
-    def logits(self, X):
+    @validate(X=TRAINING_FEATURES)
+    def logits(self, X) -> np.ndarray:
         """Logits (before the softmax), shape (n, n_classes), float64."""
-        X = self._check_fitted_X(X)
-        with np.errstate(over="ignore", invalid="ignore"):
-            return self.model_.logits(X).astype(np.float64)
+        check_is_fitted(self, "model_")
+        return self.model_.logits(X.astype(np.float32)).astype(np.float64)
 
-    def predict_proba(self, X):
+    @validate(X=TRAINING_FEATURES)
+    def predict_proba(self, X) -> np.ndarray:
         """Class probabilities (softmax of the logits, in float64), shape (n, n_classes)."""
-        return softmax(self.logits(X))
+        return softmax.__wrapped__(self.logits.__wrapped__(self, X))
 
-    def predict(self, X):
+    @validate(X=TRAINING_FEATURES)
+    def predict(self, X) -> np.ndarray:
         """Most probable class label."""
-        scores = self.logits(X)                 # checks fitted first
+        scores = self.logits.__wrapped__(self, X)                 # checks fitted first
         return self.classes_[np.argmax(scores, axis=1)]
 
     def __sklearn_tags__(self):
@@ -605,8 +512,69 @@ class DPSGDClassifier(ClassifierMixin, BaseEstimator):
         tags.non_deterministic = True
         return tags
 
-# Engineering note: why Box–Muller and not Generator.standard_normal. NumPy's ziggurat
-# costs ~0.8 ms for the 101,770 draws of one step of benchmarks/bench_dpsgd.py, more than
-# half a non-private step; `_normal` (uniforms, a float64 log, float32 sines) ~0.25 ms,
-# which keeps the DP step within 1.5× the non-private one (benchmarks/README.md). The
-# draws differ from the ziggurat's for the same seed, not in distribution.
+
+# ------------------------------------------------------------------- private helpers
+def _dp_gradient(trace, sigma: float, C: float | None, m: float, gen) -> DPGradient:
+    """Steps 2-4 on the backward pass ``trace`` of one batch (arguments already checked)."""
+    grads, norms, c = Network.clipped_gradient_sum(trace, C)   # 3. ‖g_i‖, c_i, Σ_i c_i g_i
+    grads = _privatize(grads, sigma, C or 0.0, m, gen, copy=False)   # 4. + N(0, σ²C²), / qn
+    return DPGradient(grads=grads, norms=norms, clip_factors=c, batch_size=int(c.shape[0]))
+
+
+def _privatize(grads: list, sigma: float, C: float, m: float, gen, copy: bool) -> list:
+    """(Σ_i ḡ_i + N(0, σ²C² I)) / m for each block of ``grads`` (in place unless ``copy``)."""
+    out = [np.array(g, copy=True) if copy else g for g in grads]
+    if sigma > 0 and out:
+        dtype = np.result_type(*out)                        # float32 unless a block is float64
+        noise = _normal(sum(g.size for g in out), sigma * C, dtype, gen)   # N(0, σ²C²) each
+        start = 0
+        for g in out:
+            g += noise[start:start + g.size].reshape(g.shape)
+            start += g.size
+    for g in out:
+        g /= m
+    return out
+
+
+def _normal(size: int, scale: float, dtype, gen) -> np.ndarray:
+    """``size`` independent N(0, scale²) draws by the Box–Muller transform [BM58]_.
+
+    For independent U uniform on (0, 1] and V uniform on [0, 1), R = √(−2 ln U) and
+    Θ = 2πV, the pair (R cos Θ, R sin Θ) is two independent standard normals; both are
+    multiplied by ``scale``. U is a float64 uniform (1 − ``gen.random()``, a multiple of
+    2⁻⁵³), so R ≤ √(106 ln 2) ≈ 8.57: the normal's tail beyond it, P(R > 8.57) = 2⁻⁵³ ≈ 1e-16
+    per pair, is the only part left out. V, Θ and the sines are computed in ``dtype``
+    (float32: V a multiple of 2⁻²⁴). The first half of the result holds the cosines, the
+    second half the sines.
+    """
+    half = (size + 1) // 2
+    r2 = gen.random(half)
+    np.subtract(1.0, r2, out=r2)
+    np.log(r2, out=r2)
+    r2 *= -2.0 * scale * scale                          # (scale · R)², in float64
+    radius = np.sqrt(r2.astype(dtype, copy=False))
+    angle = gen.random(half, dtype=dtype)
+    angle *= 2 * np.pi
+    out = np.empty(2 * half, dtype=dtype)
+    cos, sin = out[:half], out[half:]
+    np.cos(angle, out=cos)
+    np.sin(angle, out=sin)
+    cos *= radius
+    sin *= radius
+    return out[:size]
+
+
+# Engineering notes.
+# * Why Box–Muller and not Generator.standard_normal: NumPy's ziggurat costs ~0.8 ms for
+#   the 101,770 draws of one step of benchmarks/bench_dpsgd.py, more than half a
+#   non-private step; `_normal` (uniforms, a float64 log, float32 sines) ~0.25 ms, which
+#   keeps the DP step within 1.5× the non-private one (benchmarks/README.md). The draws
+#   differ from the ziggurat's for the same seed, not in distribution.
+# * `fit` runs BLAS single-threaded (threadpoolctl): for these small matrices thread
+#   start-up costs more than it gains, and on a busy shared machine two BLAS threads made
+#   each step ~15× slower in our measurements.
+# * The training loop checks X and y once and then calls the unchecked cores
+#   (`Network._trace`, `_add_l2`, `_apply`, `_forward`); it refuses a diverged run by name
+#   after each epoch. With accountant="pld" the identical steps of one epoch are composed
+#   in one call: a PLD composition costs ~0.4 s per call (dp_accounting builds the
+#   subsampled-Gaussian PLD each time).

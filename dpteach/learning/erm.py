@@ -61,21 +61,30 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import (
+    EPSILON,
+    FLAG,
+    RNG,
     ParameterError,
-    check_array,
-    check_bool,
-    check_choice,
-    check_epsilon,
-    check_int,
-    check_positive,
-    check_rng,
-    describe,
+    anything,
+    choice,
+    instance_of,
+    one_of,
+    real,
+    validate,
+    validate_params,
 )
 from ..mechanisms.l2_laplace import sample_l2_laplace
 from .logistic import (
+    C_INVERSE,
+    DATA_NORM,
+    FEATURE_ROWS,
+    HESSIAN,
+    LAM,
     LOGISTIC_C,
-    MAX_ROWS,
-    MAX_WEIGHT_NORM,
+    N_ROWS,
+    SIGNS,
+    UNIT_ROWS,
+    VECTOR,
     LogisticProblem,
     bound_rows,
     lam_from_C,
@@ -96,15 +105,24 @@ __all__ = [
 
 #: Λ used when neither ``lam`` nor ``C`` is given.
 DEFAULT_LAM = 1e-3
-#: Smallest noise rate β the mechanisms sample with: the noise norm, Gamma(d, 1/β) with mean
-#: d/β, must stay far inside the float range. (β this small means ε ≈ 0: no utility at all.)
+#: Smallest noise rate β the mechanisms sample with: inside the teaching domains β ≥ 5e-19
+#: (output perturbation: nΛε/2 with n ≥ 1, Λ ≥ 1e-12, ε ≥ 1e-6), so the noise norm,
+#: Gamma(d, 1/β) with mean d/β, stays far inside the float range.
 MIN_NOISE_RATE = 1e-290
 #: Largest dimension ``d`` of ``w`` the excess-risk bound accepts.
 MAX_DIM = 10**7
-_METHODS = ("objective", "output", "none")
+
+#: c, the bound on the loss's second derivative (1/4 for the logistic loss)
+CURVATURE = real(1e-6, 1e6, example=LOGISTIC_C)
+#: the estimator's features: scikit-learn's validate_data checks them (with the messages its
+#: estimator checks expect), then the teaching domain FEATURE_ROWS
+SKLEARN_X = anything(f"features: {FEATURE_ROWS.text}")
+#: rows in the unit ball, or a LogisticProblem built from them and the labels once
+PROBLEM_OR_ROWS = one_of(instance_of(LogisticProblem, "a LogisticProblem"), UNIT_ROWS)
 
 
 # ------------------------------------------------------- the two mechanisms
+@validate(epsilon=EPSILON, n=N_ROWS, lam=LAM)
 def output_perturbation_beta(epsilon: float, n: int, lam: float) -> float:
     """Noise rate ``β = nΛε/2`` of output perturbation ([CMS11]_ Algorithm 1).
 
@@ -117,27 +135,18 @@ def output_perturbation_beta(epsilon: float, n: int, lam: float) -> float:
     Parameters
     ----------
     epsilon : float
-        ε > 0.
+        ε.
     n : int
-        Number of training rows (public), in [1, :data:`~dpteach.learning.logistic.MAX_ROWS`].
+        Number of training rows (public).
     lam : float
-        Λ > 0.
+        Λ.
 
     Returns
     -------
     float
-        β, finite and > 0 (a product ``nΛε/2`` that overflows or underflows
-        is refused).
+        β > 0.
     """
-    epsilon = check_epsilon("epsilon", epsilon)
-    n = check_int("n", n, minimum=1, maximum=MAX_ROWS)
-    lam = check_positive("lam", lam)
-    beta = n * lam * epsilon / 2.0
-    if not 0.0 < beta < math.inf:
-        raise ParameterError(f"epsilon, n and lam must give a finite β = nΛε/2 > 0; got "
-                             f"epsilon={describe(epsilon)}, n={n}, lam={describe(lam)} "
-                             f"(β = {beta!r})")
-    return beta
+    return n * lam * epsilon / 2.0
 
 
 @dataclass(frozen=True)
@@ -167,16 +176,7 @@ class ObjectivePerturbationConstants:
     log_jacobian: float
 
 
-def _log1p_ratio(c: float, n: int, reg: float) -> float:
-    """``log(1 + c/(n·reg))``, also when the ratio overflows (then ``log c − log n − log reg``
-    up to a relative error below 1e-300)."""
-    denominator = n * reg
-    ratio = c / denominator if math.isfinite(denominator) else (c / n) / reg
-    if math.isfinite(ratio):
-        return math.log1p(ratio)
-    return math.log(c) - math.log(n) - math.log(reg)
-
-
+@validate(epsilon=EPSILON, n=N_ROWS, lam=LAM, c=CURVATURE)
 def objective_perturbation_constants(epsilon: float, n: int, lam: float,
                                      c: float = LOGISTIC_C) -> ObjectivePerturbationConstants:
     """ε', Δ and β of objective perturbation ([CMS11]_ Algorithm 2).
@@ -197,41 +197,26 @@ def objective_perturbation_constants(epsilon: float, n: int, lam: float,
     Parameters
     ----------
     epsilon : float
-        ε > 0.
+        ε.
     n : int
-        Number of training rows (public), in [1, :data:`~dpteach.learning.logistic.MAX_ROWS`].
+        Number of training rows (public).
     lam : float
-        Λ > 0.
+        Λ.
     c : float
-        Bound on ``|ℓ''|`` (> 0); 1/4 for logistic regression.
+        Bound on ``|ℓ''|``; 1/4 for logistic regression.
 
     Returns
     -------
     ObjectivePerturbationConstants
-        With finite Python floats; an ε so small that ``e^(ε/4) − 1`` underflows,
-        or that Δ overflows, is refused.
+        With finite Python floats.
     """
-    epsilon = check_epsilon("epsilon", epsilon)
-    n = check_int("n", n, minimum=1, maximum=MAX_ROWS)
-    lam = check_positive("lam", lam)
-    c = check_positive("c", c)
-    eps_prime = epsilon - 2.0 * _log1p_ratio(c, n, lam)   # log(1 + 2r + r²) = 2 log(1 + r)
+    eps_prime = epsilon - 2.0 * math.log1p(c / (n * lam))   # log(1 + 2r + r²) = 2 log(1 + r)
     if eps_prime > 0:
         Delta = 0.0
     else:
-        x = epsilon / 4.0
-        if x > 700.0:                               # only for a huge c: e^(ε/4) overflows
-            log_growth = x + math.log1p(-math.exp(-x))
-            Delta = math.exp(math.log(c) - math.log(n) - log_growth) - lam
-        else:
-            growth = math.expm1(x)                  # 0 when ε/4 underflows
-            Delta = c / (n * growth) - lam if growth > 0 else math.inf
-        if not math.isfinite(Delta):
-            raise ParameterError(f"epsilon is too small for n and c: Δ = c/(n(e^(ε/4) − 1)) − Λ "
-                                 f"overflows; got epsilon={describe(epsilon)}, n={n}, "
-                                 f"c={describe(c)}")
+        Delta = c / (n * math.expm1(epsilon / 4.0)) - lam    # expm1: exact for small ε
         eps_prime = epsilon / 2.0
-    log_jac = 2.0 * _log1p_ratio(c, n, lam + Delta)
+    log_jac = 2.0 * math.log1p(c / (n * (lam + Delta)))
     return ObjectivePerturbationConstants(epsilon=epsilon, epsilon_prime=eps_prime,
                                           Delta=Delta, beta=eps_prime / 2.0,
                                           log_jacobian=log_jac)
@@ -252,38 +237,8 @@ class PrivateFit:
     constants: ObjectivePerturbationConstants | None = None
 
 
-def _as_problem(Z, s) -> LogisticProblem:
-    """``Z`` itself if it is a :class:`LogisticProblem` (then ``s`` must be None), else the
-    problem built (and checked) from ``(Z, s)``."""
-    if isinstance(Z, LogisticProblem):
-        if s is not None:
-            raise ParameterError("s must be None when Z is a LogisticProblem (the problem holds "
-                                 f"its labels); got s={describe(s)}")
-        return Z
-    return LogisticProblem(Z, s)
-
-
-def _check_weights(name: str, w, d: int) -> np.ndarray:
-    """A weight vector of ``d`` finite entries and norm ≤ MAX_WEIGHT_NORM."""
-    w = check_array(name, w, ndim=1)
-    if w.shape[0] != d:
-        raise ParameterError(f"{name} must have {d} entries (columns of Z); got {w.shape[0]}")
-    with np.errstate(over="ignore"):            # a norm that overflows is beyond the bound
-        if not np.linalg.norm(w) <= MAX_WEIGHT_NORM:
-            raise ParameterError(f"{name} must have Euclidean norm <= {MAX_WEIGHT_NORM:g}; "
-                                 f"got {name}={describe(w)}")
-    return w
-
-
-def _noise(d: int, beta: float, gen, arg: str, value) -> np.ndarray:
-    if beta < MIN_NOISE_RATE:
-        raise ParameterError(f"{arg} is too small: the noise rate β = {beta:.3g} is below "
-                             f"{MIN_NOISE_RATE:g} and the noise norm (mean d/β) would leave the "
-                             f"float range; got {arg}={describe(value)}")
-    # the unchecked sampler: β is made (and bounded) here, from the learner's arguments
-    return sample_l2_laplace.__wrapped__(d, beta, rng=gen)
-
-
+@validate(Z=PROBLEM_OR_ROWS, s=SIGNS.or_none(), epsilon=EPSILON, lam=LAM, rng=RNG,
+          w_star=VECTOR.or_none())
 def output_perturbation(Z, s, epsilon: float, lam: float, rng=None, *, w_star=None) -> PrivateFit:
     """ε-DP logistic regression by output perturbation ([CMS11]_ Algorithm 1).
 
@@ -300,26 +255,25 @@ def output_perturbation(Z, s, epsilon: float, lam: float, rng=None, *, w_star=No
     s : array-like, shape (n,), or None
         Labels in {-1, +1}; None when ``Z`` is a ``LogisticProblem``.
     epsilon, lam : float
-        ε > 0 and Λ > 0, with β = nΛε/2 ≥ :data:`MIN_NOISE_RATE`.
+        ε and Λ.
     rng : None, int or numpy.random.Generator
     w_star : array-like, optional
         The exact non-private minimiser for these ``(Z, s, lam)``, if already
         computed (saves the solve when drawing many private outputs). It must
-        be the exact minimiser; it is not re-checked beyond its shape and norm.
+        be the exact minimiser; it is not re-checked beyond its shape.
     """
-    problem = _as_problem(Z, s)
-    epsilon = check_epsilon("epsilon", epsilon)
-    lam = check_positive("lam", lam)
-    gen = check_rng(rng)
-    if w_star is not None:
-        w_star = _check_weights("w_star", w_star, problem.d)
-    beta = output_perturbation_beta(epsilon, problem.n, lam)
+    problem = _problem(Z, s)
+    problem._check_shapes(w_star=w_star)
+    beta = output_perturbation_beta(epsilon, problem.n, lam)            # nΛε/2
     if w_star is None:
-        w_star = problem.minimize(lam)
-    b = _noise(problem.d, beta, gen, "epsilon", epsilon)
+        w_star = problem._minimize(lam)
+    b = sample_l2_laplace.__wrapped__(problem.d, beta, rng=rng)         # density ∝ e^(−β‖b‖)
     return PrivateFit(w=w_star + b, noise=b, epsilon=epsilon, method="output")
 
 
+@validate(Z=PROBLEM_OR_ROWS, s=SIGNS.or_none(), epsilon=EPSILON, lam=LAM, rng=RNG,
+          c=real(LOGISTIC_C, 1e6, example=LOGISTIC_C), w0=VECTOR.or_none(),
+          hess0=HESSIAN.or_none())
 def objective_perturbation(Z, s, epsilon: float, lam: float, rng=None, *,
                            c: float = LOGISTIC_C, w0=None, hess0=None) -> PrivateFit:
     """ε-DP logistic regression by objective perturbation ([CMS11]_ Algorithm 2).
@@ -341,47 +295,25 @@ def objective_perturbation(Z, s, epsilon: float, lam: float, rng=None, *,
     s : array-like, shape (n,), or None
         Labels in {-1, +1}; None when ``Z`` is a ``LogisticProblem``.
     epsilon, lam : float
-        ε > 0 and Λ > 0, with β = ε'/2 ≥ :data:`MIN_NOISE_RATE`.
+        ε and Λ.
     rng : None, int or numpy.random.Generator
     c : float
-        Bound on the loss's second derivative, ≥ 1/4 (keep 1/4 for the logistic loss).
+        Bound on the loss's second derivative, at least 1/4 (the logistic loss has
+        ℓ''(0) = 1/4; a smaller c voids the guarantee): keep 1/4.
     w0, hess0 : array-like, optional
         Warm start for the solver (see
         :meth:`~dpteach.learning.logistic.LogisticProblem.minimize`); they change
         the running time, not the result.
     """
-    problem = _as_problem(Z, s)
-    epsilon = check_epsilon("epsilon", epsilon)
-    lam = check_positive("lam", lam)
-    c = check_positive("c", c)
-    if c < LOGISTIC_C:
-        raise ParameterError(f"c must be >= {LOGISTIC_C} (the logistic loss has l''(0) = 1/4; a "
-                             f"smaller c voids the guarantee); got c={c!r}")
-    gen = check_rng(rng)
-    const = objective_perturbation_constants(epsilon, problem.n, lam, c)
-    reg = lam + const.Delta
-    if not math.isfinite(reg):
-        raise ParameterError(f"lam + Δ must be finite; got lam={describe(lam)} "
-                             f"(Δ = {const.Delta:.3g})")
-    b = _noise(problem.d, const.beta, gen, "epsilon", epsilon)
-    w = problem.minimize(reg, linear=b / problem.n, w0=w0, hess0=hess0)
+    problem = _problem(Z, s)
+    problem._check_shapes(w0=w0, hess0=hess0)
+    const = objective_perturbation_constants(epsilon, problem.n, lam, c)    # ε', Δ, β
+    b = sample_l2_laplace.__wrapped__(problem.d, const.beta, rng=rng)       # ∝ e^(−β‖b‖)
+    w = problem._minimize(lam + const.Delta, b / problem.n, w0, hess0)   # J + bᵀw/n + Δ‖w‖²/2
     return PrivateFit(w=w, noise=b, epsilon=epsilon, method="objective", constants=const)
 
 
 # --------------------------------------------------------------- estimator
-def _validated(call, what: str):
-    """Run scikit-learn's input validation; its ValueError becomes our ParameterError (same
-    message, prefixed by ``what``), so the one error type holds and sklearn's checks still
-    see a ValueError."""
-    try:
-        return call()
-    except ParameterError:
-        raise
-    except (ValueError, TypeError) as exc:
-        kind = ParameterError if isinstance(exc, ValueError) else TypeError
-        raise kind(f"{what}; got: {exc}") from exc
-
-
 class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
     """ε-differentially private L2-regularised logistic regression [CMS11]_.
 
@@ -451,6 +383,16 @@ class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
     >>> clf = PrivateLogisticRegression(epsilon=1.0, lam=1e-3, rng=0)
     """
 
+    _parameter_constraints = {
+        "epsilon": EPSILON,
+        "method": choice("objective", "output", "none"),
+        "lam": LAM.or_none(),
+        "C": C_INVERSE.or_none(),
+        "data_norm": DATA_NORM,
+        "fit_intercept": FLAG,
+        "rng": RNG,
+    }
+
     def __init__(self, epsilon=1.0, method="objective", lam=None, C=None, data_norm=1.0,
                  fit_intercept=True, rng=None):
         self.epsilon = epsilon
@@ -469,17 +411,8 @@ class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
         tags.classifier_tags.poor_score = self.method != "none"
         return tags
 
-    def _resolve_lam(self, n):
-        if self.lam is not None and self.C is not None:
-            raise ParameterError("give lam or C, not both; got "
-                                 f"lam={self.lam!r} and C={self.C!r} (Λ = 1/(n·C))")
-        if self.C is not None:
-            return lam_from_C(self.C, n)
-        if self.lam is not None:
-            return check_positive("lam", self.lam)
-        return DEFAULT_LAM
-
-    def fit(self, X, y):
+    @validate(X=SKLEARN_X, y=anything("binary class labels, one per row of X"))
+    def fit(self, X, y) -> PrivateLogisticRegression:
         """Train on ``(X, y)``; spends ``epsilon`` (see ``epsilon_``).
 
         Parameters
@@ -488,17 +421,11 @@ class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
         y : array-like, shape (n_samples,)
             Exactly two classes.
         """
-        method = check_choice("method", self.method, _METHODS)
-        epsilon = check_epsilon("epsilon", self.epsilon)
-        data_norm = check_positive("data_norm", self.data_norm)
-        fit_intercept = check_bool("fit_intercept", self.fit_intercept)
-        if self.lam is not None and self.C is not None:
-            self._resolve_lam(1)                      # raises the both-given error
-        if self.C is not None:
-            check_positive("C", self.C)
-        if self.lam is not None:
-            check_positive("lam", self.lam)
-        gen = check_rng(self.rng)
+        p = validate_params(self, store=False)
+        method, epsilon, data_norm = p["method"], p["epsilon"], p["data_norm"]
+        fit_intercept, gen = p["fit_intercept"], p["rng"]
+        if p["lam"] is not None and p["C"] is not None:
+            raise ParameterError(f"give lam or C, not both; got lam={self.lam!r}, C={self.C!r}")
         X, y = _validated(lambda: validate_data(self, X, y, dtype=np.float64, y_numeric=False),
                           "X and y must be real, finite arrays with one label per row of X")
         _validated(lambda: check_classification_targets(y), "y must hold class labels")
@@ -509,13 +436,14 @@ class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
                                  f"is {y_type}: y must contain exactly 2 classes; got "
                                  f"{classes.shape[0]} class(es)")
         n = X.shape[0]
-        lam = self._resolve_lam(n)
+        lam = (lam_from_C(p["C"], n) if p["C"] is not None
+               else p["lam"] if p["lam"] is not None else DEFAULT_LAM)
         problem = LogisticProblem(bound_rows(X, data_norm, fit_intercept),
                                   np.where(y == classes[1], 1.0, -1.0))
         self.epsilon_prime_ = None
         self.Delta_ = None
         if method == "none":
-            w = problem.minimize(lam)
+            w = problem._minimize(lam)
             self.epsilon_ = math.inf
         elif method == "output":
             w = output_perturbation(problem, None, epsilon, lam, gen).w
@@ -530,37 +458,57 @@ class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
         self.classes_ = classes
         self.lam_ = lam
         d = X.shape[1]
-        with np.errstate(over="ignore"):
-            if fit_intercept:
-                self.coef_ = (w[:d] / (data_norm * math.sqrt(2.0)))[None, :]
-                self.intercept_ = np.array([w[d] / math.sqrt(2.0)])
-            else:
-                self.coef_ = (w / data_norm)[None, :]
-                self.intercept_ = np.zeros(1)
-        if not np.all(np.isfinite(self.coef_)):
-            raise ParameterError("data_norm is too small for these weights: the coefficients "
-                                 f"w/data_norm of the raw features overflow; got "
-                                 f"data_norm={describe(self.data_norm)}")
+        if fit_intercept:
+            self.coef_ = (w[:d] / (data_norm * math.sqrt(2.0)))[None, :]
+            self.intercept_ = np.array([w[d] / math.sqrt(2.0)])
+        else:
+            self.coef_ = (w / data_norm)[None, :]
+            self.intercept_ = np.zeros(1)
         return self
 
-    def decision_function(self, X):
+    @validate(X=SKLEARN_X)
+    def decision_function(self, X) -> np.ndarray:
         """Signed score ``X @ coef_.T + intercept_`` (> 0 predicts ``classes_[1]``)."""
         check_is_fitted(self)
         X = _validated(lambda: validate_data(self, X, dtype=np.float64, reset=False),
                        f"X must be a real, finite array with {self.n_features_in_} columns")
-        with np.errstate(over="ignore", invalid="ignore"):
-            return X @ self.coef_[0] + self.intercept_[0]
+        return FEATURE_ROWS("X", X) @ self.coef_[0] + self.intercept_[0]     # |x| ≤ 1e15
 
-    def predict_proba(self, X):
+    @validate(X=SKLEARN_X)
+    def predict_proba(self, X) -> np.ndarray:
         """Class probabilities ``[1 − σ(score), σ(score)]`` in the order of ``classes_``."""
         score = self.decision_function(X)
         return np.column_stack([special.expit(-score), special.expit(score)])
 
-    def predict_log_proba(self, X):
+    @validate(X=SKLEARN_X)
+    def predict_log_proba(self, X) -> np.ndarray:
         """Logarithm of :meth:`predict_proba`."""
         return np.log(self.predict_proba(X))
 
-    def predict(self, X):
+    @validate(X=SKLEARN_X)
+    def predict(self, X) -> np.ndarray:
         """Predicted class labels."""
         scores = self.decision_function(X)
         return self.classes_[(scores > 0).astype(int)]
+
+
+# ------------------------------------------------------------------- private helpers
+def _problem(Z, s) -> LogisticProblem:
+    """``Z`` itself if it is a :class:`LogisticProblem` (then ``s`` is None), else the problem
+    built from ``(Z, s)``."""
+    if isinstance(Z, LogisticProblem) != (s is None):
+        raise ParameterError(f"s must be None exactly when Z is a LogisticProblem; got s={s!r}")
+    return Z if s is None else LogisticProblem(Z, s)
+
+
+def _validated(call, what: str):
+    """Run scikit-learn's input validation; its ValueError becomes our ParameterError (same
+    message, prefixed by ``what``), so the one error type holds and sklearn's checks still
+    see a ValueError."""
+    try:
+        return call()
+    except ParameterError:
+        raise
+    except (ValueError, TypeError) as exc:
+        kind = ParameterError if isinstance(exc, ValueError) else TypeError
+        raise kind(f"{what}; got: {exc}") from exc

@@ -23,24 +23,20 @@ import math
 
 import numpy as np
 
-from .._validation import (
-    ParameterError,
-    check_array,
-    check_choice,
-    check_epsilon,
-    check_int,
-    check_nonnegative,
-    check_positive,
-    check_probability,
-    describe,
-)
+from .._validation import EPSILON, array, choice, integer, real, validate
 from ..mechanisms.l2_laplace import l2_laplace_norm_distribution
-from .erm import MAX_DIM, objective_perturbation_constants, output_perturbation_beta
-from .logistic import LOGISTIC_C, MAX_ROWS
+from .erm import CURVATURE, MAX_DIM, objective_perturbation_constants, output_perturbation_beta
+from .logistic import LAM, LOGISTIC_C, N_ROWS
 
 __all__ = ["excess_risk_given_noise", "excess_risk_bound"]
 
+METHOD = choice("output", "objective")
+#: ‖b‖, one norm or several (the quantiles of excess_risk_bound stay far below 1e100)
+NOISE_NORM = array(ndim=(0, 1), low=0.0, high=1e100, example=1.0)
 
+
+@validate(method=METHOD, noise_norm=NOISE_NORM, n=N_ROWS, lam=LAM, Delta=real(0.0, 1e15),
+          w_star_norm=real(0.0, 1e15).or_none(), c=CURVATURE)
 def excess_risk_given_noise(method: str, noise_norm, n: int, lam: float, *, Delta: float = 0.0,
                             w_star_norm: float | None = None, c: float = LOGISTIC_C):
     """Deterministic bound on ``J(w_priv) − J(w*)`` given the noise norm ``‖b‖``.
@@ -64,44 +60,35 @@ def excess_risk_given_noise(method: str, noise_norm, n: int, lam: float, *, Delt
     ----------
     method : {"output", "objective"}
     noise_norm : float or array of shape (k,)
-        ‖b‖ (finite, ≥ 0).
+        ‖b‖.
     n : int
-        Number of training rows, in [1, :data:`~dpteach.learning.logistic.MAX_ROWS`].
+        Number of training rows.
     lam : float
-        Λ > 0.
+        Λ.
     Delta : float
-        Δ ≥ 0 of Algorithm 2 (objective perturbation only; finite).
+        Δ of Algorithm 2 (objective perturbation only).
     w_star_norm : float, optional
-        ‖w*‖ if known (finite, ≥ 0).
+        ‖w*‖ if known.
     c : float
-        Bound on ℓ'' (> 0).
+        Bound on ℓ''.
 
     Returns
     -------
     float, or numpy.ndarray of shape (k,) for an array ``noise_norm``
-        The bound (``inf`` only where the exact value exceeds the float range).
     """
-    method = check_choice("method", method, ("output", "objective"))
-    r = check_array("noise_norm", noise_norm, ndim=(0, 1))
-    if np.any(r < 0):
-        raise ParameterError(f"noise_norm must be >= 0; got noise_norm={describe(noise_norm)}")
-    n = check_int("n", n, minimum=1, maximum=MAX_ROWS)
-    lam = check_positive("lam", lam)
-    c = check_positive("c", c)
-    Delta = check_nonnegative("Delta", Delta)
-    if w_star_norm is not None:
-        w_star_norm = check_nonnegative("w_star_norm", w_star_norm)
-    with np.errstate(over="ignore"):
-        if method == "output":
-            out = 0.5 * (c + lam) * r ** 2
-        else:
-            out = r ** 2 / (2.0 * float(n) ** 2 * (lam + Delta))
-            if Delta > 0:                       # the ridge term; 0·∞ must not become NaN
-                w2 = 2.0 * math.log(2.0) / lam if w_star_norm is None else w_star_norm ** 2
-                out = out + 0.5 * Delta * w2
+    r = noise_norm
+    if method == "output":
+        out = 0.5 * (c + lam) * r ** 2
+    else:
+        out = r ** 2 / (2.0 * float(n) ** 2 * (lam + Delta))
+        if Delta > 0:                           # the ridge term
+            w2 = 2.0 * math.log(2.0) / lam if w_star_norm is None else w_star_norm ** 2
+            out = out + 0.5 * Delta * w2
     return float(out) if np.ndim(out) == 0 else out
 
 
+@validate(method=METHOD, n=N_ROWS, dim=integer(1, MAX_DIM, example=3), lam=LAM, epsilon=EPSILON,
+          prob=real(0.0, 1.0, low_open=True, high_open=True, example=0.95), c=CURVATURE)
 def excess_risk_bound(method: str, n: int, dim: int, lam: float, epsilon: float,
                       prob: float = 0.95, c: float = LOGISTIC_C) -> float:
     """Bound on ``J(w_priv) − J(w*)`` holding with probability ≥ ``prob``.
@@ -121,34 +108,24 @@ def excess_risk_bound(method: str, n: int, dim: int, lam: float, epsilon: float,
     ----------
     method : {"output", "objective"}
     n : int
-        Number of training rows, in [1, :data:`~dpteach.learning.logistic.MAX_ROWS`].
+        Number of training rows.
     dim : int
-        Dimension of ``w`` (including the intercept coordinate), in [1, :data:`MAX_DIM`].
+        Dimension of ``w`` (including the intercept coordinate).
     lam, epsilon : float
-        Λ > 0 and ε > 0.
+        Λ and ε.
     prob : float
-        Confidence level in (0, 1).
+        Confidence level.
     c : float
-        Bound on ℓ'' (> 0).
+        Bound on ℓ''.
 
     Returns
     -------
     float
     """
-    method = check_choice("method", method, ("output", "objective"))
-    n = check_int("n", n, minimum=1, maximum=MAX_ROWS)
-    dim = check_int("dim", dim, minimum=1, maximum=MAX_DIM)
-    lam = check_positive("lam", lam)
-    epsilon = check_epsilon("epsilon", epsilon)
-    prob = check_probability("prob", prob, open_low=True, open_high=True)
-    c = check_positive("c", c)
     if method == "output":
         beta, Delta = output_perturbation_beta(epsilon, n, lam), 0.0
     else:
         const = objective_perturbation_constants(epsilon, n, lam, c)
         beta, Delta = const.beta, const.Delta
-    with np.errstate(over="ignore"):
-        q = float(l2_laplace_norm_distribution(dim, beta).ppf(prob))
-    if not math.isfinite(q):                  # the quantile itself is beyond the float range
-        return math.inf
+    q = float(l2_laplace_norm_distribution(dim, beta).ppf(prob))     # ‖b‖ ~ Gamma(dim, 1/β)
     return excess_risk_given_noise(method, q, n, lam, Delta=Delta, c=c)

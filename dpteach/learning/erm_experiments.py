@@ -3,9 +3,9 @@
 These functions *measure* the algorithms of :mod:`dpteach.learning.erm`
 (Chaudhuri, Monteleoni & Sarwate 2011 [CMS11]_) for notebook 06 and the app:
 
-* :func:`empirical_sensitivity` refits the exact minimiser on neighbouring data
-  sets and compares how far it moves with the bound ``2/(nΛ)`` of [CMS11]_
-  Corollary 8;
+* :func:`minimizer_sensitivity` refits the exact minimiser on neighbouring data
+  sets and records how far it moves: a lower estimate of the ℓ2 sensitivity that
+  [CMS11]_ Corollary 8 bounds by ``2/(nΛ)``;
 * :func:`accuracy_vs_epsilon` scores many private fits per ε on a test set;
 * :func:`toy_fits` fits the private and non-private models whose decision
   boundaries :func:`dpteach.plots.erm.plot_toy_boundaries` draws.
@@ -30,33 +30,34 @@ from scipy import special
 from tqdm.auto import tqdm
 
 from .._validation import (
+    EPSILON,
+    FLAG,
+    RNG,
     ParameterError,
-    check_array,
-    check_bool,
-    check_choice,
-    check_epsilon,
-    check_int,
-    check_positive,
-    check_rng,
-    describe,
+    anything,
+    array,
+    choice,
+    integer,
+    one_of,
+    validate,
 )
-from ..datasets import TOY_DATA_NORM, make_toy_data
+from ..datasets import TOY_DATA_NORM, TOY_SIZE, make_toy_data
 from .erm import PrivateLogisticRegression, objective_perturbation, output_perturbation
-from .logistic import LogisticProblem, bound_rows
+from .logistic import DATA_NORM, FEATURE_ROWS, LAM, LogisticProblem, bound_rows
 
 __all__ = [
     "MAX_NEIGHBOURS",
     "MAX_TRIALS",
     "MAX_EPSILONS",
-    "SensitivityResult",
-    "empirical_sensitivity",
+    "MinimizerSensitivityResult",
+    "minimizer_sensitivity",
     "AccuracyCurve",
     "accuracy_vs_epsilon",
     "ToyFits",
     "toy_fits",
 ]
 
-#: Largest ``n_random`` and ``n_adversarial`` of :func:`empirical_sensitivity` (each is an
+#: Largest ``n_random`` and ``n_adversarial`` of :func:`minimizer_sensitivity` (each is an
 #: exact refit).
 MAX_NEIGHBOURS = 10_000
 #: Largest number of private fits per (method, ε) in :func:`accuracy_vs_epsilon`.
@@ -64,11 +65,18 @@ MAX_TRIALS = 10_000
 #: Largest number of ε values in one accuracy curve.
 MAX_EPSILONS = 1_000
 
+LABELS = anything("class labels, one per row of the features (exactly two classes)")
+NEIGHBOURS = integer(0, MAX_NEIGHBOURS, work=True, example=3)
+METHOD = choice("objective", "output")
+#: the private fits per (method, ε): a number, or a dict method → number
+TRIALS = one_of(integer(2, MAX_TRIALS, work=True, example=3),
+                anything("a dict method -> number of trials in [2, 10,000]"))
+
 
 # ------------------------------------------------- sensitivity experiment
 @dataclass(frozen=True)
-class SensitivityResult:
-    """Outcome of :func:`empirical_sensitivity`.
+class MinimizerSensitivityResult:
+    """Outcome of :func:`minimizer_sensitivity`.
 
     Attributes
     ----------
@@ -96,10 +104,15 @@ class SensitivityResult:
         return float(self.distances.max() / self.bound)
 
 
-def empirical_sensitivity(X, y, lam: float, *, n_random: int = 50, n_adversarial: int = 20,
+@validate(X=FEATURE_ROWS, y=LABELS, lam=LAM, n_random=NEIGHBOURS, n_adversarial=NEIGHBOURS,
+          data_norm=DATA_NORM, fit_intercept=FLAG, rng=RNG)
+def minimizer_sensitivity(X, y, lam: float, *, n_random: int = 50, n_adversarial: int = 20,
                           data_norm: float = 1.0, fit_intercept: bool = True,
-                          rng=None) -> SensitivityResult:
-    """Measure how far the regularised-ERM minimiser moves when one row changes.
+                          rng=None) -> MinimizerSensitivityResult:
+    """How far the regularised-ERM minimiser moves when one row changes.
+
+    The largest distance found is a lower estimate of the ℓ2 sensitivity of the
+    minimiser, the quantity [CMS11]_ Corollary 8 bounds by ``2/(nΛ)``.
 
     Fits the non-private minimiser ``w*`` on ``(X, y)`` and on neighbouring
     data sets where one row ``i`` is replaced by ``(x', y')`` with
@@ -124,34 +137,26 @@ def empirical_sensitivity(X, y, lam: float, *, n_random: int = 50, n_adversarial
     y : array-like, shape (n,)
         Exactly two classes.
     lam : float
-        Λ > 0.
+        Λ.
     n_random, n_adversarial : int
-        Numbers of neighbours of each kind, in [0, :data:`MAX_NEIGHBOURS`]
-        (at least one in total).
+        Numbers of neighbours of each kind (at least one in total).
     data_norm, fit_intercept
         As in :class:`~dpteach.learning.erm.PrivateLogisticRegression`.
     rng : None, int or numpy.random.Generator
 
     Returns
     -------
-    SensitivityResult
+    MinimizerSensitivityResult
     """
-    X = check_array("X", X, ndim=2)
-    lam = check_positive("lam", lam)
-    n_random = check_int("n_random", n_random, minimum=0, maximum=MAX_NEIGHBOURS)
-    n_adversarial = check_int("n_adversarial", n_adversarial, minimum=0, maximum=MAX_NEIGHBOURS)
     if n_random + n_adversarial < 1:
-        raise ParameterError("n_random + n_adversarial must be >= 1; got "
-                             f"n_random={n_random}, n_adversarial={n_adversarial}")
-    data_norm = check_positive("data_norm", data_norm)
-    fit_intercept = check_bool("fit_intercept", fit_intercept)
-    gen = check_rng(rng)
+        raise ParameterError("n_random + n_adversarial must be >= 1; got 0 + 0")
     y = np.asarray(y)
-    if y.ndim != 1 or y.shape[0] != X.shape[0]:
-        raise ParameterError(f"y must be 1-D with one label per row of X; got shape {y.shape}")
+    if y.shape != (X.shape[0],):
+        raise ParameterError(f"y must have one label per row of X ({X.shape[0]}); got {y.shape}")
     classes = np.unique(y)
     if classes.shape[0] != 2:
         raise ParameterError(f"y must contain exactly 2 classes; got {classes.shape[0]}")
+    gen = rng
     n, d = X.shape
     Z = bound_rows(X, data_norm, fit_intercept)
     s = np.where(y == classes[1], 1.0, -1.0)
@@ -205,7 +210,7 @@ def empirical_sensitivity(X, y, lam: float, *, n_random: int = 50, n_adversarial
         for _, i, x_new, s_new in trials[:n_adversarial]:
             dists.append(refit(i, x_new, s_new))
             kinds.append("adversarial")
-    return SensitivityResult(distances=np.array(dists), kinds=np.array(kinds),
+    return MinimizerSensitivityResult(distances=np.array(dists), kinds=np.array(kinds),
                              bound=2.0 / (n * lam), w_star=w_star, n=n, lam=lam)
 
 
@@ -232,14 +237,15 @@ class AccuracyCurve:
     n_train: int
     dim: int
 
+    @validate(method=METHOD)
     def mean(self, method: str) -> np.ndarray:
-        """Mean accuracy over the trials, per ε."""
-        return self.accuracy[check_choice("method", method, tuple(self.accuracy))].mean(axis=1)
+        """Mean accuracy over the trials, per ε (a method of the curve)."""
+        return self._trials(method).mean(axis=1)
 
+    @validate(method=METHOD)
     def std(self, method: str) -> np.ndarray:
-        """Standard deviation over the trials (ddof=1), per ε."""
-        return self.accuracy[check_choice("method", method, tuple(self.accuracy))].std(
-            axis=1, ddof=1)
+        """Standard deviation over the trials (ddof=1), per ε (a method of the curve)."""
+        return self._trials(method).std(axis=1, ddof=1)
 
     def to_frame(self) -> pd.DataFrame:
         """Long-format ``pandas.DataFrame`` with columns method, epsilon, trial, accuracy."""
@@ -248,7 +254,16 @@ class AccuracyCurve:
                 for i, e in enumerate(self.epsilons) for r in range(a.shape[1])]
         return pd.DataFrame(rows, columns=["method", "epsilon", "trial", "accuracy"])
 
+    def _trials(self, method: str) -> np.ndarray:
+        if method not in self.accuracy:
+            raise ParameterError(f"method must be one of {tuple(self.accuracy)}; got {method!r}")
+        return self.accuracy[method]
 
+
+@validate(X_train=FEATURE_ROWS, y_train=LABELS, X_test=FEATURE_ROWS, y_test=LABELS,
+          epsilons=array(ndim=1, max_size=MAX_EPSILONS, low=1e-6, high=1e3, example=[0.5, 1.0]),
+          lam=LAM, methods=one_of(METHOD, anything("a sequence of those methods")),
+          n_trials=TRIALS, data_norm=DATA_NORM, fit_intercept=FLAG, rng=RNG, progress=FLAG)
 def accuracy_vs_epsilon(X_train, y_train, X_test, y_test, epsilons, lam: float, *,
                         methods=("objective", "output"), n_trials: int = 10,
                         data_norm: float = 1.0, fit_intercept: bool = True, rng=None,
@@ -272,12 +287,12 @@ def accuracy_vs_epsilon(X_train, y_train, X_test, y_test, epsilons, lam: float, 
     X_train, y_train, X_test, y_test : array-like
         Two classes in ``y_train``; ``y_test`` uses the same labels.
     epsilons : array-like of float
-        1 to :data:`MAX_EPSILONS` values of ε (each finite, > 0).
+        The values of ε.
     lam : float
-        Λ > 0.
-    methods : sequence of {"objective", "output"}
+        Λ.
+    methods : {"objective", "output"} or a sequence of them
     n_trials : int or dict
-        Private fits per (method, ε), in [2, :data:`MAX_TRIALS`]; a dict
+        Private fits per (method, ε); a dict
         ``method -> int`` gives each method its own number (output perturbation
         is cheap to repeat: it only redraws the noise).
     data_norm, fit_intercept
@@ -290,54 +305,32 @@ def accuracy_vs_epsilon(X_train, y_train, X_test, y_test, epsilons, lam: float, 
     -------
     AccuracyCurve
     """
-    X_train = check_array("X_train", X_train, ndim=2)
-    X_test = check_array("X_test", X_test, ndim=2)
+    methods = (methods,) if isinstance(methods, str) else tuple(methods)
+    trials = n_trials if isinstance(n_trials, dict) else {m: n_trials for m in methods}
+    if set(methods) - {"objective", "output"} or set(trials) != set(methods):
+        raise ParameterError(f"methods, n_trials must name the same methods; got {trials}")
+    if not all(isinstance(r, (int, np.integer)) and 2 <= r <= MAX_TRIALS for r in trials.values()):
+        raise ParameterError(f"n_trials must be in [2, {MAX_TRIALS:,}]; got n_trials={trials}")
     if X_test.shape[1] != X_train.shape[1]:
-        raise ParameterError(f"X_test must have {X_train.shape[1]} columns like X_train; "
-                             f"got {X_test.shape[1]}")
-    eps_arr = check_array("epsilons", epsilons, ndim=1)
-    if eps_arr.shape[0] > MAX_EPSILONS:
-        raise ParameterError(f"epsilons must hold at most {MAX_EPSILONS} values; got "
-                             f"{eps_arr.shape[0]}")
-    for e in eps_arr:
-        check_epsilon("epsilons", e)
-    lam = check_positive("lam", lam)
-    if isinstance(methods, str):
-        methods = (methods,)
-    methods = tuple(check_choice("methods", m, ("objective", "output")) for m in methods)
-    if isinstance(n_trials, dict):
-        if set(n_trials) != set(methods):
-            raise ParameterError(f"n_trials must give a number for each of the methods {methods}; "
-                                 f"got n_trials={describe(n_trials)}")
-        trials = {m: check_int("n_trials", n_trials[m], minimum=2, maximum=MAX_TRIALS)
-                  for m in methods}
-    else:
-        r = check_int("n_trials", n_trials, minimum=2, maximum=MAX_TRIALS)
-        trials = {m: r for m in methods}
-    data_norm = check_positive("data_norm", data_norm)
-    fit_intercept = check_bool("fit_intercept", fit_intercept)
-    progress = check_bool("progress", progress)
-    gen = check_rng(rng)
-    y_train = np.asarray(y_train)
-    y_test = np.asarray(y_test)
+        raise ParameterError(f"X_test must have the columns of X_train; got {X_test.shape}")
+    y_train, y_test = np.asarray(y_train), np.asarray(y_test)
+    if y_train.shape != X_train.shape[:1] or y_test.shape != X_test.shape[:1]:
+        raise ParameterError("y_train / y_test must have one label per row of X_train / X_test")
     classes = np.unique(y_train)
     if classes.shape[0] != 2:
         raise ParameterError(f"y_train must contain exactly 2 classes; got {classes.shape[0]}")
-    if y_train.shape[0] != X_train.shape[0] or y_test.shape[0] != X_test.shape[0]:
-        raise ParameterError("y_train / y_test must have one label per row of X_train / X_test")
+    eps_arr, gen = epsilons, rng
     problem = LogisticProblem(bound_rows(X_train, data_norm, fit_intercept),
                               np.where(y_train == classes[1], 1.0, -1.0))
     # the test rows are scored with the linear model on *unclipped* features,
     # as PrivateLogisticRegression.decision_function does
-    with np.errstate(over="ignore"):
-        Zt_lin = X_test / data_norm
+    Zt_lin = X_test / data_norm
     if fit_intercept:
         Zt_lin = np.hstack([Zt_lin, np.ones((X_test.shape[0], 1))]) / math.sqrt(2.0)
     st = np.where(y_test == classes[1], 1.0, -1.0)
 
     def acc(w):
-        with np.errstate(over="ignore", invalid="ignore"):
-            return float(np.mean(np.where(Zt_lin @ w > 0, 1.0, -1.0) == st))
+        return float(np.mean(np.where(Zt_lin @ w > 0, 1.0, -1.0) == st))
 
     w_star = problem.minimize(lam)
     hess_star = problem.loss_hessian(w_star)
@@ -399,6 +392,8 @@ class ToyFits:
         return int(self.X.shape[0])
 
 
+@validate(epsilon=EPSILON, lam=LAM, method=METHOD, n_fits=integer(1, 50, work=True, example=2),
+          n=TOY_SIZE, rng=one_of(integer(0, 2**62, example=0), RNG), data_norm=DATA_NORM)
 def toy_fits(epsilon: float = 1.0, lam: float = 0.01, method: str = "objective",
              n_fits: int = 8, n: int = 200, rng=0,
              data_norm: float = TOY_DATA_NORM) -> ToyFits:
@@ -415,32 +410,24 @@ def toy_fits(epsilon: float = 1.0, lam: float = 0.01, method: str = "objective",
     Parameters
     ----------
     epsilon, lam : float
-        ε > 0 and Λ > 0.
+        ε and Λ.
     method : {"objective", "output"}
     n_fits : int
-        Number of private fits, in [1, 50].
+        Number of private fits.
     n : int
-        Number of toy points (even, in [4, 100,000]).
+        Number of toy points (even).
     rng : int, numpy.random.Generator or None
-        An integer seed ``s`` in [0, 2**62] (the data use ``s``, the noise ``s + 1``
+        An integer seed ``s`` (the data use ``s``, the noise ``s + 1``
         onwards, so the result is a plain function of hashable arguments, as a
         cache wants); a Generator or None draws ``s`` from it.
     data_norm : float
-        Public row-norm bound R > 0 (rows beyond it are clipped).
+        Public row-norm bound R (rows beyond it are clipped).
 
     Returns
     -------
     ToyFits
     """
-    epsilon = check_epsilon("epsilon", epsilon)
-    lam = check_positive("lam", lam)
-    method = check_choice("method", method, ("objective", "output"))
-    n_fits = check_int("n_fits", n_fits, minimum=1, maximum=50)
-    if isinstance(rng, np.random.Generator) or rng is None:
-        seed = int(check_rng(rng).integers(2**62))
-    else:
-        seed = check_int("rng", rng, minimum=0, maximum=2**62)
-    data_norm = check_positive("data_norm", data_norm)
+    seed = rng if isinstance(rng, int) else int(rng.integers(2**62))
     X, y = make_toy_data(n, rng=seed)
     kw = dict(lam=lam, data_norm=data_norm)
     base = PrivateLogisticRegression(method="none", **kw).fit(X, y)

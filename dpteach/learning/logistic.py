@@ -4,9 +4,7 @@ The non-private half of private empirical risk minimisation: the objective that
 Chaudhuri, Monteleoni & Sarwate (2011) [CMS11]_ perturb, its Hessian, the map of
 raw features into the unit ball their analysis assumes, and a Newton solver that
 returns the *exact* minimiser their proofs need. The two privacy mechanisms
-built on top of it are in :mod:`dpteach.learning.erm`. (The file is a little
-over 600 lines because the solver and the problem it solves are read together:
-the Newton step is the Hessian of the objective above it.)
+built on top of it are in :mod:`dpteach.learning.erm`.
 
 Notation (the paper's)
 ----------------------
@@ -57,15 +55,7 @@ from scipy import linalg, sparse, special
 from scipy.linalg import blas
 from sklearn.exceptions import ConvergenceWarning
 
-from .._validation import (
-    ParameterError,
-    check_array,
-    check_bool,
-    check_int,
-    check_nonnegative,
-    check_positive,
-    describe,
-)
+from .._validation import FLAG, Domain, ParameterError, array, integer, real, validate
 
 __all__ = [
     "LOGISTIC_C",
@@ -91,15 +81,54 @@ MAX_ROWS = 10**9
 #: ``wᵀz`` and ``‖w‖²`` cannot overflow for rows in the unit ball.
 MAX_WEIGHT_NORM = 1e150
 _NORM_TOL = 1e-9        # floating-point slack when checking ‖z‖ ≤ 1
-_MAX_ITER = 10_000      # upper bound on the solver's iterations
-_RESCALE = 1e-150       # row norms below it (or overflowing) are recomputed with scaling
 
 
-# ----------------------------------------------------------------- helpers
-def _check_n(n) -> int:
-    return check_int("n", n, minimum=1, maximum=MAX_ROWS)
+def _unit_rows(name, value):
+    Z = _ROWS(name, value)
+    if _row_norms(Z).max() > 1.0 + _NORM_TOL:
+        raise UNIT_ROWS.refuse(name, value)
+    return Z
 
 
+def _signs(name, value):
+    s = _SIGNS(name, value)
+    if not np.all(np.abs(s) == 1.0):
+        raise SIGNS.refuse(name, value)
+    return s
+
+
+#: n, the number of training rows
+N_ROWS = integer(1, MAX_ROWS, example=10)
+#: Λ, the ridge coefficient of J (the course uses 1e-4 to 4)
+LAM = real(1e-12, 1e12, example=0.1)
+#: scikit-learn's inverse regularisation strength C = 1/(nΛ)
+C_INVERSE = real(1e-12, 1e12, example=1.0)
+#: raw feature rows, entries of magnitude ≤ 1e15
+FEATURE_ROWS = array(ndim=2, low=-1e15, high=1e15, example=[[1.0, 2.0], [-3.0, 0.5]])
+#: R, the public bound on a row's norm
+DATA_NORM = real(1e-6, 1e15, example=1.0)
+_UNIT_TEXT = "a 2-D array (n, d) of rows of Euclidean norm <= 1 (map raw rows with bound_rows())"
+_ROWS = array(ndim=2, low=-1.0 - _NORM_TOL, high=1.0 + _NORM_TOL, text=_UNIT_TEXT)
+_SIGNS = array(ndim=1, low=-1.0, high=1.0, integers=True, text="a 1-D array of labels -1 and +1")
+#: rows z_i of Euclidean norm ≤ 1 ([CMS11]'s assumption; map raw rows with bound_rows)
+UNIT_ROWS = Domain(_UNIT_TEXT, _unit_rows, example=[[0.6, 0.0], [0.0, -0.8], [0.3, 0.4]],
+                   edges=[[[1.0, 0.0]], [[0.0, 0.0]]],
+                   bad=[[[1.0, 1.0]], [[np.nan, 0.0]], [0.5, 0.5], "Z", None])
+#: labels s_i ∈ {−1, +1}
+SIGNS = Domain("a 1-D array of labels -1 and +1", _signs, example=[1, -1, 1],
+               bad=[[0, 1], [2, -1], [[1, -1]], "s", None, [np.nan]])
+#: a weight vector or a linear term, entries of magnitude ≤ 1e15 (so its norm stays far
+#: below MAX_WEIGHT_NORM)
+VECTOR = array(ndim=1, low=-1e15, high=1e15, example=[0.5, -0.5])
+#: a loss Hessian (its entries lie in [−1/4, 1/4])
+HESSIAN = array(ndim=2, low=-1.0, high=1.0)
+#: the tolerance on the gradient's max-norm
+GTOL = real(1e-15, 1.0, example=1e-10)
+#: Newton iterations
+MAX_ITER = integer(1, 10_000, work=True, example=100)
+
+
+@validate(C=C_INVERSE, n=N_ROWS)
 def lam_from_C(C: float, n: int) -> float:
     """Λ of [CMS11]_ equivalent to scikit-learn's ``C``: ``Λ = 1/(nC)``.
 
@@ -109,63 +138,38 @@ def lam_from_C(C: float, n: int) -> float:
     Parameters
     ----------
     C : float
-        Inverse regularisation strength, finite and > 0.
+        Inverse regularisation strength.
     n : int
-        Number of training rows, in [1, :data:`MAX_ROWS`].
+        Number of training rows.
 
     Returns
     -------
     float
-        Λ, finite and > 0 (a ``C`` so small or large that Λ overflows or
-        underflows is refused).
+        Λ > 0.
     """
-    C = check_positive("C", C)
-    n = _check_n(n)
-    lam = 1.0 / (n * C)
-    if not 0.0 < lam < math.inf:
-        raise ParameterError(f"C must give a finite Λ = 1/(nC) > 0; got C={describe(C)} with "
-                             f"n={n} (Λ = {lam!r})")
-    return lam
+    return 1.0 / (n * C)
 
 
+@validate(lam=LAM, n=N_ROWS)
 def C_from_lam(lam: float, n: int) -> float:
     """scikit-learn's ``C`` equivalent to Λ: ``C = 1/(nΛ)`` (inverse of :func:`lam_from_C`).
 
     Parameters
     ----------
     lam : float
-        Λ, finite and > 0.
+        Λ.
     n : int
-        Number of training rows, in [1, :data:`MAX_ROWS`].
+        Number of training rows.
 
     Returns
     -------
     float
-        C, finite and > 0.
+        C > 0.
     """
-    lam = check_positive("lam", lam)
-    n = _check_n(n)
-    C = 1.0 / (n * lam)
-    if not 0.0 < C < math.inf:
-        raise ParameterError(f"lam must give a finite C = 1/(nΛ) > 0; got lam={describe(lam)} "
-                             f"with n={n} (C = {C!r})")
-    return C
+    return 1.0 / (n * lam)
 
 
-def _row_norms(X: np.ndarray) -> np.ndarray:
-    """Euclidean row norms, exact also where the squares overflow or underflow."""
-    with np.errstate(over="ignore", under="ignore"):
-        norms = np.linalg.norm(X, axis=1)
-    redo = ~np.isfinite(norms) | (norms < _RESCALE)
-    if np.any(redo):
-        rows = X[redo]
-        m = np.abs(rows).max(axis=1)
-        m[m == 0] = 1.0
-        with np.errstate(over="ignore"):          # a norm beyond the float range is inf
-            norms[redo] = m * np.linalg.norm(rows / m[:, None], axis=1)
-    return norms
-
-
+@validate(X=FEATURE_ROWS, data_norm=DATA_NORM, fit_intercept=FLAG)
 def bound_rows(X, data_norm: float = 1.0, fit_intercept: bool = True) -> np.ndarray:
     """Map rows into the unit ℓ2 ball by a fixed, data-independent rule.
 
@@ -182,9 +186,9 @@ def bound_rows(X, data_norm: float = 1.0, fit_intercept: bool = True) -> np.ndar
     Parameters
     ----------
     X : array-like, shape (n, d)
-        Finite real feature rows (entries anywhere in the float range).
+        Feature rows.
     data_norm : float
-        Public bound ``R > 0`` on the row norm.
+        Public bound ``R`` on the row norm.
     fit_intercept : bool
         Append the constant feature.
 
@@ -192,56 +196,16 @@ def bound_rows(X, data_norm: float = 1.0, fit_intercept: bool = True) -> np.ndar
     -------
     numpy.ndarray, shape (n, d) or (n, d + 1)
     """
-    X = check_array("X", X, ndim=2)
-    data_norm = check_positive("data_norm", data_norm)
-    fit_intercept = check_bool("fit_intercept", fit_intercept)
     norms = _row_norms(X)
-    with np.errstate(over="ignore", under="ignore"):
+    with np.errstate(under="ignore"):
         Xt = X / np.maximum(norms, data_norm)[:, None]
-    long_rows = ~np.isfinite(norms)                # ‖x‖ beyond the float range: clip in scale
-    if np.any(long_rows):
-        rows = X[long_rows] / np.abs(X[long_rows]).max(axis=1)[:, None]
-        Xt[long_rows] = rows / np.linalg.norm(rows, axis=1)[:, None]
     if fit_intercept:
         Xt = np.hstack([Xt, np.ones((Xt.shape[0], 1))]) / math.sqrt(2.0)
     return Xt
 
 
 # ----------------------------------------------------------- the problem
-class _Design:
-    """Rows ``Z`` with fast products: CSR storage when ``Z`` is sparse (one-hot
-    data such as Adult), a symmetric rank-k update for the Hessian otherwise.
-    Purely a speed device: the numbers are the same."""
-
-    def __init__(self, Z, use_sparse=None):
-        self.n, self.d = Z.shape
-        if use_sparse is None:
-            density = np.count_nonzero(Z) / Z.size
-            use_sparse = density < 0.3 and Z.size > 50_000
-        self.sparse = bool(use_sparse)
-        if self.sparse:
-            self.Z = sparse.csr_matrix(Z)
-            self.ZT = self.Z.T.tocsr()
-        else:
-            self.Z = np.ascontiguousarray(Z)
-
-    def margins(self, w, s):
-        return s * (self.Z @ w)
-
-    def rmatvec(self, v):
-        return self.ZT @ v if self.sparse else self.Z.T @ v
-
-    def hessian(self, h):
-        """``(1/n) Σ h_i z_i z_iᵀ`` (upper triangle and symmetric part filled)."""
-        if self.sparse:
-            Zh = self.Z.copy()
-            Zh.data *= np.repeat(h / self.n, np.diff(self.Z.indptr))
-            return (self.ZT @ Zh).toarray()
-        B = np.asfortranarray(self.Z * np.sqrt(h / self.n)[:, None])
-        upper = blas.dsyrk(1.0, B, trans=1)
-        return np.triu(upper) + np.triu(upper, 1).T
-
-
+@validate(Z=UNIT_ROWS, s=SIGNS, use_sparse=FLAG.or_none())
 class LogisticProblem:
     """Rows in the unit ball and ±1 labels, ready for exact regularised logistic fits.
 
@@ -257,9 +221,9 @@ class LogisticProblem:
     Parameters
     ----------
     Z : array-like, shape (n, d)
-        Finite rows with ‖z‖₂ ≤ 1 (up to a round-off slack of 1e-9).
+        Rows with ‖z‖₂ ≤ 1 (up to a round-off slack of 1e-9).
     s : array-like, shape (n,)
-        Labels in {−1, +1}.
+        Labels in {−1, +1}, one per row of Z.
     use_sparse : bool or None, default None
         Store ``Z`` as a CSR matrix (None: when fewer than 30 % of the entries
         are non-zero and ``Z`` has more than 50,000 entries). A speed device
@@ -284,21 +248,8 @@ class LogisticProblem:
     """
 
     def __init__(self, Z, s, *, use_sparse: bool | None = None):
-        Z = check_array("Z", Z, ndim=2)
-        s = check_array("s", s, ndim=1)
         if s.shape[0] != Z.shape[0]:
-            raise ParameterError(f"s must have one label per row of Z; got len(s)={s.shape[0]} "
-                                 f"and Z with {Z.shape[0]} rows")
-        if not np.all(np.abs(s) == 1.0):
-            raise ParameterError("s must contain only the labels -1 and +1; "
-                                 f"got values {np.unique(s)[:5]!r}")
-        norms = _row_norms(Z)
-        if norms.max() > 1.0 + _NORM_TOL:
-            raise ParameterError("Z must have rows of l2 norm <= 1 (the assumption of [CMS11]); "
-                                 f"got a row of norm {norms.max():.6g}. Map rows with "
-                                 "bound_rows().")
-        if use_sparse is not None:
-            use_sparse = check_bool("use_sparse", use_sparse)
+            raise ParameterError(f"s must have one label per row of Z ({len(Z)}); got {s.shape}")
         self.Z, self.s = Z, s
         self.n, self.d = Z.shape
         self._design = _Design(Z, use_sparse)
@@ -307,42 +258,28 @@ class LogisticProblem:
     def __repr__(self) -> str:
         return f"LogisticProblem(n={self.n}, d={self.d}, sparse={self.sparse})"
 
-    # ------------------------------------------------------------ checks
-    def _check_vector(self, name: str, v, *, max_norm: float = math.inf) -> np.ndarray:
-        v = check_array(name, v, ndim=1)
-        if v.shape[0] != self.d:
-            raise ParameterError(f"{name} must have {self.d} entries (columns of Z); "
-                                 f"got {name} with {v.shape[0]}")
-        if _norm(v) > max_norm:
-            raise ParameterError(f"{name} must have Euclidean norm <= {max_norm:g}; "
-                                 f"got {name} of norm {_norm(v):.3g}")
-        return v
-
     # ----------------------------------------------------------- values
+    @validate(w=VECTOR, lam=LAM, linear=VECTOR.or_none())
     def objective(self, w, lam: float, *, linear=None) -> float:
         """``J(w) + linearᵀw`` with ``J(w) = (1/n)Σ log(1+exp(−s_i wᵀz_i)) + (Λ/2)‖w‖²``.
 
         Parameters
         ----------
         w : array-like, shape (d,)
-            Weights of norm ≤ :data:`MAX_WEIGHT_NORM`.
+            Weights.
         lam : float
-            Λ > 0 (finite).
+            Λ.
         linear : array-like, shape (d,), optional
-            Linear term (finite).
+            Linear term.
 
         Returns
         -------
         float
-            The value (``inf`` only if the exact value exceeds the float range).
         """
-        w = self._check_vector("w", w, max_norm=MAX_WEIGHT_NORM)
-        lam = check_positive("lam", lam)
-        if linear is not None:
-            linear = self._check_vector("linear", linear)
-        with np.errstate(over="ignore"):
-            return _risk(w, self._design, self.s, lam, linear)
+        self._check_shapes(w=w, linear=linear)
+        return _risk(w, self._design, self.s, lam, linear)
 
+    @validate(w=VECTOR)
     def loss_hessian(self, w) -> np.ndarray:
         """Hessian of the average loss, ``(1/n) Σ ℓ''(s_i wᵀz_i) z_i z_iᵀ``, shape (d, d).
 
@@ -352,9 +289,9 @@ class LogisticProblem:
         Parameters
         ----------
         w : array-like, shape (d,)
-            Weights of norm ≤ :data:`MAX_WEIGHT_NORM`.
+            Weights.
         """
-        w = self._check_vector("w", w, max_norm=MAX_WEIGHT_NORM)
+        self._check_shapes(w=w)
         return self._loss_hessian(w)
 
     def _loss_hessian(self, w):
@@ -362,6 +299,8 @@ class LogisticProblem:
         return self._design.hessian(p * (1.0 - p))
 
     # ------------------------------------------------------- minimiser
+    @validate(lam=LAM, linear=VECTOR.or_none(), w0=VECTOR.or_none(), hess0=HESSIAN.or_none(),
+              gtol=GTOL, max_iter=MAX_ITER)
     def minimize(self, lam: float, *, linear=None, w0=None, hess0=None, gtol: float = 1e-10,
                  max_iter: int = 100) -> np.ndarray:
         """Exact minimiser of ``J(w) + linearᵀw`` (``J`` with ridge coefficient ``lam``).
@@ -376,51 +315,28 @@ class LogisticProblem:
         Parameters
         ----------
         lam : float
-            Ridge coefficient > 0 (finite): Λ, or Λ + Δ for objective perturbation.
+            Ridge coefficient: Λ, or Λ + Δ for objective perturbation.
         linear : array-like, shape (d,), optional
-            Linear term, e.g. ``b/n`` of objective perturbation. It must keep
-            the minimiser's norm bound ``(‖linear‖ + √(‖linear‖² + 2Λ·log 2))/Λ``
-            below :data:`MAX_WEIGHT_NORM`.
+            Linear term, e.g. ``b/n`` of objective perturbation.
         w0 : array-like, shape (d,), optional
-            Starting point (warm start), norm ≤ :data:`MAX_WEIGHT_NORM`; zeros by default.
+            Starting point (warm start); zeros by default.
         hess0 : array-like, shape (d, d), optional
             Loss Hessian ``(1/n)Σℓ''·z zᵀ`` to start from (e.g. :meth:`loss_hessian`
-            at ``w0``), entries in [−1, 1]. Like ``w0`` it changes the running
-            time, not the result.
+            at ``w0``). Like ``w0`` it changes the running time, not the result.
         gtol : float
-            Tolerance on the gradient's max-norm, > 0 (finite).
+            Tolerance on the gradient's max-norm.
         max_iter : int
-            Maximum Newton iterations, in [1, 10,000].
+            Maximum Newton iterations.
 
         Returns
         -------
         numpy.ndarray, shape (d,)
         """
-        reg = check_positive("lam", lam)
-        if linear is not None:
-            linear = self._check_vector("linear", linear)
-            bound = _minimiser_norm_bound(_norm(linear), reg)
-            if not bound <= MAX_WEIGHT_NORM:
-                raise ParameterError(
-                    f"linear is too large for the ridge coefficient lam={describe(lam)}: the "
-                    f"minimiser's norm could reach {bound:.3g} > {MAX_WEIGHT_NORM:g}; got linear "
-                    f"of norm {_norm(linear):.3g}")
-        if w0 is not None:
-            w0 = self._check_vector("w0", w0, max_norm=MAX_WEIGHT_NORM)
-        if hess0 is not None:
-            hess0 = check_array("hess0", hess0, ndim=2)
-            if hess0.shape != (self.d, self.d):
-                raise ParameterError(f"hess0 must have shape ({self.d}, {self.d}); "
-                                     f"got hess0 with shape {hess0.shape}")
-            if np.max(np.abs(hess0)) > 1.0:
-                raise ParameterError("hess0 must be a loss Hessian, with entries in [-1, 1] "
-                                     f"(they lie in [-1/4, 1/4]); got an entry "
-                                     f"{np.max(np.abs(hess0)):.3g}")
-        gtol = check_positive("gtol", gtol)
-        max_iter = check_int("max_iter", max_iter, minimum=1, maximum=_MAX_ITER)
-        return self._minimize(reg, linear, w0, hess0, gtol, max_iter)
+        self._check_shapes(linear=linear, w0=w0, hess0=hess0)
+        return self._minimize(lam, linear, w0, hess0, gtol, max_iter)
 
     def _minimize(self, reg, linear=None, w0=None, hess0=None, gtol=1e-10, max_iter=100):
+        """:meth:`minimize` without the checks (the library's private fits call it)."""
         with np.errstate(over="ignore", under="ignore"):
             w, n_iter, gnorm = _solve_newton(self._design, self.s, reg, linear, w0, gtol,
                                              max_iter, hess0)
@@ -430,19 +346,11 @@ class LogisticProblem:
                           "exact minimiser.", ConvergenceWarning, stacklevel=3)
         return w
 
-
-def _norm(v: np.ndarray) -> float:
-    """Euclidean norm without overflow in the squares."""
-    m = float(np.max(np.abs(v))) if v.size else 0.0
-    return 0.0 if m == 0.0 else m * float(np.linalg.norm(v / m))
-
-
-def _minimiser_norm_bound(lin_norm: float, reg: float) -> float:
-    """Bound on ‖w*‖ for ``J + linᵀw`` with ridge ``reg``: from J_lin(w*) ≤ J_lin(0) = log 2,
-    ``(reg/2)‖w*‖² − ‖lin‖‖w*‖ ≤ log 2``; computed without overflow."""
-    with np.errstate(over="ignore"):
-        a = lin_norm / reg
-        return float(a + math.sqrt(a * a + 2.0 * math.log(2.0) / reg))
+    def _check_shapes(self, **arrays) -> None:
+        """Vectors of length d and matrices (d, d), d the number of columns of Z."""
+        for name, a in arrays.items():
+            if a is not None and a.shape != (self.d,) * a.ndim:
+                raise ParameterError(f"{name} must have shape {(self.d,) * a.ndim}; got {a.shape}")
 
 
 def _risk(w, D, s, reg, lin):
@@ -513,6 +421,7 @@ def _solve_newton(D, s, reg, lin, w0, gtol, max_iter, hess0=None):
 
 
 # ------------------------------------------------- functional interface
+@validate(w=VECTOR, Z=UNIT_ROWS, s=SIGNS, lam=LAM)
 def logistic_objective(w, Z, s, lam: float) -> float:
     """Regularised empirical risk ``J(w) = (1/n)Σ log(1+exp(-s_i wᵀz_i)) + (Λ/2)‖w‖²``.
 
@@ -522,13 +431,13 @@ def logistic_objective(w, Z, s, lam: float) -> float:
     Parameters
     ----------
     w : array-like, shape (d,)
-        Weights of norm ≤ :data:`MAX_WEIGHT_NORM`.
+        Weights.
     Z : array-like, shape (n, d)
         Rows with ‖z‖ ≤ 1 (see :func:`bound_rows`).
     s : array-like, shape (n,)
         Labels in {-1, +1}.
     lam : float
-        Λ > 0 (finite).
+        Λ.
 
     Returns
     -------
@@ -537,6 +446,7 @@ def logistic_objective(w, Z, s, lam: float) -> float:
     return LogisticProblem(Z, s).objective(w, lam)
 
 
+@validate(w=VECTOR, Z=UNIT_ROWS, s=SIGNS)
 def loss_hessian(w, Z, s) -> np.ndarray:
     """Hessian of the average logistic loss, ``(1/n) Σ ℓ''(s_i wᵀz_i) z_i z_iᵀ``.
 
@@ -547,7 +457,7 @@ def loss_hessian(w, Z, s) -> np.ndarray:
     Parameters
     ----------
     w : array-like, shape (d,)
-        Weights of norm ≤ :data:`MAX_WEIGHT_NORM`.
+        Weights.
     Z : array-like, shape (n, d)
         Rows with ‖z‖ ≤ 1.
     s : array-like, shape (n,)
@@ -556,6 +466,8 @@ def loss_hessian(w, Z, s) -> np.ndarray:
     return LogisticProblem(Z, s).loss_hessian(w)
 
 
+@validate(Z=UNIT_ROWS, s=SIGNS, lam=LAM, linear=VECTOR.or_none(), extra_reg=real(0.0, 1e15),
+          w0=VECTOR.or_none(), hess0=HESSIAN.or_none(), gtol=GTOL, max_iter=MAX_ITER)
 def fit_logistic_erm(Z, s, lam: float, *, linear=None, extra_reg: float = 0.0, w0=None,
                      hess0=None, gtol: float = 1e-10, max_iter: int = 100) -> np.ndarray:
     """Exact minimiser of the (possibly perturbed) regularised logistic risk.
@@ -577,12 +489,11 @@ def fit_logistic_erm(Z, s, lam: float, *, linear=None, extra_reg: float = 0.0, w
     s : array-like, shape (n,)
         Labels in {-1, +1}.
     lam : float
-        Λ > 0 (finite).
+        Λ.
     linear : array-like, shape (d,), optional
-        Linear term added to the objective (see :meth:`LogisticProblem.minimize`
-        for its size limit).
+        Linear term added to the objective.
     extra_reg : float
-        Extra ridge coefficient ≥ 0 (finite; ``lam + extra_reg`` must be finite).
+        Extra ridge coefficient (Δ of objective perturbation).
     w0 : array-like, shape (d,), optional
         Starting point (warm start); zeros by default.
     hess0 : array-like, shape (d, d), optional
@@ -590,9 +501,9 @@ def fit_logistic_erm(Z, s, lam: float, *, linear=None, extra_reg: float = 0.0, w
         see :func:`loss_hessian`). Like ``w0`` it changes the running time,
         not the result.
     gtol : float
-        Tolerance on the gradient's max-norm, > 0.
+        Tolerance on the gradient's max-norm.
     max_iter : int
-        Maximum Newton iterations, in [1, 10,000]; a
+        Maximum Newton iterations; a
         :class:`~sklearn.exceptions.ConvergenceWarning` is issued if it is reached.
 
     Returns
@@ -600,10 +511,48 @@ def fit_logistic_erm(Z, s, lam: float, *, linear=None, extra_reg: float = 0.0, w
     numpy.ndarray, shape (d,)
     """
     problem = LogisticProblem(Z, s)
-    lam = check_positive("lam", lam)
-    extra_reg = check_nonnegative("extra_reg", extra_reg)
-    if not math.isfinite(lam + extra_reg):
-        raise ParameterError(f"lam + extra_reg must be finite; got lam={describe(lam)} and "
-                             f"extra_reg={describe(extra_reg)}")
-    return problem.minimize(lam + extra_reg, linear=linear, w0=w0, hess0=hess0, gtol=gtol,
-                            max_iter=max_iter)
+    problem._check_shapes(linear=linear, w0=w0, hess0=hess0)
+    return problem._minimize(lam + extra_reg, linear, w0, hess0, gtol, max_iter)
+
+
+# ------------------------------------------------------------------- private helpers
+def _row_norms(X: np.ndarray) -> np.ndarray:
+    """Euclidean row norms (a norm below 1e-154 may underflow: it is compared with
+    data_norm ≥ 1e-6 or with 1 only)."""
+    with np.errstate(under="ignore"):
+        return np.linalg.norm(X, axis=1)
+
+
+class _Design:
+    """Rows ``Z`` with fast products: CSR storage when ``Z`` is sparse (one-hot
+    data such as Adult), a symmetric rank-k update for the Hessian otherwise.
+    Purely a speed device: the numbers are the same."""
+
+    def __init__(self, Z, use_sparse=None):
+        self.n, self.d = Z.shape
+        if use_sparse is None:
+            density = np.count_nonzero(Z) / Z.size
+            use_sparse = density < 0.3 and Z.size > 50_000
+        self.sparse = bool(use_sparse)
+        if self.sparse:
+            self.Z = sparse.csr_matrix(Z)
+            self.ZT = self.Z.T.tocsr()
+        else:
+            self.Z = np.ascontiguousarray(Z)
+
+    def margins(self, w, s):
+        return s * (self.Z @ w)
+
+    def rmatvec(self, v):
+        return self.ZT @ v if self.sparse else self.Z.T @ v
+
+    def hessian(self, h):
+        """``(1/n) Σ h_i z_i z_iᵀ`` (upper triangle and symmetric part filled)."""
+        if self.sparse:
+            Zh = self.Z.copy()
+            Zh.data *= np.repeat(h / self.n, np.diff(self.Z.indptr))
+            return (self.ZT @ Zh).toarray()
+        B = np.asfortranarray(self.Z * np.sqrt(h / self.n)[:, None])
+        upper = blas.dsyrk(1.0, B, trans=1)
+        return np.triu(upper) + np.triu(upper, 1).T
+

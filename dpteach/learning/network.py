@@ -56,22 +56,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import (
-    ParameterError,
-    check_array,
-    check_bool,
-    check_choice,
-    check_int,
-    check_nonnegative,
-    check_positive,
-    check_rng,
-    describe,
-)
-from .optim import MAX_INPUT, MAX_PARAMS, softmax
+from .._validation import (FLAG, RNG, Domain, ParameterError, array, choice, instance_of,
+                          real, validate)
+from .optim import CLASS_INDICES, GRADS, LEARNING_RATE, MAX_INPUT, MAX_PARAMS, softmax
 
 __all__ = ["Network", "ForwardCache", "BackwardTrace", "clip_factors", "activation_functions",
-           "check_layer_sizes", "init_dense_layers", "ACTIVATIONS", "LEAKY_SLOPE", "MAX_WIDTH",
-           "MAX_LAYERS", "MAX_ACTIVATIONS", "MAX_PER_EXAMPLE_ENTRIES"]
+           "init_dense_layers", "ACTIVATIONS", "LEAKY_SLOPE", "MAX_WIDTH", "MAX_LAYERS",
+           "MAX_ACTIVATIONS", "MAX_PER_EXAMPLE_ENTRIES", "MAX_GRAD_NORM", "FEATURES",
+           "CLIP_NORM", "L2"]
 
 #: The activations σ of the hidden layers.
 ACTIVATIONS = ("relu", "tanh", "leaky_relu")
@@ -86,6 +78,36 @@ MAX_ACTIVATIONS = 20_000_000
 #: Largest number of entries (examples × parameters) :meth:`Network.per_example_gradients`
 #: materialises (400 MB of float64).
 MAX_PER_EXAMPLE_ENTRIES = 50_000_000
+#: Largest clipping norm C.
+MAX_GRAD_NORM = 1e15
+
+ACTIVATION = choice(*ACTIVATIONS)
+#: rows of features, one per example (float32 stays float32)
+FEATURES = array(ndim=2, low=-MAX_INPUT, high=MAX_INPUT, min_size=0, dtype=np.floating,
+                 text=f"a 2-D array (n, d) of finite numbers in [-{MAX_INPUT:g}, {MAX_INPUT:g}]")
+#: the gradient of a loss with respect to the outputs, one row per example
+OUTPUT_GRADIENT = FEATURES
+#: the clipping norm C of DP-SGD
+CLIP_NORM = real(1e-6, MAX_GRAD_NORM)
+#: the coefficient of an L2 penalty (l2/2)‖W‖²
+L2 = real(0.0, 1e3, example=0.01)
+_SIZES = array(ndim=1, min_size=2, max_size=MAX_LAYERS, low=1, high=MAX_WIDTH, integers=True)
+
+
+def _layer_sizes(name, value) -> tuple:
+    sizes = tuple(int(s) for s in _SIZES(name, value))
+    if sum(a * b + b for a, b in zip(sizes[:-1], sizes[1:])) > MAX_PARAMS:
+        raise LAYER_SIZES.refuse(name, value)
+    return sizes
+
+
+#: (d_0, d_1, …, d_L): inputs, hidden layers, outputs
+LAYER_SIZES = Domain(f"2 to {MAX_LAYERS} layer widths (inputs, hidden layers, outputs), each "
+                     f"an integer in [1, {MAX_WIDTH}], at most {MAX_PARAMS:,} weights and biases "
+                     "in all", _layer_sizes, example=(3, 2),
+                     edges=[(1, 1), (MAX_WIDTH, 1), (1,) * MAX_LAYERS],
+                     bad=[(3,), (3, 0), (0, 2), (3, 2.5), "32", 3, None, (3,) * (MAX_LAYERS + 1),
+                          (MAX_WIDTH, MAX_WIDTH)])
 
 
 @dataclass(frozen=True)
@@ -115,6 +137,12 @@ class BackwardTrace:
     losses: np.ndarray
 
 
+CACHE = instance_of(ForwardCache, "the ForwardCache of this network's forward()")
+TRACE = instance_of(BackwardTrace, "the BackwardTrace of a Network's trace()")
+
+
+@validate(layer_sizes=LAYER_SIZES, activation=ACTIVATION, l2=L2,
+          dtype=choice("float64", "float32"), rng=RNG)
 class Network:
     """A dense network: a backward pass from any loss, and per-example gradients for DP-SGD.
 
@@ -129,10 +157,9 @@ class Network:
     Parameters
     ----------
     layer_sizes : sequence of int
-        2 to :data:`MAX_LAYERS` sizes, each in [1, :data:`MAX_WIDTH`], at most
-        :data:`~dpteach.learning.optim.MAX_PARAMS` weights and biases in all.
+        The widths (d_0, …, d_L).
     activation : {"relu", "tanh", "leaky_relu"}
-    l2 : float ≥ 0, default 0
+    l2 : float, default 0
         L2 penalty of the classifier's objective J.
     dtype : {"float64", "float32"}
         float64 for gradient checks, float32 for speed.
@@ -147,11 +174,9 @@ class Network:
 
     def __init__(self, layer_sizes, activation: str = "relu", l2: float = 0.0,
                  dtype: str = "float64", rng=None):
-        self.layer_sizes = check_layer_sizes(layer_sizes)
-        self._act, self._act_grad = activation_functions(activation)
-        self.activation = activation
-        self.l2 = check_nonnegative("l2", l2)
-        weights, biases = init_dense_layers(self.layer_sizes, activation, dtype, check_rng(rng))
+        self.layer_sizes, self.activation, self.l2 = layer_sizes, activation, l2
+        self._act, self._act_grad = _ACTIVATION_FUNCTIONS[activation]
+        weights, biases = init_dense_layers.__wrapped__(layer_sizes, activation, dtype, rng)
         self.dtype = weights[0].dtype
         self.params = [p for W, b in zip(weights, biases) for p in (W, b)]
 
@@ -166,50 +191,28 @@ class Network:
         return int(sum(p.size for p in self.params))
 
     # ---------------------------------------------------- forward and backward, any loss
-    def forward(self, X, *, check_input: bool = True):
+    @validate(X=FEATURES)
+    def forward(self, X):
         """The outputs and what the backward pass needs: ``(out, cache)``.
 
         Parameters
         ----------
         X : array (n, d_0)
-            Finite, magnitude ≤ :data:`~dpteach.learning.optim.MAX_INPUT`,
-            n · Σ_l d_l ≤ :data:`MAX_ACTIVATIONS`.
-        check_input : bool, default True
-            ``False`` skips every check: ``X`` must then be a finite array of the
-            network's dtype with d_0 columns.
+            The inputs; at most :data:`MAX_ACTIVATIONS` / Σ_l d_l rows (pass mini-batches).
 
         Returns
         -------
         out : array (n, d_L)
         cache : ForwardCache
         """
-        if not check_bool("check_input", check_input):
-            return self._forward(X)
-        X = self._check_X(X, cached=True)
-        with np.errstate(over="ignore", invalid="ignore"):     # reported below, by name
-            out, cache = self._forward(X)
-        if not np.all(np.isfinite(out)):
-            raise ParameterError("the forward pass overflowed (have the parameters "
-                                 f"diverged?); got X with max |x| = "
-                                 f"{np.max(np.abs(X)) if X.size else 0:.3g}")
-        return out, cache
-
-    def _forward(self, X):
-        inputs, h = [], X
-        last = len(self.params) - 2
-        for l in range(0, len(self.params), 2):
-            inputs.append(h)
-            z = h @ self.params[l]
-            z += self.params[l + 1]
-            h = z if l == last else self._act(z)
-        return h, ForwardCache(inputs)
+        return self._outputs(X, cached=True)
 
     def __call__(self, X) -> np.ndarray:
         """The outputs for ``X`` (checked), shape (n, d_L)."""
-        return self.forward(X)[0]
+        return self.logits(X)
 
-    def backward(self, cache: ForwardCache, grad_out, *, check_input: bool = True,
-                 input_grad: bool = True):
+    @validate(cache=CACHE, grad_out=OUTPUT_GRADIENT, input_grad=FLAG)
+    def backward(self, cache: ForwardCache, grad_out, *, input_grad: bool = True):
         """Back-propagate G = ∂L/∂out to the parameters and the input: ``(grads, grad_X)``.
 
         Parameters
@@ -218,9 +221,7 @@ class Network:
             From :meth:`forward` of this network.
         grad_out : array (n, d_L)
             ∂L/∂out for whatever scalar loss L the caller has (e.g. the gradient a loss of
-            :mod:`~dpteach.learning.optim` returned); finite, magnitude ≤ ``MAX_INPUT``.
-        check_input : bool, default True
-            ``False`` skips every check (``grad_out`` then has the output's shape).
+            :mod:`~dpteach.learning.optim` returned).
         input_grad : bool, default True
             ``False`` skips the product for ∂L/∂X and returns None for it (an encoder
             whose input is data needs none).
@@ -232,19 +233,28 @@ class Network:
         grad_X : array (n, d_0) or None
             ∂L/∂X = Δ_0 W_0ᵀ, to pass on to the network that produced X.
         """
-        if not check_bool("check_input", check_input):
-            return self._backward(cache, grad_out, input_grad)
-        grad_out = self._check_backward(cache, grad_out)
-        input_grad = check_bool("input_grad", input_grad)
-        with np.errstate(over="ignore", invalid="ignore"):     # reported below, by name
-            grads, grad_X = self._backward(cache, grad_out, input_grad)
-        if not all(np.all(np.isfinite(g)) for g in grads + [0.0 if grad_X is None else grad_X]):
-            raise ParameterError("the backward pass overflowed (have the parameters "
-                                 "diverged?); got grad_out with max |g| = "
-                                 f"{np.max(np.abs(grad_out)) if grad_out.size else 0:.3g}")
+        shapes = [(grad_out.shape[0], d) for d in self.layer_sizes]
+        if _shapes(cache.inputs) + [grad_out.shape] != shapes:
+            raise ParameterError(f"cache, grad_out must fit {shapes}; got {grad_out.shape}")
+        with np.errstate(over="ignore", invalid="ignore"):     # refused below, by name
+            grads, grad_X = self._backward(cache, grad_out.astype(self.dtype, copy=False),
+                                           input_grad)
+        _refuse_overflow("backward", grads + [grad_X], "grad_out")
         return grads, grad_X
 
-    def _backward(self, cache, grad_out, input_grad):
+    def _forward(self, X):
+        """:meth:`forward` without the checks (the library's training loops call it)."""
+        inputs, h = [], X
+        last = len(self.params) - 2
+        for l in range(0, len(self.params), 2):
+            inputs.append(h)
+            z = h @ self.params[l]
+            z += self.params[l + 1]
+            h = z if l == last else self._act(z)
+        return h, ForwardCache(inputs)
+
+    def _backward(self, cache, grad_out, input_grad=True):
+        """:meth:`backward` without the checks (the library's training loops call it)."""
         errors = self._errors(cache.inputs, grad_out)
         grads = _weighted_sum(cache.inputs, errors, None)
         return grads, (errors[0] @ self.params[0].T if input_grad else None)
@@ -258,6 +268,7 @@ class Network:
         return errors[::-1]
 
     # ----------------------------------------------- the classifier: softmax cross-entropy
+    @validate(X=FEATURES, y=CLASS_INDICES)
     def trace(self, X, y) -> BackwardTrace:
         """One forward and backward pass of the per-example cross-entropies ℓ_i.
 
@@ -267,7 +278,7 @@ class Network:
         Parameters
         ----------
         X : array (n, d_0)
-            Finite inputs, magnitude ≤ ``MAX_INPUT``, n · Σ_l d_l ≤ :data:`MAX_ACTIVATIONS`.
+            The inputs; at most :data:`MAX_ACTIVATIONS` / Σ_l d_l rows.
         y : array of int (n,)
             Class indices in [0, d_L − 1].
 
@@ -275,62 +286,66 @@ class Network:
         -------
         BackwardTrace
         """
-        X = self._check_X(X, cached=True)
-        return self._trace(X, self._check_y(y, X.shape[0]))
+        return self._trace(*self._batch(X, y, cached=True))
 
     def _trace(self, X, y) -> BackwardTrace:
+        """:meth:`trace` without the checks (DP-SGD's training loop calls it)."""
         logits, cache = self._forward(X)
         losses, G = _cross_entropy_rows(logits, y)
         return BackwardTrace(cache.inputs, self._errors(cache.inputs, G), losses)
 
+    @validate(X=FEATURES)
     def logits(self, X) -> np.ndarray:
-        """The outputs z_L before the softmax, shape (n, d_L) (overflow is not checked)."""
-        return self._forward(self._check_X(X))[0]
+        """The outputs z_L before the softmax, shape (n, d_L)."""
+        return self._outputs(X, cached=False)[0]
 
+    @validate(X=FEATURES)
     def predict_proba(self, X) -> np.ndarray:
         """Softmax class probabilities, shape (n, d_L)."""
-        return softmax(self.logits(X))
+        return softmax.__wrapped__(self._outputs(X, cached=False)[0])
 
+    @validate(X=FEATURES, y=CLASS_INDICES)
     def per_example_losses(self, X, y) -> np.ndarray:
         """The cross-entropy ℓ_i = −log softmax(z_i)[y_i] of each example (no penalty)."""
-        X = self._check_X(X)
-        y = self._check_y(y, X.shape[0])
+        X, y = self._batch(X, y)
         return _cross_entropy_rows(self._forward(X)[0], y)[0]
 
+    @validate(X=FEATURES, y=CLASS_INDICES)
     def loss(self, X, y) -> float:
-        """The objective J(θ): mean cross-entropy plus (l2/2) Σ‖W_l‖²."""
+        """The objective J(θ): mean cross-entropy plus (l2/2) Σ‖W_l‖² (0 examples: the penalty)."""
         penalty = 0.5 * self.l2 * sum(float(np.sum(W * W)) for W in self.weights)
-        return float(np.mean(self.per_example_losses(X, y))) + penalty
+        losses = self.per_example_losses(X, y)
+        return float(np.sum(losses) / max(losses.size, 1)) + penalty
 
+    @validate(X=FEATURES, y=CLASS_INDICES)
     def gradient(self, X, y) -> list:
         """Gradient of the objective J(θ) (mean loss + L2 penalty), aligned with :attr:`params`."""
         trace = self.trace(X, y)
         n = trace.losses.shape[0]
         c = np.full(n, 1.0 / max(n, 1), dtype=self.dtype)
-        return self.add_l2_gradient(_weighted_sum(trace.inputs, trace.errors, c))
+        return self._add_l2(_weighted_sum(trace.inputs, trace.errors, c))
 
     # --------------------------------------- per-example gradients from the pairs (A_l, Δ_l)
     @staticmethod
+    @validate(trace=TRACE)
     def per_example_gradients_from(trace: BackwardTrace) -> list:
         """Materialise ∇ℓ_i for every example: [(n, *W_0.shape), (n, *b_0.shape), …].
 
         ∂ℓ_i/∂W_l = a_{l,i} δ_{l,i}ᵀ and ∂ℓ_i/∂b_l = δ_{l,i}. Memory n × #parameters:
         fine for teaching and tests, the thing DP libraries avoid; at most
-        :data:`MAX_PER_EXAMPLE_ENTRIES` numbers.
+        :data:`MAX_PER_EXAMPLE_ENTRIES` numbers (pass fewer rows).
         """
-        _check_trace(trace)
-        n = trace.errors[0].shape[0]
+        n, cap = trace.losses.shape[0], MAX_PER_EXAMPLE_ENTRIES
         size = n * sum(A.shape[1] * D.shape[1] + D.shape[1]
                        for A, D in zip(trace.inputs, trace.errors))
-        if size > MAX_PER_EXAMPLE_ENTRIES:
-            raise ParameterError(f"per-example gradients of {n} examples would hold {size:,} "
-                                 f"numbers, more than {MAX_PER_EXAMPLE_ENTRIES:,}: pass fewer "
-                                 f"rows; got X with {n} rows")
+        if size > cap:
+            raise ParameterError(f"trace must give <= {cap:,} numbers (fewer rows); got {size:,}")
         out = []
         for A, D in zip(trace.inputs, trace.errors):
             out += [np.einsum("ni,nj->nij", A, D), D.copy()]
         return out
 
+    @validate(X=FEATURES, y=CLASS_INDICES)
     def per_example_gradients(self, X, y) -> list:
         """Per-example gradients of the cross-entropies ℓ_i (without the L2 penalty).
 
@@ -339,39 +354,34 @@ class Network:
         return self.per_example_gradients_from(self.trace(X, y))
 
     @staticmethod
+    @validate(trace=TRACE)
     def per_example_grad_norms_from(trace: BackwardTrace) -> np.ndarray:
         """‖∇ℓ_i‖₂ over all parameters, from the pairs (A_l, Δ_l) alone [G15]_.
 
         ‖∇ℓ_i‖² = Σ_l ‖a_{l,i}‖² ‖δ_{l,i}‖² + ‖δ_{l,i}‖²: no gradient is materialised.
         """
-        _check_trace(trace)
         return _ghost_norms(trace.inputs, trace.errors)
 
+    @validate(X=FEATURES, y=CLASS_INDICES)
     def per_example_grad_norms(self, X, y) -> np.ndarray:
         """The norm ‖∇ℓ_i‖₂ of each example's gradient (all parameters), shape (n,)."""
         return self.per_example_grad_norms_from(self.trace(X, y))
 
     @staticmethod
+    @validate(trace=TRACE, weights=array(ndim=1, low=-1e15, high=1e15, min_size=0))
     def weighted_gradient_sum(trace: BackwardTrace, weights) -> list:
         """Σ_i c_i ∇ℓ_i as one matrix product per layer: A_lᵀ diag(c) Δ_l and Δ_lᵀ c [LK21]_.
 
         With c_i the clipping factors this is the clipped sum of DP-SGD; with c_i = 1 the
-        ordinary gradient sum. ``weights`` has shape (n,): one real number per example of
-        ``trace``, magnitude ≤ 1e15 (clipping factors lie in [0, 1]).
+        ordinary gradient sum. ``weights`` holds one number c_i per example of ``trace``.
         """
-        _check_trace(trace)
-        n = trace.errors[0].shape[0]
-        c = check_array("weights", weights, ndim=1, min_size=0)
-        if c.shape[0] != n:
-            raise ParameterError(f"weights must have one entry per example of the trace ({n}); "
-                                 f"got weights with shape {c.shape}")
-        if c.size and np.max(np.abs(c)) > _MAX_WEIGHT:
-            raise ParameterError(f"weights must have magnitude <= {_MAX_WEIGHT:g}; got weights "
-                                 f"with max |c| = {np.max(np.abs(c)):.3g}")
-        return _weighted_sum(trace.inputs, trace.errors,
-                             c.astype(trace.errors[0].dtype, copy=False))
+        if weights.shape != trace.losses.shape:
+            raise ParameterError(f"weights must be one per example of trace; got {weights.shape}")
+        c = weights.astype(trace.errors[0].dtype, copy=False)
+        return _weighted_sum(trace.inputs, trace.errors, c)
 
     @staticmethod
+    @validate(trace=TRACE, max_grad_norm=CLIP_NORM.or_none())
     def clipped_gradient_sum(trace: BackwardTrace, max_grad_norm: float | None):
         """The clipped gradient sum of DP-SGD from the pairs (A_l, Δ_l) of one backward pass.
 
@@ -384,7 +394,7 @@ class Network:
         ----------
         trace : BackwardTrace
             From :meth:`trace`.
-        max_grad_norm : float > 0 or None
+        max_grad_norm : float or None
             The clipping norm C; None for no clipping (c_i = 1: the ordinary gradient sum).
 
         Returns
@@ -396,34 +406,40 @@ class Network:
         factors : array (n,)
             The c_i, in the dtype of the trace.
         """
-        _check_trace(trace)
-        C = None if max_grad_norm is None else check_positive("max_grad_norm", max_grad_norm)
-        return _clipped_sum(trace, C)
+        A, D = trace.inputs, trace.errors
+        if max_grad_norm is None:
+            return _weighted_sum(A, D, None), None, np.ones(D[0].shape[0], dtype=D[0].dtype)
+        norms = _ghost_norms(A, D)                                        # ‖∇ℓ_i‖
+        c = _clip(norms.astype(np.float64), max_grad_norm).astype(norms.dtype, copy=False)
+        return _weighted_sum(A, D, c), norms, c                           # Σ_i c_i ∇ℓ_i
 
     # ------------------------------------------------------------------------- updates
+    @validate(grads=GRADS)
     def add_l2_gradient(self, grads: list) -> list:
         """Add the penalty's gradient l2·W_l to the weight entries of ``grads`` (in place).
 
-        ``grads`` is a list of real float arrays aligned with :attr:`params`.
+        ``grads`` is a list of arrays aligned with :attr:`params`.
         """
-        self._check_grads(grads)
+        return self._add_l2(self._aligned(grads))
+
+    @validate(grads=GRADS, learning_rate=LEARNING_RATE)
+    def apply_update(self, grads: list, learning_rate: float) -> None:
+        """θ ← θ − learning_rate · grads (in place); ``grads`` aligned with :attr:`params`."""
+        self._apply(self._aligned(grads), learning_rate)
+
+    def _add_l2(self, grads: list) -> list:
+        """:meth:`add_l2_gradient` without the checks."""
         if self.l2:
             for l, W in enumerate(self.weights):
                 grads[2 * l] += self.l2 * W
         return grads
 
-    def apply_update(self, grads: list, learning_rate: float) -> None:
-        """θ ← θ − learning_rate · grads (in place).
-
-        ``grads`` is a list of real arrays aligned with :attr:`params`; ``learning_rate``
-        is finite and > 0.
-        """
-        self._check_grads(grads)
-        learning_rate = check_positive("learning_rate", learning_rate)
+    def _apply(self, grads: list, learning_rate: float) -> None:
+        """:meth:`apply_update` without the checks (DP-SGD's training loop calls it)."""
         for p, g in zip(self.params, grads):
             p -= (learning_rate * g).astype(self.dtype, copy=False)
 
-    def copy(self) -> "Network":
+    def copy(self) -> Network:
         """A deep copy (parameters copied)."""
         new = object.__new__(Network)
         new.__dict__.update(self.__dict__)
@@ -434,68 +450,31 @@ class Network:
         return (f"Network(layer_sizes={self.layer_sizes}, activation={self.activation!r}, "
                 f"l2={self.l2}, dtype={self.dtype.name!r})")
 
-    # -------------------------------------------------------------------------- checks
-    def _check_X(self, X, cached: bool = False) -> np.ndarray:
-        if not (isinstance(X, np.ndarray) and X.dtype == self.dtype and X.ndim == 2):
-            X = check_array("X", X, ndim=2, min_size=0).astype(self.dtype, copy=False)
-        if X.shape[1] != self.layer_sizes[0]:
-            raise ParameterError(f"X must have {self.layer_sizes[0]} columns; "
-                                 f"got X with shape {X.shape}")
-        if cached and X.shape[0] * sum(self.layer_sizes) > MAX_ACTIVATIONS:
-            raise ParameterError(f"X may have at most {MAX_ACTIVATIONS // sum(self.layer_sizes)} "
-                                 f"rows for this network (pass mini-batches); got X with "
-                                 f"shape {X.shape}")
-        _check_magnitude("X", X)
-        return X
+    # --------------------------------------------------- rules tying inputs to this network
+    def _batch(self, X, y=None, cached=False):
+        """X in this network's dtype and y as indices, once their shapes fit the network."""
+        d, k, n = self.layer_sizes[0], self.layer_sizes[-1], X.shape[0]
+        rows = MAX_ACTIVATIONS // sum(self.layer_sizes) if cached else n
+        if X.shape[1] != d or n > rows:
+            raise ParameterError(f"X must be (n <= {rows:,}, {d}) (pass batches); got {X.shape}")
+        if y is not None and (y.shape != (n,) or y.max(initial=0) >= k):
+            raise ParameterError(f"y must be {n} classes < {k} like X; got y={y[:5]}...")
+        return X.astype(self.dtype, copy=False), None if y is None else y.astype(np.intp)
 
-    def _check_y(self, y, n: int) -> np.ndarray:
-        y = np.asarray(y)
-        if y.dtype.kind not in "biuf":
-            raise TypeError(f"y must hold integer class indices; got y={describe(y)} of dtype "
-                            f"{y.dtype}")
-        if y.ndim != 1 or y.shape[0] != n:
-            raise ParameterError(f"y must have shape ({n},); got y with shape {y.shape}")
-        if y.size and (not np.issubdtype(y.dtype, np.integer) or y.min() < 0
-                       or y.max() >= self.layer_sizes[-1]):
-            k = self.layer_sizes[-1]
-            raise ParameterError(f"y must hold integer class indices in [0, {k - 1}]; "
-                                 f"got y={y[:5]!r}...")
-        return y.astype(np.intp, copy=False)
+    def _outputs(self, X, cached):
+        X = self._batch(X, cached=cached)[0]
+        with np.errstate(over="ignore", invalid="ignore"):     # refused below, by name
+            out, cache = self._forward(X)
+        _refuse_overflow("forward", [out], "X")
+        return out, cache
 
-    def _check_backward(self, cache, grad_out) -> np.ndarray:
-        if not isinstance(cache, ForwardCache):
-            raise TypeError("cache must be the ForwardCache of Network.forward; got "
-                            f"cache={describe(cache)} of type {type(cache).__name__}")
-        sizes, inputs = self.layer_sizes, cache.inputs
-        n = inputs[0].shape[0] if inputs and isinstance(inputs[0], np.ndarray) else -1
-        if len(inputs) != len(sizes) - 1 or any(
-                not isinstance(A, np.ndarray) or A.shape != (n, d) for A, d in zip(inputs, sizes)):
-            raise ParameterError(f"cache must come from forward() of a network with "
-                                 f"layer_sizes={sizes}; got a cache of another shape")
-        g = grad_out
-        if not (isinstance(g, np.ndarray) and g.dtype.kind == "f"):
-            g = check_array("grad_out", grad_out, ndim=2, min_size=0)
-        if g.shape != (n, sizes[-1]):
-            raise ParameterError(f"grad_out must have the shape of the output ({n}, "
-                                 f"{sizes[-1]}); got grad_out with shape {g.shape}")
-        _check_magnitude("grad_out", g)
-        return g.astype(self.dtype, copy=False)
-
-    def _check_grads(self, grads) -> list:
-        """A list of real arrays shaped like :attr:`params` (not scanned for finiteness)."""
-        if not isinstance(grads, (list, tuple)) or len(grads) != len(self.params):
-            raise TypeError(f"grads must be a list of {len(self.params)} arrays aligned with "
-                            f"Network.params; got grads={describe(grads)}")
-        for k, (g, p) in enumerate(zip(grads, self.params)):
-            if not isinstance(g, np.ndarray) or g.dtype.kind not in "fiu":
-                raise TypeError(f"grads[{k}] must be a real NumPy array (not complex); got "
-                                f"grads[{k}]={describe(g)}")
-            if g.shape != p.shape:
-                raise ParameterError(f"grads[{k}] must have shape {p.shape}; got grads[{k}] with "
-                                     f"shape {g.shape}")
+    def _aligned(self, grads: list) -> list:
+        if _shapes(grads) != _shapes(self.params):
+            raise ParameterError(f"grads must be aligned with params; got {_shapes(grads)}")
         return grads
 
 
+@validate(norms=array(ndim=1, low=0, min_size=0), max_grad_norm=CLIP_NORM)
 def clip_factors(norms, max_grad_norm: float) -> np.ndarray:
     """Per-example clipping factors c_i = min(1, C / ‖g_i‖).
 
@@ -506,17 +485,14 @@ def clip_factors(norms, max_grad_norm: float) -> np.ndarray:
     Parameters
     ----------
     norms : array of shape (n,)
-        Per-example gradient norms ‖g_i‖₂ (finite, ≥ 0).
+        Per-example gradient norms ‖g_i‖₂.
     max_grad_norm : float
-        Clipping norm C (finite, > 0).
+        Clipping norm C.
     """
-    C = check_positive("max_grad_norm", max_grad_norm)
-    norms = check_array("norms", norms, ndim=1, min_size=0)
-    if np.any(norms < 0):
-        raise ParameterError("norms must be >= 0 (they are Euclidean norms); got a negative entry")
-    return _clip(norms, C)
+    return _clip(norms, max_grad_norm)
 
 
+@validate(activation=ACTIVATION)
 def activation_functions(activation: str) -> tuple:
     """The pair (σ, σ') of an activation, σ' written in terms of the OUTPUT h = σ(z).
 
@@ -533,40 +509,11 @@ def activation_functions(activation: str) -> tuple:
     ----------
     activation : {"relu", "tanh", "leaky_relu"}
     """
-    return _ACTIVATION_FUNCTIONS[check_choice("activation", activation, ACTIVATIONS)]
+    return _ACTIVATION_FUNCTIONS[activation]
 
 
-def check_layer_sizes(layer_sizes, *, min_outputs: int = 1) -> tuple:
-    """Check the sizes (d_0, d_1, …, d_L) of a dense network and return them as ints.
-
-    Parameters
-    ----------
-    layer_sizes : sequence of int
-        2 to :data:`MAX_LAYERS` sizes (inputs, hidden layers, outputs), each in
-        [1, :data:`MAX_WIDTH`], at most :data:`~dpteach.learning.optim.MAX_PARAMS` weights
-        and biases in all.
-    min_outputs : int in [1, MAX_WIDTH], default 1
-        Smallest allowed d_L (2 for a softmax classifier).
-    """
-    min_outputs = check_int("min_outputs", min_outputs, minimum=1, maximum=MAX_WIDTH)
-    if isinstance(layer_sizes, (str, bytes)) or not hasattr(layer_sizes, "__len__"):
-        raise TypeError("layer_sizes must be a sequence of integers; "
-                        f"got layer_sizes={describe(layer_sizes)}")
-    if not 2 <= len(layer_sizes) <= MAX_LAYERS:
-        raise ParameterError(f"layer_sizes needs 2 to {MAX_LAYERS} entries (inputs, "
-                             f"outputs); got layer_sizes={describe(tuple(layer_sizes))}")
-    sizes = [check_int("layer_sizes", s, minimum=1, maximum=MAX_WIDTH) for s in layer_sizes]
-    if sizes[-1] < min_outputs:
-        what = "output classes" if min_outputs > 1 else "outputs"
-        raise ParameterError(f"layer_sizes must end with >= {min_outputs} {what}; "
-                             f"got layer_sizes={tuple(sizes)}")
-    n_params = sum(a * b + b for a, b in zip(sizes[:-1], sizes[1:]))
-    if n_params > MAX_PARAMS:
-        raise ParameterError(f"layer_sizes must give at most {MAX_PARAMS:,} parameters; got "
-                             f"layer_sizes={tuple(sizes)} with {n_params:,}")
-    return tuple(sizes)
-
-
+@validate(layer_sizes=LAYER_SIZES, activation=ACTIVATION, dtype=choice("float64", "float32"),
+          rng=RNG)
 def init_dense_layers(layer_sizes, activation: str = "relu", dtype: str = "float64",
                       rng=None) -> tuple:
     """Initial weights and biases of a dense network: ``(weights, biases)``, two lists.
@@ -579,29 +526,21 @@ def init_dense_layers(layer_sizes, activation: str = "relu", dtype: str = "float
     Parameters
     ----------
     layer_sizes : sequence of int
-        As :func:`check_layer_sizes` (outputs ≥ 1).
+        The widths (d_0, …, d_L).
     activation : {"relu", "tanh", "leaky_relu"}
     dtype : {"float64", "float32"}
     rng : None, int or numpy.random.Generator
     """
-    sizes = check_layer_sizes(layer_sizes)
-    activation = check_choice("activation", activation, ACTIVATIONS)
-    dtype = _DTYPES[check_choice("dtype", dtype, set(_DTYPES))]
-    gen = check_rng(rng)
     weights, biases = [], []
-    for d_in, d_out in zip(sizes[:-1], sizes[1:]):
+    for d_in, d_out in zip(layer_sizes[:-1], layer_sizes[1:]):
         var = 2.0 / (d_in + d_out) if activation == "tanh" else 2.0 / d_in
-        W = gen.standard_normal((d_in, d_out)) * np.sqrt(var)
+        W = rng.standard_normal((d_in, d_out)) * np.sqrt(var)
         weights.append(W.astype(dtype))
         biases.append(np.zeros(d_out, dtype=dtype))
     return weights, biases
 
 
 # ------------------------------------------------------------------- private helpers
-_DTYPES = {"float32": np.float32, "float64": np.float64}
-_MAX_WEIGHT = 1e15      # largest |c_i| of Network.weighted_gradient_sum
-
-
 def _cross_entropy_rows(z: np.ndarray, y: np.ndarray):
     """ℓ_i = −log softmax(z_i)[y_i] and ∂ℓ_i/∂z_i = softmax(z_i) − onehot(y_i) for each row
     ([GBC16]_ Sec. 6.2.2.3); log-softmax computed stably, z_i − max_j z_ij − log Σ_j e^(…)."""
@@ -612,16 +551,6 @@ def _cross_entropy_rows(z: np.ndarray, y: np.ndarray):
     G = np.exp(logp)
     G[rows, y] -= 1.0
     return -logp[rows, y], G
-
-
-def _check_magnitude(name: str, a: np.ndarray) -> None:
-    """Refuse a NaN, an infinity or an entry beyond MAX_INPUT (one pass over ``a``)."""
-    if a.size and not np.max(np.abs(a)) <= MAX_INPUT:         # (False for NaN too)
-        if not np.all(np.isfinite(a)):
-            raise ParameterError(f"{name} must contain only finite values; got "
-                                 f"{name}={describe(a)}")
-        raise ParameterError(f"{name} must have entries of magnitude <= {MAX_INPUT:g}; got "
-                             f"{name} with max |x| = {np.max(np.abs(a)):.3g}")
 
 
 def _ghost_norms(inputs: list, errors: list) -> np.ndarray:
@@ -641,25 +570,18 @@ def _weighted_sum(inputs: list, errors: list, c) -> list:
     return out
 
 
-def _clipped_sum(trace: BackwardTrace, C: float | None):
-    """(Σ_i c_i ∇ℓ_i, norms, c) of :meth:`Network.clipped_gradient_sum`, unchecked."""
-    if C is None:
-        return _weighted_sum(trace.inputs, trace.errors, None), None, \
-            np.ones(trace.losses.shape[0], dtype=trace.errors[0].dtype)
-    norms = _ghost_norms(trace.inputs, trace.errors)
-    c = _clip(norms.astype(np.float64), C).astype(norms.dtype, copy=False)
-    return _weighted_sum(trace.inputs, trace.errors, c), norms, c
-
-
 def _clip(norms: np.ndarray, C: float) -> np.ndarray:
-    """min(1, C/‖g_i‖) for checked norms (C/‖g‖ below the float range is 0)."""
+    """min(1, C/‖g_i‖) (C/‖g‖ below the float range is 0)."""
     return C / np.maximum(norms, C)
 
 
-def _check_trace(trace) -> None:
-    if not isinstance(trace, BackwardTrace):
-        raise TypeError("trace must be the BackwardTrace of Network.trace; got "
-                        f"trace={describe(trace)} of type {type(trace).__name__}")
+def _refuse_overflow(what: str, arrays: list, name: str) -> None:
+    if not all(np.isfinite(a).all() for a in arrays if a is not None):
+        raise ParameterError(f"{name} overflowed the {what} pass (have the parameters diverged?)")
+
+
+def _shapes(arrays: list) -> list:
+    return [getattr(a, "shape", None) for a in arrays]
 
 
 def _relu(z):
@@ -687,6 +609,9 @@ _ACTIVATION_FUNCTIONS = {"relu": (_relu, _relu_grad), "tanh": (np.tanh, _tanh_gr
 
 # Engineering notes. One module for both uses (DP-SGD's classifier and the chained
 # representation networks) because they share the forward pass and the backward recursion
-# `_errors`; DP-SGD keeps the per-layer (A_l, Δ_l) instead of summing them at once. Tests:
-# tests/learning/test_network.py (gradient checks, per-example references),
-# tests/learning/test_learning_edges.py (extreme inputs). Timings: benchmarks/README.md.
+# `_errors`; DP-SGD keeps the per-layer (A_l, Δ_l) instead of summing them at once. The
+# training loops of the library (DP-SGD, the fair representations) call the unchecked cores
+# `_forward`, `_backward`, `_trace`, `_add_l2` and `_apply`: their inputs are made by the
+# library, and the checks of a public call cost a pass over the data. Tests:
+# tests/learning/test_network.py (gradient checks, per-example references) and the generated
+# domain tests (tests/test_domains.py). Timings: benchmarks/README.md.

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import ParameterError, check_array, check_bool, check_choice, check_in_range
-from ..learning.erm_experiments import AccuracyCurve, SensitivityResult, ToyFits
+from ..learning.erm_experiments import AccuracyCurve, MinimizerSensitivityResult, ToyFits
 from ._style import PALETTE
 from .figure import FigureData, Rule, Series, to_matplotlib
 
@@ -316,7 +316,7 @@ def sensitivity_data(result) -> FigureData:
 
     Parameters
     ----------
-    result : dpteach.learning.erm_experiments.SensitivityResult
+    result : dpteach.learning.erm_experiments.MinimizerSensitivityResult
 
     Returns
     -------
@@ -324,8 +324,8 @@ def sensitivity_data(result) -> FigureData:
         Points ``"dist-random"`` and ``"dist-adversarial"`` (at y = their row), rule
         ``"bound"`` (when 2/(nΛ) is finite); the rows are named on the y axis.
     """
-    if not isinstance(result, SensitivityResult):
-        raise TypeError(f"result must be a SensitivityResult; got {type(result).__name__}")
+    if not isinstance(result, MinimizerSensitivityResult):
+        raise TypeError(f"result must be a MinimizerSensitivityResult; got {type(result).__name__}")
     kinds = [k for k in ("random", "adversarial") if np.any(result.kinds == k)]
     colours = {"random": PALETTE["sky"], "adversarial": PALETTE["vermillion"]}
     gen = np.random.default_rng(0)            # jitter only
@@ -356,7 +356,7 @@ def plot_sensitivity(result, *, ax=None):
 
     Parameters
     ----------
-    result : dpteach.learning.erm_experiments.SensitivityResult
+    result : dpteach.learning.erm_experiments.MinimizerSensitivityResult
     ax : matplotlib Axes, optional
     """
     return to_matplotlib(sensitivity_data(result), ax=ax)

@@ -31,6 +31,8 @@ from dpteach.learning.dpsgd import (
     privatize_gradient_sum,
     steps_per_epoch,
 )
+from dpteach._validation import ParameterError
+from dpteach.datasets import make_toy_data
 from dpteach.learning.network import Network
 
 P_FAIL = 1e-6  # two-sided false-alarm probability of each statistical test
@@ -662,3 +664,20 @@ def test_more_functions_reject_bad_values():
     assert_rejects_bad_values(dp_sgd_gradient, valid, "max_grad_norm", NOT_POSITIVE_FINITE)
     with pytest.raises(ValueError, match="X"):
         dp_sgd_gradient(**{**valid, "X_batch": np.array([[np.nan, 1.0]])})
+
+
+def test_a_tiny_noise_multiplier_adds_almost_no_noise():
+    # (moved from the hand-written edge file) σ = 5e-324 lies in σ's domain [0, 1e6]: noise
+    # of standard deviation σC ≈ 0, the sum divided by qn = 2
+    out = privatize_gradient_sum([np.ones(2)], noise_multiplier=5e-324, max_grad_norm=1.0,
+                                 expected_batch_size=2.0, rng=0)
+    np.testing.assert_allclose(out[0], 0.5)
+
+
+def test_training_that_diverges_names_the_learning_rate():
+    # (moved from the hand-written edge file) a learning rate in its domain that throws the
+    # weights out of the float range is refused by name after the epoch, not returned as inf
+    X, y = make_toy_data(20, rng=0)
+    with pytest.raises(ParameterError, match="learning_rate"):
+        DPSGDClassifier(noise_multiplier=0.0, max_grad_norm=None, learning_rate=1e6, epochs=3,
+                        batch_size=10, hidden=(4,), rng=0).fit(X * 1e12, y)

@@ -180,11 +180,11 @@ def test_adam_trains_a_network_chain():
     encoder, classifier = Network((4, 8, 3), rng=1), Network((3, 1), rng=2)
     opt = Adam(encoder.params + classifier.params, learning_rate=0.01)
     for _ in range(300):
-        Z, ce = encoder.forward(X, check_input=False)
-        logits, cc = classifier.forward(Z, check_input=False)
+        Z, ce = encoder._forward(X)
+        logits, cc = classifier._forward(Z)
         value, g = binary_cross_entropy_with_logits(logits, y)
-        cls_grads, g_Z = classifier.backward(cc, g, check_input=False)
-        enc_grads, _ = encoder.backward(ce, g_Z, check_input=False, input_grad=False)
+        cls_grads, g_Z = classifier._backward(cc, g)
+        enc_grads, _ = encoder._backward(ce, g_Z, input_grad=False)
         opt.step(enc_grads + cls_grads)
     accuracy = np.mean((classifier(encoder(X))[:, 0] > 0) == y)
     assert value < 0.15 and accuracy > 0.95
@@ -225,3 +225,14 @@ def test_gradient_check_samples_entries_and_handles_float32():
     p32 = rng.standard_normal(20).astype(np.float32)
     f32 = lambda: float(np.sum(np.sin(p32.astype(np.float64))))   # noqa: E731
     assert gradient_check(f32, [p32], [np.cos(p32.astype(np.float64))], eps=1e-3) < 1e-6
+
+
+def test_softmax_keeps_float32_and_its_values():
+    # (moved from tests/test_bad_input_extra.py) the declared check must not change what
+    # valid logits give
+    z32 = np.array([[1.0, 2.0, -3.0], [1000.0, 0.0, 1000.0]], dtype=np.float32)
+    p = softmax(z32)
+    assert p.dtype == np.float32
+    e = np.exp(z32.astype(np.float64) - z32.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(p, e / e.sum(axis=1, keepdims=True), rtol=1e-6)
+    np.testing.assert_array_equal(softmax([[0, 0]]), [[0.5, 0.5]])

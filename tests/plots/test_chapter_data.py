@@ -150,9 +150,9 @@ def toy():
 
 
 def test_sensitivity_points_are_the_measured_distances(toy):
-    from dpteach.learning.erm_experiments import empirical_sensitivity
+    from dpteach.learning.erm_experiments import minimizer_sensitivity
 
-    res = empirical_sensitivity(*toy, 0.1, data_norm=4.0, n_random=4, n_adversarial=2, rng=0)
+    res = minimizer_sensitivity(*toy, 0.1, data_norm=4.0, n_random=4, n_adversarial=2, rng=0)
     data = PE.sensitivity_data(res)
     for j, kind in enumerate(("random", "adversarial")):
         pts = data.series_by_key(f"dist-{kind}")

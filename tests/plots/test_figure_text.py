@@ -315,7 +315,7 @@ def fixture(name: str):
     if name == "sensitivity":
         from dpteach.learning import erm_experiments
         X, y = fixture("toy")
-        return erm_experiments.empirical_sensitivity(X, y, 0.1, data_norm=4.0, n_random=4,
+        return erm_experiments.minimizer_sensitivity(X, y, 0.1, data_norm=4.0, n_random=4,
                                                      n_adversarial=2, rng=0)
     if name == "toy_fits":
         from dpteach.learning.erm_experiments import toy_fits

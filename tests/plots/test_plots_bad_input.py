@@ -108,7 +108,7 @@ def _fixture(name):
                                                    rng=0, n_trials=2)
     if name == "sensitivity":
         X, y = make_toy_data(20, rng=0)
-        return erm_experiments.empirical_sensitivity(X, y, 0.1, data_norm=4.0, n_random=2,
+        return erm_experiments.minimizer_sensitivity(X, y, 0.1, data_norm=4.0, n_random=2,
                                                      n_adversarial=1, rng=0)
     raise KeyError(name)
 
