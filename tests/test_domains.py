@@ -574,7 +574,7 @@ EXAMPLES.update({
        for m in ("decision_function", "predict_proba", "predict_log_proba", "predict")},
 })
 
-_X = "dpteach.learning.erm_experiments:"
+_LX = "dpteach.learning.erm_experiments:"
 
 
 def _curve():
@@ -583,14 +583,14 @@ def _curve():
 
 
 EXAMPLES.update({
-    _X + "minimizer_sensitivity": lambda: (erm_experiments.minimizer_sensitivity, dict(
+    _LX + "minimizer_sensitivity": lambda: (erm_experiments.minimizer_sensitivity, dict(
         zip("Xy", _toy()), lam=0.1, n_random=2, n_adversarial=1, rng=0)),
-    _X + "accuracy_vs_epsilon": lambda: (erm_experiments.accuracy_vs_epsilon, dict(
+    _LX + "accuracy_vs_epsilon": lambda: (erm_experiments.accuracy_vs_epsilon, dict(
         zip(("X_train", "y_train"), _toy()), **dict(zip(("X_test", "y_test"), _toy())),
         epsilons=[1.0], lam=0.1, n_trials=2, rng=0)),
-    _X + "toy_fits": dict(n_fits=1, n=20),
-    _X + "AccuracyCurve.mean": lambda: (_curve().mean, dict(method="objective")),
-    _X + "AccuracyCurve.std": lambda: (_curve().std, dict(method="objective")),
+    _LX + "toy_fits": dict(n_fits=1, n=20),
+    _LX + "AccuracyCurve.mean": lambda: (_curve().mean, dict(method="objective")),
+    _LX + "AccuracyCurve.std": lambda: (_curve().std, dict(method="objective")),
 })
 
 
