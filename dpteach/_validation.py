@@ -226,11 +226,12 @@ def rational(low: float, high: float, *,
 def array(*, ndim: int | tuple[int, ...] | None = None, min_size: int = 1,
           max_size: int = 10**7, low: float = -math.inf, high: float = math.inf,
           integers: bool = False, dtype=float, text: str | None = None,
-          example: Any = None, booleans: bool = False) -> Domain:
+          example: Any = None, booleans: bool = False, finite: bool = True) -> Domain:
     """A numeric array (numbers, nested lists or arrays of real numbers; not booleans, not
     strings, not ragged), of the given dimension(s) and size, every entry finite and in
     [low, high] (whole numbers with ``integers=True``). Returns a NumPy array of ``dtype``.
-    ``booleans=True`` also accepts True/False (as 1/0: a mask, a 0/1 indicator).
+    ``booleans=True`` also accepts True/False (as 1/0: a mask, a 0/1 indicator);
+    ``finite=False`` also NaN and ±inf (a gap in a plotted line), the finite entries in range.
     """
     dims = None if ndim is None else ((ndim,) if isinstance(ndim, int) else tuple(ndim))
     shape_text = "" if dims is None else {(0,): "a number", (1,): "a 1-D array",
@@ -266,8 +267,10 @@ def array(*, ndim: int | tuple[int, ...] | None = None, min_size: int = 1,
         if not min_size <= arr.size <= max_size:
             raise ParameterError(f"{name} must be {text}; got {name} with {arr.size:,} "
                                  "entries")
-        if arr.size and not (np.all(np.isfinite(arr)) and arr.min() >= low and arr.max() <= high
-                             and (not integers or np.all(arr == np.round(arr)))):
+        shown = arr if finite else arr[np.isfinite(arr)]
+        if shown.size and not (np.all(np.isfinite(shown)) and shown.min() >= low
+                               and shown.max() <= high
+                               and (not integers or np.all(shown == np.round(shown)))):
             raise domain.refuse(name, value)
         return arr
 
@@ -275,8 +278,9 @@ def array(*, ndim: int | tuple[int, ...] | None = None, min_size: int = 1,
     domain = Domain(text, convert, example=base,
                     edges=[v for v in ([low] * max(min_size, 1), [high] * max(min_size, 1))
                            if math.isfinite(v[0])],
-                    bad=["abc", None, [[1.0, 2.0], [3.0]], [math.nan] * max(min_size, 1),
-                         [math.inf] * max(min_size, 1), [1j]]
+                    bad=["abc", None, [[1.0, 2.0], [3.0]], [1j]]
+                    + ([[math.nan] * max(min_size, 1), [math.inf] * max(min_size, 1)] if finite
+                       else [])
                     + ([] if booleans else [[True] * max(min_size, 1)])
                     + ([[]] if min_size > 0 else []))
     return domain

@@ -170,7 +170,6 @@ def test_parameterless_loaders_reject_any_argument():
 # ----------------------------------------------------------------------- coverage
 # (module, function) pairs attacked by a hypothesis bad-input test, and where.
 _ELSEWHERE = {
-    "plots/test_figure.py": {"dpteach.plots.figure": ["to_matplotlib", "to_vega_lite"]},
     "accounting/test_accounting.py": {
         "dpteach.plots.accounting": [
             "composition_data", "dpsgd_epsilon_data", "planner_run",

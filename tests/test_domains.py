@@ -60,7 +60,7 @@ WRITTEN_OUT = {
     "dpteach.plots.accounting", "dpteach.plots.anonymity", "dpteach.plots.attacks",
     "dpteach.plots.audit", "dpteach.plots.calibration", "dpteach.plots.dp_fairness",
     "dpteach.plots.dpsgd", "dpteach.plots.erm", "dpteach.plots.fairness",
-    "dpteach.plots.fairness_defs", "dpteach.plots.figure", "dpteach.plots.laftr",
+    "dpteach.plots.fairness_defs", "dpteach.plots.laftr",
     "dpteach.plots.many_queries", "dpteach.plots.pate", "dpteach.plots.pate_runs",
     "dpteach.plots.randomized_response", "dpteach.plots.reconstruction",
     "dpteach.plots.selection",
@@ -382,6 +382,26 @@ def _a_figure(epsilon=1.0):
 
 
 EXAMPLES["dpteach.plots.sliders:show_with_sliders"] = dict(draw=_a_figure, epsilon=1.0)
+
+
+# ---------------------------------------------------------------------------- plots/
+def _figure_data():
+    from dpteach.plots.figure import FigureData, Series
+
+    return FigureData("t", "x", "y", series=(Series("s", "a line", [0.0, 1.0], [1.0, 2.0]),))
+
+
+_F = "dpteach.plots.figure:"
+EXAMPLES.update({
+    _F + "Series": dict(key="s", label="a line", x=[0.0, 1.0, 2.0], y=[1.0, 0.5, 2.0],
+                        y2=[2.0, 1.0, 3.0]),
+    _F + "HeatMap": dict(key="h", label="P", x=[0.0, 1.0], y=[0.0, 1.0, 2.0],
+                         z=[[0.0, 1.0], [0.5, 0.5], [1.0, 0.0]]),
+    _F + "FigureData.series_by_key": lambda: (_figure_data().series_by_key, dict(key="s")),
+    **{_F + name: (lambda name=name: (getattr(importlib.import_module("dpteach.plots.figure"),
+                                              name), dict(data=_figure_data())))
+       for name in ("to_matplotlib", "to_vega_lite")},
+})
 # the events of the definition are intervals (low < high)
 EXAMPLES.update({f"dpteach.plots.definition:{name}": dict(epsilon=1.0, low=2.0, high=5.0)
                  for name in ("event_probabilities_data", "plot_event_probabilities")})
@@ -476,7 +496,10 @@ def public_callables() -> dict[str, Callable]:
             if inspect.isfunction(inspect.unwrap(obj)):          # lru_cache'd loaders too
                 out[f"{name}:{attr}"] = obj
             elif inspect.isclass(obj) and not issubclass(obj, BaseException):
-                if not dataclasses.is_dataclass(obj) and f"{name}:{attr}" not in RESULTS:
+                # a dataclass that declares its fields (built by students too) is called
+                declared = hasattr(obj, "__domains__")
+                if (declared or not dataclasses.is_dataclass(obj)) \
+                        and f"{name}:{attr}" not in RESULTS:
                     out[f"{name}:{attr}"] = obj
                 for meth, fn in vars(obj).items():
                     if not meth.startswith("_") and inspect.isfunction(fn):
