@@ -179,9 +179,6 @@ _ELSEWHERE = {
         "dpteach.learning.dpsgd": [
             "poisson_sample", "steps_per_epoch", "privatize_gradient_sum",
             "dp_sgd_gradient"],
-        "dpteach.plots.dpsgd": [
-            "grad_norm_histogram_data", "training_history_data",
-            "probability_grid_data", "plot_probability_grid"],
     },
     "learning/test_erm.py": {
         "dpteach.learning.logistic": [
@@ -235,21 +232,11 @@ _ELSEWHERE = {
             "sweep_gammas", "gamma_summary", "model_summary", "frontier_data",
             "plot_frontier", "group_rates_data", "plot_group_rates"],
     },
-    "mechanisms/test_selection.py": {
-        "dpteach.plots.selection": [
-            "plot_selection_probabilities", "plot_exponential_mechanism",
-            "plot_private_median", "plot_private_mode", "plot_noisy_max_comparison",
-            "plot_svt_vs_composition", "plot_event_privacy_loss"],
-    },
     "plots/test_audit_plots.py": {
         "dpteach.plots.audit": [
             "audit_histograms_data", "plot_audit_histograms",
             "bound_convergence_data", "plot_bound_convergence", "canary_scores_data",
             "plot_canary_scores", "one_run_bound_data", "plot_one_run_bound"],
-    },
-    "mechanisms/test_stability.py": {
-        "dpteach.plots.selection": [
-            "plot_block_estimates", "plot_ptr_distance"],
     },
     "fairness/test_metrics.py": {
         "dpteach.fairness.metrics": [
@@ -330,18 +317,11 @@ PLOT_FUNCTIONS = {
     "dpteach.plots.attacks": ["plot_neighbour_differences", "plot_attack_success",
                               "plot_averaging_attack", "neighbour_differences_data",
                               "attack_success_data", "averaging_attack_data"],
-    "dpteach.plots.dpsgd": ["plot_mia_roc", "plot_privacy_utility", "plot_grad_norm_histogram",
-                            "plot_training_history", "decision_grid", "plot_decision_boundary",
-                            "mia_roc_data", "privacy_utility_data", "decision_boundary_data"],
     "dpteach.plots.erm": ["plot_decision_boundaries", "plot_accuracy_curve", "plot_sensitivity",
                           "plot_excess_risk", "decision_boundaries_data", "sensitivity_data",
                           "excess_risk_data"],
     "dpteach.plots.randomized_response": ["plot_rr_std_error", "plot_rr_probabilities",
                                           "rr_std_error_data", "rr_probabilities_data"],
-    "dpteach.plots.selection": [
-        "selection_probabilities_data", "exponential_mechanism_data", "private_median_data",
-        "private_mode_data", "noisy_max_comparison_data", "svt_vs_composition_data",
-        "event_privacy_loss_data", "block_estimates_data", "ptr_distance_data"],
 }
 _ELSEWHERE[PLOTS_FILE] = PLOT_FUNCTIONS
 # PENDING_PLOTS: plot functions whose bad-input tests are still being written; the coverage

@@ -59,11 +59,10 @@ WRITTEN_OUT = {
     "dpteach.fairness", "dpteach.learning",
     "dpteach.plots.accounting", "dpteach.plots.anonymity", "dpteach.plots.attacks",
     "dpteach.plots.audit", "dpteach.plots.calibration", "dpteach.plots.dp_fairness",
-    "dpteach.plots.dpsgd", "dpteach.plots.erm", "dpteach.plots.fairness",
-    "dpteach.plots.fairness_defs", "dpteach.plots.laftr",
-    "dpteach.plots.many_queries", "dpteach.plots.pate", "dpteach.plots.pate_runs",
-    "dpteach.plots.randomized_response", "dpteach.plots.reconstruction",
-    "dpteach.plots.selection",
+    "dpteach.plots.erm", "dpteach.plots.fairness", "dpteach.plots.fairness_defs",
+    "dpteach.plots.laftr", "dpteach.plots.many_queries", "dpteach.plots.pate",
+    "dpteach.plots.pate_runs", "dpteach.plots.randomized_response",
+    "dpteach.plots.reconstruction",
 }
 
 def _attacks_examples() -> dict[str, dict[str, Any]]:
@@ -401,6 +400,46 @@ EXAMPLES.update({
     **{_F + name: (lambda name=name: (getattr(importlib.import_module("dpteach.plots.figure"),
                                               name), dict(data=_figure_data())))
        for name in ("to_matplotlib", "to_vega_lite")},
+})
+
+
+@functools.cache
+def _roc():
+    from dpteach.attacks.roc import roc_from_scores
+
+    return roc_from_scores([0.9, 0.8, 0.3, 0.1, 0.6, 0.2], [1, 1, 0, 0, 1, 0], name="loss")
+
+
+@functools.cache
+def _logistic():
+    from sklearn.linear_model import LogisticRegression
+
+    return LogisticRegression().fit(_X, _Y)
+
+
+_D = "dpteach.plots.dpsgd:"
+_GRID = dict(x0=[0.0, 1.0], x1=[0.0, 1.0, 2.0], p=[[0.1, 0.6], [0.4, 0.9], [0.5, 0.5]],
+             X=[[0.2, 0.5], [0.8, 1.5]], y=[0, 1])
+EXAMPLES.update({
+    **{_D + name: (lambda name=name: (getattr(importlib.import_module("dpteach.plots.dpsgd"),
+                                              name), dict(results=[_roc()], epsilon=[1.0])))
+       for name in ("mia_roc_data", "plot_mia_roc")},
+    **{_D + name: (lambda name=name: (getattr(importlib.import_module("dpteach.plots.dpsgd"),
+                                              name), dict(clf=_logistic(), X=_X, y=_Y,
+                                                          grid_size=10)))
+       for name in ("decision_boundary_data", "plot_decision_boundary")},
+    _D + "decision_grid": lambda: (importlib.import_module("dpteach.plots.dpsgd").decision_grid,
+                                   dict(clf=_logistic(), X=_X, grid_size=10)),
+    _D + "probability_grid_data": _GRID,
+    _D + "plot_probability_grid": _GRID,
+})
+_S = "dpteach.plots.selection:"
+EXAMPLES.update({
+    # a public range [lower, upper] around the data
+    **{_S + name: dict(data=[1.0, 2.0, 2.0, 3.0, 5.0], lower=0.0, upper=10.0, epsilon=1.0,
+                       delta=1e-5) for name in ("ptr_distance_data", "plot_ptr_distance")},
+    **{_S + name: dict(estimates=[1.0, 2.0, 2.5], lower=0.0, upper=10.0)
+       for name in ("block_estimates_data", "plot_block_estimates")},
 })
 # the events of the definition are intervals (low < high)
 EXAMPLES.update({f"dpteach.plots.definition:{name}": dict(epsilon=1.0, low=2.0, high=5.0)

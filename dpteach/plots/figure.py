@@ -65,6 +65,8 @@ EXTRA = Domain("a dict (None: an empty one)", lambda name, value: _dict(name, va
                bad=[3, "ab"])
 #: a heat map's grid: increasing coordinates
 GRID = array(ndim=1, min_size=2, example=[0.0, 1.0])
+STOPS = Domain("2 to 100 increasing numbers", lambda name, value: tuple(map(float, _STOPS(name, value))),
+               example=(0.0, 0.5, 1.0), bad=["abc", None, [1.0], [0.0, float("nan")]])
 COLOURS = Domain("a sequence of colours (strings)", lambda name, value: _colours(name, value),
                  example=("#0072B2", "#FFFFFF", "#D55E00"), bad=[3, "ab", None, (1, 2)])
 #: the parts of a figure, each a sequence of its kind (a tuple)
@@ -193,7 +195,7 @@ class Text:
 
 
 @validate(key=TEXT, label=TEXT, x=GRID, y=GRID, z=array(ndim=2, min_size=4),
-          stops=array(ndim=1, min_size=2, max_size=100, example=[0.0, 0.5, 1.0]),
+          stops=STOPS,
           colours=COLOURS, opacity=PROBABILITY)
 @dataclass(frozen=True)
 class HeatMap:
@@ -218,9 +220,9 @@ class HeatMap:
                 or self.z.shape != (self.y.size, self.x.size):
             raise ParameterError(f"x and y of heat map {self.key!r} must increase, z have shape "
                                  f"(y.size, x.size); got z of shape {self.z.shape}")
-        if self.stops.size != len(self.colours) or np.any(np.diff(self.stops) <= 0):
+        if len(self.stops) != len(self.colours) or np.any(np.diff(self.stops) <= 0):
             raise ParameterError(f"stops and colours of heat map {self.key!r} must increase, one colour "
-                                 f"per stop; got {self.stops.size} and {len(self.colours)}")
+                                 f"per stop; got {len(self.stops)} and {len(self.colours)}")
 
 
 @validate(title=TEXT, x_title=TEXT, y_title=TEXT, series=SERIES, rules=RULES, log_x=FLAG,
@@ -406,5 +408,6 @@ def _items(name: str, value: Any, cls: type, domain: Domain) -> tuple:
     raise domain.refuse(name, value)
 
 
+_STOPS = array(ndim=1, min_size=2, max_size=100)
 _PAIR = array(ndim=1, min_size=2, max_size=2, low=-LINEAR_AXIS_MAX, high=LINEAR_AXIS_MAX,
               text="None or a pair (low, high) of finite numbers")
