@@ -191,8 +191,6 @@ _ELSEWHERE = {
             "excess_risk_given_noise", "excess_risk_bound"],
         "dpteach.learning.erm_experiments": [
             "empirical_sensitivity", "accuracy_vs_epsilon", "toy_fits"],
-        "dpteach.plots.erm": [
-            "plot_toy_boundaries", "toy_boundaries_data", "accuracy_curve_data"],
     },
     "plots/test_basics_plots.py": {
         "dpteach.plots.calibration": [
@@ -317,9 +315,6 @@ PLOT_FUNCTIONS = {
     "dpteach.plots.attacks": ["plot_neighbour_differences", "plot_attack_success",
                               "plot_averaging_attack", "neighbour_differences_data",
                               "attack_success_data", "averaging_attack_data"],
-    "dpteach.plots.erm": ["plot_decision_boundaries", "plot_accuracy_curve", "plot_sensitivity",
-                          "plot_excess_risk", "decision_boundaries_data", "sensitivity_data",
-                          "excess_risk_data"],
     "dpteach.plots.randomized_response": ["plot_rr_std_error", "plot_rr_probabilities",
                                           "rr_std_error_data", "rr_probabilities_data"],
 }

@@ -59,10 +59,9 @@ WRITTEN_OUT = {
     "dpteach.fairness", "dpteach.learning",
     "dpteach.plots.accounting", "dpteach.plots.anonymity", "dpteach.plots.attacks",
     "dpteach.plots.audit", "dpteach.plots.calibration", "dpteach.plots.dp_fairness",
-    "dpteach.plots.erm", "dpteach.plots.fairness", "dpteach.plots.fairness_defs",
-    "dpteach.plots.laftr", "dpteach.plots.many_queries", "dpteach.plots.pate",
-    "dpteach.plots.pate_runs", "dpteach.plots.randomized_response",
-    "dpteach.plots.reconstruction",
+    "dpteach.plots.fairness", "dpteach.plots.fairness_defs", "dpteach.plots.laftr",
+    "dpteach.plots.many_queries", "dpteach.plots.pate", "dpteach.plots.pate_runs",
+    "dpteach.plots.randomized_response", "dpteach.plots.reconstruction",
 }
 
 def _attacks_examples() -> dict[str, dict[str, Any]]:
@@ -440,6 +439,34 @@ EXAMPLES.update({
                        delta=1e-5) for name in ("ptr_distance_data", "plot_ptr_distance")},
     **{_S + name: dict(estimates=[1.0, 2.0, 2.5], lower=0.0, upper=10.0)
        for name in ("block_estimates_data", "plot_block_estimates")},
+})
+
+
+@functools.cache
+def _erm_result(kind: str):
+    from dpteach.learning import erm_experiments as ex
+
+    X, y = _X[:30], _Y[:30]
+    if kind == "fits":
+        return ex.toy_fits(epsilon=1.0, lam=0.01, n_fits=2, n=40, rng=0)
+    if kind == "curve":
+        return ex.accuracy_vs_epsilon(X, y, X, y, [0.5, 2.0], 0.1, n_trials=2, rng=0)
+    return ex.empirical_sensitivity(X, y, 0.1, n_random=3, n_adversarial=2, rng=0)
+
+
+_E = "dpteach.plots.erm:"
+EXAMPLES.update({
+    **{_E + name: (lambda name=name, arg=arg, kind=kind: (
+        getattr(importlib.import_module("dpteach.plots.erm"), name), {arg: _erm_result(kind)}))
+       for name, arg, kind in (("toy_boundaries_data", "fits", "fits"),
+                               ("plot_toy_boundaries", "fits", "fits"),
+                               ("accuracy_curve_data", "curve", "curve"),
+                               ("plot_accuracy_curve", "curve", "curve"),
+                               ("sensitivity_data", "result", "sensitivity"),
+                               ("plot_sensitivity", "result", "sensitivity"))},
+    **{_E + name: dict(X=[[0.0, 0.0], [1.0, 1.0], [0.0, 1.0]], y=[0, 1, 1],
+                       nonprivate=([1.0, -1.0], 0.2), private=[([1.0, -0.5], 0.0)])
+       for name in ("decision_boundaries_data", "plot_decision_boundaries")},
 })
 # the events of the definition are intervals (low < high)
 EXAMPLES.update({f"dpteach.plots.definition:{name}": dict(epsilon=1.0, low=2.0, high=5.0)
