@@ -193,12 +193,6 @@ _ELSEWHERE = {
             "empirical_sensitivity", "accuracy_vs_epsilon", "toy_fits"],
     },
     "plots/test_basics_plots.py": {
-        "dpteach.plots.calibration": [
-            "plot_neighbouring_densities", "plot_privacy_loss",
-            "plot_sigma_comparison", "plot_error_vs_epsilon",
-            "plot_dimension_crossover", "error_vs_epsilon_data",
-            "neighbouring_densities_data", "privacy_loss_data",
-            "sigma_comparison_data", "dimension_crossover_data"],
         "dpteach.plots.randomized_response": [
             "plot_rr_estimator", "plot_local_vs_central", "rr_estimator_data",
             "local_vs_central_data"],

@@ -58,10 +58,10 @@ from dpteach.attacks.membership import ShadowExperiment
 WRITTEN_OUT = {
     "dpteach.fairness", "dpteach.learning",
     "dpteach.plots.accounting", "dpteach.plots.anonymity", "dpteach.plots.attacks",
-    "dpteach.plots.audit", "dpteach.plots.calibration", "dpteach.plots.dp_fairness",
-    "dpteach.plots.fairness", "dpteach.plots.fairness_defs", "dpteach.plots.laftr",
-    "dpteach.plots.many_queries", "dpteach.plots.pate", "dpteach.plots.pate_runs",
-    "dpteach.plots.randomized_response", "dpteach.plots.reconstruction",
+    "dpteach.plots.audit", "dpteach.plots.dp_fairness", "dpteach.plots.fairness",
+    "dpteach.plots.fairness_defs", "dpteach.plots.laftr", "dpteach.plots.many_queries",
+    "dpteach.plots.pate", "dpteach.plots.pate_runs", "dpteach.plots.randomized_response",
+    "dpteach.plots.reconstruction",
 }
 
 def _attacks_examples() -> dict[str, dict[str, Any]]:
