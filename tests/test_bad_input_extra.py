@@ -262,12 +262,6 @@ _ELSEWHERE = {
             "uniqueness_curve_data", "plot_uniqueness_curve", "class_sizes_data",
             "plot_class_sizes"],
     },
-    "plots/test_reconstruction_plots.py": {
-        "dpteach.plots.reconstruction": [
-            "recovery_vs_noise_data", "plot_recovery_vs_noise",
-            "recovery_vs_epsilon_data", "plot_recovery_vs_epsilon",
-            "tracing_power_data", "plot_tracing_power"],
-    },
     "fairness/test_dp_impact.py": {
         "dpteach.fairness.dp_impact": [
             "check_group_labels", "check_zero_one_labels", "group_accuracy",

@@ -61,7 +61,6 @@ WRITTEN_OUT = {
     "dpteach.plots.audit", "dpteach.plots.dp_fairness", "dpteach.plots.fairness",
     "dpteach.plots.fairness_defs", "dpteach.plots.laftr", "dpteach.plots.many_queries",
     "dpteach.plots.pate", "dpteach.plots.pate_runs", "dpteach.plots.randomized_response",
-    "dpteach.plots.reconstruction",
 }
 
 def _attacks_examples() -> dict[str, dict[str, Any]]:
