@@ -196,8 +196,6 @@ _ELSEWHERE = {
         "dpteach.plots.randomized_response": [
             "plot_rr_estimator", "plot_local_vs_central", "rr_estimator_data",
             "local_vs_central_data"],
-        "dpteach.plots.attacks": [
-            "plot_noisy_difference", "noisy_difference_data"],
     },
     "plots/test_pate_plots.py": {
         "dpteach.plots.pate": [
@@ -300,9 +298,6 @@ PLOTS_FILE = "plots/test_plots_bad_input.py"
 PLOT_FUNCTIONS = {
     "dpteach.plots.accounting": ["plot_composition", "plot_dpsgd_epsilon", "plot_amplification",
                                  "amplification_data"],
-    "dpteach.plots.attacks": ["plot_neighbour_differences", "plot_attack_success",
-                              "plot_averaging_attack", "neighbour_differences_data",
-                              "attack_success_data", "averaging_attack_data"],
     "dpteach.plots.randomized_response": ["plot_rr_std_error", "plot_rr_probabilities",
                                           "rr_std_error_data", "rr_probabilities_data"],
 }

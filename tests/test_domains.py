@@ -57,10 +57,10 @@ from dpteach.attacks.membership import ShadowExperiment
 #: modules not yet converted to declarations (their tests: tests/<part>/test_*_edges.py)
 WRITTEN_OUT = {
     "dpteach.fairness", "dpteach.learning",
-    "dpteach.plots.accounting", "dpteach.plots.anonymity", "dpteach.plots.attacks",
-    "dpteach.plots.audit", "dpteach.plots.dp_fairness", "dpteach.plots.fairness",
-    "dpteach.plots.fairness_defs", "dpteach.plots.laftr", "dpteach.plots.many_queries",
-    "dpteach.plots.pate", "dpteach.plots.pate_runs", "dpteach.plots.randomized_response",
+    "dpteach.plots.accounting", "dpteach.plots.anonymity", "dpteach.plots.audit",
+    "dpteach.plots.dp_fairness", "dpteach.plots.fairness", "dpteach.plots.fairness_defs",
+    "dpteach.plots.laftr", "dpteach.plots.many_queries", "dpteach.plots.pate",
+    "dpteach.plots.pate_runs", "dpteach.plots.randomized_response",
 }
 
 def _attacks_examples() -> dict[str, dict[str, Any]]:
@@ -453,6 +453,8 @@ def _erm_result(kind: str):
     return ex.empirical_sensitivity(X, y, 0.1, n_random=3, n_adversarial=2, rng=0)
 
 
+EXAMPLES.update({f"dpteach.plots.attacks:{name}": dict(query="sum", db=[0, 1, 1, 0, 1])
+                 for name in ("neighbour_differences_data", "plot_neighbour_differences")})
 _E = "dpteach.plots.erm:"
 EXAMPLES.update({
     **{_E + name: (lambda name=name, arg=arg, kind=kind: (
