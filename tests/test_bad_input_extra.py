@@ -249,12 +249,6 @@ _ELSEWHERE = {
             "fair_mapping", "statistical_parity_gap", "earthmover_distance",
             "worst_case_parity_gap", "feature_metric", "adult_awareness_example"],
     },
-    "plots/test_many_queries_plots.py": {
-        "dpteach.plots.many_queries": [
-            "crossover_rng", "crossover_data", "plot_crossover",
-            "crossover_epsilon_data", "plot_crossover_epsilon", "mwem_rounds_data",
-            "plot_mwem_rounds", "pmw_errors_data", "plot_pmw_errors"],
-    },
     "plots/test_anonymity.py": {
         "dpteach.plots.anonymity": [
             "uniqueness_curve_data", "plot_uniqueness_curve", "class_sizes_data",

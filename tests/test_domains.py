@@ -59,8 +59,8 @@ WRITTEN_OUT = {
     "dpteach.fairness", "dpteach.learning",
     "dpteach.plots.accounting", "dpteach.plots.anonymity", "dpteach.plots.audit",
     "dpteach.plots.dp_fairness", "dpteach.plots.fairness", "dpteach.plots.fairness_defs",
-    "dpteach.plots.laftr", "dpteach.plots.many_queries", "dpteach.plots.pate",
-    "dpteach.plots.pate_runs", "dpteach.plots.randomized_response",
+    "dpteach.plots.laftr", "dpteach.plots.pate", "dpteach.plots.pate_runs",
+    "dpteach.plots.randomized_response",
 }
 
 def _attacks_examples() -> dict[str, dict[str, Any]]:

@@ -23,7 +23,7 @@ import numpy as np
 
 from typing import Any
 
-from .._validation import (DELTA, EPSILON, FLAG, PROBABILITY, Domain, ParameterError, anything,
+from .._validation import (DELTA, FLAG, PROBABILITY, Domain, ParameterError, anything,
                            array, integer, real, validate)
 from ..attacks.roc import AttackResult, dp_roc_bound
 from ..learning.dpsgd import MAX_GRAD_NORM

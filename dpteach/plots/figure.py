@@ -36,7 +36,7 @@ from .._validation import FLAG, PROBABILITY, Domain, ParameterError, anything, a
     integer, real, validate
 from . import _draw_matplotlib, _draw_vega_lite
 from ._layout import DASHES, FONT_SIZES, KINDS, LEGENDS, MAX_POINTS, STEPS
-from ._style import AXES, FIGSIZE, LINEAR_AXIS_MAX, PALETTE
+from ._style import FIGSIZE, LINEAR_AXIS_MAX, PALETTE
 
 __all__ = ["Series", "Rule", "Span", "Text", "HeatMap", "FigureData", "to_matplotlib",
            "to_vega_lite", "FONT_SIZES", "MAX_POINTS"]
