@@ -249,11 +249,6 @@ _ELSEWHERE = {
             "fair_mapping", "statistical_parity_gap", "earthmover_distance",
             "worst_case_parity_gap", "feature_metric", "adult_awareness_example"],
     },
-    "plots/test_anonymity.py": {
-        "dpteach.plots.anonymity": [
-            "uniqueness_curve_data", "plot_uniqueness_curve", "class_sizes_data",
-            "plot_class_sizes"],
-    },
     "fairness/test_dp_impact.py": {
         "dpteach.fairness.dp_impact": [
             "check_group_labels", "check_zero_one_labels", "group_accuracy",

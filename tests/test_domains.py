@@ -57,10 +57,9 @@ from dpteach.attacks.membership import ShadowExperiment
 #: modules not yet converted to declarations (their tests: tests/<part>/test_*_edges.py)
 WRITTEN_OUT = {
     "dpteach.fairness", "dpteach.learning",
-    "dpteach.plots.accounting", "dpteach.plots.anonymity", "dpteach.plots.audit",
-    "dpteach.plots.dp_fairness", "dpteach.plots.fairness", "dpteach.plots.fairness_defs",
-    "dpteach.plots.laftr", "dpteach.plots.pate", "dpteach.plots.pate_runs",
-    "dpteach.plots.randomized_response",
+    "dpteach.plots.accounting", "dpteach.plots.audit", "dpteach.plots.dp_fairness",
+    "dpteach.plots.fairness", "dpteach.plots.fairness_defs", "dpteach.plots.laftr",
+    "dpteach.plots.pate", "dpteach.plots.pate_runs", "dpteach.plots.randomized_response",
 }
 
 def _attacks_examples() -> dict[str, dict[str, Any]]:

@@ -709,3 +709,10 @@ _DATA_CASES = [
 def test_chart_data_functions_refuse_bad_values(func, valid, arg, strategy):
     # the app calls these directly (the plot_* functions draw them), so they check too
     assert_rejects_bad_values(func, valid, arg, strategy)
+
+
+def test_neighbour_differences_titles_with_the_given_name():
+    # (moved from the deleted test_attack_plots_edges.py: the generated tests of
+    # tests/test_domains.py now refuse the bad names, sizes and flags by name)
+    fig = atp.plot_neighbour_differences("sum", [0, 1, 1, 0, 1], name="my attack")
+    assert "my attack" in fig.axes[0].get_title()
