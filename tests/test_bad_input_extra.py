@@ -192,11 +192,6 @@ _ELSEWHERE = {
         "dpteach.learning.erm_experiments": [
             "empirical_sensitivity", "accuracy_vs_epsilon", "toy_fits"],
     },
-    "plots/test_basics_plots.py": {
-        "dpteach.plots.randomized_response": [
-            "plot_rr_estimator", "plot_local_vs_central", "rr_estimator_data",
-            "local_vs_central_data"],
-    },
     "plots/test_pate_plots.py": {
         "dpteach.plots.pate": [
             "agreement_votes", "vote_histogram_data", "plot_vote_histogram",
@@ -287,8 +282,6 @@ PLOTS_FILE = "plots/test_plots_bad_input.py"
 PLOT_FUNCTIONS = {
     "dpteach.plots.accounting": ["plot_composition", "plot_dpsgd_epsilon", "plot_amplification",
                                  "amplification_data"],
-    "dpteach.plots.randomized_response": ["plot_rr_std_error", "plot_rr_probabilities",
-                                          "rr_std_error_data", "rr_probabilities_data"],
 }
 _ELSEWHERE[PLOTS_FILE] = PLOT_FUNCTIONS
 # PENDING_PLOTS: plot functions whose bad-input tests are still being written; the coverage

@@ -59,7 +59,7 @@ WRITTEN_OUT = {
     "dpteach.fairness", "dpteach.learning",
     "dpteach.plots.accounting", "dpteach.plots.audit", "dpteach.plots.dp_fairness",
     "dpteach.plots.fairness", "dpteach.plots.fairness_defs", "dpteach.plots.laftr",
-    "dpteach.plots.pate", "dpteach.plots.pate_runs", "dpteach.plots.randomized_response",
+    "dpteach.plots.pate", "dpteach.plots.pate_runs",
 }
 
 def _attacks_examples() -> dict[str, dict[str, Any]]:
@@ -454,6 +454,15 @@ def _erm_result(kind: str):
 
 EXAMPLES.update({f"dpteach.plots.attacks:{name}": dict(query="sum", db=[0, 1, 1, 0, 1])
                  for name in ("neighbour_differences_data", "plot_neighbour_differences")})
+# randomized response: γ or ε, exactly one
+EXAMPLES.update({
+    **{f"dpteach.plots.randomized_response:{name}": [
+        dict(true_rate=0.3, n=50, n_trials=10, rng=0, gamma=0.25),
+        dict(true_rate=0.3, n=50, n_trials=10, rng=0, epsilon=1.0)]
+       for name in ("rr_estimator_data", "plot_rr_estimator")},
+    **{f"dpteach.plots.randomized_response:{name}": [dict(gamma=0.25), dict(epsilon=1.0)]
+       for name in ("rr_probabilities_data", "plot_rr_probabilities")},
+})
 _E = "dpteach.plots.erm:"
 EXAMPLES.update({
     **{_E + name: (lambda name=name, arg=arg, kind=kind: (

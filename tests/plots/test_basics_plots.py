@@ -672,47 +672,10 @@ def test_plot_averaging_attack():
         atp.plot_averaging_attack(0.5, simulated=[0.5])
 
 
-# --------------------------------------------- the data functions behind the app's charts
-from _props import BAD_CHOICE, BAD_POSITIVE, BAD_PROB, bad_int  # noqa: E402
-
-from dpteach.plots import attacks as _att  # noqa: E402
-from dpteach.plots import calibration as _cal  # noqa: E402
-from dpteach.plots import randomized_response as _rrp  # noqa: E402
-
-_DATA_CASES = [
-    (_cal.error_vs_epsilon_data, {"sensitivity": 1.0, "delta": 1e-5}, "sensitivity", BAD_POSITIVE),
-    (_cal.error_vs_epsilon_data, {"sensitivity": 1.0, "delta": 1e-5}, "method", BAD_CHOICE),
-    (_cal.neighbouring_densities_data, {"sensitivity": 1.0, "epsilon": 1.0}, "epsilon",
-     BAD_POSITIVE),
-    (_cal.neighbouring_densities_data, {"sensitivity": 1.0, "epsilon": 1.0}, "mechanism",
-     BAD_CHOICE),
-    (_cal.privacy_loss_data, {"sensitivity": 1.0, "epsilon": 1.0}, "sensitivity", BAD_POSITIVE),
-    (_cal.privacy_loss_data, {"sensitivity": 1.0, "epsilon": 1.0}, "epsilon", BAD_POSITIVE),
-    (_cal.sigma_comparison_data, {"sensitivity": 1.0, "delta": 1e-5}, "sensitivity",
-     BAD_POSITIVE),
-    (_rrp.rr_estimator_data, {"true_rate": 0.3, "n": 100, "gamma": 0.25, "n_trials": 20,
-                              "rng": 0}, "true_rate", BAD_PROB),
-    (_rrp.rr_estimator_data, {"true_rate": 0.3, "n": 100, "gamma": 0.25, "n_trials": 20,
-                              "rng": 0}, "n_trials", bad_int(2, 10**6)),
-    (_rrp.rr_probabilities_data, {}, "epsilon", BAD_POSITIVE.filter(lambda v: v is not None)),
-    (_rrp.local_vs_central_data, {"epsilon": 1.0}, "epsilon", BAD_POSITIVE),
-    (_cal.dimension_crossover_data, {"epsilon": 1.0, "delta": 1e-5}, "epsilon", BAD_POSITIVE),
-    (_cal.dimension_crossover_data, {"epsilon": 1.0, "delta": 1e-5}, "max_dimension",
-     bad_int(2, 10**7)),
-    (_att.noisy_difference_data, {"epsilon": 1.0}, "epsilon", BAD_POSITIVE),
-    (_att.noisy_difference_data, {"epsilon": 1.0}, "scenario", BAD_CHOICE),
-]
-
-
-@pytest.mark.parametrize("func, valid, arg, strategy", _DATA_CASES,
-                         ids=[f"{c[0].__name__}-{c[2]}" for c in _DATA_CASES])
-def test_chart_data_functions_refuse_bad_values(func, valid, arg, strategy):
-    # the app calls these directly (the plot_* functions draw them), so they check too
-    assert_rejects_bad_values(func, valid, arg, strategy)
-
-
 def test_neighbour_differences_titles_with_the_given_name():
     # (moved from the deleted test_attack_plots_edges.py: the generated tests of
     # tests/test_domains.py now refuse the bad names, sizes and flags by name)
+    from dpteach.plots import attacks as atp
+
     fig = atp.plot_neighbour_differences("sum", [0, 1, 1, 0, 1], name="my attack")
     assert "my attack" in fig.axes[0].get_title()
