@@ -679,3 +679,23 @@ def test_neighbour_differences_titles_with_the_given_name():
 
     fig = atp.plot_neighbour_differences("sum", [0, 1, 1, 0, 1], name="my attack")
     assert "my attack" in fig.axes[0].get_title()
+
+
+def test_exact_answers_at_the_domains_edges():
+    # (moved from the deleted rows of test_plots_edges.py)
+    from dpteach.plots import selection as sel
+
+    # (½+γ)/(½−γ) = e^ε once 1 − p rounds to 0: written as a power of ten
+    for kw, text in ((dict(gamma=0.5 - 2**-54), "10^16.26"), (dict(epsilon=1e3), "10^434.3"),
+                     (dict(gamma=0.25), "= 3 =")):
+        assert text in rrp.rr_probabilities_data(**kw).title
+    # p/p′ overflows for a subnormal p′: the finite loss ln p − ln p′ = 743.7, not ∞
+    data = sel.event_privacy_loss_data({"a": (0.5, 5e-324)}, 1.0)
+    assert data.extra["losses"][0] == pytest.approx(math.log(0.5) - math.log(5e-324))
+    # estimates too close together to split into bins: one bin holds them all
+    for est in ([5e-324, -5e-324, 0.0], [1e15] * 3, [1e14, 1e14 * (1 + 1e-15)]):
+        data = sel.block_estimates_data(est, -1e15, 1e15)
+        assert data.series[0].y.sum() == len(est)
+    # PTR's threshold ln(1/δ)/(ε/2) at the smallest δ of the domain
+    data = sel.ptr_distance_data([1.0, 2.0], 0.0, 10.0, 1.0, 1e-50)
+    assert data.rules[0].value == pytest.approx(2 * 50 * math.log(10))
