@@ -898,9 +898,10 @@ add("accounting.planner_pld_steps", PA.planner_pld_steps, dict(n=60_000, batch=2
     epochs=(ints(1, 10**6), pld_steps_ok))
 
 # public callables without a numeric parameter: test_parameterless_callables
-WITHOUT_NUMBERS = {"accounting.composition_table_ks", "accounting.planner_table_runs"}
+WITHOUT_NUMBERS = {"accounting.composition_table_ks", "accounting.planner_table_runs",
+                   "_style.instance_of"}          # a domain builder: a class and a text
 # Parameters that are not numbers (choices, flags, labels, seeds, axes, text).
-NOT_NUMERIC = {"ax", "rng", "simulation", "mechanism", "method", "methods", "labels", "title",
+NOT_NUMERIC = {"ax", "rng", "cls", "text", "simulation", "mechanism", "method", "methods", "labels", "title",
                "xlabel", "monotonic", "neighbouring", "what", "args", "rest", "correct",
                "answered"}
 # slow callables (many accountant evaluations per figure)
@@ -1020,11 +1021,12 @@ def _public_callables():
     """{"module.name": parameters} for the public functions defined in ``MODULES``."""
     found = {}
     for module in MODULES:
-        if module.__name__ not in WRITTEN_OUT:
+        if module.__name__ not in WRITTEN_OUT and module is not STYLE:
             continue                     # declared: tests/test_domains.py covers it
         short = module.__name__.rsplit(".", 1)[1]
         for name, obj in vars(module).items():
-            if name.startswith("_") or getattr(obj, "__module__", None) != module.__name__:
+            if name.startswith("_") or getattr(obj, "__module__", None) != module.__name__ \
+                    or hasattr(obj, "__domains__"):
                 continue
             if inspect.isfunction(obj):
                 found[f"{short}.{name}"] = list(inspect.signature(obj).parameters)
