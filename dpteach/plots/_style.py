@@ -33,7 +33,7 @@ LOG_AXIS_MAX = 1e200
 #: 100 MB image at 100 dpi; below 0.1 inch nothing fits).
 FIGSIZE_RANGE = (0.1, 50.0)
 #: ``ax=`` of a figure: where to draw
-AXES = Domain("a matplotlib Axes, or None for a new figure",
+AXES: Domain = Domain("a matplotlib Axes, or None for a new figure",
               lambda name, value: _axes(name, value), example=None, edges=(None,),
               bad=["axes", 3])
 #: ``figsize=`` of a new figure: (width, height) in inches

@@ -38,11 +38,11 @@ MAX_ATTRIBUTES = 50
 MAX_CLASS_SIZE = 200
 
 #: label → fraction unique after 1, 2, … attributes
-CURVES = Domain(f"a dict of 1 to {MAX_CURVES} curves, non-empty label → 1 to {MAX_ATTRIBUTES} "
+CURVES: Domain = Domain(f"a dict of 1 to {MAX_CURVES} curves, non-empty label → 1 to {MAX_ATTRIBUTES} "
                 "fractions in [0, 1]", lambda name, value: _curves(name, value),
                 example={"Adult": [0.1, 0.5, 0.9]},
                 bad=[{}, {"": [0.5]}, {"a": [1.5]}, {"a": []}, {"a": "ab"}, [0.5], None])
-NAMES = Domain("None or a list of attribute names (strings)",
+NAMES: Domain = Domain("None or a list of attribute names (strings)",
                lambda name, value: _names(name, value), example=None, edges=(None,),
                bad=["age", [1, 2], 3])
 SIZES = array(ndim=1, low=1, high=10**6, integers=True, max_size=10**6, example=[1, 2, 2, 5])
@@ -152,7 +152,7 @@ def plot_class_sizes(sizes, k: int | None = None, max_size: int = 20, ax=None):
     return to_matplotlib(class_sizes_data(sizes, k, max_size), ax=ax)
 
 
-_FRACTIONS = array(ndim=1, max_size=MAX_ATTRIBUTES, low=0.0, high=1.0)
+_FRACTIONS: Domain = array(ndim=1, max_size=MAX_ATTRIBUTES, low=0.0, high=1.0)
 
 
 def _curves(name: str, value: Any) -> dict:

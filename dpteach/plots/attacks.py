@@ -53,7 +53,7 @@ SCENARIO = choice(*SCENARIOS)
 EPSILONS = array(ndim=1, min_size=2, max_size=MAX_GRID, low=1e-6, high=1e3,
                  example=[0.1, 1.0, 5.0])
 #: k → success rate measured by simulation
-SIMULATED = Domain("None or a non-empty dict {k in [1, 1000]: success rate in [0, 1]}",
+SIMULATED: Domain = Domain("None or a non-empty dict {k in [1, 1000]: success rate in [0, 1]}",
                    lambda name, value: _simulated(name, value), example=None, edges=(None,),
                    bad=[{}, {0: 0.5}, {2: 1.5}, {"a": 0.5}, 3, "ab"])
 _SCENARIO_LABEL = {
@@ -363,8 +363,8 @@ def plot_averaging_attack(epsilon: float, k_max: int = 100, scenario: str = "kno
     return to_matplotlib(averaging_attack_data(epsilon, k_max, scenario, simulated), ax=ax)
 
 
-_KS = array(ndim=1, low=1, high=1000)
-_RATES = array(ndim=1, low=0.0, high=1.0)
+_KS: Domain = array(ndim=1, low=1, high=1000)
+_RATES: Domain = array(ndim=1, low=0.0, high=1.0)
 
 
 def _simulated(name: str, value: Any) -> dict | None:

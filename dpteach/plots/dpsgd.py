@@ -53,7 +53,7 @@ PROBABILITY_COLOURS = (PALETTE["blue"], "#FFFFFF", PALETTE["vermillion"])
 CLASS_COLOURS = (PALETTE["blue"], PALETTE["vermillion"])
 
 #: attack results: one AttackResult or a sequence of them
-RESULTS = Domain("an AttackResult or a sequence of AttackResult",
+RESULTS: Domain = Domain("an AttackResult or a sequence of AttackResult",
                  lambda name, value: _results(name, value), bad=[None, 3, "roc", []])
 #: the ε of DP ceilings: one or a few
 EPSILONS = array(ndim=(0, 1), low=1e-6, high=1e3, max_size=20, example=[2.0, 8.0]).flat()
@@ -63,13 +63,13 @@ ACCURACIES = array(ndim=1, low=0.0, high=1.0, max_size=10_000, example=[0.6, 0.7
 #: per-example gradient norms
 NORMS = array(ndim=1, low=0.0, high=1e15, example=[0.5, 1.0, 3.0])
 #: DPSGDClassifier.history_ dicts by label
-HISTORIES = Domain("a non-empty dict label → history_ (a dict with 'epoch', 'accuracy' and "
+HISTORIES: Domain = Domain("a non-empty dict label → history_ (a dict with 'epoch', 'accuracy' and "
                    "'epsilon', arrays of one length)", lambda name, value: _histories(name, value),
                    example={"DP-SGD": {"epoch": [1, 2], "accuracy": [0.6, 0.7],
                                        "epsilon": [0.5, 0.8]}},
                    bad=[None, {}, {"a": {"epoch": [1]}}, 3])
 #: a fitted classifier
-CLASSIFIER = Domain("a fitted classifier with a predict_proba method",
+CLASSIFIER: Domain = Domain("a fitted classifier with a predict_proba method",
                     lambda name, value: _classifier(name, value), bad=[None, 3, "clf"])
 #: two features per row, and a grid around them
 POINTS_2D = array(ndim=2, low=-1e15, high=1e15, example=[[0.0, 0.0], [1.0, 1.0]])
@@ -511,7 +511,7 @@ def _classifier(name: str, value: Any) -> Any:
     raise CLASSIFIER.refuse(name, value)
 
 
-_EPOCHS = array(ndim=1, max_size=100_000)
+_EPOCHS: Domain = array(ndim=1, max_size=100_000)
 
 
 def _histories(name: str, value: Any) -> dict:
@@ -531,5 +531,5 @@ def _histories(name: str, value: Any) -> dict:
     return checked
 
 
-_ACCURACIES = array(ndim=1, low=0.0, high=1.0, max_size=100_000)
-_EPSILONS = array(ndim=1, low=0.0, max_size=100_000, finite=False)
+_ACCURACIES: Domain = array(ndim=1, low=0.0, high=1.0, max_size=100_000)
+_EPSILONS: Domain = array(ndim=1, low=0.0, max_size=100_000, finite=False)

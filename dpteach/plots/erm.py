@@ -48,19 +48,19 @@ METHOD_LABELS = {"objective": "objective perturbation (Alg. 2)",
 POINTS_2D = array(ndim=2, low=-1e15, high=1e15, example=[[0.0, 0.0], [1.0, 1.0]])
 LABELS = array(ndim=1, example=[0, 1])
 #: a fitted two-feature linear model, or a pair (coef, intercept)
-MODEL = Domain("a fitted linear model (coef_, intercept_) of two features, or a pair "
+MODEL: Domain = Domain("a fitted linear model (coef_, intercept_) of two features, or a pair "
                "(coef, intercept)", lambda name, value: _line(value, name),
                example=([1.0, -1.0], 0.0), bad=[None, 3, "model", ([0.0, 0.0], 0.0), ([1.0], 0.0)])
-MODELS = Domain("a sequence of such models", lambda name, value: _lines(name, value),
+MODELS: Domain = Domain("a sequence of such models", lambda name, value: _lines(name, value),
                 example=(), bad=[3, "model", [None]])
 METHOD = choice("objective", "output")
 #: ε of measured curves
 EPSILONS = array(ndim=1, low=1e-6, high=1e3, example=[0.5, 1.0, 2.0])
 #: method → measured excess risks (one row per ε) or bounds (one per ε)
-RISKS = Domain("a dict method ('objective' or 'output') → array", lambda name, value:
+RISKS: Domain = Domain("a dict method ('objective' or 'output') → array", lambda name, value:
                _by_method(name, value, 2), example={"objective": [[0.1, 0.2]] * 3},
                bad=[3, {"other": [[0.1]]}, {"objective": "ab"}])
-BOUNDS = Domain("a dict method ('objective' or 'output') → array", lambda name, value:
+BOUNDS: Domain = Domain("a dict method ('objective' or 'output') → array", lambda name, value:
                 _by_method(name, value, 1), example={"objective": [0.3, 0.2, 0.1]},
                 bad=[3, {"other": [0.1]}, {"objective": "ab"}])
 
@@ -424,9 +424,9 @@ def _line(model, name: str = "model"):
     return coef, float(b[0])
 
 
-_COEF = array(ndim=(1, 2), min_size=2, max_size=2, low=-1e15, high=1e15,
+_COEF: Domain = array(ndim=(1, 2), min_size=2, max_size=2, low=-1e15, high=1e15,
               text="the coefficients of a model of 2 features (2 finite numbers)").flat()
-_INTERCEPT = array(ndim=(0, 1), max_size=1, low=-1e15, high=1e15).flat()
+_INTERCEPT: Domain = array(ndim=(0, 1), max_size=1, low=-1e15, high=1e15).flat()
 
 
 def _lines(name: str, value: Any) -> list:

@@ -42,7 +42,7 @@ __all__ = ["Series", "Rule", "Span", "Text", "HeatMap", "FigureData", "to_matplo
            "to_vega_lite", "FONT_SIZES", "MAX_POINTS"]
 
 #: words: a key, a label, a title, a colour
-TEXT = Domain("a string", lambda name, value: _text(name, value), example="a label",
+TEXT: Domain = Domain("a string", lambda name, value: _text(name, value), example="a label",
               bad=[None, 3, b"bytes"])
 #: the points of a series (raveled): numbers; NaN or ±inf leaves a gap in a line
 POINTS = array(min_size=0, booleans=True, finite=False, example=[0.0, 1.0, 2.0],
@@ -51,39 +51,39 @@ POINTS = array(min_size=0, booleans=True, finite=False, example=[0.0, 1.0, 2.0],
 PLACE = real(-math.inf, math.inf, example=1.0)
 WIDTH = real(0.0, LINEAR_AXIS_MAX, example=2.0)
 #: an axis range (low, high), a pair of finite numbers
-RANGE = Domain("None or a pair (low, high) of finite numbers",
+RANGE: Domain = Domain("None or a pair (low, high) of finite numbers",
                lambda name, value: _pair(name, value), example=(0.0, 1.0),
                edges=(None,), bad=[(0.0, float("nan")), (0.0, float("inf")), (1.0,), "ab", 3])
 #: named ticks: pairs (value, label)
-TICKS = Domain("None or a sequence of (finite number, label) pairs",
+TICKS: Domain = Domain("None or a sequence of (finite number, label) pairs",
                lambda name, value: _ticks(name, value), example=((0.0, "none"), (1.0, "all")),
                edges=(None,), bad=[((float("nan"), "a"),), (1.0,), "ab", 3])
 #: a series' tooltips: (title, one value per point) pairs
-TOOLTIP = Domain("a sequence of (title, values) pairs", lambda name, value: _tooltip(name, value),
+TOOLTIP: Domain = Domain("a sequence of (title, values) pairs", lambda name, value: _tooltip(name, value),
                  example=(), bad=[3, "ab", (("title",),)])
-EXTRA = Domain("a dict (None: an empty one)", lambda name, value: _dict(name, value), example={},
+EXTRA: Domain = Domain("a dict (None: an empty one)", lambda name, value: _dict(name, value), example={},
                bad=[3, "ab"])
 #: a heat map's grid: increasing coordinates
 GRID = array(ndim=1, min_size=2, example=[0.0, 1.0])
-STOPS = Domain("2 to 100 increasing numbers", lambda name, value: tuple(map(float, _STOPS(name, value))),
+STOPS: Domain = Domain("2 to 100 increasing numbers", lambda name, value: tuple(map(float, _STOPS(name, value))),
                example=(0.0, 0.5, 1.0), bad=["abc", None, [1.0], [0.0, float("nan")]])
-COLOURS = Domain("a sequence of colours (strings)", lambda name, value: _colours(name, value),
+COLOURS: Domain = Domain("a sequence of colours (strings)", lambda name, value: _colours(name, value),
                  example=("#0072B2", "#FFFFFF", "#D55E00"), bad=[3, "ab", None, (1, 2)])
 #: the parts of a figure, each a sequence of its kind (a tuple)
-SERIES = Domain("a sequence of Series", lambda name, value: _items(name, value, Series, SERIES),
+SERIES: Domain = Domain("a sequence of Series", lambda name, value: _items(name, value, Series, SERIES),
                 example=(), bad=[3, "ab", None, ("a series",)])
-RULES = Domain("a sequence of Rule", lambda name, value: _items(name, value, Rule, RULES),
+RULES: Domain = Domain("a sequence of Rule", lambda name, value: _items(name, value, Rule, RULES),
                example=(), bad=[3, "ab", None, ("a rule",)])
-SPANS = Domain("a sequence of Span", lambda name, value: _items(name, value, Span, SPANS),
+SPANS: Domain = Domain("a sequence of Span", lambda name, value: _items(name, value, Span, SPANS),
                example=(), bad=[3, "ab", None, ("a span",)])
-TEXTS = Domain("a sequence of Text", lambda name, value: _items(name, value, Text, TEXTS),
+TEXTS: Domain = Domain("a sequence of Text", lambda name, value: _items(name, value, Text, TEXTS),
                example=(), bad=[3, "ab", None, ("a text",)])
-PANELS = Domain("a sequence of FigureData",
+PANELS: Domain = Domain("a sequence of FigureData",
                 lambda name, value: _items(name, value, FigureData, PANELS),
                 example=(), bad=[3, "ab", None, ("a panel",)])
-HEATMAP = Domain("None or a HeatMap", lambda name, value: _heatmap(name, value), example=None,
+HEATMAP: Domain = Domain("None or a HeatMap", lambda name, value: _heatmap(name, value), example=None,
                  edges=(None,), bad=[3, "ab"])
-FIGURE = Domain("a FigureData", lambda name, value: _figure(name, value),
+FIGURE: Domain = Domain("a FigureData", lambda name, value: _figure(name, value),
                 example=None, bad=[3, "ab", None, {}])
 
 
@@ -408,6 +408,6 @@ def _items(name: str, value: Any, cls: type, domain: Domain) -> tuple:
     raise domain.refuse(name, value)
 
 
-_STOPS = array(ndim=1, min_size=2, max_size=100)
-_PAIR = array(ndim=1, min_size=2, max_size=2, low=-LINEAR_AXIS_MAX, high=LINEAR_AXIS_MAX,
+_STOPS: Domain = array(ndim=1, min_size=2, max_size=100)
+_PAIR: Domain = array(ndim=1, min_size=2, max_size=2, low=-LINEAR_AXIS_MAX, high=LINEAR_AXIS_MAX,
               text="None or a pair (low, high) of finite numbers")

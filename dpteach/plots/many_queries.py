@@ -79,10 +79,10 @@ ROUNDS_MAX = 1_000           #: most points in plot_mwem_rounds / errors per poi
 PMW_QUERIES_MAX = 100_000    #: most answers in plot_pmw_errors
 
 #: a cell of the precomputed grid: k of CROSSOVER_KS and ε of CROSSOVER_EPSILONS
-GRID_K = Domain(f"one of the grid's k {list(CROSSOVER_KS)}",
+GRID_K: Domain = Domain(f"one of the grid's k {list(CROSSOVER_KS)}",
                 lambda name, value: _on_grid(name, value, GRID_K, CROSSOVER_KS, int),
                 example=100, edges=(10, 10000), bad=[11, 0, 2.5, "10", None, True])
-GRID_EPSILON = Domain(f"one of the grid's ε {list(CROSSOVER_EPSILONS)}",
+GRID_EPSILON: Domain = Domain(f"one of the grid's ε {list(CROSSOVER_EPSILONS)}",
                       lambda name, value: _on_grid(name, value, GRID_EPSILON, CROSSOVER_EPSILONS,
                                                    float),
                       example=1.0, edges=(0.01, 10.0), bad=[0.011, 0.0, "1", None, True])

@@ -67,7 +67,7 @@ N_VALUES_MAX_SIZE = 10_000   # largest n grid of plot_rr_std_error / plot_local_
 
 #: γ: the truth with probability ½ + γ (rr_epsilon_from_gamma's domain)
 GAMMA = rr_epsilon_from_gamma.__domains__["gamma"]
-GAMMAS = Domain(f"1 to {len(CYCLE)} values of γ, each {GAMMA.text}",
+GAMMAS: Domain = Domain(f"1 to {len(CYCLE)} values of γ, each {GAMMA.text}",
                 lambda name, value: _gammas(name, value), example=[0.05, 0.1, 0.25, 0.4],
                 bad=[[], [0.5], [0.0], "ab", None, [0.1] * (len(CYCLE) + 1)])
 #: the sizes n to draw (default 60 from 10 to 10⁶)

@@ -49,14 +49,14 @@ NOISES = array(ndim=1, max_size=MAX_CURVE_POINTS, low=0.0, high=1e6, example=[0.
 EPSILONS = array(ndim=1, max_size=MAX_CURVE_POINTS, low=1e-6, high=1e4, example=[0.1, 1.0, 3.0])
 XS = array(ndim=1, max_size=MAX_CURVE_POINTS, low=0.0, high=1e15, example=[10.0, 100.0, 1000.0])
 #: label → one value in [0, 1] per x
-CURVES = Domain(f"a dict of 1 to {MAX_CURVES} curves, non-empty label → values in [0, 1]",
+CURVES: Domain = Domain(f"a dict of 1 to {MAX_CURVES} curves, non-empty label → values in [0, 1]",
                 lambda name, value: _curves(name, value), example={"decoder": [0.9, 0.7, 0.5]},
                 bad=[{}, {"": [0.5]}, {"a": [1.5]}, {"a": "ab"}, [0.5], None])
 #: a point (x, fraction) to mark
-NOISE_POINT = Domain("None or a point (E/√n, fraction) in [0, 1e6] × [0, 1]",
+NOISE_POINT: Domain = Domain("None or a point (E/√n, fraction) in [0, 1e6] × [0, 1]",
                      lambda name, value: _point(name, value, 0.0, 1e6, NOISE_POINT),
                      example=None, edges=(None,), bad=[(2e6, 0.5), (0.5, 1.5), (1.0,), "ab"])
-EPSILON_POINT = Domain("None or a point (ε, fraction) in [1e-6, 1e4] × [0, 1]",
+EPSILON_POINT: Domain = Domain("None or a point (ε, fraction) in [1e-6, 1e4] × [0, 1]",
                        lambda name, value: _point(name, value, 1e-6, 1e4, EPSILON_POINT),
                        example=None, edges=(None,), bad=[(0.0, 0.5), (0.5, 1.5), (1.0,), "ab"])
 
@@ -248,7 +248,7 @@ def plot_tracing_power(x, powers, *, fpr: float, x_title: str = "number of attri
                                             ceiling=ceiling), ax=ax)
 
 
-_VALUES = array(ndim=1, max_size=MAX_CURVE_POINTS, low=0.0, high=1.0)
+_VALUES: Domain = array(ndim=1, max_size=MAX_CURVE_POINTS, low=0.0, high=1.0)
 
 
 def _curves(name: str, value: Any) -> dict:
@@ -265,7 +265,7 @@ def _one_per_x(name: str, curves: dict, x_name: str, x: np.ndarray) -> None:
                              f"{[y.size for y in curves.values()]}")
 
 
-_PAIR = array(ndim=1, min_size=2, max_size=2)
+_PAIR: Domain = array(ndim=1, min_size=2, max_size=2)
 
 
 def _point(name: str, value: Any, low: float, high: float, domain: Domain):

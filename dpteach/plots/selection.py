@@ -54,12 +54,12 @@ _MEDIAN = selection.private_median_probabilities.__domains__
 _MODE = selection.private_mode_probabilities.__domains__
 SCORES = array(ndim=1, low=-1e15, high=1e15, max_size=BARS_MAX, example=[3.0, 1.0, 2.0])
 PROBABILITIES = array(ndim=1, low=0.0, high=1.0, max_size=BARS_MAX, example=[0.2, 0.5, 0.3])
-NAMES = Domain("None or a sequence of candidate names", lambda name, value: _names(name, value),
+NAMES: Domain = Domain("None or a sequence of candidate names", lambda name, value: _names(name, value),
                example=None, edges=(None,), bad=[3, [["a", "b"]]])
 SELECTION = dict(sensitivity=_EXP["sensitivity"], epsilon=_EXP["epsilon"],
                  monotonic=_EXP["monotonic"], labels=NAMES)
 #: pairs (P[S | D], P[S | D′]) by mechanism
-EVENTS = Domain("a non-empty dict {name: (p, p′)} of probabilities in [0, 1], not both 0",
+EVENTS: Domain = Domain("a non-empty dict {name: (p, p′)} of probabilities in [0, 1], not both 0",
                 lambda name, value: _events(name, value), example={"Laplace": (0.5, 0.2)},
                 bad=[{}, {"a": (0.0, 0.0)}, {"a": (1.5, 0.2)}, {"a": "ab"}, 3, None])
 ESTIMATES = array(ndim=1, low=-1e15, high=1e15, example=[1.0, 2.0, 2.5])
@@ -590,7 +590,7 @@ def _names(name: str, value: Any) -> list[str] | None:
     raise NAMES.refuse(name, value)
 
 
-_PAIR = array(ndim=1, min_size=2, max_size=2, low=0.0, high=1.0)
+_PAIR: Domain = array(ndim=1, min_size=2, max_size=2, low=0.0, high=1.0)
 
 
 def _events(name: str, value: Any) -> dict:
