@@ -230,14 +230,16 @@ _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 def array(*, ndim: int | tuple[int, ...] | None = None, min_size: int = 1,
           max_size: int = 10**7, low: float = -math.inf, high: float = math.inf,
           integers: bool = False, dtype=float, text: str | None = None,
-          example: Any = None, booleans: bool = False, max_rows: int | None = None) -> Domain:
+          example: Any = None, booleans: bool = False, max_rows: int | None = None,
+          finite: bool = True) -> Domain:
     """A numeric array (numbers, nested lists or arrays of real numbers; not booleans, not
     strings, not ragged), of the given dimension(s) and size, every entry finite and in
     [low, high] (whole numbers with ``integers=True``). Returns a NumPy array of ``dtype``
     (``dtype=np.floating``: float32 and float64 arrays keep their precision, anything else
     becomes float64). ``booleans=True`` also accepts True/False (as 1/0: a mask, a 0/1
-    indicator). ``max_rows`` bounds the length of the first axis (a data set's rows, whose
-    count sets the work) as ``max_size`` bounds the entries.
+    indicator); ``finite=False`` also NaN and ±inf (a gap in a plotted line), the finite
+    entries in range. ``max_rows`` bounds the length of the first axis (a data set's rows,
+    whose count sets the work) as ``max_size`` bounds the entries.
     """
     dims = None if ndim is None else ((ndim,) if isinstance(ndim, int) else tuple(ndim))
     shape_text = "" if dims is None else {(0,): "a number", (1,): "a 1-D array",
@@ -276,9 +278,10 @@ def array(*, ndim: int | tuple[int, ...] | None = None, min_size: int = 1,
                                  "entries")
         if max_rows is not None and arr.ndim and arr.shape[0] > max_rows:
             raise ParameterError(f"{name} must be {text}; got {name} with {arr.shape[0]:,} rows")
-        lo, hi = (arr.min(), arr.max()) if arr.size else (low, high)  # NaN or ±inf if an entry is
-        if arr.size and not (np.isfinite(lo) and np.isfinite(hi) and lo >= low and hi <= high
-                             and (not integers or np.all(arr == np.round(arr)))):
+        shown = arr if finite else arr[np.isfinite(arr)]
+        lo, hi = (shown.min(), shown.max()) if shown.size else (low, high)  # NaN/±inf if any
+        if shown.size and not (np.isfinite(lo) and np.isfinite(hi) and lo >= low and hi <= high
+                               and (not integers or np.all(shown == np.round(shown)))):
             raise domain.refuse(name, value)
         return arr
 
@@ -286,8 +289,9 @@ def array(*, ndim: int | tuple[int, ...] | None = None, min_size: int = 1,
     domain = Domain(text, convert, example=base,
                     edges=[v for v in ([low] * max(min_size, 1), [high] * max(min_size, 1))
                            if math.isfinite(v[0])],
-                    bad=["abc", None, [[1.0, 2.0], [3.0]], [math.nan] * max(min_size, 1),
-                         [math.inf] * max(min_size, 1), [1j]]
+                    bad=["abc", None, [[1.0, 2.0], [3.0]], [1j]]
+                    + ([[math.nan] * max(min_size, 1), [math.inf] * max(min_size, 1)] if finite
+                       else [])
                     + ([] if booleans else [[True] * max(min_size, 1)])
                     + ([[]] if min_size > 0 else []))
     return domain

@@ -137,33 +137,10 @@ def test_parameterless_loaders_reject_any_argument():
 # ----------------------------------------------------------------------- coverage
 # (module, function) pairs attacked by a hypothesis bad-input test, and where.
 _ELSEWHERE = {
-    "plots/test_figure.py": {"dpteach.plots.figure": ["to_matplotlib", "to_vega_lite"]},
     "accounting/test_accounting.py": {
         "dpteach.plots.accounting": [
             "composition_data", "dpsgd_epsilon_data", "planner_run",
             "planner_pld_steps"],
-    },
-    "learning/test_dpsgd.py": {
-        "dpteach.plots.dpsgd": [
-            "grad_norm_histogram_data", "training_history_data",
-            "probability_grid_data", "plot_probability_grid"],
-    },
-    "learning/test_erm.py": {
-        "dpteach.plots.erm": [
-            "plot_toy_boundaries", "toy_boundaries_data", "accuracy_curve_data"],
-    },
-    "plots/test_basics_plots.py": {
-        "dpteach.plots.calibration": [
-            "plot_neighbouring_densities", "plot_privacy_loss",
-            "plot_sigma_comparison", "plot_error_vs_epsilon",
-            "plot_dimension_crossover", "error_vs_epsilon_data",
-            "neighbouring_densities_data", "privacy_loss_data",
-            "sigma_comparison_data", "dimension_crossover_data"],
-        "dpteach.plots.randomized_response": [
-            "plot_rr_estimator", "plot_local_vs_central", "rr_estimator_data",
-            "local_vs_central_data"],
-        "dpteach.plots.attacks": [
-            "plot_noisy_difference", "noisy_difference_data"],
     },
     "plots/test_pate_plots.py": {
         "dpteach.plots.pate": [
@@ -190,43 +167,15 @@ _ELSEWHERE = {
             "sweep_gammas", "gamma_summary", "model_summary", "frontier_data",
             "plot_frontier", "group_rates_data", "plot_group_rates"],
     },
-    "mechanisms/test_selection.py": {
-        "dpteach.plots.selection": [
-            "plot_selection_probabilities", "plot_exponential_mechanism",
-            "plot_private_median", "plot_private_mode", "plot_noisy_max_comparison",
-            "plot_svt_vs_composition", "plot_event_privacy_loss"],
-    },
     "plots/test_audit_plots.py": {
         "dpteach.plots.audit": [
             "audit_histograms_data", "plot_audit_histograms",
             "bound_convergence_data", "plot_bound_convergence", "canary_scores_data",
             "plot_canary_scores", "one_run_bound_data", "plot_one_run_bound"],
     },
-    "mechanisms/test_stability.py": {
-        "dpteach.plots.selection": [
-            "plot_block_estimates", "plot_ptr_distance"],
-    },
-    "plots/test_many_queries_plots.py": {
-        "dpteach.plots.many_queries": [
-            "crossover_rng", "crossover_data", "plot_crossover",
-            "crossover_epsilon_data", "plot_crossover_epsilon", "mwem_rounds_data",
-            "plot_mwem_rounds", "pmw_errors_data", "plot_pmw_errors"],
-    },
-    "plots/test_anonymity.py": {
-        "dpteach.plots.anonymity": [
-            "uniqueness_curve_data", "plot_uniqueness_curve", "class_sizes_data",
-            "plot_class_sizes"],
-    },
-    "plots/test_reconstruction_plots.py": {
-        "dpteach.plots.reconstruction": [
-            "recovery_vs_noise_data", "plot_recovery_vs_noise",
-            "recovery_vs_epsilon_data", "plot_recovery_vs_epsilon",
-            "tracing_power_data", "plot_tracing_power"],
-    },
     "plots/test_dp_fairness_plots.py": {
         "dpteach.plots.dp_fairness": [
             "group_accuracy_data", "plot_group_accuracy"],
-    },
     },
 }
 # The plot functions below are attacked by tests/plots/test_plots_bad_input.py (another
@@ -235,21 +184,6 @@ PLOTS_FILE = "plots/test_plots_bad_input.py"
 PLOT_FUNCTIONS = {
     "dpteach.plots.accounting": ["plot_composition", "plot_dpsgd_epsilon", "plot_amplification",
                                  "amplification_data"],
-    "dpteach.plots.attacks": ["plot_neighbour_differences", "plot_attack_success",
-                              "plot_averaging_attack", "neighbour_differences_data",
-                              "attack_success_data", "averaging_attack_data"],
-    "dpteach.plots.dpsgd": ["plot_mia_roc", "plot_privacy_utility", "plot_grad_norm_histogram",
-                            "plot_training_history", "decision_grid", "plot_decision_boundary",
-                            "mia_roc_data", "privacy_utility_data", "decision_boundary_data"],
-    "dpteach.plots.erm": ["plot_decision_boundaries", "plot_accuracy_curve", "plot_sensitivity",
-                          "plot_excess_risk", "decision_boundaries_data", "sensitivity_data",
-                          "excess_risk_data"],
-    "dpteach.plots.randomized_response": ["plot_rr_std_error", "plot_rr_probabilities",
-                                          "rr_std_error_data", "rr_probabilities_data"],
-    "dpteach.plots.selection": [
-        "selection_probabilities_data", "exponential_mechanism_data", "private_median_data",
-        "private_mode_data", "noisy_max_comparison_data", "svt_vs_composition_data",
-        "event_privacy_loss_data", "block_estimates_data", "ptr_distance_data"],
 }
 _ELSEWHERE[PLOTS_FILE] = PLOT_FUNCTIONS
 # PENDING_PLOTS: plot functions whose bad-input tests are still being written; the coverage

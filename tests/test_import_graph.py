@@ -298,7 +298,8 @@ def test_the_cycle_check_can_fail(tmp_path, monkeypatch):
 
 def test_importing_the_plots_package_loads_no_drawing_library():
     # ``import dpteach.plots`` must stay light (the app and notebook start-up pay for it):
-    # its chapters, with matplotlib and SciPy, load on first use of one of their names.
+    # its chapters load on first use of one of their names, and matplotlib only when a
+    # figure is drawn (plots/_style.py imports no pyplot).
     import subprocess
     import sys
     code = ("import sys, dpteach.plots as p; "
@@ -308,7 +309,7 @@ def test_importing_the_plots_package_loads_no_drawing_library():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, cwd=ROOT).stdout.split("\n")
     assert out[0] == "[]", out[0]
-    assert out[1] == "dpteach.plots.calibration True"
+    assert out[1] == "dpteach.plots.calibration False"
 
 
 def test_every_name_the_plots_package_exports_exists_in_its_chapter():

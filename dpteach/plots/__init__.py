@@ -71,9 +71,9 @@ def __getattr__(name: str):
     module = _HOME.get(name)
     if module is None:
         raise AttributeError(f"module 'dpteach.plots' has no attribute {name!r}")
-    value = getattr(importlib.import_module("." + module, __name__), name)
-    globals()[name] = value                      # later look-ups skip __getattr__
-    return value
+    # not cached in globals(): the face holds no functions of its own, whichever was asked for
+    # first (a walk over the package's attributes finds the same ones in every order)
+    return getattr(importlib.import_module("." + module, __name__), name)
 
 
 def __dir__():

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
-import matplotlib.pyplot as plt
 import numpy as np
 
-from .._validation import ParameterError, check_array, describe
+from .._validation import Domain, ParameterError, array, describe, validate
 
 # Okabe-Ito colour-blind-safe palette
 PALETTE = {
@@ -32,6 +32,13 @@ LOG_AXIS_MAX = 1e200
 #: Allowed width and height of a new figure, in inches (a 50 × 50 inch figure is a
 #: 100 MB image at 100 dpi; below 0.1 inch nothing fits).
 FIGSIZE_RANGE = (0.1, 50.0)
+#: ``ax=`` of a figure: where to draw
+AXES: Domain = Domain("a matplotlib Axes, or None for a new figure",
+              lambda name, value: _axes(name, value), example=None, edges=(None,),
+              bad=["axes", 3])
+#: ``figsize=`` of a new figure: (width, height) in inches
+FIGSIZE = array(ndim=1, min_size=2, max_size=2, low=FIGSIZE_RANGE[0], high=FIGSIZE_RANGE[1],
+                example=(6.4, 4.0), text="(width, height) in inches, each in [0.1, 50]")
 
 
 def _as_floats(values) -> np.ndarray:
@@ -88,6 +95,7 @@ def refuse_undrawable_log(what: str, args: dict, *curves, limit: float = LOG_AXI
                              f"the range a log axis can show; got {got}")
 
 
+@validate(ax=AXES, figsize=FIGSIZE)
 def new_axes(ax=None, figsize=(6.4, 4.0)):
     """Return ``(fig, ax)``: the given axes and their figure, or a new pair.
 
@@ -103,24 +111,37 @@ def new_axes(ax=None, figsize=(6.4, 4.0)):
         Width and height of a new figure in inches, each in [0.1, 50].
     """
     if ax is not None:
-        from matplotlib.axes import Axes
-
-        if not isinstance(ax, Axes):
-            raise TypeError(f"ax must be a matplotlib Axes or None; got ax={ax!r:.60} "
-                            f"of type {type(ax).__name__}")
         return ax.figure, ax
     from matplotlib.figure import Figure
 
-    size = check_array("figsize", figsize, ndim=1, allow_bool=False)
-    low, high = FIGSIZE_RANGE
-    if size.size != 2 or np.any(size < low) or np.any(size > high):
-        raise ParameterError(f"figsize must be (width, height) in inches, each in [{low:g}, "
-                             f"{high:g}]; got figsize={describe(figsize)}")
-    fig = Figure(figsize=(float(size[0]), float(size[1])), layout="constrained")
+    fig = Figure(figsize=(float(figsize[0]), float(figsize[1])), layout="constrained")
     ax = fig.add_subplot()
     ax.set_prop_cycle(color=CYCLE)
     return fig, ax
 
 
-__all__ = ["PALETTE", "CYCLE", "LINEAR_AXIS_MAX", "FIGSIZE_RANGE", "new_axes",
-           "refuse_undrawable", "refuse_undrawable_log", "LOG_AXIS_MAX", "plt"]
+def instance_of(cls: type, text: str) -> Domain:
+    """A parameter that takes what a library function returned (``cls``), e.g. a result."""
+    def convert(name: str, value: Any) -> Any:
+        if isinstance(value, cls):
+            return value
+        raise domain.refuse(name, value)
+
+    domain = Domain(text, convert, bad=[None, 3, "result"])
+    return domain
+
+
+def _axes(name: str, value: Any) -> Any:
+    """None, or a matplotlib Axes (matplotlib is imported only to check one)."""
+    if value is None:
+        return None
+    from matplotlib.axes import Axes
+
+    if isinstance(value, Axes):
+        return value
+    raise AXES.refuse(name, value)
+
+
+__all__ = ["PALETTE", "CYCLE", "LINEAR_AXIS_MAX", "FIGSIZE_RANGE", "new_axes", "AXES", "FIGSIZE",
+           "instance_of",
+           "refuse_undrawable", "refuse_undrawable_log", "LOG_AXIS_MAX"]

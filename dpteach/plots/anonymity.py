@@ -19,12 +19,13 @@ References
 from __future__ import annotations
 
 import textwrap
+from typing import Any
 
 import numpy as np
 
-from .._validation import ParameterError, check_array, check_int, describe
-from ._style import CYCLE, PALETTE
-from .figure import FigureData, Rule, Series, to_matplotlib
+from .._validation import Domain, ParameterError, array, integer, validate
+from ._style import AXES, CYCLE, PALETTE
+from .figure import TEXT, FigureData, Rule, Series, to_matplotlib
 
 __all__ = ["MAX_CURVES", "MAX_ATTRIBUTES", "MAX_CLASS_SIZE", "uniqueness_curve_data",
            "plot_uniqueness_curve", "class_sizes_data", "plot_class_sizes"]
@@ -36,7 +37,18 @@ MAX_ATTRIBUTES = 50
 #: Largest class size drawn as its own bar by :func:`class_sizes_data`.
 MAX_CLASS_SIZE = 200
 
+#: label → fraction unique after 1, 2, … attributes
+CURVES: Domain = Domain(f"a dict of 1 to {MAX_CURVES} curves, non-empty label → 1 to {MAX_ATTRIBUTES} "
+                "fractions in [0, 1]", lambda name, value: _curves(name, value),
+                example={"Adult": [0.1, 0.5, 0.9]},
+                bad=[{}, {"": [0.5]}, {"a": [1.5]}, {"a": []}, {"a": "ab"}, [0.5], None])
+NAMES: Domain = Domain("None or a list of attribute names (strings)",
+               lambda name, value: _names(name, value), example=None, edges=(None,),
+               bad=["age", [1, 2], 3])
+SIZES = array(ndim=1, low=1, high=10**6, integers=True, max_size=10**6, example=[1, 2, 2, 5])
 
+
+@validate(curves=CURVES, attributes=NAMES)
 def uniqueness_curve_data(curves, attributes=None) -> FigureData:
     """Fraction of unique records on the first 1, 2, … attributes.
 
@@ -55,18 +67,8 @@ def uniqueness_curve_data(curves, attributes=None) -> FigureData:
         Per curve i: ``line`` ``"curve-i"`` and ``points`` ``"curve-i-points"``; rule
         ``"all-unique"`` (y = 1).
     """
-    if not isinstance(curves, dict) or not 1 <= len(curves) <= MAX_CURVES:
-        raise TypeError(f"curves must be a dict of 1 to {MAX_CURVES} label → fractions; got "
-                        f"curves={describe(curves)} of type {type(curves).__name__}")
     series, longest = [], 0
-    for i, (label, values) in enumerate(curves.items()):
-        if not isinstance(label, str) or not label:
-            raise TypeError(f"curves must have non-empty string labels; got the label "
-                            f"{describe(label)} in curves")
-        y = check_array("curves", values, ndim=1, allow_bool=False)
-        if not 1 <= y.size <= MAX_ATTRIBUTES or np.any(y < 0) or np.any(y > 1):
-            raise ParameterError(f"curves[{label!r}] must hold 1 to {MAX_ATTRIBUTES} fractions "
-                                 f"in [0, 1]; got curves[{label!r}]={describe(values)}")
+    for i, (label, y) in enumerate(curves.items()):
         x = np.arange(1, y.size + 1, dtype=float)
         colour = CYCLE[i % len(CYCLE)]
         series += [Series(f"curve-{i}", label, x, y, colour=colour),
@@ -74,11 +76,9 @@ def uniqueness_curve_data(curves, attributes=None) -> FigureData:
         longest = max(longest, y.size)
     title = "Curse of dimensionality: unique records as attributes grow"
     if attributes is not None:
-        if (isinstance(attributes, (str, bytes)) or not isinstance(attributes, (list, tuple))
-                or len(attributes) != longest
-                or not all(isinstance(a, str) for a in attributes)):
-            raise TypeError(f"attributes must be a list of {longest} names (one per point); got "
-                            f"attributes={describe(attributes)}")
+        if len(attributes) != longest:
+            raise ParameterError(f"attributes must name the {longest} attributes of the longest "
+                                 f"curve, one per point; got {len(attributes)} names")
         names = [a.replace("_", " ").replace("-", " ")         # birth_date: "birth date",
                  for a in attributes]                          # marital-status: "marital status"
         title += "\n" + "\n".join(textwrap.wrap("in order: " + " + ".join(names), 60))
@@ -88,6 +88,7 @@ def uniqueness_curve_data(curves, attributes=None) -> FigureData:
                       x_domain=(0.5, longest + 0.5), y_domain=(0.0, 1.05), x_integer=True)
 
 
+@validate(curves=CURVES, attributes=NAMES, ax=AXES)
 def plot_uniqueness_curve(curves, attributes=None, ax=None):
     """Unique records against the number of attributes (:func:`uniqueness_curve_data`).
 
@@ -99,6 +100,8 @@ def plot_uniqueness_curve(curves, attributes=None, ax=None):
     return to_matplotlib(uniqueness_curve_data(curves, attributes), ax=ax)
 
 
+@validate(sizes=SIZES, k=integer(1, 10**6, example=5).or_none(),
+          max_size=integer(1, MAX_CLASS_SIZE, example=20), name=TEXT.or_none())
 def class_sizes_data(sizes, k: int | None = None, max_size: int = 20,
                      name: str | None = None) -> FigureData:
     """Share of the rows in an equivalence class of each size.
@@ -122,16 +125,7 @@ def class_sizes_data(sizes, k: int | None = None, max_size: int = 20,
         ``max_size``); rule ``"k"``. ``extra``: ``"unique"`` (share of rows in classes of 1),
         ``"shares"``.
     """
-    s = check_array("sizes", sizes, ndim=1, allow_bool=False)
-    if not 1 <= s.size <= 10**6 or np.any(s < 1) or np.any(s != np.round(s)):
-        raise ParameterError(f"sizes must be 1 to 10**6 integers ≥ 1 (a class size per row); "
-                             f"got sizes={describe(sizes)}")
-    max_size = check_int("max_size", max_size, minimum=1, maximum=MAX_CLASS_SIZE)
-    if k is not None:
-        k = check_int("k", k, minimum=1, maximum=10**6)
-    if name is not None and (not isinstance(name, str) or not name.strip()):
-        raise TypeError(f"name must be a non-empty string (the quasi-identifier in words); "
-                        f"got name={describe(name)}")
+    s = sizes
     pooled = np.minimum(s, max_size + 1).astype(np.int64)
     shares = np.bincount(pooled, minlength=max_size + 2)[1:] / s.size
     x = np.arange(1, max_size + 2, dtype=float)
@@ -151,6 +145,8 @@ def class_sizes_data(sizes, k: int | None = None, max_size: int = 20,
                       extra={"unique": unique, "shares": shares})
 
 
+@validate(sizes=SIZES, k=integer(1, 10**6, example=5).or_none(),
+          max_size=integer(1, MAX_CLASS_SIZE, example=20), name=TEXT.or_none(), ax=AXES)
 def plot_class_sizes(sizes, k: int | None = None, max_size: int = 20,
                      name: str | None = None, ax=None):
     """Share of the rows per equivalence-class size (:func:`class_sizes_data`).
@@ -161,3 +157,20 @@ def plot_class_sizes(sizes, k: int | None = None, max_size: int = 20,
         Bars with gid ``"rows"``; the rule ``"k"``.
     """
     return to_matplotlib(class_sizes_data(sizes, k, max_size, name), ax=ax)
+
+
+_FRACTIONS: Domain = array(ndim=1, max_size=MAX_ATTRIBUTES, low=0.0, high=1.0)
+
+
+def _curves(name: str, value: Any) -> dict:
+    if not isinstance(value, dict) or not 1 <= len(value) <= MAX_CURVES \
+            or not all(isinstance(label, str) and label for label in value):
+        raise CURVES.refuse(name, value)
+    return {label: _FRACTIONS(f"{name}[{label!r}]", y) for label, y in value.items()}
+
+
+def _names(name: str, value: Any) -> list | None:
+    if value is None or (isinstance(value, (list, tuple))
+                         and all(isinstance(a, str) for a in value)):
+        return None if value is None else list(value)
+    raise NAMES.refuse(name, value)

@@ -19,23 +19,17 @@ from __future__ import annotations
 import numpy as np
 from scipy import special, stats
 
-from .._validation import (
-    ParameterError,
-    check_array,
-    check_choice,
-    check_epsilon,
-    check_in_range,
-    check_int,
-    describe,
-)
+from typing import Any
+
+from .._validation import EPSILON, Domain, ParameterError, array, choice, integer, validate
 from ..attacks.differencing import (
     SCENARIOS,
     dp_success_bound,
     local_sensitivity,
     noisy_attack_success,
 )
-from ._style import PALETTE
-from .figure import FigureData, Rule, Series, Text, to_matplotlib
+from ._style import AXES, PALETTE
+from .figure import TEXT, FigureData, Rule, Series, Text, to_matplotlib
 
 __all__ = [
     "neighbour_differences_data",
@@ -52,12 +46,23 @@ _LW = 2.2
 MAX_BARS = 1000             # plot_neighbour_differences: one bar per person
 MAX_GRID = 1000             # plot_attack_success: ε values (two exact successes each)
 MAX_DRAWN = 1e300           # largest |q(D) − q(D₋ᵢ)| whose axis limits stay finite
+#: a query on one column and that column (local_sensitivity's), at most one bar per person
+QUERY = local_sensitivity.__domains__["query"]
+DB = array(ndim=1, low=-1e15, high=1e15, max_size=MAX_BARS, example=[0, 1, 1, 0, 1])
+SCENARIO = choice(*SCENARIOS)
+EPSILONS = array(ndim=1, min_size=2, max_size=MAX_GRID, low=1e-6, high=1e3,
+                 example=[0.1, 1.0, 5.0])
+#: k → success rate measured by simulation
+SIMULATED: Domain = Domain("None or a non-empty dict {k in [1, 1000]: success rate in [0, 1]}",
+                   lambda name, value: _simulated(name, value), example=None, edges=(None,),
+                   bad=[{}, {0: 0.5}, {2: 1.5}, {"a": 0.5}, 3, "ab"])
 _SCENARIO_LABEL = {
     "known_rest": "attacker knows the others: one noisy count",
     "two_queries": "two noisy counts, q(D) − q(D without i)",
 }
 
 
+@validate(query=QUERY, db=DB, name=TEXT.or_none())
 def neighbour_differences_data(query, db, name: str | None = None) -> FigureData:
     """Bars of ``q(D) − q(D₋ᵢ)`` for every person i.
 
@@ -85,19 +90,11 @@ def neighbour_differences_data(query, db, name: str | None = None) -> FigureData
     if name is None:
         name = query if isinstance(query, str) else \
             getattr(query, "__name__", "query").replace("_", " ")
-    if not isinstance(name, str):
-        raise TypeError(f"name must be a string; got name={describe(name)}")
-    values = check_array("db", db, ndim=1)
-    if values.shape[0] > MAX_BARS:
-        raise ParameterError(f"db must have at most {MAX_BARS} rows to draw; got db with shape "
-                             f"{values.shape}")
+    values = db
     rep = local_sensitivity(query, db)
-    if rep.differences.ndim != 1:
-        raise ParameterError(f"plot_neighbour_differences needs a scalar-valued query and a 1-D "
-                             f"db; got differences of shape {rep.differences.shape}")
-    if rep.sensitivity > MAX_DRAWN:
-        raise ParameterError(f"query and db must give differences up to {MAX_DRAWN:g} to draw; "
-                             f"got sensitivity {rep.sensitivity:g}")
+    if rep.differences.ndim != 1 or rep.sensitivity > MAX_DRAWN:
+        raise ParameterError(f"query must give one number per database, differences up to "
+                             f"{MAX_DRAWN:g}; got differences of shape {rep.differences.shape}")
     is_bits = bool(np.all((values == 0) | (values == 1)))
     idx = np.arange(rep.differences.size, dtype=float)
     if is_bits:
@@ -126,6 +123,7 @@ def neighbour_differences_data(query, db, name: str | None = None) -> FigureData
                       extra={"sensitivity": rep.sensitivity})
 
 
+@validate(query=QUERY, db=DB, name=TEXT.or_none(), ax=AXES)
 def plot_neighbour_differences(query, db, name: str | None = None, ax=None):
     """Bar chart of ``q(D) − q(D₋ᵢ)`` for every person i.
 
@@ -153,6 +151,7 @@ def _difference_pdf(z, b: float, scenario: str):
     return (1 + u) * np.exp(-u) / (4 * b)
 
 
+@validate(epsilon=EPSILON, scenario=SCENARIO)
 def noisy_difference_data(epsilon: float, scenario: str = "known_rest") -> FigureData:
     """Densities of the attacker's statistic when the target's bit is 0 or 1.
 
@@ -175,10 +174,7 @@ def noisy_difference_data(epsilon: float, scenario: str = "known_rest") -> Figur
         ``"wrong-0"`` and ``"wrong-1"`` (the two errors), the rule ``"threshold"`` at ½;
         ``extra`` holds ``"success"`` and ``"bound"``.
     """
-    epsilon = check_epsilon("epsilon", epsilon)
-    epsilon = check_in_range("epsilon", epsilon, 1e-6, 1e3)
     b = 1.0 / epsilon                    # Laplace scale of a count (sensitivity 1)
-    scenario = check_choice("scenario", scenario, set(SCENARIOS))
     success = noisy_attack_success(epsilon, 1, scenario)
     bound = dp_success_bound(epsilon)
     spread = max(2.0, (5 if scenario == "known_rest" else 7) * b)
@@ -205,6 +201,7 @@ def noisy_difference_data(epsilon: float, scenario: str = "known_rest") -> Figur
                       extra={"success": success, "bound": bound})
 
 
+@validate(epsilon=EPSILON, scenario=SCENARIO, ax=AXES)
 def plot_noisy_difference(epsilon: float, scenario: str = "known_rest", ax=None):
     """Densities of the attacker's statistic when the target's bit is 0 or 1.
 
@@ -222,6 +219,7 @@ def plot_noisy_difference(epsilon: float, scenario: str = "known_rest", ax=None)
     return to_matplotlib(noisy_difference_data(epsilon, scenario), ax=ax)
 
 
+@validate(epsilons=EPSILONS.or_none(), highlight=EPSILON.or_none())
 def attack_success_data(epsilons=None, highlight: float | None = None) -> FigureData:
     """Exact success of the noisy differencing attack against ε, with the DP bound.
 
@@ -248,16 +246,7 @@ def attack_success_data(epsilons=None, highlight: float | None = None) -> Figure
     if epsilons is None:
         eps = np.geomspace(0.01, 10.0, 100)
     else:
-        eps = np.sort(check_array("epsilons", epsilons, ndim=1, min_size=2))
-        if np.any(eps < 1e-6) or np.any(eps > 1e3) or eps.size > MAX_GRID:
-            raise ParameterError(f"epsilons must be 2 to {MAX_GRID} values in [1e-6, 1e3]; "
-                                 f"got epsilons={describe(epsilons)}")
-    if highlight is not None:
-        try:
-            highlight = check_in_range("highlight", check_epsilon("highlight", highlight),
-                                       1e-6, 1e3)
-        except (TypeError, ValueError) as exc:
-            raise type(exc)(f"{exc} (highlight is the epsilon to mark)") from None
+        eps = np.sort(epsilons)
     series = [Series("bound", "bound for any attack: e^ε/(1 + e^ε)", eps, special.expit(eps),
                      colour=PALETTE["black"], width=_LW)]
     styles = {"known_rest": (PALETTE["vermillion"], "dashed"),
@@ -284,6 +273,7 @@ def attack_success_data(epsilons=None, highlight: float | None = None) -> Figure
                       rules=tuple(rules), log_x=True, y_domain=(0.45, 1.02))
 
 
+@validate(epsilons=EPSILONS.or_none(), highlight=EPSILON.or_none(), ax=AXES)
 def plot_attack_success(epsilons=None, highlight: float | None = None, ax=None):
     """Exact success of the noisy differencing attack against ε, with the DP bound.
 
@@ -302,6 +292,8 @@ def plot_attack_success(epsilons=None, highlight: float | None = None, ax=None):
     return to_matplotlib(attack_success_data(epsilons, highlight), ax=ax)
 
 
+@validate(epsilon=EPSILON, k_max=integer(2, 1000, work=True, example=100), scenario=SCENARIO,
+          simulated=SIMULATED)
 def averaging_attack_data(epsilon: float, k_max: int = 100, scenario: str = "known_rest",
                           simulated=None) -> FigureData:
     """Success of the averaging attack against the number k of repeated queries.
@@ -331,27 +323,16 @@ def averaging_attack_data(epsilon: float, k_max: int = 100, scenario: str = "kno
         Lines ``"bound"`` and ``"exact"`` at about 40 log-spaced k, points
         ``"simulated"``, the rule ``"chance"`` at ½.
     """
-    epsilon = check_epsilon("epsilon", epsilon)
     bound1 = dp_success_bound(epsilon)
-    k_max = check_int("k_max", k_max, minimum=2, maximum=1000)
-    scenario = check_choice("scenario", scenario, set(SCENARIOS))
     ks = np.unique(np.round(np.geomspace(1, k_max, 40)).astype(int))
     exact = np.array([noisy_attack_success(epsilon, int(k), scenario) for k in ks])
-    with np.errstate(over="ignore"):               # kε may overflow to inf: bound 1
-        bound = special.expit(ks * epsilon)        # dp_success_bound(kε)
+    bound = special.expit(ks * epsilon)            # dp_success_bound(kε)
     series = [Series("bound", "bound for the composed loss kε: e^kε/(1 + e^kε)", ks, bound,
                      colour=PALETTE["black"], width=_LW),
               Series("exact", "averaging k noisy answers (exact)", ks, exact,
                      colour=PALETTE["vermillion"], width=_LW, dash="dashed")]
     if simulated is not None:
-        if not isinstance(simulated, dict) or not simulated:
-            raise TypeError(f"simulated must be a non-empty dict {{k: success rate}}; "
-                            f"got simulated={describe(simulated)}")
-        sk = check_array("simulated keys", list(simulated.keys()), ndim=1, allow_bool=False)
-        sv = check_array("simulated values", list(simulated.values()), ndim=1, allow_bool=False)
-        if np.any((sv < 0) | (sv > 1)) or np.any((sk < 1) | (sk > 1000)):
-            raise ParameterError("simulated must map k in [1, 1000] to success rates in [0, 1]; "
-                                 f"got simulated={describe(simulated)}")
+        sk, sv = np.array(list(simulated), dtype=float), np.array(list(simulated.values()))
         series.append(Series("simulated", "simulated success rate", sk, sv, kind="points",
                              colour=PALETTE["blue"], width=2.8))
     return FigureData(f"Averaging repeated answers, ε = {epsilon:.3g} each\n"
@@ -362,6 +343,8 @@ def averaging_attack_data(epsilon: float, k_max: int = 100, scenario: str = "kno
                       x_integer=True, y_domain=(0.45, 1.02))
 
 
+@validate(epsilon=EPSILON, k_max=integer(2, 1000, work=True, example=100), scenario=SCENARIO,
+          simulated=SIMULATED, ax=AXES)
 def plot_averaging_attack(epsilon: float, k_max: int = 100, scenario: str = "known_rest",
                           simulated=None, ax=None):
     """Success of the averaging attack against the number k of repeated queries.
@@ -378,3 +361,16 @@ def plot_averaging_attack(epsilon: float, k_max: int = 100, scenario: str = "kno
         Curves have gids ``"exact"``, ``"bound"`` and ``"simulated"``.
     """
     return to_matplotlib(averaging_attack_data(epsilon, k_max, scenario, simulated), ax=ax)
+
+
+_KS: Domain = array(ndim=1, low=1, high=1000)
+_RATES: Domain = array(ndim=1, low=0.0, high=1.0)
+
+
+def _simulated(name: str, value: Any) -> dict | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict) or not value:
+        raise SIMULATED.refuse(name, value)
+    ks, rates = _KS(name, list(value)), _RATES(name, list(value.values()))
+    return dict(zip(ks.tolist(), rates.tolist()))

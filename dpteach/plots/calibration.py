@@ -30,24 +30,15 @@ import math
 import numpy as np
 from scipy import stats
 
-from .._validation import (
-    ParameterError,
-    check_array,
-    check_choice,
-    check_delta,
-    check_epsilon,
-    check_finite,
-    check_int,
-    check_sensitivity,
-    describe,
-)
+from .._validation import (DELTA, DELTA_POSITIVE, EPSILON, SENSITIVITY, VALUE, ParameterError,
+                           array, choice, integer, validate)
 from ..mechanisms.noise import (
     gaussian_privacy_loss,
     gaussian_sigma,
     laplace_privacy_loss,
     laplace_scale,
 )
-from ._style import PALETTE, refuse_undrawable, refuse_undrawable_log
+from ._style import AXES, PALETTE
 from .figure import MAX_POINTS, FigureData, Rule, Series, Span, to_matplotlib
 
 __all__ = [
@@ -64,6 +55,20 @@ __all__ = [
 ]
 
 _LW = 2.2  # line width readable on a projector
+EPSILONS_MAX_SIZE = 1_000   # largest ε grid (one σ calibration per value)
+
+#: a grid of ε (default: 80 values from 0.05 to 10)
+EPSILONS = array(ndim=1, min_size=2, max_size=EPSILONS_MAX_SIZE, low=1e-6, high=1e3,
+                 example=[0.1, 0.5, 1.0, 4.0]).or_none()
+METHOD = choice("analytic", "classic")
+#: the densities' and the privacy loss's figures
+DENSITIES = dict(sensitivity=SENSITIVITY, epsilon=EPSILON, delta=DELTA.or_none(),
+                 mechanism=choice("laplace", "gaussian", "both"), value=VALUE, method=METHOD)
+LOSS = dict(sensitivity=SENSITIVITY, epsilon=EPSILON, delta=DELTA.or_none(),
+            mechanism=choice("laplace", "gaussian"), method=METHOD)
+GRID = dict(sensitivity=SENSITIVITY, delta=DELTA_POSITIVE, epsilons=EPSILONS)
+CROSSOVER = dict(epsilon=EPSILON, delta=DELTA_POSITIVE,
+                 max_dimension=integer(2, 10**7, work=True, example=1000))
 
 
 def _fmt(x: float) -> str:
@@ -71,33 +76,15 @@ def _fmt(x: float) -> str:
     return f"{x:.3g}"
 
 
-def _delta_for_gaussian(delta, mechanism: str) -> float | None:
-    """Validate δ; the Gaussian needs δ in (0, 1), the Laplace ignores it."""
-    if delta is None:
-        if mechanism in ("gaussian", "both"):
-            raise ParameterError("delta must be given (in (0, 1)) for the Gaussian mechanism; "
-                                 "got delta=None")
-        return None
-    delta = check_delta("delta", delta)
-    if delta == 0 and mechanism in ("gaussian", "both"):
-        raise ParameterError("delta must be in (0, 1) for the Gaussian mechanism; got delta=0. "
-                             "Gaussian noise cannot give pure (epsilon, 0)-DP.")
-    return delta
-
-
-EPSILONS_MAX_SIZE = 1_000   # largest ε grid (one σ calibration per value)
+def _gaussian_delta(delta, mechanism: str) -> None:
+    """The Gaussian needs δ in (0, 1); the Laplace ignores it."""
+    if mechanism != "laplace" and not delta:
+        raise ParameterError(f"delta must be in (0, 1) for the Gaussian mechanism (no pure "
+                             f"(ε, 0)-DP); got delta={delta} with mechanism={mechanism!r}")
 
 
 def _epsilon_grid(epsilons) -> np.ndarray:
-    if epsilons is None:
-        return np.geomspace(0.05, 10.0, 80)
-    eps = check_array("epsilons", epsilons, ndim=1, min_size=2)
-    if np.any(eps <= 0):
-        raise ParameterError(f"epsilons must all be finite and > 0; got min(epsilons)={eps.min()!r}")
-    if eps.size > EPSILONS_MAX_SIZE:
-        raise ParameterError(f"epsilons must have at most {EPSILONS_MAX_SIZE} values; got "
-                             f"epsilons with {eps.size} values")
-    return np.sort(eps)
+    return np.geomspace(0.05, 10.0, 80) if epsilons is None else np.sort(epsilons)
 
 
 def _per_epsilon(func, eps: np.ndarray) -> np.ndarray:
@@ -130,6 +117,7 @@ def _title(sensitivity: float, epsilon: float | None = None, delta: float | None
 
 
 # ----------------------------------------------------------------------- figures
+@validate(**DENSITIES)
 def neighbouring_densities_data(sensitivity: float, epsilon: float, delta: float | None = None,
                                 mechanism: str = "laplace", value: float = 0.0,
                                 method: str = "analytic") -> FigureData:
@@ -166,41 +154,22 @@ def neighbouring_densities_data(sensitivity: float, epsilon: float, delta: float
         ``"answer-D"`` and ``"answer-D'"`` mark the two true answers. The title gives Δ,
         ε and, for the Gaussian, δ; ``extra["peak"]`` is the largest density.
 
-    Raises
-    ------
-    ParameterError
-        Also when the picture cannot be drawn in float64: a density peak or the
-        plotted range ``value ± 5b`` beyond ±1e300
-        (:data:`~dpteach.plots._style.LINEAR_AXIS_MAX`), e.g. for a noise scale Δ/ε
-        below about 1e-300 or above about 1e299.
     """
-    sensitivity = check_sensitivity("sensitivity", sensitivity)
-    epsilon = check_epsilon("epsilon", epsilon)
-    mechanism = check_choice("mechanism", mechanism, {"laplace", "gaussian", "both"})
-    value = check_finite("value", value)
-    method = check_choice("method", method, {"analytic", "classic"})
-    delta = _delta_for_gaussian(delta, mechanism)
+    _gaussian_delta(delta, mechanism)
 
     curves = []  # (name, scale label, frozen D, frozen D', colour D, colour D', spread)
-    peaks = []   # the densities' maxima, 1/(2b) and 1/(σ√(2π))
     if mechanism in ("laplace", "both"):
         b = laplace_scale(sensitivity, epsilon)
-        peaks.append(0.5 / b)
         curves.append(("laplace", f"b = {_fmt(b)}", stats.laplace(value, b),
                        stats.laplace(value + sensitivity, b), PALETTE["blue"], PALETTE["sky"],
                        5 * b))
     if mechanism in ("gaussian", "both"):
         sigma = gaussian_sigma(sensitivity, epsilon, delta, method=method)
-        peaks.append(1 / (sigma * math.sqrt(2 * math.pi)))
         curves.append(("gaussian", f"σ = {_fmt(sigma)}", stats.norm(value, sigma),
                        stats.norm(value + sensitivity, sigma), PALETTE["vermillion"],
                        PALETTE["orange"], 3.5 * sigma))
 
     spread = max(c[-1] for c in curves)
-    refuse_undrawable("the densities", dict(sensitivity=sensitivity, epsilon=epsilon,
-                                             delta=delta, value=value),
-                       spread, value - spread, value + sensitivity + spread,
-                       (value + sensitivity + spread) - (value - spread), 2 * max(peaks))
     y = _outputs(value - spread, value + sensitivity + spread, value, value + sensitivity)
     series = []
     for name, scale, dist_d, dist_n, col_d, col_n, _ in curves:
@@ -222,6 +191,7 @@ def neighbouring_densities_data(sensitivity: float, epsilon: float, delta: float
         extra={"peak": top})
 
 
+@validate(**DENSITIES, ax=AXES)
 def plot_neighbouring_densities(sensitivity: float, epsilon: float, delta: float | None = None,
                                 mechanism: str = "laplace", value: float = 0.0,
                                 method: str = "analytic", ax=None):
@@ -241,18 +211,12 @@ def plot_neighbouring_densities(sensitivity: float, epsilon: float, delta: float
         Curves have gids ``"laplace-D"``, ``"laplace-D'"``, ``"gaussian-D"``,
         ``"gaussian-D'"``.
 
-    Raises
-    ------
-    ParameterError
-        Also when the picture cannot be drawn in float64: a density peak or the
-        plotted range ``value ± 5b`` beyond ±1e300
-        (:data:`~dpteach.plots._style.LINEAR_AXIS_MAX`), e.g. for a noise scale Δ/ε
-        below about 1e-300 or above about 1e299.
     """
     return to_matplotlib(neighbouring_densities_data(sensitivity, epsilon, delta, mechanism,
                                                      value, method), ax=ax)
 
 
+@validate(**LOSS)
 def privacy_loss_data(sensitivity: float, epsilon: float, delta: float | None = None,
                       mechanism: str = "laplace", method: str = "analytic") -> FigureData:
     """Privacy-loss random variable ``ln(p(y)/p'(y))`` against the output y, as data.
@@ -283,25 +247,11 @@ def privacy_loss_data(sensitivity: float, epsilon: float, delta: float | None = 
         ``"minus-epsilon"`` at ±ε and ``"zero"``. The title gives Δ, ε and, for the
         Gaussian, δ; ``extra["p_exceeds"]`` is that probability (Gaussian only).
 
-    Raises
-    ------
-    ParameterError
-        Also when the picture cannot be drawn in float64: the plotted range or the
-        loss axis (±1.1ε and more) beyond ±1e300
-        (:data:`~dpteach.plots._style.LINEAR_AXIS_MAX`).
     """
-    sensitivity = check_sensitivity("sensitivity", sensitivity)
-    epsilon = check_epsilon("epsilon", epsilon)
-    mechanism = check_choice("mechanism", mechanism, {"laplace", "gaussian"})
-    method = check_choice("method", method, {"analytic", "classic"})
-    delta = _delta_for_gaussian(delta, mechanism)
-
-    args = dict(sensitivity=sensitivity, epsilon=epsilon, delta=delta)
+    _gaussian_delta(delta, mechanism)
     spans, extra = [], {}
     if mechanism == "laplace":
         b = laplace_scale(sensitivity, epsilon)
-        refuse_undrawable("the privacy loss", args, 2.5 * sensitivity + b, 4 * sensitivity + 2 * b,
-                           2.2 * epsilon)
         y = _outputs(-1.5 * sensitivity - b, 2.5 * sensitivity + b, 0.0, sensitivity)
         loss = laplace_privacy_loss(y, sensitivity, epsilon)
         extent = epsilon
@@ -317,15 +267,9 @@ def privacy_loss_data(sensitivity: float, epsilon: float, delta: float | None = 
         mu = ratio * ratio / 2                            # = Δ²/(2σ²)
         # the loss (Δ/σ²)(Δ/2 − y) is linear in y: its extent on the plotted range
         extent = max(epsilon, (half / sigma) * ratio)
-        refuse_undrawable("the privacy loss", args, sensitivity / 2 + half, 2 * half, cut,
-                           2.2 * extent)
         y = _outputs(sensitivity / 2 - half, sensitivity / 2 + half)
-        try:
-            loss = gaussian_privacy_loss(y, sensitivity, sigma)
-        except ParameterError as exc:                     # σ itself is out of reach
-            raise ParameterError(f"the privacy loss cannot be computed for sensitivity="
-                                 f"{describe(sensitivity)}, epsilon={describe(epsilon)}, "
-                                 f"delta={describe(delta)}: {exc}") from None
+        # unchecked: the plotted outputs reach εσ²/Δ, beyond the outputs a student types
+        loss = gaussian_privacy_loss.__wrapped__(y, sensitivity, sigma)
         # P[L > ε] + P[L < −ε] for L ~ N(μ, 2μ); √(2μ) = Δ/σ
         p_out = float(stats.norm.sf((epsilon - mu) / ratio)
                       + stats.norm.cdf((-epsilon - mu) / ratio))
@@ -349,6 +293,7 @@ def privacy_loss_data(sensitivity: float, epsilon: float, delta: float | None = 
         y_domain=(-1.1 * extent, 1.1 * extent), extra=extra)
 
 
+@validate(**LOSS, ax=AXES)
 def plot_privacy_loss(sensitivity: float, epsilon: float, delta: float | None = None,
                       mechanism: str = "laplace", method: str = "analytic", ax=None):
     """Privacy-loss random variable ``ln(p(y)/p'(y))`` against the output y.
@@ -367,17 +312,12 @@ def plot_privacy_loss(sensitivity: float, epsilon: float, delta: float | None = 
         The loss curve has gid ``"loss"``; the shaded regions ``"loss-exceeds-left"`` and
         ``"loss-exceeds-right"``.
 
-    Raises
-    ------
-    ParameterError
-        Also when the picture cannot be drawn in float64: the plotted range or the
-        loss axis (±1.1ε and more) beyond ±1e300
-        (:data:`~dpteach.plots._style.LINEAR_AXIS_MAX`).
     """
     return to_matplotlib(privacy_loss_data(sensitivity, epsilon, delta, mechanism, method),
                          ax=ax)
 
 
+@validate(**GRID)
 def sigma_comparison_data(sensitivity: float, delta: float, epsilons=None) -> FigureData:
     """Classic versus analytic Gaussian σ as a function of ε (log-log), as data.
 
@@ -402,16 +342,11 @@ def sigma_comparison_data(sensitivity: float, delta: float, epsilons=None) -> Fi
         and ``"analytic"`` (every ε of the sorted grid), log scales, a rule ``"epsilon-1"``
         at ε = 1 when the grid straddles it; the title gives Δ and δ.
     """
-    sensitivity = check_sensitivity("sensitivity", sensitivity)
-    delta = _delta_for_gaussian(delta, "gaussian")
     eps = _epsilon_grid(epsilons)
     analytic = _per_epsilon(lambda e: gaussian_sigma(sensitivity, e, delta), eps)
     small = eps[eps < 1]
     classic = _per_epsilon(lambda e: gaussian_sigma(sensitivity, e, delta, method="classic"),
                            small) if small.size else np.array([])
-    refuse_undrawable_log("the noise levels σ and the ε grid",
-                          dict(sensitivity=sensitivity, delta=delta, epsilons=epsilons),
-                          eps, analytic, classic)
     series = []
     if small.size:
         series.append(Series("classic", "classic σ = Δ√(2 ln(1.25/δ))/ε (only ε < 1)", small,
@@ -424,6 +359,7 @@ def sigma_comparison_data(sensitivity: float, delta: float, epsilons=None) -> Fi
                       series=tuple(series), rules=rules, log_x=True, log_y=True)
 
 
+@validate(**GRID, ax=AXES)
 def plot_sigma_comparison(sensitivity: float, delta: float, epsilons=None, ax=None):
     """Classic versus analytic Gaussian σ as a function of ε (log-log).
 
@@ -443,6 +379,7 @@ def plot_sigma_comparison(sensitivity: float, delta: float, epsilons=None, ax=No
     return to_matplotlib(sigma_comparison_data(sensitivity, delta, epsilons), ax=ax)
 
 
+@validate(**GRID, method=METHOD)
 def error_vs_epsilon_data(sensitivity: float, delta: float, epsilons=None,
                           method: str = "analytic") -> FigureData:
     """Expected absolute error of Laplace and Gaussian noise against ε, as data.
@@ -468,15 +405,10 @@ def error_vs_epsilon_data(sensitivity: float, delta: float, epsilons=None,
         Series ``"laplace"`` and ``"gaussian"`` (dashed) over the sorted grid, log
         scales; the title gives Δ and δ.
     """
-    sensitivity = check_sensitivity("sensitivity", sensitivity)
-    delta = _delta_for_gaussian(delta, "gaussian")
-    method = check_choice("method", method, {"analytic", "classic"})
     eps = _epsilon_grid(epsilons)
     lap = _per_epsilon(lambda e: laplace_scale(sensitivity, e), eps)
     gau = _per_epsilon(lambda e: gaussian_sigma(sensitivity, e, delta, method=method), eps)
     gau = gau * math.sqrt(2 / math.pi)
-    refuse_undrawable_log("the errors and the ε grid", dict(sensitivity=sensitivity, delta=delta,
-                                                           epsilons=epsilons), eps, lap, gau)
     series = (Series("laplace", "Laplace: E|noise| = b = Δ/ε", eps, lap,
                      colour=PALETTE["blue"], width=_LW),
               Series("gaussian", f"Gaussian ({method} σ): E|noise| = σ√(2/π)", eps, gau,
@@ -486,6 +418,7 @@ def error_vs_epsilon_data(sensitivity: float, delta: float, epsilons=None,
                       series=series, log_x=True, log_y=True)
 
 
+@validate(**GRID, method=METHOD, ax=AXES)
 def plot_error_vs_epsilon(sensitivity: float, delta: float, epsilons=None,
                           method: str = "analytic", ax=None):
     """Expected absolute error of Laplace and Gaussian noise against ε.
@@ -506,6 +439,7 @@ def plot_error_vs_epsilon(sensitivity: float, delta: float, epsilons=None,
     return to_matplotlib(error_vs_epsilon_data(sensitivity, delta, epsilons, method), ax=ax)
 
 
+@validate(**CROSSOVER)
 def dimension_crossover_data(epsilon: float, delta: float,
                              max_dimension: int = 1000) -> FigureData:
     """Per-coordinate expected absolute error for d counting queries, against d.
@@ -533,17 +467,11 @@ def dimension_crossover_data(epsilon: float, delta: float,
         scales, the rule ``"crossover"`` at d* (when it lies in the plotted range);
         ``extra["d_star"]`` is d*.
     """
-    epsilon = check_epsilon("epsilon", epsilon)
-    delta = _delta_for_gaussian(delta, "gaussian")
-    max_dimension = check_int("max_dimension", max_dimension, minimum=2, maximum=10 ** 7)
     d = np.unique(np.round(np.geomspace(1, max_dimension, 200)))
     sigma1 = gaussian_sigma(1.0, epsilon, delta)
-    with np.errstate(over="ignore"):         # d/ε = ∞ for a subnormal ε: not drawn
-        lap = d / epsilon
+    lap = d / epsilon
     gau = np.sqrt(d) * sigma1 * math.sqrt(2 / math.pi)
     d_star = (epsilon * sigma1 * math.sqrt(2 / math.pi)) ** 2
-    refuse_undrawable_log("the errors", dict(epsilon=epsilon, delta=delta,
-                                             max_dimension=max_dimension), lap, gau)
     series = (Series("laplace", "Laplace, ℓ1 sensitivity d: error d/ε", d, lap,
                      colour=PALETTE["blue"], width=_LW),
               Series("gaussian", "Gaussian, ℓ2 sensitivity √d: error √d·σ(1)·√(2/π)", d, gau,
@@ -557,6 +485,7 @@ def dimension_crossover_data(epsilon: float, delta: float,
                       log_x=True, log_y=True, x_integer=True, extra={"d_star": d_star})
 
 
+@validate(**CROSSOVER, ax=AXES)
 def plot_dimension_crossover(epsilon: float, delta: float, max_dimension: int = 1000,
                              ax=None):
     """Per-coordinate expected absolute error for d counting queries, against d.

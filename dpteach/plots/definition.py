@@ -29,16 +29,15 @@ References
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
-from .._validation import (DELTA, EPSILON, PROBABILITY, Domain, ParameterError, array,
-                           describe, real, validate)
+from .._validation import (DELTA, EPSILON, PROBABILITY, ParameterError, array, describe,
+                           real, validate)
 from ..attacks.roc import dp_roc_bound
 from ..mechanisms.definition import laplace_event_probability, posterior_bound
-from ._style import PALETTE
-from .figure import FigureData, Series, to_matplotlib
+from ._style import AXES, PALETTE
+from .figure import TEXT, FigureData, Series, to_matplotlib
 
 __all__ = ["event_probabilities_data", "plot_event_probabilities", "posterior_bound_data",
            "plot_posterior_bound", "dp_test_region_data", "plot_dp_test_region"]
@@ -50,10 +49,6 @@ COUNT = real(-1e6, 1e6, example=4.0)
 #: a ROC curve's rates (both or neither)
 RATES = array(ndim=1, low=0.0, high=1.0, min_size=2, max_size=100_000,
               example=[0.0, 0.5, 1.0]).or_none()
-AXES = Domain("a matplotlib Axes, or None for a new figure", lambda name, value: _axes(name, value),
-              example=None, bad=["axes", 3])
-TEXT = Domain("a string", lambda name, value: _text(name, value), example="an attack",
-              bad=[None, 3])
 
 
 @validate(epsilon=FIGURE_EPSILON, low=COUNT, high=COUNT, count=COUNT, count_prime=COUNT)
@@ -237,21 +232,3 @@ def plot_dp_test_region(epsilon: float, delta: float = 0.0, fpr=None, tpr=None,
                         label: str = "an attack's ROC curve", ax=None):
     """Draw :func:`dp_test_region_data` with matplotlib; returns the ``Figure``."""
     return to_matplotlib(dp_test_region_data(epsilon, delta, fpr, tpr, label), ax=ax)
-
-
-# ------------------------------------------------------------------------ helpers
-def _axes(name: str, value: Any) -> Any:
-    """None, or a matplotlib Axes."""
-    if value is None:
-        return None
-    from matplotlib.axes import Axes
-
-    if isinstance(value, Axes):
-        return value
-    raise AXES.refuse(name, value)
-
-
-def _text(name: str, value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    raise TEXT.refuse(name, value)

@@ -21,19 +21,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import (
-    ParameterError,
-    check_array,
-    check_bool,
-    check_delta,
-    check_epsilon,
-    check_in_range,
-    check_int,
-)
+from typing import Any
+
+from .._validation import (DELTA, FLAG, PROBABILITY, Domain, ParameterError, anything,
+                           array, integer, real, validate)
 from ..attacks.roc import AttackResult, dp_roc_bound
 from ..learning.dpsgd import MAX_GRAD_NORM
-from ._style import CYCLE, PALETTE
-from .figure import FigureData, HeatMap, Rule, Series, Text, to_matplotlib
+from ._style import AXES, CYCLE, PALETTE
+from .figure import TEXT, FigureData, HeatMap, Rule, Series, Text, to_matplotlib
 
 __all__ = [
     "mia_roc_data",
@@ -57,10 +52,37 @@ PROBABILITY_COLOURS = (PALETTE["blue"], "#FFFFFF", PALETTE["vermillion"])
 #: Colours of the training points of class 0 and class 1 on the heat maps.
 CLASS_COLOURS = (PALETTE["blue"], PALETTE["vermillion"])
 
+#: attack results: one AttackResult or a sequence of them
+RESULTS: Domain = Domain("an AttackResult or a sequence of AttackResult",
+                 lambda name, value: _results(name, value), bad=[None, 3, "roc", []])
+#: the ε of DP ceilings: one or a few
+EPSILONS = array(ndim=(0, 1), low=1e-6, high=1e3, max_size=20, example=[2.0, 8.0]).flat()
+#: learning curves: ε and accuracies of a few models
+CURVE_EPSILONS = array(ndim=1, low=1e-6, high=1e3, max_size=10_000, example=[0.5, 1.0, 8.0])
+ACCURACIES = array(ndim=1, low=0.0, high=1.0, max_size=10_000, example=[0.6, 0.7, 0.8])
+#: per-example gradient norms
+NORMS = array(ndim=1, low=0.0, high=1e15, example=[0.5, 1.0, 3.0])
+#: DPSGDClassifier.history_ dicts by label
+HISTORIES: Domain = Domain("a non-empty dict label → history_ (a dict with 'epoch', 'accuracy' and "
+                   "'epsilon', arrays of one length)", lambda name, value: _histories(name, value),
+                   example={"DP-SGD": {"epoch": [1, 2], "accuracy": [0.6, 0.7],
+                                       "epsilon": [0.5, 0.8]}},
+                   bad=[None, {}, {"a": {"epoch": [1]}}, 3])
+#: a fitted classifier
+CLASSIFIER: Domain = Domain("a fitted classifier with a predict_proba method",
+                    lambda name, value: _classifier(name, value), bad=[None, 3, "clf"])
+#: two features per row, and a grid around them
+POINTS_2D = array(ndim=2, low=-1e15, high=1e15, example=[[0.0, 0.0], [1.0, 1.0]])
+LABELS = array(ndim=1, example=[0, 1])
+GRID_AXIS = array(ndim=1, min_size=2, max_size=1000, low=-1e15, high=1e15, example=[0.0, 1.0])
+GRID_SIZE = integer(10, 1000, example=60)
+
 _LW = 2.0
 _FLOAT_MAX = float(np.finfo(float).max)
 
 
+@validate(results=RESULTS, epsilon=EPSILONS.or_none(), delta=DELTA, log=FLAG,
+          min_fpr=real(0.0, 1.0, low_open=True, high_open=True, example=1e-3).or_none())
 def mia_roc_data(results, *, epsilon=None, delta: float = 0.0, log: bool = True,
                  min_fpr: float | None = None) -> FigureData:
     """ROC curves of membership-inference attacks, with the (ε, δ)-DP ceiling.
@@ -87,24 +109,10 @@ def mia_roc_data(results, *, epsilon=None, delta: float = 0.0, log: bool = True,
         Lines ``"chance"`` (TPR = FPR), ``"dp-bound-<ε>"`` (one ceiling per ε, 400 FPRs)
         and ``"roc-<k>"`` (the k-th attack).
     """
-    if isinstance(results, AttackResult):
-        results = [results]
-    if isinstance(results, (str, bytes)) or not hasattr(results, "__iter__"):
-        raise TypeError("results must be an AttackResult or a sequence of AttackResult; "
-                        f"got results={results!r:.60}")
-    results = list(results)
-    if not results or not all(isinstance(r, AttackResult) for r in results):
-        raise TypeError("results must be an AttackResult or a sequence of AttackResult")
-    eps_list = ([] if epsilon is None else
-                [check_epsilon("epsilon", e) for e in check_array("epsilon", epsilon, ndim=(0, 1),
-                                                       finite=False, allow_bool=False).ravel()])
-    d = check_delta("delta", delta)
-    log = check_bool("log", log)
+    eps_list = [] if epsilon is None else [float(e) for e in epsilon]
+    d = delta
     if min_fpr is None:
         min_fpr = 1.0 / max(r.n_nonmembers for r in results) if log else 0.0
-    else:
-        min_fpr = check_in_range("min_fpr", min_fpr, 0.0, 1.0, low_inclusive=False,
-                                 high_inclusive=False)
     grid = np.geomspace(max(min_fpr, 1e-12), 1, 400) if log else np.linspace(0, 1, 401)
     series = [Series("chance", "chance (TPR = FPR)", grid, grid, colour="grey", dash="dotted",
                      width=1.0)]
@@ -131,6 +139,8 @@ def mia_roc_data(results, *, epsilon=None, delta: float = 0.0, log: bool = True,
                       y_domain=(min_fpr, 1.05) if log else (0.0, 1.02))
 
 
+@validate(results=RESULTS, epsilon=EPSILONS.or_none(), delta=DELTA, log=FLAG,
+          min_fpr=real(0.0, 1.0, low_open=True, high_open=True, example=1e-3).or_none(), ax=AXES)
 def plot_mia_roc(results, *, epsilon=None, delta: float = 0.0, log: bool = True,
                  min_fpr: float | None = None, ax=None):
     """ROC curves of membership-inference attacks, with the (ε, δ)-DP ceiling.
@@ -145,6 +155,8 @@ def plot_mia_roc(results, *, epsilon=None, delta: float = 0.0, log: bool = True,
                                       min_fpr=min_fpr), ax=ax)
 
 
+@validate(epsilons=CURVE_EPSILONS, accuracies=ACCURACIES, baseline=PROBABILITY.or_none(),
+          label=TEXT)
 def privacy_utility_data(epsilons, accuracies, *, baseline: float | None = None,
                          label: str = "DP-SGD") -> FigureData:
     """Test accuracy versus ε (log axis), with the non-private model as a line.
@@ -164,19 +176,10 @@ def privacy_utility_data(epsilons, accuracies, *, baseline: float | None = None,
         Line ``"utility"`` and points ``"utility-points"`` in increasing ε, rule
         ``"baseline"``.
     """
-    eps = check_array("epsilons", epsilons, ndim=1)
-    acc = check_array("accuracies", accuracies, ndim=1)
+    eps, acc = epsilons, accuracies
     if eps.shape != acc.shape:
-        raise ParameterError("epsilons and accuracies must have the same length; "
-                             f"got {eps.size} and {acc.size}")
-    if np.any(eps <= 0):
-        raise ParameterError(f"epsilons must be > 0; got epsilons={epsilons!r:.60}")
-    if np.any(acc < 0) or np.any(acc > 1):
-        raise ParameterError(f"accuracies must lie in [0, 1]; got accuracies={accuracies!r:.60}")
-    if baseline is not None:
-        baseline = check_in_range("baseline", baseline, 0.0, 1.0)
-    if not isinstance(label, str):
-        raise TypeError(f"label must be a string; got label={label!r:.60}")
+        raise ParameterError(f"epsilons and accuracies must have the same length; got {eps.size} "
+                             f"and {acc.size}")
     order = np.argsort(eps)
     series = (Series("utility", label, eps[order], acc[order], colour=PALETTE["blue"],
                      width=_LW),
@@ -189,6 +192,8 @@ def privacy_utility_data(epsilons, accuracies, *, baseline: float | None = None,
                       "test accuracy", series=series, rules=rules, log_x=True)
 
 
+@validate(epsilons=CURVE_EPSILONS, accuracies=ACCURACIES, baseline=PROBABILITY.or_none(),
+          label=TEXT, ax=AXES)
 def plot_privacy_utility(epsilons, accuracies, *, baseline: float | None = None,
                          label: str = "DP-SGD", ax=None):
     """Test accuracy versus ε (log axis), with the non-private model as a line.
@@ -203,6 +208,8 @@ def plot_privacy_utility(epsilons, accuracies, *, baseline: float | None = None,
                                               label=label), ax=ax)
 
 
+@validate(norms=NORMS, max_grad_norm=real(0.0, MAX_GRAD_NORM, low_open=True).or_none(),
+          bins=integer(2, 10_000, example=40))
 def grad_norm_histogram_data(norms, max_grad_norm: float | None = None, *,
                              bins: int = 40) -> FigureData:
     """Histogram of per-example gradient norms, before and after clipping to C.
@@ -226,12 +233,7 @@ def grad_norm_histogram_data(norms, max_grad_norm: float | None = None, *,
         min(norms, C) in bins from 0 to 1.02 × max(largest norm, C)), and the rule
         ``clip`` at C. The title gives n and the share clipped.
     """
-    norms = check_array("norms", norms, ndim=1)
-    if np.any(norms < 0):
-        raise ParameterError(f"norms must be >= 0; got min(norms)={norms.min()!r}")
-    bins = check_int("bins", bins, minimum=2, maximum=10_000)
-    C = None if max_grad_norm is None else check_in_range("max_grad_norm", max_grad_norm, 0.0,
-                                                          MAX_GRAD_NORM, low_inclusive=False)
+    C = max_grad_norm
     top = float(norms.max()) if norms.max() > 0 else 1.0
 
     def bars(key, label, values, right, colour, opacity):
@@ -255,6 +257,8 @@ def grad_norm_histogram_data(norms, max_grad_norm: float | None = None, *,
                       y_domain=(0.0, max(1.0, highest * 1.05)), y_integer=True)
 
 
+@validate(norms=NORMS, max_grad_norm=real(0.0, MAX_GRAD_NORM, low_open=True).or_none(),
+          bins=integer(2, 10_000, example=40), ax=AXES)
 def plot_grad_norm_histogram(norms, max_grad_norm: float | None = None, *, bins: int = 40,
                              ax=None):
     """Histogram of per-example gradient norms, before and after clipping to C.
@@ -275,25 +279,7 @@ def plot_grad_norm_histogram(norms, max_grad_norm: float | None = None, *, bins:
     return to_matplotlib(grad_norm_histogram_data(norms, max_grad_norm, bins=bins), ax=ax)
 
 
-def _checked_histories(histories) -> dict:
-    if not isinstance(histories, dict) or not histories:
-        raise TypeError("histories must be a non-empty dict label -> history_ dict; "
-                        f"got histories={histories!r:.60}")
-    checked = {}
-    for name, h in histories.items():
-        if not isinstance(h, dict) or not {"epoch", "accuracy", "epsilon"} <= set(h):
-            raise TypeError(f"histories[{name!r}] must be a dict with keys 'epoch', 'accuracy' "
-                            f"and 'epsilon'; got {h!r:.60}")
-        ep = check_array(f"histories[{name!r}]['epoch']", h["epoch"], ndim=1)
-        acc = check_array(f"histories[{name!r}]['accuracy']", h["accuracy"], ndim=1)
-        eps = check_array(f"histories[{name!r}]['epsilon']", h["epsilon"], ndim=1, finite=False)
-        if not ep.shape == acc.shape == eps.shape:
-            raise ParameterError(f"histories[{name!r}]: 'epoch', 'accuracy' and 'epsilon' must have "
-                                 f"the same length; got {ep.size}, {acc.size}, {eps.size}")
-        checked[name] = (ep, acc, eps)
-    return checked
-
-
+@validate(histories=HISTORIES, delta=DELTA.or_none())
 def training_history_data(histories, *, delta: float | None = None) -> FigureData:
     """Training accuracy and ε spent after each epoch: two panels, one y axis each.
 
@@ -315,8 +301,8 @@ def training_history_data(histories, *, delta: float | None = None) -> FigureDat
         finite everywhere (no noise: ε = ∞) has no ε series, and the ε panel's title
         says so (with no finite ε at all, the panel says it in words).
     """
-    checked = _checked_histories(histories)
-    d = None if delta is None else check_delta("delta", delta)
+    checked = {label: (h["epoch"], h["accuracy"], h["epsilon"]) for label, h in histories.items()}
+    d = delta
     acc_series, eps_series, infinite = [], [], []
     for k, (name, (ep, acc, eps)) in enumerate(checked.items()):
         c = CYCLE[k % len(CYCLE)]
@@ -350,6 +336,7 @@ def training_history_data(histories, *, delta: float | None = None) -> FigureDat
                       panels=(accuracy, spent))
 
 
+@validate(histories=HISTORIES, ax=anything("None, or a sequence of two matplotlib Axes"))
 def plot_training_history(histories, ax=None):
     """Training accuracy and ε spent after each epoch, in two stacked panels.
 
@@ -365,6 +352,7 @@ def plot_training_history(histories, ax=None):
     return to_matplotlib(training_history_data(histories), ax=ax)
 
 
+@validate(clf=CLASSIFIER, X=POINTS_2D, grid_size=GRID_SIZE, pad=real(0.0, 1e6, example=0.5))
 def decision_grid(clf, X, grid_size: int = 60, pad: float = 0.5):
     """P(class 1) of a fitted two-feature classifier on a regular grid around the data.
 
@@ -383,36 +371,17 @@ def decision_grid(clf, X, grid_size: int = 60, pad: float = 0.5):
     pad : float in [0, 1e6]
         Margin around the data.
     """
-    if not callable(getattr(clf, "predict_proba", None)):
-        raise TypeError("clf must be a fitted classifier with a predict_proba method; "
-                        f"got clf={clf!r:.60}")
-    X = check_array("X", X, ndim=2)
     if X.shape[1] != 2:
-        raise ParameterError(f"X must have 2 columns; got shape {X.shape}")
-    res = check_int("grid_size", grid_size, minimum=10, maximum=1000)
-    pad = check_in_range("pad", pad, 0.0, 1e6)
-    with np.errstate(over="ignore"):
-        x0 = np.linspace(X[:, 0].min() - pad, X[:, 0].max() + pad, res)
-        x1 = np.linspace(X[:, 1].min() - pad, X[:, 1].max() + pad, res)
-    if not (np.all(np.isfinite(x0)) and np.all(np.isfinite(x1))):
-        raise ParameterError("X is too large: the grid around it leaves the float range; got X "
-                             f"with max |x| = {np.max(np.abs(X)):.3g}")
+        raise ParameterError(f"X must have 2 columns; got X of shape {X.shape}")
+    res = grid_size
+    x0 = np.linspace(X[:, 0].min() - pad, X[:, 0].max() + pad, res)
+    x1 = np.linspace(X[:, 1].min() - pad, X[:, 1].max() + pad, res)
     g0, g1 = np.meshgrid(x0, x1)
     p = np.asarray(clf.predict_proba(np.column_stack([g0.ravel(), g1.ravel()])))[:, 1]
     if not np.all(np.isfinite(p)):
-        raise ParameterError("clf gave non-finite probabilities on the grid around X (values "
-                             f"beyond what it can score); got pad={pad:g} and X with max |x| = "
-                             f"{np.max(np.abs(X)):.3g}")
+        raise ParameterError(f"clf gave non-finite probabilities on the grid around X; got "
+                             f"pad={pad:g} and X with max |x| = {np.max(np.abs(X)):.3g}")
     return x0, x1, p.reshape(g0.shape)
-
-
-def _check_labels(X, y):
-    """``y`` checked against ``X`` (one label per row, at most two classes)."""
-    y = check_array("y", y, ndim=1)
-    if y.shape != (X.shape[0],) or np.unique(y).size > 2:
-        raise ParameterError("y must hold one label per row of X, with at most two classes; got y "
-                             f"of shape {y.shape} with {np.unique(y).size} classes")
-    return y
 
 
 def _boundary(x0, x1, p) -> tuple[np.ndarray, np.ndarray]:
@@ -428,6 +397,8 @@ def _boundary(x0, x1, p) -> tuple[np.ndarray, np.ndarray]:
     return line[:, 0], line[:, 1]
 
 
+@validate(x0=GRID_AXIS, x1=GRID_AXIS, p=array(ndim=2, min_size=4, low=0.0, high=1.0),
+          X=POINTS_2D, y=LABELS, title=TEXT.or_none())
 def probability_grid_data(x0, x1, p, X, y, *, title: str | None = None) -> FigureData:
     """P(class 1) on a grid as a heat map, the line P = 0.5, and the training points.
 
@@ -455,14 +426,12 @@ def probability_grid_data(x0, x1, p, X, y, *, title: str | None = None) -> Figur
         Heat map ``"probability"``, line ``"boundary"`` (P = 0.5, pieces separated by
         NaN) and points ``"class-<c>"`` for each class c.
     """
-    x0, x1, p, X, y = _checked_grid(x0, x1, p, X, y, title)
-    with np.errstate(over="ignore"):
-        edges = [x0[0] - (x0[1] - x0[0]) / 2, x0[-1] + (x0[-1] - x0[-2]) / 2,
-                 x1[0] - (x1[1] - x1[0]) / 2, x1[-1] + (x1[-1] - x1[-2]) / 2]
-    if not np.all(np.isfinite(edges)):
-        raise ParameterError("x0 and x1 reach the end of the float range: the cells around them "
-                             f"cannot be placed; got x0 in [{x0[0]:.3g}, {x0[-1]:.3g}], "
-                             f"x1 in [{x1[0]:.3g}, {x1[-1]:.3g}]")
+    if np.any(np.diff(x0) <= 0) or np.any(np.diff(x1) <= 0) or p.shape != (x1.size, x0.size):
+        raise ParameterError(f"x0 and x1 must increase and p have shape (x1.size, x0.size) = "
+                             f"{(x1.size, x0.size)}; got p of shape {p.shape}")
+    if X.shape[1] != 2 or y.shape != (X.shape[0],) or np.unique(y).size > 2:
+        raise ParameterError(f"X must have 2 columns and y one label per row of X, at most two "
+                             f"classes; got X of shape {X.shape}, y of shape {y.shape}")
     series = [Series("boundary", "P(class 1) = 0.5", *_boundary(x0, x1, p),
                      colour=PALETTE["black"], width=1.2)]
     for k, c in enumerate(np.unique(y)[:2]):
@@ -477,6 +446,8 @@ def probability_grid_data(x0, x1, p, X, y, *, title: str | None = None) -> Figur
                       y_domain=(float(x1[0]), float(x1[-1])))
 
 
+@validate(x0=GRID_AXIS, x1=GRID_AXIS, p=array(ndim=2, min_size=4, low=0.0, high=1.0),
+          X=POINTS_2D, y=LABELS, title=TEXT.or_none(), ax=AXES)
 def plot_probability_grid(x0, x1, p, X, y, *, title: str | None = None, ax=None):
     """P(class 1) on a grid, the line P = 0.5 and the training points.
 
@@ -490,6 +461,7 @@ def plot_probability_grid(x0, x1, p, X, y, *, title: str | None = None, ax=None)
     return to_matplotlib(probability_grid_data(x0, x1, p, X, y, title=title), ax=ax)
 
 
+@validate(clf=CLASSIFIER, X=POINTS_2D, y=LABELS, grid_size=GRID_SIZE, title=TEXT.or_none())
 def decision_boundary_data(clf, X, y, *, grid_size: int = 60,
                            title: str | None = None) -> FigureData:
     """P(class 1) of a fitted two-feature binary classifier around the data, with the data.
@@ -506,10 +478,12 @@ def decision_boundary_data(clf, X, y, *, grid_size: int = 60,
         Grid points per axis.
     title : str, optional
     """
-    x0, x1, p = decision_grid(clf, X, grid_size)
+    x0, x1, p = decision_grid.__wrapped__(clf, X, grid_size)
     return probability_grid_data(x0, x1, p, X, y, title=title)
 
 
+@validate(clf=CLASSIFIER, X=POINTS_2D, y=LABELS, grid_size=GRID_SIZE, title=TEXT.or_none(),
+          ax=AXES)
 def plot_decision_boundary(clf, X, y, *, grid_size: int = 60, title: str | None = None, ax=None):
     """P(class 1) of a fitted two-feature binary classifier as a heat map, with the data.
 
@@ -523,27 +497,39 @@ def plot_decision_boundary(clf, X, y, *, grid_size: int = 60, title: str | None 
                          ax=ax)
 
 
-def _checked_grid(x0, x1, p, X, y, title):
-    """The arguments of :func:`probability_grid_data` checked (by name) and as arrays."""
-    grid = []
-    for name, v in (("x0", x0), ("x1", x1)):
-        v = check_array(name, v, ndim=1, min_size=2)
-        if np.any(np.diff(v) <= 0):
-            raise ParameterError(f"{name} must be increasing; got {name} with "
-                                 f"min step {np.diff(v).min():.3g}")
-        grid.append(v)
-    x0, x1 = grid
-    p = check_array("p", p, ndim=2)
-    if p.shape != (x1.size, x0.size):
-        raise ParameterError(f"p must have shape (x1.size, x0.size) = {(x1.size, x0.size)}; got "
-                             f"p of shape {p.shape}")
-    if np.any((p < 0) | (p > 1)):
-        raise ParameterError(f"p must hold probabilities in [0, 1]; got p with min {p.min():.3g} "
-                             f"and max {p.max():.3g}")
-    X = check_array("X", X, ndim=2)
-    if X.shape[1] != 2:
-        raise ParameterError(f"X must have 2 columns; got shape {X.shape}")
-    y = _check_labels(X, y)
-    if title is not None and not isinstance(title, str):
-        raise TypeError(f"title must be a string or None; got title={title!r:.60}")
-    return x0, x1, p, X, y
+def _results(name: str, value: Any) -> list:
+    results = [value] if isinstance(value, AttackResult) else value
+    if isinstance(results, (list, tuple)) and results \
+            and all(isinstance(r, AttackResult) for r in results):
+        return list(results)
+    raise RESULTS.refuse(name, value)
+
+
+def _classifier(name: str, value: Any) -> Any:
+    if callable(getattr(value, "predict_proba", None)):
+        return value
+    raise CLASSIFIER.refuse(name, value)
+
+
+_EPOCHS: Domain = array(ndim=1, max_size=100_000)
+
+
+def _histories(name: str, value: Any) -> dict:
+    """The histories with their arrays checked (ε may be ∞: no noise)."""
+    checked = {}
+    try:
+        for label, h in value.items():
+            where = f"{name}[{label!r}]"
+            checked[label] = {"epoch": _EPOCHS(f"{where}['epoch']", h["epoch"]),
+                              "accuracy": _ACCURACIES(f"{where}['accuracy']", h["accuracy"]),
+                              "epsilon": _EPSILONS(f"{where}['epsilon']", h["epsilon"])}
+    except (AttributeError, KeyError, TypeError):
+        raise HISTORIES.refuse(name, value) from None
+    if not checked or any(not h["epoch"].shape == h["accuracy"].shape == h["epsilon"].shape
+                          for h in checked.values()):
+        raise HISTORIES.refuse(name, value)
+    return checked
+
+
+_ACCURACIES: Domain = array(ndim=1, low=0.0, high=1.0, max_size=100_000)
+_EPSILONS: Domain = array(ndim=1, low=0.0, max_size=100_000, finite=False)

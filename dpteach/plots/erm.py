@@ -15,12 +15,19 @@ References
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from .._validation import ParameterError, check_array, check_bool, check_choice, check_in_range
+from .._validation import (FLAG, PROBABILITY, Domain, ParameterError, array, choice,
+                           validate)
 from ..learning.erm_experiments import AccuracyCurve, MinimizerSensitivityResult, ToyFits
-from ._style import PALETTE
-from .figure import FigureData, Rule, Series, to_matplotlib
+from ._style import AXES, PALETTE, instance_of
+from .figure import TEXT, FigureData, Rule, Series, to_matplotlib
+
+#: what minimizer_sensitivity returns
+SENSITIVITY_RESULT = instance_of(MinimizerSensitivityResult,
+                                 "a MinimizerSensitivityResult from minimizer_sensitivity")
 
 __all__ = [
     "decision_boundaries_data",
@@ -41,28 +48,25 @@ METHOD_LABELS = {"objective": "objective perturbation (Alg. 2)",
                  "output": "output perturbation (Alg. 1)",
                  "none": "non-private"}
 
-
-def _line(model, name: str = "model"):
-    """(coef (2,), intercept) of a fitted two-feature linear model or a pair.
-
-    ``name`` is the argument named in error messages.
-    """
-    if hasattr(model, "coef_"):
-        coef, b = model.coef_, np.ravel(model.intercept_)
-        b = b[0] if b.size else b
-    elif isinstance(model, (tuple, list)) and len(model) == 2:
-        coef, b = model
-    else:
-        raise TypeError(f"{name} must be a fitted linear model (coef_, intercept_) or a pair "
-                        f"(coef, intercept); got {name}={model!r:.60}")
-    coef = check_array(f"{name} coef", coef, ndim=(1, 2)).ravel()
-    b = check_array(f"{name} intercept", b, ndim=0).item()
-    if coef.shape != (2,):
-        raise ParameterError(f"decision boundaries need models with 2 features; got {name} with coef "
-                             f"of shape {coef.shape}")
-    if not np.any(coef):
-        raise ParameterError(f"{name} has coef = 0: no decision boundary to draw")
-    return coef, b
+#: the data: two features per row, two classes
+POINTS_2D = array(ndim=2, low=-1e15, high=1e15, example=[[0.0, 0.0], [1.0, 1.0]])
+LABELS = array(ndim=1, example=[0, 1])
+#: a fitted two-feature linear model, or a pair (coef, intercept)
+MODEL: Domain = Domain("a fitted linear model (coef_, intercept_) of two features, or a pair "
+               "(coef, intercept)", lambda name, value: _line(value, name),
+               example=([1.0, -1.0], 0.0), bad=[None, 3, "model", ([0.0, 0.0], 0.0), ([1.0], 0.0)])
+MODELS: Domain = Domain("a sequence of such models", lambda name, value: _lines(name, value),
+                example=(), bad=[3, "model", [None]])
+METHOD = choice("objective", "output")
+#: ε of measured curves
+EPSILONS = array(ndim=1, low=1e-6, high=1e3, example=[0.5, 1.0, 2.0])
+#: method → measured excess risks (one row per ε) or bounds (one per ε)
+RISKS: Domain = Domain("a dict method ('objective' or 'output') → array", lambda name, value:
+               _by_method(name, value, 2), example={"objective": [[0.1, 0.2]] * 3},
+               bad=[3, {"other": [[0.1]]}, {"objective": "ab"}])
+BOUNDS: Domain = Domain("a dict method ('objective' or 'output') → array", lambda name, value:
+                _by_method(name, value, 1), example={"objective": [0.3, 0.2, 0.1]},
+                bad=[3, {"other": [0.1]}, {"objective": "ab"}])
 
 
 def _segment_in_box(coef, b, xlim, ylim):
@@ -95,17 +99,8 @@ def _segment_in_box(coef, b, xlim, ylim):
     return xs, ys
 
 
-def _check_points(X, y):
-    X = check_array("X", X, ndim=2)
-    if X.shape[1] != 2:
-        raise ParameterError(f"X must have 2 columns; got shape {X.shape}")
-    y = check_array("y", y, ndim=1)
-    if y.shape != (X.shape[0],) or np.unique(y).size > 2:
-        raise ParameterError("y must hold one label per row of X, with at most two classes; got y "
-                             f"of shape {y.shape} with {np.unique(y).size} classes")
-    return X, y
-
-
+@validate(X=POINTS_2D, y=LABELS, nonprivate=MODEL, private=MODELS, method=METHOD,
+          label=TEXT.or_none(), title=TEXT.or_none())
 def decision_boundaries_data(X, y, nonprivate, private=(), *, method: str = "objective",
                              label: str | None = None, title: str | None = None) -> FigureData:
     """Data, the non-private decision boundary and several private ones.
@@ -131,16 +126,9 @@ def decision_boundaries_data(X, y, nonprivate, private=(), *, method: str = "obj
         only the first labelled) and ``nonprivate`` (thick, dashed), each line clipped to
         the plotted box: the data's range widened by 0.5 on each side.
     """
-    X, y = _check_points(X, y)
-    method = check_choice("method", method, ("objective", "output"))
-    for arg, text in (("label", label), ("title", title)):
-        if text is not None and not isinstance(text, str):
-            raise TypeError(f"{arg} must be a string or None; got {arg}={text!r:.60}")
-    if isinstance(private, (str, bytes)) or not hasattr(private, "__iter__"):
-        raise TypeError("private must be a sequence of fitted models or (coef, intercept) "
-                        f"pairs; got private={private!r:.60}")
-    private = [_line(model, f"private[{i}]") for i, model in enumerate(private)]
-    nonprivate = _line(nonprivate, "nonprivate")
+    if X.shape[1] != 2 or y.shape != (X.shape[0],) or np.unique(y).size > 2:
+        raise ParameterError(f"X must have 2 columns and y one label per row of X, at most two "
+                             f"classes; got X of shape {X.shape}, y of shape {y.shape}")
     pad = 0.5
     xlim = (float(X[:, 0].min() - pad), float(X[:, 0].max() + pad))
     ylim = (float(X[:, 1].min() - pad), float(X[:, 1].max() + pad))
@@ -160,6 +148,8 @@ def decision_boundaries_data(X, y, nonprivate, private=(), *, method: str = "obj
                       series=tuple(series), x_domain=xlim, y_domain=ylim)
 
 
+@validate(X=POINTS_2D, y=LABELS, nonprivate=MODEL, private=MODELS, method=METHOD,
+          label=TEXT.or_none(), title=TEXT.or_none(), ax=AXES)
 def plot_decision_boundaries(X, y, nonprivate, private=(), *, method: str = "objective",
                              label: str | None = None, title: str | None = None, ax=None):
     """Data, the non-private decision boundary and several private ones.
@@ -179,6 +169,7 @@ def _eps_ticks(eps) -> tuple:
     return tuple((float(e), f"{e:g}") for e in np.unique(eps))
 
 
+@validate(fits=instance_of(ToyFits, "the ToyFits of toy_fits()"))
 def toy_boundaries_data(fits) -> FigureData:
     """Private and non-private decision boundaries on the toy data, as a FigureData.
 
@@ -201,15 +192,13 @@ def toy_boundaries_data(fits) -> FigureData:
         ``private-<k-1>`` (one thin line per private fit, in the method's colour) and
         ``nonprivate`` (thick, dashed, black: the highlighted reference).
     """
-    if not isinstance(fits, ToyFits):
-        raise TypeError(f"fits must be the ToyFits of toy_fits(); got fits={fits!r:.60} of type "
-                        f"{type(fits).__name__}")
     title = (f"{METHOD_LABELS[fits.method]}: ε = {fits.epsilon:g} (δ = 0), Λ = {fits.lam:g}, "
              f"n = {fits.n}")
     return decision_boundaries_data(fits.X, fits.y, fits.nonprivate, fits.private,
                                     method=fits.method, title=title)
 
 
+@validate(fits=instance_of(ToyFits, "the ToyFits of toy_fits()"), ax=AXES)
 def plot_toy_boundaries(fits, *, ax=None):
     """Private and non-private decision boundaries on the toy data (drawing only).
 
@@ -226,6 +215,8 @@ def plot_toy_boundaries(fits, *, ax=None):
     return to_matplotlib(toy_boundaries_data(fits), ax=ax)
 
 
+@validate(curve=instance_of(AccuracyCurve, "an AccuracyCurve (accuracy_vs_epsilon)"),
+          baseline=PROBABILITY.or_none(), nonprivate=FLAG, title=TEXT.or_none(), show_spread=FLAG)
 def accuracy_curve_data(curve, *, baseline: float | None = None, nonprivate: bool = True,
                         title: str | None = None, show_spread: bool = True) -> FigureData:
     """Test accuracy against ε (log axis), mean ± one standard deviation per method.
@@ -251,14 +242,6 @@ def accuracy_curve_data(curve, *, baseline: float | None = None, nonprivate: boo
         and ``sd-<method>`` (bands, if ``show_spread``); rules ``nonprivate`` and
         ``baseline``. Log ε axis spanning the curve's ε with a margin of a factor 1.25.
     """
-    if not isinstance(curve, AccuracyCurve):
-        raise TypeError(f"curve must be an AccuracyCurve; got {type(curve).__name__}")
-    if baseline is not None:
-        baseline = check_in_range("baseline", baseline, 0.0, 1.0)
-    nonprivate = check_bool("nonprivate", nonprivate)
-    show_spread = check_bool("show_spread", show_spread)
-    if title is not None and not isinstance(title, str):
-        raise TypeError(f"title must be a string or None; got title={title!r:.60}")
     eps = np.asarray(curve.epsilons, dtype=float)
     bands, lines = [], []
     for m in curve.accuracy:
@@ -287,6 +270,9 @@ def accuracy_curve_data(curve, *, baseline: float | None = None, nonprivate: boo
                       x_domain=(float(eps.min()) / 1.25, float(eps.max()) * 1.25))
 
 
+@validate(curve=instance_of(AccuracyCurve, "an AccuracyCurve (accuracy_vs_epsilon)"),
+          baseline=PROBABILITY.or_none(), title=TEXT.or_none(), show_spread=FLAG,
+          ax=AXES)
 def plot_accuracy_curve(curve, *, baseline: float | None = None, title: str | None = None,
                         show_spread: bool = True, ax=None):
     """Test accuracy against ε (log axis): mean ± one standard deviation per method.
@@ -307,6 +293,7 @@ def plot_accuracy_curve(curve, *, baseline: float | None = None, title: str | No
                                              show_spread=show_spread), ax=ax)
 
 
+@validate(result=SENSITIVITY_RESULT)
 def sensitivity_data(result) -> FigureData:
     """How far the minimiser moved for each neighbouring data set, against 2/(nΛ).
 
@@ -324,8 +311,6 @@ def sensitivity_data(result) -> FigureData:
         Points ``"dist-random"`` and ``"dist-adversarial"`` (at y = their row), rule
         ``"bound"`` (when 2/(nΛ) is finite); the rows are named on the y axis.
     """
-    if not isinstance(result, MinimizerSensitivityResult):
-        raise TypeError(f"result must be a MinimizerSensitivityResult; got {type(result).__name__}")
     kinds = [k for k in ("random", "adversarial") if np.any(result.kinds == k)]
     colours = {"random": PALETTE["sky"], "adversarial": PALETTE["vermillion"]}
     gen = np.random.default_rng(0)            # jitter only
@@ -349,6 +334,7 @@ def sensitivity_data(result) -> FigureData:
                       y_ticks=tuple((j, k) for j, k in enumerate(kinds)))
 
 
+@validate(result=SENSITIVITY_RESULT, ax=AXES)
 def plot_sensitivity(result, *, ax=None):
     """How far the minimiser moved for each neighbouring data set, against 2/(nΛ).
 
@@ -362,6 +348,7 @@ def plot_sensitivity(result, *, ax=None):
     return to_matplotlib(sensitivity_data(result), ax=ax)
 
 
+@validate(epsilons=EPSILONS, measured=RISKS, bounds=BOUNDS)
 def excess_risk_data(epsilons, measured: dict, bounds: dict) -> FigureData:
     """Measured excess regularised risk J(w̃) − J(w*) against the bounds (log-log).
 
@@ -385,28 +372,12 @@ def excess_risk_data(epsilons, measured: dict, bounds: dict) -> FigureData:
         ``"measured-m-points"``, the band ``"range-m"`` (min to max of the runs) and the
         dashed line ``"bound-m"``; log axes, a tick at each ε.
     """
-    eps = check_array("epsilons", epsilons, ndim=1)
-    if np.any(eps <= 0):
-        raise ParameterError(f"epsilons must be > 0; got epsilons={epsilons!r:.60}")
-    for arg, d in (("measured", measured), ("bounds", bounds)):
-        if not isinstance(d, dict):
-            raise TypeError(f"{arg} must be a dict method -> array; got {arg}={d!r:.60}")
-    if not measured:
-        raise ParameterError("measured must have at least one method; got measured={}")
-    for arg, d in (("measured", measured), ("bounds", bounds)):
-        for m in d:
-            check_choice(f"{arg} key (method)", m, ("objective", "output"))
-    checked = {}
-    for m, vals in measured.items():
-        vals = check_array(f"measured[{m!r}]", vals, ndim=2)
-        if vals.shape[0] != eps.shape[0]:
-            raise ParameterError(f"measured[{m!r}] must have one row per ε; got shape {vals.shape}")
-        b = None
-        if m in bounds:
-            b = check_array(f"bounds[{m!r}]", bounds[m], ndim=1)
-            if b.shape != eps.shape:
-                raise ParameterError(f"bounds[{m!r}] must have one value per ε; got shape {b.shape}")
-        checked[m] = (vals, b)
+    eps = epsilons
+    checked = {m: (vals, bounds.get(m)) for m, vals in measured.items()}
+    if not measured or any(vals.shape[0] != eps.size or (b is not None and b.shape != eps.shape)
+                           for vals, b in checked.values()):
+        raise ParameterError(f"measured (one row per ε, at least one method) and bounds (one value "
+                             f"per ε) must fit epsilons; got {eps.size} ε")
     series = []
     for m, (vals, b) in checked.items():
         colour = METHOD_COLOURS[m]
@@ -426,6 +397,7 @@ def excess_risk_data(epsilons, measured: dict, bounds: dict) -> FigureData:
                       log_y=True, x_ticks=_eps_ticks(eps))
 
 
+@validate(epsilons=EPSILONS, measured=RISKS, bounds=BOUNDS, ax=AXES)
 def plot_excess_risk(epsilons, measured: dict, bounds: dict, *, ax=None):
     """Measured excess regularised risk J(w̃) − J(w*) against the bounds (log-log).
 
@@ -436,3 +408,41 @@ def plot_excess_risk(epsilons, measured: dict, bounds: dict, *, ax=None):
     ax : matplotlib Axes, optional
     """
     return to_matplotlib(excess_risk_data(epsilons, measured, bounds), ax=ax)
+
+
+def _line(model, name: str = "model"):
+    """(coef (2,), intercept) of a fitted two-feature linear model or a pair.
+
+    ``name`` is the argument named in error messages.
+    """
+    if hasattr(model, "coef_"):
+        coef, b = model.coef_, np.ravel(model.intercept_)
+        b = b[0] if b.size else b
+    elif isinstance(model, (tuple, list)) and len(model) == 2:
+        coef, b = model
+    else:
+        raise MODEL.refuse(name, model)
+    coef, b = _COEF(f"{name} coef", coef), _INTERCEPT(f"{name} intercept", b)
+    if not np.any(coef):
+        raise ParameterError(f"{name} must have a coef other than 0 (a boundary to draw); got 0")
+    return coef, float(b[0])
+
+
+_COEF: Domain = array(ndim=(1, 2), min_size=2, max_size=2, low=-1e15, high=1e15,
+              text="the coefficients of a model of 2 features (2 finite numbers)").flat()
+_INTERCEPT: Domain = array(ndim=(0, 1), max_size=1, low=-1e15, high=1e15).flat()
+
+
+def _lines(name: str, value: Any) -> list:
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise MODELS.refuse(name, value)
+    return [_line(model, f"{name}[{i}]") for i, model in enumerate(value)]
+
+
+def _by_method(name: str, value: Any, ndim: int) -> dict:
+    """method → array of ``ndim`` dimensions (measured excess risks, or bounds)."""
+    if not isinstance(value, dict):
+        raise RISKS.refuse(name, value)
+    values = array(ndim=ndim)
+    return {METHOD(f"{name} key (method)", m): values(f"{name}[{m!r}]", v)
+            for m, v in value.items()}

@@ -26,19 +26,70 @@ other feature of a FigureData is drawn by both renderers (``tests/plots/test_fig
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from .._validation import ParameterError, check_choice, check_int, describe
+from .._validation import FLAG, PROBABILITY, Domain, ParameterError, anything, array, choice, \
+    integer, real, validate
 from . import _draw_matplotlib, _draw_vega_lite
 from ._layout import DASHES, FONT_SIZES, KINDS, LEGENDS, MAX_POINTS, STEPS
-from ._style import PALETTE
+from ._style import FIGSIZE, LINEAR_AXIS_MAX, PALETTE
 
 __all__ = ["Series", "Rule", "Span", "Text", "HeatMap", "FigureData", "to_matplotlib",
            "to_vega_lite", "FONT_SIZES", "MAX_POINTS"]
 
+#: words: a key, a label, a title, a colour
+TEXT: Domain = Domain("a string", lambda name, value: _text(name, value), example="a label",
+              bad=[None, 3, b"bytes"])
+#: the points of a series (raveled): numbers; NaN or ±inf leaves a gap in a line
+POINTS = array(min_size=0, booleans=True, finite=False, example=[0.0, 1.0, 2.0],
+               text="an array of numbers (NaN or ±inf for a gap)").flat()
+#: a place on an axis (not NaN; ±inf is not drawn), and a width (a line's, or a bar's in x units)
+PLACE = real(-math.inf, math.inf, example=1.0)
+WIDTH = real(0.0, LINEAR_AXIS_MAX, example=2.0)
+#: an axis range (low, high), a pair of finite numbers
+RANGE: Domain = Domain("None or a pair (low, high) of finite numbers",
+               lambda name, value: _pair(name, value), example=(0.0, 1.0),
+               edges=(None,), bad=[(0.0, float("nan")), (0.0, float("inf")), (1.0,), "ab", 3])
+#: named ticks: pairs (value, label)
+TICKS: Domain = Domain("None or a sequence of (finite number, label) pairs",
+               lambda name, value: _ticks(name, value), example=((0.0, "none"), (1.0, "all")),
+               edges=(None,), bad=[((float("nan"), "a"),), (1.0,), "ab", 3])
+#: a series' tooltips: (title, one value per point) pairs
+TOOLTIP: Domain = Domain("a sequence of (title, values) pairs", lambda name, value: _tooltip(name, value),
+                 example=(), bad=[3, "ab", (("title",),)])
+EXTRA: Domain = Domain("a dict (None: an empty one)", lambda name, value: _dict(name, value), example={},
+               bad=[3, "ab"])
+#: a heat map's grid: increasing coordinates
+GRID = array(ndim=1, min_size=2, example=[0.0, 1.0])
+STOPS: Domain = Domain("2 to 100 increasing numbers", lambda name, value: tuple(map(float, _STOPS(name, value))),
+               example=(0.0, 0.5, 1.0), bad=["abc", None, [1.0], [0.0, float("nan")]])
+COLOURS: Domain = Domain("a sequence of colours (strings)", lambda name, value: _colours(name, value),
+                 example=("#0072B2", "#FFFFFF", "#D55E00"), bad=[3, "ab", None, (1, 2)])
+#: the parts of a figure, each a sequence of its kind (a tuple)
+SERIES: Domain = Domain("a sequence of Series", lambda name, value: _items(name, value, Series, SERIES),
+                example=(), bad=[3, "ab", None, ("a series",)])
+RULES: Domain = Domain("a sequence of Rule", lambda name, value: _items(name, value, Rule, RULES),
+               example=(), bad=[3, "ab", None, ("a rule",)])
+SPANS: Domain = Domain("a sequence of Span", lambda name, value: _items(name, value, Span, SPANS),
+               example=(), bad=[3, "ab", None, ("a span",)])
+TEXTS: Domain = Domain("a sequence of Text", lambda name, value: _items(name, value, Text, TEXTS),
+               example=(), bad=[3, "ab", None, ("a text",)])
+PANELS: Domain = Domain("a sequence of FigureData",
+                lambda name, value: _items(name, value, FigureData, PANELS),
+                example=(), bad=[3, "ab", None, ("a panel",)])
+HEATMAP: Domain = Domain("None or a HeatMap", lambda name, value: _heatmap(name, value), example=None,
+                 edges=(None,), bad=[3, "ab"])
+FIGURE: Domain = Domain("a FigureData", lambda name, value: _figure(name, value),
+                example=None, bad=[3, "ab", None, {}])
 
+
+@validate(key=TEXT, label=TEXT, x=POINTS, y=POINTS, kind=choice(*KINDS), y2=POINTS.or_none(),
+          colour=TEXT, dash=choice(*DASHES), width=WIDTH, opacity=PROBABILITY,
+          where=choice(*STEPS), tooltip=TOOLTIP)
 @dataclass(frozen=True)
 class Series:
     """One named series of a figure.
@@ -84,34 +135,17 @@ class Series:
     tooltip: tuple = ()
 
     def __post_init__(self):
-        check_choice("kind", self.kind, KINDS)
-        check_choice("dash", self.dash, tuple(DASHES))
-        check_choice("where", self.where, tuple(STEPS))
-        x = np.asarray(self.x, dtype=float).ravel()
-        y = np.asarray(self.y, dtype=float).ravel()
-        if x.shape != y.shape:
-            raise ParameterError(f"x and y of series {self.key!r} must have the same length; "
-                                 f"got {x.size} and {y.size}")
-        object.__setattr__(self, "x", x)
-        object.__setattr__(self, "y", y)
+        n = self.x.size
+        sizes = [self.y.size, *(v.size for _, v in self.tooltip)]
         if self.kind == "band":
-            if self.y2 is None:
-                raise ParameterError(f"a band needs y2; got y2=None for series {self.key!r}")
-            y2 = np.asarray(self.y2, dtype=float).ravel()
-            if y2.shape != x.shape:
-                raise ParameterError(f"y2 of series {self.key!r} must match x; got {y2.size} "
-                                     f"values for {x.size}")
-            object.__setattr__(self, "y2", y2)
-        tips = []
-        for title, values in self.tooltip:
-            values = np.asarray(values).ravel()
-            if values.shape != x.shape:
-                raise ParameterError(f"tooltip {title!r} of series {self.key!r} must have one "
-                                     f"value per point; got {values.size} for {x.size}")
-            tips.append((str(title), values))
-        object.__setattr__(self, "tooltip", tuple(tips))
+            sizes.append(-1 if self.y2 is None else self.y2.size)
+        if any(size != n for size in sizes):
+            raise ParameterError(f"y, the tooltips (and y2 of a band) must have one value per x of "
+                                 f"series {self.key!r}; got {n} x and {sizes}")
 
 
+@validate(key=TEXT, axis=choice("x", "y"), value=PLACE, label=TEXT, colour=TEXT,
+          dash=choice(*DASHES))
 @dataclass(frozen=True)
 class Rule:
     """A reference line across the plot: ``axis="x"`` is vertical at ``x = value``."""
@@ -123,11 +157,9 @@ class Rule:
     colour: str = PALETTE["black"]
     dash: str = "dotted"
 
-    def __post_init__(self):
-        check_choice("axis", self.axis, ("x", "y"))
-        check_choice("dash", self.dash, tuple(DASHES))
 
-
+@validate(key=TEXT, axis=choice("x", "y"), low=PLACE, high=PLACE, label=TEXT, colour=TEXT,
+          opacity=PROBABILITY)
 @dataclass(frozen=True)
 class Span:
     """A shaded stripe across the whole plot: ``axis="x"`` shades ``low ≤ x ≤ high`` over the
@@ -141,10 +173,9 @@ class Span:
     colour: str = PALETTE["sky"]
     opacity: float = 0.2
 
-    def __post_init__(self):
-        check_choice("axis", self.axis, ("x", "y"))
 
-
+@validate(key=TEXT, x=PLACE, y=PLACE, text=TEXT, colour=TEXT, position=choice("above", "center"),
+          large=FLAG)
 @dataclass(frozen=True)
 class Text:
     """Words at a point of the plot (data coordinates), e.g. a bar's value above it.
@@ -162,10 +193,10 @@ class Text:
     position: str = "above"
     large: bool = False
 
-    def __post_init__(self):
-        check_choice("position", self.position, ("above", "center"))
 
-
+@validate(key=TEXT, label=TEXT, x=GRID, y=GRID, z=array(ndim=2, min_size=4),
+          stops=STOPS,
+          colours=COLOURS, opacity=PROBABILITY)
 @dataclass(frozen=True)
 class HeatMap:
     """Values on a grid, drawn as coloured cells under the series (e.g. P(class 1)).
@@ -185,22 +216,19 @@ class HeatMap:
     opacity: float = 0.55
 
     def __post_init__(self):
-        x = np.asarray(self.x, dtype=float).ravel()
-        y = np.asarray(self.y, dtype=float).ravel()
-        z = np.asarray(self.z, dtype=float)
-        if (x.size < 2 or y.size < 2 or np.any(np.diff(x) <= 0) or np.any(np.diff(y) <= 0)
-                or z.shape != (y.size, x.size)):
-            raise ParameterError(f"heat map {self.key!r} needs increasing x and y (2 values or "
-                                 f"more) and z of shape (y.size, x.size); got x of size "
-                                 f"{x.size}, y of size {y.size}, z of shape {z.shape}")
-        if len(self.stops) != len(self.colours) or len(self.stops) < 2:
-            raise ParameterError(f"heat map {self.key!r} needs one colour per stop; got "
-                                 f"{len(self.stops)} stops and {len(self.colours)} colours")
-        object.__setattr__(self, "x", x)
-        object.__setattr__(self, "y", y)
-        object.__setattr__(self, "z", z)
+        if np.any(np.diff(self.x) <= 0) or np.any(np.diff(self.y) <= 0) \
+                or self.z.shape != (self.y.size, self.x.size):
+            raise ParameterError(f"x and y of heat map {self.key!r} must increase, z have shape "
+                                 f"(y.size, x.size); got z of shape {self.z.shape}")
+        if len(self.stops) != len(self.colours) or np.any(np.diff(self.stops) <= 0):
+            raise ParameterError(f"stops and colours of heat map {self.key!r} must increase, one colour "
+                                 f"per stop; got {len(self.stops)} and {len(self.colours)}")
 
 
+@validate(title=TEXT, x_title=TEXT, y_title=TEXT, series=SERIES, rules=RULES, log_x=FLAG,
+          log_y=FLAG, x_domain=RANGE, y_domain=RANGE, legend=choice(*LEGENDS), extra=EXTRA,
+          spans=SPANS, texts=TEXTS, heatmap=HEATMAP, x_ticks=TICKS, y_ticks=TICKS,
+          x_integer=FLAG, y_integer=FLAG, symlog_y=FLAG, legend_title=TEXT, panels=PANELS)
 @dataclass(frozen=True)
 class FigureData:
     """Everything a chart shows, in plain numbers and words (no drawing library).
@@ -244,7 +272,7 @@ class FigureData:
     x_domain: tuple | None = None
     y_domain: tuple | None = None
     legend: str = "bottom"
-    extra: dict = field(default_factory=dict)
+    extra: dict = None  # type: ignore[assignment]   # a new {} for each figure (EXTRA)
     spans: tuple = ()
     texts: tuple = ()
     heatmap: HeatMap | None = None
@@ -257,18 +285,12 @@ class FigureData:
     panels: tuple = ()
 
     def __post_init__(self):
-        check_choice("legend", self.legend, LEGENDS)
-        for name in ("x_ticks", "y_ticks"):
-            ticks = getattr(self, name)
-            if ticks is not None:
-                object.__setattr__(self, name, tuple((float(v), str(t)) for v, t in ticks))
         if self.panels and (self.series or self.rules or self.spans or self.texts
-                            or self.heatmap is not None):
-            raise ParameterError("a figure of panels draws only its panels; got series, rules, "
-                                 "spans, texts or a heat map besides panels")
-        if any(not isinstance(p, FigureData) or p.panels for p in self.panels):
-            raise ParameterError("panels must be FigureData without panels of their own")
+                            or self.heatmap is not None or any(p.panels for p in self.panels)):
+            raise ParameterError("panels must be FigureData without panels of their own, and a "
+                                 "figure of panels has no series, rules, spans, texts or heat map")
 
+    @validate(key=TEXT)
     def series_by_key(self, key: str) -> Series:
         """The series with this ``key`` (KeyError if none)."""
         for s in self.series:
@@ -288,6 +310,8 @@ class FigureData:
 
 
 # ------------------------------------------------------------------------ the renderers
+@validate(data=FIGURE, ax=anything("None, a matplotlib Axes, or one Axes per panel"),
+          figsize=FIGSIZE.or_none())
 def to_matplotlib(data: FigureData, ax=None, figsize=None):
     """Draw ``data`` with matplotlib; returns the ``Figure``.
 
@@ -305,10 +329,10 @@ def to_matplotlib(data: FigureData, ax=None, figsize=None):
         Width and height of a new figure in inches; default 6.4 wide, tall enough for the
         title, the legend and the panels.
     """
-    _check_data(data)
     return _draw_matplotlib.draw(data, ax, figsize)
 
 
+@validate(data=FIGURE, height=integer(50, 2000, example=340))
 def to_vega_lite(data: FigureData, *, height: int = 340) -> dict:
     """A Vega-Lite v6 specification (``dict``) of ``data``, for ``st.vega_lite_chart`` (the
     Vega-Lite version Streamlit draws with, and the schema the tests validate against).
@@ -319,12 +343,71 @@ def to_vega_lite(data: FigureData, *, height: int = 340) -> dict:
     log axis) are left out, since Vega-Lite cannot place them; a line breaks there.
     A figure of panels is a vertical concatenation, each panel ``height`` pixels high.
     """
-    _check_data(data)
-    height = check_int("height", height, minimum=50, maximum=2000)
     return _draw_vega_lite.spec(data, height)
 
 
-def _check_data(data) -> None:
-    if not isinstance(data, FigureData):
-        raise TypeError(f"data must be a FigureData; got data={describe(data)} "
-                        f"of type {type(data).__name__}")
+# ------------------------------------------------------------------------------ helpers
+def _text(name: str, value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    raise TEXT.refuse(name, value)
+
+
+def _pair(name: str, value: Any) -> tuple[float, float] | None:
+    if value is None:
+        return None
+    low, high = _PAIR(name, value)
+    return float(low), float(high)
+
+
+def _ticks(name: str, value: Any) -> tuple | None:
+    if value is None:
+        return None
+    try:
+        pairs = [(PLACE(name, v), str(t)) for v, t in value]
+    except (TypeError, ValueError):
+        raise TICKS.refuse(name, value) from None
+    return tuple(pairs)
+
+
+def _tooltip(name: str, value: Any) -> tuple:
+    try:
+        return tuple((str(title), np.asarray(values).ravel()) for title, values in value)
+    except (TypeError, ValueError):
+        raise TOOLTIP.refuse(name, value) from None
+
+
+def _colours(name: str, value: Any) -> tuple:
+    if isinstance(value, (list, tuple)) and all(isinstance(c, str) for c in value):
+        return tuple(value)
+    raise COLOURS.refuse(name, value)
+
+
+def _heatmap(name: str, value: Any) -> HeatMap | None:
+    if value is None or isinstance(value, HeatMap):
+        return value
+    raise HEATMAP.refuse(name, value)
+
+
+def _figure(name: str, value: Any) -> FigureData:
+    if isinstance(value, FigureData):
+        return value
+    raise FIGURE.refuse(name, value)
+
+
+def _dict(name: str, value: Any) -> dict:
+    if value is None or isinstance(value, dict):
+        return {} if value is None else value
+    raise EXTRA.refuse(name, value)
+
+
+def _items(name: str, value: Any, cls: type, domain: Domain) -> tuple:
+    """A sequence of ``cls`` instances, as a tuple."""
+    if isinstance(value, (list, tuple)) and all(isinstance(item, cls) for item in value):
+        return tuple(value)
+    raise domain.refuse(name, value)
+
+
+_STOPS: Domain = array(ndim=1, min_size=2, max_size=100)
+_PAIR: Domain = array(ndim=1, min_size=2, max_size=2, low=-LINEAR_AXIS_MAX, high=LINEAR_AXIS_MAX,
+              text="None or a pair (low, high) of finite numbers")

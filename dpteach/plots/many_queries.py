@@ -37,18 +37,11 @@ import math
 
 import numpy as np
 
-from .._validation import (
-    ParameterError,
-    check_array,
-    check_epsilon,
-    check_in_range,
-    check_int,
-    describe,
-)
+from .._validation import EPSILON, Domain, ParameterError, array, integer, real, validate
 from ..queries.linear import adult_universe, random_queries
 from ..queries.independent import independent_max_error
 from .. import tables
-from ._style import PALETTE
+from ._style import AXES, PALETTE
 from .figure import FigureData, Rule, Series, to_matplotlib
 
 __all__ = [
@@ -85,6 +78,23 @@ GRID_SEED = 14               #: first part of every grid entry's seed (see cross
 ROUNDS_MAX = 1_000           #: most points in plot_mwem_rounds / errors per point
 PMW_QUERIES_MAX = 100_000    #: most answers in plot_pmw_errors
 
+#: a cell of the precomputed grid: k of CROSSOVER_KS and ε of CROSSOVER_EPSILONS
+GRID_K: Domain = Domain(f"one of the grid's k {list(CROSSOVER_KS)}",
+                lambda name, value: _on_grid(name, value, GRID_K, CROSSOVER_KS, int),
+                example=100, edges=(10, 10000), bad=[11, 0, 2.5, "10", None, True])
+GRID_EPSILON: Domain = Domain(f"one of the grid's ε {list(CROSSOVER_EPSILONS)}",
+                      lambda name, value: _on_grid(name, value, GRID_EPSILON, CROSSOVER_EPSILONS,
+                                                   float),
+                      example=1.0, edges=(0.01, 10.0), bad=[0.011, 0.0, "1", None, True])
+#: MWEM results: the numbers of rounds and the largest errors (fractions of n)
+ROUNDS = array(ndim=1, low=1, high=10**6, integers=True, max_size=ROUNDS_MAX,
+               example=[1, 5, 10])
+ERRORS = array(ndim=(1, 2), low=0.0, high=1e15, example=[0.3, 0.2, 0.25])
+PMW_ERRORS = array(ndim=1, low=0.0, high=1e15, max_size=PMW_QUERIES_MAX,
+                   example=[0.1, 0.02, 0.3])
+UPDATED = array(ndim=1, low=0, high=1, integers=True, booleans=True, max_size=PMW_QUERIES_MAX,
+                example=[False, False, True])
+
 _NAMES = {
     "laplace": ("independent Laplace, ε/k per query", PALETTE["vermillion"], "solid"),
     "gaussian": ("independent Gaussian, zCDP (δ = 1e-6)", PALETTE["orange"], "dashed"),
@@ -115,6 +125,7 @@ def crossover_workload():
     return universe, hist, random_queries(universe, max(CROSSOVER_KS), rng=WORKLOAD_SEED)
 
 
+@validate(k=integer(1, 10**5, example=10), epsilon=real(0.0, 1e9, low_open=True))
 def crossover_rng(k: int, epsilon: float) -> np.random.Generator:
     """The generator of the grid entry (k, ε): seeded by ``(GRID_SEED, k, round(ε·10⁶))``.
 
@@ -125,8 +136,6 @@ def crossover_rng(k: int, epsilon: float) -> np.random.Generator:
     epsilon : float
         Finite and > 0, at most 1e9 (the seed holds ε to 6 decimals).
     """
-    k = check_int("k", k, minimum=1, maximum=10**5)
-    epsilon = check_in_range("epsilon", epsilon, 0.0, 1e9, low_inclusive=False)
     return np.random.default_rng((GRID_SEED, k, int(round(epsilon * 1e6))))
 
 
@@ -136,21 +145,6 @@ def _grid() -> dict:
         raise FileNotFoundError(f"dpteach/data/{tables.CROSSOVER_TABLE} is missing: run "
                                 "scripts/precompute_many_queries.py")
     return table
-
-
-def _grid_index(name: str, value, grid: tuple) -> int:
-    for i, g in enumerate(grid):
-        if math.isclose(value, g, rel_tol=1e-9):
-            return i
-    raise ParameterError(f"{name} must be one of the grid's values {list(grid)}; got "
-                         f"{name}={describe(value)}")
-
-
-def _checked_point(k, epsilon) -> tuple[int, int, int, float]:
-    k = check_int("k", k, minimum=min(CROSSOVER_KS), maximum=max(CROSSOVER_KS))
-    epsilon = check_epsilon("epsilon", epsilon)
-    return k, _grid_index("k", k, CROSSOVER_KS), _grid_index("epsilon", epsilon,
-                                                            CROSSOVER_EPSILONS), epsilon
 
 
 def _lines(xs, pairs, n: float) -> dict:
@@ -185,6 +179,7 @@ def _crossover_figure(x, lines, *, x_title, title, rule, mark_index, n) -> Figur
         x_integer="number" in x_title, extra={"at": at, "x": np.asarray(x, dtype=float), "n": n})
 
 
+@validate(k=GRID_K, epsilon=GRID_EPSILON)
 def crossover_data(k: int, epsilon: float) -> FigureData:
     """Largest error over k random counting queries against k, at one total ε.
 
@@ -210,7 +205,7 @@ def crossover_data(k: int, epsilon: float) -> FigureData:
     FigureData
         ``extra``: ``"at"`` (the four errors at k), ``"x"`` (the k's), ``"n"``.
     """
-    k, i_k, i_eps, epsilon = _checked_point(k, epsilon)
+    i_k, i_eps = CROSSOVER_KS.index(k), CROSSOVER_EPSILONS.index(epsilon)
     n = float(_grid()["meta"]["n"])
     lines = _lines(CROSSOVER_KS, [(i_eps, j) for j in range(len(CROSSOVER_KS))], n)
     return _crossover_figure(
@@ -220,11 +215,13 @@ def crossover_data(k: int, epsilon: float) -> FigureData:
         rule=Rule("k", "x", float(k), label=f"k = {k:,}"), mark_index=i_k, n=n)
 
 
+@validate(k=GRID_K, epsilon=GRID_EPSILON, ax=AXES)
 def plot_crossover(k: int, epsilon: float, ax=None):
     """Draw :func:`crossover_data` (see there) with matplotlib; returns the ``Figure``."""
     return to_matplotlib(crossover_data(k, epsilon), ax=ax, figsize=(7.0, 4.4))
 
 
+@validate(k=GRID_K, epsilon=GRID_EPSILON)
 def crossover_epsilon_data(k: int, epsilon: float) -> FigureData:
     """The lines of :func:`crossover_data` against ε (every :data:`CROSSOVER_EPSILONS`) at k.
 
@@ -236,7 +233,7 @@ def crossover_epsilon_data(k: int, epsilon: float) -> FigureData:
     k, epsilon
         As in :func:`crossover_data`.
     """
-    k, i_k, i_eps, epsilon = _checked_point(k, epsilon)
+    i_k, i_eps = CROSSOVER_KS.index(k), CROSSOVER_EPSILONS.index(epsilon)
     n = float(_grid()["meta"]["n"])
     lines = _lines(CROSSOVER_EPSILONS, [(i, i_k) for i in range(len(CROSSOVER_EPSILONS))], n)
     return _crossover_figure(
@@ -247,20 +244,15 @@ def crossover_epsilon_data(k: int, epsilon: float) -> FigureData:
         mark_index=i_eps, n=n)
 
 
+@validate(k=GRID_K, epsilon=GRID_EPSILON, ax=AXES)
 def plot_crossover_epsilon(k: int, epsilon: float, ax=None):
     """Draw :func:`crossover_epsilon_data` with matplotlib; returns the ``Figure``."""
     return to_matplotlib(crossover_epsilon_data(k, epsilon), ax=ax, figsize=(7.0, 4.4))
 
 
 # ------------------------------------------------------------------ notebook figures
-def _finite_nonneg(name: str, value, ndim) -> np.ndarray:
-    arr = check_array(name, value, ndim=ndim)
-    if np.any(arr < 0) or np.any(arr > 1e200):
-        raise ParameterError(f"{name} must hold errors in [0, 1e200]; got {name}="
-                             f"{describe(value)}")
-    return arr
-
-
+@validate(rounds=ROUNDS, errors=ERRORS, epsilon=EPSILON,
+          reference=real(0.0, 1e15, example=0.1).or_none())
 def mwem_rounds_data(rounds, errors, epsilon: float, *, reference=None) -> FigureData:
     """MWEM's largest error against its number of rounds T (results of :func:`dpteach.queries.mwem.mwem`).
 
@@ -282,18 +274,11 @@ def mwem_rounds_data(rounds, errors, epsilon: float, *, reference=None) -> Figur
         Series ``"mwem"`` (mean) and ``"mwem-band"`` (range, with several runs), rule
         ``"reference"``. ``extra["best_T"]``: the T with the smallest mean error.
     """
-    T = check_array("rounds", rounds, ndim=1, allow_bool=False)
-    if (T.size > ROUNDS_MAX or np.any(T < 1) or np.any(T > 10**6) or np.any(T != np.round(T))
-            or np.unique(T).size != T.size):
-        raise ParameterError(f"rounds must be at most {ROUNDS_MAX} distinct integers in "
-                             f"[1, 10**6]; got rounds={describe(rounds)}")
-    err = _finite_nonneg("errors", errors, (1, 2))
-    if err.shape[0] != T.size or (err.ndim == 2 and not 1 <= err.shape[1] <= ROUNDS_MAX):
-        raise ParameterError(f"errors must have one row per entry of rounds ({T.size}) and at "
-                             f"most {ROUNDS_MAX} runs; got errors of shape {err.shape}")
-    epsilon = check_epsilon("epsilon", epsilon)
-    if reference is not None:
-        reference = float(_finite_nonneg("reference", reference, 0))
+    T, err = rounds, errors
+    if np.unique(T).size != T.size or err.shape[0] != T.size \
+            or (err.ndim == 2 and err.shape[1] > ROUNDS_MAX):
+        raise ParameterError(f"rounds must be distinct and errors have one row per entry of rounds "
+                             f"({T.size}), at most {ROUNDS_MAX} runs; got errors of shape {err.shape}")
     order = np.argsort(T)
     T, err = T[order], err[order]
     runs = err if err.ndim == 2 else err[:, None]
@@ -318,12 +303,15 @@ def mwem_rounds_data(rounds, errors, epsilon: float, *, reference=None) -> Figur
         extra={"best_T": int(T[int(np.argmin(mean))]), "mean": mean})
 
 
+@validate(rounds=ROUNDS, errors=ERRORS, epsilon=EPSILON,
+          reference=real(0.0, 1e15, example=0.1).or_none(), ax=AXES)
 def plot_mwem_rounds(rounds, errors, epsilon: float, *, reference=None, ax=None):
     """Draw :func:`mwem_rounds_data` with matplotlib; returns the ``Figure``."""
     return to_matplotlib(mwem_rounds_data(rounds, errors, epsilon, reference=reference),
                          ax=ax)
 
 
+@validate(errors=PMW_ERRORS, updated=UPDATED, threshold=real(0.0, 1.0, low_open=True, example=0.1))
 def pmw_errors_data(errors, updated, threshold: float) -> FigureData:
     """The error of every answer of an online PMW run, in the order of the queries.
 
@@ -345,18 +333,10 @@ def pmw_errors_data(errors, updated, threshold: float) -> FigureData:
         rule ``"threshold"``. ``extra``: ``"n_updates"``, ``"max_free"`` (largest error of a
         free answer, 0 if none).
     """
-    err = _finite_nonneg("errors", errors, 1)
-    if err.size > PMW_QUERIES_MAX:
-        raise ParameterError(f"errors must hold at most {PMW_QUERIES_MAX:,} answers; got "
-                             f"{err.size:,}")
-    if isinstance(updated, (str, bytes)):
-        raise TypeError(f"updated must be an array of True/False; got updated="
-                        f"{describe(updated)}")
-    upd = np.asarray(updated)
-    if upd.shape != err.shape or upd.dtype != bool:
-        raise ParameterError(f"updated must be True/False, one per entry of errors "
-                             f"({err.size}); got updated={describe(updated)}")
-    alpha = check_in_range("threshold", threshold, 0.0, 1.0, low_inclusive=False)
+    err, upd, alpha = errors, updated.astype(bool), threshold
+    if upd.shape != err.shape:
+        raise ParameterError(f"updated must be True/False, one per entry of errors ({err.size}); "
+                             f"got {upd.size}")
     idx = np.arange(1, err.size + 1, dtype=float)
     series = (Series("free", "synthetic answer (free)", idx[~upd], err[~upd], kind="points",
                      colour=PALETTE["blue"], width=1.2),
@@ -373,7 +353,18 @@ def pmw_errors_data(errors, updated, threshold: float) -> FigureData:
                "max_free": float(err[~upd].max()) if (~upd).any() else 0.0})
 
 
+@validate(errors=PMW_ERRORS, updated=UPDATED, threshold=real(0.0, 1.0, low_open=True, example=0.1), ax=AXES)
 def plot_pmw_errors(errors, updated, threshold: float, ax=None):
     """Draw :func:`pmw_errors_data` with matplotlib; returns the ``Figure``."""
     return to_matplotlib(pmw_errors_data(errors, updated, threshold), ax=ax,
                          figsize=(7.0, 4.0))
+
+
+def _on_grid(name: str, value, domain: Domain, grid: tuple, kind: type):
+    """The value of ``grid`` that ``value`` is (within 1e-9, relatively)."""
+    kinds = (int, np.integer) + ((float, np.floating) if kind is float else ())
+    if isinstance(value, kinds) and not isinstance(value, (bool, np.bool_)):
+        for g in grid:
+            if math.isclose(value, g, rel_tol=1e-9):
+                return g
+    raise domain.refuse(name, value)

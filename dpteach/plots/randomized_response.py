@@ -34,13 +34,9 @@ import math
 import numpy as np
 from scipy import stats
 
-from .._validation import (
-    EPSILON,
-    ParameterError,
-    check_array,
-    check_in_range,
-    describe,
-)
+from typing import Any
+
+from .._validation import EPSILON, PROBABILITY, Domain, ParameterError, array, validate
 from ..mechanisms.randomized_response import (
     central_laplace_rate_std,
     rr_epsilon_from_gamma,
@@ -49,7 +45,7 @@ from ..mechanisms.randomized_response import (
     rr_std_error,
     simulate_rr_estimates,
 )
-from ._style import CYCLE, PALETTE, refuse_undrawable_log
+from ._style import AXES, CYCLE, PALETTE
 from .figure import MAX_POINTS, FigureData, Rule, Series, Text, to_matplotlib
 
 __all__ = [
@@ -67,6 +63,18 @@ _LW = 2.2
 #: The two reports of a respondent, as the probability chart labels them (x = 0 and 1).
 REPORTS = ("report 'no'", "report 'yes'")
 _EXACT_LIMIT = 2_000_000   # simulate individual reports up to this many in total
+N_VALUES_MAX_SIZE = 10_000   # largest n grid of plot_rr_std_error / plot_local_vs_central
+
+#: γ: the truth with probability ½ + γ (rr_epsilon_from_gamma's domain)
+GAMMA = rr_epsilon_from_gamma.__domains__["gamma"]
+GAMMAS: Domain = Domain(f"1 to {len(CYCLE)} values of γ, each {GAMMA.text}",
+                lambda name, value: _gammas(name, value), example=[0.05, 0.1, 0.25, 0.4],
+                bad=[[], [0.5], [0.0], "ab", None, [0.1] * (len(CYCLE) + 1)])
+#: the sizes n to draw (default 60 from 10 to 10⁶)
+N_VALUES = array(ndim=1, min_size=2, max_size=N_VALUES_MAX_SIZE, low=1, high=10**12,
+                 integers=True, example=[10, 100, 1000]).or_none()
+N_VALUES_LOCAL = array(ndim=1, min_size=2, max_size=N_VALUES_MAX_SIZE, low=1, high=10**15,
+                       integers=True, example=[10, 100, 1000]).or_none()
 
 
 def _privacy_kwargs(gamma, epsilon) -> dict:
@@ -100,25 +108,12 @@ def _ratio_text(gamma: float, epsilon: float) -> str:
     return f"10^{epsilon / math.log(10):.4g}"
 
 
-N_VALUES_MAX_SIZE = 10_000   # largest n grid of plot_rr_std_error / plot_local_vs_central
+def _n_grid(n_values) -> np.ndarray:
+    """The sorted distinct sizes to plot (float)."""
+    return np.unique(np.round(np.geomspace(10, 10 ** 6, 60)) if n_values is None else n_values)
 
 
-def _n_grid(n_values, maximum: int | None = None) -> np.ndarray:
-    """The sorted distinct sizes to plot (float): default, or validated ``n_values``."""
-    if n_values is None:
-        return np.unique(np.round(np.geomspace(10, 10 ** 6, 60)))
-    ns = check_array("n_values", n_values, ndim=1, min_size=2)
-    top = "" if maximum is None else f", at most {maximum:.0e}"
-    if (np.any(ns < 1) or np.any(ns != np.round(ns))
-            or (maximum is not None and np.any(ns > maximum))):
-        raise ParameterError(f"n_values must contain integers >= 1{top}; "
-                             f"got n_values={describe(n_values)}")
-    if ns.size > N_VALUES_MAX_SIZE:
-        raise ParameterError(f"n_values must have at most {N_VALUES_MAX_SIZE} values; got "
-                             f"n_values with {ns.size} values")
-    return np.unique(ns)
-
-
+@validate(**simulate_rr_estimates.__domains__)
 def rr_estimator_data(true_rate: float, n: int, gamma: float | None = None,
                       epsilon: float | None = None, n_trials: int = 2000, rng=None,
                       simulation: str = "auto") -> FigureData:
@@ -199,6 +194,7 @@ def rr_estimator_data(true_rate: float, n: int, gamma: float | None = None,
                       extra={"mean": float(est.mean()), "std_error": se, "highest": highest})
 
 
+@validate(**simulate_rr_estimates.__domains__, ax=AXES)
 def plot_rr_estimator(true_rate: float, n: int, gamma: float | None = None,
                       epsilon: float | None = None, n_trials: int = 2000, rng=None,
                       simulation: str = "auto", ax=None):
@@ -235,6 +231,7 @@ def plot_rr_estimator(true_rate: float, n: int, gamma: float | None = None,
                                            simulation), ax=ax)
 
 
+@validate(gammas=GAMMAS, rate=PROBABILITY, n_values=N_VALUES)
 def rr_std_error_data(gammas=(0.05, 0.1, 0.25, 0.4), rate: float = 0.5,
                       n_values=None) -> FigureData:
     """Standard error of the RR estimator against n, one curve per γ (log-log).
@@ -258,23 +255,10 @@ def rr_std_error_data(gammas=(0.05, 0.1, 0.25, 0.4), rate: float = 0.5,
     FigureData
         Lines ``"gamma=<γ>"``, one per γ, over the sorted sizes.
     """
-    gam = check_array("gammas", gammas, ndim=1, min_size=1)
-    if gam.size > len(CYCLE):
-        raise ParameterError(f"gammas must have at most {len(CYCLE)} values; got {gam.size}")
-    if np.any(gam <= 0) or np.any(gam >= 0.5):
-        raise ParameterError(f"gammas must each be in (0, 0.5); got gammas={describe(gammas)}")
-    rate = check_in_range("rate", rate, 0.0, 1.0)
-    ns = _n_grid(n_values, maximum=10**12).astype(np.int64)
-
-    curves = []
-    for g in gam:
-        try:
-            se = np.array([rr_std_error(rate, int(k), gamma=float(g)) for k in ns])
-        except ParameterError as exc:       # γ so small that the standard error overflows
-            raise ParameterError(f"gammas holds a value that cannot be used: {exc}") from None
-        curves.append(se)
-    refuse_undrawable_log("the standard errors", dict(gammas=gammas, rate=rate,
-                                                      n_values=n_values), ns, *curves)
+    gam = gammas
+    ns = _n_grid(n_values).astype(np.int64)
+    curves = [np.array([rr_std_error.__wrapped__(rate, int(k), gamma=float(g)) for k in ns])
+              for g in gam]
     series = tuple(Series(f"gamma={g:g}", _privacy_label(float(g), rr_epsilon_from_gamma(float(g))),
                           ns, se, colour=colour, width=_LW)
                    for colour, g, se in zip(CYCLE, gam, curves))
@@ -285,6 +269,7 @@ def rr_std_error_data(gammas=(0.05, 0.1, 0.25, 0.4), rate: float = 0.5,
                       legend_title="truth with probability ½ + γ")
 
 
+@validate(gammas=GAMMAS, rate=PROBABILITY, n_values=N_VALUES, ax=AXES)
 def plot_rr_std_error(gammas=(0.05, 0.1, 0.25, 0.4), rate: float = 0.5, n_values=None,
                       ax=None):
     """Standard error of the RR estimator against n, one curve per γ (log-log).
@@ -303,6 +288,7 @@ def plot_rr_std_error(gammas=(0.05, 0.1, 0.25, 0.4), rate: float = 0.5, n_values
     return to_matplotlib(rr_std_error_data(gammas, rate, n_values), ax=ax)
 
 
+@validate(gamma=GAMMA.or_none(), epsilon=EPSILON.or_none())
 def rr_probabilities_data(gamma: float | None = None,
                           epsilon: float | None = None) -> FigureData:
     """P(report | true bit) for randomized response, as grouped bars.
@@ -338,6 +324,7 @@ def rr_probabilities_data(gamma: float | None = None,
                       x_ticks=tuple(enumerate(REPORTS)))
 
 
+@validate(gamma=GAMMA.or_none(), epsilon=EPSILON.or_none(), ax=AXES)
 def plot_rr_probabilities(gamma: float | None = None, epsilon: float | None = None, ax=None):
     """Bar chart of P(report | true bit) for randomized response.
 
@@ -360,6 +347,7 @@ def plot_rr_probabilities(gamma: float | None = None, epsilon: float | None = No
     return to_matplotlib(rr_probabilities_data(gamma, epsilon), ax=ax)
 
 
+@validate(epsilon=EPSILON, n_values=N_VALUES_LOCAL)
 def local_vs_central_data(epsilon: float, n_values=None) -> FigureData:
     """Error of local (randomized response) vs central (Laplace) counting at one ε.
 
@@ -381,12 +369,9 @@ def local_vs_central_data(epsilon: float, n_values=None) -> FigureData:
     FigureData
         Lines ``"local"`` and ``"central"`` (dashed) over the sorted sizes, log scales.
     """
-    epsilon = EPSILON("epsilon", epsilon)            # the domain of the two functions below
-    ns = _n_grid(n_values, maximum=10**15)
+    ns = _n_grid(n_values)
     local = rr_local_std(ns, epsilon)
     central = central_laplace_rate_std(ns, epsilon)
-    refuse_undrawable_log("the standard deviations and sizes",
-                          dict(epsilon=epsilon, n_values=n_values), ns, local, central)
     series = (Series("local", "local: randomized response, sd = e^(ε/2) / ((e^ε − 1)√n)", ns,
                      local, colour=PALETTE["vermillion"], width=_LW),
               Series("central", "central: (count + Lap(1/ε)) / n, sd = √2 / (εn)", ns, central,
@@ -397,6 +382,7 @@ def local_vs_central_data(epsilon: float, n_values=None) -> FigureData:
                       log_y=True, x_integer=True)
 
 
+@validate(epsilon=EPSILON, n_values=N_VALUES_LOCAL, ax=AXES)
 def plot_local_vs_central(epsilon: float, n_values=None, ax=None):
     """Error of local (randomized response) vs central (Laplace) counting at one ε.
 
@@ -412,3 +398,10 @@ def plot_local_vs_central(epsilon: float, n_values=None, ax=None):
         Curves have gids ``"local"`` and ``"central"``.
     """
     return to_matplotlib(local_vs_central_data(epsilon, n_values), ax=ax)
+
+
+def _gammas(name: str, value: Any) -> list[float]:
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__") \
+            or not 1 <= len(list(value)) <= len(CYCLE):
+        raise GAMMAS.refuse(name, value)
+    return [GAMMA(name, g) for g in value]

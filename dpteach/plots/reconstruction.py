@@ -24,18 +24,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import (
-    ParameterError,
-    check_array,
-    check_delta,
-    check_in_range,
-    check_int,
-    check_probability,
-    describe,
-)
+from typing import Any
+
+from .._validation import (DELTA, FLAG, PROBABILITY, Domain, ParameterError, array, integer,
+                           real, validate)
 from ..attacks.reconstruction import dp_recovery_bound
-from ._style import CYCLE, PALETTE, refuse_undrawable, refuse_undrawable_log
-from .figure import FigureData, Rule, Series, to_matplotlib
+from ._style import AXES, CYCLE, PALETTE
+from .figure import TEXT, FigureData, Rule, Series, to_matplotlib
 
 __all__ = [
     "MAX_CURVES", "MAX_CURVE_POINTS",
@@ -49,42 +44,21 @@ MAX_CURVES = 7
 #: Most points of one curve.
 MAX_CURVE_POINTS = 1000
 
-
-def _grid(name: str, value, *, positive: bool = False) -> np.ndarray:
-    x = check_array(name, value, ndim=1, allow_bool=False)
-    if not 1 <= x.size <= MAX_CURVE_POINTS or np.any(x < 0) or (positive and np.any(x <= 0)):
-        sign = "> 0" if positive else "≥ 0"
-        raise ParameterError(f"{name} must hold 1 to {MAX_CURVE_POINTS} values {sign}; got "
-                             f"{name}={describe(value)}")
-    return x
-
-
-def _curves(name: str, curves, size: int, *, low: float = 0.0, high: float = 1.0) -> dict:
-    """label → array of ``size`` values in [low, high]; 1 to MAX_CURVES curves."""
-    if not isinstance(curves, dict) or not 1 <= len(curves) <= MAX_CURVES:
-        raise TypeError(f"{name} must be a dict of 1 to {MAX_CURVES} label → values; got "
-                        f"{name}={describe(curves)} of type {type(curves).__name__}")
-    out = {}
-    for label, values in curves.items():
-        if not isinstance(label, str) or not label:
-            raise TypeError(f"{name} must have non-empty string labels; got the label "
-                            f"{describe(label)} in {name}")
-        y = check_array(name, values, ndim=1, allow_bool=False)
-        if y.shape != (size,) or np.any(y < low) or np.any(y > high):
-            raise ParameterError(f"{name}[{label!r}] must hold {size} values in [{low:g}, "
-                                 f"{high:g}], one per x; got {name}[{label!r}]={describe(values)}")
-        out[label] = y
-    return out
-
-
-def _highlight(value, what: str):
-    if value is None:
-        return None
-    point = check_array("highlight", value, ndim=1, allow_bool=False)
-    if point.size != 2:
-        raise ParameterError(f"highlight must be a point ({what}, fraction); got "
-                             f"highlight={describe(value)}")
-    return float(point[0]), float(point[1])
+#: error sizes E/√n, total ε (those of dp_recovery_bound), attributes or noise levels
+NOISES = array(ndim=1, max_size=MAX_CURVE_POINTS, low=0.0, high=1e6, example=[0.1, 1.0, 3.0])
+EPSILONS = array(ndim=1, max_size=MAX_CURVE_POINTS, low=1e-6, high=1e4, example=[0.1, 1.0, 3.0])
+XS = array(ndim=1, max_size=MAX_CURVE_POINTS, low=0.0, high=1e15, example=[10.0, 100.0, 1000.0])
+#: label → one value in [0, 1] per x
+CURVES: Domain = Domain(f"a dict of 1 to {MAX_CURVES} curves, non-empty label → values in [0, 1]",
+                lambda name, value: _curves(name, value), example={"decoder": [0.9, 0.7, 0.5]},
+                bad=[{}, {"": [0.5]}, {"a": [1.5]}, {"a": "ab"}, [0.5], None])
+#: a point (x, fraction) to mark
+NOISE_POINT: Domain = Domain("None or a point (E/√n, fraction) in [0, 1e6] × [0, 1]",
+                     lambda name, value: _point(name, value, 0.0, 1e6, NOISE_POINT),
+                     example=None, edges=(None,), bad=[(2e6, 0.5), (0.5, 1.5), (1.0,), "ab"])
+EPSILON_POINT: Domain = Domain("None or a point (ε, fraction) in [1e-6, 1e4] × [0, 1]",
+                       lambda name, value: _point(name, value, 1e-6, 1e4, EPSILON_POINT),
+                       example=None, edges=(None,), bad=[(0.0, 0.5), (0.5, 1.5), (1.0,), "ab"])
 
 
 def _lines(curves: dict, x: np.ndarray) -> list:
@@ -98,6 +72,8 @@ def _lines(curves: dict, x: np.ndarray) -> list:
     return series
 
 
+@validate(relative_noise=NOISES, fractions=CURVES, n=integer(1, 10**6, example=100),
+          highlight=NOISE_POINT)
 def recovery_vs_noise_data(relative_noise, fractions, *, n: int,
                            highlight=None) -> FigureData:
     """Fraction of the secret bits recovered against the error size E/√n.
@@ -120,15 +96,10 @@ def recovery_vs_noise_data(relative_noise, fractions, *, n: int,
         Per curve i: ``line`` ``"curve-i"`` and ``points`` ``"curve-i-points"``; ``points``
         ``"highlight"``; rules ``"chance"`` (y = ½) and ``"sqrt-n"`` (x = 1).
     """
-    x = _grid("relative_noise", relative_noise)
-    refuse_undrawable("the error sizes", dict(relative_noise=relative_noise), x, limit=1e6)
-    curves = _curves("fractions", fractions, x.size)
-    n = check_int("n", n, minimum=1, maximum=10**6)
-    point = _highlight(highlight, "E/√n")
+    x, curves, point = relative_noise, fractions, highlight
+    _one_per_x("fractions", curves, "relative_noise", x)
     series = _lines(curves, x)
     if point is not None:
-        check_in_range("highlight", point[0], 0.0, 1e6)
-        check_in_range("highlight", point[1], 0.0, 1.0)
         series.append(Series("highlight", "this setting", [point[0]], [point[1]],
                              kind="points", colour=PALETTE["vermillion"], width=2.5))
     top = max(float(x.max()), 1.0, point[0] if point else 0.0)
@@ -141,6 +112,8 @@ def recovery_vs_noise_data(relative_noise, fractions, *, n: int,
         x_domain=(0.0, 1.05 * top), y_domain=(0.4, 1.02))
 
 
+@validate(relative_noise=NOISES, fractions=CURVES, n=integer(1, 10**6, example=100),
+          highlight=NOISE_POINT, ax=AXES)
 def plot_recovery_vs_noise(relative_noise, fractions, *, n: int, highlight=None, ax=None):
     """Fraction recovered against the error size (:func:`recovery_vs_noise_data`).
 
@@ -153,6 +126,7 @@ def plot_recovery_vs_noise(relative_noise, fractions, *, n: int, highlight=None,
                                                 highlight=highlight), ax=ax)
 
 
+@validate(epsilons=EPSILONS, fractions=CURVES, delta=DELTA, highlight=EPSILON_POINT)
 def recovery_vs_epsilon_data(epsilons, fractions, *, delta: float = 0.0,
                              highlight=None) -> FigureData:
     """Fraction recovered from DP answers against their total ε, under the DP ceiling.
@@ -178,22 +152,14 @@ def recovery_vs_epsilon_data(epsilons, fractions, *, delta: float = 0.0,
         Per curve i: ``"curve-i"`` and ``"curve-i-points"``; ``line`` ``"dp-bound"`` (the
         ceiling on 200 ε's spanning the data); ``"highlight"``; rule ``"chance"``.
     """
-    eps = _grid("epsilons", epsilons, positive=True)
-    if eps.min() < 1e-6 or eps.max() > 1e4:                # dp_recovery_bound's total ε
-        raise ParameterError(f"epsilons must lie in [1e-6, 1e4]; got epsilons={describe(epsilons)}")
-    curves = _curves("fractions", fractions, eps.size)
-    delta = check_delta("delta", delta)
-    point = _highlight(highlight, "ε")
+    eps, curves, point = epsilons, fractions, highlight
+    _one_per_x("fractions", curves, "epsilons", eps)
     series = _lines(curves, eps)
     lo, hi = float(eps.min()), float(eps.max())
     if point is not None:
-        if not 1e-6 <= point[0] <= 1e4:
-            raise ParameterError(f"highlight must have ε in [1e-6, 1e4]; got "
-                                 f"highlight={describe(highlight)}")
-        check_in_range("highlight", point[1], 0.0, 1.0)
         lo, hi = min(lo, point[0]), max(hi, point[0])
     grid = np.geomspace(lo, hi, 200) if hi > lo else np.array([lo])
-    bound = np.array([dp_recovery_bound(e, delta) for e in grid])
+    bound = np.array([dp_recovery_bound.__wrapped__(e, delta) for e in grid])
     series.insert(0, Series("dp-bound", "DP ceiling (e^ε + δ)/(1 + e^ε)", grid, bound,
                             colour=PALETTE["black"], dash="dashed"))
     if point is not None:
@@ -209,6 +175,7 @@ def recovery_vs_epsilon_data(epsilons, fractions, *, delta: float = 0.0,
         log_x=True, y_domain=(0.4, 1.02))
 
 
+@validate(epsilons=EPSILONS, fractions=CURVES, delta=DELTA, highlight=EPSILON_POINT, ax=AXES)
 def plot_recovery_vs_epsilon(epsilons, fractions, *, delta: float = 0.0, highlight=None,
                              ax=None):
     """Fraction recovered against the total ε (:func:`recovery_vs_epsilon_data`).
@@ -222,6 +189,8 @@ def plot_recovery_vs_epsilon(epsilons, fractions, *, delta: float = 0.0, highlig
                                                   highlight=highlight), ax=ax)
 
 
+@validate(x=XS, powers=CURVES, fpr=real(0.0, 1.0, low_open=True, high_open=True, example=0.05),
+          x_title=TEXT, log_x=FLAG, ceiling=PROBABILITY.or_none())
 def tracing_power_data(x, powers, *, fpr: float, x_title: str = "number of attributes d",
                        log_x: bool = True, ceiling: float | None = None) -> FigureData:
     """Power of a tracing test at false-positive rate ``fpr`` against x (attributes or noise).
@@ -249,21 +218,13 @@ def tracing_power_data(x, powers, *, fpr: float, x_title: str = "number of attri
         Per curve i: ``"curve-i"`` and ``"curve-i-points"``; rules ``"chance"`` and
         ``"dp-ceiling"``.
     """
-    xs = _grid("x", x, positive=bool(log_x))
-    if not isinstance(log_x, (bool, np.bool_)):
-        raise TypeError(f"log_x must be True or False; got log_x={describe(log_x)}")
-    if log_x:
-        refuse_undrawable_log("x", dict(x=x), xs)
-    else:
-        refuse_undrawable("x", dict(x=x), xs)
-    curves = _curves("powers", powers, xs.size)
-    fpr = check_probability("fpr", fpr, open_low=True, open_high=True)
-    if not isinstance(x_title, str):
-        raise TypeError(f"x_title must be a string; got x_title={describe(x_title)}")
+    xs, curves = x, powers
+    _one_per_x("powers", curves, "x", xs)
+    if log_x and np.any(xs <= 0):
+        raise ParameterError(f"x must be > 0 on a log axis (log_x=True); got min(x)={xs.min():g}")
     rules = [Rule("chance", "y", fpr, f"chance: power = FPR = {fpr:g}", PALETTE["black"],
                   "dotted")]
     if ceiling is not None:
-        ceiling = check_probability("ceiling", ceiling)
         rules.append(Rule("dp-ceiling", "y", ceiling, f"DP ceiling {ceiling:.3g}",
                           PALETTE["vermillion"], "dashed"))
     return FigureData(f"Tracing from released means: power at FPR {fpr:g}", x_title,
@@ -272,6 +233,8 @@ def tracing_power_data(x, powers, *, fpr: float, x_title: str = "number of attri
                       y_domain=(0.0, 1.02), x_integer=bool(np.all(xs == np.round(xs))))
 
 
+@validate(x=XS, powers=CURVES, fpr=real(0.0, 1.0, low_open=True, high_open=True, example=0.05),
+          x_title=TEXT, log_x=FLAG, ceiling=PROBABILITY.or_none(), ax=AXES)
 def plot_tracing_power(x, powers, *, fpr: float, x_title: str = "number of attributes d",
                        log_x: bool = True, ceiling: float | None = None, ax=None):
     """Tracing power against attributes or noise (:func:`tracing_power_data`).
@@ -283,3 +246,32 @@ def plot_tracing_power(x, powers, *, fpr: float, x_title: str = "number of attri
     """
     return to_matplotlib(tracing_power_data(x, powers, fpr=fpr, x_title=x_title, log_x=log_x,
                                             ceiling=ceiling), ax=ax)
+
+
+_VALUES: Domain = array(ndim=1, max_size=MAX_CURVE_POINTS, low=0.0, high=1.0)
+
+
+def _curves(name: str, value: Any) -> dict:
+    """label → array of values in [0, 1]; 1 to MAX_CURVES curves."""
+    if not isinstance(value, dict) or not 1 <= len(value) <= MAX_CURVES \
+            or not all(isinstance(label, str) and label for label in value):
+        raise CURVES.refuse(name, value)
+    return {label: _VALUES(f"{name}[{label!r}]", y) for label, y in value.items()}
+
+
+def _one_per_x(name: str, curves: dict, x_name: str, x: np.ndarray) -> None:
+    if any(y.shape != x.shape for y in curves.values()):
+        raise ParameterError(f"{name} must hold one value per {x_name} ({x.size}); got "
+                             f"{[y.size for y in curves.values()]}")
+
+
+_PAIR: Domain = array(ndim=1, min_size=2, max_size=2)
+
+
+def _point(name: str, value: Any, low: float, high: float, domain: Domain):
+    if value is None:
+        return None
+    x, fraction = (float(v) for v in _PAIR(name, value))
+    if low <= x <= high and 0.0 <= fraction <= 1.0:
+        return x, fraction
+    raise domain.refuse(name, value)

@@ -22,20 +22,13 @@ import math
 import numpy as np
 from scipy import optimize
 
-from .._validation import (
-    DELTA_POSITIVE,
-    ParameterError,
-    check_array,
-    check_delta,
-    check_epsilon,
-    check_finite,
-    check_int,
-    check_sensitivity,
-    describe,
-)
+from typing import Any
+
+from .._validation import (DELTA_POSITIVE, EPSILON, SENSITIVITY, VALUE, Domain, ParameterError,
+                           array, integer, validate)
 from ..mechanisms import stability as robust, selection, sparse_vector
-from ._style import LOG_AXIS_MAX, PALETTE, refuse_undrawable, refuse_undrawable_log
-from .figure import FigureData, Rule, Series, Span, Text, to_matplotlib
+from ._style import AXES, PALETTE
+from .figure import TEXT, FigureData, Rule, Series, Span, Text, to_matplotlib
 
 __all__ = [
     "selection_probabilities_data", "plot_selection_probabilities",
@@ -55,20 +48,26 @@ BOUNDS_MAX_SIZE = 10_000       #: most proposed bounds b in plot_ptr_distance
 #: The neighbouring relations, in words.
 _NEIGHBOURS = {"add_remove": "add/remove", "replace": "replace-one"}
 
+#: what the selection mechanisms take (their own domains), at most one bar per candidate
+_EXP = selection.exponential_mechanism_probabilities.__domains__
+_MEDIAN = selection.private_median_probabilities.__domains__
+_MODE = selection.private_mode_probabilities.__domains__
+SCORES = array(ndim=1, low=-1e15, high=1e15, max_size=BARS_MAX, example=[3.0, 1.0, 2.0])
+PROBABILITIES = array(ndim=1, low=0.0, high=1.0, max_size=BARS_MAX, example=[0.2, 0.5, 0.3])
+NAMES: Domain = Domain("None or a sequence of candidate names", lambda name, value: _names(name, value),
+               example=None, edges=(None,), bad=[3, [["a", "b"]]])
+SELECTION = dict(sensitivity=_EXP["sensitivity"], epsilon=_EXP["epsilon"],
+                 monotonic=_EXP["monotonic"], labels=NAMES)
+#: pairs (P[S | D], P[S | D′]) by mechanism
+EVENTS: Domain = Domain("a non-empty dict {name: (p, p′)} of probabilities in [0, 1], not both 0",
+                lambda name, value: _events(name, value), example={"Laplace": (0.5, 0.2)},
+                bad=[{}, {"a": (0.0, 0.0)}, {"a": (1.5, 0.2)}, {"a": "ab"}, 3, None])
+ESTIMATES = array(ndim=1, low=-1e15, high=1e15, example=[1.0, 2.0, 2.5])
+BOUNDS = array(ndim=1, low=0.0, high=2e15, max_size=BOUNDS_MAX_SIZE, example=[0.0, 1.0, 2.0])
 
-def _fmt(x: float) -> str:
-    return f"{x:.3g}"
 
-
-def _labels(labels, k: int) -> list[str]:
-    if labels is None:
-        return [str(i) for i in range(k)]
-    out = [str(v) for v in labels]
-    if len(out) != k:
-        raise ParameterError(f"labels must have one entry per candidate ({k}); got {len(out)}")
-    return out
-
-
+@validate(probabilities=PROBABILITIES, labels=NAMES,
+          truth=integer(0, BARS_MAX - 1, example=0).or_none(), title=TEXT, xlabel=TEXT)
 def selection_probabilities_data(probabilities, labels=None, truth=None, title: str = "",
                                  xlabel: str = "candidate") -> FigureData:
     """Bar chart of a selection mechanism's output distribution.
@@ -89,18 +88,10 @@ def selection_probabilities_data(probabilities, labels=None, truth=None, title: 
         Bars ``"probabilities"`` (every candidate, at x = its index) and, with ``truth``,
         ``"truth"`` (the non-private answer's bar again, on top, in vermillion).
     """
-    p = check_array("probabilities", probabilities, ndim=1)
-    if np.any(p < 0) or np.any(p > 1):
-        raise ParameterError("probabilities must lie in [0, 1]")
-    if p.size > BARS_MAX:
-        raise ParameterError(f"probabilities must have at most {BARS_MAX} entries (one bar "
-                             f"each); got probabilities with {p.size} entries")
+    p = probabilities
     names = _labels(labels, p.size)
-    if truth is not None:
-        truth = check_int("truth", truth, minimum=0, maximum=p.size - 1)
-    for arg, text in (("title", title), ("xlabel", xlabel)):
-        if not isinstance(text, str):
-            raise TypeError(f"{arg} must be a string; got {arg}={describe(text)}")
+    if truth is not None and truth >= p.size:
+        raise ParameterError(f"truth must be a candidate's index, below {p.size}; got truth={truth}")
     x = np.arange(p.size, dtype=float)
     series = [Series("probabilities", "other candidates" if truth is not None else "", x, p,
                      kind="bars", width=0.8, colour=PALETTE["blue"])]
@@ -113,6 +104,8 @@ def selection_probabilities_data(probabilities, labels=None, truth=None, title: 
                       x_ticks=_candidate_ticks(names))
 
 
+@validate(probabilities=PROBABILITIES, labels=NAMES,
+          truth=integer(0, BARS_MAX - 1, example=0).or_none(), title=TEXT, xlabel=TEXT, ax=AXES)
 def plot_selection_probabilities(probabilities, labels=None, truth=None, title: str = "",
                                  xlabel: str = "candidate", ax=None):
     """Bar chart of a selection mechanism's output distribution.
@@ -132,6 +125,7 @@ def plot_selection_probabilities(probabilities, labels=None, truth=None, title: 
                                                       xlabel), ax=ax)
 
 
+@validate(scores=SCORES, **SELECTION)
 def exponential_mechanism_data(scores, sensitivity: float, epsilon: float, labels=None,
                                monotonic: bool = False) -> FigureData:
     """Output distribution of the exponential mechanism for given scores.
@@ -149,6 +143,7 @@ def exponential_mechanism_data(scores, sensitivity: float, epsilon: float, label
               f"Δu = {_fmt(sensitivity)}")
 
 
+@validate(scores=SCORES, **SELECTION, ax=AXES)
 def plot_exponential_mechanism(scores, sensitivity: float, epsilon: float, labels=None,
                                monotonic: bool = False, ax=None):
     """Output distribution of the exponential mechanism for given scores.
@@ -159,6 +154,7 @@ def plot_exponential_mechanism(scores, sensitivity: float, epsilon: float, label
                                                     monotonic), ax=ax)
 
 
+@validate(**_MEDIAN)
 def private_median_data(data, candidates, epsilon: float,
                         neighbouring: str = "add_remove") -> FigureData:
     """Distribution of :func:`dpteach.mechanisms.selection.private_median` over its candidates.
@@ -177,6 +173,7 @@ def private_median_data(data, candidates, epsilon: float,
               f"n = {x.size}, {cand.size} candidates")
 
 
+@validate(**_MEDIAN, ax=AXES)
 def plot_private_median(data, candidates, epsilon: float, neighbouring: str = "add_remove",
                         ax=None):
     """Distribution of :func:`dpteach.mechanisms.selection.private_median` over its candidates.
@@ -186,6 +183,7 @@ def plot_private_median(data, candidates, epsilon: float, neighbouring: str = "a
     return to_matplotlib(private_median_data(data, candidates, epsilon, neighbouring), ax=ax)
 
 
+@validate(**_MODE)
 def private_mode_data(data, candidates, epsilon: float,
                       neighbouring: str = "add_remove") -> FigureData:
     """Distribution of :func:`dpteach.mechanisms.selection.private_mode` over its candidates.
@@ -202,6 +200,7 @@ def private_mode_data(data, candidates, epsilon: float,
               f"ε = {_fmt(epsilon)}, {_NEIGHBOURS.get(neighbouring, neighbouring)} neighbours")
 
 
+@validate(**_MODE, ax=AXES)
 def plot_private_mode(data, candidates, epsilon: float, neighbouring: str = "add_remove",
                       ax=None):
     """Distribution of :func:`dpteach.mechanisms.selection.private_mode` over its candidates.
@@ -211,6 +210,7 @@ def plot_private_mode(data, candidates, epsilon: float, neighbouring: str = "add
     return to_matplotlib(private_mode_data(data, candidates, epsilon, neighbouring), ax=ax)
 
 
+@validate(scores=SCORES, **SELECTION)
 def noisy_max_comparison_data(scores, sensitivity: float, epsilon: float, labels=None,
                               monotonic: bool = False) -> FigureData:
     """Side-by-side output distributions of three ε-DP selection mechanisms.
@@ -245,6 +245,7 @@ def noisy_max_comparison_data(scores, sensitivity: float, epsilon: float, labels
                       x_domain=(-0.6, k - 0.4), x_ticks=_candidate_ticks(names))
 
 
+@validate(scores=SCORES, **SELECTION, ax=AXES)
 def plot_noisy_max_comparison(scores, sensitivity: float, epsilon: float, labels=None,
                               monotonic: bool = False, ax=None):
     """Side-by-side output distributions of three ε-DP selection mechanisms.
@@ -278,6 +279,9 @@ def _advanced_per_query_epsilon(total: float, k: int, delta: float) -> float:
     return optimize.brentq(spent, lo, hi, xtol=1e-14, rtol=1e-12)
 
 
+@validate(epsilon=EPSILON, k_max=integer(2, 100_000, work=True, example=1000),
+          sensitivity=SENSITIVITY, max_above=integer(1, sparse_vector.MAX_ABOVE_MAX, example=1),
+          delta=DELTA_POSITIVE.or_none())
 def svt_vs_composition_data(epsilon: float, k_max: int = 1000, sensitivity: float = 1.0,
                             max_above: int = 1, delta: float | None = 1e-6) -> FigureData:
     """Noise per query when k threshold queries share a total budget ε.
@@ -308,22 +312,12 @@ def svt_vs_composition_data(epsilon: float, k_max: int = 1000, sensitivity: floa
         Lines ``"svt"``, ``"laplace-basic"`` and ``"laplace-advanced"`` at about 60
         log-spaced k; log scales.
     """
-    epsilon = check_epsilon("epsilon", epsilon)
-    kmax = check_int("k_max", k_max, minimum=2, maximum=100_000)
-    sensitivity = check_sensitivity("sensitivity", sensitivity)
-    c = check_int("max_above", max_above, minimum=1, maximum=sparse_vector.MAX_ABOVE_MAX)
-    if delta is not None:
-        delta = DELTA_POSITIVE("delta", delta)          # advanced composition's slack δ'
+    kmax, c = k_max, max_above
     ks = np.unique(np.round(np.geomspace(1, kmax, 60)).astype(int))
     _, q_scale = sparse_vector.sparse_vector_noise_scales(epsilon, sensitivity, c)
-    with np.errstate(over="ignore"):
-        basic = ks * sensitivity / epsilon
+    basic = ks * sensitivity / epsilon
     adv = None if delta is None else [
         sensitivity / _advanced_per_query_epsilon(epsilon, int(k), delta) for k in ks]
-    refuse_undrawable_log("the noise scales", dict(epsilon=epsilon, k_max=k_max,
-                                                   sensitivity=sensitivity, max_above=max_above,
-                                                   delta=delta),
-                          q_scale, basic, *(() if adv is None else (adv,)))
     series = [Series("svt", f"sparse vector, c = {c}: Lap(4cΔ/ε)", ks, np.full(ks.size, q_scale),
                      colour=PALETTE["blue"], width=2.2),
               Series("laplace-basic", "Laplace per query, basic composition: Lap(kΔ/ε)", ks,
@@ -340,6 +334,9 @@ def svt_vs_composition_data(epsilon: float, k_max: int = 1000, sensitivity: floa
                       series=tuple(series), log_x=True, log_y=True, x_integer=True)
 
 
+@validate(epsilon=EPSILON, k_max=integer(2, 100_000, work=True, example=1000),
+          sensitivity=SENSITIVITY, max_above=integer(1, sparse_vector.MAX_ABOVE_MAX, example=1),
+          delta=DELTA_POSITIVE.or_none(), ax=AXES)
 def plot_svt_vs_composition(epsilon: float, k_max: int = 1000, sensitivity: float = 1.0,
                             max_above: int = 1, delta: float | None = 1e-6, ax=None):
     """Noise per query when k threshold queries share a total budget ε.
@@ -355,6 +352,7 @@ def plot_svt_vs_composition(epsilon: float, k_max: int = 1000, sensitivity: floa
                                                  delta), ax=ax)
 
 
+@validate(event_probabilities=EVENTS, epsilon=EPSILON)
 def event_privacy_loss_data(event_probabilities: dict, epsilon: float) -> FigureData:
     """Privacy loss ``|ln(p/p′)|`` of one output event for several mechanisms.
 
@@ -374,17 +372,8 @@ def event_privacy_loss_data(event_probabilities: dict, epsilon: float) -> Figure
         again, on top, in vermillion); each bar's loss written above it; the rule
         ``"epsilon"`` at the claimed ε. ``extra["losses"]`` holds the losses.
     """
-    epsilon = check_epsilon("epsilon", epsilon)
-    if not isinstance(event_probabilities, dict) or not event_probabilities:
-        raise TypeError("event_probabilities must be a non-empty dict {name: (p, p')}; "
-                        f"got {event_probabilities!r}")
     names, losses = [], []
-    for name, pair in event_probabilities.items():
-        p, pp = (float(v) for v in check_array("event_probabilities", pair, ndim=1,
-                                                 min_size=2)[:2])
-        if min(p, pp) < 0 or max(p, pp) > 1 or p + pp == 0:
-            raise ParameterError("event_probabilities must hold probabilities in [0, 1], "
-                                 f"not both 0; got {name!r}: {pair!r}")
+    for name, (p, pp) in event_probabilities.items():
         names.append(str(name))
         ratio = p / pp if pp > 0 else math.inf
         if min(p, pp) == 0:
@@ -395,7 +384,6 @@ def event_privacy_loss_data(event_probabilities: dict, epsilon: float) -> Figure
             losses.append(abs(math.log(p) - math.log(pp)))
     finite = [v for v in losses if math.isfinite(v)]
     top = 3.0 * max(finite + [epsilon])
-    refuse_undrawable("the privacy losses", dict(epsilon=epsilon), 1.15 * top)
     shown = np.array([v if math.isfinite(v) else top for v in losses])
     x = np.arange(len(names), dtype=float)
     over = np.array([v > epsilon * (1 + 1e-9) for v in losses])
@@ -416,6 +404,7 @@ def event_privacy_loss_data(event_probabilities: dict, epsilon: float) -> Figure
                       x_ticks=tuple(zip(x, names)), extra={"losses": losses})
 
 
+@validate(event_probabilities=EVENTS, epsilon=EPSILON, ax=AXES)
 def plot_event_privacy_loss(event_probabilities: dict, epsilon: float, ax=None):
     """Privacy loss ``|ln(p/p′)|`` of one output event for several mechanisms.
 
@@ -445,6 +434,8 @@ def _hist_bins(values: np.ndarray, n: int):
     return np.array([lo, np.nextafter(hi, math.inf)])
 
 
+@validate(estimates=ESTIMATES, lower=VALUE, upper=VALUE, released=VALUE.or_none(),
+          truth=VALUE.or_none())
 def block_estimates_data(estimates, lower: float, upper: float, released: float | None = None,
                          truth: float | None = None) -> FigureData:
     """Histogram of subsample-and-aggregate block estimates (**non-private** view).
@@ -458,18 +449,9 @@ def block_estimates_data(estimates, lower: float, upper: float, released: float 
         Bars ``"blocks"`` (the counts of the estimates in 5 to 40 equal bins), the span
         ``"range"`` [a, b], rules ``"released"`` and ``"truth"``.
     """
-    est = check_array("estimates", estimates, ndim=1)
-    lower = check_finite("lower", lower)
-    upper = check_finite("upper", upper)
+    est = estimates
     if not upper > lower:
         raise ParameterError(f"upper must be > lower; got lower={lower!r}, upper={upper!r}")
-    if truth is not None:
-        truth = check_finite("truth", truth)
-    if released is not None:
-        released = check_finite("released", released)
-    refuse_undrawable("the block estimates", dict(estimates=estimates, lower=lower, upper=upper,
-                                                   released=released, truth=truth),
-                      est, lower, upper, *(v for v in (released, truth) if v is not None))
     counts, edges = np.histogram(est, bins=_hist_bins(est, min(40, max(5, est.size // 3))))
     width = np.diff(edges)
     rules = []
@@ -493,6 +475,8 @@ def block_estimates_data(estimates, lower: float, upper: float, released: float 
                       y_domain=(0.0, 1.1 * max(float(counts.max()), 1.0)), y_integer=True)
 
 
+@validate(estimates=ESTIMATES, lower=VALUE, upper=VALUE, released=VALUE.or_none(),
+          truth=VALUE.or_none(), ax=AXES)
 def plot_block_estimates(estimates, lower: float, upper: float, released: float | None = None,
                          truth: float | None = None, ax=None):
     """Histogram of subsample-and-aggregate block estimates (**non-private** view).
@@ -507,6 +491,8 @@ def plot_block_estimates(estimates, lower: float, upper: float, released: float 
     return to_matplotlib(block_estimates_data(estimates, lower, upper, released, truth), ax=ax)
 
 
+@validate(data=robust.median_distance_to_instability.__domains__["data"], lower=VALUE,
+          upper=VALUE, epsilon=EPSILON, delta=DELTA_POSITIVE, bounds=BOUNDS.or_none())
 def ptr_distance_data(data, lower: float, upper: float, epsilon: float, delta: float,
                       bounds=None) -> FigureData:
     """Distance to instability γ(b) of the median versus the proposed bound b.
@@ -536,32 +522,16 @@ def ptr_distance_data(data, lower: float, upper: float, epsilon: float, delta: f
         The step line ``"distance"`` (γ(b), stepping after each b; an infinite γ is drawn
         at n + 1), the rule ``"threshold"``; a y axis linear up to 1 and logarithmic beyond.
     """
-    lower = check_finite("lower", lower)
-    upper = check_finite("upper", upper)
     if not upper > lower:
         raise ParameterError(f"upper must be > lower; got lower={lower!r}, upper={upper!r}")
-    epsilon = check_epsilon("epsilon", epsilon)
-    delta = check_delta("delta", delta, allow_zero=False)
-    if bounds is None:
-        bs = np.linspace(0.0, upper - lower, 200)
-    else:
-        bs = check_array("bounds", bounds, ndim=1)
-        if np.any(bs < 0) or np.any((bs > 0) & (bs < 1e-9)) or np.any(bs > 2e15):
-            raise ParameterError("bounds must all be 0 or in [1e-9, 2e15] (the domain of "
-                                 f"median_distance_to_instability); got bounds={describe(bounds)}")
-        if bs.size > BOUNDS_MAX_SIZE:
-            raise ParameterError(f"bounds must have at most {BOUNDS_MAX_SIZE} values; got bounds "
-                                 f"with {bs.size} values")
-    refuse_undrawable("the distance to instability", dict(lower=lower, upper=upper, bounds=bounds),
-                      bs)
-    # ln(1/δ)/(ε/2), written so that neither a subnormal δ nor a subnormal ε divides by 0
-    threshold = -math.log(delta) * 2 / epsilon
-    if not threshold <= LOG_AXIS_MAX:                   # drawn on a symlog axis
-        raise ParameterError("epsilon is so small that the test threshold ln(1/δ)/(ε/2) exceeds "
-                             f"{LOG_AXIS_MAX:.0e}, the range a log axis can show; got "
-                             f"epsilon={describe(epsilon)}, delta={describe(delta)}")
+    bs = np.linspace(0.0, upper - lower, 200) if bounds is None else bounds
+    if np.any((bs > 0) & (bs < 1e-9)):
+        raise ParameterError(f"bounds must be 0 or at least 1e-9 (median_distance_to_instability's "
+                             f"bound); got bounds with min {bs[bs > 0].min():.3g}")
+    threshold = -math.log(delta) * 2 / epsilon      # ln(1/δ)/(ε/2)
     n = np.asarray(data).size
-    gam = np.array([robust.median_distance_to_instability(data, b, lower, upper) for b in bs])
+    gam = np.array([robust.median_distance_to_instability.__wrapped__(data, b, lower, upper)
+                    for b in bs])
     shown = np.where(np.isinf(gam), n + 1, gam)
     top = max(float(shown.max()), threshold, 1.0)
     return FigureData(f"Propose-test-release for the median (n = {n})\n"
@@ -578,6 +548,8 @@ def ptr_distance_data(data, lower: float, upper: float, epsilon: float, delta: f
                       symlog_y=True, y_domain=(0.0, 2.0 * top), y_integer=True)
 
 
+@validate(data=robust.median_distance_to_instability.__domains__["data"], lower=VALUE,
+          upper=VALUE, epsilon=EPSILON, delta=DELTA_POSITIVE, bounds=BOUNDS.or_none(), ax=AXES)
 def plot_ptr_distance(data, lower: float, upper: float, epsilon: float, delta: float,
                       bounds=None, ax=None):
     """Distance to instability γ(b) of the median versus the proposed bound b.
@@ -596,3 +568,37 @@ def _candidate_ticks(names: list[str]) -> tuple:
     """A tick under every candidate, or every ⌈k/20⌉-th when there are many (readable)."""
     step = max(1, math.ceil(len(names) / 20))
     return tuple((float(i), names[i]) for i in range(0, len(names), step))
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.3g}"
+
+
+def _labels(labels, k: int) -> list[str]:
+    if labels is None:
+        return [str(i) for i in range(k)]
+    out = [str(v) for v in labels]
+    if len(out) != k:
+        raise ParameterError(f"labels must have one entry per candidate ({k}); got {len(out)}")
+    return out
+
+
+def _names(name: str, value: Any) -> list[str] | None:
+    """None, or the names (a string: one name per character)."""
+    if value is None or (isinstance(value, (str, list, tuple, np.ndarray)) and np.ndim(value) <= 1):
+        return None if value is None else [str(v) for v in value]
+    raise NAMES.refuse(name, value)
+
+
+_PAIR: Domain = array(ndim=1, min_size=2, max_size=2, low=0.0, high=1.0)
+
+
+def _events(name: str, value: Any) -> dict:
+    """The pairs as floats; each in [0, 1], not both 0."""
+    try:
+        pairs = {key: tuple(map(float, _PAIR(name, pair))) for key, pair in value.items()}
+    except (AttributeError, ParameterError):
+        raise EVENTS.refuse(name, value) from None
+    if not pairs or any(p + q == 0 for p, q in pairs.values()):
+        raise EVENTS.refuse(name, value)
+    return pairs

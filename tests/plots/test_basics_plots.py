@@ -594,7 +594,7 @@ def test_plot_neighbour_differences():
     np.testing.assert_array_equal(heights(fig), db)
     with pytest.raises(ValueError, match="db"):
         atp.plot_neighbour_differences("sum", [0, np.nan, 1])
-    with pytest.raises(ValueError, match="scalar"):
+    with pytest.raises(ValueError, match="one number per database"):
         atp.plot_neighbour_differences(lambda x: np.bincount(x, minlength=2), db)
     fig = atp.plot_neighbour_differences("sum", [0.5, 3.0, 2.0])       # real values allowed
     np.testing.assert_allclose(heights(fig), [0.5, 3.0, 2.0])
@@ -640,7 +640,7 @@ def test_plot_noisy_difference_and_success():
     np.testing.assert_allclose(y, 1 - 0.5 * np.exp(-x / 2))
     _, yh = _line(fig, "highlight")
     assert math.isclose(yh[0], dp_success_bound(1.0))
-    with pytest.raises(ValueError, match="epsilon"):
+    with pytest.raises(ValueError, match=r"highlight .*\[1e-06, 1000\]"):
         atp.plot_attack_success(highlight=-1.0)
     with pytest.raises(ValueError, match="epsilons"):
         atp.plot_attack_success(epsilons=[0.0, 1.0])
@@ -672,40 +672,30 @@ def test_plot_averaging_attack():
         atp.plot_averaging_attack(0.5, simulated=[0.5])
 
 
-# --------------------------------------------- the data functions behind the app's charts
-from _props import BAD_CHOICE, BAD_POSITIVE, BAD_PROB, bad_int  # noqa: E402
+def test_neighbour_differences_titles_with_the_given_name():
+    # (moved from the deleted test_attack_plots_edges.py: the generated tests of
+    # tests/test_domains.py now refuse the bad names, sizes and flags by name)
+    from dpteach.plots import attacks as atp
 
-from dpteach.plots import attacks as _att  # noqa: E402
-from dpteach.plots import calibration as _cal  # noqa: E402
-from dpteach.plots import randomized_response as _rrp  # noqa: E402
-
-_DATA_CASES = [
-    (_cal.error_vs_epsilon_data, {"sensitivity": 1.0, "delta": 1e-5}, "sensitivity", BAD_POSITIVE),
-    (_cal.error_vs_epsilon_data, {"sensitivity": 1.0, "delta": 1e-5}, "method", BAD_CHOICE),
-    (_cal.neighbouring_densities_data, {"sensitivity": 1.0, "epsilon": 1.0}, "epsilon",
-     BAD_POSITIVE),
-    (_cal.neighbouring_densities_data, {"sensitivity": 1.0, "epsilon": 1.0}, "mechanism",
-     BAD_CHOICE),
-    (_cal.privacy_loss_data, {"sensitivity": 1.0, "epsilon": 1.0}, "sensitivity", BAD_POSITIVE),
-    (_cal.privacy_loss_data, {"sensitivity": 1.0, "epsilon": 1.0}, "epsilon", BAD_POSITIVE),
-    (_cal.sigma_comparison_data, {"sensitivity": 1.0, "delta": 1e-5}, "sensitivity",
-     BAD_POSITIVE),
-    (_rrp.rr_estimator_data, {"true_rate": 0.3, "n": 100, "gamma": 0.25, "n_trials": 20,
-                              "rng": 0}, "true_rate", BAD_PROB),
-    (_rrp.rr_estimator_data, {"true_rate": 0.3, "n": 100, "gamma": 0.25, "n_trials": 20,
-                              "rng": 0}, "n_trials", bad_int(2, 10**6)),
-    (_rrp.rr_probabilities_data, {}, "epsilon", BAD_POSITIVE.filter(lambda v: v is not None)),
-    (_rrp.local_vs_central_data, {"epsilon": 1.0}, "epsilon", BAD_POSITIVE),
-    (_cal.dimension_crossover_data, {"epsilon": 1.0, "delta": 1e-5}, "epsilon", BAD_POSITIVE),
-    (_cal.dimension_crossover_data, {"epsilon": 1.0, "delta": 1e-5}, "max_dimension",
-     bad_int(2, 10**7)),
-    (_att.noisy_difference_data, {"epsilon": 1.0}, "epsilon", BAD_POSITIVE),
-    (_att.noisy_difference_data, {"epsilon": 1.0}, "scenario", BAD_CHOICE),
-]
+    fig = atp.plot_neighbour_differences("sum", [0, 1, 1, 0, 1], name="my attack")
+    assert "my attack" in fig.axes[0].get_title()
 
 
-@pytest.mark.parametrize("func, valid, arg, strategy", _DATA_CASES,
-                         ids=[f"{c[0].__name__}-{c[2]}" for c in _DATA_CASES])
-def test_chart_data_functions_refuse_bad_values(func, valid, arg, strategy):
-    # the app calls these directly (the plot_* functions draw them), so they check too
-    assert_rejects_bad_values(func, valid, arg, strategy)
+def test_exact_answers_at_the_domains_edges():
+    # (moved from the deleted rows of test_plots_edges.py)
+    from dpteach.plots import selection as sel
+
+    # (½+γ)/(½−γ) = e^ε once 1 − p rounds to 0: written as a power of ten
+    for kw, text in ((dict(gamma=0.5 - 2**-54), "10^16.26"), (dict(epsilon=1e3), "10^434.3"),
+                     (dict(gamma=0.25), "= 3 =")):
+        assert text in rrp.rr_probabilities_data(**kw).title
+    # p/p′ overflows for a subnormal p′: the finite loss ln p − ln p′ = 743.7, not ∞
+    data = sel.event_privacy_loss_data({"a": (0.5, 5e-324)}, 1.0)
+    assert data.extra["losses"][0] == pytest.approx(math.log(0.5) - math.log(5e-324))
+    # estimates too close together to split into bins: one bin holds them all
+    for est in ([5e-324, -5e-324, 0.0], [1e15] * 3, [1e14, 1e14 * (1 + 1e-15)]):
+        data = sel.block_estimates_data(est, -1e15, 1e15)
+        assert data.series[0].y.sum() == len(est)
+    # PTR's threshold ln(1/δ)/(ε/2) at the smallest δ of the domain
+    data = sel.ptr_distance_data([1.0, 2.0], 0.0, 10.0, 1.0, 1e-50)
+    assert data.rules[0].value == pytest.approx(2 * 50 * math.log(10))
