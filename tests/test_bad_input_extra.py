@@ -173,10 +173,6 @@ _ELSEWHERE = {
             "bound_convergence_data", "plot_bound_convergence", "canary_scores_data",
             "plot_canary_scores", "one_run_bound_data", "plot_one_run_bound"],
     },
-    "plots/test_dp_fairness_plots.py": {
-        "dpteach.plots.dp_fairness": [
-            "group_accuracy_data", "plot_group_accuracy"],
-    },
 }
 # The plot functions below are attacked by tests/plots/test_plots_bad_input.py (another
 # engineer's file, written in parallel with this one).
@@ -229,7 +225,7 @@ def _public_functions():
 
 def test_every_public_function_has_a_bad_input_test():
     functions = _public_functions()
-    assert len(functions) > 100        # the walk really found the library
+    assert len(functions) > 40         # the walk really found the library's undeclared part
     # a function that declares its domains (@validate) gets its bad-input tests generated
     # from the declarations (tests/test_domains.py)
     missing = sorted(f"{mod}.{name}" for mod, name in functions

@@ -149,7 +149,7 @@ def test_every_public_module_is_in_an_edges_table():
     modules = public_modules()
     assert len(modules) >= 25                          # the walk really found the library
     tables = tables_of(edges_files())
-    assert len(tables) >= 6
+    assert len(tables) >= 3             # the legacy tables of the modules not yet declared
     missing = [m for m in uncovered(modules, tables) if m not in PENDING and not declared(m)]
     assert not missing, ("public modules in no tests/test_edges_*.py MODULES table (add their "
                          "functions to an edges file): " + ", ".join(missing))

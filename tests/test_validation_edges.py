@@ -214,7 +214,7 @@ WITHOUT_NUMBERS: set[str] = set()
 # the declaration machinery (domains and validate): tests/test_domains.py
 ELSEWHERE = {f"_validation.{n}": "test_domains.py" for n in (
     "Domain", "Domain.flat", "Domain.or_none", "Domain.refuse", "anything", "array", "choice", "function",
-    "integer", "one_of", "rational", "real", "validate", "validate_params")}
+    "instance_of", "integer", "one_of", "rational", "real", "validate", "validate_params")}
 
 
 def _case_id(case):

@@ -120,17 +120,6 @@ def new_axes(ax=None, figsize=(6.4, 4.0)):
     return fig, ax
 
 
-def instance_of(cls: type, text: str) -> Domain:
-    """A parameter that takes what a library function returned (``cls``), e.g. a result."""
-    def convert(name: str, value: Any) -> Any:
-        if isinstance(value, cls):
-            return value
-        raise domain.refuse(name, value)
-
-    domain = Domain(text, convert, bad=[None, 3, "result"])
-    return domain
-
-
 def _axes(name: str, value: Any) -> Any:
     """None, or a matplotlib Axes (matplotlib is imported only to check one)."""
     if value is None:
@@ -143,5 +132,4 @@ def _axes(name: str, value: Any) -> Any:
 
 
 __all__ = ["PALETTE", "CYCLE", "LINEAR_AXIS_MAX", "FIGSIZE_RANGE", "new_axes", "AXES", "FIGSIZE",
-           "instance_of",
            "refuse_undrawable", "refuse_undrawable_log", "LOG_AXIS_MAX"]

@@ -25,7 +25,18 @@ import numpy as np
 
 from .._validation import Domain, ParameterError, array, integer, validate
 from ._style import AXES, CYCLE, PALETTE
-from .figure import TEXT, FigureData, Rule, Series, to_matplotlib
+from .figure import FigureData, Rule, Series, to_matplotlib
+
+
+def _words(name: str, value: Any) -> str:
+    if isinstance(value, str) and value.strip():
+        return value
+    raise QUASI_IDENTIFIER.refuse(name, value)
+
+
+#: a quasi-identifier in words, for a title ("ZIP code, birth date, sex")
+QUASI_IDENTIFIER = Domain("a non-empty string (the quasi-identifier in words)", _words,
+                          example="ZIP code, birth date, sex", bad=["", "  ", 3, ["zip"]])
 
 __all__ = ["MAX_CURVES", "MAX_ATTRIBUTES", "MAX_CLASS_SIZE", "uniqueness_curve_data",
            "plot_uniqueness_curve", "class_sizes_data", "plot_class_sizes"]
@@ -101,7 +112,7 @@ def plot_uniqueness_curve(curves, attributes=None, ax=None):
 
 
 @validate(sizes=SIZES, k=integer(1, 10**6, example=5).or_none(),
-          max_size=integer(1, MAX_CLASS_SIZE, example=20), name=TEXT.or_none())
+          max_size=integer(1, MAX_CLASS_SIZE, example=20), name=QUASI_IDENTIFIER.or_none())
 def class_sizes_data(sizes, k: int | None = None, max_size: int = 20,
                      name: str | None = None) -> FigureData:
     """Share of the rows in an equivalence class of each size.
@@ -146,7 +157,7 @@ def class_sizes_data(sizes, k: int | None = None, max_size: int = 20,
 
 
 @validate(sizes=SIZES, k=integer(1, 10**6, example=5).or_none(),
-          max_size=integer(1, MAX_CLASS_SIZE, example=20), name=TEXT.or_none(), ax=AXES)
+          max_size=integer(1, MAX_CLASS_SIZE, example=20), name=QUASI_IDENTIFIER.or_none(), ax=AXES)
 def plot_class_sizes(sizes, k: int | None = None, max_size: int = 20,
                      name: str | None = None, ax=None):
     """Share of the rows per equivalence-class size (:func:`class_sizes_data`).

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import ParameterError, check_array, check_positive, describe
-from ._style import CYCLE, LOG_AXIS_MAX
-from .figure import FigureData, Rule, Series, to_matplotlib
+from .._validation import Domain, ParameterError, array, real, validate
+from ._style import AXES, CYCLE
+from .figure import TEXT, FigureData, Rule, Series, to_matplotlib
 
 __all__ = ["MAX_GROUPS", "MAX_EPSILONS", "LEARNER_NAMES", "GROUPING_NAMES", "group_accuracy_data",
            "plot_group_accuracy"]
@@ -39,21 +39,29 @@ GROUPING_NAMES = {"all": "everyone", "sex": "sex", "race": "race",
                   "sex_income": "sex and income"}
 
 
-def _check_unit(name: str, value, shape: tuple, *, allow_nan: bool = False) -> np.ndarray:
-    """Numbers in [0, 1] of the given shape (NaN allowed, meaning "not drawn", if asked)."""
-    arr = check_array(name, value, ndim=len(shape), finite=not allow_nan, allow_bool=False)
-    with np.errstate(invalid="ignore"):
-        ok = (arr >= 0) & (arr <= 1)
-    if allow_nan:
-        ok |= np.isnan(arr)
-    if arr.shape != shape or not np.all(ok):
-        where = "one row per entry of groups, one column per entry of epsilons" if len(
-            shape) == 2 else "one per entry of groups"
-        raise ParameterError(f"{name} must hold accuracies in [0, 1] of shape {shape} ({where});"
-                             f" got {name}={describe(value)} with shape {arr.shape}")
-    return arr
+#: the privacy budgets on the x axis (an accuracy sweep's ε's)
+EPSILONS = array(ndim=1, max_size=MAX_EPSILONS, low=1e-6, high=1e3, example=[0.5, 1.0, 4.0])
+#: accuracies in [0, 1] (NaN, "not drawn", allowed for a non-private baseline)
+ACCURACIES = array(ndim=(1, 2), low=0.0, high=1.0, example=[[0.8, 0.82, 0.84]])
+BASELINES = array(ndim=1, low=0.0, high=1.0, finite=False, example=[0.85])
 
 
+def _group_names(name, value):
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") \
+            or not 1 <= len(value) <= MAX_GROUPS \
+            or not all(isinstance(g, str) and g for g in value):
+        raise GROUPS.refuse(name, value)
+    return list(value)
+
+
+#: the groups' names, one per row of the accuracies
+GROUPS = Domain(f"a sequence of 1 to {MAX_GROUPS} non-empty names", _group_names,
+                example=["women"], bad=["women", [], [""], [3], None])
+
+
+@validate(epsilons=EPSILONS, mean=ACCURACIES, groups=GROUPS, sd=ACCURACIES.or_none(),
+          nonprivate=BASELINES.or_none(), selected=real(1e-6, 1e3).or_none(),
+          title=TEXT.or_none())
 def group_accuracy_data(epsilons, mean, *, groups, sd=None, nonprivate=None,
                         selected=None, title: str | None = None) -> FigureData:
     """Per-group test accuracy against ε, mean ± sd over seeds (see the module docstring).
@@ -61,7 +69,7 @@ def group_accuracy_data(epsilons, mean, *, groups, sd=None, nonprivate=None,
     Parameters
     ----------
     epsilons : array-like of float, shape (k,)
-        The privacy budgets, finite, > 0 and ≤ 1e200, 1 ≤ k ≤ :data:`MAX_EPSILONS` (drawn
+        The privacy budgets, in [1e-6, 1e3], 1 ≤ k ≤ :data:`MAX_EPSILONS` (drawn
         in increasing order on a log axis).
     mean : array-like of float in [0, 1], shape (g, k)
         Mean accuracy of each group at each ε.
@@ -72,7 +80,7 @@ def group_accuracy_data(epsilons, mean, *, groups, sd=None, nonprivate=None,
     nonprivate : array-like of float in [0, 1] or NaN, shape (g,), optional
         Each group's non-private accuracy: a dashed line (none where NaN).
     selected : float, optional
-        An ε in (0, 1e200] marked by a vertical line and named in the title.
+        An ε in [1e-6, 1e3] marked by a vertical line and named in the title.
     title : str, optional
         What the curves are, in words (e.g. ``"DP-SGD, by sex and income"``): the title's
         first line.
@@ -84,30 +92,16 @@ def group_accuracy_data(epsilons, mean, *, groups, sd=None, nonprivate=None,
         ``"group-i-nonprivate"`` (dashed, with ``nonprivate``) for each group i; rule
         ``"selected"``. Log x-axis. ``extra``: ``"groups"``, ``"epsilons"`` (sorted).
     """
-    eps = check_array("epsilons", epsilons, ndim=1, allow_bool=False)
-    k = eps.size
-    if not 1 <= k <= MAX_EPSILONS or np.any(eps <= 0) or np.any(eps > LOG_AXIS_MAX):
-        raise ParameterError(f"epsilons must hold 1 to {MAX_EPSILONS} values in (0, "
-                             f"{LOG_AXIS_MAX:g}]; got epsilons={describe(epsilons)}")
-    if isinstance(groups, (str, bytes)) or not hasattr(groups, "__len__") or not all(
-            isinstance(g, str) and g for g in groups):
-        raise TypeError(f"groups must be a sequence of non-empty names; got "
-                        f"groups={describe(groups)}")
-    g = len(groups)
-    if not 1 <= g <= MAX_GROUPS:
-        raise ParameterError(f"groups must name 1 to {MAX_GROUPS} groups; got {g}")
-    acc = _check_unit("mean", mean, (g, k))
-    spread = None if sd is None else _check_unit("sd", sd, (g, k))
-    base = None if nonprivate is None else _check_unit("nonprivate", nonprivate, (g,),
-                                                       allow_nan=True)
-    if title is not None and not isinstance(title, str):
-        raise TypeError(f"title must be a string or None; got title={describe(title)}")
-    sel = None
-    if selected is not None:
-        sel = check_positive("selected", selected)
-        if sel > LOG_AXIS_MAX:
-            raise ParameterError(f"selected must be in (0, {LOG_AXIS_MAX:g}]; got "
-                                 f"selected={describe(selected)}")
+    eps, acc, spread, base, sel = epsilons, mean, sd, nonprivate, selected
+    k, g = eps.size, len(groups)
+    shapes = {"mean": acc.shape, "sd": None if sd is None else sd.shape}
+    for name, shape in shapes.items():
+        if shape is not None and shape != (g, k):
+            raise ParameterError(f"{name} must have one row per entry of groups and one column "
+                                 f"per entry of epsilons, shape {(g, k)}; got shape {shape}")
+    if base is not None and (base.shape != (g,) or np.isinf(base).any()):
+        raise ParameterError(f"nonprivate must hold one accuracy in [0, 1] (or NaN) per entry "
+                             f"of groups ({g}); got {base.tolist()}")
     order = np.argsort(eps, kind="stable")
     x = eps[order]
     series, ys = [], [acc]
@@ -139,10 +133,13 @@ def group_accuracy_data(epsilons, mean, *, groups, sd=None, nonprivate=None,
     x_high = max(float(x[-1]), sel) if sel is not None else float(x[-1])
     return FigureData(head, "privacy budget ε (log scale; left = more private)",
                       "test accuracy", series=tuple(series), rules=rules, log_x=True,
-                      x_domain=(x_low / 1.5, min(x_high * 1.5, LOG_AXIS_MAX)),
+                      x_domain=(x_low / 1.5, x_high * 1.5),
                       y_domain=(low, high), extra={"groups": list(groups), "epsilons": x})
 
 
+@validate(epsilons=EPSILONS, mean=ACCURACIES, groups=GROUPS, sd=ACCURACIES.or_none(),
+          nonprivate=BASELINES.or_none(), selected=real(1e-6, 1e3).or_none(),
+          title=TEXT.or_none(), ax=AXES)
 def plot_group_accuracy(epsilons, mean, *, groups, sd=None, nonprivate=None, selected=None,
                         title: str | None = None, ax=None):
     """Per-group accuracy against ε (:func:`group_accuracy_data`, arguments there).

@@ -20,9 +20,9 @@ from typing import Any
 import numpy as np
 
 from .._validation import (FLAG, PROBABILITY, Domain, ParameterError, array, choice,
-                           validate)
+                           instance_of, validate)
 from ..learning.erm_experiments import AccuracyCurve, MinimizerSensitivityResult, ToyFits
-from ._style import AXES, PALETTE, instance_of
+from ._style import AXES, PALETTE
 from .figure import TEXT, FigureData, Rule, Series, to_matplotlib
 
 #: what minimizer_sensitivity returns

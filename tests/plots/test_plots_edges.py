@@ -899,7 +899,7 @@ add("accounting.planner_pld_steps", PA.planner_pld_steps, dict(n=60_000, batch=2
 
 # public callables without a numeric parameter: test_parameterless_callables
 WITHOUT_NUMBERS = {"accounting.composition_table_ks", "accounting.planner_table_runs",
-                   "_style.instance_of"}          # a domain builder: a class and a text
+                   }
 # Parameters that are not numbers (choices, flags, labels, seeds, axes, text).
 NOT_NUMERIC = {"ax", "rng", "cls", "text", "simulation", "mechanism", "method", "methods", "labels", "title",
                "xlabel", "monotonic", "neighbouring", "what", "args", "rest", "correct",
