@@ -50,7 +50,7 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -85,7 +85,6 @@ class Autograder:
     name: str
     zip: Path
     solutions: Path
-    questions: dict[str, float] = field(default_factory=dict)   # question -> points possible
 
 
 @dataclass
