@@ -7,7 +7,7 @@ another notebook, a kernel that dies), grade it as ``make grade`` does, and chec
 status and every score in ``grades.csv`` and the feedback files.
 
 Nothing here is decided by the wall clock: the only time that matters is the grader's own
-per-submission limit (the feature under test), 150 s, which the endless loop reaches and
+per-submission limit (the feature under test), 180 s, which the endless loop reaches and
 every other submission stays far below (10-25 s each, on a loaded 2-core machine).
 """
 
@@ -33,7 +33,7 @@ import _nbrun  # noqa: E402
 import grade_class  # noqa: E402
 
 NOTEBOOKS = ["01_differencing_attacks", "02_randomized_response"]
-TIME_LIMIT = 150          # seconds per submission in the batch tests
+TIME_LIMIT = 180          # seconds per submission in the batch tests
 
 # status and per-question scores (q1..q4) of every kind of submission, per notebook
 FULL, NONE = [1, 1, 1, 1], [0, 0, 0, 0]
