@@ -5,27 +5,26 @@ Run it with ``make app`` (http://localhost:8501) or
 
 Adding a page
 -------------
-1. Write ``dpteach/app_pages/<name>.py`` with a function ``render()`` that draws
-   the page (widgets, numbers from the dpteach math modules, figures from
-   ``dpteach.plots``). Use the helpers in ``dpteach/app_pages/_common.py``: the
-   ``bound_*`` widgets and ``log_slider``/``epsilon_slider``/``delta_slider``
-   (their values live in the address, so a copied link reopens the same view; keys
-   unique across pages), ``secondary()`` for controls a lecture can fold away,
-   ``tradeoff()`` for the page's trade-off in one sentence, ``show_chart`` /
-   ``show_spec`` for the charts (each with a "Download this figure" button) and
-   ``friendly_errors``. Optionally a module-level ``PRESETS`` dict (name → widget
+1. Write ``dpapp/<name>.py`` with a function ``render()`` that draws the page (widgets,
+   numbers from the dpteach math modules, figures from ``dpteach.plots``). Use the app's
+   helpers: the ``bound_*`` widgets and ``log_slider``/``epsilon_slider``/``delta_slider``
+   of ``dpapp/widgets.py`` (their values live in the address, so a copied link reopens
+   the same view; keys unique across pages), ``secondary()`` for controls a lecture can
+   fold away and ``tradeoff()`` for the page's trade-off in one sentence
+   (``dpapp/frame.py``), ``show_chart`` for the charts, each with a
+   "Download this figure" button (``dpapp/charts.py``), and ``friendly_errors``
+   (``dpapp/messages.py``). Optionally a module-level ``PRESETS`` dict (name → widget
    key → value): the lesson's prepared views, offered above the page.
-2. Add ONE line to ``PAGES`` below: ``(title, module, icon)``. The URL of the
-   page is the last part of the module name with ``_`` replaced by ``-``
-   (``dpteach.app_pages.many_queries`` → ``/many-queries``), except for the first
-   page, which Streamlit serves at ``/`` only (``/noise-calibration`` shows "Page not
-   found" over it).
-3. Add a test in ``tests/test_app_<name>.py`` (see ``tests/test_app_basics.py``);
-   ``tests/test_app_url_state.py`` and ``tests/test_browser_classroom.py`` cover
+2. Add ONE line to ``PAGES`` below: ``(title, module, icon)``. The URL of the page is the
+   last part of the module name with ``_`` replaced by ``-`` (``dpapp.many_queries`` →
+   ``/many-queries``), except for the first page, which Streamlit serves at ``/`` only
+   (``/noise-calibration`` shows "Page not found" over it).
+3. Add a test in ``tests/app/test_<name>.py`` (see ``tests/app/test_basics.py``);
+   ``tests/app/test_url_state.py`` and ``tests/browser/test_browser_classroom.py`` cover
    every page of ``PAGES`` (links, presets, presentation mode) by themselves.
 
 The first entry of ``PAGES`` is the page shown at ``/``. Every page runs inside the
-classroom bar (``_common.classroom_frame``): presentation mode (``?present=true``),
+classroom bar (``dpapp.frame.classroom_frame``): presentation mode (``?present=true``),
 the page's presets and "Share this view".
 """
 
@@ -35,23 +34,24 @@ import importlib
 
 import streamlit as st
 
-from dpteach.app_pages._common import classroom_frame, freeze_long_lived_objects
+from dpapp.frame import classroom_frame
+from dpapp.memory import freeze_long_lived_objects
 
 PAGES = [
     # (title in the navigation bar, module exposing render(), icon: an emoji or a Material
     #  Symbol ":material/<name>:", which renders offline with Streamlit's own font)
-    ("Noise calibration", "dpteach.app_pages.noise_calibration", ":material/straighten:"),
-    ("Randomized response", "dpteach.app_pages.randomized_response", ":material/casino:"),
-    ("Composition & budget", "dpteach.app_pages.composition", ":material/stacked_line_chart:"),
-    ("DP-SGD planner", "dpteach.app_pages.dpsgd_planner", ":material/calculate:"),
-    ("DP-SGD playground", "dpteach.app_pages.dpsgd_playground", ":material/model_training:"),
-    ("Private logistic regression", "dpteach.app_pages.private_lr", ":material/show_chart:"),
-    ("PATE votes", "dpteach.app_pages.pate_votes", ":material/how_to_vote:"),
-    ("Fairness metrics", "dpteach.app_pages.fairness_metrics", ":material/balance:"),
-    ("Fair representations", "dpteach.app_pages.fair_representations", ":material/diversity_3:"),
-    ("Many queries", "dpteach.app_pages.many_queries", ":material/query_stats:"),
-    ("Audit a mechanism", "dpteach.app_pages.audit_mechanism", ":material/fact_check:"),
-    ("Reconstruction attack", "dpteach.app_pages.reconstruction_attack", ":material/lock_open:"),
+    ("Noise calibration", "dpapp.noise_calibration", ":material/straighten:"),
+    ("Randomized response", "dpapp.randomized_response", ":material/casino:"),
+    ("Composition & budget", "dpapp.composition", ":material/stacked_line_chart:"),
+    ("DP-SGD planner", "dpapp.dpsgd_planner", ":material/calculate:"),
+    ("DP-SGD playground", "dpapp.dpsgd_playground", ":material/model_training:"),
+    ("Private logistic regression", "dpapp.private_lr", ":material/show_chart:"),
+    ("PATE votes", "dpapp.pate_votes", ":material/how_to_vote:"),
+    ("Fairness metrics", "dpapp.fairness_metrics", ":material/balance:"),
+    ("Fair representations", "dpapp.fair_representations", ":material/diversity_3:"),
+    ("Many queries", "dpapp.many_queries", ":material/query_stats:"),
+    ("Audit a mechanism", "dpapp.audit_mechanism", ":material/fact_check:"),
+    ("Reconstruction attack", "dpapp.reconstruction_attack", ":material/lock_open:"),
 ]
 
 

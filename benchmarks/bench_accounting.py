@@ -31,7 +31,9 @@ from dp_accounting import mechanism_calibration
 from dp_accounting.pld import pld_privacy_accountant
 from dp_accounting.rdp import rdp_privacy_accountant
 
-from dpteach.accounting import DEFAULT_ORDERS, PLDAccountant, RDPAccountant, get_noise_multiplier
+from dpteach.accounting.rdp import DEFAULT_ORDERS, RDPAccountant
+from dpteach.accounting.pld import PLDAccountant
+from dpteach.accounting.calibrate import get_noise_multiplier
 from dpteach.accounting.sampled_gaussian import clear_subsampled_gaussian_cache
 
 Q, SIGMA, STEPS, DELTA = 256 / 60_000, 1.1, 15_000, 1e-5

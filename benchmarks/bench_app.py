@@ -49,12 +49,12 @@ import streamlit.logger  # noqa: E402
 streamlit.logger.set_log_level("error")
 
 from dpteach._validation import ParameterError  # noqa: E402
-from dpteach.app_pages import noise_calibration as cal  # noqa: E402
-from dpteach.app_pages import randomized_response as rr  # noqa: E402
-from dpteach.app_pages._common import DELTAS, EPSILONS  # noqa: E402
-from dpteach.mechanisms import gaussian_sigma, laplace_scale  # noqa: E402
+from dpapp import noise_calibration as cal  # noqa: E402
+from dpapp import randomized_response as rr  # noqa: E402
+from dpapp.widgets import DELTAS, EPSILONS
+from dpteach.mechanisms.noise import gaussian_sigma, laplace_scale  # noqa: E402
 from dpteach.plots.figure import FigureData, to_vega_lite  # noqa: E402
-from dpteach.randomized_response import (  # noqa: E402
+from dpteach.mechanisms.randomized_response import (
     rr_epsilon_from_gamma,
     rr_gamma_from_epsilon,
     rr_std_error,

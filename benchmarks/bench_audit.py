@@ -1,9 +1,9 @@
-"""Benchmark: auditing the Laplace mechanism (dpteach.audit_runs), the issue's speed target.
+"""Benchmark: auditing the Laplace mechanism (dpteach.audit.runs), the issue's speed target.
 
 The issue's target: "auditing the Laplace mechanism at ε = 1 with 10⁵ trials per side gives a
-lower bound ≥ 0.9 in under 10 s". Setting: :func:`dpteach.audit_cases.audit_case` ``"laplace"``
+lower bound ≥ 0.9 in under 10 s". Setting: :func:`dpteach.audit.cases.audit_case` ``"laplace"``
 (value 0 vs 1, Δ = 1, ε = 1: NumPy's Laplace sampler through
-:func:`dpteach.mechanisms.laplace_mechanism`), 100,000 runs per side, the threshold test chosen
+:func:`dpteach.mechanisms.noise.laplace_mechanism`), 100,000 runs per side, the threshold test chosen
 on the first 50,000 and certified on the other 50,000 at 95% confidence. Each repetition is a
 complete audit from a fresh seed (0, 1, 2, ...): drawing the 2 × 10⁵ outputs, choosing the test
 (1,024 candidate thresholds × 4 event families), certifying the bound.
@@ -23,7 +23,7 @@ import os
 import statistics
 import time
 
-from dpteach.audit_cases import audit_case
+from dpteach.audit.cases import audit_case
 
 TRIALS = 100_000
 

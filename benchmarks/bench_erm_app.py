@@ -37,14 +37,14 @@ sys.path.insert(0, str(ROOT))
 
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from dpteach.app_pages import _common  # noqa: E402
-from dpteach.app_pages import private_lr  # noqa: E402
+from dpapp import widgets  # noqa: E402
+from dpapp import private_lr  # noqa: E402
 from dpteach.datasets import TOY_DATA_NORM  # noqa: E402
 from dpteach.plots.figure import to_vega_lite  # noqa: E402
 
 
 def _page() -> None:
-    from dpteach.app_pages import private_lr as page
+    from dpapp import private_lr as page
 
     page.render()
 
@@ -71,7 +71,7 @@ def p95(values: list[float]) -> float:
 
 def cold_grid(quick: bool) -> None:
     step = 3 if quick else 1
-    grid = list(itertools.product(_common.EPSILONS[::step], private_lr.LAMS[::step],
+    grid = list(itertools.product(widgets.EPSILONS[::step], private_lr.LAMS[::step],
                                   private_lr.NS[::step], ("objective", "output")))
     compute = private_lr.toy_view.__wrapped__            # the function without its cache
     compute(1.0, 1e-3, "objective", 200, TOY_DATA_NORM)   # imports, first-call set-up
@@ -108,7 +108,7 @@ def main() -> None:
     print(f"Adult curve, computed once: {time.perf_counter() - t0:.1f} s")
     cold_grid(args.quick)
 
-    eps_walk = [e for e in _common.EPSILONS if e != 1.0][:12]
+    eps_walk = [e for e in widgets.EPSILONS if e != 1.0][:12]
     lam_walk = [lam for lam in private_lr.LAMS if lam != 1e-3]
     private_lr.toy_view.clear()
     at = new_app()

@@ -10,7 +10,7 @@ in a fresh subprocess killed at ``--limit`` seconds, on two submissions of ``--n
 * ``untouched``: the student edition as downloaded: must score 0.
 
 ``--runs`` of each (default 50), alternating, first on a quiet machine, then with two busy
-loops beside it (``python3 -c 'while True: pass'``, one per core of the 2-core machine it was
+loops beside it (``yes > /dev/null``, twice: one per core of the 2-core machine it was
 written for; ``--no-load`` / ``--no-quiet`` skip a phase). Reported per phase and kind:
 how many finished, how many scored right, and the grading's wall time (median, 95th
 percentile, min-max). The 1-minute load average is printed around each phase (the machine
@@ -35,6 +35,7 @@ Run: ``.venv/bin/python benchmarks/bench_grading.py [--runs 50] [--limit 300]``
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import json
 import os
 import statistics
@@ -118,17 +119,24 @@ def repeated(args, tmp: Path) -> dict:
     for phase in phases:
         loops = []
         if phase == "loaded":
-            loops = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+            loops = [subprocess.Popen(["yes"], stdout=subprocess.DEVNULL)   # yes > /dev/null &
                      for _ in range(2)]
         print(f"{phase}: load average {load_average()} at the start", flush=True)
         try:
             stats = {k: {"finished": 0, "right": 0, "times": [], "scores": Counter()}
                      for k in kinds}
-            for i in range(args.runs):
-                for kind, (path, want) in kinds.items():
-                    finished, seconds, score = grade_once(zip_path, path, tmp, args.limit,
-                                                          args.poll_slice)
-                    s = stats[kind]
+            tasks = [(i, kind) for i in range(args.runs) for kind in kinds]
+
+            def one(task):
+                i, kind = task
+                work = tmp / "work" / f"{phase}-{i}-{kind}"
+                work.mkdir(parents=True)
+                return task, grade_once(zip_path, kinds[kind][0], work, args.limit,
+                                        args.poll_slice)
+
+            with concurrent.futures.ThreadPoolExecutor(args.workers) as pool:
+                for (i, kind), (finished, seconds, score) in pool.map(one, tasks):
+                    s, want = stats[kind], kinds[kind][1]
                     s["finished"] += finished
                     s["right"] += score == want
                     s["scores"][str(score) if finished else "did not finish"] += 1
@@ -136,7 +144,7 @@ def repeated(args, tmp: Path) -> dict:
                         s["times"].append(seconds)
                     print(f"  {phase} {i + 1:3d} {kind:9s} "
                           f"{'finished' if finished else 'KILLED':8s} {seconds:6.1f} s "
-                          f"score {score}", flush=True)
+                          f"score {score} load {load_average()}", flush=True)
         finally:
             for loop in loops:
                 loop.kill()
@@ -144,6 +152,7 @@ def repeated(args, tmp: Path) -> dict:
         print(f"{phase}: load average {load_average()} at the end", flush=True)
         report[phase] = stats
     print(f"\n{args.notebook}, poll slice {args.poll_slice} s, limit {args.limit:.0f} s, "
+          f"{args.workers} at a time, "
           f"{args.runs} gradings of each kind per phase:")
     for phase, stats in report.items():
         for kind, s in stats.items():
@@ -193,6 +202,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="seconds before a grading counts as not finished (killed)")
     parser.add_argument("--poll-slice", type=float, default=0.5,
                         help="0: exactly as `otter run` (can stall); default %(default)s")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="gradings at a time (make grade uses 2); default %(default)s")
     parser.add_argument("--no-quiet", dest="quiet", action="store_false")
     parser.add_argument("--no-load", dest="load", action="store_false")
     parser.add_argument("--class-size", type=int, default=0,

@@ -50,7 +50,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from dpteach.fairness.lfr import LFR, lfr_losses  # noqa: E402
-from dpteach.fairness.metrics import (  # noqa: E402
+from dpteach.fairness.metrics import (
     consistency_score,
     demographic_parity_difference,
     zemel_accuracy,

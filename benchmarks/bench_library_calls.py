@@ -34,7 +34,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from dpteach import samplers  # noqa: E402
+from dpteach.exact import discrete as samplers  # noqa: E402
 from dpteach.attacks import kanonymity, linkage, reconstruction  # noqa: E402
 
 

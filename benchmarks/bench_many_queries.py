@@ -1,10 +1,10 @@
-"""Benchmark: MWEM (dpteach.mwem.mwem) on Adult, all 2-way marginals, T = 30 rounds.
+"""Benchmark: MWEM (dpteach.queries.mwem.mwem) on Adult, all 2-way marginals, T = 30 rounds.
 
 The issue's target: "MWEM on three Adult columns with all 2-way marginals, T = 30 rounds, in
 under 5 s on this machine". Settings, side by side in one process (ε = 1 throughout; the
 histogram and the queries are built once, outside the timing):
 
-(a) the default universe of :func:`dpteach.linear_queries.adult_universe`, age (6 bins) × sex
+(a) the default universe of :func:`dpteach.queries.linear.adult_universe`, age (6 bins) × sex
     (2) × race (5) = 60 cells, all 2-way marginals (52 queries), Algorithm 1 as published
     (``passes=0``);
 (b) the same with the paper's practical improvement, 10 extra passes over the past
@@ -41,9 +41,9 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from dpteach.datasets import load_adult
-from dpteach.linear_queries import adult_universe, marginal_queries, max_error, random_queries
-from dpteach.many_queries import independent_max_error
-from dpteach.mwem import mwem
+from dpteach.queries.linear import adult_universe, marginal_queries, max_error, random_queries
+from dpteach.queries.independent import independent_max_error
+from dpteach.queries.mwem import mwem
 
 T, EPSILON = 30, 1.0
 

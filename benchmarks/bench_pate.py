@@ -1,4 +1,4 @@
-"""Benchmark: PATE's privacy analysis (dpteach.accounting.pate, .pate_release), vectorised.
+"""Benchmark: PATE's privacy analysis (dpteach.pate.analysis, .pate_release), vectorised.
 
 The issue's target: "the whole data-dependent analysis of 1,000 queries at ~300 orders in
 under 1 s on this machine". Setting: 1,000 queries, 10 classes, 250 teachers; each query's
@@ -43,14 +43,14 @@ import time
 import numpy as np
 
 from dpteach.accounting.convert import rdp_to_epsilon
-from dpteach.accounting.pate import (
+from dpteach.pate.analysis import (
     DEFAULT_PATE_ORDERS,
     gnmax_rdp,
     pate_epsilon,
     threshold_log_pr_answered,
     threshold_rdp,
 )
-from dpteach.accounting.pate_release import sanitised_epsilon
+from dpteach.pate.release import sanitised_epsilon
 
 QUERIES, CLASSES, TEACHERS = 1_000, 10, 250
 T, SIGMA1, SIGMA2, DELTA = 200.0, 150.0, 40.0, 1e-5

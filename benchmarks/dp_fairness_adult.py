@@ -13,7 +13,7 @@ The experiment of Bagdasaryan, Poursaeed & Shmatikov (NeurIPS 2019) on the UCI A
 at ε in ``SWEEP_EPSILONS`` and ∞, each with the seeds ``SWEEP_SEEDS``. For every fit it
 counts the correct test predictions overall and in every group of ``sex``, ``race`` and
 ``sex_income`` and writes one row per fit to ``dpteach/data/dp_fairness_adult.csv``
-(:func:`~dpteach.fairness.dp_impact.load_dp_fairness_sweep` reads it; notebook 11 re-runs
+(:func:`dpteach.tables.load_dp_fairness_sweep` reads it; notebook 11 re-runs
 one configuration live and checks it against the file). Then it prints the per-group mean
 accuracy ± sd over seeds and the drop against the non-private baseline.
 
@@ -32,6 +32,7 @@ from importlib import resources
 
 import pandas as pd
 
+from dpteach import tables
 from dpteach.fairness import dp_impact as di
 
 
@@ -44,7 +45,7 @@ def main(argv=None):
                                  seeds=di.SWEEP_SEEDS, progress=True)
     seconds = time.perf_counter() - start
     if not args.dry_run:
-        path = resources.files("dpteach").joinpath("data", di.SWEEP_FILE)
+        path = resources.files("dpteach").joinpath("data", tables.DP_FAIRNESS_TABLE)
         with open(str(path), "w", newline="") as fh:
             table.to_csv(fh, index=False, float_format="%.6g")
         print(f"wrote {path} ({len(table)} fits)")

@@ -11,7 +11,7 @@ Adult's 30,162 training rows (``adult_arrays(include_sex=False)``, A = sex) scor
 convention) and Hardt's ΔEOpp (Y = 1), the per-group selection rate, TPR and FPR, and the
 balanced accuracy of a fresh adversary predicting sex from the held-out rows' Z. It writes
 one CSV row per fit, with ``#`` header lines saying how the file was made
-(:func:`dpteach.fairness.laftr.load_gamma_sweep` reads them into ``.attrs["meta"]``), and
+(:func:`dpteach.tables.load_gamma_sweep` reads them into ``.attrs["meta"]``), and
 prints the table (mean ± sd over seeds, Markdown) and the fit times.
 
 Run from the repository root (about 10-20 minutes on the 2-core development machine)::
@@ -38,6 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from dpteach.fairness import laftr as L  # noqa: E402
+from dpteach import tables  # noqa: E402
 
 GAPS = ("accuracy", "dp_gap", "eo_gap", "eopp_gap", "eopp_gap_y1",
         "adversary_balanced_accuracy")
@@ -95,7 +96,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--out", type=Path,
-                        default=ROOT / "dpteach" / "data" / L.SWEEP_FILE)
+                        default=ROOT / "dpteach" / "data" / tables.GAMMA_SWEEP_TABLE)
     parser.add_argument("--limit", type=int, default=None,
                         help="run only the first N fits (a smoke test; write to --out /tmp/...)")
     args = parser.parse_args()
@@ -142,7 +143,7 @@ def main() -> None:
                    "equal_opportunity_difference (Y=1)); per-group rates by group_table; "
                    "adversary_balanced_accuracy: adversary_accuracy(transform(X_test), "
                    "sex_test, rng=seed); fit_seconds: LAFTR.fit_seconds_"),
-        "build": L.build_info(),
+        "build": tables.build_info(),
     }
     floats = [c for c in L.SWEEP_COLUMNS if c not in ("objective", "seed", "fit_seconds")]
     df[floats] = df[floats].round(6)

@@ -8,7 +8,7 @@ Setting here (notebook 08 reuses it):
 
 * data: :func:`dpteach.datasets.adult_arrays` (rows with a missing value dropped: 30,162
   train / 15,060 test, 104 features in [0, 1]);
-* teachers: 250 :func:`dpteach.learning.pate.default_model` logistic regressions
+* teachers: 250 :func:`dpteach.pate.teachers.default_model` logistic regressions
   (``C = 10``) on a seeded split of the *training* split (120-121 rows each);
 * public pool and evaluation: a seeded permutation of the *test* split; its first
   ``--queries`` rows (default 1,550) are the student's queries, the other 13,510 the
@@ -48,11 +48,12 @@ import time
 
 import numpy as np
 
-from dpteach.accounting.pate_release import sanitised_epsilon
+from dpteach.pate.release import sanitised_epsilon
 from dpteach.datasets import adult_arrays
-from dpteach.learning.pate import PATEStudent, default_model, train_teachers
+from dpteach.pate.student import PATEStudent
+from dpteach.pate.teachers import default_model, train_teachers
 
-NUM_TEACHERS = 250
+N_TEACHERS = 250
 THRESHOLD, SIGMA1, SIGMA2 = 300.0, 200.0, 40.0
 LNMAX_SCALE, LNMAX_QUERIES = 20.0, 500
 DELTA = 1e-5
@@ -77,7 +78,7 @@ def run_seed(seed, data, n_queries, timings=None):
             timings[name] = now - clock
             clock = now
 
-    teachers = train_teachers(Xtr, ytr, NUM_TEACHERS, rng=seed)
+    teachers = train_teachers(Xtr, ytr, N_TEACHERS, rng=seed)
     lap("train 250 teachers")
     perm = np.random.default_rng(seed).permutation(len(yte))
     pub, ev = perm[:n_queries], perm[n_queries:]
@@ -89,7 +90,7 @@ def run_seed(seed, data, n_queries, timings=None):
     released = sanitised_epsilon(votes, student.answered_, sigma2=SIGMA2, delta=DELTA,
                                  order=student.privacy_data_independent_.order,
                                  threshold=THRESHOLD, sigma1=SIGMA1,
-                                 num_teachers=NUM_TEACHERS, rng=seed)
+                                 n_teachers=N_TEACHERS, rng=seed)
     lap("sanitised epsilon")
     accuracy = student.score(Xte[ev], yte[ev])
     lap("score")
@@ -127,7 +128,7 @@ def main(argv=None):
     Xtr, Xte, ytr, yte = data
     timings["load Adult"] = time.perf_counter() - t0
     print(f"Adult: {len(ytr)} train / {len(yte)} test rows, {Xtr.shape[1]} features; "
-          f"{NUM_TEACHERS} teachers, {args.queries} queries, T = {THRESHOLD:g}, "
+          f"{N_TEACHERS} teachers, {args.queries} queries, T = {THRESHOLD:g}, "
           f"σ₁ = {SIGMA1:g}, σ₂ = {SIGMA2:g}, δ = {DELTA:g}\n")
     baseline_model = default_model().fit(Xtr, ytr)
     rows = [run_seed(s, data, args.queries, timings if s == 0 else None)

@@ -2,7 +2,7 @@
 # Make Jupyter load binder/jupyter_server_config.py (the "streamlit" proxy entry).
 # Writes a one-line loader into the user's Jupyter config directory
 # ($JUPYTER_CONFIG_DIR, default ~/.jupyter); called by binder/postBuild and by
-# tests/test_binder.py, which points JUPYTER_CONFIG_DIR at a temporary folder.
+# tests/notebooks/test_binder.py, which points JUPYTER_CONFIG_DIR at a temporary folder.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 confdir="${JUPYTER_CONFIG_DIR:-$HOME/.jupyter}"

@@ -28,14 +28,7 @@ import numpy as np
 import pandas as pd
 from sklearn.datasets import make_moons
 
-from ._validation import (
-    ParameterError,
-    check_bool,
-    check_in_range,
-    check_int,
-    check_probability,
-    check_rng,
-)
+from ._validation import (FLAG, PROBABILITY, RNG, Domain, ParameterError, integer, real, validate)
 
 __all__ = [
     "ADULT_COLUMNS",
@@ -68,6 +61,245 @@ GERMAN_COLUMNS = [
 ]
 
 
+#: rows of Adult as load_adult returns them (or None: all of them)
+ADULT_TABLE = Domain("None or a DataFrame with the columns of load_adult()",
+                     lambda name, value: _adult_table(name, value), example=None,
+                     edges=(None,), bad=["adult", 1, [1, 2], pd.DataFrame(), True])
+#: the number of points of a toy data set (a work size)
+TOY_SIZE = integer(4, 100_000, work=True, example=200)
+#: like ``RNG``, but an int seed is kept as it is (scikit-learn draws the moons from it)
+SEED_OR_GENERATOR = Domain(RNG.text, lambda name, value: _seed_or_generator(name, value),
+                           example=0, edges=(None, 0, 2**32, 2**63 - 1),
+                           bad=[-1, 1.5, "seed", True, 2**63])
+
+
+def load_adult() -> pd.DataFrame:
+    """The UCI Adult data: all 48,842 rows of the original train and test files.
+
+    Returns a new DataFrame with the 15 original columns (``?`` read as
+    missing), the label column ``income`` normalised to ``"<=50K"`` / ``">50K"``
+    (the test file's trailing dots removed; its first comment line skipped) and
+    a column ``split`` (``"train"``: 32,561 rows, ``"test"``: 16,281 rows) that
+    recovers the standard split.
+    """
+    return _load_adult_cached().copy()
+
+
+@dataclass(frozen=True)
+class AdultArrays:
+    """Model-ready Adult data (see :func:`adult_arrays`)."""
+
+    X: np.ndarray              # (n, d) float64 features in [0, 1]
+    y: np.ndarray              # (n,) int 1 for income >50K
+    sex: np.ndarray            # (n,) int 1 for Female (the usual protected group), 0 for Male
+    split: np.ndarray          # (n,) "train" / "test"
+    feature_names: list
+
+    def train_test(self):
+        """``(X_train, X_test, y_train, y_test)`` by the original UCI split."""
+        tr = self.split == "train"
+        return self.X[tr], self.X[~tr], self.y[tr], self.y[~tr]
+
+
+@validate(df=ADULT_TABLE, include_sex=FLAG, drop_missing=FLAG)
+def adult_arrays(df: pd.DataFrame | None = None, *, include_sex: bool = True,
+                 drop_missing: bool = True) -> AdultArrays:
+    """Turn the Adult DataFrame into features, label and sensitive attribute.
+
+    The feature map is fixed in advance and uses no statistic of the data, so
+    it can sit in front of a DP learner without spending privacy budget:
+
+    * numeric columns ``age, education-num, hours-per-week`` scaled linearly and
+      ``capital-gain, capital-loss`` as ``log(1+x)/log(1+max)`` into [0, 1] by the
+      public bounds in ``_ADULT_NUMERIC_BOUNDS``; ``fnlwgt`` (a census sampling
+      weight, not a personal attribute) is dropped;
+    * categorical columns one-hot encoded over the category lists of
+      ``adult.names`` (``sex`` left out when ``include_sex=False``).
+
+    Every feature lies in [0, 1]. Learners that need ‖x‖₂ ≤ 1 apply their own
+    documented row normalisation on top.
+
+    Parameters
+    ----------
+    df : DataFrame, optional
+        Output of :func:`load_adult` (or rows of it); loaded if omitted.
+    include_sex : bool
+        Whether ``sex`` is one of the features (it is always returned separately).
+    drop_missing : bool
+        Drop rows with a missing value (45,222 of 48,842 remain: 30,162 train,
+        15,060 test); otherwise a missing category gets all-zero indicators
+        (a missing *numeric* value is an error).
+
+    Returns
+    -------
+    AdultArrays
+        ``split`` is taken from the ``split`` column ("train" for every row if
+        ``df`` has none).
+
+    Raises
+    ------
+    ParameterError
+        If ``df`` lacks a column of :func:`load_adult`, or a category, label or split
+        value is not one of the documented ones, or a numeric column holds a non-number.
+    """
+    if df is None:
+        df = load_adult()
+    if drop_missing:
+        df = df.dropna(subset=ADULT_COLUMNS)
+    _check_labels(df)
+    parts, names = [], []
+    for col, (lo, hi, kind) in _ADULT_NUMERIC_BOUNDS.items():
+        v = np.clip(_numeric_column(df, col), lo, hi)
+        v = (np.log1p(v - lo) / np.log1p(hi - lo)) if kind == "log" else (v - lo) / (hi - lo)
+        parts.append(v[:, None])
+        names.append(col)
+    for col, cats in _ADULT_CATEGORIES.items():
+        if col == "sex" and not include_sex:
+            continue
+        values = _categorical_column(df, col, cats)
+        parts.append(np.stack([(values == c) for c in cats], axis=1).astype(float))
+        names.extend(f"{col}={c}" for c in cats)
+    X = np.hstack(parts)
+    y = (df["income"].to_numpy() == ">50K").astype(np.int64)
+    sex = (df["sex"].to_numpy() == "Female").astype(np.int64)
+    split = df["split"].to_numpy() if "split" in df.columns else np.full(len(df), "train")
+    return AdultArrays(X, y, sex, split, names)
+
+
+def load_german() -> pd.DataFrame:
+    """Statlog German Credit: 1,000 rows, 20 coded attributes and ``credit_risk``.
+
+    Codes (A11…A202) are as in UCI's ``german.doc``; ``credit_risk`` is 1 for
+    good, 2 for bad. ``age`` is in years (the usual sensitive attribute is
+    age > 25, as in Zemel et al. 2013).
+    """
+    with _data_path("german.data.gz").open("rb") as fh:
+        return pd.read_csv(fh, compression="gzip", sep=" ", header=None, names=GERMAN_COLUMNS)
+
+
+@validate(scale=FLAG)
+def load_mnist_5k(scale: bool = False):
+    """5,000 MNIST digits: ``(X, y)`` with X of shape (5000, 784), y in 0…9.
+
+    ``X`` holds raw pixel intensities 0-255 as uint8, or float32 in [0, 1] with
+    ``scale=True``. Each call returns fresh arrays.
+
+    There are exactly 500 digits of each class and the rows are **sorted by
+    label**: shuffle with a seeded generator before any train/test split, e.g.
+    ``idx = np.random.default_rng(0).permutation(5000)``.
+    """
+    X, y = _load_mnist_cached()
+    return ((X.astype(np.float32) / 255.0) if scale else X.copy()), y.copy()
+
+
+@validate(n=integer(2, 2_000, work=True, example=10), p=PROBABILITY, rng=RNG)
+def make_parallel_databases(n: int, p: float = 0.5, rng=None):
+    """A database of ``n`` private bits and its ``n`` neighbours.
+
+    Returns ``(db, parallel)``: ``db`` has shape (n,) with independent
+    Bernoulli(p) bits; row ``i`` of ``parallel`` (shape (n, n−1)) is ``db`` with
+    person ``i`` removed, i.e. the neighbouring databases that the definition
+    of (unbounded) differential privacy compares ``db`` with ([DR14]_, Def 2.4).
+
+    Parameters
+    ----------
+    n : int
+        Number of people, in [2, 2000] (the neighbours take n(n−1) integers).
+    p : float
+        Probability in [0, 1] that a person's bit is 1.
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    db : numpy.ndarray of int64, shape (n,)
+    parallel : numpy.ndarray of int64, shape (n, n − 1)
+
+    References
+    ----------
+    .. [DR14] C. Dwork and A. Roth. *The Algorithmic Foundations of Differential
+       Privacy*. Foundations and Trends in TCS 9(3-4), 2014.
+    """
+    db = (rng.random(n) < p).astype(np.int64)
+    mask = ~np.eye(n, dtype=bool)
+    parallel = np.broadcast_to(db, (n, n))[mask].reshape(n, n - 1)
+    return db, parallel
+
+
+# ---------------------------------------------------------------- toy data sets
+#: Public norm bound used with :func:`make_toy_data` (rows beyond it are clipped).
+TOY_DATA_NORM = 3.0
+
+
+@validate(n=TOY_SIZE, rng=RNG)
+def make_toy_data(n: int = 200, rng=0):
+    """A 2-D, two-class toy data set for decision-boundary pictures.
+
+    ``n // 2`` points per class from isotropic Gaussians with standard
+    deviation 0.8 around ``(-0.6, -0.2)`` (class 0) and ``(1.2, 0.9)`` (class 1);
+    the Bayes boundary does not pass through the origin, so the intercept
+    matters. Use it with ``data_norm=TOY_DATA_NORM`` (= 3: a handful of
+    points lie outside and are clipped).
+
+    Parameters
+    ----------
+    n : int
+        Number of points (even, 4 ≤ n ≤ 100,000).
+    rng : None, int or numpy.random.Generator
+        Seed; 0 by default so that pictures are reproducible.
+
+    Returns
+    -------
+    X : ndarray, shape (n, 2)
+    y : ndarray of int, shape (n,)
+    """
+    if n % 2:
+        raise ParameterError(f"n must be even (n/2 points per class); got n={n}")
+    centres = np.array([[-0.6, -0.2], [1.2, 0.9]])
+    y = np.repeat([0, 1], n // 2)
+    X = centres[y] + 0.8 * rng.standard_normal((n, 2))
+    order = rng.permutation(n)
+    return X[order], y[order]
+
+
+@validate(n=TOY_SIZE, noise=real(0.0, 100.0, example=0.25), rng=SEED_OR_GENERATOR)
+def make_two_moons(n: int = 200, noise: float = 0.25, rng=0):
+    """Two interleaving half-moons in 2-D, standardised: the DP-SGD playground's data.
+
+    The points of scikit-learn's ``make_moons(n, noise=noise)`` (half on each
+    moon, Gaussian noise of standard deviation ``noise`` added to each
+    coordinate), then each feature shifted and scaled to mean 0 and standard
+    deviation 1. No straight line separates the classes, so a network with a
+    hidden layer beats logistic regression.
+
+    Parameters
+    ----------
+    n : int
+        Number of points, in [4, 100,000] (``n // 2`` on the first moon).
+    noise : float
+        Standard deviation of the Gaussian noise, in [0, 100].
+    rng : None, int or numpy.random.Generator
+        Seed; 0 by default. An int seed below 2**32 gives exactly the points of
+        ``sklearn.datasets.make_moons(n, noise=noise, random_state=seed)``; a
+        Generator (or None: a fresh one, or a larger seed) drives scikit-learn's
+        sampler through its bit generator, never NumPy's global state.
+
+    Returns
+    -------
+    X : ndarray, shape (n, 2)
+        Standardised features.
+    y : ndarray of int, shape (n,)
+        0 for the upper moon, 1 for the lower one.
+    """
+    random_state: int | np.random.RandomState
+    if isinstance(rng, int) and rng < 2**32:
+        random_state = rng                        # scikit-learn's own stream for this seed
+    else:
+        random_state = np.random.RandomState(np.random.default_rng(rng).bit_generator)
+    X, y = make_moons(n, noise=noise, random_state=random_state)
+    return (X - X.mean(axis=0)) / X.std(axis=0), y
+
+
+# ------------------------------------------------------------------------ helpers
 def _data_path(name: str):
     return resources.files("dpteach").joinpath("data", name)
 
@@ -89,16 +321,11 @@ def _load_adult_cached() -> pd.DataFrame:
     return out
 
 
-def load_adult() -> pd.DataFrame:
-    """The UCI Adult data: all 48,842 rows of the original train and test files.
-
-    Returns a new DataFrame with the 15 original columns (``?`` read as
-    missing), the label column ``income`` normalised to ``"<=50K"`` / ``">50K"``
-    (the test file's trailing dots removed; its first comment line skipped) and
-    a column ``split`` (``"train"``: 32,561 rows, ``"test"``: 16,281 rows) that
-    recovers the standard split.
-    """
-    return _load_adult_cached().copy()
+@lru_cache(maxsize=1)
+def _load_mnist_cached():
+    with _data_path("mnist_5k.csv.gz").open("rb") as fh:
+        arr = pd.read_csv(fh, compression="gzip", header=None, dtype=np.uint8).to_numpy()
+    return arr[:, :784], arr[:, 784].astype(np.int64)
 
 
 # Public, data-independent bounds used to scale Adult's numeric columns into
@@ -144,78 +371,22 @@ _ADULT_CATEGORIES = {
 }
 
 
-@dataclass(frozen=True)
-class AdultArrays:
-    """Model-ready Adult data (see :func:`adult_arrays`)."""
 
-    X: np.ndarray              # (n, d) float64 features in [0, 1]
-    y: np.ndarray              # (n,) int 1 for income >50K
-    sex: np.ndarray            # (n,) int 1 for Female (the usual protected group), 0 for Male
-    split: np.ndarray          # (n,) "train" / "test"
-    feature_names: list
-
-    def train_test(self):
-        """``(X_train, X_test, y_train, y_test)`` by the original UCI split."""
-        tr = self.split == "train"
-        return self.X[tr], self.X[~tr], self.y[tr], self.y[~tr]
-
-
-def adult_arrays(df: pd.DataFrame | None = None, *, include_sex: bool = True,
-                 drop_missing: bool = True) -> AdultArrays:
-    """Turn the Adult DataFrame into features, label and sensitive attribute.
-
-    The feature map is fixed in advance and uses no statistic of the data, so
-    it can sit in front of a DP learner without spending privacy budget:
-
-    * numeric columns ``age, education-num, hours-per-week`` scaled linearly and
-      ``capital-gain, capital-loss`` as ``log(1+x)/log(1+max)`` into [0, 1] by the
-      public bounds in ``_ADULT_NUMERIC_BOUNDS``; ``fnlwgt`` (a census sampling
-      weight, not a personal attribute) is dropped;
-    * categorical columns one-hot encoded over the category lists of
-      ``adult.names`` (``sex`` left out when ``include_sex=False``).
-
-    Every feature lies in [0, 1]. Learners that need ‖x‖₂ ≤ 1 apply their own
-    documented row normalisation on top.
-
-    Parameters
-    ----------
-    df : DataFrame, optional
-        Output of :func:`load_adult` (or rows of it); loaded if omitted.
-    include_sex : bool
-        Whether ``sex`` is one of the features (it is always returned separately).
-    drop_missing : bool
-        Drop rows with a missing value (45,222 of 48,842 remain: 30,162 train,
-        15,060 test); otherwise a missing category gets all-zero indicators
-        (a missing *numeric* value is an error).
-
-    Returns
-    -------
-    AdultArrays
-        ``split`` is taken from the ``split`` column ("train" for every row if
-        ``df`` has none).
-
-    Raises
-    ------
-    TypeError
-        If ``df`` is not a DataFrame with the columns of :func:`load_adult`, or a
-        flag is not a bool.
-    ValueError
-        If a category, label or split value is not one of the documented ones,
-        or a numeric column holds a non-number.
-    """
-    include_sex = check_bool("include_sex", include_sex)
-    drop_missing = check_bool("drop_missing", drop_missing)
-    if df is None:
-        df = load_adult()
-    if not isinstance(df, pd.DataFrame):
-        raise TypeError("df must be a DataFrame with the columns of load_adult() (or None); "
-                        f"got df of type {type(df).__name__}")
-    missing = [c for c in ADULT_COLUMNS if c not in df.columns]
+def _adult_table(name: str, value):
+    """``value`` if it is None or a DataFrame with every column of :func:`load_adult`."""
+    if value is None:
+        return None
+    if not isinstance(value, pd.DataFrame):
+        raise ADULT_TABLE.refuse(name, value)
+    missing = [c for c in ADULT_COLUMNS if c not in value.columns]
     if missing:
-        raise TypeError("df must be a DataFrame with the columns of load_adult(); "
-                        f"got df without the column(s) {missing}")
-    if drop_missing:
-        df = df.dropna(subset=ADULT_COLUMNS)
+        raise ParameterError(f"{name} must be a DataFrame with the columns of load_adult(); "
+                             f"got {name} without the column(s) {missing}")
+    return value
+
+
+def _check_labels(df: pd.DataFrame) -> None:
+    """The label and split columns hold the documented values."""
     labels = df["income"].dropna()
     if not labels.isin(["<=50K", ">50K"]).all():
         raise ParameterError("df['income'] must be '<=50K' or '>50K'; got df with income values "
@@ -223,188 +394,47 @@ def adult_arrays(df: pd.DataFrame | None = None, *, include_sex: bool = True,
     if "split" in df.columns and not df["split"].isin(["train", "test"]).all():
         raise ParameterError("df['split'] must be 'train' or 'test'; got df with split values "
                              f"{sorted(set(df['split']) - {'train', 'test'}, key=str)[:5]}")
-    parts, names = [], []
-    for col, (lo, hi, kind) in _ADULT_NUMERIC_BOUNDS.items():
-        try:
-            v = df[col].to_numpy(dtype=float)
-        except OverflowError as exc:              # a Python int beyond the float range
-            raise ParameterError(f"df['{col}'] must hold finite numbers; got df with an integer "
-                                 f"beyond the float64 range in {col}") from exc
-        except (TypeError, ValueError) as exc:
-            raise ParameterError(f"df['{col}'] must be numeric; got df with a non-number "
-                                 f"in {col}") from exc
-        if not np.all(np.isfinite(v)):
-            raise ParameterError(f"df['{col}'] must hold finite numbers; got df with a missing "
-                                 f"or infinite value in {col}")
-        v = np.clip(v, lo, hi)
-        v = (np.log1p(v - lo) / np.log1p(hi - lo)) if kind == "log" else (v - lo) / (hi - lo)
-        parts.append(v[:, None])
-        names.append(col)
-    for col, cats in _ADULT_CATEGORIES.items():
-        if col == "sex" and not include_sex:
-            continue
-        values = df[col].to_numpy()
-        unknown = ~(pd.isna(values) | np.isin(values, cats))
-        if np.any(unknown):
-            raise ParameterError(f"df['{col}'] must hold the categories of adult.names (or a missing "
-                                 f"value); got df with {col} values "
-                                 f"{sorted(set(values[unknown]), key=str)[:5]}")
-        parts.append(np.stack([(values == c) for c in cats], axis=1).astype(float))
-        names.extend(f"{col}={c}" for c in cats)
-    X = np.hstack(parts)
-    y = (df["income"].to_numpy() == ">50K").astype(np.int64)
-    sex = (df["sex"].to_numpy() == "Female").astype(np.int64)
-    split = df["split"].to_numpy() if "split" in df.columns else np.full(len(df), "train")
-    return AdultArrays(X, y, sex, split, names)
 
 
-def load_german() -> pd.DataFrame:
-    """Statlog German Credit: 1,000 rows, 20 coded attributes and ``credit_risk``.
-
-    Codes (A11…A202) are as in UCI's ``german.doc``; ``credit_risk`` is 1 for
-    good, 2 for bad. ``age`` is in years (the usual sensitive attribute is
-    age > 25, as in Zemel et al. 2013).
-    """
-    with _data_path("german.data.gz").open("rb") as fh:
-        return pd.read_csv(fh, compression="gzip", sep=" ", header=None, names=GERMAN_COLUMNS)
-
-
-@lru_cache(maxsize=1)
-def _load_mnist_cached():
-    with _data_path("mnist_5k.csv.gz").open("rb") as fh:
-        arr = pd.read_csv(fh, compression="gzip", header=None, dtype=np.uint8).to_numpy()
-    return arr[:, :784], arr[:, 784].astype(np.int64)
+def _numeric_column(df: pd.DataFrame, col: str) -> np.ndarray:
+    """Column ``col`` as finite floats."""
+    try:
+        v = df[col].to_numpy(dtype=float)
+    except OverflowError as exc:              # a Python int beyond the float range
+        raise ParameterError(f"df['{col}'] must hold finite numbers; got df with an integer "
+                             f"beyond the float64 range in {col}") from exc
+    except (TypeError, ValueError) as exc:
+        raise ParameterError(f"df['{col}'] must be numeric; got df with a non-number "
+                             f"in {col}") from exc
+    if not np.all(np.isfinite(v)):
+        raise ParameterError(f"df['{col}'] must hold finite numbers; got df with a missing "
+                             f"or infinite value in {col}")
+    return v
 
 
-def load_mnist_5k(scale: bool = False):
-    """5,000 MNIST digits: ``(X, y)`` with X of shape (5000, 784), y in 0…9.
-
-    ``X`` holds raw pixel intensities 0-255 as uint8, or float32 in [0, 1] with
-    ``scale=True``. Each call returns fresh arrays.
-
-    There are exactly 500 digits of each class and the rows are **sorted by
-    label**: shuffle with a seeded generator before any train/test split, e.g.
-    ``idx = np.random.default_rng(0).permutation(5000)``.
-    """
-    if not isinstance(scale, (bool, np.bool_)):
-        raise TypeError(f"scale must be True or False; got scale={scale!r}")
-    X, y = _load_mnist_cached()
-    return ((X.astype(np.float32) / 255.0) if scale else X.copy()), y.copy()
+def _categorical_column(df: pd.DataFrame, col: str, cats: list) -> np.ndarray:
+    """Column ``col``, every value one of ``cats`` or missing."""
+    values = df[col].to_numpy()
+    unknown = ~(pd.isna(values) | np.isin(values, cats))
+    if np.any(unknown):
+        raise ParameterError(f"df['{col}'] must hold the categories of adult.names (or a missing "
+                             f"value); got df with {col} values "
+                             f"{sorted(set(values[unknown]), key=str)[:5]}")
+    return values
 
 
-_PARALLEL_MAX_N = 2_000   # the (n, n-1) int64 array is 32 MB at n = 2,000 (800 MB at 10,000)
+def _seed_or_generator(name: str, value):
+    """None, a Generator, or an int seed in [0, 2**63) kept as an int."""
+    if value is None or isinstance(value, np.random.Generator):
+        return value
+    if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)) \
+            and 0 <= int(value) < 2**63:
+        return int(value)
+    raise SEED_OR_GENERATOR.refuse(name, value)
 
 
-def make_parallel_databases(n: int, p: float = 0.5, rng=None):
-    """A database of ``n`` private bits and its ``n`` neighbours.
+# Engineering notes. make_parallel_databases builds an (n, n − 1) int64 array: 32 MB at
+# n = 2,000, 800 MB at 10,000, hence its limit. Tests: tests/test_datasets.py (published
+# row counts, checksums, scikit-learn's moons) and the generated cases of
+# tests/test_domains.py.
 
-    Returns ``(db, parallel)``: ``db`` has shape (n,) with independent
-    Bernoulli(p) bits; row ``i`` of ``parallel`` (shape (n, n−1)) is ``db`` with
-    person ``i`` removed, i.e. the neighbouring databases that the definition
-    of (unbounded) differential privacy compares ``db`` with ([DR14]_, Def 2.4).
-
-    Parameters
-    ----------
-    n : int
-        Number of people, in [2, 2000] (the neighbours take n(n−1) integers).
-    p : float
-        Probability in [0, 1] that a person's bit is 1.
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    db : numpy.ndarray of int64, shape (n,)
-    parallel : numpy.ndarray of int64, shape (n, n − 1)
-
-    References
-    ----------
-    .. [DR14] C. Dwork and A. Roth. *The Algorithmic Foundations of Differential
-       Privacy*. Foundations and Trends in TCS 9(3-4), 2014.
-    """
-    n = check_int("n", n, minimum=2, maximum=_PARALLEL_MAX_N)
-    p = check_probability("p", p)
-    gen = check_rng(rng)
-    db = (gen.random(n) < p).astype(np.int64)
-    mask = ~np.eye(n, dtype=bool)
-    parallel = np.broadcast_to(db, (n, n))[mask].reshape(n, n - 1)
-    return db, parallel
-
-
-# ---------------------------------------------------------------- toy data sets
-#: Public norm bound used with :func:`make_toy_data` (rows beyond it are clipped).
-TOY_DATA_NORM = 3.0
-_TOY_MAX_N = 100_000
-
-
-def make_toy_data(n: int = 200, rng=0):
-    """A 2-D, two-class toy data set for decision-boundary pictures.
-
-    ``n // 2`` points per class from isotropic Gaussians with standard
-    deviation 0.8 around ``(-0.6, -0.2)`` (class 0) and ``(1.2, 0.9)`` (class 1);
-    the Bayes boundary does not pass through the origin, so the intercept
-    matters. Use it with ``data_norm=TOY_DATA_NORM`` (= 3: a handful of
-    points lie outside and are clipped).
-
-    Parameters
-    ----------
-    n : int
-        Number of points (even, 4 ≤ n ≤ 100,000).
-    rng : None, int or numpy.random.Generator
-        Seed; 0 by default so that pictures are reproducible.
-
-    Returns
-    -------
-    X : ndarray, shape (n, 2)
-    y : ndarray of int, shape (n,)
-    """
-    n = check_int("n", n, minimum=4, maximum=_TOY_MAX_N)
-    if n % 2:
-        raise ParameterError(f"n must be even (n/2 points per class); got n={n}")
-    gen = check_rng(rng)
-    centres = np.array([[-0.6, -0.2], [1.2, 0.9]])
-    y = np.repeat([0, 1], n // 2)
-    X = centres[y] + 0.8 * gen.standard_normal((n, 2))
-    order = gen.permutation(n)
-    return X[order], y[order]
-
-
-_MOONS_MAX_NOISE = 100.0
-
-
-def make_two_moons(n: int = 200, noise: float = 0.25, rng=0):
-    """Two interleaving half-moons in 2-D, standardised: the DP-SGD playground's data.
-
-    The points of scikit-learn's ``make_moons(n, noise=noise)`` (half on each
-    moon, Gaussian noise of standard deviation ``noise`` added to each
-    coordinate), then each feature shifted and scaled to mean 0 and standard
-    deviation 1. No straight line separates the classes, so a network with a
-    hidden layer beats logistic regression.
-
-    Parameters
-    ----------
-    n : int
-        Number of points, in [4, 100,000] (``n // 2`` on the first moon).
-    noise : float
-        Standard deviation of the Gaussian noise, in [0, 100].
-    rng : None, int or numpy.random.Generator
-        Seed; 0 by default. An int seed below 2**32 gives exactly the points of
-        ``sklearn.datasets.make_moons(n, noise=noise, random_state=seed)``; a
-        Generator (or None: a fresh one, or a larger seed) drives scikit-learn's
-        sampler through its bit generator, never NumPy's global state.
-
-    Returns
-    -------
-    X : ndarray, shape (n, 2)
-        Standardised features.
-    y : ndarray of int, shape (n,)
-        0 for the upper moon, 1 for the lower one.
-    """
-    n = check_int("n", n, minimum=4, maximum=_TOY_MAX_N)
-    noise = check_in_range("noise", noise, 0.0, _MOONS_MAX_NOISE)
-    if (isinstance(rng, numbers.Integral) and not isinstance(rng, (bool, np.bool_))
-            and 0 <= rng < 2**32):
-        random_state = int(rng)                   # scikit-learn's own stream for this seed
-    else:
-        random_state = np.random.RandomState(check_rng(rng).bit_generator)
-    X, y = make_moons(n, noise=noise, random_state=random_state)
-    return (X - X.mean(axis=0)) / X.std(axis=0), y

@@ -3,8 +3,8 @@
 Many exercises ask a student to write, by hand, a function the library already has
 (``expected_unique`` against :func:`dpteach.attacks.linkage.expected_fraction_unique`, the
 exponential mechanism's probabilities against
-:func:`dpteach.selection.exponential_mechanism_probabilities`, ...), and the check compares
-the two. Without a further check the shortest passing answer is a call to the library
+:func:`dpteach.mechanisms.selection.exponential_mechanism_probabilities`, ...), and the check
+compares the two. Without a further check the shortest passing answer is a call to the library
 function itself. :func:`assert_own_work` is that check: it reads which names the student's
 function (and every helper it calls from the same notebook) refers to, and fails with a
 message that says which one gives the answer away.
@@ -22,18 +22,16 @@ import re
 import types
 from collections.abc import Callable, Iterator
 
-from ._validation import ParameterError, describe
+from ._validation import ParameterError, anything, describe, function, validate
 
 __all__ = ["assert_own_work", "names_used"]
 
-
-def _code_names(code: types.CodeType) -> Iterator[str]:
-    yield from code.co_names
-    for const in code.co_consts:                       # nested functions, lambdas, classes
-        if isinstance(const, types.CodeType):
-            yield from _code_names(const)
+#: the student's function (a ``functools.partial`` or a bound method is unwrapped)
+STUDENT_FUNCTION = function("a Python function (def or lambda)")
+EXERCISE = anything("a string: how the message names the exercise")
 
 
+@validate(func=STUDENT_FUNCTION)
 def names_used(func: Callable) -> dict[str, object]:
     """Every global or attribute name ``func`` refers to, with what it resolves to.
 
@@ -57,8 +55,8 @@ def names_used(func: Callable) -> dict[str, object]:
     """
     func = _unwrap(func)
     if not isinstance(func, types.FunctionType):
-        raise TypeError(f"func must be a Python function (def or lambda); got "
-                        f"func={describe(func)} of type {type(func).__name__}")
+        raise ParameterError(f"func must be a Python function (def or lambda); got "
+                             f"func={describe(func)} of type {type(func).__name__}")
     found: dict[str, object] = {}
     todo, seen = [func], set()
     while todo:
@@ -81,6 +79,72 @@ def names_used(func: Callable) -> dict[str, object]:
             if isinstance(obj, types.FunctionType) and obj.__globals__ is func.__globals__:
                 todo.append(obj)                       # a helper from the same notebook
     return found
+
+
+@validate(func=STUDENT_FUNCTION, exercise=EXERCISE)
+def assert_own_work(func: Callable, *answers, exercise: str = "this exercise") -> None:
+    """Fail if ``func`` computes its result with one of ``answers``.
+
+    Parameters
+    ----------
+    func : callable
+        The student's function.
+    *answers : callable or str
+        A function that gives the answer away, matched by name (so that
+        ``module.function`` is caught as well as an imported alias of it) and by
+        identity; or a package name such as ``"dpteach"`` or ``"fairlearn"``, which
+        matches every module, function and class from that package (constants, such as
+        a tuple of orders imported from it, stay allowed).
+    exercise : str
+        How the message names the exercise.
+
+    Raises
+    ------
+    AssertionError
+        Naming the function, the name it used and what to do instead.
+    ParameterError
+        If ``func`` is not a Python function, an answer is neither callable nor a dotted
+        package name, no answer is given, or ``exercise`` is not a string.
+    """
+    used = names_used.__wrapped__(func)
+    name = getattr(_unwrap(func), "__name__", "your function")
+    if not isinstance(exercise, str):
+        raise ParameterError(f"exercise must be a string; got exercise={describe(exercise)}")
+    if not answers:
+        raise ParameterError("answers must name at least one function or package; got none")
+    for answer in answers:
+        if isinstance(answer, str) and not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*",
+                                                        answer):
+            raise ParameterError(f"answers must be functions or dotted package names such as "
+                                 f"'dpteach'; got answers containing {answer!r}")
+        if not isinstance(answer, str) and not callable(answer):
+            raise ParameterError(f"answers must be functions or package names; got answers "
+                                 f"containing {describe(answer)}")
+    for answer in answers:
+        if isinstance(answer, str):
+            for ref, obj in used.items():
+                if _from_package(obj, answer):
+                    verdict = (f"{name} uses {ref} from {answer}: {exercise} asks you to write "
+                               f"this without {answer}; compute it with NumPy (or plain "
+                               f"Python) instead")
+                    raise AssertionError(verdict)
+        else:
+            target = _unwrap(answer)
+            label = getattr(target, "__name__", repr(answer))
+            for ref, obj in used.items():
+                if ref == label or (obj is not None and obj is target):
+                    verdict = (f"{name} calls {label}, the library function that gives the "
+                               f"answer: {exercise} asks you to compute it yourself (compare "
+                               f"the two outside {name} if you like)")
+                    raise AssertionError(verdict)
+
+
+# ------------------------------------------------------------------------ helpers
+def _code_names(code: types.CodeType) -> Iterator[str]:
+    yield from code.co_names
+    for const in code.co_consts:                       # nested functions, lambdas, classes
+        if isinstance(const, types.CodeType):
+            yield from _code_names(const)
 
 
 def _has_contents(cell) -> bool:
@@ -109,61 +173,3 @@ def _from_package(obj: object, package: str) -> bool:
     else:
         return False                                   # a constant (e.g. a tuple of orders)
     return name == package or name.startswith(package + ".")
-
-
-def assert_own_work(func: Callable, *answers, exercise: str = "this exercise") -> None:
-    """Fail if ``func`` computes its result with one of ``answers``.
-
-    Parameters
-    ----------
-    func : callable
-        The student's function.
-    *answers : callable or str
-        A function that gives the answer away, matched by name (so that
-        ``module.function`` is caught as well as an imported alias of it) and by
-        identity; or a package name such as ``"dpteach"`` or ``"fairlearn"``, which
-        matches every module, function and class from that package (constants, such as
-        a tuple of orders imported from it, stay allowed).
-    exercise : str
-        How the message names the exercise.
-
-    Raises
-    ------
-    AssertionError
-        Naming the function, the name it used and what to do instead.
-    TypeError
-        If ``func`` is not a Python function, an answer is neither callable nor a string,
-        or ``exercise`` is not a string.
-    ParameterError
-        If a string answer is not a dotted package name, or no answer is given.
-    """
-    used = names_used(func)
-    name = getattr(_unwrap(func), "__name__", "your function")
-    if not isinstance(exercise, str):
-        raise TypeError(f"exercise must be a string; got exercise={describe(exercise)}")
-    if not answers:
-        raise ParameterError("answers must name at least one function or package; got none")
-    for answer in answers:
-        if isinstance(answer, str) and not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*",
-                                                        answer):
-            raise ParameterError(f"answers must be functions or dotted package names such as "
-                                 f"'dpteach'; got answers containing {answer!r}")
-        if not isinstance(answer, str) and not callable(answer):
-            raise TypeError(f"answers must be functions or package names; got answers "
-                            f"containing {describe(answer)}")
-    for answer in answers:
-        if isinstance(answer, str):
-            for ref, obj in used.items():
-                if _from_package(obj, answer):
-                    raise AssertionError(
-                        f"{name} uses {ref} from {answer}: {exercise} asks you to write this "
-                        f"without {answer}; compute it with NumPy (or plain Python) instead")
-        else:
-            target = _unwrap(answer)
-            label = getattr(target, "__name__", repr(answer))
-            for ref, obj in used.items():
-                if ref == label or (obj is not None and obj is target):
-                    raise AssertionError(
-                        f"{name} calls {label}, the library function that gives the answer: "
-                        f"{exercise} asks you to compute it yourself (compare the two outside "
-                        f"{name} if you like)")

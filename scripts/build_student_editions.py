@@ -7,7 +7,8 @@ exception-based tests, hidden ones marked ``# HIDDEN``. For those, ``otter assig
 
 * the student edition: solutions replaced by ``...``, tests replaced by ``grader.check("qN")``
   cells, only the public tests kept (in the notebook's metadata), and an ``import otter`` cell
-  at the top; this script copies it to ``student/`` with deterministic cell ids;
+  at the top; this script copies it to ``student/`` with deterministic cell ids and without
+  the check cells (cells tagged ``check``: the proof behind the lesson, docs/notebooks.md);
 * the autograder edition (solutions, every test including the hidden ones) and an autograder
   zip for ``otter run``; kept only with ``--autograder DIR``.
 
@@ -71,6 +72,16 @@ def has_otter_markers(nb: dict) -> bool:
     return any(c["cell_type"] == "raw" and _MARKER.match(_first_line(c)) for c in nb["cells"])
 
 
+#: the tag of a check cell: the proof behind a lesson cell (docs/notebooks.md); removed here
+CHECK_TAG = "check"
+
+
+def strip_checks(nb: dict) -> dict:
+    """The notebook without its check cells (what students and the book see)."""
+    nb["cells"] = [c for c in nb["cells"] if CHECK_TAG not in c.get("metadata", {}).get("tags", [])]
+    return nb
+
+
 def _dump(nb: dict) -> str:
     return json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
 
@@ -108,7 +119,7 @@ def assign(master_path: Path, out: Path, autograder: Path | None = None) -> Path
             otter_assign(str(master_path), str(result), no_pdfs=True, no_run_tests=True)
         student = json.loads((result / "student" / master_path.name).read_text(encoding="utf-8"))
         target = out / master_path.name
-        target.write_text(_dump(_normalise(student, master)), encoding="utf-8")
+        target.write_text(_dump(_normalise(strip_checks(student), master)), encoding="utf-8")
         if autograder is not None:
             dest = autograder / master_path.stem
             if dest.exists():
@@ -140,7 +151,7 @@ def build(masters: list[Path], out: Path = STUDENT, autograder: Path | None = No
             raise SystemExit(f"{path}: has otter BEGIN/END cells but no '# ASSIGNMENT CONFIG' "
                              "raw cell; add one (docs/exercises.md) so its solutions are removed")
         else:
-            shutil.copyfile(path, out / path.name)
+            (out / path.name).write_text(_dump(strip_checks(nb)), encoding="utf-8")
             kinds[path.name] = "copied"
     if prune:
         for stale in sorted(out.glob("*.ipynb")):

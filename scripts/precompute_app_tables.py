@@ -31,7 +31,7 @@ fairness table: after changing its model, its threshold grid or the metrics modu
     .venv/bin/python scripts/precompute_app_tables.py            # every table, 2 processes
     .venv/bin/python scripts/precompute_app_tables.py --jobs 1 --only composition
 
-``tests/test_app_tables.py`` recomputes random entries with the library and checks that
+``tests/test_tables.py`` recomputes random entries with the library and checks that
 the tables cover the grids.
 """
 
@@ -56,9 +56,11 @@ sys.path.insert(0, str(ROOT))
 
 import dpteach  # noqa: E402
 from dpteach._validation import ParameterError  # noqa: E402
-from dpteach.accounting import PLDAccountant, composition_epsilons  # noqa: E402
+from dpteach.accounting.pld import PLDAccountant  # noqa: E402
+from dpteach.accounting.compare import composition_epsilons
 from dpteach.plots import accounting as A  # noqa: E402
 from dpteach.plots import fairness as F  # noqa: E402
+from dpteach import tables  # noqa: E402
 
 DATA = ROOT / "dpteach" / "data"
 
@@ -68,8 +70,8 @@ def byte_planes(values: np.ndarray) -> np.ndarray:
 
     The high bytes (sign, exponent, leading mantissa) of neighbouring values are alike,
     so zip compresses these rows ~25 % better than the values themselves;
-    :func:`dpteach.plots.accounting.load_planner_table` (and ``load_composition_table``)
-    undo it, exactly.
+    :func:`dpteach.tables.load_planner_table` (and ``load_composition_table``, and
+    ``load_fairness_table``) undo it, exactly.
     """
     v = np.ascontiguousarray(values, dtype=values.dtype.newbyteorder("<")).reshape(-1)
     return np.ascontiguousarray(v.view(np.uint8).reshape(v.size, v.itemsize).T)
@@ -98,7 +100,7 @@ def _meta(table: str, seconds: float, **extra) -> str:
         "dp_accounting": importlib.metadata.version("dp-accounting"),
         "numpy": np.__version__,
         "python": platform.python_version(),
-        "value_discretization_interval": A.APP_PLD_INTERVAL,
+        "value_discretization_interval": tables.APP_PLD_INTERVAL,
         "pessimistic_estimate": True,
         "created_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "seconds": round(seconds, 1),
@@ -114,7 +116,7 @@ def composition_cell(eps0: float, k: int, deltas=A.COMPOSITION_DELTAS) -> list[f
     methods=("pld",))`` (one PLD, the dp_accounting overflow to ∞ capped at kε₀), but
     the PLD is composed once and read at every δ.
     """
-    acc = PLDAccountant(A.APP_PLD_INTERVAL)
+    acc = PLDAccountant(tables.APP_PLD_INTERVAL)
     try:
         acc.compose_laplace(1.0, sensitivity=eps0, count=k)
     except ParameterError:
@@ -178,7 +180,7 @@ def planner_cell(sigma: float, q: float, steps: int, deltas=A.PLANNER_DELTAS) ->
     What ``epsilon_for_noise_multiplier(..., accountant="pld")`` returns, with the PLD
     composed once and read at every δ.
     """
-    acc = PLDAccountant(A.APP_PLD_INTERVAL)
+    acc = PLDAccountant(tables.APP_PLD_INTERVAL)
     try:
         acc.step(noise_multiplier=sigma, sample_rate=q, steps=steps)
     except ParameterError:
@@ -282,9 +284,9 @@ def fairness_table(jobs: int = 2) -> dict[str, np.ndarray]:
                 group_rates=rates.astype(np.float32), meta=meta)
 
 
-TABLES = {"composition": (composition_table, A.COMPOSITION_TABLE),
-          "planner": (planner_table, A.PLANNER_TABLE),
-          "fairness": (fairness_table, F.FAIRNESS_TABLE)}
+TABLES = {"composition": (composition_table, tables.COMPOSITION_TABLE),
+          "planner": (planner_table, tables.PLANNER_TABLE),
+          "fairness": (fairness_table, tables.FAIRNESS_TABLE)}
 
 
 def main(argv=None) -> None:

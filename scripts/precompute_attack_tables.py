@@ -6,8 +6,8 @@ curve of them). This script runs every experiment the sliders can ask for once, 
 the library's own functions, and writes
 
 * ``dpteach/data/audit_page.npz`` — :func:`audit_table`: for every case of
-  :data:`dpteach.app_pages.audit_mechanism.CASES` (the correct mechanisms of
-  :mod:`dpteach.audit_cases`, the planted bugs and the floating-point leak), every claimed ε
+  :data:`dpapp.audit_mechanism.CASES` (the correct mechanisms of
+  :mod:`dpteach.audit.cases`, the planted bugs and the floating-point leak), every claimed ε
   of the slider (``CLAIMS``) and every run count (``TRIALS``), the audit
   ``audit_case(name, ε).audit(n, confidence=0.95, rng=default_rng(cell_seed(name, ε, n)))``:
   its numbers (``result_numbers``), and the data of its histogram figure
@@ -17,7 +17,7 @@ the library's own functions, and writes
 * ``dpteach/data/reconstruction_page.npz`` — :func:`reconstruction_table`: for every n, k,
   noise level (bounded errors c·√n; DP Laplace with basic composition and DP Gaussian with
   zCDP at δ = 1e-6, each at every total ε of the slider) and decoder of
-  :mod:`dpteach.app_pages.reconstruction_attack`, the number of bits
+  :mod:`dpapp.reconstruction_attack`, the number of bits
   :func:`dpteach.attacks.reconstruction.reconstruction_attack` recovers with
   ``rng=default_rng((SEED, n, k))`` (−1 where the library refuses the decoder at that size).
 
@@ -31,7 +31,7 @@ reconstruction table 4 minutes, most of it the LPs)::
     .venv/bin/python scripts/precompute_attack_tables.py --only reconstruction --jobs 2
 
 Rerun it after changing a page's slider grid, the auditor, a case, a decoder or the noise
-calibration. ``tests/test_attack_tables.py`` recomputes a few entries and checks that the
+calibration. ``tests/test_tables.py`` recomputes a few entries and checks that the
 tables cover the pages' sliders.
 """
 
@@ -60,11 +60,12 @@ streamlit.logger.set_log_level("error")     # the pages' caches warn "No runtime
 
 import dpteach  # noqa: E402
 from dpteach._validation import ParameterError  # noqa: E402
-from dpteach.app_pages import audit_mechanism as A  # noqa: E402
-from dpteach.app_pages import reconstruction_attack as R  # noqa: E402
+from dpapp import audit_mechanism as A  # noqa: E402
+from dpapp import reconstruction_attack as R  # noqa: E402
 from dpteach.attacks.reconstruction import DECODERS, reconstruction_attack  # noqa: E402
-from dpteach.audit_cases import audit_case  # noqa: E402
+from dpteach.audit.cases import audit_case  # noqa: E402
 from dpteach.plots.audit import audit_histograms_data  # noqa: E402
+from dpteach import tables  # noqa: E402
 
 DATA = ROOT / "dpteach" / "data"
 
@@ -199,8 +200,8 @@ def reconstruction_table(jobs: int = 1) -> dict[str, np.ndarray]:
                           "total epsilon, decoder]; -1: decoder refused at (n, k)"))
 
 
-TABLES = {"audit": (audit_table, A.AUDIT_TABLE),
-          "reconstruction": (reconstruction_table, R.RECONSTRUCTION_TABLE)}
+TABLES = {"audit": (audit_table, tables.AUDIT_TABLE),
+          "reconstruction": (reconstruction_table, tables.RECONSTRUCTION_TABLE)}
 
 
 def main(argv=None) -> None:

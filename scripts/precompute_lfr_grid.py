@@ -7,7 +7,7 @@ For Adult (A = sex) and German credit (A = age > 25), on the splits of
 (:func:`~dpteach.fairness.lfr_grid.lfr_grid_baseline`), and stores their scores (yAcc, yDiscrim,
 yNN, accuracy and parity gap, training objective and its terms) with a ``meta`` entry (JSON)
 saying exactly how: settings, A_z values, data sets and splits, library versions, date and run
-time. :func:`dpteach.fairness.lfr_grid.load_lfr_grid` reads it; ``tests/test_lfr_grid.py``
+time. :func:`dpteach.tables.load_lfr_grid` reads it; ``tests/test_tables.py``
 refits two German entries and checks that they match.
 
 Run from the repository root (about 3–5 minutes on the 2-core development machine, nearly all of
@@ -34,6 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from dpteach.fairness import lfr_grid as lfr  # noqa: E402
+from dpteach import tables  # noqa: E402
 
 
 def main() -> None:
@@ -84,12 +85,12 @@ def main() -> None:
                    "objective, L_x, L_y, L_z: the training objective of the kept start"),
         "python": platform.python_version(),
         "pandas": importlib.metadata.version("pandas"),
-        "build": lfr.build_info(),
+        "build": tables.build_info(),
         "tolerance": lfr.GRID_TOLERANCE,
         "machine": platform.machine(),
     }
     out["meta"] = np.array(json.dumps(meta))
-    path = ROOT / "dpteach" / "data" / lfr.GRID_FILE
+    path = ROOT / "dpteach" / "data" / tables.LFR_GRID_TABLE
     np.savez_compressed(path, **out)
     print(f"wrote {path.relative_to(ROOT)} ({path.stat().st_size:,} bytes) in {seconds:.0f} s")
 

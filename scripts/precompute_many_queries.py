@@ -3,7 +3,7 @@
 The page (and notebook 14) compares answering k random counting queries independently
 (exact expectations, computed live) with MWEM's synthetic data at the same total ε. MWEM
 takes 10-100 ms per run, so a slider move must not run it: this script runs
-:func:`dpteach.mwem.compare_independent` (T = 30 rounds, 10 extra passes, 5 runs) for every
+:func:`dpteach.queries.mwem.compare_independent` (T = 30 rounds, 10 extra passes, 5 runs) for every
 k of :data:`dpteach.plots.many_queries.CROSSOVER_KS` and every ε of
 :data:`~dpteach.plots.many_queries.CROSSOVER_EPSILONS` (the sliders' values), on
 :func:`~dpteach.plots.many_queries.crossover_workload` (Adult, age × sex × race, the first k
@@ -21,8 +21,8 @@ Run from the repository root (about 2-4 minutes on the 2-core development machin
 
     .venv/bin/python scripts/precompute_many_queries.py
 
-Rerun it after changing the grid, the workload or :func:`dpteach.mwem.mwem`.
-``tests/test_many_queries_grid.py`` recomputes a few entries and checks the grid covers the
+Rerun it after changing the grid, the workload or :func:`dpteach.queries.mwem.mwem`.
+``tests/test_tables.py`` recomputes a few entries and checks the grid covers the
 page's sliders.
 """
 
@@ -42,8 +42,9 @@ from threadpoolctl import threadpool_limits
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from dpteach.mwem import compare_independent  # noqa: E402
+from dpteach.queries.mwem import compare_independent  # noqa: E402
 from dpteach.plots import many_queries as P  # noqa: E402
+from dpteach import tables  # noqa: E402
 
 
 def grid_entry(k: int, epsilon: float) -> dict:
@@ -77,7 +78,7 @@ def main() -> None:
         "seed_rule": "numpy.random.default_rng((grid_seed, k, round(epsilon * 1e6)))",
         "universe": {"columns": list(universe.columns), "size": universe.size},
         "n": float(hist.sum()),
-        "queries": "dpteach.linear_queries.random_queries(universe, 10000, "
+        "queries": "dpteach.queries.linear.random_queries(universe, 10000, "
                    "rng=workload_seed).first(k)",
         "error": "max over the k queries of |q·x − q·y| / n, y = MWEM's output (mwem) or "
                  "its last distribution (mwem_last)",
@@ -85,7 +86,7 @@ def main() -> None:
         "numpy": np.__version__,
         "python": platform.python_version(),
     }
-    out = ROOT / "dpteach" / "data" / P.CROSSOVER_TABLE
+    out = ROOT / "dpteach" / "data" / tables.CROSSOVER_TABLE
     np.savez_compressed(out, ks=np.asarray(P.CROSSOVER_KS, dtype=np.int64),
                         epsilons=np.asarray(P.CROSSOVER_EPSILONS), mwem=mwem, mwem_last=last,
                         meta=np.asarray(json.dumps(meta)))

@@ -176,7 +176,7 @@ def assert_extreme_ok(func, kwargs: dict, arg: str, *, seconds: float = CALL_SEC
 
 
 # ------------------------------------------------------ wrong values shared by the tables
-# (tests/test_properties_core.py, _extra.py and _plots.py attack every public parameter
+# (tests/mechanisms/test_mechanisms_bad_input.py, _extra.py and _plots.py attack every public parameter
 # with these; a value added here is tried everywhere)
 # Wrong shapes for a scalar parameter.
 WRONG_SHAPE = st.sampled_from([np.array([1.0, 2.0]), np.ones((2, 2)), np.array([]),

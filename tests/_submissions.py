@@ -1,6 +1,6 @@
 """Submissions as students hand them in, made from a notebook's two editions.
 
-Used by tests/test_grading.py and benchmarks/bench_grading.py. Every kind starts from the
+Used by tests/notebooks/test_grading.py and benchmarks/bench_grading.py. Every kind starts from the
 student edition (what a student downloads) and fills in answers from the autograder edition
 (the master's solution cells, matched by cell id):
 
@@ -8,7 +8,7 @@ student edition (what a student downloads) and fills in answers from the autogra
 kind                      what it is                                     graded as
 ========================  =============================================  ==================
 complete                  every answer filled in                         full marks
-partial                   the first two answers, the rest left ``...``    2 of 4 (or 3)
+partial                   the first two answers, the rest left ``...``    2 points
 untouched                 the student edition as downloaded              0
 raises                    complete, but the second answer's cell raises  one question lost
                           before it assigns (a typo: NameError)
@@ -35,6 +35,8 @@ SOLUTION_TAG = "otter_assign_solution_cell"     # otter assign's tag on the solu
 
 #: the commonest wrong answer of one exercise per notebook: (cell id, the student's code)
 WRONG_ANSWERS = {
+    # Exercise 1: the prior probability times e^ε, instead of the prior odds
+    "02_what_dp_promises": ("ex-05", "posterior_q1 = math.exp(2) * 0.1\nposterior_q1\n"),
     # Exercise 3: the plain share of "yes" reports, forgetting to undo the coin flips
     "02_randomized_response": ("ex-27", (
         "def estimate_rate(reports, gamma):\n"

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from dpteach import datasets as ds
+from dpteach._validation import ParameterError
 
 
 @pytest.fixture(scope="module")
@@ -153,14 +154,43 @@ def test_adult_arrays_refuses_unknown_values(adult):
     df.loc[3, "age"] = np.nan
     with pytest.raises(ValueError, match=r"df\['age'\] must hold finite numbers"):
         ds.adult_arrays(df, drop_missing=False)
-    with pytest.raises(TypeError,
+    with pytest.raises(ParameterError,
                        match=r"df must be a DataFrame .* without the column\(s\) \['income'\]"):
         ds.adult_arrays(adult.drop(columns="income"))
+
+
+def _adult_with(adult, column, value):
+    """Six complete rows of Adult with the first value of ``column`` replaced."""
+    df = adult.dropna().head(6).reset_index(drop=True)
+    values = df[column].tolist()
+    values[0] = value
+    df[column] = values
+    return df
+
+
+def test_adult_arrays_numeric_columns_at_the_ends(adult):
+    # an int beyond the float range: refused by name (pandas raised a bare OverflowError)
+    for value in (10**400, -(10**400)):
+        with pytest.raises(ParameterError, match=r"df\['age'\] must hold finite numbers"):
+            ds.adult_arrays(_adult_with(adult, "age", value))
+    # values beyond the public bounds are clipped onto them: exactly 1 and 0
+    arr = ds.adult_arrays(_adult_with(adult, "capital-gain", 1.7976931348623157e308))
+    assert arr.X[0, arr.feature_names.index("capital-gain")] == 1.0
+    arr = ds.adult_arrays(_adult_with(adult, "age", 5e-324))
+    assert arr.X[0, arr.feature_names.index("age")] == 0.0
 
 
 def test_adult_arrays_without_split_column(adult):
     out = ds.adult_arrays(adult.head(100).drop(columns="split"))
     assert set(out.split) == {"train"}
+    X_tr, X_te, y_tr, y_te = ds.adult_arrays(adult.head(200)).train_test()
+    assert len(X_tr) + len(X_te) == len(y_tr) + len(y_te) <= 200
+
+
+def test_parameterless_loaders_reject_arguments():
+    for loader in (ds.load_adult, ds.load_german):
+        with pytest.raises(TypeError, match=loader.__name__):
+            loader(1)
 
 
 # --------------------------------------------------------------------------- German
@@ -241,6 +271,7 @@ def test_parallel_databases_rng():
 @pytest.mark.parametrize("n, err, pattern", [
     (1, ValueError, r"n must be an integer in \[2, 2000\]; got n=1"),
     (2_001, ValueError, r"n must be an integer in \[2, 2000\]; got n=2001"),
+    (10**400, ValueError, r"n must be an integer in \[2, 2000\]; got n=1000"),
     (10.0, TypeError, r"n must be an integer in \[2, 2000\]; got n=10\.0"),
     ("10", TypeError, r"n must be an integer"),
     (True, TypeError, r"n must be an integer"),
@@ -291,6 +322,15 @@ def test_make_two_moons_is_scikit_learns_standardised():
                         ({"noise": "0.1"}, TypeError), ({"rng": -1}, ValueError)):
         with pytest.raises(err, match=next(iter(kwargs))):
             ds.make_two_moons(**kwargs)
+
+
+def test_make_two_moons_negative_zero_noise_is_no_noise():
+    # -0.0 is 0 ("≥ 0"), but NumPy refused a normal scale of -0.0 with a bare "scale < 0":
+    # the domain now passes it on as 0.0 (issue 21's known edge)
+    X, y = ds.make_two_moons(50, noise=-0.0, rng=7)
+    X0, y0 = ds.make_two_moons(50, noise=0.0, rng=7)
+    np.testing.assert_array_equal(X, X0)
+    np.testing.assert_array_equal(y, y0)
 
 
 def test_datasets_do_not_download(monkeypatch):

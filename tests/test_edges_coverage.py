@@ -3,18 +3,25 @@
 The convention: each ``tests/test_edges_<area>.py`` has a module-level ``MODULES`` (a tuple
 or list of modules, or a dict of name → module) naming the modules whose public callables
 its own coverage test walks, so that every public function there gets legal-but-extreme
-values. This meta-test imports each edges file, reads its ``MODULES``, walks ``dpteach``
+values. A module whose every public function and class declares its teaching domains is
+driven by the generated tests of ``tests/test_domains.py`` instead. This meta-test imports each edges file, reads its ``MODULES``, walks ``dpteach``
 with :func:`pkgutil.walk_packages` and fails when a module that defines a public function
 or class of its own is in no table. A new module (or a new edges file without a table)
 therefore cannot slip through.
 
-Skipped: ``dpteach.app_pages`` (Streamlit pages, driven through AppTest) and private modules
+Modules that declare their domains (``@validate``) need no table: ``tests/test_domains.py``
+generates their edge values from the declarations.
+
+Skipped: ``dpapp`` (Streamlit pages, driven through AppTest) and private modules
 (a name part starting with ``_``) except those in :data:`PRIVATE_BUT_CHECKED`. Packages whose
-``__init__`` only re-exports (defines nothing of its own) need no table.
+``__init__`` only re-exports (defines nothing of its own) need no table, nor do modules that
+declare their teaching domains (not in ``tests/test_domains.py``'s ``WRITTEN_OUT``): their edge
+and bad-input cases are generated from the declarations.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import importlib.util
 import inspect
@@ -24,11 +31,12 @@ import types
 from pathlib import Path
 
 import pytest
+from test_domains import WRITTEN_OUT
 
 import dpteach
 
 HERE = Path(__file__).parent
-SKIPPED_PACKAGES = ("dpteach.app_pages",)
+SKIPPED_PACKAGES = ("dpapp",)
 #: private modules that are nevertheless part of the public surface (their checkers and
 #: the plots' shared style are used by every chapter)
 PRIVATE_BUT_CHECKED = {"dpteach._validation", "dpteach.plots._style"}
@@ -43,6 +51,11 @@ def is_checked(name: str) -> bool:
     if name.startswith(SKIPPED_PACKAGES):
         return False
     return name in PRIVATE_BUT_CHECKED or not any(p.startswith("_") for p in name.split("."))
+
+
+def declared(name: str) -> bool:
+    """Whether the module declares its domains (tests/test_domains.py covers it)."""
+    return not any(name == w or name.startswith(w + ".") for w in WRITTEN_OUT)
 
 
 def defines_public_api(module: types.ModuleType) -> bool:
@@ -66,11 +79,27 @@ def module_names(table) -> set[str]:
     return names
 
 
+def declares_its_domains(module: types.ModuleType) -> bool:
+    """True if every public function and class ``module`` defines declares its teaching
+    domains (``@validate``: ``__domains__``; estimators: ``_parameter_constraints``; a
+    function without parameters has none): the generated tests of ``tests/test_domains.py``
+    drive it, no edges table is needed."""
+    own = [obj for attr, obj in vars(module).items()
+           if not attr.startswith("_") and getattr(obj, "__module__", None) == module.__name__
+           and (inspect.isfunction(obj) or inspect.isclass(obj))]
+    return bool(own) and all(hasattr(obj, "__domains__") or hasattr(obj, "_parameter_constraints")
+                             or (inspect.isfunction(obj) and not inspect.signature(obj).parameters)
+                             or dataclasses.is_dataclass(obj)      # a record of results
+                             for obj in own)
+
+
 def uncovered(modules: dict[str, types.ModuleType], tables: dict[str, set[str]]) -> list[str]:
-    """Names of the checked modules defining a public API that no table names."""
+    """Names of the checked modules defining a public API that no table names (and that do
+    not declare their domains)."""
     named = set().union(*tables.values()) if tables else set()
     return sorted(name for name, module in modules.items()
-                  if is_checked(name) and defines_public_api(module) and name not in named)
+                  if is_checked(name) and defines_public_api(module) and name not in named
+                  and not declares_its_domains(module))
 
 
 def public_modules() -> dict[str, types.ModuleType]:
@@ -85,7 +114,7 @@ def public_modules() -> dict[str, types.ModuleType]:
 
 
 def edges_files() -> list[Path]:
-    return sorted(p for p in HERE.glob("test_edges_*.py") if p.name != Path(__file__).name)
+    return sorted(p for p in HERE.rglob("test_*_edges.py") if p.name != Path(__file__).name)
 
 
 def load_test_module(path: Path) -> types.ModuleType:
@@ -121,7 +150,7 @@ def test_every_public_module_is_in_an_edges_table():
     assert len(modules) >= 25                          # the walk really found the library
     tables = tables_of(edges_files())
     assert len(tables) >= 6
-    missing = [m for m in uncovered(modules, tables) if m not in PENDING]
+    missing = [m for m in uncovered(modules, tables) if m not in PENDING and not declared(m)]
     assert not missing, ("public modules in no tests/test_edges_*.py MODULES table (add their "
                          "functions to an edges file): " + ", ".join(missing))
 
@@ -136,7 +165,7 @@ def test_tables_name_only_existing_checked_modules():
 
 def test_pending_entries_are_current():
     modules = public_modules()
-    still = set(uncovered(modules, tables_of(edges_files())))
+    still = {m for m in uncovered(modules, tables_of(edges_files())) if not declared(m)}
     stale = sorted(set(PENDING) - still)
     assert not stale, f"PENDING lists modules that are covered now (or gone): {stale}"
 
@@ -148,7 +177,7 @@ def _fake_module(name: str, *, own: bool) -> types.ModuleType:
     def chapter_function(x):
         return x
 
-    chapter_function.__module__ = name if own else "dpteach.mechanisms"
+    chapter_function.__module__ = name if own else "dpteach.mechanisms.noise"
     module.chapter_function = chapter_function
     module._helper = lambda: None
     return module
@@ -158,15 +187,23 @@ def test_a_module_missing_from_every_table_is_reported():
     fake = {"dpteach.fake_chapter": _fake_module("dpteach.fake_chapter", own=True),
             "dpteach.fake_package": _fake_module("dpteach.fake_package", own=False),
             "dpteach._fake_private": _fake_module("dpteach._fake_private", own=True),
-            "dpteach.app_pages.fake_page": _fake_module("dpteach.app_pages.fake_page", own=True),
+            "dpapp.fake_page": _fake_module("dpapp.fake_page", own=True),
             "dpteach._validation": _fake_module("dpteach._validation", own=True)}
-    tables = {"test_edges_x.py": {"dpteach.mechanisms"}}
+    tables = {"test_edges_x.py": {"dpteach.mechanisms.noise"}}
     # an own public function makes a module need a table; re-exports, private modules
     # and app pages do not, but _validation does
     assert uncovered(fake, tables) == ["dpteach._validation", "dpteach.fake_chapter"]
     tables["test_edges_y.py"] = {"dpteach.fake_chapter", "dpteach._validation"}
     assert uncovered(fake, tables) == []
     assert uncovered(fake, {}) == ["dpteach._validation", "dpteach.fake_chapter"]
+    # a module declaring the domains of all its functions needs no table; one declaration
+    # missing, it does
+    declared = _fake_module("dpteach.fake_declared", own=True)
+    declared.chapter_function.__domains__ = {"x": None}
+    assert uncovered({"dpteach.fake_declared": declared}, {}) == []
+    declared.other = lambda y: y
+    declared.other.__module__ = "dpteach.fake_declared"
+    assert uncovered({"dpteach.fake_declared": declared}, {}) == ["dpteach.fake_declared"]
 
 
 def test_a_file_without_a_table_is_reported(tmp_path):
@@ -175,9 +212,9 @@ def test_a_file_without_a_table_is_reported(tmp_path):
     with pytest.raises(AssertionError, match="no module-level MODULES"):
         tables_of([path])
     path = tmp_path / "test_edges_fake_with_dict_table.py"
-    path.write_text("import dpteach.mechanisms as m\nMODULES = {'m': m}\n")
-    assert tables_of([path]) == {path.name: {"dpteach.mechanisms"}}
+    path.write_text("import dpteach.mechanisms.noise as m\nMODULES = {'m': m}\n")
+    assert tables_of([path]) == {path.name: {"dpteach.mechanisms.noise"}}
     with pytest.raises(TypeError, match="MODULES must hold modules"):
-        module_names(["dpteach.mechanisms"])
+        module_names(["dpteach.mechanisms.noise"])
     for name in ("test_edges_fake_without_table", "test_edges_fake_with_dict_table"):
         sys.modules.pop(name, None)

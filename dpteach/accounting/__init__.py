@@ -1,4 +1,7 @@
-"""Privacy accounting: Rényi DP, zCDP and privacy-loss distributions.
+"""Composition and privacy accounting: Rényi DP, zCDP and privacy-loss distributions.
+
+* :mod:`~dpteach.accounting.composition` — sequential, parallel, advanced and optimal
+  composition, amplification by subsampling, and a privacy budget;
 
 One module per accountant, as in Opacus:
 
@@ -11,10 +14,6 @@ One module per accountant, as in Opacus:
 * :mod:`~dpteach.accounting.convert` — RDP curves (orders, values) and their
   conversion to (ε, δ);
 * :mod:`~dpteach.accounting.calibrate` — :func:`get_noise_multiplier`;
-* :mod:`~dpteach.accounting.pate` — PATE's noisy votes: data-independent and data-dependent
-  RDP of GNMax, Confident-GNMax and LNMax;
-* :mod:`~dpteach.accounting.pate_release` — publishing PATE's data-dependent ε (smooth
-  sensitivity, GNSS);
 * :mod:`~dpteach.accounting.compare` — every method side by side (notebook, app).
 
 Example
@@ -26,7 +25,8 @@ Example
 """
 
 from .convert import rdp_to_delta, rdp_to_epsilon
-from .compare import METHOD_LABELS, METHODS, composition_epsilons, dpsgd_epsilons, gaussian_epsilon
+from .compare import METHOD_LABELS, METHODS, composition_epsilons, dpsgd_epsilons
+from .composition import BudgetAccountant, advanced_composition, basic_composition
 from .calibrate import epsilon_for_noise_multiplier, get_noise_multiplier
 from .pld import PLDAccountant
 from .rdp import (
@@ -60,5 +60,7 @@ __all__ = [
     "METHOD_LABELS",
     "composition_epsilons",
     "dpsgd_epsilons",
-    "gaussian_epsilon",
+    "basic_composition",
+    "advanced_composition",
+    "BudgetAccountant",
 ]

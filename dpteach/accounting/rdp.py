@@ -7,10 +7,11 @@ so k runs of a mechanism cost k·r(α); converting the total to (ε, δ)-DP at t
 best order (see :mod:`dpteach.accounting.convert`) is where the gain over
 classic composition theorems comes from.
 
-Neighbouring relation: add/remove one record (the relation under which
-Poisson subsampling amplifies privacy, as in DP-SGD). The plain Gaussian,
-Laplace and randomized-response curves hold for any pair of inputs whose
-query values differ by at most the sensitivity.
+Neighbouring relation: the plain Gaussian, Laplace and randomized-response
+curves hold for any pair of inputs whose query values differ by at most the
+sensitivity (one answer flipped, for randomized response); the accountant's
+subsampled-Gaussian steps assume add/remove one record (the relation under which
+Poisson subsampling amplifies privacy, as in DP-SGD).
 
 References
 ----------
@@ -34,20 +35,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import (
-    check_choice,
-    check_delta,
-    check_int,
-    check_positive,
-    check_probability,
-    check_sensitivity,
+from .._validation import (DELTA_POSITIVE, EPSILON_OR_ZERO, ParameterError, SCALE, SENSITIVITY,
+                           integer, real, validate)
+from .convert import CONVERSION, ORDERS, RDP_VALUES, rdp_to_delta, rdp_to_epsilon
+from .sampled_gaussian import (
+    NOISE_MULTIPLIER,
+    SAMPLE_RATE,
+    SUBSAMPLED_ORDERS,
+    subsampled_gaussian_rdp,
 )
-from .convert import check_orders, check_rdp, rdp_to_delta, rdp_to_epsilon
-from .sampled_gaussian import check_subsampled_orders, subsampled_gaussian_rdp
 
 __all__ = [
     "DEFAULT_ORDERS",
     "MAX_STEPS",
+    "STEPS",
     "gaussian_rdp",
     "laplace_rdp",
     "randomized_response_rdp",
@@ -65,61 +66,42 @@ DEFAULT_ORDERS: tuple[float, ...] = tuple(
     [1 + x / 4 for x in range(1, 37)] + list(range(11, 65)) + [80, 96, 128, 256, 512, 1024]
 )
 
+#: number of steps (or repetitions) composed by one call
+STEPS = integer(1, MAX_STEPS, example=10)
+#: randomized response's probability of the truth: at 10⁻¹² from 0 or 1 its pure-DP ε is
+#: already 27.6
+TRUTH_PROBABILITY = real(1e-12, 1 - 1e-12, example=0.75)
+
 
 # ---------------------------------------------------------------------------
 # Closed-form curves of basic mechanisms
 # ---------------------------------------------------------------------------
 
+@validate(orders=ORDERS, sigma=SCALE, sensitivity=SENSITIVITY)
 def gaussian_rdp(orders, sigma: float, sensitivity: float = 1.0) -> np.ndarray:
     """RDP of the Gaussian mechanism: ``r(α) = α Δ² / (2σ²)``.
 
     [M17]_, Prop. 7 (Table II). Assumes ℓ2 sensitivity Δ and noise N(0, σ²I).
-    Evaluated as α·(Δ/σ)²/2, so that Δ² or σ² over- or underflowing on its own
-    does not matter; the result is ``inf`` only where r(α) exceeds the float range.
 
     Parameters
     ----------
     orders : array-like of float
-        Orders α > 1 (at most :data:`~dpteach.accounting.convert.MAX_ORDERS`).
+        Orders α > 1.
     sigma : float
-        Noise standard deviation, > 0.
+        Noise standard deviation.
     sensitivity : float, default 1
-        ℓ2 sensitivity Δ, > 0.
+        ℓ2 sensitivity Δ.
 
     Returns
     -------
     numpy.ndarray
         r(α) at each order.
     """
-    orders = check_orders("orders", orders)
-    sigma = check_positive("sigma", sigma)
-    sensitivity = check_sensitivity("sensitivity", sensitivity)
     ratio = sensitivity / sigma
-    with np.errstate(over="ignore", under="ignore"):
-        return orders * ratio * ratio / 2
+    return orders * ratio * ratio / 2
 
 
-def _expm1_minus_x(x: np.ndarray) -> np.ndarray:
-    """e^x − 1 − x (≥ 0) to full relative precision for every finite x ≤ 709.
-
-    For |x| < 1 a Taylor series (x²/2)(1 + x/3(1 + x/4(…))) with 27 terms
-    (truncation error < 1/27! relative), elsewhere expm1(x) − x, which loses at
-    most a factor ~3 of relative precision there.
-    """
-    x = np.asarray(x, dtype=float)
-    out = np.empty_like(x)
-    small = np.abs(x) < 1
-    xs = x[small]
-    acc = np.ones_like(xs)
-    for n in range(28, 2, -1):
-        acc = 1.0 + xs * acc / n
-    out[small] = 0.5 * xs * xs * acc
-    xl = x[~small]
-    with np.errstate(over="ignore"):
-        out[~small] = np.expm1(xl) - xl
-    return out
-
-
+@validate(orders=ORDERS, scale=SCALE, sensitivity=SENSITIVITY)
 def laplace_rdp(orders, scale: float, sensitivity: float = 1.0) -> np.ndarray:
     """RDP of the Laplace mechanism with scale b and ℓ1 sensitivity Δ.
 
@@ -135,46 +117,43 @@ def laplace_rdp(orders, scale: float, sensitivity: float = 1.0) -> np.ndarray:
     ``r = ε + [−ln(2 − 1/α) + ln1p((α−1)/α · e^{−(2α−1)ε})]/(α − 1)``, which neither
     overflows for large α or ε nor loses the small terms. r(α) increases to the
     pure-DP value ε as α → ∞; both forms agree with a 50-digit evaluation to
-    a few units of float64 rounding (tests/test_edges_accounting.py).
+    a few units of float64 rounding.
 
     Parameters
     ----------
     orders : array-like of float
-        Orders α > 1 (at most :data:`~dpteach.accounting.convert.MAX_ORDERS`).
+        Orders α > 1.
     scale : float
-        Laplace scale b > 0.
+        Laplace scale b.
     sensitivity : float, default 1
-        ℓ1 sensitivity Δ > 0.
+        ℓ1 sensitivity Δ.
 
     Returns
     -------
     numpy.ndarray
-        r(α) ≥ 0 at each order (``inf`` only where Δ/b exceeds the float range).
+        r(α) ≥ 0 at each order.
     """
-    orders = check_orders("orders", orders)
-    scale = check_positive("scale", scale)
-    sensitivity = check_sensitivity("sensitivity", sensitivity)
-    with np.errstate(over="ignore", under="ignore"):
-        eps = sensitivity / scale                  # may round to 0 or inf: r then is too
-        a = orders
-        am1 = a - 1
-        x = am1 * eps
-        out = np.empty_like(a)
-        near = x <= 700
-        if near.any():
-            an, am1n = a[near], am1[near]
-            w1 = 1.0 / (2.0 - 1.0 / an)                # α/(2α−1)
-            w2 = 1.0 / (2.0 + 1.0 / am1n)              # (α−1)/(2α−1)
-            s_minus_1 = w1 * _expm1_minus_x(x[near]) + w2 * _expm1_minus_x(-an * eps)
-            out[near] = np.log1p(s_minus_1) / am1n
-        far = ~near
-        if far.any():
-            af, am1f = a[far], am1[far]
-            tail = np.log1p(am1f / af * np.exp(-(2 * af - 1) * eps))
-            out[far] = eps + (tail - np.log(2.0 - 1.0 / af)) / am1f
+    eps = sensitivity / scale
+    a = orders
+    am1 = a - 1
+    x = am1 * eps
+    out = np.empty_like(a)
+    near = x <= 700
+    if near.any():
+        an, am1n = a[near], am1[near]
+        w1 = 1.0 / (2.0 - 1.0 / an)                # α/(2α−1)
+        w2 = 1.0 / (2.0 + 1.0 / am1n)              # (α−1)/(2α−1)
+        s_minus_1 = w1 * _expm1_minus_x(x[near]) + w2 * _expm1_minus_x(-an * eps)
+        out[near] = np.log1p(s_minus_1) / am1n
+    far = ~near
+    if far.any():
+        af, am1f = a[far], am1[far]
+        tail = np.log1p(am1f / af * np.exp(-(2 * af - 1) * eps))
+        out[far] = eps + (tail - np.log(2.0 - 1.0 / af)) / am1f
     return out
 
 
+@validate(orders=ORDERS, p=TRUTH_PROBABILITY)
 def randomized_response_rdp(orders, p: float) -> np.ndarray:
     """RDP of binary randomized response that reports the truth with probability p.
 
@@ -192,30 +171,27 @@ def randomized_response_rdp(orders, p: float) -> np.ndarray:
     Parameters
     ----------
     orders : array-like of float
-        Orders α > 1 (at most :data:`~dpteach.accounting.convert.MAX_ORDERS`).
+        Orders α > 1.
     p : float
-        Probability of telling the truth, in (0, 1).
+        Probability of telling the truth.
 
     Returns
     -------
     numpy.ndarray
         r(α) ≥ 0 at each order.
     """
-    orders = check_orders("orders", orders)
-    p = check_probability("p", p, open_low=True, open_high=True)
     ps = p if p <= 0.5 else 1.0 - p                  # exact (Sterbenz) for p ≥ 1/2
     t = 1.0 - 2.0 * ps
     d = 2.0 * math.atanh(t) if ps > 0.25 else math.log1p(-ps) - math.log(ps)
     am1 = orders - 1
-    with np.errstate(over="ignore", under="ignore"):
-        h = am1 * d
-        out = np.empty_like(orders)
-        near = h <= 700
-        hn = h[near]
-        out[near] = np.log1p(2.0 * np.sinh(hn / 2) ** 2 + t * np.sinh(hn)) / am1[near]
-        far = ~near
-        tail = np.log1p(ps / (1.0 - ps) * np.exp(-2.0 * h[far]))
-        out[far] = d + (math.log1p(-ps) + tail) / am1[far]
+    h = am1 * d
+    out = np.empty_like(orders)
+    near = h <= 700
+    hn = h[near]
+    out[near] = np.log1p(2.0 * np.sinh(hn / 2) ** 2 + t * np.sinh(hn)) / am1[near]
+    far = ~near
+    tail = np.log1p(ps / (1.0 - ps) * np.exp(-2.0 * h[far]))
+    out[far] = d + (math.log1p(-ps) + tail) / am1[far]
     return out
 
 
@@ -232,20 +208,19 @@ class Step:
     steps: int
 
 
+@validate(orders=SUBSAMPLED_ORDERS.or_none())
 class RDPAccountant:
     """Rényi-DP accountant for (subsampled) Gaussian steps, as in DP-SGD.
 
     Keeps the running RDP curve (one value per order). ``step`` adds
     ``steps × r_q,σ(α)`` (RDP composes additively, [M17]_ Prop. 1);
     ``get_epsilon`` converts the total to (ε, δ) at the best order.
+    Neighbouring relation: add/remove one record.
 
     Parameters
     ----------
     orders : array-like of float, optional
-        Rényi orders α > 1; default :data:`DEFAULT_ORDERS`. At most
-        :data:`~dpteach.accounting.sampled_gaussian.MAX_SUBSAMPLED_ORDERS` (256) orders, each at most
-        :data:`~dpteach.accounting.sampled_gaussian.MAX_SUBSAMPLED_ORDER` (10 000), as :meth:`step` evaluates the
-        subsampled Gaussian at every one.
+        Rényi orders α > 1; default :data:`DEFAULT_ORDERS`.
 
     Attributes
     ----------
@@ -267,8 +242,7 @@ class RDPAccountant:
     """
 
     def __init__(self, orders=None):
-        orders = check_subsampled_orders("orders", DEFAULT_ORDERS if orders is None else orders)
-        orders = orders.copy()                  # never a view of the caller's array
+        orders = np.array(DEFAULT_ORDERS if orders is None else orders, dtype=float)  # a copy
         orders.setflags(write=False)
         self._orders = orders
         self._rdp = np.zeros_like(orders)
@@ -284,25 +258,24 @@ class RDPAccountant:
         """Every ``step`` call so far, in order."""
         return tuple(self._history)
 
+    @validate(noise_multiplier=NOISE_MULTIPLIER, sample_rate=SAMPLE_RATE, steps=STEPS)
     def step(self, *, noise_multiplier: float, sample_rate: float, steps: int = 1) -> None:
         """Account for ``steps`` Poisson-subsampled Gaussian steps (q = 1: plain Gaussian).
 
         Parameters
         ----------
         noise_multiplier : float
-            σ > 0.
+            σ, in units of the clipping norm.
         sample_rate : float
-            Poisson rate q in [0, 1].
+            Poisson rate q.
         steps : int, default 1
-            Number of steps, in [1, :data:`MAX_STEPS`] (10⁹).
+            Number of steps.
         """
-        sigma = check_positive("noise_multiplier", noise_multiplier)
-        q = check_probability("sample_rate", sample_rate)
-        steps = check_int("steps", steps, minimum=1, maximum=MAX_STEPS)
-        with np.errstate(over="ignore"):
-            self._rdp = self._rdp + steps * subsampled_gaussian_rdp(self._orders, sigma, q)
-        self._history.append(Step(sigma, q, steps))
+        one = subsampled_gaussian_rdp.__wrapped__(self._orders, noise_multiplier, sample_rate)
+        self._rdp = self._rdp + steps * one
+        self._history.append(Step(noise_multiplier, sample_rate, steps))
 
+    @validate(rdp=RDP_VALUES, count=STEPS)
     def compose_rdp(self, rdp, count: int = 1) -> None:
         """Add an arbitrary RDP curve (one value per order) ``count`` times.
 
@@ -311,36 +284,71 @@ class RDPAccountant:
         Parameters
         ----------
         rdp : array-like of float
-            One value ≥ 0 (``inf`` allowed) per order.
+            One value ≥ 0 per order (inf: no bound at that order).
         count : int, default 1
-            Repetitions, in [1, :data:`MAX_STEPS`] (10⁹).
+            Repetitions.
         """
-        rdp = check_rdp("rdp", rdp, self._orders)
-        count = check_int("count", count, minimum=1, maximum=MAX_STEPS)
-        with np.errstate(over="ignore"):
+        if rdp.shape != self._orders.shape:
+            raise ParameterError(f"rdp must have one value per order: got {rdp.size} values "
+                                 f"for {self._orders.size} orders")
+        with np.errstate(over="ignore"):          # beyond 1e308: no bound at that order
             self._rdp = self._rdp + count * rdp
 
     def get_rdp(self) -> np.ndarray:
         """The current total RDP curve (a copy), one value per order."""
         return self._rdp.copy()
 
+    @validate(delta=DELTA_POSITIVE, conversion=CONVERSION)
     def get_epsilon_and_order(self, delta: float,
                               conversion: str = "improved") -> tuple[float, float]:
         """(ε, best order) such that everything composed so far is (ε, δ)-DP.
 
         ``conversion="improved"`` ([BBGHS20]_ Thm 21) or ``"classic"`` ([M17]_ Prop. 3).
         """
-        delta = check_delta("delta", delta, allow_zero=False)
-        conversion = check_choice("conversion", conversion, {"improved", "classic"})
-        return rdp_to_epsilon(self._orders, self._rdp, delta, conversion)
+        return rdp_to_epsilon.__wrapped__(self._orders, self._rdp, delta, conversion)
 
+    @validate(delta=DELTA_POSITIVE, conversion=CONVERSION)
     def get_epsilon(self, delta: float, conversion: str = "improved") -> float:
         """ε such that everything composed so far is (ε, δ)-DP (best order)."""
         return self.get_epsilon_and_order(delta, conversion)[0]
 
+    @validate(epsilon=EPSILON_OR_ZERO, conversion=CONVERSION)
     def get_delta(self, epsilon: float, conversion: str = "improved") -> float:
         """Smallest δ (over orders) such that everything composed so far is (ε, δ)-DP."""
-        return rdp_to_delta(self._orders, self._rdp, epsilon, conversion)[0]
+        return rdp_to_delta.__wrapped__(self._orders, self._rdp, epsilon, conversion)[0]
 
     def __repr__(self) -> str:
         return f"RDPAccountant({len(self._orders)} orders, {len(self._history)} step calls)"
+
+
+# ---------------------------------------------------------------------------
+# helpers
+# ---------------------------------------------------------------------------
+
+def _expm1_minus_x(x: np.ndarray) -> np.ndarray:
+    """e^x − 1 − x (≥ 0) to full relative precision for every finite x ≤ 709.
+
+    For |x| < 1 a Taylor series (x²/2)(1 + x/3(1 + x/4(…))) with 27 terms
+    (truncation error < 1/27! relative), elsewhere expm1(x) − x, which loses at
+    most a factor ~3 of relative precision there.
+    """
+    x = np.asarray(x, dtype=float)
+    out = np.empty_like(x)
+    small = np.abs(x) < 1
+    xs = x[small]
+    acc = np.ones_like(xs)
+    for n in range(28, 2, -1):
+        acc = 1.0 + xs * acc / n
+    out[small] = 0.5 * xs * xs * acc
+    xl = x[~small]
+    out[~small] = np.expm1(xl) - xl
+    return out
+
+
+# Engineering notes. On the teaching domains every curve is finite: the Gaussian's
+# α(Δ/σ)²/2 is at most 5e44 (α ≤ 1e9, Δ/σ ≤ 1e18), the Laplace and randomized-response
+# curves at most their pure-DP ε (≤ 1e18 and 27.6), and T ≤ 1e9 subsampled steps at most
+# 5e36; their "far" forms (h > 700) are needed there, for large α. The accountant calls the
+# unchecked subsampled_gaussian_rdp and conversions (its own state is valid): DP-SGD calls
+# step once per training step. Tests: tests/accounting/test_accounting.py (closed forms,
+# numerical divergences, dp_accounting) and tests/test_domains.py.

@@ -8,12 +8,11 @@ curve r_{q,σ}(α) = ln(A_α)/(α − 1) is computed exactly ([MTZ19]_ Sec. 3.3)
 * integer α (Case I): a finite binomial sum, every term positive;
 * fractional α (Case II): a convergent alternating series, summed until the
   tail is below float64 rounding;
-* closed forms where float64 cannot tell them from the exact value (very
-  small or very large σ).
+* a closed form where float64 cannot tell it from the exact value (small σ).
 
-The curves are cached per (q, σ, orders), since an accountant asks for the
-same step again and again. :class:`~dpteach.accounting.rdp.RDPAccountant`
-composes them.
+Neighbouring relation: add/remove one record (the relation under which Poisson
+subsampling amplifies privacy). :class:`~dpteach.accounting.rdp.RDPAccountant`
+composes the curves.
 
 References
 ----------
@@ -32,24 +31,107 @@ import math
 import numpy as np
 from scipy import special
 
-from .._validation import ParameterError, check_positive, check_probability
-from .convert import check_orders
+from .._validation import array, one_of, real, validate
 
 __all__ = [
     "MAX_SUBSAMPLED_ORDER",
     "MAX_SUBSAMPLED_ORDERS",
+    "SUBSAMPLED_ORDERS",
+    "NOISE_MULTIPLIER",
+    "SAMPLE_RATE",
     "subsampled_gaussian_rdp",
-    "check_subsampled_orders",
     "clear_subsampled_gaussian_cache",
 ]
 
 #: Largest Rényi order :func:`subsampled_gaussian_rdp` evaluates (its integer-order
 #: sum has α terms, its fractional-order series at least α).
 MAX_SUBSAMPLED_ORDER = 10_000
-#: Largest number of orders :func:`subsampled_gaussian_rdp` evaluates in one call (a
-#: fractional order costs up to ~0.3 s when σ is huge and q large, ~1 ms usually).
+#: Largest number of orders :func:`subsampled_gaussian_rdp` evaluates in one call.
 MAX_SUBSAMPLED_ORDERS = 256
 
+#: the orders of a subsampled-Gaussian curve (each costs up to α terms of a series)
+SUBSAMPLED_ORDERS = array(
+    ndim=(0, 1), low=1.0001, high=MAX_SUBSAMPLED_ORDER, max_size=MAX_SUBSAMPLED_ORDERS,
+    example=[2.0, 8.0], text="a number or 1-D array of Rényi orders α in [1.0001, 10000], "
+    "at most 256 of them").flat()
+#: σ in units of the clipping norm: up to 10⁶, and down to 10⁻¹² (the noise a planted-bug
+#: audit hides inside DP-SGD, σ/10⁶, still has its RDP computed)
+NOISE_MULTIPLIER = real(1e-12, 1e6)
+#: Poisson sampling rate q: 0 (no step) or from one record in 10⁹ to every record
+SAMPLE_RATE = one_of(real(0.0, 0.0), real(1e-9, 1.0, example=0.01),
+                     text="0 or a number in [1e-9, 1]")
+
+
+@validate(orders=SUBSAMPLED_ORDERS, noise_multiplier=NOISE_MULTIPLIER, sample_rate=SAMPLE_RATE)
+def subsampled_gaussian_rdp(orders, noise_multiplier: float, sample_rate: float) -> np.ndarray:
+    """RDP of one step of the Poisson-subsampled Gaussian mechanism.
+
+    Each record enters the batch independently with probability q
+    (``sample_rate``); the batch sum of per-record contributions, each of ℓ2
+    norm at most 1 (clipping), receives N(0, σ²I) noise (σ =
+    ``noise_multiplier``). Under add/remove-one neighbours its RDP at order α
+    is ``ln(A_α)/(α−1)`` with A_α = E_{z∼μ₀}[(μ(z)/μ₀(z))^α], μ₀ = N(0, σ²),
+    μ = (1−q)N(0, σ²) + qN(1, σ²) ([MTZ19]_, Sec. 3).
+
+    Integer orders use the finite sum of [MTZ19]_ Sec. 3.3 Case I (exact), fractional
+    orders the two-sided series of Sec. 3.3 Case II with the signs of the generalized
+    binomial coefficients kept and no early stopping (the truncation error is one-sided,
+    upward, and below float64 resolution in A_α). q = 1 gives the plain Gaussian α/(2σ²);
+    q = 0 gives 0. For small σ the closed form r(α) = α/(2σ²) + α ln q/(α−1), which
+    float64 cannot tell from the exact value there, is used. Where r(α) is tiny the
+    result carries an absolute error of a few float64 units of ln A_α, i.e. ~ 2⁻⁵³/(α − 1).
+
+    Parameters
+    ----------
+    orders : array-like of float
+        Orders α > 1.
+    noise_multiplier : float
+        σ, the noise standard deviation in units of the clipping norm.
+    sample_rate : float
+        Poisson sampling probability q.
+
+    Returns
+    -------
+    numpy.ndarray
+        r(α) at each order for ONE step (read-only; multiply by the number of steps).
+    """
+    return _subsampled_gaussian_rdp_cached(sample_rate, noise_multiplier, tuple(orders.tolist()))
+
+
+def clear_subsampled_gaussian_cache() -> None:
+    """Forget the cached curves of :func:`subsampled_gaussian_rdp` (e.g. to time a cold start)."""
+    _subsampled_gaussian_rdp_cached.cache_clear()
+
+
+@functools.lru_cache(maxsize=256)
+def _subsampled_gaussian_rdp_cached(q: float, sigma: float, orders: tuple) -> np.ndarray:
+    """The curve, cached per (q, σ, orders): an accountant asks for the same step again
+    and again."""
+    alphas = np.asarray(orders, dtype=float)
+    out = np.empty_like(alphas)
+    s = (0.5 / sigma) / sigma                         # 1/(2σ²)
+    if q == 0.0:
+        out[:] = 0.0
+    elif q == 1.0:                                    # the plain Gaussian α/(2σ²)
+        out[:] = alphas / (2 * sigma**2)
+    else:
+        exact = np.ones(alphas.size, dtype=bool)
+        for i, a in enumerate(alphas):
+            r = _asymptotic(q, s, float(a))
+            if r is not None:
+                out[i], exact[i] = r, False
+        is_int = exact & (alphas == np.round(alphas))
+        if is_int.any():
+            log_am1 = _log_a_minus_1_int(q, sigma, alphas[is_int])
+            out[is_int] = np.logaddexp(0.0, log_am1) / (alphas[is_int] - 1)
+        for j in np.flatnonzero(exact & ~is_int):
+            a = alphas[j]
+            out[j] = _log_a_frac(q, sigma, float(a)) / (a - 1)
+        # A_α ≥ 1 (a Rényi divergence is ≥ 0); rounding can only push ln A a few
+        # ulps below 0 when A − 1 is below float resolution.
+        out = np.maximum(out, 0.0)
+    out.setflags(write=False)
+    return out
 
 
 def _logsumexp(x: np.ndarray, axis=None):
@@ -115,7 +197,8 @@ def _log_a_minus_1_int(q: float, sigma: float, alphas: np.ndarray) -> np.ndarray
 
 
 @functools.lru_cache(maxsize=512)
-def _frac_tables_cached(alpha: float, n: int) -> tuple[np.ndarray, ...]:
+def _frac_tables_cached(alpha: float, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                       np.ndarray]:
     k = np.arange(n, dtype=float)
     j = alpha - k
     log_binom = special.gammaln(alpha + 1) - special.gammaln(k + 1) - special.gammaln(j + 1)
@@ -183,7 +266,7 @@ def _log_a_frac(q: float, sigma: float, alpha: float, rel_tol: float = 2.0**-53,
     truncated series is therefore an upper bound on A_α (conservative for
     privacy), and it is tight to float precision: the computed ln A_α agrees
     with a 30-digit numerical integral of the definition to a few units of
-    float64 rounding (tests/test_accounting.py). The series converges only polynomially
+    float64 rounding. The series converges only polynomially
     (terms ~ k^{−α−2}), so q ≳ 0.1 with σ ≲ 1 at α < 2 may need 10⁴–10⁵ terms;
     at most ``max_terms`` (2¹⁹) are summed, still stopping after a positive term.
 
@@ -230,23 +313,13 @@ def _log_a_frac(q: float, sigma: float, alpha: float, rel_tol: float = 2.0**-53,
 def _asymptotic(q: float, s: float, alpha: float) -> float | None:
     """r(α) in closed form where float64 cannot tell it from the exact value, else None.
 
-    With s = 1/(2σ²):
-
-    * s ≥ the threshold below: a single term of A_α dominates. For integer α,
-      A_α = q^α e^{α(α−1)s} (1 + ρ) with 0 ≤ ρ ≤ y/(1−y), y = α e^{−(α−1)s}/q
-      (each other term k = α − m is at most y^m times it); for fractional α
-      the other terms of the Case II series are likewise at most
-      |C(α,k)| q^{−α−1} e^{−s/4} or q^{−α} e^{−(α−1)s} times it. When
-      min(s/4, (α−1)s) exceeds 60 + (α+1)(ln(1/q) + ln 2) + ln α, ρ < e^{−60}
-      and r(α) = α s + α ln q/(α−1) to far below float64 resolution (and is
-      ``inf`` when α s overflows: σ² underflowing to 0 means r is beyond the float range).
-    * s tiny: A_α − 1 = Σ_{n≥2} C(α,n) qⁿ E[wⁿ] with w = μ₁/μ₀ − 1, E[w²] = e^{2s} − 1,
-      E[w³], E[w⁴] = O(s²), so r(α) = α q² s (1 + ρ) with |ρ| ≲ (1 + 2αq + α²q²) s
-      (e^{2s} − 1 ≈ 2s, the n = 3, 4 terms and ln(1 + x) ≈ x). When that is below
-      2⁻⁶⁰, r = α q² s.
+    With s = 1/(2σ²) large (σ small) a single term of A_α dominates. For integer α,
+    A_α = q^α e^{α(α−1)s} (1 + ρ) with 0 ≤ ρ ≤ y/(1−y), y = α e^{−(α−1)s}/q (each other
+    term k = α − m is at most y^m times it); for fractional α the other terms of the Case II
+    series are likewise at most |C(α,k)| q^{−α−1} e^{−s/4} or q^{−α} e^{−(α−1)s} times it.
+    When min(s/4, (α−1)s) exceeds 60 + (α+1)(ln(1/q) + ln 2) + ln α, ρ < e^{−60} and
+    r(α) = α s + α ln q/(α−1) to far below float64 resolution.
     """
-    if (1 + 2 * alpha * q + (alpha * q) ** 2) * s < 2.0**-60:
-        return alpha * q * q * s
     log_inv_q = -math.log(q)
     need = 60 + (alpha + 1) * (log_inv_q + math.log(2)) + math.log(alpha)
     if s * min(0.25, alpha - 1) > need:
@@ -254,93 +327,11 @@ def _asymptotic(q: float, s: float, alpha: float) -> float | None:
     return None
 
 
-@functools.lru_cache(maxsize=256)
-def _subsampled_gaussian_rdp_cached(q: float, sigma: float, orders: tuple) -> np.ndarray:
-    alphas = np.asarray(orders, dtype=float)
-    out = np.empty_like(alphas)
-    with np.errstate(over="ignore", under="ignore"):
-        s = (0.5 / sigma) / sigma                     # 1/(2σ²); inf if σ² underflows
-    if q == 0.0:
-        out[:] = 0.0
-    elif q == 1.0:                                    # the plain Gaussian α/(2σ²)
-        with np.errstate(over="ignore"):
-            out[:] = alphas / (2 * sigma**2) if 1e-150 < sigma < 1e150 else alphas * s
-    else:
-        exact = np.ones(alphas.size, dtype=bool)
-        for i, a in enumerate(alphas):
-            r = _asymptotic(q, s, float(a))
-            if r is not None:
-                out[i], exact[i] = r, False
-        is_int = exact & (alphas == np.round(alphas))
-        if is_int.any():
-            log_am1 = _log_a_minus_1_int(q, sigma, alphas[is_int])
-            out[is_int] = np.logaddexp(0.0, log_am1) / (alphas[is_int] - 1)
-        for i in np.flatnonzero(exact & ~is_int):
-            a = alphas[i]
-            out[i] = _log_a_frac(q, sigma, float(a)) / (a - 1)
-        # A_α ≥ 1 (a Rényi divergence is ≥ 0); rounding can only push ln A a few
-        # ulps below 0 when A − 1 is below float resolution.
-        out = np.maximum(out, 0.0)
-    out.setflags(write=False)
-    return out
-
-
-def check_subsampled_orders(name: str, orders) -> np.ndarray:
-    """Validate orders for :func:`subsampled_gaussian_rdp`: as :func:`~.convert.check_orders`,
-    and at most :data:`MAX_SUBSAMPLED_ORDERS` of them, each at most :data:`MAX_SUBSAMPLED_ORDER`."""
-    orders = check_orders(name, orders)
-    if orders.size > MAX_SUBSAMPLED_ORDERS:
-        raise ParameterError(f"{name} must have at most {MAX_SUBSAMPLED_ORDERS} orders for the "
-                             f"subsampled Gaussian; got {name} with {orders.size} orders")
-    if orders.max() > MAX_SUBSAMPLED_ORDER:
-        raise ParameterError(f"{name} must all be at most {MAX_SUBSAMPLED_ORDER} for the "
-                             f"subsampled Gaussian; got an order {orders.max()!r} in {name}")
-    return orders
-
-
-def subsampled_gaussian_rdp(orders, noise_multiplier: float, sample_rate: float) -> np.ndarray:
-    """RDP of one step of the Poisson-subsampled Gaussian mechanism.
-
-    Each record enters the batch independently with probability q
-    (``sample_rate``); the batch sum of per-record contributions, each of ℓ2
-    norm at most 1 (clipping), receives N(0, σ²I) noise (σ =
-    ``noise_multiplier``). Under add/remove-one neighbours its RDP at order α
-    is ``ln(A_α)/(α−1)`` with A_α = E_{z∼μ₀}[(μ(z)/μ₀(z))^α], μ₀ = N(0, σ²),
-    μ = (1−q)N(0, σ²) + qN(1, σ²) ([MTZ19]_, Sec. 3).
-
-    Integer orders use the finite sum of [MTZ19]_ Sec. 3.3 Case I (exact), fractional
-    orders the two-sided series of Sec. 3.3 Case II with the signs of the generalized
-    binomial coefficients kept and no early stopping; see ``_log_a_frac``
-    for the error control (the truncation error is one-sided, upward, and below
-    float64 resolution in A_α). q = 1 gives the plain Gaussian α/(2σ²); q = 0 gives 0.
-    For extreme σ the closed forms that float64 cannot tell from the exact value
-    are used (see ``_asymptotic``): r(α) = α/(2σ²) + α ln q/(α−1) for tiny σ
-    (``inf`` once that exceeds the float range), r(α) = α q²/(2σ²) for huge σ. Where
-    r(α) is tiny the result carries an absolute error of a few float64 units of
-    ln A_α, i.e. ~ 2⁻⁵³/(α − 1).
-    Results are cached per (q, σ, orders).
-
-    Parameters
-    ----------
-    orders : array-like of float
-        Orders α > 1: at most :data:`MAX_SUBSAMPLED_ORDERS` (256) of them, each at
-        most :data:`MAX_SUBSAMPLED_ORDER` (10 000).
-    noise_multiplier : float
-        σ, the noise standard deviation in units of the clipping norm, > 0.
-    sample_rate : float
-        Poisson sampling probability q in [0, 1].
-
-    Returns
-    -------
-    numpy.ndarray
-        r(α) at each order for ONE step (read-only; multiply by the number of steps).
-    """
-    orders = check_subsampled_orders("orders", orders)
-    sigma = check_positive("noise_multiplier", noise_multiplier)
-    q = check_probability("sample_rate", sample_rate)
-    return _subsampled_gaussian_rdp_cached(q, sigma, tuple(orders.tolist()))
-
-
-def clear_subsampled_gaussian_cache() -> None:
-    """Forget the cached curves of :func:`subsampled_gaussian_rdp` (e.g. to time a cold start)."""
-    _subsampled_gaussian_rdp_cached.cache_clear()
+# Engineering notes. Cost: a fractional order costs ~1 ms usually and up to ~0.3 s when σ
+# is large and q large (the series converges polynomially); hence at most 256 orders of at
+# most 10,000 per call. On the teaching domain (σ in [1e-12, 1e6], q = 0 or ≥ 1e-9)
+# s = 1/(2σ²) lies in [5e-13, 5e23], so nothing over- or underflows; the closed form for
+# large σ, r = αq²/(2σ²), is no longer needed (it applied only beyond σ ≈ 1e9), and the
+# small-σ closed form keeps the series away from e^{s} overflowing. Tests:
+# tests/accounting/test_accounting.py (exact sums in mpmath, numerical integrals of the
+# definition, dp_accounting and its published values) and tests/test_domains.py.

@@ -18,12 +18,9 @@ such tables and breaks them:
   :func:`homogeneity_attack`, :func:`background_knowledge_attack`,
   :func:`l_diversity`).
 
-Tables are checked by :func:`dpteach.attacks.linkage.check_table` and
-:func:`~dpteach.attacks.linkage.check_columns` (at most
-:data:`~dpteach.attacks.linkage.MAX_ROWS` = 100,000 rows and 50
-quasi-identifiers); Mondrian takes at most :data:`MAX_MONDRIAN_ROWS` = 50,000
-rows (about 1.5 s for all of Adult on five quasi-identifiers at k = 5, on one
-core).
+Tables hold at most 100,000 rows and 50 quasi-identifiers, as in
+:mod:`dpteach.attacks.linkage`; Mondrian takes at most :data:`MAX_MONDRIAN_ROWS` =
+50,000 rows.
 
 References
 ----------
@@ -48,19 +45,14 @@ import math
 import numbers
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .._validation import ParameterError, check_int, describe
-from .linkage import (
-    MAX_ROWS,
-    check_column,
-    check_columns,
-    check_table,
-    class_sizes,
-    equivalence_classes,
-)
+from .._validation import Domain, ParameterError, array, choice, describe, integer, validate
+from ._tables import COLUMN, COLUMNS, MAX_ATTRIBUTES, MAX_ROWS, TABLE, columns_of, table
+from .linkage import class_sizes, equivalence_classes
 
 __all__ = [
     "MAX_MONDRIAN_ROWS",
@@ -74,43 +66,39 @@ __all__ = [
 MAX_MONDRIAN_ROWS = 50_000
 
 
-def _check_k(k, n: int, table_name: str = "table") -> int:
-    k = check_int("k", k, minimum=1, maximum=MAX_ROWS)
-    if k > n:
-        raise ParameterError(f"k must be at most the number of rows of {table_name} ({n}): no "
-                             f"table of {n} rows has classes of {k}; got k={k}")
-    return k
+def _rules(name: str, value: Any) -> dict:
+    if isinstance(value, dict) and 1 <= len(value) <= MAX_ATTRIBUTES \
+            and all(isinstance(c, str) for c in value):
+        return value
+    raise RULES.refuse(name, value)
+
+
+def _ruled_out(name: str, value: Any) -> list:
+    if isinstance(value, Iterable) and not isinstance(value, (str, bytes)):
+        values = list(value)
+        if len(values) <= 10_000:
+            return values
+    raise RULED_OUT.refuse(name, value)
+
+
+#: generalisation rules: column name → rule (see :func:`coarsen`)
+RULES = Domain(f"a dict of 1 to {MAX_ATTRIBUTES} column names → rules", _rules,
+               example={"age": 10}, bad=[None, [1], "zip", {}, {1: 2}])
+#: the class size k (at most the number of rows: checked against the table)
+K = integer(1, MAX_ROWS)
+#: a row position (at most the number of rows − 1: checked against the table)
+TARGET = integer(0, MAX_ROWS - 1)
+#: sensitive values an attacker rules out
+RULED_OUT = Domain("a list of at most 10,000 sensitive values", _ruled_out, example=[],
+                   bad=["heart", 3, None, b"x"])
+#: the values of a numeric column that is coarsened (multiples of the width stay exact)
+COARSENABLE = array(low=-2.0**52, high=2.0**52)
+#: the values of a numeric quasi-identifier of Mondrian
+MONDRIAN_NUMBERS = array(low=-1e15, high=1e15)
 
 
 # ------------------------------------------------------- generalisation by hand
-def _coarsen_column(name: str, series: pd.Series, rule):
-    if isinstance(rule, str) and rule == "*":
-        return pd.Series(["*"] * len(series), index=series.index, dtype=object)
-    if pd.api.types.is_datetime64_any_dtype(series.dtype):
-        if not (isinstance(rule, str) and rule in ("year", "month")):
-            raise ParameterError(f"rules[{name!r}] for a date column must be 'year', 'month' "
-                                 f"or '*'; got rules[{name!r}]={describe(rule)}")
-        fmt = "%Y" if rule == "year" else "%Y-%m"
-        return series.dt.strftime(fmt).astype(object)
-    if pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(series):
-        width = check_int(f"rules[{name!r}]", rule, minimum=1, maximum=10**9)
-        values = series.to_numpy(dtype=float)
-        if not np.all(np.isfinite(values)) or np.any(np.abs(values) > 2**52):
-            raise ParameterError(f"table[{name!r}] must hold finite numbers below 2**52 in size "
-                                 f"to be coarsened; got table[{name!r}]={describe(values)}")
-        lo = np.floor(values / width) * width
-        integer = bool(np.all(values == np.round(values)))
-        if integer:
-            return pd.Series([f"{int(a)}–{int(a) + width - 1}" if width > 1 else f"{int(a)}"
-                              for a in lo], index=series.index, dtype=object)
-        return pd.Series([f"[{a:.15g}, {a + width:.15g})" for a in lo], index=series.index,
-                         dtype=object)
-    keep = check_int(f"rules[{name!r}]", rule, minimum=0, maximum=10**6)
-    text = series.astype(str).to_numpy(dtype=object)
-    return pd.Series([t[:keep] + "*" * max(len(t) - keep, 0) for t in text],
-                     index=series.index, dtype=object)
-
-
+@validate(table=TABLE, rules=RULES)
 def coarsen(table, rules: dict) -> pd.DataFrame:
     """Generalise columns by fixed rules (global recoding, [Sw02]_).
 
@@ -128,26 +116,22 @@ def coarsen(table, rules: dict) -> pd.DataFrame:
     Parameters
     ----------
     table : pandas.DataFrame
-        1 to 100,000 rows.
     rules : dict
-        Column name → rule, 1 to 50 entries.
+        Column name → rule.
 
     Returns
     -------
     pandas.DataFrame
         A new table, same index.
     """
-    table = check_table("table", table)
-    if not isinstance(rules, dict):
-        raise TypeError(f"rules must be a dict of column name → rule; got rules="
-                        f"{describe(rules)} of type {type(rules).__name__}")
-    check_columns("rules", list(rules), table, "table")
+    columns_of(table, list(rules), "rules")
     out = table.copy()
     for col, rule in rules.items():
         out[col] = _coarsen_column(col, table[col], rule)
     return out
 
 
+@validate(table=TABLE, quasi_identifiers=COLUMNS, k=K)
 def suppress_small_classes(table, quasi_identifiers, k: int) -> pd.DataFrame:
     """Drop the rows whose class on ``quasi_identifiers`` has fewer than k rows.
 
@@ -157,18 +141,17 @@ def suppress_small_classes(table, quasi_identifiers, k: int) -> pd.DataFrame:
     Parameters
     ----------
     table : pandas.DataFrame
-        1 to 100,000 rows.
     quasi_identifiers : str or list of str
     k : int
-        In [1, number of rows]; a larger k is refused.
+        At most the number of rows.
 
     Returns
     -------
     pandas.DataFrame
         The kept rows (original index), k-anonymous on ``quasi_identifiers``.
     """
-    sizes = class_sizes(table, quasi_identifiers)
-    k = _check_k(k, len(table))
+    sizes = class_sizes.__wrapped__(table, quasi_identifiers)
+    _check_k(k, len(table))
     return table[sizes >= k]
 
 
@@ -215,29 +198,290 @@ class KAnonymousTable:
         return int(self.class_sizes.size)
 
 
+@validate(table=table(MAX_MONDRIAN_ROWS), quasi_identifiers=COLUMNS, k=K)
+def mondrian_anonymize(table, quasi_identifiers, k: int) -> KAnonymousTable:
+    """k-anonymise ``table`` by Mondrian generalisation ([LDR06]_).
+
+    The rows are split recursively, like a k-d tree: a partition is cut on the
+    quasi-identifier whose values spread widest (relative to that column's range
+    in the whole table) at the allowable cut point nearest its median, where
+    *allowable* means both halves keep at least k rows; if that column has no
+    allowable cut the next widest is tried, and a partition with none becomes an
+    equivalence class ([LDR06]_, strict multidimensional partitioning).
+    Every quasi-identifier of a row is then replaced by a description of its
+    class:
+
+    * numbers: the range "lo–hi" (the value itself when all are equal);
+    * dates: "YYYY-MM-DD–YYYY-MM-DD";
+    * other values (strings), in sorted order: the value, "{a, b}" for up to
+      three values, "first–last (m values)" for more, and "*" (suppressed) when
+      the class holds every value of the column.
+
+    Classes are disjoint boxes, so their descriptions differ and grouping the
+    result by the quasi-identifiers gives back the classes: the output is
+    k-anonymous. Nothing is suppressed: every row is kept.
+
+    Cost: about n·d·log(n/k) operations.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The quasi-identifiers without missing values.
+    quasi_identifiers : str or list of str
+        Columns of ``table``: numbers (at most 1e15 in size), dates, or sortable
+        values (strings).
+    k : int
+        At most the number of rows.
+
+    Returns
+    -------
+    KAnonymousTable
+    """
+    cols = columns_of(table, quasi_identifiers, "quasi_identifiers")
+    _check_k(k, len(table))
+    columns = [_ordered_codes(c, table[c]) for c in cols]
+    X = np.column_stack([c[0] for c in columns])
+    widths = X.max(axis=0) - X.min(axis=0)
+    parts = sorted(_mondrian_partitions(X, widths, k), key=lambda p: int(p.min()))
+    n = len(table)
+    partition = np.empty(n, dtype=np.int64)
+    sizes = np.array([p.size for p in parts], dtype=np.int64)
+    out = table.copy()
+    loss = 0.0
+    described = [np.empty(n, dtype=object) for _ in cols]
+    for cls, idx in enumerate(parts):
+        partition[idx] = cls
+        sub = X[idx]
+        lo, hi = sub.min(axis=0), sub.max(axis=0)
+        spread = hi - lo
+        for j, (codes, kind, labels) in enumerate(columns):
+            present = np.unique(sub[:, j]) if kind == "category" else None
+            n_labels = 0 if labels is None else labels.size
+            described[j][idx] = _describe_range(kind, labels, n_labels, lo[j], hi[j], present)
+            if widths[j] > 0:
+                loss += idx.size * min(spread[j] / widths[j], 1.0)
+    for j, c in enumerate(cols):
+        out[c] = pd.Series(described[j], index=table.index, dtype=object)
+    return KAnonymousTable(
+        table=out, partition=partition, class_sizes=sizes, k=k, quasi_identifiers=tuple(cols),
+        information_loss=float(loss / (n * len(cols))),
+        discernibility=int(np.sum(sizes ** 2)),
+        average_class_ratio=float(n / sizes.size / k))
+
+
+# ------------------------------------------------------ attacks on k-anonymity
+@validate(table=TABLE, quasi_identifiers=COLUMNS, sensitive=COLUMN)
+def l_diversity(table, quasi_identifiers, sensitive: str) -> int:
+    """The smallest number of distinct ``sensitive`` values in a class.
+
+    A table is (distinct) ℓ-diverse if every equivalence class holds at least ℓ
+    distinct sensitive values, the simplest instance of the principle of
+    [MKGV07]_ (they also define entropy and recursive ℓ-diversity). ℓ = 1
+    means some class is homogeneous: :func:`homogeneity_attack` succeeds there.
+    """
+    return homogeneity_attack.__wrapped__(table, quasi_identifiers, sensitive).l
+
+
+@dataclass(frozen=True)
+class HomogeneityResult:
+    """Result of :func:`homogeneity_attack`.
+
+    Attributes
+    ----------
+    classes : pandas.DataFrame
+        One row per equivalence class: its quasi-identifier values, ``size``,
+        ``distinct`` (number of sensitive values) and ``value`` (the sensitive
+        value when ``distinct`` is 1, missing otherwise).
+    fraction_classes_exposed : float
+        Share of the classes with one sensitive value.
+    fraction_rows_exposed : float
+        Share of the rows in such classes: whoever knows that a person is in the
+        table and their quasi-identifiers learns the sensitive value of these.
+    l : int
+        The smallest ``distinct`` (see :func:`l_diversity`).
+    """
+
+    classes: pd.DataFrame
+    fraction_classes_exposed: float
+    fraction_rows_exposed: float
+    l: int
+
+
+@validate(table=TABLE, quasi_identifiers=COLUMNS, sensitive=COLUMN)
+def homogeneity_attack(table, quasi_identifiers, sensitive: str) -> HomogeneityResult:
+    """Read sensitive values off the homogeneous classes of a (k-anonymous) table.
+
+    k-anonymity hides *which* of at least k rows is a person's, not *what* the
+    rows say: if all rows of a class share the sensitive value, anyone who can
+    place a person in the class learns it ([MKGV07]_, the homogeneity
+    attack: Bob's neighbour is in a class where everybody has heart disease).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        E.g. the ``table`` of :func:`mondrian_anonymize`.
+    quasi_identifiers : str or list of str
+        The generalised columns.
+    sensitive : str
+        A column that is not a quasi-identifier.
+
+    Returns
+    -------
+    HomogeneityResult
+    """
+    cols = _attack_columns(table, quasi_identifiers, sensitive)
+    groups = table.groupby(cols, dropna=False, sort=False, observed=True)[sensitive]
+    classes = pd.DataFrame({"size": groups.size(),
+                            "distinct": groups.nunique(dropna=False),
+                            "value": groups.first()}).reset_index()
+    homogeneous = classes["distinct"].to_numpy() == 1
+    values = classes["value"].to_numpy(dtype=object)
+    values[~homogeneous] = None
+    classes["value"] = pd.Series(values, index=classes.index, dtype=object)
+    sizes = classes["size"].to_numpy()
+    return HomogeneityResult(classes, float(homogeneous.mean()),
+                             float(sizes[homogeneous].sum() / sizes.sum()),
+                             int(classes["distinct"].min()))
+
+
+@dataclass(frozen=True)
+class BackgroundKnowledgeResult:
+    """Result of :func:`background_knowledge_attack`.
+
+    Attributes
+    ----------
+    candidates : dict
+        Sensitive value → the attacker's probability for the target, over the
+        values left in the target's class (proportional to their counts).
+    learned : object or None
+        The value when only one is left.
+    class_size : int
+        Rows in the target's class (k-anonymity promises ≥ k).
+    prior : dict
+        The same probabilities before the background knowledge is used.
+    """
+
+    candidates: dict
+    learned: object
+    class_size: int
+    prior: dict
+
+
+@validate(table=TABLE, quasi_identifiers=COLUMNS, sensitive=COLUMN, target=TARGET,
+          ruled_out=RULED_OUT)
+def background_knowledge_attack(table, quasi_identifiers, sensitive: str, target: int,
+                                ruled_out) -> BackgroundKnowledgeResult:
+    """Combine a class's sensitive values with what the attacker already knows.
+
+    The attacker knows the target's quasi-identifiers, hence the class, and also
+    that some sensitive values do not apply to the target (in [MKGV07]_'s example,
+    that Japanese people rarely have heart disease). Striking those values
+    from the class can leave a single one: the class had k rows but too few
+    *plausible* sensitive values. Every remaining value gets probability in
+    proportion to its count in the class (a uniform prior over the class's rows).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        E.g. the ``table`` of :func:`mondrian_anonymize`.
+    quasi_identifiers : str or list of str
+    sensitive : str
+        A column that is not a quasi-identifier.
+    target : int
+        Row position of the person attacked.
+    ruled_out : iterable
+        Sensitive values the attacker knows the target does not have. Ruling out
+        the target's own value is allowed, and misleads.
+
+    Returns
+    -------
+    BackgroundKnowledgeResult
+
+    Raises
+    ------
+    ParameterError
+        If ``ruled_out`` strikes every value of the target's class.
+    """
+    cols = _attack_columns(table, quasi_identifiers, sensitive)
+    if target >= len(table):
+        raise ParameterError(f"target must be a row position of table, in [0, "
+                             f"{len(table) - 1}]; got target={target}")
+    codes = equivalence_classes.__wrapped__(table, cols)
+    in_class = table[sensitive][codes == codes[target]]
+    counts = in_class.value_counts(dropna=False)
+    prior = {v: float(c / counts.sum()) for v, c in counts.items()}
+    left = {v: c for v, c in counts.items() if not _struck(v, ruled_out)}
+    if not left:
+        raise ParameterError(f"ruled_out must leave at least one sensitive value of the target's "
+                             f"class {sorted(map(str, prior))}; got ruled_out={describe(ruled_out)}")
+    total = sum(left.values())
+    candidates = {v: float(c / total) for v, c in left.items()}
+    learned = next(iter(candidates)) if len(candidates) == 1 else None
+    return BackgroundKnowledgeResult(candidates, learned, int(in_class.size), prior)
+
+
+# ------------------------------------------------------------------ helpers
+_DATE_RULE = choice("year", "month", "*")
+_WIDTH = integer(1, 10**9)
+_PREFIX = integer(0, 10**6)
+
+
+def _check_k(k: int, n: int) -> None:
+    if k > n:
+        raise ParameterError(f"k must be at most the number of rows of table ({n}): no "
+                             f"table of {n} rows has classes of {k}; got k={k}")
+
+
+def _attack_columns(table: pd.DataFrame, quasi_identifiers: list, sensitive: str) -> list:
+    """The quasi-identifiers of an attack, checked (with the sensitive column, which must
+    not be one of them)."""
+    cols = columns_of(table, quasi_identifiers, "quasi_identifiers")
+    columns_of(table, [sensitive], "sensitive")
+    if sensitive in cols:
+        raise ParameterError(f"sensitive must not be a quasi-identifier; got sensitive="
+                             f"{sensitive!r} with quasi_identifiers={describe(cols)}")
+    equivalence_classes.__wrapped__(table, cols)          # hashable values, named errors
+    return cols
+
+
+def _coarsen_column(name: str, series: pd.Series, rule) -> pd.Series:
+    where = f"rules[{name!r}]"
+    if isinstance(rule, str) and rule == "*":
+        return pd.Series(["*"] * len(series), index=series.index, dtype=object)
+    if pd.api.types.is_datetime64_any_dtype(series.dtype):
+        fmt = "%Y" if _DATE_RULE(where, rule) == "year" else "%Y-%m"
+        return series.dt.strftime(fmt).astype(object)
+    if pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(series):
+        width = _WIDTH(where, rule)
+        values = COARSENABLE(f"table[{name!r}]", series.to_numpy(dtype=float))
+        lo = np.floor(values / width) * width
+        if np.all(values == np.round(values)):
+            return pd.Series([f"{int(a)}–{int(a) + width - 1}" if width > 1 else f"{int(a)}"
+                              for a in lo], index=series.index, dtype=object)
+        return pd.Series([f"[{a:.15g}, {a + width:.15g})" for a in lo], index=series.index,
+                         dtype=object)
+    keep = _PREFIX(where, rule)
+    text = series.astype(str).to_numpy(dtype=object)
+    return pd.Series([t[:keep] + "*" * max(len(t) - keep, 0) for t in text],
+                     index=series.index, dtype=object)
+
+
 def _ordered_codes(name: str, series: pd.Series):
     """(float codes preserving order, kind, labels) for one quasi-identifier column."""
-    if pd.api.types.is_datetime64_any_dtype(series.dtype):
-        if series.isna().any():
-            raise ParameterError(f"table[{name!r}] must have no missing values for Mondrian; got "
-                                 f"{int(series.isna().sum())} missing")
-        days = series.to_numpy(dtype="datetime64[D]").astype(np.int64)
-        return days.astype(float), "date", None
     if pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(series):
-        values = series.to_numpy(dtype=float)
-        if not np.all(np.isfinite(values)):
-            raise ParameterError(f"table[{name!r}] must hold finite numbers for Mondrian; got "
-                                 f"table[{name!r}]={describe(values)}")
-        return values, "number", None
+        return MONDRIAN_NUMBERS(f"table[{name!r}]", series.to_numpy(dtype=float)), "number", None
     if series.isna().any():
         raise ParameterError(f"table[{name!r}] must have no missing values for Mondrian; got "
                              f"{int(series.isna().sum())} missing")
+    if pd.api.types.is_datetime64_any_dtype(series.dtype):
+        days = series.to_numpy(dtype="datetime64[D]").astype(np.int64)
+        return days.astype(float), "date", None
     try:
         codes, labels = pd.factorize(series, sort=True)
     except TypeError as exc:
-        raise TypeError(f"table[{name!r}] must hold sortable values (all strings or all "
-                        f"numbers); got table[{name!r}]={describe(series.tolist())}: "
-                        f"{exc}") from None
+        raise ParameterError(f"table[{name!r}] must hold sortable values (all strings or all "
+                             f"numbers); got table[{name!r}]={describe(series.tolist())}: "
+                             f"{exc}") from None
     return codes.astype(float), "category", np.asarray(labels, dtype=object)
 
 
@@ -282,7 +526,7 @@ def _mondrian_partitions(X: np.ndarray, widths: np.ndarray, k: int) -> list:
 
 
 def _describe_number(v: float) -> str:
-    return str(int(v)) if v == int(v) and abs(v) < 2**53 else repr(float(v))
+    return str(int(v)) if v == int(v) else repr(float(v))
 
 
 def _describe_range(kind, labels, n_labels, lo, hi, present) -> str:
@@ -302,250 +546,21 @@ def _describe_range(kind, labels, n_labels, lo, hi, present) -> str:
     return f"{values[0]}–{values[-1]} ({len(values)} values)"
 
 
-def mondrian_anonymize(table, quasi_identifiers, k: int) -> KAnonymousTable:
-    """k-anonymise ``table`` by Mondrian generalisation ([LDR06]_).
-
-    The rows are split recursively, like a k-d tree: a partition is cut on the
-    quasi-identifier whose values spread widest (relative to that column's range
-    in the whole table) at the allowable cut point nearest its median, where
-    *allowable* means both halves keep at least k rows; if that column has no
-    allowable cut the next widest is tried, and a partition with none becomes an
-    equivalence class ([LDR06]_, strict multidimensional partitioning).
-    Every quasi-identifier of a row is then replaced by a description of its
-    class:
-
-    * numbers: the range "lo–hi" (the value itself when all are equal);
-    * dates: "YYYY-MM-DD–YYYY-MM-DD";
-    * other values (strings), in sorted order: the value, "{a, b}" for up to
-      three values, "first–last (m values)" for more, and "*" (suppressed) when
-      the class holds every value of the column.
-
-    Classes are disjoint boxes, so their descriptions differ and grouping the
-    result by the quasi-identifiers gives back the classes: the output is
-    k-anonymous. Nothing is suppressed: every row is kept.
-
-    Cost: about n·d·log(n/k) operations; all 45,222 complete Adult rows on five
-    quasi-identifiers at k = 5 take about 1.5 s.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        1 to 50,000 rows; the quasi-identifiers without missing values.
-    quasi_identifiers : str or list of str
-        1 to 50 columns: numbers, dates, or sortable values (strings).
-    k : int
-        In [1, number of rows]; a k larger than the table is refused.
-
-    Returns
-    -------
-    KAnonymousTable
-    """
-    table = check_table("table", table, max_rows=MAX_MONDRIAN_ROWS)
-    cols = check_columns("quasi_identifiers", quasi_identifiers, table, "table")
-    k = _check_k(k, len(table))
-    columns = [_ordered_codes(c, table[c]) for c in cols]
-    X = np.column_stack([c[0] for c in columns])
-    # the split decisions and the loss use X scaled by ½ where a column's range overflows
-    # (values near ±1.8e308); the descriptions use the values themselves
-    with np.errstate(over="ignore"):
-        wide = ~np.isfinite(X.max(axis=0) - X.min(axis=0))
-    Xs = np.where(wide, X / 2, X)
-    widths = Xs.max(axis=0) - Xs.min(axis=0)
-    parts = sorted(_mondrian_partitions(Xs, widths, k), key=lambda p: int(p.min()))
-    n = len(table)
-    partition = np.empty(n, dtype=np.int64)
-    sizes = np.array([p.size for p in parts], dtype=np.int64)
-    out = table.copy()
-    loss = 0.0
-    described = [np.empty(n, dtype=object) for _ in cols]
-    for cls, idx in enumerate(parts):
-        partition[idx] = cls
-        sub, subs = X[idx], Xs[idx]
-        lo, hi = sub.min(axis=0), sub.max(axis=0)
-        spread = subs.max(axis=0) - subs.min(axis=0)
-        for j, (codes, kind, labels) in enumerate(columns):
-            present = np.unique(sub[:, j]) if kind == "category" else None
-            n_labels = 0 if labels is None else labels.size
-            described[j][idx] = _describe_range(kind, labels, n_labels, lo[j], hi[j], present)
-            if widths[j] > 0:
-                loss += idx.size * min(spread[j] / widths[j], 1.0)
-    for j, c in enumerate(cols):
-        out[c] = pd.Series(described[j], index=table.index, dtype=object)
-    return KAnonymousTable(
-        table=out, partition=partition, class_sizes=sizes, k=k, quasi_identifiers=tuple(cols),
-        information_loss=float(loss / (n * len(cols))),
-        discernibility=int(np.sum(sizes.astype(object) ** 2)),
-        average_class_ratio=float(n / sizes.size / k))
+def _struck(value, ruled_out: list) -> bool:
+    """Whether the attacker rules ``value`` out (NaN matches NaN)."""
+    for e in ruled_out:
+        try:
+            if value == e or (isinstance(value, float) and isinstance(e, numbers.Real)
+                              and math.isnan(value) and math.isnan(e)):
+                return True
+        except (TypeError, ValueError, ArithmeticError):
+            continue
+    return False
 
 
-# ------------------------------------------------------ attacks on k-anonymity
-def l_diversity(table, quasi_identifiers, sensitive: str) -> int:
-    """The smallest number of distinct ``sensitive`` values in a class.
-
-    A table is (distinct) ℓ-diverse if every equivalence class holds at least ℓ
-    distinct sensitive values, the simplest instance of the principle of
-    [MKGV07]_ (they also define entropy and recursive ℓ-diversity). ℓ = 1
-    means some class is homogeneous: :func:`homogeneity_attack` succeeds there.
-    """
-    return int(homogeneity_attack(table, quasi_identifiers, sensitive).classes["distinct"].min())
-
-
-@dataclass(frozen=True)
-class HomogeneityResult:
-    """Result of :func:`homogeneity_attack`.
-
-    Attributes
-    ----------
-    classes : pandas.DataFrame
-        One row per equivalence class: its quasi-identifier values, ``size``,
-        ``distinct`` (number of sensitive values) and ``value`` (the sensitive
-        value when ``distinct`` is 1, missing otherwise).
-    fraction_classes_exposed : float
-        Share of the classes with one sensitive value.
-    fraction_rows_exposed : float
-        Share of the rows in such classes: whoever knows that a person is in the
-        table and their quasi-identifiers learns the sensitive value of these.
-    l : int
-        The smallest ``distinct`` (see :func:`l_diversity`).
-    """
-
-    classes: pd.DataFrame
-    fraction_classes_exposed: float
-    fraction_rows_exposed: float
-    l: int
-
-
-def homogeneity_attack(table, quasi_identifiers, sensitive: str) -> HomogeneityResult:
-    """Read sensitive values off the homogeneous classes of a (k-anonymous) table.
-
-    k-anonymity hides *which* of at least k rows is a person's, not *what* the
-    rows say: if all rows of a class share the sensitive value, anyone who can
-    place a person in the class learns it ([MKGV07]_, the homogeneity
-    attack: Bob's neighbour is in a class where everybody has heart disease).
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        1 to 100,000 rows (e.g. the ``table`` of :func:`mondrian_anonymize`).
-    quasi_identifiers : str or list of str
-        1 to 50 columns (the generalised ones).
-    sensitive : str
-        A column that is not a quasi-identifier.
-
-    Returns
-    -------
-    HomogeneityResult
-    """
-    table = check_table("table", table)
-    cols = check_columns("quasi_identifiers", quasi_identifiers, table, "table")
-    sensitive = check_column("sensitive", sensitive, table, "table")
-    if sensitive in cols:
-        raise ParameterError(f"sensitive must not be a quasi-identifier; got sensitive="
-                             f"{sensitive!r} with quasi_identifiers={describe(cols)}")
-    equivalence_classes(table, cols)          # hashable values, named errors
-    groups = table.groupby(cols, dropna=False, sort=False, observed=True)[sensitive]
-    classes = pd.DataFrame({"size": groups.size(),
-                            "distinct": groups.nunique(dropna=False),
-                            "value": groups.first()}).reset_index()
-    homogeneous = classes["distinct"].to_numpy() == 1
-    values = classes["value"].to_numpy(dtype=object)
-    values[~homogeneous] = None
-    classes["value"] = pd.Series(values, index=classes.index, dtype=object)
-    sizes = classes["size"].to_numpy()
-    return HomogeneityResult(classes, float(homogeneous.mean()),
-                             float(sizes[homogeneous].sum() / sizes.sum()),
-                             int(classes["distinct"].min()))
-
-
-@dataclass(frozen=True)
-class BackgroundKnowledgeResult:
-    """Result of :func:`background_knowledge_attack`.
-
-    Attributes
-    ----------
-    candidates : dict
-        Sensitive value → the attacker's probability for the target, over the
-        values left in the target's class (proportional to their counts).
-    learned : object or None
-        The value when only one is left.
-    class_size : int
-        Rows in the target's class (k-anonymity promises ≥ k).
-    prior : dict
-        The same probabilities before the background knowledge is used.
-    """
-
-    candidates: dict
-    learned: object
-    class_size: int
-    prior: dict
-
-
-def background_knowledge_attack(table, quasi_identifiers, sensitive: str, target: int,
-                                ruled_out) -> BackgroundKnowledgeResult:
-    """Combine a class's sensitive values with what the attacker already knows.
-
-    The attacker knows the target's quasi-identifiers, hence the class, and also
-    that some sensitive values do not apply to the target (in [MKGV07]_'s example,
-    that Japanese people rarely have heart disease). Striking those values
-    from the class can leave a single one: the class had k rows but too few
-    *plausible* sensitive values. Every remaining value gets probability in
-    proportion to its count in the class (a uniform prior over the class's rows).
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        1 to 100,000 rows (e.g. the ``table`` of :func:`mondrian_anonymize`).
-    quasi_identifiers : str or list of str
-    sensitive : str
-        A column that is not a quasi-identifier.
-    target : int
-        Row position in [0, len(table) − 1] of the person attacked.
-    ruled_out : iterable
-        Sensitive values the attacker knows the target does not have (at most
-        10,000). Ruling out the target's own value is allowed, and misleads.
-
-    Returns
-    -------
-    BackgroundKnowledgeResult
-
-    Raises
-    ------
-    ParameterError
-        If ``ruled_out`` strikes every value of the target's class.
-    """
-    table = check_table("table", table)
-    cols = check_columns("quasi_identifiers", quasi_identifiers, table, "table")
-    sensitive = check_column("sensitive", sensitive, table, "table")
-    if sensitive in cols:
-        raise ParameterError(f"sensitive must not be a quasi-identifier; got sensitive="
-                             f"{sensitive!r} with quasi_identifiers={describe(cols)}")
-    target = check_int("target", target, minimum=0, maximum=len(table) - 1)
-    if isinstance(ruled_out, (str, bytes)) or not isinstance(ruled_out, Iterable):
-        raise TypeError(f"ruled_out must be a list of sensitive values; got ruled_out="
-                        f"{describe(ruled_out)} of type {type(ruled_out).__name__}")
-    excluded = list(ruled_out)
-    if len(excluded) > 10_000:
-        raise ParameterError(f"ruled_out must hold at most 10000 values; got {len(excluded)}")
-    codes = equivalence_classes(table, cols)
-    in_class = table[sensitive][codes == codes[target]]
-    counts = in_class.value_counts(dropna=False)
-    prior = {v: float(c / counts.sum()) for v, c in counts.items()}
-
-    def struck(v) -> bool:
-        for e in excluded:
-            try:
-                if v == e or (isinstance(v, float) and isinstance(e, numbers.Real)
-                              and math.isnan(v) and math.isnan(e)):
-                    return True
-            except (TypeError, ValueError, ArithmeticError):
-                continue
-        return False
-
-    left = {v: c for v, c in counts.items() if not struck(v)}
-    if not left:
-        raise ParameterError(f"ruled_out must leave at least one sensitive value of the target's "
-                             f"class {sorted(map(str, prior))}; got ruled_out={describe(excluded)}")
-    total = sum(left.values())
-    candidates = {v: float(c / total) for v, c in left.items()}
-    learned = next(iter(candidates)) if len(candidates) == 1 else None
-    return BackgroundKnowledgeResult(candidates, learned, int(in_class.size), prior)
+# Engineering notes. Mondrian takes at most MAX_MONDRIAN_ROWS = 50,000 rows: all 45,222
+# complete Adult rows on five quasi-identifiers at k = 5 take about 1.5 s on one core
+# (benchmarks/bench_library_calls.py). Numeric quasi-identifiers are at most 1e15 in size,
+# so a column's range is finite and needs no rescaling; class sizes are at most 5·10⁴, so
+# the discernibility Σ size² fits an int64. Tests: tests/attacks/test_linkage.py and
+# tests/test_domains.py.

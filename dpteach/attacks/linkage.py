@@ -19,9 +19,8 @@ any differential privacy:
 
 The classic repair, k-anonymity by generalisation and suppression, and the
 attacks that defeat it are the next chapter, :mod:`dpteach.attacks.kanonymity`,
-built on the seams defined here: the table checkers :func:`check_table`,
-:func:`check_columns` and :func:`check_column`, and :func:`equivalence_classes`
-(the partition of the rows by their quasi-identifiers).
+built on :func:`equivalence_classes` (the partition of the rows by their
+quasi-identifiers).
 
 Data
 ----
@@ -35,8 +34,8 @@ among the days that make the person's Adult ``age`` their age on
 :data:`REFERENCE_DATE` (1 July 1994, the year of the census extract). Age, sex,
 race and the sensitive columns are Adult's own.
 
-Tables are pandas DataFrames of at most :data:`MAX_ROWS` = 100,000 rows (all of
-Adult fits) and at most :data:`MAX_ATTRIBUTES` = 50 quasi-identifiers.
+Tables are pandas DataFrames of at most 100,000 rows (all of Adult fits) with at most
+50 quasi-identifiers.
 
 References
 ----------
@@ -61,24 +60,19 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from .._validation import (
-    ParameterError,
-    check_int,
-    check_rng,
-    describe,
-)
+from .._validation import POSITIVE_COUNT, RNG, ParameterError, describe, integer, validate
 from ..datasets import load_adult
+from ._tables import COLUMN, COLUMNS, MAX_ATTRIBUTES, MAX_ROWS, TABLE, columns_of
 
 __all__ = [
     "REFERENCE_DATE", "MAX_ROWS", "MAX_ATTRIBUTES",
     "ADULT_QUASI_IDENTIFIERS", "SWEENEY_QUASI_IDENTIFIERS", "SENSITIVE_COLUMNS",
-    "check_table", "check_columns", "check_column", "equivalence_classes",
+    "equivalence_classes",
     "adult_with_quasi_identifiers", "class_sizes", "fraction_unique", "anonymity_level",
     "uniqueness_curve", "expected_fraction_unique",
     "deidentify", "LinkageResult", "linkage_attack",
@@ -86,11 +80,6 @@ __all__ = [
 
 #: The day on which a synthetic birth date gives the person their Adult ``age``.
 REFERENCE_DATE = "1994-07-01"
-#: Largest table (rows) any function here or in :mod:`dpteach.attacks.kanonymity` accepts
-#: (Adult has 48,842).
-MAX_ROWS = 100_000
-#: Largest number of quasi-identifier columns.
-MAX_ATTRIBUTES = 50
 #: Largest number of synthetic ZIP codes.
 MAX_ZIP_CODES = 10_000
 #: Adult's own quasi-identifiers.
@@ -101,115 +90,11 @@ SWEENEY_QUASI_IDENTIFIERS = ("zip", "birth_date", "sex")
 SENSITIVE_COLUMNS = ("education", "marital-status", "occupation", "income")
 
 _FIRST_ZIP = 2138           # 02138, 02139, ...: made-up codes (they only look like Cambridge's)
+_ADULT_ROWS = 45_222        # Adult's complete rows
 
 
-# ------------------------------------------------------- tables and their classes
-def check_table(name: str, table, *, max_rows: int = MAX_ROWS) -> pd.DataFrame:
-    """Check a table argument: a pandas DataFrame of 1 to ``max_rows`` rows.
-
-    The checker of every table of the anonymisation chapters (this module and
-    :mod:`dpteach.attacks.kanonymity`), with the ``(name, value, ...)`` convention
-    of :mod:`dpteach._validation`: messages name ``name`` and the value received.
-
-    Parameters
-    ----------
-    name : str
-        The argument's name, for messages.
-    table : object
-        The value to check.
-    max_rows : int
-        Most rows allowed, in [1, 100000] (:data:`MAX_ROWS`).
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``table`` itself.
-
-    Raises
-    ------
-    TypeError
-        If ``table`` is not a DataFrame.
-    ParameterError
-        If it has no rows or more than ``max_rows``.
-    """
-    max_rows = check_int("max_rows", max_rows, minimum=1, maximum=MAX_ROWS)
-    if not isinstance(table, pd.DataFrame):
-        raise TypeError(f"{name} must be a pandas DataFrame; got {name}={describe(table)} "
-                        f"of type {type(table).__name__}")
-    if not 1 <= len(table) <= max_rows:
-        raise ParameterError(f"{name} must have 1 to {max_rows} rows; got {name} with "
-                             f"{len(table)} rows")
-    return table
-
-
-def check_columns(name: str, columns, table, table_name: str = "table") -> list:
-    """Check a list of column names: 1 to 50 distinct columns of ``table``.
-
-    A single name is allowed (a list of one). Each column must occur once in
-    ``table`` (a DataFrame may repeat a column name; such a column cannot be
-    grouped on).
-
-    Parameters
-    ----------
-    name : str
-        The argument's name, for messages.
-    columns : str or iterable of str
-        The value to check.
-    table : pandas.DataFrame
-        The table the columns belong to (checked with :func:`check_table`).
-    table_name : str
-        The table argument's name, for messages.
-
-    Returns
-    -------
-    list of str
-    """
-    check_table(table_name, table)
-    if isinstance(columns, str):
-        columns = [columns]
-    if isinstance(columns, (bytes, dict, set, frozenset)) or not isinstance(columns, Iterable):
-        raise TypeError(f"{name} must be a column name or a list of column names; got "
-                        f"{name}={describe(columns)} of type {type(columns).__name__}")
-    cols = list(columns)
-    if not 1 <= len(cols) <= MAX_ATTRIBUTES:
-        raise ParameterError(f"{name} must name 1 to {MAX_ATTRIBUTES} columns; got "
-                             f"{name}={describe(columns)}")
-    for c in cols:
-        if not isinstance(c, str):
-            raise TypeError(f"{name} must hold column names (strings); got {name}="
-                            f"{describe(columns)} with the entry {describe(c)}")
-        if c not in table.columns:
-            raise ParameterError(f"{name} must name columns of {table_name}; got {name}="
-                                 f"{describe(columns)}, and {c!r} is not one of "
-                                 f"{describe(list(table.columns))}")
-    if len(set(cols)) != len(cols):
-        raise ParameterError(f"{name} must not repeat a column; got {name}={describe(columns)}")
-    for c in cols:
-        if int((table.columns == c).sum()) > 1:
-            raise ParameterError(f"{table_name} must have one column named {c!r} (it has "
-                                 f"several); got {name}={describe(columns)}")
-    return cols
-
-
-def check_column(name: str, column, table, table_name: str = "table") -> str:
-    """Check one column name of ``table`` (a string; see :func:`check_columns`)."""
-    if not isinstance(column, str):
-        raise TypeError(f"{name} must be a column name (a string); got {name}="
-                        f"{describe(column)} of type {type(column).__name__}")
-    return check_columns(name, [column], table, table_name)[0]
-
-
-def _group_codes(table: pd.DataFrame, columns: list, name: str = "table") -> np.ndarray:
-    """An integer per row naming its equivalence class on ``columns`` (missing values are
-    a value of their own)."""
-    try:
-        codes = table.groupby(columns, dropna=False, sort=False, observed=True).ngroup()
-    except TypeError as exc:              # unhashable cells (lists, dicts) cannot be grouped
-        raise TypeError(f"{name} must hold hashable values (numbers, strings, dates) in "
-                        f"{describe(columns)}; got {name} where grouping fails: {exc}") from None
-    return codes.to_numpy(dtype=np.int64)
-
-
+# ------------------------------------------------------------ the classes
+@validate(table=TABLE, quasi_identifiers=COLUMNS)
 def equivalence_classes(table, quasi_identifiers) -> np.ndarray:
     """For every row, the number of its *equivalence class* on ``quasi_identifiers``.
 
@@ -221,20 +106,20 @@ def equivalence_classes(table, quasi_identifiers) -> np.ndarray:
     Parameters
     ----------
     table : pandas.DataFrame
-        1 to 100,000 rows, with hashable values in the quasi-identifiers.
+        With hashable values in the quasi-identifiers.
     quasi_identifiers : str or list of str
-        1 to 50 columns of ``table``.
+        Columns of ``table``.
 
     Returns
     -------
     numpy.ndarray of int64, shape (len(table),)
     """
-    table = check_table("table", table)
-    cols = check_columns("quasi_identifiers", quasi_identifiers, table, "table")
-    return _group_codes(table, cols)
+    return _group_codes(table, columns_of(table, quasi_identifiers, "quasi_identifiers"))
 
 
 # ----------------------------------------------------------------------- data
+@validate(n_rows=integer(1, _ADULT_ROWS, work=True).or_none(),
+          n_zip_codes=integer(1, MAX_ZIP_CODES), rng=RNG)
 def adult_with_quasi_identifiers(n_rows: int | None = None, *, n_zip_codes: int = 25,
                                  rng=0) -> pd.DataFrame:
     """Adult's complete rows with **synthetic** names, ZIP codes and birth dates.
@@ -246,10 +131,10 @@ def adult_with_quasi_identifiers(n_rows: int | None = None, *, n_zip_codes: int 
     Parameters
     ----------
     n_rows : int, optional
-        Number of rows, drawn without replacement (in their Adult order), in
-        [1, 45222]; all 45,222 complete rows if omitted.
+        Number of rows, drawn without replacement (in their Adult order); all
+        45,222 complete rows if omitted.
     n_zip_codes : int
-        Number of synthetic ZIP codes, in [1, 10000].
+        Number of synthetic ZIP codes.
     rng : None, int or numpy.random.Generator
         Seed (0 by default, so the table is reproducible).
 
@@ -261,18 +146,14 @@ def adult_with_quasi_identifiers(n_rows: int | None = None, *, n_zip_codes: int 
         ``age``, ``race`` and the sensitive columns :data:`SENSITIVE_COLUMNS`
         (Adult's).
     """
-    n_zip = check_int("n_zip_codes", n_zip_codes, minimum=1, maximum=MAX_ZIP_CODES)
-    gen = check_rng(rng)
-    keep = ["sex", "age", "race", *SENSITIVE_COLUMNS]
     adult = load_adult().dropna().reset_index(drop=True)
     if n_rows is not None:
-        n_rows = check_int("n_rows", n_rows, minimum=1, maximum=len(adult))
-        rows = np.sort(gen.choice(len(adult), size=n_rows, replace=False))
+        rows = np.sort(rng.choice(len(adult), size=n_rows, replace=False))
         adult = adult.iloc[rows].reset_index(drop=True)
     n = len(adult)
-    weights = 1.0 / np.arange(1, n_zip + 1)
-    zips = np.array([f"{_FIRST_ZIP + i:05d}" for i in range(n_zip)], dtype=object)
-    zip_codes = zips[gen.choice(n_zip, size=n, p=weights / weights.sum())]
+    weights = 1.0 / np.arange(1, n_zip_codes + 1)
+    zips = np.array([f"{_FIRST_ZIP + i:05d}" for i in range(n_zip_codes)], dtype=object)
+    zip_codes = zips[rng.choice(n_zip_codes, size=n, p=weights / weights.sum())]
     # the birthday makes the person `age` years old on REFERENCE_DATE: a day in
     # (REFERENCE_DATE − (age + 1) years, REFERENCE_DATE − age years]
     year, rest = int(REFERENCE_DATE[:4]), REFERENCE_DATE[4:]
@@ -282,18 +163,19 @@ def adult_with_quasi_identifiers(n_rows: int | None = None, *, n_zip_codes: int 
     hi = np.array([anchors[a] for a in age])
     lo = np.array([anchors[a + 1] for a in age])
     span = (hi - lo).astype(np.int64)                   # 365 or 366 days
-    birth = hi - np.floor(gen.random(n) * span).astype(np.int64).astype("timedelta64[D]")
+    birth = hi - np.floor(rng.random(n) * span).astype(np.int64).astype("timedelta64[D]")
     out = pd.DataFrame({
         "name": [f"Resident {i:05d}" for i in range(n)],
         "zip": zip_codes,
         "birth_date": pd.to_datetime(birth),
     })
-    for col in keep:
+    for col in ["sex", "age", "race", *SENSITIVE_COLUMNS]:
         out[col] = adult[col].to_numpy()
     return out
 
 
 # ---------------------------------------------------------------- uniqueness
+@validate(table=TABLE, quasi_identifiers=COLUMNS)
 def class_sizes(table, quasi_identifiers) -> np.ndarray:
     """For every row, the number of rows sharing its values on ``quasi_identifiers``.
 
@@ -305,23 +187,24 @@ def class_sizes(table, quasi_identifiers) -> np.ndarray:
     Parameters
     ----------
     table : pandas.DataFrame
-        1 to 100,000 rows.
     quasi_identifiers : str or list of str
-        1 to 50 columns of ``table``.
+        Columns of ``table``.
 
     Returns
     -------
     numpy.ndarray of int64, shape (len(table),)
     """
-    codes = equivalence_classes(table, quasi_identifiers)
+    codes = equivalence_classes.__wrapped__(table, quasi_identifiers)
     return np.bincount(codes)[codes]
 
 
+@validate(table=TABLE, quasi_identifiers=COLUMNS)
 def fraction_unique(table, quasi_identifiers) -> float:
     """Fraction of the rows that are unique on ``quasi_identifiers`` (see :func:`class_sizes`)."""
-    return float(np.mean(class_sizes(table, quasi_identifiers) == 1))
+    return float(np.mean(class_sizes.__wrapped__(table, quasi_identifiers) == 1))
 
 
+@validate(table=TABLE, quasi_identifiers=COLUMNS)
 def anonymity_level(table, quasi_identifiers) -> int:
     """The largest k for which ``table`` is k-anonymous: its smallest class size.
 
@@ -330,9 +213,10 @@ def anonymity_level(table, quasi_identifiers) -> int:
     definition of k-anonymity): whoever knows a person's quasi-identifiers narrows them down to
     at least k rows. Missing values count as a value of their own.
     """
-    return int(class_sizes(table, quasi_identifiers).min())
+    return int(class_sizes.__wrapped__(table, quasi_identifiers).min())
 
 
+@validate(table=TABLE, attributes=COLUMNS)
 def uniqueness_curve(table, attributes) -> np.ndarray:
     """Fraction of unique rows on the first 1, 2, ..., d of ``attributes``.
 
@@ -343,16 +227,14 @@ def uniqueness_curve(table, attributes) -> np.ndarray:
     Parameters
     ----------
     table : pandas.DataFrame
-        1 to 100,000 rows.
     attributes : list of str
-        1 to 50 columns, in the order they are added.
+        Columns of ``table``, in the order they are added.
 
     Returns
     -------
     numpy.ndarray, shape (d,)
     """
-    table = check_table("table", table)
-    cols = check_columns("attributes", attributes, table, "table")
+    cols = columns_of(table, attributes, "attributes")
     out = np.empty(len(cols))
     for j in range(len(cols)):
         codes = _group_codes(table, cols[: j + 1])
@@ -360,7 +242,8 @@ def uniqueness_curve(table, attributes) -> np.ndarray:
     return out
 
 
-def expected_fraction_unique(n: int, n_cells) -> float:
+@validate(n=POSITIVE_COUNT, n_cells=POSITIVE_COUNT)
+def expected_fraction_unique(n: int, n_cells: int) -> float:
     """Expected fraction of unique records among n records spread uniformly over cells.
 
     Each record falls in one of m equally likely cells independently (e.g. d
@@ -372,25 +255,23 @@ def expected_fraction_unique(n: int, n_cells) -> float:
     Parameters
     ----------
     n : int
-        Number of records, in [1, 10**12].
+        Number of records.
     n_cells : int
-        Number of cells m ≥ 1 (any size; beyond the float range the answer is 1).
+        Number of cells m.
 
     Returns
     -------
     float
     """
-    n = check_int("n", n, minimum=1, maximum=10**12)
-    m = check_int("n_cells", n_cells, minimum=1)
     if n == 1:
         return 1.0
-    if m == 1:
+    if n_cells == 1:
         return 0.0
-    inv = 1.0 / m if m < 2**1023 else 0.0           # 1/m underflows to 0 gracefully
-    return float(math.exp((n - 1) * math.log1p(-inv)))
+    return math.exp((n - 1) * math.log1p(-1.0 / n_cells))
 
 
 # -------------------------------------------------------------------- linkage
+@validate(table=TABLE, keep=COLUMNS, rng=RNG)
 def deidentify(table, keep, rng=None) -> pd.DataFrame:
     """A "de-identified" release: only the ``keep`` columns, rows shuffled, index reset.
 
@@ -401,9 +282,8 @@ def deidentify(table, keep, rng=None) -> pd.DataFrame:
     Parameters
     ----------
     table : pandas.DataFrame
-        1 to 100,000 rows.
     keep : str or list of str
-        The columns released (1 to 50).
+        The columns released.
     rng : None, int or numpy.random.Generator
         Seeds the shuffle.
 
@@ -411,10 +291,8 @@ def deidentify(table, keep, rng=None) -> pd.DataFrame:
     -------
     pandas.DataFrame
     """
-    table = check_table("table", table)
-    cols = check_columns("keep", keep, table, "table")
-    gen = check_rng(rng)
-    order = gen.permutation(len(table))
+    cols = columns_of(table, keep, "keep")
+    order = rng.permutation(len(table))
     return table[cols].iloc[order].reset_index(drop=True)
 
 
@@ -444,6 +322,7 @@ class LinkageResult:
     fraction_learned: float
 
 
+@validate(release=TABLE, roster=TABLE, quasi_identifiers=COLUMNS, sensitive=COLUMN)
 def linkage_attack(release, roster, quasi_identifiers, sensitive: str) -> LinkageResult:
     """Put names back on a de-identified release by joining it with a public roster.
 
@@ -461,11 +340,11 @@ def linkage_attack(release, roster, quasi_identifiers, sensitive: str) -> Linkag
     Parameters
     ----------
     release : pandas.DataFrame
-        1 to 100,000 rows, with the quasi-identifiers and the ``sensitive`` column.
+        With the quasi-identifiers and the ``sensitive`` column.
     roster : pandas.DataFrame
-        1 to 100,000 rows, with the quasi-identifiers (and typically a name).
+        With the quasi-identifiers (and typically a name).
     quasi_identifiers : str or list of str
-        1 to 50 columns present in both, with comparable types (dates with dates,
+        Columns present in both, with comparable types (dates with dates,
         strings with strings).
     sensitive : str
         A column of ``release``, not a quasi-identifier.
@@ -474,23 +353,18 @@ def linkage_attack(release, roster, quasi_identifiers, sensitive: str) -> Linkag
     -------
     LinkageResult
     """
-    release = check_table("release", release)
-    roster = check_table("roster", roster)
-    cols = check_columns("quasi_identifiers", quasi_identifiers, release, "release")
-    check_columns("quasi_identifiers", cols, roster, "roster")
-    sensitive = check_column("sensitive", sensitive, release, "release")
+    cols = columns_of(release, quasi_identifiers, "quasi_identifiers", "release")
+    columns_of(roster, cols, "quasi_identifiers", "roster")
+    columns_of(release, [sensitive], "sensitive", "release")
     if sensitive in cols:
         raise ParameterError(f"sensitive must not be a quasi-identifier; got sensitive="
                              f"{sensitive!r} with quasi_identifiers={describe(cols)}")
     for c in cols:
-        a, b = release[c].dtype, roster[c].dtype
-        kinds = {pd.api.types.is_numeric_dtype(a) and not pd.api.types.is_bool_dtype(a),
-                 pd.api.types.is_numeric_dtype(b) and not pd.api.types.is_bool_dtype(b)}
-        dates = {pd.api.types.is_datetime64_any_dtype(a), pd.api.types.is_datetime64_any_dtype(b)}
-        if len(kinds) > 1 or len(dates) > 1:
+        if _kind(release[c].dtype) != _kind(roster[c].dtype):
             raise ParameterError(f"quasi_identifiers must have comparable types in release and "
                                  f"roster; got quasi_identifiers={describe(cols)} with column "
-                                 f"{c!r} of dtype {a} in release and {b} in roster")
+                                 f"{c!r} of dtype {release[c].dtype} in release and "
+                                 f"{roster[c].dtype} in roster")
     _group_codes(release, cols, "release")          # hashable values, named errors
     _group_codes(roster, cols, "roster")
     groups = release.groupby(cols, dropna=False, sort=False, observed=True)[sensitive]
@@ -518,3 +392,30 @@ def linkage_attack(release, roster, quasi_identifiers, sensitive: str) -> Linkag
     n = len(roster)
     n_re, n_le = int((candidates == 1).sum()), int(learned.sum())
     return LinkageResult(matches, n, n_re, n_le, n_re / n, n_le / n)
+
+
+# ------------------------------------------------------------------ helpers
+def _group_codes(table: pd.DataFrame, columns: list, name: str = "table") -> np.ndarray:
+    """An integer per row naming its equivalence class on ``columns`` (missing values are
+    a value of their own)."""
+    try:
+        codes = table.groupby(columns, dropna=False, sort=False, observed=True).ngroup()
+    except TypeError as exc:              # unhashable cells (lists, dicts) cannot be grouped
+        raise ParameterError(f"{name} must hold hashable values (numbers, strings, dates) in "
+                             f"{describe(columns)}; got {name} where grouping fails: "
+                             f"{exc}") from None
+    return codes.to_numpy(dtype=np.int64)
+
+
+def _kind(dtype) -> str:
+    """"number", "date" or "other": the kinds of column a join can compare."""
+    if pd.api.types.is_datetime64_any_dtype(dtype):
+        return "date"
+    numeric = pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
+    return "number" if numeric else "other"
+
+
+# Engineering notes. Tables have at most MAX_ROWS = 100,000 rows and MAX_ATTRIBUTES = 50
+# quasi-identifiers (dpteach/attacks/_tables.py declares both domains, shared with
+# kanonymity). Counts stay below 2⁵³, where (n − 1)·log1p(−1/m) is an ordinary double.
+# Tests: tests/attacks/test_linkage.py and tests/test_domains.py.

@@ -24,24 +24,10 @@ rounds it, agrees with x on all but a vanishing fraction of the bits
 * :func:`fraction_recovered`, and :func:`dp_recovery_bound`, the ceiling
   ``(e^ε + δ)/(1 + e^ε)`` that (ε, δ)-DP puts on the expected fraction of bits
   *any* attacker recovers;
-* :func:`reconstruction_attack`: n, k, noise → fraction recovered, in one call
-  (the function the app's page calls; see its docstring for timings).
+* :func:`reconstruction_attack`: n, k, noise → fraction recovered, in one call.
 
 Neighbouring databases differ in one person's record (one bit x_i): each
 subset sum then moves by at most 1.
-
-Sizes are bounded so that every call stays fast and small (documented per
-function; times on one core, with one BLAS thread): least squares at most
-:data:`MAX_N` = 1000 bits and :data:`MAX_ENTRIES` = 2·10⁶ query entries (n·k,
-16 MB; at most about 0.7 s, 7 ms at n = 200, k = 800), the LP at most
-:data:`MAX_LP_N` = 400 bits and :data:`MAX_LP_ENTRIES` = 320,000 entries (HiGHS's
-interior point method: 0.1–0.3 s at n = 200, k = 800, about a second at the
-largest size). Several BLAS threads on a busy machine can make the
-least-squares solve many times slower (`threadpoolctl.threadpool_limits(1)`).
-
-Why one file (about 630 lines, most of them docstrings): queries, noise, decoders and the
-attack are one experiment. The first piece to move out if it grows is the noise calibration
-(:class:`NoiseCalibration`, :func:`calibrate_noise`, :func:`private_answers`).
 
 References
 ----------
@@ -66,25 +52,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy import linalg, optimize, sparse, special
 
-from .._validation import (
-    ParameterError,
-    check_array,
-    check_choice,
-    check_delta,
-    check_epsilon,
-    check_in_range,
-    check_int,
-    check_probability,
-    check_rng,
-    describe,
-)
-from ..accounting.compare import gaussian_epsilon
+from .._validation import (DELTA, RNG, Domain, ParameterError, array, choice, integer, one_of, real,
+                           validate)
 from ..accounting.zcdp import gaussian_zcdp, pure_dp_to_zcdp, rho_for_epsilon
-from ..mechanisms import gaussian_mechanism, gaussian_sigma, laplace_mechanism
+from ..mechanisms.noise import gaussian_epsilon, gaussian_mechanism, gaussian_sigma, \
+    laplace_mechanism
 
 __all__ = [
     "MAX_N", "MAX_QUERIES", "MAX_ENTRIES", "MAX_LP_N", "MAX_LP_ENTRIES", "MAX_NOISE",
@@ -114,50 +91,38 @@ DECODERS = ("least_squares", "lp_linf", "lp_l1")
 ACCOUNTINGS = ("basic", "zcdp")
 
 
-# ------------------------------------------------------------------ validation
-def _check_n_k(n, k) -> tuple[int, int]:
-    n = check_int("n", n, minimum=1, maximum=MAX_N)
-    k = check_int("k", k, minimum=1, maximum=MAX_QUERIES)
-    if n * k > MAX_ENTRIES:
-        raise ParameterError(f"n * k must be at most {MAX_ENTRIES} (the query matrix); got "
-                             f"n={n}, k={k}")
-    return n, k
-
-
-def _check_bits(name: str, value, n: int | None = None,
-                like: str = "one per column of queries") -> np.ndarray:
-    arr = check_array(name, value, ndim=1)
-    if not np.all((arr == 0) | (arr == 1)):
-        raise ParameterError(f"{name} must hold only 0s and 1s; got {name}={describe(value)}")
-    if not 1 <= arr.size <= MAX_N or (n is not None and arr.size != n):
-        want = f"1 to {MAX_N} entries" if n is None else f"{n} entries ({like})"
-        raise ParameterError(f"{name} must have {want}; got {name} with shape {arr.shape}")
-    return arr
-
-
-_NO_ANSWERS = object()
-
-
-def _check_queries(queries, answers=_NO_ANSWERS):
-    q = check_array("queries", queries, ndim=2)
-    if not np.all((q == 0) | (q == 1)):
-        raise ParameterError(f"queries must be a 0/1 matrix (row j: who is in the j-th sum); "
-                             f"got queries={describe(queries)}")
+def _queries(name: str, value: Any) -> np.ndarray:
+    q = _ZERO_ONE_MATRIX(name, value)
     k, n = q.shape
-    if not (1 <= n <= MAX_N and 1 <= k <= MAX_QUERIES and n * k <= MAX_ENTRIES):
-        raise ParameterError(f"queries must have shape (k, n) with n ≤ {MAX_N}, "
-                             f"k ≤ {MAX_QUERIES} and n·k ≤ {MAX_ENTRIES}; got queries with "
-                             f"shape {q.shape}")
-    if answers is _NO_ANSWERS:
+    if n <= MAX_N and k <= MAX_QUERIES and n * k <= MAX_ENTRIES:
         return q
-    a = check_array("answers", answers, ndim=1)
-    if a.shape != (k,):
-        raise ParameterError(f"answers must have one entry per row of queries ({k}); got "
-                             f"answers with shape {a.shape}")
-    return q, a
+    raise ParameterError(f"{name} must be {QUERIES.text}; got {name} with shape {q.shape}")
+
+
+_ZERO_ONE_MATRIX = array(ndim=2, low=0, high=1, integers=True)
+#: the n secret bits
+BITS = array(ndim=1, max_size=MAX_N, low=0, high=1, integers=True, example=[0, 1, 1])
+#: who is in each sum: row j is the j-th subset
+QUERIES = Domain(f"a 0/1 matrix of shape (k, n), n ≤ {MAX_N}, k ≤ {MAX_QUERIES} and n·k ≤ "
+                 f"{MAX_ENTRIES}", _queries,
+                 example=[[1, 0, 1], [0, 1, 1], [1, 1, 0], [1, 1, 1]],
+                 bad=["abc", None, [[0, 2, 1]], [[0.5, 1, 0]], [0, 1, 1], [[math.nan]],
+                      np.ones((1, MAX_N + 1))])
+#: released answers, one per query
+ANSWERS = array(ndim=1, low=-1e15, high=1e15, example=[1.0, 2.0, 1.0, 2.0])
+N = integer(1, MAX_N, work=True)
+K = integer(1, MAX_QUERIES, work=True)
+#: the total ε of all k answers: the app's slider reaches 10⁴
+TOTAL_EPSILON = real(1e-6, 1e4)
+#: the total δ; δ/k stays above the Gaussian mechanism's 1e-50
+TOTAL_DELTA = one_of(real(0.0, 0.0), real(1e-40, 1.0, high_open=True, example=1e-6),
+                     text="0 or a number in [1e-40, 1)")
+MECHANISM = choice("laplace", "gaussian")
+ACCOUNTING = choice(*ACCOUNTINGS)
 
 
 # ---------------------------------------------------------------- the queries
+@validate(n=N, k=K, rng=RNG)
 def subset_sum_queries(n: int, k: int, rng=None) -> np.ndarray:
     """k random subsets of n people, as a 0/1 matrix (row j: who is in the j-th sum).
 
@@ -167,20 +132,21 @@ def subset_sum_queries(n: int, k: int, rng=None) -> np.ndarray:
     Parameters
     ----------
     n : int
-        Number of people (bits), in [1, 1000].
+        Number of people (bits).
     k : int
-        Number of queries, in [1, 20000], with n·k ≤ 2·10⁶.
+        Number of queries, with n·k ≤ 2·10⁶.
     rng : None, int or numpy.random.Generator
 
     Returns
     -------
     numpy.ndarray of float64, shape (k, n)
     """
-    n, k = _check_n_k(n, k)
-    gen = check_rng(rng)
-    return gen.integers(0, 2, size=(k, n)).astype(float)
+    _check_entries(n, k)
+    return rng.integers(0, 2, size=(k, n)).astype(float)
 
 
+@validate(secret=BITS, queries=QUERIES, noise=choice(*NOISE_KINDS),
+          size=real(0.0, MAX_NOISE), rng=RNG)
 def noisy_answers(secret, queries, *, noise: str = "bounded", size: float = 0.0,
                   rng=None) -> np.ndarray:
     """The subset sums ``queries @ secret`` with errors of a given kind and size.
@@ -197,39 +163,36 @@ def noisy_answers(secret, queries, *, noise: str = "bounded", size: float = 0.0,
     Parameters
     ----------
     secret : array_like of 0/1
-        The n secret bits (1 to 1000).
+        The n secret bits.
     queries : array_like of 0/1, shape (k, n)
         From :func:`subset_sum_queries`.
     noise : {"none", "bounded", "gaussian", "laplace", "corrupt"}
     size : float
-        Bound, standard deviation or scale in [0, 1e9]; for ``"corrupt"`` the
-        fraction in [0, 1].
+        Bound, standard deviation or scale; for ``"corrupt"`` the fraction, at most 1.
     rng : None, int or numpy.random.Generator
 
     Returns
     -------
     numpy.ndarray, shape (k,)
     """
-    q = _check_queries(queries)
-    x = _check_bits("secret", secret, q.shape[1])
-    noise = check_choice("noise", noise, NOISE_KINDS)
-    size = (check_probability("size", size) if noise == "corrupt"
-            else check_in_range("size", size, 0.0, MAX_NOISE))
+    _check_secret(secret, queries)
     if noise == "none" and size != 0:
         raise ParameterError(f"size must be 0 with noise='none'; got size={size!r}")
-    gen = check_rng(rng)
-    exact = q @ x
+    if noise == "corrupt" and size > 1:
+        raise ParameterError(f"size must be a fraction in [0, 1] with noise='corrupt'; got "
+                             f"size={size!r}")
+    exact = queries @ secret
     k = exact.size
     if noise == "bounded":
-        return exact + gen.uniform(-size, size, k)
+        return exact + rng.uniform(-size, size, k)
     if noise == "gaussian":
-        return exact + gen.normal(0.0, size, k)
+        return exact + rng.normal(0.0, size, k)
     if noise == "laplace":
-        return exact + gen.laplace(0.0, size, k)
+        return exact + rng.laplace(0.0, size, k)
     if noise == "corrupt":
-        bad = gen.random(k) < size
+        bad = rng.random(k) < size
         out = exact.copy()
-        out[bad] = gen.random(int(bad.sum())) * q[bad].sum(axis=1)
+        out[bad] = rng.random(int(bad.sum())) * queries[bad].sum(axis=1)
         return out
     return exact
 
@@ -252,7 +215,7 @@ class NoiseCalibration:
         Standard deviation of each answer's noise (√2·b, or σ).
     per_query_epsilon : float
         ε of one answer: 1/b for Laplace (pure DP); for the Gaussian its exact
-        ε at δ/k (:func:`dpteach.accounting.compare.gaussian_epsilon`).
+        ε at δ/k (:func:`dpteach.mechanisms.noise.gaussian_epsilon`).
     per_query_rho : float
         ρ of one answer in zCDP (ε₀²/2 for Laplace, 1/(2σ²) for the Gaussian).
     basic_total_epsilon : float
@@ -272,6 +235,8 @@ class NoiseCalibration:
     basic_total_epsilon: float
 
 
+@validate(k=K, epsilon=TOTAL_EPSILON, delta=TOTAL_DELTA, mechanism=MECHANISM,
+          accounting=ACCOUNTING)
 def calibrate_noise(k: int, epsilon: float, *, delta: float = 0.0, mechanism: str = "laplace",
                     accounting: str = "basic") -> NoiseCalibration:
     """Noise per answer so that k subset-sum answers are (ε, δ)-DP in total.
@@ -279,7 +244,7 @@ def calibrate_noise(k: int, epsilon: float, *, delta: float = 0.0, mechanism: st
     Each subset sum has sensitivity 1 (one person's bit moves it by at most 1).
 
     * Laplace, ``"basic"``: each answer ε₀ = ε/k, scale b = k/ε
-      (:func:`dpteach.mechanisms.laplace_mechanism`; basic composition
+      (:func:`dpteach.mechanisms.noise.laplace_mechanism`; basic composition
       [DR14]_ Thm 3.16; δ may be 0).
     * Laplace, ``"zcdp"``: each ε₀-DP answer is ε₀²/2-zCDP ([BS16]_ Prop. 1.4);
       k of them are kε₀²/2-zCDP ([BS16]_ Lemma 1.7), which is (ε, δ)-DP for the
@@ -289,18 +254,21 @@ def calibrate_noise(k: int, epsilon: float, *, delta: float = 0.0, mechanism: st
       1/k: for large k far less noise for the same (ε, δ); for small k basic
       composition is better (the conversion's ln(1/δ) term dominates).
     * Gaussian, ``"basic"``: each answer (ε/k, δ/k)-DP with the analytic σ of
-      :func:`dpteach.mechanisms.gaussian_sigma` (needs δ > 0).
+      :func:`dpteach.mechanisms.noise.gaussian_sigma` (needs δ > 0).
     * Gaussian, ``"zcdp"``: σ = √(k/(2ρ)) with ρ as above: each answer is
       1/(2σ²)-zCDP ([BS16]_ Prop. 1.6), k of them ρ-zCDP.
+
+    The ε₀ of each Laplace answer, and ε/k for the Gaussian with basic
+    composition, must be a usable ε: in [1e-6, 1000].
 
     Parameters
     ----------
     k : int
-        Number of answers, in [1, 20000].
+        Number of answers.
     epsilon : float
-        Total ε, finite > 0.
+        Total ε.
     delta : float
-        Total δ in [0, 1); > 0 for the Gaussian and for ``"zcdp"``.
+        Total δ; > 0 for the Gaussian and for ``"zcdp"``.
     mechanism : {"laplace", "gaussian"}
     accounting : {"basic", "zcdp"}
 
@@ -308,56 +276,41 @@ def calibrate_noise(k: int, epsilon: float, *, delta: float = 0.0, mechanism: st
     -------
     NoiseCalibration
     """
-    k = check_int("k", k, minimum=1, maximum=MAX_QUERIES)
-    epsilon = check_epsilon("epsilon", epsilon)
-    delta = check_delta("delta", delta)
-    mechanism = check_choice("mechanism", mechanism, ("laplace", "gaussian"))
-    accounting = check_choice("accounting", accounting, ACCOUNTINGS)
     if delta == 0 and (mechanism == "gaussian" or accounting == "zcdp"):
         raise ParameterError(f"delta must be in (0, 1) for mechanism={mechanism!r} with "
                              f"accounting={accounting!r} (only Laplace with basic composition "
                              f"is pure epsilon-DP); got delta=0")
-    got = f"got k={k}, epsilon={epsilon!r}, delta={delta!r}"
     if accounting == "zcdp":
-        # the largest ρ whose conversion to (ε, δ)-DP stays at or below ε
-        rho = rho_for_epsilon(epsilon, delta)
-        if rho == 0:
-            raise ParameterError(f"epsilon and delta give no usable zCDP budget rho (it "
-                                 f"underflows); {got}")
-    if mechanism == "laplace":
-        eps0 = epsilon / k if accounting == "basic" else math.sqrt(2 * rho / k)
-        if eps0 == 0 or not math.isfinite(1.0 / eps0):
-            raise ParameterError(f"epsilon gives no finite Laplace scale k/epsilon; {got}")
-        b = 1.0 / eps0
-        std = math.sqrt(2) * b
-        if not math.isfinite(std):
-            raise ParameterError(f"epsilon gives no finite Laplace noise; {got}")
-        return NoiseCalibration(mechanism, accounting, k, epsilon, delta, b, std, eps0,
-                                pure_dp_to_zcdp(eps0), k * eps0)
-    if accounting == "basic":
-        sigma = gaussian_sigma(1.0, epsilon / k, delta / k)
-    else:
-        sigma = math.sqrt(k / (2 * rho))
-        if sigma == 0 or not math.isfinite(sigma):
-            raise ParameterError(f"epsilon and delta give no finite Gaussian sigma; {got}")
-    eps0 = gaussian_epsilon(sigma, delta / k)
-    return NoiseCalibration(mechanism, accounting, k, epsilon, delta, sigma, sigma, eps0,
-                            gaussian_zcdp(sigma), k * eps0)
+        rho = rho_for_epsilon(epsilon, delta)     # the largest ρ that converts to (ε, δ)
+        if mechanism == "gaussian":
+            return _gaussian(k, epsilon, delta, accounting, math.sqrt(k / (2 * rho)))
+    eps0 = epsilon / k if accounting == "basic" else math.sqrt(2 * rho / k)
+    if not 1e-6 <= eps0 <= 1e3:
+        raise ParameterError(f"epsilon and k must give each answer an ε in [1e-6, 1000]; got "
+                             f"epsilon={epsilon!r}, k={k}: ε per answer {eps0:.3g}")
+    if mechanism == "gaussian":
+        return _gaussian(k, epsilon, delta, accounting, gaussian_sigma(1.0, eps0, delta / k))
+    b = 1.0 / eps0
+    return NoiseCalibration(mechanism, accounting, k, epsilon, delta, b, math.sqrt(2) * b, eps0,
+                            pure_dp_to_zcdp(eps0), k * eps0)
 
 
+@validate(secret=BITS, queries=QUERIES, epsilon=TOTAL_EPSILON, delta=TOTAL_DELTA,
+          mechanism=MECHANISM, accounting=ACCOUNTING, rng=RNG)
 def private_answers(secret, queries, *, epsilon: float, delta: float = 0.0,
-                    mechanism: str = "laplace", accounting: str = "basic", rng=None):
+                    mechanism: str = "laplace", accounting: str = "basic",
+                    rng=None) -> tuple[np.ndarray, NoiseCalibration]:
     """Answer every subset sum with noise calibrated to a total (ε, δ) (:func:`calibrate_noise`).
 
-    Laplace answers come from :func:`dpteach.mechanisms.laplace_mechanism`
+    Laplace answers come from :func:`dpteach.mechanisms.noise.laplace_mechanism`
     (sensitivity 1, ε₀ each), Gaussian ones with basic composition from
-    :func:`dpteach.mechanisms.gaussian_mechanism` (sensitivity 1, (ε/k, δ/k)
+    :func:`dpteach.mechanisms.noise.gaussian_mechanism` (sensitivity 1, (ε/k, δ/k)
     each), and with zCDP accounting as the exact answers plus N(0, σ²).
 
     Parameters
     ----------
     secret : array_like of 0/1
-        1 to 1000 bits.
+        The n secret bits.
     queries : array_like of 0/1, shape (k, n)
     epsilon, delta, mechanism, accounting
         See :func:`calibrate_noise`.
@@ -368,27 +321,19 @@ def private_answers(secret, queries, *, epsilon: float, delta: float = 0.0,
     (numpy.ndarray, NoiseCalibration)
         The k answers and the calibration used.
     """
-    q = _check_queries(queries)
-    x = _check_bits("secret", secret, q.shape[1])
-    cal = calibrate_noise(q.shape[0], epsilon, delta=delta, mechanism=mechanism,
-                          accounting=accounting)
-    gen = check_rng(rng)
-    exact = q @ x
+    _check_secret(secret, queries)
+    k = queries.shape[0]
+    cal = calibrate_noise(k, epsilon, delta=delta, mechanism=mechanism, accounting=accounting)
+    exact = queries @ secret
     if cal.mechanism == "laplace":
-        return laplace_mechanism(exact, 1.0, cal.per_query_epsilon, rng=gen), cal
+        return laplace_mechanism(exact, 1.0, cal.per_query_epsilon, rng=rng), cal
     if cal.accounting == "basic":
-        k = q.shape[0]
-        return gaussian_mechanism(exact, 1.0, cal.epsilon / k, cal.delta / k, rng=gen), cal
-    return exact + gen.normal(0.0, cal.scale, exact.size), cal
+        return gaussian_mechanism(exact, 1.0, cal.epsilon / k, cal.delta / k, rng=rng), cal
+    return exact + rng.normal(0.0, cal.scale, exact.size), cal
 
 
 # -------------------------------------------------------------------- decoders
-def _clip_answers(q: np.ndarray, a: np.ndarray) -> np.ndarray:
-    """Each true answer lies in [0, |S_j|]; moving a noisy one into that range never
-    increases its error, and keeps the decoders' numbers of the size of n."""
-    return np.clip(a, 0.0, q.sum(axis=1))
-
-
+@validate(queries=QUERIES, answers=ANSWERS)
 def reconstruct_least_squares(queries, answers) -> np.ndarray:
     """Guess the secret bits by least squares, then rounding.
 
@@ -399,36 +344,32 @@ def reconstruct_least_squares(queries, answers) -> np.ndarray:
     deviation s, each coordinate's error is about s·2/√k, so the bits come out
     right once s ≪ √k/4.
 
-    Cost: one least-squares solve of a (k, n) system (n = 200, k = 800: a few ms).
-
     Parameters
     ----------
     queries : array_like of 0/1, shape (k, n)
-        n ≤ 1000, k ≤ 20000, n·k ≤ 2·10⁶.
     answers : array_like, shape (k,)
-        Finite.
 
     Returns
     -------
     numpy.ndarray of int64, shape (n,)
     """
-    q, a = _check_queries(queries, answers)
-    a = _clip_answers(q, a)
-    k, n = q.shape
+    a = _clip_answers(queries, answers)
+    k, n = queries.shape
     x = None
     if k >= 2 * n:
         # normal equations: QᵀQ ≈ (k/4)(I + J) is well conditioned for k ≥ 2n random rows,
         # and forming it is several times faster than an SVD- or QR-based solve
         try:
-            x = linalg.cho_solve(linalg.cho_factor(q.T @ q, check_finite=False), q.T @ a,
-                                 check_finite=False)
+            x = linalg.cho_solve(linalg.cho_factor(queries.T @ queries, check_finite=False),
+                                 queries.T @ a, check_finite=False)
         except linalg.LinAlgError:
             x = None
     if x is None:
-        x = linalg.lstsq(q, a, lapack_driver="gelsd", check_finite=False)[0]
+        x = linalg.lstsq(queries, a, lapack_driver="gelsd", check_finite=False)[0]
     return (x > 0.5).astype(np.int64)
 
 
+@validate(queries=QUERIES, answers=ANSWERS, norm=choice("l1", "linf"))
 def reconstruct_lp(queries, answers, *, norm: str = "l1") -> np.ndarray:
     """Guess the secret bits by linear programming over x ∈ [0, 1]ⁿ, then rounding.
 
@@ -445,29 +386,23 @@ def reconstruct_lp(queries, answers, *, norm: str = "l1") -> np.ndarray:
     :func:`reconstruct_least_squares`). Solved with
     :func:`scipy.optimize.linprog` (HiGHS, interior point).
 
-    Cost: n = 200, k = 800 takes 0.1–0.3 s; the largest allowed problem about a
-    second or two.
-
     Parameters
     ----------
     queries : array_like of 0/1, shape (k, n)
         n ≤ 400, n·k ≤ 320,000.
     answers : array_like, shape (k,)
-        Finite.
     norm : {"l1", "linf"}
 
     Returns
     -------
     numpy.ndarray of int64, shape (n,)
     """
-    q, a = _check_queries(queries, answers)
-    norm = check_choice("norm", norm, ("l1", "linf"))
-    k, n = q.shape
+    k, n = queries.shape
     if n > MAX_LP_N or n * k > MAX_LP_ENTRIES:
         raise ParameterError(f"queries must have n ≤ {MAX_LP_N} and n·k ≤ {MAX_LP_ENTRIES} "
-                             f"for the LP decoder; got queries with shape {q.shape}")
-    a = _clip_answers(q, a)
-    Q = sparse.csr_matrix(q)
+                             f"for the LP decoder; got queries with shape {queries.shape}")
+    a = _clip_answers(queries, answers)
+    Q = sparse.csr_matrix(queries)
     eye = sparse.identity(k, format="csr")
     if norm == "l1":
         # x ∈ [0, 1]ⁿ, u, v ≥ 0 with Qx + u − v = a; minimise Σ(u + v)
@@ -482,18 +417,20 @@ def reconstruct_lp(queries, answers, *, norm: str = "l1") -> np.ndarray:
         res = optimize.linprog(c, A_ub=A_ub, b_ub=np.r_[a, -a],
                                bounds=[(0, 1)] * n + [(0, None)], method="highs-ipm")
     if res.x is None:                    # feasible and bounded by construction
-        raise ParameterError(f"the LP decoder failed ({res.message}); got queries with shape "
-                             f"{q.shape} and answers={describe(answers)}")
+        raise RuntimeError(f"the LP decoder failed: {res.message}")
     return (res.x[:n] > 0.5).astype(np.int64)
 
 
+@validate(guess=BITS, secret=BITS)
 def fraction_recovered(guess, secret) -> float:
     """Fraction of the bits of ``guess`` equal to ``secret`` (two 0/1 vectors, same length)."""
-    s = _check_bits("secret", secret)
-    g = _check_bits("guess", guess, s.size, "as many as secret")
-    return float(np.mean(g == s))
+    if guess.shape != secret.shape:
+        raise ParameterError(f"guess must have as many bits as secret ({secret.size}); got "
+                             f"guess with shape {guess.shape}")
+    return float(np.mean(guess == secret))
 
 
+@validate(epsilon=TOTAL_EPSILON, delta=DELTA)
 def dp_recovery_bound(epsilon: float, delta: float = 0.0) -> float:
     """Most any attacker can expect to recover, as a fraction of uniformly random bits.
 
@@ -508,16 +445,14 @@ def dp_recovery_bound(epsilon: float, delta: float = 0.0) -> float:
     Parameters
     ----------
     epsilon : float
-        Total ε of all answers, finite > 0.
+        Total ε of all answers.
     delta : float
-        Total δ in [0, 1).
+        Total δ.
 
     Returns
     -------
     float
     """
-    epsilon = check_epsilon("epsilon", epsilon)
-    delta = check_delta("delta", delta)
     # (e^ε + δ)/(1 + e^ε) = expit(ε) + δ·expit(−ε), without overflow
     return float(min(1.0, special.expit(epsilon) + delta * special.expit(-epsilon)))
 
@@ -553,6 +488,9 @@ class ReconstructionResult:
     dp_bound: float | None
 
 
+@validate(n=N, k=K, noise=choice(*NOISE_KINDS, *DP_NOISE_KINDS), size=real(0.0, MAX_NOISE),
+          epsilon=TOTAL_EPSILON.or_none(), delta=TOTAL_DELTA, accounting=ACCOUNTING,
+          decoder=choice(*DECODERS), rng=RNG)
 def reconstruction_attack(n: int, k: int, *, noise: str = "bounded", size: float = 0.0,
                           epsilon: float | None = None, delta: float = 1e-6,
                           accounting: str = "basic", decoder: str = "least_squares",
@@ -565,17 +503,12 @@ def reconstruction_attack(n: int, k: int, *, noise: str = "bounded", size: float
     ``accounting``; see :func:`calibrate_noise`). The secret bits, the queries and
     the noise all come from ``rng``, in that order.
 
-    Speed (one core, one BLAS thread): with ``decoder="least_squares"`` n = 200,
-    k = 800 takes about 7 ms and n = 500, k = 2000 about 50 ms; the LP decoders
-    take 0.1–0.3 s at n = 200, k = 800 and need n ≤ 400, n·k ≤ 320,000
-    (precompute those for a live page: this function computes one grid cell).
-
     Parameters
     ----------
     n : int
-        Secret bits, in [1, 1000].
+        Secret bits.
     k : int
-        Queries, in [1, 20000], n·k ≤ 2·10⁶.
+        Queries, n·k ≤ 2·10⁶ (n ≤ 400 and n·k ≤ 320,000 for the LP decoders).
     noise : {"none", "bounded", "gaussian", "laplace", "corrupt", "dp_laplace", "dp_gaussian"}
     size : float
         The noise size for the first five kinds (see :func:`noisy_answers`);
@@ -592,41 +525,79 @@ def reconstruction_attack(n: int, k: int, *, noise: str = "bounded", size: float
     -------
     ReconstructionResult
     """
-    n, k = _check_n_k(n, k)
-    noise = check_choice("noise", noise, NOISE_KINDS + DP_NOISE_KINDS)
-    decoder = check_choice("decoder", decoder, DECODERS)
-    accounting = check_choice("accounting", accounting, ACCOUNTINGS)
-    delta = check_delta("delta", delta)
+    _check_entries(n, k)
     if decoder != "least_squares" and (n > MAX_LP_N or n * k > MAX_LP_ENTRIES):
         raise ParameterError(f"n and k must satisfy n ≤ {MAX_LP_N} and n·k ≤ {MAX_LP_ENTRIES} "
                              f"for decoder={decoder!r}; got n={n}, k={k}")
-    gen = check_rng(rng)
-    calibration, bound = None, None
-    if noise in DP_NOISE_KINDS:
-        if epsilon is None:
-            raise ParameterError(f"epsilon is required with noise={noise!r}; got epsilon=None")
-        size = check_in_range("size", size, 0.0, 0.0)
-        calibration = calibrate_noise(k, epsilon, delta=delta, mechanism=noise[3:],
-                                      accounting=accounting)
-        bound = dp_recovery_bound(calibration.epsilon, calibration.delta)
-    elif epsilon is not None:
-        raise ParameterError(f"epsilon is only used with noise in {DP_NOISE_KINDS}; got "
-                             f"epsilon={describe(epsilon)} with noise={noise!r}")
-    secret = gen.integers(0, 2, n).astype(float)
-    queries = gen.integers(0, 2, size=(k, n)).astype(float)
+    dp = noise in DP_NOISE_KINDS
+    if dp != (epsilon is not None):
+        raise ParameterError(f"epsilon is required with noise in {DP_NOISE_KINDS} and refused "
+                             f"with the others; got epsilon={epsilon!r} with noise={noise!r}")
+    if dp and size != 0:
+        raise ParameterError(f"size must be 0 with noise={noise!r} (epsilon sets the noise); "
+                             f"got size={size!r}")
+    calibration = (calibrate_noise(k, epsilon, delta=delta, mechanism=noise[3:],
+                                   accounting=accounting) if dp else None)
+    secret = rng.integers(0, 2, n).astype(float)
+    queries = rng.integers(0, 2, size=(k, n)).astype(float)
     if calibration is None:
-        answers = noisy_answers(secret, queries, noise=noise, size=size, rng=gen)
-        s = float(size)                       # checked by noisy_answers
-        std = {"none": 0.0, "bounded": s / math.sqrt(3), "gaussian": s,
-               "laplace": math.sqrt(2) * s, "corrupt": None}[noise]
+        answers = noisy_answers.__wrapped__(secret, queries, noise=noise, size=size, rng=rng)
+        std = {"none": 0.0, "bounded": size / math.sqrt(3), "gaussian": size,
+               "laplace": math.sqrt(2) * size, "corrupt": None}[noise]
     else:
-        answers, _ = private_answers(secret, queries, epsilon=calibration.epsilon,
-                                     delta=calibration.delta, mechanism=calibration.mechanism,
-                                     accounting=calibration.accounting, rng=gen)
+        answers, _ = private_answers.__wrapped__(
+            secret, queries, epsilon=calibration.epsilon, delta=calibration.delta,
+            mechanism=calibration.mechanism, accounting=calibration.accounting, rng=rng)
         std = calibration.noise_std
     if decoder == "least_squares":
-        guess = reconstruct_least_squares(queries, answers)
+        guess = reconstruct_least_squares.__wrapped__(queries, answers)
     else:
-        guess = reconstruct_lp(queries, answers, norm=decoder[3:])
+        guess = reconstruct_lp.__wrapped__(queries, answers, norm=decoder[3:])
+    bound = None if calibration is None else dp_recovery_bound.__wrapped__(epsilon, delta)
     return ReconstructionResult(float(np.mean(guess == secret)), n, k, noise, decoder, std,
                                 calibration, bound)
+
+
+# ------------------------------------------------------------------ helpers
+def _check_entries(n: int, k: int) -> None:
+    if n * k > MAX_ENTRIES:
+        raise ParameterError(f"n * k must be at most {MAX_ENTRIES} (the query matrix); got "
+                             f"n={n}, k={k}")
+
+
+def _check_secret(secret: np.ndarray, queries: np.ndarray) -> None:
+    if secret.size != queries.shape[1]:
+        raise ParameterError(f"secret must have one bit per column of queries "
+                             f"({queries.shape[1]}); got secret with shape {secret.shape}")
+
+
+def _clip_answers(q: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """Each true answer lies in [0, |S_j|]; moving a noisy one into that range never
+    increases its error, and keeps the decoders' numbers of the size of n."""
+    if a.shape != (q.shape[0],):
+        raise ParameterError(f"answers must have one entry per row of queries ({q.shape[0]}); "
+                             f"got answers with shape {a.shape}")
+    return np.clip(a, 0.0, q.sum(axis=1))
+
+
+def _gaussian(k: int, epsilon: float, delta: float, accounting: str,
+              sigma: float) -> NoiseCalibration:
+    """The calibration of Gaussian answers of noise σ: each is (ε₀, δ/k)-DP with its exact
+    ε₀ (:func:`dpteach.mechanisms.noise.gaussian_epsilon`) and 1/(2σ²)-zCDP."""
+    eps0 = gaussian_epsilon(sigma, delta / k)
+    return NoiseCalibration("gaussian", accounting, k, epsilon, delta, sigma, sigma, eps0,
+                            gaussian_zcdp(sigma), k * eps0)
+
+
+# Engineering notes. Sizes are bounded so that every call stays fast and small (one core,
+# one BLAS thread): least squares at most MAX_N = 1000 bits and MAX_ENTRIES = 2·10⁶ query
+# entries (n·k, 16 MB; at most about 0.7 s, 7 ms at n = 200, k = 800; n = 500, k = 2000
+# about 50 ms), the LP at most MAX_LP_N = 400 bits and MAX_LP_ENTRIES = 320,000 entries
+# (HiGHS's interior point method: 0.1–0.3 s at n = 200, k = 800, about a second at the
+# largest size; precompute those for a live page). Several BLAS threads on a busy machine
+# can make the least-squares solve many times slower (threadpoolctl.threadpool_limits(1)).
+# Queries, noise, decoders and the attack are one experiment, so one file; the first piece
+# to move out if it grows is the noise calibration (NoiseCalibration, calibrate_noise,
+# private_answers). The total ε reaches 10⁴ (the app's slider); each answer's ε stays in the
+# mechanisms' domain [1e-6, 1e3] (checked in calibrate_noise), and δ/k ≥ 1e-40/2·10⁴ stays
+# in theirs. Tests: tests/attacks/test_reconstruction.py and tests/test_domains.py.

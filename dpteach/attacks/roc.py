@@ -16,7 +16,7 @@ states what differential privacy allows:
   its best advantage (:func:`dp_advantage_bound`) and area (:func:`dp_auc_bound`).
 
 The attacks themselves (loss threshold, shadow models, LiRA) are in
-:mod:`dpteach.attacks.membership`, which re-exports this module's names.
+:mod:`dpteach.attacks.membership`.
 
 References
 ----------
@@ -34,23 +34,58 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
-from .._validation import (
-    ParameterError,
-    check_array,
-    check_bool,
-    check_delta,
-    check_epsilon,
-    describe,
-)
+from .._validation import (DELTA, EPSILON, FLAG, Domain, ParameterError, array, describe, real,
+                           validate)
 
 __all__ = ["DEFAULT_LOW_FPRS", "AttackResult", "roc_from_scores",
            "dp_roc_bound", "dp_advantage_bound", "dp_auc_bound"]
 
 #: FPR levels at which attacks report their TPR by default.
 DEFAULT_LOW_FPRS = (1e-2, 1e-3)
+
+
+def _string(name: str, value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    raise NAME.refuse(name, value)
+
+
+def _flags(ndim: int, example: list) -> Domain:
+    """Membership labels: booleans, or 0s and 1s, as a boolean array (True = member)."""
+    numbers = array(ndim=ndim, low=0, high=1, integers=True)
+
+    def convert(name: str, value: Any) -> np.ndarray:
+        try:
+            raw = np.asarray(value)
+        except (TypeError, ValueError):              # ragged nested lists
+            raw = None
+        if raw is not None and raw.dtype == bool and raw.ndim == ndim and raw.size:
+            return raw
+        return numbers(name, value) == 1
+
+    return Domain(f"a {ndim}-D array of booleans (or 0s and 1s), True = member", convert,
+                  example=example, bad=["abc", None, [2, 0], [0.5, 1.0], [math.nan], []])
+
+
+#: a label for plots and summaries
+NAME = Domain("a string", _string, example="", bad=[3, None, b"x", ["a"], 1.5])
+#: a false-positive rate at which an attack is read
+FPR_LEVEL = real(1e-6, 1 - 1e-6, example=0.05)
+#: the FPR levels of the TPR summaries: 1 to 100 of them
+LOW_FPRS = array(ndim=(0, 1), max_size=100, low=1e-6, high=1 - 1e-6, example=DEFAULT_LOW_FPRS)
+#: scores of a test: higher means "more likely a member"
+SCORES = array(ndim=1, min_size=2, example=[0.1, 0.4, 0.35, 0.8])
+#: who is a member, one label per score (or per model and example)
+IS_MEMBER = _flags(1, [0, 0, 1, 1])
+MEMBERSHIP = _flags(2, [[1, 0], [0, 1], [1, 1], [0, 0]])
+#: non-negative weights (each class needs some weight)
+WEIGHTS = array(ndim=1, low=0.0, high=1e15, example=[1.0, 1.0, 1.0, 1.0])
+#: false-positive rates, a number or an array
+FPRS = array(ndim=(0, 1), min_size=1, low=0.0, high=1.0, example=0.1)
 
 
 # ---------------------------------------------------------------- the ROC
@@ -96,30 +131,8 @@ class AttackResult:
                 f"{low}, members={self.n_members}, non-members={self.n_nonmembers})")
 
 
-def _check_labels(name: str, value, shape: tuple) -> np.ndarray:
-    """Membership labels of the given shape: booleans or 0/1 numbers, True = member."""
-    arr = check_array(name, value, ndim=len(shape), min_size=0)
-    if arr.shape != shape or not np.all((arr == 0) | (arr == 1)):
-        raise ParameterError(f"{name} must be booleans (or 0/1), True = member, of shape "
-                             f"{shape}; got {name}={describe(value)} with shape {arr.shape}")
-    return arr == 1
-
-
-def _check_low_fprs(low_fprs) -> tuple:
-    arr = np.atleast_1d(check_array("low_fprs", low_fprs, ndim=(0, 1)))
-    if np.any(arr <= 0) or np.any(arr >= 1) or arr.size > 100:
-        raise ParameterError(f"low_fprs must be 1 to 100 levels in (0, 1); "
-                             f"got low_fprs={describe(low_fprs)}")
-    return tuple(float(a) for a in arr)
-
-
-def _check_name(name):
-    if not isinstance(name, str):
-        raise TypeError(f"name must be a string; got name={describe(name)} of type "
-                        f"{type(name).__name__}")
-    return name
-
-
+@validate(scores=SCORES, is_member=IS_MEMBER, sample_weight=WEIGHTS.or_none(),
+          low_fprs=LOW_FPRS, name=NAME)
 def roc_from_scores(scores, is_member, *, sample_weight=None, low_fprs=DEFAULT_LOW_FPRS,
                     name: str = "") -> AttackResult:
     """ROC, AUC, advantage and TPR at low FPR of a score-based attack.
@@ -130,15 +143,15 @@ def roc_from_scores(scores, is_member, *, sample_weight=None, low_fprs=DEFAULT_L
     Parameters
     ----------
     scores : array (n,)
-        Higher = "more likely a member" (finite).
+        Higher = "more likely a member".
     is_member : array of bool (n,)
         The truth; both classes must occur.
     sample_weight : array (n,), optional
-        Non-negative finite weights (TPR and FPR become weighted fractions), e.g.
-        to give every target model the same weight when pooling attacks. Each
-        class is rescaled by a power of two (exactly) so that sums never overflow.
-    low_fprs : sequence of float in (0, 1)
-        1 to 100 FPR levels at which to report the TPR [CCN22]_.
+        Non-negative weights (TPR and FPR become weighted fractions), e.g. to give
+        every target model the same weight when pooling attacks; each class needs
+        a positive total weight.
+    low_fprs : float or sequence of float
+        The FPR levels at which to report the TPR [CCN22]_.
     name : str
         Label used in plots.
 
@@ -146,26 +159,20 @@ def roc_from_scores(scores, is_member, *, sample_weight=None, low_fprs=DEFAULT_L
     -------
     AttackResult
     """
-    scores = check_array("scores", scores, ndim=1)
-    labels = _check_labels("is_member", is_member, scores.shape)
-    if labels.all() or not labels.any():
+    if is_member.shape != scores.shape:
+        raise ParameterError(f"is_member must have one entry per score ({scores.size}); got "
+                             f"is_member with shape {is_member.shape}")
+    if is_member.all() or not is_member.any():
         raise ParameterError(f"is_member must contain both members (True) and non-members "
                              f"(False); got is_member={describe(is_member)}")
-    low_fprs, name = _check_low_fprs(low_fprs), _check_name(name)
-    weights = np.ones(scores.size)
-    if sample_weight is not None:
-        w = check_array("sample_weight", sample_weight, ndim=1)
-        if w.shape != scores.shape or np.any(w < 0):
-            raise ParameterError(f"sample_weight must be {scores.size} non-negative numbers; got "
-                                 f"sample_weight={describe(sample_weight)} with shape {w.shape}")
-        if not (w[labels].max() > 0 and w[~labels].max() > 0):
-            raise ParameterError(f"sample_weight must give positive total weight to members and "
-                                 f"to non-members; got sample_weight={describe(sample_weight)}")
-        shift = [np.frexp(w[cls].max())[1] for cls in (labels, ~labels)]
-        weights = np.ldexp(w, -np.where(labels, *shift))  # each class's max in [1/2, 1): exact
+    weights = np.ones(scores.size) if sample_weight is None else sample_weight
+    if weights.shape != scores.shape or not (weights[is_member].max() > 0
+                                             and weights[~is_member].max() > 0):
+        raise ParameterError(f"sample_weight must hold {scores.size} weights, with a positive "
+                             f"total for members and for non-members; got "
+                             f"sample_weight={describe(sample_weight)}")
     order = np.argsort(-scores, kind="mergesort")
-    s, lab, w = scores[order], labels[order], weights[order]
-    P, N = int(lab.sum()), int((~lab).sum())
+    s, lab, w = scores[order], is_member[order], weights[order]
     # the last index of each run of equal scores: thresholds between distinct scores
     last = np.r_[np.flatnonzero(np.diff(s) != 0), s.size - 1]
     tp = np.cumsum(np.where(lab, w, 0.0))
@@ -174,18 +181,16 @@ def roc_from_scores(scores, is_member, *, sample_weight=None, low_fprs=DEFAULT_L
     fpr = np.r_[0.0, fp[last] / fp[-1]]
     thresholds = np.r_[np.inf, s[last]]
     auc = float(np.trapezoid(tpr, fpr))
-    low = {a: float(tpr[fpr <= a + 1e-15].max()) for a in low_fprs}
+    low = {float(a): float(tpr[fpr <= a + 1e-15].max()) for a in np.atleast_1d(low_fprs)}
     return AttackResult(fpr=fpr, tpr=tpr, thresholds=thresholds, auc=auc,
                         advantage=float(np.max(tpr - fpr)), tpr_at_fpr=low,
-                        n_members=P, n_nonmembers=N, name=name)
+                        n_members=int(lab.sum()), n_nonmembers=int((~lab).sum()), name=name)
 
 
 # ------------------------------------------------------------ the DP ceiling
-def _check_eps_delta(epsilon, delta) -> tuple[float, float]:
-    return check_epsilon("epsilon", epsilon), check_delta("delta", delta)
-
-
-def dp_roc_bound(fpr, epsilon: float, delta: float = 0.0, *, symmetric: bool = True):
+@validate(fpr=FPRS, epsilon=EPSILON, delta=DELTA, symmetric=FLAG)
+def dp_roc_bound(fpr, epsilon: float, delta: float = 0.0, *,
+                 symmetric: bool = True) -> float | np.ndarray:
     """Highest TPR any membership test can reach at a given FPR against an (ε, δ)-DP algorithm.
 
     For neighbouring data sets D (without x) and D' (with x), an
@@ -201,10 +206,15 @@ def dp_roc_bound(fpr, epsilon: float, delta: float = 0.0, *, symmetric: bool = T
     Parameters
     ----------
     fpr : float or array in [0, 1]
-    epsilon : float > 0
-    delta : float in [0, 1)
+    epsilon : float
+    delta : float
     symmetric : bool, default True
         Include the second (tighter for FPR > 1/(1+e^ε)) condition.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Same shape as ``fpr``.
 
     Notes
     -----
@@ -213,33 +223,32 @@ def dp_roc_bound(fpr, epsilon: float, delta: float = 0.0, *, symmetric: bool = T
     an attack that averages over examples, or randomises its threshold,
     stays inside it.
     """
-    f = check_array("fpr", fpr, ndim=(0, 1))
-    if np.any(f < 0) or np.any(f > 1):
-        raise ParameterError(f"fpr must lie in [0, 1]; got fpr={describe(fpr)}")
-    eps, d = _check_eps_delta(epsilon, delta)
-    symmetric = check_bool("symmetric", symmetric)
-    if eps < 700:
-        bound = np.minimum(1.0, math.exp(eps) * f + d)
-    else:                                    # e^ε overflows: e^ε·FPR = e^(ε + log FPR)
+    if epsilon < 700:
+        bound = np.minimum(1.0, math.exp(epsilon) * fpr + delta)
+    else:                 # e^ε overflows: e^ε·FPR = e^(ε + log FPR), which may too (then 1)
         with np.errstate(divide="ignore", over="ignore"):
-            bound = np.minimum(1.0, np.exp(eps + np.log(f)) + d)
+            bound = np.minimum(1.0, np.exp(epsilon + np.log(fpr)) + delta)
     if symmetric:
-        bound = np.minimum(bound, 1.0 - math.exp(-eps) * (1.0 - d - f))
-    return float(bound) if np.ndim(fpr) == 0 else bound
+        bound = np.minimum(bound, 1.0 - math.exp(-epsilon) * (1.0 - delta - fpr))
+    return float(bound) if bound.ndim == 0 else bound
 
 
+@validate(epsilon=EPSILON, delta=DELTA)
 def dp_advantage_bound(epsilon: float, delta: float = 0.0) -> float:
     """max (TPR − FPR) over the (ε, δ)-DP region: (e^ε − 1 + 2δ) / (e^ε + 1).
 
     Attained at FPR = (1 − δ)/(1 + e^ε), where the two lines of
     :func:`dp_roc_bound` cross ([KOV15]_, Thm. 2.1). For δ = 0 this is
     tanh(ε/2), tighter than the bound e^ε − 1 of Yeom et al. [YGFJ18]_
-    (Theorem 1), which uses only the first condition.
+    (Theorem 1), which uses only the first condition. From ε = 700 on it rounds
+    to 1.
     """
-    eps, d = _check_eps_delta(epsilon, delta)
-    return float((math.expm1(eps) + 2 * d) / (math.exp(eps) + 1)) if eps < 700 else 1.0
+    if epsilon >= 700:
+        return 1.0
+    return float((math.expm1(epsilon) + 2 * delta) / (math.exp(epsilon) + 1))
 
 
+@validate(epsilon=EPSILON, delta=DELTA)
 def dp_auc_bound(epsilon: float, delta: float = 0.0) -> float:
     """Area under the (ε, δ)-DP ROC ceiling of :func:`dp_roc_bound` (symmetric version).
 
@@ -247,6 +256,13 @@ def dp_auc_bound(epsilon: float, delta: float = 0.0) -> float:
     x* = (1 − δ)/(1 + e^ε), 1 − δ and 1, so the trapezoid rule on these
     points is exact.
     """
-    eps, d = _check_eps_delta(epsilon, delta)
-    xs = np.array([0.0, (1 - d) / (1 + math.exp(min(eps, 700))), 1 - d, 1.0])
-    return float(np.trapezoid(dp_roc_bound(xs, eps, d), xs))
+    xs = np.array([0.0, (1 - delta) / (1 + math.exp(min(epsilon, 700))), 1 - delta, 1.0])
+    return float(np.trapezoid(dp_roc_bound.__wrapped__(xs, epsilon, delta), xs))
+
+
+# Engineering notes. In the teaching domain scores are finite, weights at most 1e15 and at
+# most 10**7 of them, so the cumulative sums cannot overflow and need no rescaling. e^ε
+# overflows from ε ≈ 709.8 on, inside the domain (ε ≤ 1000): dp_roc_bound then evaluates
+# e^ε·FPR in log space, and the advantage and AUC bounds use e^700, where 1/(1 + e^ε) is
+# already below the last bit of 1. Tests: tests/attacks/test_membership.py (scikit-learn's
+# roc_curve and roc_auc_score, the exact Gaussian ROC) and tests/test_domains.py.

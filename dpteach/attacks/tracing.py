@@ -20,9 +20,7 @@ people), a test can tell whether the person was among the n ([HSR+08]_,
   which caps the power at e^ε·α + δ however large d grows ([KOV15]_ Thm 2.1).
 
 Neighbouring databases differ in one person's row: each mean then moves by at
-most 1/n. The tracing data are at most :data:`MAX_TRACE_ENTRIES` = 2·10⁷
-entries (n·d, stored as int8: 20 MB), generated and scored in blocks of about
-10⁶ entries.
+most 1/n.
 
 References
 ----------
@@ -47,20 +45,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from .._validation import (
-    ParameterError,
-    check_array,
-    check_choice,
-    check_delta,
-    check_epsilon,
-    check_in_range,
-    check_int,
-    check_probability,
-    check_rng,
-    describe,
-)
-from ..mechanisms import gaussian_sigma
-from .roc import AttackResult, roc_from_scores
+from .._validation import (DELTA_POSITIVE, EPSILON, RNG, ParameterError, array, choice, integer,
+                           real, validate)
+from ..mechanisms.noise import gaussian_sigma
+from .roc import FPR_LEVEL, AttackResult, roc_from_scores
 
 __all__ = [
     "MAX_TRACE_ENTRIES", "FREQUENCY_RANGE",
@@ -72,9 +60,21 @@ __all__ = [
 MAX_TRACE_ENTRIES = 20_000_000
 #: Population frequencies of :func:`population_frequencies` are uniform on this interval.
 FREQUENCY_RANGE = (0.1, 0.9)
-_CHUNK = 1 << 20                     # entries per block when generating / scoring tracing data
+
+#: people (members, targets, reference sample) and attributes of a simulation
+PEOPLE = integer(2, 10**5, work=True)
+ATTRIBUTES = integer(1, 10**5, work=True)
+#: people and attributes of the closed forms
+MANY_PEOPLE = integer(2, 10**6)
+MANY_ATTRIBUTES = integer(1, 10**6)
+#: the standard deviation of the noise on each released mean
+NOISE_STD = real(0.0, 1e6)
+METHOD = choice("inner_product", "homer")
+#: records, released means and reference means: finite numbers, at most 10⁷ entries
+MEANS = array(ndim=1, low=-1e15, high=1e15, example=[0.5, 0.5, 0.5, 0.5])
 
 
+@validate(d=integer(1, 10**6, work=True), rng=RNG)
 def population_frequencies(d: int, rng=None) -> np.ndarray:
     """d attribute frequencies p_j, independent and uniform on [0.1, 0.9].
 
@@ -84,42 +84,35 @@ def population_frequencies(d: int, rng=None) -> np.ndarray:
     Parameters
     ----------
     d : int
-        In [1, 10**6].
     rng : None, int or numpy.random.Generator
     """
-    d = check_int("d", d, minimum=1, maximum=10**6)
     lo, hi = FREQUENCY_RANGE
-    return check_rng(rng).uniform(lo, hi, d)
+    return rng.uniform(lo, hi, d)
 
 
+@validate(n=integer(1, 10**6), d=MANY_ATTRIBUTES, epsilon=EPSILON, delta=DELTA_POSITIVE)
 def means_noise_std(n: int, d: int, epsilon: float, delta: float) -> float:
     """σ that makes d means of n people (ε, δ)-DP with the Gaussian mechanism.
 
     Replacing one person's row moves each mean of 0/1 attributes by at most 1/n,
-    the vector by at most √d/n in ℓ2; σ is :func:`dpteach.mechanisms.gaussian_sigma`
+    the vector by at most √d/n in ℓ2; σ is :func:`dpteach.mechanisms.noise.gaussian_sigma`
     of that sensitivity (the analytic calibration). It grows like √d/(nε): the
     noise that stops tracing.
 
     Parameters
     ----------
     n : int
-        In [1, 10**9].
     d : int
-        In [1, 10**9].
     epsilon : float
-        Finite > 0.
     delta : float
-        In (0, 1).
     """
-    n = check_int("n", n, minimum=1, maximum=10**9)
-    d = check_int("d", d, minimum=1, maximum=10**9)
-    epsilon = check_epsilon("epsilon", epsilon)
-    delta = check_delta("delta", delta, allow_zero=False)
     return gaussian_sigma(math.sqrt(d) / n, epsilon, delta)
 
 
+@validate(targets=array(ndim=(1, 2), low=-1e15, high=1e15, example=[[1, 0, 1, 0]]),
+          released_means=MEANS, reference_means=MEANS, method=METHOD)
 def tracing_statistic(targets, released_means, reference_means, *,
-                      method: str = "inner_product") -> np.ndarray:
+                      method: str = "inner_product") -> float | np.ndarray:
     """Membership scores of target records from released attribute means.
 
     * ``"inner_product"`` ([DSSUV15]_): ``⟨y − p̂, q − p̂⟩``, with q the released
@@ -132,7 +125,7 @@ def tracing_statistic(targets, released_means, reference_means, *,
     Parameters
     ----------
     targets : array_like, shape (m, d) or (d,)
-        Records (0/1 or any finite values), at most 10⁷ entries.
+        Records (0/1 or any numbers).
     released_means : array_like, shape (d,)
     reference_means : array_like, shape (d,)
     method : {"inner_product", "homer"}
@@ -141,28 +134,17 @@ def tracing_statistic(targets, released_means, reference_means, *,
     -------
     numpy.ndarray, shape (m,) (or a float for one record)
     """
-    y = check_array("targets", targets, ndim=(1, 2))
-    q = check_array("released_means", released_means, ndim=1)
-    p = check_array("reference_means", reference_means, ndim=1)
-    method = check_choice("method", method, ("inner_product", "homer"))
-    single = y.ndim == 1
-    y2 = y[None, :] if single else y
-    if y2.size > 10**7:
-        raise ParameterError(f"targets must have at most 1e7 entries; got targets with shape "
-                             f"{y.shape}")
-    if q.shape != (y2.shape[1],) or p.shape != q.shape:
+    y = np.atleast_2d(targets)
+    q, p = released_means, reference_means
+    if q.shape != (y.shape[1],) or p.shape != q.shape:
         raise ParameterError(f"released_means and reference_means must have one entry per "
-                             f"attribute ({y2.shape[1]}); got released_means with shape "
+                             f"attribute ({y.shape[1]}); got released_means with shape "
                              f"{q.shape} and reference_means with shape {p.shape}")
-    with np.errstate(over="ignore", invalid="ignore"):
-        if method == "inner_product":
-            out = (y2 - p) @ (q - p)
-        else:
-            out = np.sum(np.abs(y2 - p) - np.abs(y2 - q), axis=1)
-    if not np.all(np.isfinite(out)):
-        raise ParameterError(f"targets, released_means and reference_means must give scores "
-                             f"within the float range; got targets={describe(targets)}")
-    return float(out[0]) if single else out
+    if method == "inner_product":
+        out = (y - p) @ (q - p)
+    else:
+        out = np.sum(np.abs(y - p) - np.abs(y - q), axis=1)
+    return float(out[0]) if targets.ndim == 1 else out
 
 
 @dataclass(frozen=True)
@@ -195,37 +177,10 @@ class TracingResult:
     predicted_power: float | None
 
 
-def _bernoulli_rows(p: np.ndarray, rows: int, gen: np.random.Generator) -> np.ndarray:
-    """``rows`` records with attribute j ~ Bernoulli(p_j), int8, generated in blocks."""
-    out = np.empty((rows, p.size), dtype=np.int8)
-    step = max(1, _CHUNK // p.size)
-    for start in range(0, rows, step):
-        stop = min(rows, start + step)
-        out[start:stop] = gen.random((stop - start, p.size)) < p
-    return out
-
-
-def _scores(y: np.ndarray, q: np.ndarray, p: np.ndarray, method: str) -> np.ndarray:
-    out = np.empty(y.shape[0])
-    step = max(1, _CHUNK // y.shape[1])
-    for start in range(0, y.shape[0], step):
-        stop = min(y.shape[0], start + step)
-        out[start:stop] = tracing_statistic(y[start:stop].astype(float), q, p, method=method)
-    return out
-
-
-def _noise_std(n: int, d: int, noise_std, epsilon, delta) -> float:
-    delta = check_delta("delta", delta, allow_zero=False)
-    sigma = check_in_range("noise_std", noise_std, 0.0, 1e6)
-    if epsilon is None:
-        return sigma
-    if sigma != 0:
-        raise ParameterError(f"noise_std and epsilon exclude each other (epsilon calibrates "
-                             f"the noise); got noise_std={describe(noise_std)}, "
-                             f"epsilon={describe(epsilon)}")
-    return means_noise_std(n, d, epsilon, delta)
-
-
+@validate(n=PEOPLE, d=ATTRIBUTES, noise_std=NOISE_STD, epsilon=EPSILON.or_none(),
+          delta=DELTA_POSITIVE, reference_size=integer(1, 10**5, work=True).or_none(),
+          n_targets=integer(1, 10**5, work=True).or_none(), fpr=FPR_LEVEL, method=METHOD,
+          rng=RNG)
 def tracing_attack(n: int, d: int, *, noise_std: float = 0.0, epsilon: float | None = None,
                    delta: float = 1e-5, reference_size: int | None = None,
                    n_targets: int | None = None, fpr: float = 0.05,
@@ -243,23 +198,23 @@ def tracing_attack(n: int, d: int, *, noise_std: float = 0.0, epsilon: float | N
     Parameters
     ----------
     n : int
-        Members, in [2, 10**5].
+        Members.
     d : int
-        Attributes, in [1, 10**5]; n·d ≤ 2·10⁷.
+        Attributes; n·d ≤ 2·10⁷.
     noise_std : float
-        Standard deviation of the noise added to each mean, in [0, 1e6].
+        Standard deviation of the noise added to each mean.
     epsilon : float, optional
         Instead of ``noise_std``: the (ε, δ) of the Gaussian mechanism on the means.
     delta : float
-        In (0, 1), with ``epsilon``.
+        With ``epsilon``.
     reference_size : int, optional
-        Size of the attacker's reference sample, in [1, 10**5] (m·d ≤ 2·10⁷);
-        None: the attacker knows the population frequencies.
+        Size m of the attacker's reference sample (m·d ≤ 2·10⁷); None: the
+        attacker knows the population frequencies.
     n_targets : int, optional
-        Members scored (the first n_targets; as many non-members), in [1, n];
+        Members scored (the first n_targets; as many non-members), at most n;
         default min(n, 1000); n_targets·d ≤ 2·10⁷.
     fpr : float
-        The false-positive rate at which the power is read, in (0, 1).
+        The false-positive rate at which the power is read.
     method : {"inner_product", "homer"}
     rng : None, int or numpy.random.Generator
 
@@ -267,53 +222,32 @@ def tracing_attack(n: int, d: int, *, noise_std: float = 0.0, epsilon: float | N
     -------
     TracingResult
     """
-    n = check_int("n", n, minimum=2, maximum=10**5)
-    d = check_int("d", d, minimum=1, maximum=10**5)
-    if n * d > MAX_TRACE_ENTRIES:
-        raise ParameterError(f"n * d must be at most {MAX_TRACE_ENTRIES}; got n={n}, d={d}")
-    sigma = _noise_std(n, d, noise_std, epsilon, delta)
-    m = n_targets if n_targets is not None else min(n, 1000)
-    m = check_int("n_targets", m, minimum=1, maximum=10**5)
+    m = min(n, 1000) if n_targets is None else n_targets
     if m > n:
         raise ParameterError(f"n_targets must be at most n (members are scored, as many "
                              f"non-members); got n_targets={m}, n={n}")
-    if m * d > MAX_TRACE_ENTRIES:
-        raise ParameterError(f"n_targets * d must be at most {MAX_TRACE_ENTRIES}; got "
-                             f"n_targets={m}, d={d}")
-    if reference_size is not None:
-        reference_size = check_int("reference_size", reference_size, minimum=1, maximum=10**5)
-        if reference_size * d > MAX_TRACE_ENTRIES:
-            raise ParameterError(f"reference_size * d must be at most {MAX_TRACE_ENTRIES}; got "
-                                 f"reference_size={reference_size}, d={d}")
-    fpr = check_probability("fpr", fpr, open_low=True, open_high=True)
-    method = check_choice("method", method, ("inner_product", "homer"))
-    gen = check_rng(rng)
-    p = population_frequencies(d, gen)
-    members = _bernoulli_rows(p, n, gen)
-    q = members.sum(axis=0, dtype=np.int64) / n + gen.normal(0.0, sigma, d)
-    outsiders = _bernoulli_rows(p, m, gen)
+    for name, rows in (("n", n), ("n_targets", m), ("reference_size", reference_size)):
+        if rows is not None and rows * d > MAX_TRACE_ENTRIES:
+            raise ParameterError(f"{name} * d must be at most {MAX_TRACE_ENTRIES}; got "
+                                 f"{name}={rows}, d={d}")
+    sigma = _noise_std(n, d, noise_std, epsilon, delta)
+    p = population_frequencies.__wrapped__(d, rng)
+    members = _bernoulli_rows(p, n, rng)
+    q = members.sum(axis=0, dtype=np.int64) / n + rng.normal(0.0, sigma, d)
+    outsiders = _bernoulli_rows(p, m, rng)
     ref = p if reference_size is None else (
-        _bernoulli_rows(p, reference_size, gen).sum(axis=0, dtype=np.int64) / reference_size)
+        _bernoulli_rows(p, reference_size, rng).sum(axis=0, dtype=np.int64) / reference_size)
     s_in = _scores(members[:m], q, ref, method)
     s_out = _scores(outsiders, q, ref, method)
     roc = roc_from_scores(np.r_[s_in, s_out], np.r_[np.ones(m, bool), np.zeros(m, bool)],
                           low_fprs=(fpr,), name=f"tracing ({method})")
-    predicted = (tracing_power(n, d, noise_std=sigma, fpr=fpr)
+    predicted = (tracing_power.__wrapped__(n, d, noise_std=sigma, fpr=fpr)
                  if reference_size is None and method == "inner_product" else None)
     return TracingResult(s_in, s_out, roc, roc.tpr_at_fpr[fpr], fpr, n, d, sigma, predicted)
 
 
-def _frequency_moments() -> tuple[float, float, float]:
-    """E[v], E[v²] and E[v·((1−p)³ + p³)] for v = p(1 − p), p uniform on FREQUENCY_RANGE
-    (polynomials of degree ≤ 5: Gauss–Legendre with 5 nodes is exact)."""
-    lo, hi = FREQUENCY_RANGE
-    t, w = np.polynomial.legendre.leggauss(5)
-    p = lo + (hi - lo) * (t + 1) / 2
-    w = w / 2
-    v = p * (1 - p)
-    return float(w @ v), float(w @ v**2), float(w @ (v * ((1 - p) ** 3 + p**3)))
-
-
+@validate(n=MANY_PEOPLE, d=MANY_ATTRIBUTES, noise_std=NOISE_STD, epsilon=EPSILON.or_none(),
+          delta=DELTA_POSITIVE, fpr=FPR_LEVEL)
 def tracing_power(n: int, d: int, *, noise_std: float = 0.0, epsilon: float | None = None,
                   delta: float = 1e-5, fpr: float = 0.05) -> float:
     """Power of the inner-product test at a given FPR, by a normal approximation.
@@ -336,25 +270,18 @@ def tracing_power(n: int, d: int, *, noise_std: float = 0.0, epsilon: float | No
     Parameters
     ----------
     n : int
-        In [2, 10**9].
     d : int
-        In [1, 10**9].
     noise_std : float
-        In [0, 1e6].
     epsilon : float, optional
         Instead of ``noise_std``: (ε, δ) of the Gaussian mechanism on the means.
     delta : float
-        In (0, 1), with ``epsilon``.
+        With ``epsilon``.
     fpr : float
-        In (0, 1).
 
     Returns
     -------
     float
     """
-    n = check_int("n", n, minimum=2, maximum=10**9)
-    d = check_int("d", d, minimum=1, maximum=10**9)
-    fpr = check_probability("fpr", fpr, open_low=True, open_high=True)
     sigma = _noise_std(n, d, noise_std, epsilon, delta)
     ev, ev2, eu4 = _frequency_moments()
     s2 = sigma * sigma
@@ -363,3 +290,56 @@ def tracing_power(n: int, d: int, *, noise_std: float = 0.0, epsilon: float | No
     sd1 = math.sqrt(d * ((eu4 - ev2) / n**2 + (n - 1) * ev2 / n**2 + s2 * ev))
     threshold = stats.norm.isf(fpr) * sd0
     return float(stats.norm.sf((threshold - mu1) / sd1))
+
+
+# ------------------------------------------------------------------ helpers
+_CHUNK = 1 << 20                     # entries per block when generating / scoring tracing data
+
+
+def _noise_std(n: int, d: int, noise_std: float, epsilon: float | None, delta: float) -> float:
+    if epsilon is None:
+        return noise_std
+    if noise_std != 0:
+        raise ParameterError(f"noise_std and epsilon exclude each other (epsilon calibrates "
+                             f"the noise); got noise_std={noise_std!r}, epsilon={epsilon!r}")
+    return means_noise_std.__wrapped__(n, d, epsilon, delta)
+
+
+def _bernoulli_rows(p: np.ndarray, rows: int, gen: np.random.Generator) -> np.ndarray:
+    """``rows`` records with attribute j ~ Bernoulli(p_j), int8, generated in blocks."""
+    out = np.empty((rows, p.size), dtype=np.int8)
+    step = max(1, _CHUNK // p.size)
+    for start in range(0, rows, step):
+        stop = min(rows, start + step)
+        out[start:stop] = gen.random((stop - start, p.size)) < p
+    return out
+
+
+def _scores(y: np.ndarray, q: np.ndarray, p: np.ndarray, method: str) -> np.ndarray:
+    out = np.empty(y.shape[0])
+    step = max(1, _CHUNK // y.shape[1])
+    for start in range(0, y.shape[0], step):
+        stop = min(y.shape[0], start + step)
+        out[start:stop] = tracing_statistic.__wrapped__(y[start:stop].astype(float), q, p,
+                                                        method=method)
+    return out
+
+
+def _frequency_moments() -> tuple[float, float, float]:
+    """E[v], E[v²] and E[v·((1−p)³ + p³)] for v = p(1 − p), p uniform on FREQUENCY_RANGE
+    (polynomials of degree ≤ 5: Gauss–Legendre with 5 nodes is exact)."""
+    lo, hi = FREQUENCY_RANGE
+    t, w = np.polynomial.legendre.leggauss(5)
+    p = lo + (hi - lo) * (t + 1) / 2
+    w = w / 2
+    v = p * (1 - p)
+    return float(w @ v), float(w @ v**2), float(w @ (v * ((1 - p) ** 3 + p**3)))
+
+
+# Engineering notes. The tracing data are at most MAX_TRACE_ENTRIES = 2·10⁷ entries (n·d,
+# stored as int8: 20 MB), generated and scored in blocks of about 10⁶ entries (_CHUNK). In
+# the teaching domain every record and mean is at most 1e15 in size and a statistic sums at
+# most 10⁷ products, so scores stay finite. means_noise_std's ℓ2 sensitivity √d/n lies in
+# [1e-6, 1e3] for n ≤ 10⁶ and d ≤ 10⁶: inside gaussian_sigma's domain. Tests:
+# tests/attacks/test_reconstruction.py (exact statistics, the power against simulation, the
+# DP cap) and tests/test_domains.py.

@@ -63,7 +63,7 @@ from ..attacks.roc import roc_from_scores
 from ..learning.dpsgd import DPSGDClassifier
 from ..learning.erm import objective_perturbation_constants
 from ..learning.logistic import LogisticProblem, bound_rows
-from ..learning.nn import MLP
+from ..learning.network import Network
 from .dp_impact import (
     EPSILON_RANGE,
     MAX_FEATURES,
@@ -105,12 +105,12 @@ def gradient_stats_by_group(model, X, y, *, sensitive_features,
 
     Parameters
     ----------
-    model : DPSGDClassifier (fitted) or dpteach.learning.nn.MLP
+    model : DPSGDClassifier (fitted) or dpteach.learning.network.Network
     X : array (n, d)
         Rows to evaluate (e.g. the training rows),
         1 ≤ n ≤ :data:`~dpteach.fairness.dp_impact.MAX_ROWS`.
     y : array (n,)
-        Labels: values of ``model.classes_`` for a classifier, class indices for an MLP.
+        Labels: values of ``model.classes_`` for a classifier, class indices for a Network.
     sensitive_features : array of str, int or bool, shape (n,)
     max_grad_norm : float > 0 (finite)
         The clipping norm C.
@@ -129,10 +129,10 @@ def gradient_stats_by_group(model, X, y, *, sensitive_features,
         if not hasattr(model, "model_"):
             raise ParameterError("model must be fitted; got an unfitted DPSGDClassifier")
         net, classes = model.model_, model.classes_
-    elif isinstance(model, MLP):
+    elif isinstance(model, Network):
         net, classes = model, None
     else:
-        raise TypeError(f"model must be a fitted DPSGDClassifier or a dpteach.learning.nn.MLP; "
+        raise TypeError(f"model must be a fitted DPSGDClassifier or a dpteach.learning.network.Network; "
                         f"got model={describe(model)} of type {type(model).__name__}")
     X = check_array("X", X, ndim=2)
     n = X.shape[0]

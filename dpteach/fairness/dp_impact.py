@@ -17,8 +17,8 @@ course:
   overall and per group, over seeds; :func:`summarize_sweep` gives the mean, the spread and
   each group's accuracy drop against the non-private model, :func:`excess_drop` how much more
   one group loses than another (with its standard error); the shipped sweep on Adult is
-  :func:`load_dp_fairness_sweep` (made by ``benchmarks/dp_fairness_adult.py``) and
-  :func:`compare_with_sweep` checks a live re-run against it;
+  :func:`dpteach.tables.load_dp_fairness_sweep` (made by ``benchmarks/dp_fairness_adult.py``)
+  and :func:`compare_with_sweep` checks a live re-run against it;
 * :func:`check_group_labels` / :func:`check_zero_one_labels` — the checks of a group-label
   argument and of 0/1 labels that this module and
   :mod:`~dpteach.fairness.dp_diagnostics` share.
@@ -53,7 +53,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from functools import lru_cache
-from importlib import resources
 
 import numpy as np
 import pandas as pd
@@ -77,11 +76,11 @@ from ..learning.erm import PrivateLogisticRegression
 
 __all__ = [
     "MAX_ROWS", "MAX_FEATURES", "MAX_FITS", "EPSILON_RANGE",
-    "GROUPINGS", "SWEEP_METHODS", "SWEEP_EPSILONS", "SWEEP_SEEDS", "SWEEP_FILE",
+    "GROUPINGS", "SWEEP_METHODS", "SWEEP_EPSILONS", "SWEEP_SEEDS",
     "DPSGD_SETTINGS", "OBJECTIVE_SETTINGS", "BASELINE", "ALPHA_CHECK",
     "check_group_labels", "check_zero_one_labels",
     "GroupedData", "adult_group_data", "group_accuracy",
-    "private_classifier", "fit_and_score", "dp_fairness_sweep", "load_dp_fairness_sweep",
+    "private_classifier", "fit_and_score", "dp_fairness_sweep",
     "summarize_sweep", "excess_drop", "accuracy_curves", "compare_with_sweep",
 ]
 
@@ -103,8 +102,6 @@ SWEEP_METHODS = ("sgd", "dpsgd", "objective")
 SWEEP_EPSILONS = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
 #: Seeds of the shipped sweep.
 SWEEP_SEEDS = tuple(range(40))
-#: File (in ``dpteach/data``) written by ``benchmarks/dp_fairness_adult.py``.
-SWEEP_FILE = "dp_fairness_adult.csv"
 #: DP-SGD settings of the sweep: multinomial logistic regression (no hidden layer), the same
 #: model class as objective perturbation; the batch is ``min(batch_size, n)``.
 DPSGD_SETTINGS = {"hidden": (), "batch_size": 256, "epochs": 5, "learning_rate": 0.5,
@@ -469,7 +466,7 @@ def dp_fairness_sweep(epsilons=SWEEP_EPSILONS, *, methods=SWEEP_METHODS, seeds=S
     -------
     pandas.DataFrame
         One row per fit, the keys of :func:`fit_and_score` as columns (the format of the
-        shipped :func:`load_dp_fairness_sweep`). At most :data:`MAX_FITS` fits.
+        shipped :func:`dpteach.tables.load_dp_fairness_sweep`). At most :data:`MAX_FITS` fits.
     """
     eps_list = _check_epsilon_list(epsilons)
     if isinstance(methods, str) or not hasattr(methods, "__iter__"):
@@ -496,18 +493,6 @@ def dp_fairness_sweep(epsilons=SWEEP_EPSILONS, *, methods=SWEEP_METHODS, seeds=S
     rows = [fit_and_score(m, e, seed=s, data=data)
             for m, e, s in tqdm(jobs, desc="fits", disable=not progress)]
     return pd.DataFrame(rows)
-
-
-def load_dp_fairness_sweep() -> pd.DataFrame:
-    """The shipped sweep on Adult, ``dpteach/data/dp_fairness_adult.csv`` (offline).
-
-    Made by ``benchmarks/dp_fairness_adult.py``: :func:`dp_fairness_sweep` with
-    :data:`SWEEP_EPSILONS` (and ∞), :data:`SWEEP_METHODS` and :data:`SWEEP_SEEDS` on
-    :func:`adult_group_data`; one row per fit, columns as in :func:`fit_and_score`.
-    """
-    path = resources.files("dpteach").joinpath("data", SWEEP_FILE)
-    with path.open("rb") as fh:
-        return pd.read_csv(fh)
 
 
 # ------------------------------------------------------------------- reading a sweep
@@ -551,8 +536,8 @@ def summarize_sweep(table) -> pd.DataFrame:
     Parameters
     ----------
     table : pandas.DataFrame
-        Rows of :func:`dp_fairness_sweep` (or :func:`load_dp_fairness_sweep`): counts are
-        integers in [1, :data:`MAX_ROWS`], at most 100 · :data:`MAX_FITS` rows.
+        Rows of :func:`dp_fairness_sweep` (or :func:`dpteach.tables.load_dp_fairness_sweep`):
+        counts are integers in [1, :data:`MAX_ROWS`], at most 100 · :data:`MAX_FITS` rows.
 
     Returns
     -------
@@ -611,8 +596,8 @@ def excess_drop(table, *, method: str, epsilon: float, group: str,
     Parameters
     ----------
     table : pandas.DataFrame
-        Rows of :func:`dp_fairness_sweep` (or :func:`load_dp_fairness_sweep`) holding at least
-        2 fits of (method, ε) and 1 of the baseline.
+        Rows of :func:`dp_fairness_sweep` (or :func:`dpteach.tables.load_dp_fairness_sweep`)
+        holding at least 2 fits of (method, ε) and 1 of the baseline.
     method : {"dpsgd", "objective"}
     epsilon : float in :data:`EPSILON_RANGE`, or math.inf
     group, reference : str

@@ -74,8 +74,8 @@ decoder reading (Z, A), α = 1 and β = 0 as in their Adult runs. Differs:
   uses the jointly trained g, and :func:`fair_transfer` is the frozen-encoder protocol.
 
 :func:`adversary_accuracy` trains a *fresh* adversary on Z (the one inside the game may be
-weaker than a new one), and :func:`load_gamma_sweep` reads the shipped γ sweep on Adult
-(``dpteach/data/laftr_adult_sweep.csv``, made by ``benchmarks/laftr_adult.py``);
+weaker than a new one). :func:`dpteach.tables.load_gamma_sweep` reads the shipped γ sweep
+on Adult (``dpteach/data/laftr_adult_sweep.csv``, made by ``benchmarks/laftr_adult.py``);
 :func:`gamma_sweep_row` refits one of its rows. In that sweep (held-out rows, mean of three
 seeds; accuracy, ΔDP, ΔEO, ΔEOpp on Y = 0) the unfair MLP scores 0.841, 0.170, 0.137,
 0.072; LAFTR-DP at γ = 4 0.826, 0.039, 0.232, 0.017; LAFTR-EO at γ = 8 0.835, 0.119,
@@ -95,9 +95,7 @@ References
 from __future__ import annotations
 
 import functools
-import io
 import time
-from importlib import resources
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -110,7 +108,8 @@ from .._validation import (
     check_rng,
     describe,
 )
-from ..learning.network import Adam, Network, group_normalized_l1
+from ..learning.network import Network
+from ..learning.optim import Adam, group_normalized_l1
 from .representation import (
     MAX_BATCH_SIZE,
     MAX_EPOCHS,
@@ -128,7 +127,6 @@ __all__ = [
     "OBJECTIVES",
     "MAX_ADVERSARY_STEPS",
     "ADVERSARY_LOSSES",
-    "SWEEP_FILE",
     "SWEEP_SETTINGS",
     "SWEEP_GAMMAS",
     "SWEEP_SEEDS",
@@ -138,9 +136,7 @@ __all__ = [
     "adversary_accuracy",
     "FairTransfer",
     "fair_transfer",
-    "build_info",
     "gamma_sweep_row",
-    "load_gamma_sweep",
 ]
 
 #: The adversarial objectives: demographic parity, equalized odds, equal opportunity (Y = 0).
@@ -420,8 +416,6 @@ class LAFTR(RepresentationClassifier):
 
 
 # ------------------------------------------------------------------ the shipped γ sweep
-#: File (in ``dpteach/data``) written by ``benchmarks/laftr_adult.py``.
-SWEEP_FILE = "laftr_adult_sweep.csv"
 #: The settings every fit of the sweep shares (γ, the objective and the seed vary).
 SWEEP_SETTINGS = {"alpha": 1.0, "beta": 0.0, "latent_dim": 8, "hidden": (8,),
                   "activation": "leaky_relu", "epochs": 30, "batch_size": 128,
@@ -437,16 +431,6 @@ SWEEP_COLUMNS = ("objective", "gamma", "seed", "accuracy", "dp_gap", "eo_gap", "
                  "eopp_gap_y1", "selection_rate_female", "selection_rate_male",
                  "tpr_female", "tpr_male", "fpr_female", "fpr_male",
                  "adversary_balanced_accuracy", "fit_seconds")
-
-
-def build_info() -> dict:
-    """The library versions and BLAS kernels the sweep's numbers depend on (stored in the
-    file's ``build`` header): NumPy, SciPy, scikit-learn and the BLAS architectures
-    (:func:`dpteach.fairness.lfr_grid.build_info`), plus Python's version."""
-    import platform
-
-    from .lfr_grid import build_info as lfr_build_info
-    return {**lfr_build_info(), "python": platform.python_version()}
 
 
 @functools.cache
@@ -519,43 +503,3 @@ def gamma_sweep_row(objective, gamma, seed) -> dict:
     row["adversary_balanced_accuracy"] = adv.balanced_accuracy
     row["fit_seconds"] = model.fit_seconds_
     return row
-
-
-@functools.cache
-def _read_sweep():
-    import json
-
-    import pandas as pd
-
-    text = resources.files("dpteach").joinpath("data", SWEEP_FILE).read_text()
-    meta = {}
-    for line in text.splitlines():
-        if not line.startswith("#"):
-            break
-        key, _, value = line[1:].strip().partition(":")
-        meta[key.strip()] = json.loads(value)
-    df = pd.read_csv(io.StringIO(text), comment="#")
-    return df, meta
-
-
-def load_gamma_sweep():
-    """The shipped γ sweep of LAFTR on Adult (``dpteach/data/laftr_adult_sweep.csv``).
-
-    Made by ``benchmarks/laftr_adult.py``: for every objective in :data:`OBJECTIVES`, every
-    γ in :data:`SWEEP_GAMMAS` and every seed in :data:`SWEEP_SEEDS`, one
-    :func:`gamma_sweep_row` (plus the rows of the unfair baseline, ``objective="unfair"``,
-    γ = 0). Read once per process (cached); each call returns a fresh copy.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per fit, the columns :data:`SWEEP_COLUMNS`. ``.attrs["meta"]`` holds how
-        the file was made (the settings, γ values, seeds, data, library versions, date and
-        run time), read from its ``#`` header lines.
-    """
-    import copy
-
-    df, meta = _read_sweep()
-    out = df.copy()
-    out.attrs["meta"] = copy.deepcopy(meta)
-    return out

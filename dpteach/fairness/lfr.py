@@ -22,7 +22,7 @@ vector (``alpha="shared"``). The objective
 
 is minimised over (v, w, α) with SciPy's L-BFGS-B from several seeded starts, with the
 gradient computed analytically (vectorised NumPy, checked against finite differences in
-``tests/test_fairness_lfr.py``), keeping the start with the lowest objective.
+``tests/fairness/test_lfr.py``), keeping the start with the lowest objective.
 
 :class:`LFR` is a scikit-learn style estimator; :func:`lfr_losses` evaluates the three terms
 for *any* prototype model given its memberships (``benchmarks/bench_lfr.py`` scores

@@ -1,14 +1,15 @@
 """The shipped LFR sweep: A_z from 0 to 30 on Adult and German credit, against logistic regression.
 
-:class:`~dpteach.fairness.lfr.LFR` trades accuracy for parity through one weight, A_z. This
-module holds that trade-off precomputed, so a notebook or an app can move A_z along a slider
-without fitting: ``scripts/precompute_lfr_grid.py`` fits one model per value of
-:data:`GRID_AZ` with the fixed :data:`GRID_SETTINGS` on each data set of :data:`GRID_DATASETS`
-and writes ``dpteach/data/lfr_grid.npz``; :func:`load_lfr_grid` reads it (offline).
+:class:`~dpteach.fairness.lfr.LFR` trades accuracy for parity through one weight, A_z. That
+trade-off ships precomputed, so a notebook or an app can move A_z along a slider without
+fitting; this module says how it was made. ``scripts/precompute_lfr_grid.py`` fits one model
+per value of :data:`GRID_AZ` with the fixed :data:`GRID_SETTINGS` on each data set of
+:data:`GRID_DATASETS` and writes ``dpteach/data/lfr_grid.npz``;
+:func:`dpteach.tables.load_lfr_grid` reads it (offline).
 
 :func:`lfr_grid_data` rebuilds the exact rows (features, labels, sensitive attribute,
 training and held-out split) and :func:`lfr_grid_entry` refits and scores one entry exactly
-as the script did, so a shipped number can be checked live (``tests/test_lfr_grid.py`` does
+as the script did, so a shipped number can be checked live (``tests/test_tables.py`` does
 it for two German entries). :func:`lfr_grid_baseline` is the unconstrained comparison: a
 logistic regression on the same features.
 
@@ -26,19 +27,16 @@ References
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field
-from importlib import resources
 
 import numpy as np
 
-from .._validation import ParameterError, check_choice, check_in_range, describe
+from .._validation import check_choice, check_in_range
 from .lfr import LFR, MAX_WEIGHT
 
 __all__ = [
     "GRID_DATASETS",
-    "GRID_FILE",
     "GRID_SETTINGS",
     "GRID_AZ",
     "GRID_NEIGHBORS",
@@ -47,15 +45,10 @@ __all__ = [
     "lfr_grid_entry",
     "lfr_grid_baseline",
     "GRID_TOLERANCE",
-    "build_info",
-    "LFRGrid",
-    "load_lfr_grid",
 ]
 
 #: The data sets of the grid.
 GRID_DATASETS = ("adult", "german")
-#: File (in ``dpteach/data``) written by ``scripts/precompute_lfr_grid.py``.
-GRID_FILE = "lfr_grid.npz"
 #: Settings shared by every entry of the grid (A_z varies; see :data:`GRID_AZ`).
 GRID_SETTINGS = {"n_prototypes": 10, "Ax": 0.01, "Ay": 1.0, "alpha": "per_group",
                  "n_starts": 3, "max_iter": 100, "rng": 0}
@@ -64,11 +57,11 @@ GRID_AZ = (0.0, *np.round(np.geomspace(0.01, 30.0, 11), 6).tolist())
 #: k of the consistency yNN.
 GRID_NEIGHBORS = 5
 #: How closely a refitted entry (:func:`lfr_grid_entry`) must match the shipped one
-#: (:meth:`LFRGrid.matches`). With the library versions and BLAS kernels of the script's run
-#: (:func:`build_info`) a refit repeats the same arithmetic: every number agrees to the
-#: relative ``"same_build"`` (measured: exactly). Elsewhere L-BFGS-B on this non-convex
-#: objective can take another path from rounding differences alone: refits of the two
-#: entries ``tests/test_lfr_grid.py`` checks (German, A_z = 0.245951 and 2.716345) with the
+#: (:meth:`dpteach.tables.LFRGrid.matches`). With the library versions and BLAS kernels of the
+#: script's run (:func:`dpteach.tables.build_info`) a refit repeats the same arithmetic: every
+#: number agrees to the relative ``"same_build"`` (measured: exactly). Elsewhere L-BFGS-B on
+#: this non-convex objective can take another path from rounding differences alone: refits of
+#: the two entries ``tests/test_tables.py`` checks (German, A_z = 0.245951 and 2.716345) with the
 #: training rows scaled by 1 ± (1 … 5)e-13 moved the training objective by up to 0.0021, the
 #: training yAcc and yDiscrim by up to 0.0054 — and held-out scores by up to 0.047 (yAcc
 #: 0.038, parity gap 0.047): so only the objective (``"objective"``, absolute) and the
@@ -130,7 +123,7 @@ def _adult() -> LFRData:
 
 
 def lfr_grid_data(dataset: str) -> LFRData:
-    """The rows of one data set of the shipped grid, as :func:`load_lfr_grid` used them.
+    """The rows of one data set of the shipped grid, as its script used them.
 
     * ``"adult"``: :func:`dpteach.datasets.adult_arrays` without ``sex`` among the features
       (102 features in [0, 1]), rows with a missing value dropped; the original UCI split,
@@ -178,8 +171,8 @@ def lfr_grid_entry(dataset: str, Az: float) -> dict:
     ``LFR(**GRID_SETTINGS, Az=Az)`` is fitted on the training rows of
     :func:`lfr_grid_data` ``(dataset)`` and scored on the held-out rows (and, for yAcc,
     yDiscrim, accuracy and the parity gap, on the training rows too). A notebook can refit
-    one entry to check it against :func:`load_lfr_grid` (German: about a second; Adult:
-    about 13 s on the development machine, more when it is busy).
+    one entry to check it against :func:`dpteach.tables.load_lfr_grid` (German: about a
+    second; Adult: about 13 s on the development machine, more when it is busy).
 
     Parameters
     ----------
@@ -222,115 +215,3 @@ def lfr_grid_baseline(dataset: str) -> dict:
     model = LogisticRegression(C=1.0, max_iter=1000).fit(data.X_train, data.y_train)
     return _grid_scores(data, model.predict_proba(data.X_train)[:, 1],
                         model.predict_proba(data.X_test)[:, 1])
-
-
-def build_info() -> dict:
-    """The library versions and BLAS kernels the numbers depend on (stored in the grid's
-    ``meta["build"]``): NumPy, SciPy, scikit-learn, and the architecture of each BLAS
-    library loaded (threadpoolctl)."""
-    import importlib.metadata
-
-    import scipy.linalg  # noqa: F401 - loads SciPy's BLAS, so it is listed whatever ran before
-    from threadpoolctl import threadpool_info
-    arch = sorted({str(lib.get("architecture")) for lib in threadpool_info()
-                   if lib.get("user_api") == "blas"})
-    return {"numpy": importlib.metadata.version("numpy"),
-            "scipy": importlib.metadata.version("scipy"),
-            "scikit_learn": importlib.metadata.version("scikit-learn"),
-            "blas_architectures": arch}
-
-
-@dataclass(frozen=True)
-class LFRGrid:
-    """The shipped A_z sweep (see :func:`load_lfr_grid`).
-
-    Attributes
-    ----------
-    meta : dict
-        How it was made: settings, A_z values, data sets and splits, library versions,
-        date and run time.
-    results : dict of str to pandas.DataFrame
-        Per data set, one row per A_z (sorted), the columns of :func:`lfr_grid_entry`.
-    baseline : pandas.DataFrame
-        One row per data set (index), the columns of :func:`lfr_grid_baseline`.
-    """
-
-    meta: dict
-    results: dict
-    baseline: object
-
-    def entry(self, dataset: str, Az: float):
-        """The row (a pandas Series) of ``dataset`` whose A_z equals ``Az`` (to 1e-9)."""
-        name = check_choice("dataset", dataset, tuple(self.results))
-        table = self.results[name]
-        Az = check_in_range("Az", Az, 0.0, MAX_WEIGHT)
-        hit = np.flatnonzero(np.isclose(table["Az"].to_numpy(), Az, rtol=1e-9, atol=1e-12))
-        if hit.size == 0:
-            raise ParameterError(f"Az must be one of the grid's values "
-                                 f"{table['Az'].tolist()}; got Az={describe(Az)}")
-        return table.iloc[int(hit[0])]
-
-    def same_build(self) -> bool:
-        """Whether this machine's :func:`build_info` equals the one the grid was made with."""
-        return self.meta.get("build") == build_info()
-
-    def matches(self, dataset: str, entry: dict) -> bool:
-        """Whether a refit (:func:`lfr_grid_entry`) agrees with the shipped row of its A_z, to
-        :data:`GRID_TOLERANCE`: every number to a relative 1e-9 on the same build
-        (:meth:`same_build`), else the training objective and training yAcc and yDiscrim."""
-        dev = self.deviation(dataset, entry)
-        row = self.entry(dataset, entry["Az"])
-        if self.same_build():
-            return all(d <= GRID_TOLERANCE["same_build"] * max(1.0, abs(float(row[k])))
-                       for k, d in dev.items())
-        return (dev["objective"] <= GRID_TOLERANCE["objective"]
-                and max(dev["y_acc_train"], dev["y_discrim_train"])
-                <= GRID_TOLERANCE["train_scores"])
-
-    def deviation(self, dataset: str, entry: dict) -> dict:
-        """``|shipped − refitted|`` for each number of an :func:`lfr_grid_entry` result
-        (``fit_seconds`` and ``n_iter`` left out), against the row with the same A_z."""
-        if not isinstance(entry, dict) or "Az" not in entry:
-            raise ParameterError("entry must be a dict returned by lfr_grid_entry; got "
-                                 f"entry={describe(entry)}")
-        row = self.entry(dataset, entry["Az"])
-        keys = [k for k in row.index if k not in ("fit_seconds", "n_iter", "Az")]
-        missing = [k for k in keys if k not in entry]
-        if missing:
-            raise ParameterError(f"entry must hold every number of lfr_grid_entry; got entry "
-                                 f"without {missing[:3]}")
-        out = {}
-        for key in keys:
-            value = entry[key]
-            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float,
-                                                                              np.number)):
-                raise ParameterError(f"entry[{key!r}] must be a number; got "
-                                     f"{describe(value)}")
-            out[key] = abs(float(row[key]) - float(value))
-        return out
-
-
-def load_lfr_grid() -> LFRGrid:
-    """Read the shipped grid ``dpteach/data/lfr_grid.npz`` (offline; made by
-    ``scripts/precompute_lfr_grid.py``).
-
-    For Adult and German credit (:func:`lfr_grid_data`) it holds, for each A_z in
-    :data:`GRID_AZ` and the fixed :data:`GRID_SETTINGS`, the numbers of
-    :func:`lfr_grid_entry`, and the logistic-regression baseline of
-    :func:`lfr_grid_baseline`.
-    """
-    import pandas as pd
-    path = resources.files("dpteach").joinpath("data", GRID_FILE)
-    with path.open("rb") as fh, np.load(fh, allow_pickle=False) as npz:
-        arrays = {k: npz[k] for k in npz.files}
-    meta = json.loads(str(arrays.pop("meta")))
-    results, base = {}, {}
-    for key, values in arrays.items():
-        parts = key.split("/")
-        if parts[0] == "baseline":
-            base.setdefault(parts[1], {})[parts[2]] = float(values)
-        else:
-            results.setdefault(parts[0], {})[parts[1]] = values
-    results = {name: pd.DataFrame(cols).sort_values("Az", ignore_index=True)
-               for name, cols in results.items()}
-    return LFRGrid(meta, results, pd.DataFrame.from_dict(base, orient="index"))

@@ -19,7 +19,7 @@ exactly when p = q. From samples X (m rows) and Y (n rows) there are two estimat
   leaves out the diagonal terms i = j of the two within-sample sums (dividing by m(m − 1)
   and n(n − 1)); its mean is exactly MMD², so it can be negative when p = q.
 
-Example (the test of ``tests/test_fairness_mmd.py``): X = {0, 1}, Y = {2, 3}, σ = 1 gives
+Example (the test of ``tests/fairness/test_mmd.py``): X = {0, 1}, Y = {2, 3}, σ = 1 gives
 MMD²_b = 1.1623755484 and MMD²_u = 0.7689062081
 
 :func:`mmd_permutation_test` turns the statistic into a test of p = q by recomputing it on
@@ -61,7 +61,7 @@ from .._validation import (
     check_int,
     check_rng,
 )
-from ..learning.network import Adam
+from ..learning.optim import Adam
 from .representation import (
     MAX_EPOCHS,
     MAX_HIDDEN_WIDTH,

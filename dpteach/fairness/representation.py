@@ -36,7 +36,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import ParameterError, check_array, check_in_range, check_int, describe
-from ..learning.network import Network, binary_cross_entropy_with_logits, squared_error
+from ..learning.network import Network
+from ..learning.optim import binary_cross_entropy_with_logits, squared_error
 
 __all__ = [
     "MAX_ROWS",

@@ -38,7 +38,8 @@ from .._validation import (
     check_rng,
     describe,
 )
-from ..learning.network import Adam, Network
+from ..learning.network import Network
+from ..learning.optim import Adam
 from .metrics import (
     demographic_parity_difference,
     equal_opportunity_difference,

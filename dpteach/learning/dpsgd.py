@@ -7,14 +7,15 @@ each ingredient is a function students can call and test on its own:
    probability q = batch_size / n, so the batch size varies from step to step
    (Binomial(n, q), mean qn). This is the sampling the privacy analysis of the
    subsampled Gaussian assumes [MTZ19]_ [ZDW22]_.
-2. per-example gradients g_i, and their norms, from one backward pass
-   (:mod:`dpteach.learning.nn`, [G15]_);
-3. clipping: ḡ_i = g_i / max(1, ‖g_i‖/C) (:func:`~dpteach.learning.nn.clip_factors`,
-   summed by :meth:`~dpteach.learning.nn.MLP.clipped_gradient_sum`), so each example
-   moves the sum Σ_i ḡ_i by at most C;
+2. per-example gradients g_i, and their norms, from the per-layer inputs and errors of
+   one backward pass (:mod:`dpteach.learning.network`, [G15]_);
+3. clipping: ḡ_i = g_i / max(1, ‖g_i‖/C) (:func:`~dpteach.learning.network.clip_factors`,
+   summed by :meth:`~dpteach.learning.network.Network.clipped_gradient_sum`), so each
+   example moves the sum Σ_i ḡ_i by at most C;
 4. :func:`privatize_gradient_sum` — add Gaussian noise N(0, σ²C² I) to the
    clipped sum and divide by the *expected* batch size qn (a public constant:
-   dividing by the realised batch size would leak it);
+   dividing by the realised batch size would leak it). The noise is drawn by the
+   Box–Muller transform [BM58]_;
 5. an accountant composes the privacy loss of every step
    (:mod:`dpteach.accounting`): the released update is the sampled Gaussian
    mechanism with noise multiplier σ and sampling rate q.
@@ -41,6 +42,8 @@ References
    arXiv:1510.01799, 2015.
 .. [LK21] J. Lee and D. Kifer. Scaling up differentially private deep learning
    with fast per-example gradient clipping. PoPETs 2021(1).
+.. [BM58] G. E. P. Box and M. E. Muller. A note on the generation of random normal
+   deviates. Ann. Math. Statist. 29(2):610-611, 1958.
 """
 
 from __future__ import annotations
@@ -66,8 +69,11 @@ from .._validation import (
     check_rng,
     describe,
 )
-from ..accounting import PLDAccountant, RDPAccountant, get_noise_multiplier
-from .nn import MAX_INPUT, MAX_LAYERS, MAX_WIDTH, MLP, softmax
+from ..accounting.pld import PLDAccountant
+from ..accounting.rdp import RDPAccountant
+from ..accounting.calibrate import get_noise_multiplier
+from .network import MAX_LAYERS, MAX_WIDTH, Network
+from .optim import MAX_INPUT, softmax
 
 __all__ = [
     "MAX_EXAMPLES",
@@ -153,7 +159,8 @@ def privatize_gradient_sum(grad_sum, *, noise_multiplier: float, max_grad_norm: 
     normalisation of the Poisson-sampled version). Because every clipped
     ḡ_i has norm ≤ C, adding or removing one example changes the sum by at
     most C in L2 norm: the noise N(0, σ²C²) is the Gaussian mechanism with
-    noise multiplier σ.
+    noise multiplier σ. The standard normals come from the Box–Muller transform
+    [BM58]_.
 
     Parameters
     ----------
@@ -197,16 +204,45 @@ def _check_expected_batch_size(expected_batch_size) -> float:
 
 
 def _privatize(grads: list, sigma: float, C: float, m: float, gen, copy: bool) -> list:
-    out = []
-    for g in grads:
-        g = np.array(g, copy=True) if copy else g
-        if sigma > 0:
-            noise = gen.standard_normal(g.shape, dtype=g.dtype)   # g is float32 or float64
-            noise *= sigma * C                              # N(0, σ²C²) per coordinate
-            g += noise
+    out = [np.array(g, copy=True) if copy else g for g in grads]
+    if sigma > 0 and out:
+        dtype = np.result_type(*out)                        # float32 unless a block is float64
+        noise = _normal(sum(g.size for g in out), sigma * C, dtype, gen)   # N(0, σ²C²) each
+        start = 0
+        for g in out:
+            g += noise[start:start + g.size].reshape(g.shape)
+            start += g.size
+    for g in out:
         g /= m
-        out.append(g)
     return out
+
+
+def _normal(size: int, scale: float, dtype, gen) -> np.ndarray:
+    """``size`` independent N(0, scale²) draws by the Box–Muller transform [BM58]_.
+
+    For independent U uniform on (0, 1] and V uniform on [0, 1), R = √(−2 ln U) and
+    Θ = 2πV, the pair (R cos Θ, R sin Θ) is two independent standard normals; both are
+    multiplied by ``scale``. U is a float64 uniform (1 − ``gen.random()``, a multiple of
+    2⁻⁵³), so R ≤ √(106 ln 2) ≈ 8.57: the normal's tail beyond it, P(R > 8.57) = 2⁻⁵³ ≈ 1e-16
+    per pair, is the only part left out. V, Θ and the sines are computed in ``dtype``
+    (float32: V a multiple of 2⁻²⁴). The first half of the result holds the cosines, the
+    second half the sines.
+    """
+    half = (size + 1) // 2
+    r2 = gen.random(half)
+    np.subtract(1.0, r2, out=r2)
+    np.log(r2, out=r2)
+    r2 *= -2.0 * scale * scale                          # (scale · R)², in float64
+    radius = np.sqrt(r2.astype(dtype, copy=False))
+    angle = gen.random(half, dtype=dtype)
+    angle *= 2 * np.pi
+    out = np.empty(2 * half, dtype=dtype)
+    cos, sin = out[:half], out[half:]
+    np.cos(angle, out=cos)
+    np.sin(angle, out=sin)
+    cos *= radius
+    sin *= radius
+    return out[:size]
 
 
 @dataclass
@@ -216,7 +252,7 @@ class DPGradient:
     Attributes
     ----------
     grads : list of arrays
-        (Σ_i ḡ_i + noise) / (qn), aligned with ``MLP.params``.
+        (Σ_i ḡ_i + noise) / (qn), aligned with ``Network.params``.
     norms : array (b,) or None
         Per-example gradient norms ‖g_i‖ before clipping (None without
         clipping, where they are not needed).
@@ -232,15 +268,15 @@ class DPGradient:
     batch_size: int
 
 
-def _dp_gradient(model: MLP, trace, sigma: float, C: float | None, m: float, gen) -> DPGradient:
+def _dp_gradient(trace, sigma: float, C: float | None, m: float, gen) -> DPGradient:
     """Steps 2-4 on the backward pass ``trace`` of one batch (arguments already checked)."""
     # ‖g_i‖, c_i = min(1, C/‖g_i‖) and Aᵀ diag(c) Δ per layer, without materialising g_i
-    grads, norms, c = model.clipped_gradient_sum(trace, C)
+    grads, norms, c = Network.clipped_gradient_sum(trace, C)
     grads = _privatize(grads, sigma, 0.0 if C is None else C, m, gen, copy=False)
     return DPGradient(grads=grads, norms=norms, clip_factors=c, batch_size=int(c.shape[0]))
 
 
-def dp_sgd_gradient(model: MLP, X_batch, y_batch, *, noise_multiplier: float,
+def dp_sgd_gradient(model: Network, X_batch, y_batch, *, noise_multiplier: float,
                     max_grad_norm: float | None, expected_batch_size: float,
                     rng=None) -> DPGradient:
     """Steps 2–4 of DP-SGD on one (already sampled) batch [ACG16]_ Algorithm 1.
@@ -254,7 +290,8 @@ def dp_sgd_gradient(model: MLP, X_batch, y_batch, *, noise_multiplier: float,
 
     Parameters
     ----------
-    model : MLP
+    model : Network
+        A classifier: logits out, softmax cross-entropy (:meth:`Network.trace`).
     X_batch : array (b, d), y_batch : array of int (b,)
     noise_multiplier, max_grad_norm, expected_batch_size, rng :
         see :func:`privatize_gradient_sum`.
@@ -268,13 +305,14 @@ def dp_sgd_gradient(model: MLP, X_batch, y_batch, *, noise_multiplier: float,
     [ACG16]_ Algorithm 1; [G15]_ and [LK21]_ for the per-example norms and the
     clipped sum; see the module docstring.
     """
-    if not isinstance(model, MLP):
-        raise TypeError(f"model must be a dpteach.learning.nn.MLP; got {type(model).__name__}")
+    if not isinstance(model, Network):
+        raise TypeError("model must be a dpteach.learning.network.Network; got "
+                        f"{type(model).__name__}")
     sigma, C = _check_noise(noise_multiplier, max_grad_norm)
     m = _check_expected_batch_size(expected_batch_size)
     gen = check_rng(rng)
-    trace = model.backward(X_batch, y_batch)
-    return _dp_gradient(model, trace, sigma, C, m, gen)
+    trace = model.trace(X_batch, y_batch)
+    return _dp_gradient(trace, sigma, C, m, gen)
 
 
 def _check_features(name: str, X) -> np.ndarray:
@@ -313,7 +351,7 @@ class DPSGDClassifier(ClassifierMixin, BaseEstimator):
     hidden : tuple of int, default (64,)
         Hidden layer widths (empty tuple: multinomial logistic regression), at
         most 48 layers, widths and parameter count as in
-        :class:`~dpteach.learning.nn.MLP`.
+        :class:`~dpteach.learning.network.Network`.
     activation : {"relu", "tanh"}, default "relu"
     target_epsilon : float > 0, optional
         If set, σ is the smallest noise multiplier such that the planned
@@ -334,7 +372,7 @@ class DPSGDClassifier(ClassifierMixin, BaseEstimator):
     Attributes
     ----------
     classes_ : array
-    model_ : dpteach.learning.nn.MLP
+    model_ : dpteach.learning.network.Network
     noise_multiplier_ : float
         σ actually used.
     sample_rate_ : float
@@ -453,7 +491,7 @@ class DPSGDClassifier(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like, shape (n, d)
-            Finite features of magnitude ≤ 1e15 (:data:`~dpteach.learning.nn.MAX_INPUT`).
+            Finite features of magnitude ≤ 1e15 (:data:`~dpteach.learning.optim.MAX_INPUT`).
         y : array-like, shape (n,)
             At least two classes.
         """
@@ -492,8 +530,9 @@ class DPSGDClassifier(ClassifierMixin, BaseEstimator):
             self.accountant_ = None
 
         Xf = X.astype(np.float32)
-        self.model_ = model = MLP((X.shape[1], *hidden, self.classes_.size),
-                                  activation=self.activation, l2=l2, dtype="float32", rng=gen)
+        self.model_ = model = Network((X.shape[1], *hidden, self.classes_.size),
+                                      activation=self.activation, l2=l2, dtype="float32",
+                                      rng=gen)
         self.history_ = {"epoch": [], "loss": [], "accuracy": [], "epsilon": []}
         batch_sizes = np.empty(total, dtype=np.int64)
         step, pending = 0, 0
@@ -503,8 +542,8 @@ class DPSGDClassifier(ClassifierMixin, BaseEstimator):
             with np.errstate(over="ignore", invalid="ignore"):   # divergence is checked below
                 for _ in range(per_epoch):
                     idx = np.flatnonzero(gen.random(n) < q)            # 1. Poisson sampling
-                    trace = model.backward(Xf[idx], y_idx[idx], check_input=False)
-                    dpg = _dp_gradient(model, trace, sigma, C, q * n, gen)   # 2-4. clip, noise
+                    trace = model._trace(Xf[idx], y_idx[idx])        # checked once, above
+                    dpg = _dp_gradient(trace, sigma, C, q * n, gen)   # 2-4. clip, noise
                     model.apply_update(model.add_l2_gradient(dpg.grads), lr)
                     if self.accountant_ is not None:                   # 5. accounting
                         if acc_name == "rdp":
@@ -565,3 +604,9 @@ class DPSGDClassifier(ClassifierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.non_deterministic = True
         return tags
+
+# Engineering note: why Box–Muller and not Generator.standard_normal. NumPy's ziggurat
+# costs ~0.8 ms for the 101,770 draws of one step of benchmarks/bench_dpsgd.py, more than
+# half a non-private step; `_normal` (uniforms, a float64 log, float32 sines) ~0.25 ms,
+# which keeps the DP step within 1.5× the non-private one (benchmarks/README.md). The
+# draws differ from the ziggurat's for the same seed, not in distribution.

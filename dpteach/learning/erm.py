@@ -71,7 +71,7 @@ from .._validation import (
     check_rng,
     describe,
 )
-from ..samplers import sample_l2_laplace
+from ..mechanisms.l2_laplace import sample_l2_laplace
 from .logistic import (
     LOGISTIC_C,
     MAX_ROWS,
@@ -280,7 +280,8 @@ def _noise(d: int, beta: float, gen, arg: str, value) -> np.ndarray:
         raise ParameterError(f"{arg} is too small: the noise rate β = {beta:.3g} is below "
                              f"{MIN_NOISE_RATE:g} and the noise norm (mean d/β) would leave the "
                              f"float range; got {arg}={describe(value)}")
-    return sample_l2_laplace(d, beta, rng=gen)
+    # the unchecked sampler: β is made (and bounded) here, from the learner's arguments
+    return sample_l2_laplace.__wrapped__(d, beta, rng=gen)
 
 
 def output_perturbation(Z, s, epsilon: float, lam: float, rng=None, *, w_star=None) -> PrivateFit:

@@ -34,7 +34,7 @@ from .._validation import (
     check_probability,
     describe,
 )
-from ..samplers import l2_laplace_norm_distribution
+from ..mechanisms.l2_laplace import l2_laplace_norm_distribution
 from .erm import MAX_DIM, objective_perturbation_constants, output_perturbation_beta
 from .logistic import LOGISTIC_C, MAX_ROWS
 
@@ -107,7 +107,7 @@ def excess_risk_bound(method: str, n: int, dim: int, lam: float, epsilon: float,
     """Bound on ``J(w_priv) − J(w*)`` holding with probability ≥ ``prob``.
 
     Plugs the ``prob``-quantile of the noise norm (exactly
-    ``Gamma(dim, 1/β)``, :func:`dpteach.samplers.l2_laplace_norm_distribution`)
+    ``Gamma(dim, 1/β)``, :func:`dpteach.mechanisms.l2_laplace.l2_laplace_norm_distribution`)
     into :func:`excess_risk_given_noise`. Roughly, with ``‖b‖ ≈ 2·dim/(·)``:
 
     * output perturbation: ``≈ 2(c+Λ)·dim²/(n²Λ²ε²)``;

@@ -1,10 +1,11 @@
 """Plotting functions shared by the notebooks and the app.
 
-Each ``plot_*`` function takes the parameters (and optionally ``ax=``) and returns a
-matplotlib ``Figure``; the figures the app shows also have a ``*_data`` function
-returning a :class:`~dpteach.plots.figure.FigureData`, drawn by matplotlib
-(:func:`~dpteach.plots.figure.to_matplotlib`) in the notebooks and by the browser
-(:func:`~dpteach.plots.figure.to_vega_lite`) in the app. One submodule per chapter.
+One figure path: every figure has a ``*_data`` function returning a
+:class:`~dpteach.plots.figure.FigureData` (the numbers, computed through the math modules,
+and the words of the title, axes and legend), and its ``plot_*`` function is
+``to_matplotlib(x_data(...), ax=ax)``: a matplotlib ``Figure`` for the notebooks. The app
+draws the same data in the browser (:func:`~dpteach.plots.figure.to_vega_lite`). One
+submodule per chapter.
 
 The public names are re-exported here, but loaded on first use (PEP 562): ``import
 dpteach.plots`` stays light, and a chapter (with matplotlib and SciPy) is imported
@@ -22,6 +23,7 @@ _EXPORTS = {
         "plot_dimension_crossover", "plot_error_vs_epsilon", "plot_neighbouring_densities",
         "plot_privacy_loss", "plot_sigma_comparison",
     ),
+    "definition": ("plot_dp_test_region", "plot_event_probabilities", "plot_posterior_bound"),
     "randomized_response": (
         "plot_local_vs_central", "plot_rr_estimator", "plot_rr_probabilities",
         "plot_rr_std_error",
@@ -33,7 +35,7 @@ _EXPORTS = {
     "accounting": ("plot_amplification", "plot_composition", "plot_dpsgd_epsilon"),
     "dpsgd": (
         "plot_decision_boundary", "plot_grad_norm_histogram", "plot_mia_roc",
-        "plot_privacy_utility", "plot_training_history",
+        "plot_privacy_utility", "plot_probability_grid", "plot_training_history",
     ),
     "selection": (
         "plot_block_estimates", "plot_event_privacy_loss", "plot_exponential_mechanism",
@@ -56,6 +58,7 @@ _EXPORTS = {
     "laftr": ("plot_frontier", "plot_group_rates"),
     "anonymity": ("plot_class_sizes", "plot_uniqueness_curve"),
     "reconstruction": ("plot_recovery_vs_epsilon", "plot_recovery_vs_noise", "plot_tracing_power"),
+    "practice": ("plot_release_comparison",),
 }
 _HOME = {name: module for module, names in _EXPORTS.items() for name in names}
 

@@ -1,28 +1,27 @@
 """Figures for composition and privacy accounting (notebook 04, app pages).
 
-All numbers come from :mod:`dpteach.accounting` / :mod:`dpteach.composition`.
-:func:`composition_data` and :func:`dpsgd_epsilon_data` return the figures the app
-pages "Composition & budget" and "DP-SGD planner" show, as
-:class:`~dpteach.plots.figure.FigureData`; :func:`plot_composition` and
-:func:`plot_dpsgd_epsilon` draw them with matplotlib (for the notebooks).
+All numbers come from :mod:`dpteach.accounting` / :mod:`dpteach.accounting.composition`.
+:func:`composition_data`, :func:`dpsgd_epsilon_data` and :func:`amplification_data` return
+the figures as :class:`~dpteach.plots.figure.FigureData` (the first two are those of the app
+pages "Composition & budget" and "DP-SGD planner"); the ``plot_*`` function of the same name
+draws each with matplotlib (for the notebooks).
 
 Some numbers are slow: PLD (up to seconds each) and the optimal composition bound (O(k)
 per k). For the values the app's sliders offer (the grids below) they are read from
 small tables shipped in ``dpteach/data`` and made by ``scripts/precompute_app_tables.py``
-(:func:`load_composition_table`, :func:`load_planner_table`), so that no slider move
-waits for them; any other arguments are computed.
+(:func:`dpteach.tables.load_composition_table`, :func:`dpteach.tables.load_planner_table`),
+so that no slider move waits for them; any other arguments are computed.
 """
 
 from __future__ import annotations
 
 import functools
-import json
-from importlib import resources
 
 import numpy as np
 
 from .._validation import (
     ParameterError,
+    array,
     check_array,
     check_choice,
     check_delta,
@@ -32,13 +31,18 @@ from .._validation import (
     check_probability,
     describe,
 )
-from ..accounting import METHOD_LABELS, METHODS, composition_epsilons, dpsgd_epsilons
-from ..composition import amplify_by_subsampling
-from ._style import PALETTE, new_axes, refuse_undrawable, refuse_undrawable_log
+from ..accounting.compare import METHOD_LABELS, METHODS, composition_epsilons, dpsgd_epsilons
+from ..accounting.composition import amplify_by_subsampling
+
+#: plot_amplification's ε's: amplify_by_subsampling's per-mechanism ε, at most 12 lines
+_AMPLIFIED_EPSILONS = array(ndim=(0, 1), low=1e-12, high=500.0, max_size=12,
+                            text="1 to 12 numbers in [1e-12, 500]")
+from .. import tables
+from ._style import CYCLE, PALETTE, refuse_undrawable, refuse_undrawable_log
 from .figure import FigureData, Rule, Series, to_matplotlib
 
 __all__ = ["composition_data", "plot_composition", "dpsgd_epsilon_data", "plot_dpsgd_epsilon",
-           "plot_amplification", "planner_run", "planner_pld_steps"]
+           "amplification_data", "plot_amplification", "planner_run", "planner_pld_steps"]
 
 K_MAX_LIMIT = 100_000        # plot_composition: largest k_max (and mark_k)
 STEPS_MAX_LIMIT = 10**6      # plot_dpsgd_epsilon: largest steps_max (and mark_steps)
@@ -47,7 +51,7 @@ PLD_POINTS_LIMIT = 100       # plot_dpsgd_epsilon: each PLD point costs up to ~3
 # ----------------------------------------------------------------- the app's slider grids
 # The pages "Composition & budget" and "DP-SGD planner" offer exactly these values;
 # scripts/precompute_app_tables.py precomputes the slow numbers over them (the pages,
-# the script and tests/test_app_tables.py import them from here, without Streamlit).
+# the script and tests/test_tables.py import them from here, without Streamlit).
 
 #: Composition page: numbers of queries k.
 COMPOSITION_KS = (1, 2, 3, 5, 10, 20, 30, 50, 100, 200, 300, 500, 1000, 2000, 5000)
@@ -73,8 +77,6 @@ PLANNER_EPOCHS = (1, 2, 3, 5, 10, 20, 30, 50, 64, 100, 200)
 PLANNER_SIGMAS = (0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.5, 2.0, 3.0, 5.0, 10.0)
 #: DP-SGD planner: δ.
 PLANNER_DELTAS = tuple(10.0 ** -k for k in range(10, 1, -1))
-#: PLD discretisation (value_discretization_interval) of the app pages and their tables.
-APP_PLD_INTERVAL = 1e-3
 
 
 def _check_run(n, batch, epochs) -> tuple[int, int, int]:
@@ -118,9 +120,6 @@ def planner_pld_steps(n: int, batch: int, epochs: int) -> tuple[int, ...]:
     return tuple(sorted({planner_run(n, batch, e)[1] for e in counts}))
 
 
-#: Precomputed tables (``dpteach/data``), written by scripts/precompute_app_tables.py.
-COMPOSITION_TABLE = "composition_tables.npz"
-PLANNER_TABLE = "dpsgd_planner_pld.npz"
 #: The planner table holds runs of at most this many steps (longer: a button on the page).
 PLANNER_TABLE_MAX_STEPS = 10**6
 
@@ -174,59 +173,11 @@ def _call(func, plot_args: dict, *args, **kwargs):
 
 # ------------------------------------------------------------------ precomputed tables
 @functools.lru_cache(maxsize=None)
-def _load(filename: str) -> dict | None:
-    """The arrays of a shipped table (read-only), its ``meta`` as a dict; None if absent.
-
-    Value arrays are stored as byte planes (row i holds byte i of every value, which
-    zip compresses ~25 % better); ``meta["byte_planes"]`` gives their dtype and shape.
-    A table made with another PLD discretisation than :data:`APP_PLD_INTERVAL` is
-    ignored (everything is then computed).
-    """
-    try:
-        with resources.files("dpteach").joinpath("data", filename).open("rb") as fh:
-            npz = np.load(fh, allow_pickle=False)
-            arrays = {k: npz[k] for k in npz.files}
-    except (FileNotFoundError, OSError, ValueError):
-        return None
-    meta = json.loads(str(arrays["meta"]))
-    if meta.get("value_discretization_interval") != APP_PLD_INTERVAL:
-        return None
-    for name, spec in meta.get("byte_planes", {}).items():
-        planes = arrays[name]
-        arrays[name] = (np.ascontiguousarray(planes.T).reshape(-1).view(spec["dtype"])
-                        .reshape(spec["shape"]))
-    for arr in arrays.values():
-        arr.flags.writeable = False
-    arrays["meta"] = meta
-    return arrays
-
-
-def load_composition_table() -> dict | None:
-    """The composition page's shipped table (made by ``scripts/precompute_app_tables.py``).
-
-    Axes ``epsilons`` (ε₀), ``sigmas`` (σ), ``ks`` and ``deltas``; values
-    ``laplace_pld``, ``laplace_optimal`` (indexed [ε₀, k, δ]) and ``gaussian_optimal``
-    ([σ, k, δ]), float64; ``meta``: how the table was made. None if not shipped.
-    """
-    return _load(COMPOSITION_TABLE)
-
-
-def load_planner_table() -> dict | None:
-    """The DP-SGD planner's shipped table (made by ``scripts/precompute_app_tables.py``).
-
-    Axes ``sigmas``, runs (``sample_rates``, ``steps``) and ``deltas``; values
-    ``epsilon`` (PLD ε indexed [σ, run, δ], float32); ``meta``: how the table was
-    made. None if not shipped.
-    """
-    return _load(PLANNER_TABLE)
-
-
-@functools.lru_cache(maxsize=None)
-def _table(filename: str):
-    """``(arrays, index)`` of a shipped table, or None; ``index`` maps each axis name to
-    ``{value: position}`` (exact float equality: the table is used only for arguments
-    that are the very floats of the slider grids)."""
-    arrays = _load(filename)
+def _table(load):
+    """``(arrays, index)`` of the shipped table ``load()`` reads, or None; ``index`` maps each
+    axis name to ``{value: position}`` (exact float equality: the table is used only for
+    arguments that are the very floats of the slider grids)."""
+    arrays = load()
     if arrays is None:
         return None
     index = {name: {v.item(): i for i, v in enumerate(arrays[name])}
@@ -246,7 +197,7 @@ def _composition_tabled(method: str, ks: np.ndarray, mechanism: str, value: floa
                         delta: float, plot_args: dict) -> np.ndarray:
     """Total ε by ``method`` for each k: shipped table, else computed (``value``: ε₀ or σ)."""
     out = np.full(ks.size, np.nan)
-    table = _table(COMPOSITION_TABLE)
+    table = _table(tables.load_composition_table)
     if table is not None:
         arrays, index = table
         axis = "epsilons" if mechanism == "laplace" else "sigmas"
@@ -269,7 +220,7 @@ def _dpsgd_pld(steps: np.ndarray, sigma: float, q: float, delta: float,
                plot_args: dict) -> np.ndarray:
     """PLD ε after each number of DP-SGD steps: shipped table, else computed."""
     out = np.full(steps.size, np.nan)
-    table = _table(PLANNER_TABLE)
+    table = _table(tables.load_planner_table)
     if table is not None:
         arrays, index = table
         s, d = index["sigmas"].get(sigma), index["deltas"].get(delta)
@@ -305,9 +256,10 @@ def composition_data(k_max: int = 1000, *, mechanism: str = "laplace",
     The numbers are :func:`dpteach.accounting.composition_epsilons`' (see there what
     each method assumes; for Gaussian queries the per-query δ₀ = δ/(2k) split). The
     PLD of k Laplace queries (seconds at large kε₀) and the optimal bound (O(k) per
-    k) are read from the table shipped in ``dpteach/data`` (:data:`COMPOSITION_TABLE`,
-    made by ``scripts/precompute_app_tables.py``, bit-for-bit the library's numbers)
-    when ε₀ or σ, δ and k are values of the app's sliders, and computed otherwise.
+    k) are read from the table shipped in ``dpteach/data``
+    (:func:`dpteach.tables.load_composition_table`, made by
+    ``scripts/precompute_app_tables.py``, bit-for-bit the library's numbers) when ε₀ or σ,
+    δ and k are values of the app's sliders, and computed otherwise.
 
     Parameters
     ----------
@@ -359,7 +311,7 @@ def composition_data(k_max: int = 1000, *, mechanism: str = "laplace",
     series = tuple(Series(m, METHOD_LABELS[m], ks, curves[m], colour=_COLOURS[m],
                           dash=_DASHES[m], width=2.0 if m in ("rdp", "pld") else 1.6)
                    for m in drawn)
-    rules = () if mark_k is None else (Rule("mark_k", "x", mark_k, colour=PALETTE["black"]),)
+    rules = () if mark_k is None else (Rule("mark_k", "x", mark_k, colour="grey", dash="solid"),)
     what = (f"Laplace queries, ε₀ = {epsilon:g} each" if mechanism == "laplace"
             else f"Gaussian queries, σ = {sigma:g} (Δ₂ = 1)")
     extra = {"ks": ks}
@@ -368,7 +320,8 @@ def composition_data(k_max: int = 1000, *, mechanism: str = "laplace",
         extra["at_mark"] = {m: float(curves[m][j]) for m in methods}
     return FigureData(title=f"Composition of k {what}; total δ = {delta:g}",
                       x_title="number of queries k", y_title="total ε (lower is better)",
-                      series=series, rules=rules, log_x=True, log_y=True, extra=extra)
+                      series=series, rules=rules, log_x=True, log_y=True, x_integer=True,
+                      extra=extra)
 
 
 def plot_composition(k_max: int = 1000, *, mechanism: str = "laplace", epsilon: float | None = 0.1,
@@ -388,17 +341,9 @@ def plot_composition(k_max: int = 1000, *, mechanism: str = "laplace", epsilon: 
     -------
     matplotlib.figure.Figure
     """
-    data = composition_data(k_max, mechanism=mechanism, epsilon=epsilon, sigma=sigma,
-                            delta=delta, methods=methods, mark_k=mark_k)
-    fig = to_matplotlib(data, ax=ax)
-    ax = fig.axes[0] if ax is None else ax
-    for line in ax.lines:
-        if line.get_gid() == "mark_k":
-            line.set_color("grey")
-            line.set_linestyle("-")
-            line.set_linewidth(0.8)
-    ax.grid(True, which="major", alpha=0.3)
-    return fig
+    return to_matplotlib(composition_data(k_max, mechanism=mechanism, epsilon=epsilon,
+                                          sigma=sigma, delta=delta, methods=methods,
+                                          mark_k=mark_k), ax=ax)
 
 
 # ------------------------------------------------------------------ DP-SGD
@@ -410,8 +355,8 @@ def dpsgd_epsilon_data(steps_max: int = 15_000, *, noise_multiplier: float = 1.1
 
     RDP is computed (:func:`dpteach.accounting.dpsgd_epsilons`, milliseconds). PLD
     (up to a second per point) is read from the table shipped in ``dpteach/data``
-    (:data:`PLANNER_TABLE`, made by ``scripts/precompute_app_tables.py``, stored as
-    float32: within 2⁻²⁴ relative of the library's numbers) when σ, q, δ and the
+    (:func:`dpteach.tables.load_planner_table`, made by ``scripts/precompute_app_tables.py``,
+    stored as float32: within 2⁻²⁴ relative of the library's numbers) when σ, q, δ and the
     number of steps are those of a run the DP-SGD planner's sliders offer, and
     computed otherwise (grid 1e-3).
 
@@ -478,14 +423,15 @@ def dpsgd_epsilon_data(steps_max: int = 15_000, *, noise_multiplier: float = 1.1
     rules = ()
     extra = {}
     if mark_steps is not None:
-        rules = (Rule("mark_steps", "x", mark_steps, colour=PALETTE["black"]),)
+        rules = (Rule("mark_steps", "x", mark_steps, colour="grey", dash="solid"),)
         at_mark = {"rdp": float(rdp[int(np.searchsorted(steps, mark_steps))])}
         if pld is not None and mark_steps in pts:
             at_mark["pld"] = float(pld[int(np.searchsorted(pts, mark_steps))])
         extra["at_mark"] = at_mark
     return FigureData(title=f"DP-SGD accounting: q = {q:.3g}, σ = {sigma:g}, δ = {delta:g}",
-                      x_title="training steps T", y_title="ε (lower is better)",
-                      series=tuple(series), rules=rules, log_x=True, extra=extra)
+                      x_title="number of training steps T", y_title="ε (lower is better)",
+                      series=tuple(series), rules=rules, log_x=True, x_integer=True,
+                      extra=extra)
 
 
 def plot_dpsgd_epsilon(steps_max: int = 15_000, *, noise_multiplier: float = 1.1,
@@ -505,54 +451,65 @@ def plot_dpsgd_epsilon(steps_max: int = 15_000, *, noise_multiplier: float = 1.1
     -------
     matplotlib.figure.Figure
     """
-    data = dpsgd_epsilon_data(steps_max, noise_multiplier=noise_multiplier,
-                              sample_rate=sample_rate, delta=delta, pld_points=pld_points,
-                              mark_steps=mark_steps)
-    fig = to_matplotlib(data, ax=ax)
-    ax = fig.axes[0] if ax is None else ax
-    for line in ax.lines:
-        if line.get_gid() == "pld":
-            line.set_zorder(3)
-        elif line.get_gid() == "mark_steps":
-            line.set_color("grey")
-            line.set_linestyle("-")
-            line.set_linewidth(0.8)
-    ax.grid(True, which="major", alpha=0.3)
-    return fig
+    return to_matplotlib(dpsgd_epsilon_data(steps_max, noise_multiplier=noise_multiplier,
+                                            sample_rate=sample_rate, delta=delta,
+                                            pld_points=pld_points, mark_steps=mark_steps),
+                         ax=ax)
+
+
+def amplification_data(epsilons=(0.5, 1.0, 2.0, 5.0)) -> FigureData:
+    """Privacy amplification by subsampling: ε' = ln(1 + q(e^ε − 1)) against q (log–log).
+
+    :func:`dpteach.accounting.composition.amplify_by_subsampling` for each ε at 80
+    log-spaced sampling rates q in [0.001, 1], and the small-ε approximation q·ε (dotted,
+    in the same colour).
+
+    Parameters
+    ----------
+    epsilons : float or sequence of float
+        ε of the mechanism on its input (in [1e-12, 500], the domain of
+        :func:`~dpteach.accounting.composition.amplify_by_subsampling`), one line each; at
+        most 12.
+
+    Returns
+    -------
+    FigureData
+        Series ``"epsilon-<i>"`` (ε') and ``"approximation-<i>"`` (q·ε) for the i-th ε;
+        ``extra["q"]`` holds the sampling rates.
+    """
+    eps_arr = _AMPLIFIED_EPSILONS("epsilons", epsilons).ravel()
+    epsilons = [float(e) for e in eps_arr]
+    qs = np.geomspace(1e-3, 1.0, 80)
+    amps = [[amplify_by_subsampling(eps, q) for q in qs] for eps in epsilons]
+    refuse_undrawable_log("the ε values", dict(epsilons=epsilons), *amps, eps_arr)
+    series = []
+    for i, (eps, amp) in enumerate(zip(epsilons, amps)):
+        colour = CYCLE[i % len(CYCLE)]
+        series.append(Series(f"epsilon-{i}", f"ε = {eps:g}", qs, amp, colour=colour))
+        series.append(Series(f"approximation-{i}", "", qs, qs * eps, colour=colour,
+                             dash="dotted", width=1.0))
+    # a legend entry for the dotted lines (drawn in the colour of their ε)
+    series.append(Series("approximation", "q·ε (small-ε approximation, dotted)", [], [],
+                         colour="grey", dash="dotted", width=1.0))
+    return FigureData("Amplification by subsampling: ε' = ln(1 + q(e^ε − 1))",
+                      "sampling rate q (log scale)", "ε after subsampling (log scale)",
+                      series=tuple(series), log_x=True, log_y=True, extra={"q": qs})
 
 
 def plot_amplification(epsilons=(0.5, 1.0, 2.0, 5.0), ax=None):
     """Privacy amplification by subsampling: ε' = ln(1 + q(e^ε − 1)) versus q.
 
+    Draws :func:`amplification_data` with matplotlib (arguments as there).
+
     Parameters
     ----------
     epsilons : float or sequence of float
-        ε of the mechanism on its input (finite, > 0, at most 1e200: the range of a
-        log axis), one line each; at most 12.
+        ε of the mechanism on its input (finite, > 0, at most 1e200), one line each; at
+        most 12.
     ax : matplotlib Axes, optional
 
     Returns
     -------
     matplotlib.figure.Figure
     """
-    eps_arr = check_array("epsilons", epsilons, ndim=(0, 1)).ravel()
-    if np.any(eps_arr <= 0) or eps_arr.size > 12:
-        raise ParameterError("epsilons must hold 1 to 12 values, each finite and > 0; "
-                             f"got epsilons={epsilons!r:.60}")
-    epsilons = [float(e) for e in eps_arr]
-    qs = np.geomspace(1e-3, 1.0, 80)
-    amps = [[amplify_by_subsampling(eps, q) for q in qs] for eps in epsilons]
-    refuse_undrawable_log("the ε values", dict(epsilons=epsilons), *amps, eps_arr)
-    fig, ax = new_axes(ax)
-    for eps, amp in zip(epsilons, amps):
-        (line,) = ax.plot(qs, amp, lw=2, label=f"ε = {eps:g}")
-        ax.plot(qs, qs * eps, ":", color=line.get_color(), lw=1)
-    ax.plot([], [], ":", color="grey", label="q·ε (small-ε approximation)")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("sampling rate q")
-    ax.set_ylabel("ε after subsampling")
-    ax.set_title("Amplification by subsampling: ε' = ln(1 + q(e^ε − 1))")
-    ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize="small")
-    return fig
+    return to_matplotlib(amplification_data(epsilons), ax=ax)

@@ -23,7 +23,7 @@ import textwrap
 import numpy as np
 
 from .._validation import ParameterError, check_array, check_int, describe
-from ._style import CYCLE, PALETTE, new_axes
+from ._style import CYCLE, PALETTE
 from .figure import FigureData, Rule, Series, to_matplotlib
 
 __all__ = ["MAX_CURVES", "MAX_ATTRIBUTES", "MAX_CLASS_SIZE", "uniqueness_curve_data",
@@ -72,18 +72,19 @@ def uniqueness_curve_data(curves, attributes=None) -> FigureData:
         series += [Series(f"curve-{i}", label, x, y, colour=colour),
                    Series(f"curve-{i}-points", "", x, y, kind="points", colour=colour)]
         longest = max(longest, y.size)
-    title = "The curse of dimensionality: unique records as attributes are added"
+    title = "Curse of dimensionality: unique records as attributes grow"
     if attributes is not None:
         if (isinstance(attributes, (str, bytes)) or not isinstance(attributes, (list, tuple))
                 or len(attributes) != longest
                 or not all(isinstance(a, str) for a in attributes)):
             raise TypeError(f"attributes must be a list of {longest} names (one per point); got "
                             f"attributes={describe(attributes)}")
-        title += "\n" + "\n".join(textwrap.wrap("in order: " + " + ".join(attributes), 80))
+        names = [a.replace("_", " ") for a in attributes]      # birth_date: "birth date"
+        title += "\n" + "\n".join(textwrap.wrap("in order: " + " + ".join(names), 60))
     return FigureData(title, "number of attributes", "fraction of records unique",
                       series=tuple(series),
                       rules=(Rule("all-unique", "y", 1.0, "", PALETTE["black"], "dotted"),),
-                      x_domain=(0.5, longest + 0.5), y_domain=(0.0, 1.05))
+                      x_domain=(0.5, longest + 0.5), y_domain=(0.0, 1.05), x_integer=True)
 
 
 def plot_uniqueness_curve(curves, attributes=None, ax=None):
@@ -94,10 +95,7 @@ def plot_uniqueness_curve(curves, attributes=None, ax=None):
     matplotlib.figure.Figure
         Lines with gids ``"curve-0"``, ….
     """
-    data = uniqueness_curve_data(curves, attributes)
-    fig, ax = new_axes(ax)
-    to_matplotlib(data, ax=ax)
-    return fig
+    return to_matplotlib(uniqueness_curve_data(curves, attributes), ax=ax)
 
 
 def class_sizes_data(sizes, k: int | None = None, max_size: int = 20) -> FigureData:
@@ -140,7 +138,7 @@ def class_sizes_data(sizes, k: int | None = None, max_size: int = 20) -> FigureD
                                      colour=PALETTE["blue"]),),
                       rules=rules,
                       x_domain=(0.3, max(max_size + 1.7, 0.0 if k is None else k + 0.5)),
-                      y_domain=(0.0, 1.05 * max(float(shares.max()), 0.01)),
+                      y_domain=(0.0, 1.05 * max(float(shares.max()), 0.01)), x_integer=True,
                       extra={"unique": unique, "shares": shares})
 
 
@@ -152,7 +150,4 @@ def plot_class_sizes(sizes, k: int | None = None, max_size: int = 20, ax=None):
     matplotlib.figure.Figure
         Bars with gid ``"rows"``; the rule ``"k"``.
     """
-    data = class_sizes_data(sizes, k, max_size)
-    fig, ax = new_axes(ax)
-    to_matplotlib(data, ax=ax)
-    return fig
+    return to_matplotlib(class_sizes_data(sizes, k, max_size), ax=ax)

@@ -1,9 +1,10 @@
 """Figures for differencing attacks (notebook 01): sensitivity and attack success.
 
-Every function validates its arguments, draws on ``ax`` or a new pyplot-free
-figure (:func:`dpteach.plots._style.new_axes`), returns the ``Figure`` and
-tags its curves with ``gid``\\ s so tests can read the data back. The maths is
-in :mod:`dpteach.attacks.differencing`.
+Each figure is a data function returning a :class:`~dpteach.plots.figure.FigureData`
+(:func:`neighbour_differences_data`, :func:`noisy_difference_data`,
+:func:`attack_success_data`, :func:`averaging_attack_data`), drawn with matplotlib by the
+``plot_*`` function of the same name; each series' key is the ``gid`` of what it draws, so
+tests can read the data back. The maths is in :mod:`dpteach.attacks.differencing`.
 
 References
 ----------
@@ -30,15 +31,20 @@ from .._validation import (
 from ..attacks.differencing import (
     SCENARIOS,
     dp_success_bound,
-    empirical_sensitivity,
+    local_sensitivity,
     noisy_attack_success,
 )
-from ._style import PALETTE, new_axes
+from ._style import PALETTE
+from .figure import FigureData, Rule, Series, Text, to_matplotlib
 
 __all__ = [
+    "neighbour_differences_data",
     "plot_neighbour_differences",
+    "noisy_difference_data",
     "plot_noisy_difference",
+    "attack_success_data",
     "plot_attack_success",
+    "averaging_attack_data",
     "plot_averaging_attack",
 ]
 
@@ -52,11 +58,11 @@ _SCENARIO_LABEL = {
 }
 
 
-def plot_neighbour_differences(query, db, name: str | None = None, ax=None):
-    """Bar chart of ``q(D) − q(D₋ᵢ)`` for every person i.
+def neighbour_differences_data(query, db, name: str | None = None) -> FigureData:
+    """Bars of ``q(D) − q(D₋ᵢ)`` for every person i.
 
-    The largest bar is the empirical (local) sensitivity of the query at this
-    database (:func:`dpteach.attacks.differencing.empirical_sensitivity`).
+    The largest bar is the local sensitivity of the query at this database
+    (:func:`dpteach.attacks.differencing.local_sensitivity`).
 
     Parameters
     ----------
@@ -65,23 +71,27 @@ def plot_neighbour_differences(query, db, name: str | None = None, ax=None):
     db : array_like
         1-D, 2 to 1000 rows; bars are coloured by bit when it holds only 0s and 1s.
     name : str, optional
-        Query name for the title (default: the string or the callable's name).
-    ax : matplotlib Axes, optional
+        Query name for the title (default: the string, or the callable's name with its
+        underscores read as spaces).
 
     Returns
     -------
-    matplotlib.figure.Figure
-        Bars have gid ``"difference"``; the sensitivity lines ``"sensitivity"``.
+    FigureData
+        Bars ``"difference"`` at x = i (or, for a database of bits, ``"difference-bit-1"``
+        and ``"difference-bit-0"``), rules ``"sensitivity"`` and ``"minus-sensitivity"`` at
+        ± the empirical sensitivity and ``"zero"``; a text ``"nobody"`` when no single
+        person changes the answer. ``extra["sensitivity"]`` is that sensitivity.
     """
     if name is None:
-        name = query if isinstance(query, str) else getattr(query, "__name__", "query")
+        name = query if isinstance(query, str) else \
+            getattr(query, "__name__", "query").replace("_", " ")
     if not isinstance(name, str):
         raise TypeError(f"name must be a string; got name={describe(name)}")
     values = check_array("db", db, ndim=1)
     if values.shape[0] > MAX_BARS:
         raise ParameterError(f"db must have at most {MAX_BARS} rows to draw; got db with shape "
                              f"{values.shape}")
-    rep = empirical_sensitivity(query, db)
+    rep = local_sensitivity(query, db)
     if rep.differences.ndim != 1:
         raise ParameterError(f"plot_neighbour_differences needs a scalar-valued query and a 1-D "
                              f"db; got differences of shape {rep.differences.shape}")
@@ -89,28 +99,50 @@ def plot_neighbour_differences(query, db, name: str | None = None, ax=None):
         raise ParameterError(f"query and db must give differences up to {MAX_DRAWN:g} to draw; "
                              f"got sensitivity {rep.sensitivity:g}")
     is_bits = bool(np.all((values == 0) | (values == 1)))
-    fig, ax = new_axes(ax)
-    idx = np.arange(rep.differences.size)
-    colours = [PALETTE["orange"] if (is_bits and v) else PALETTE["blue"] for v in values]
-    bars = ax.bar(idx, rep.differences, color=colours, width=0.8)
-    for bar in bars:
-        bar.set_gid("difference")
-    ax.axhline(rep.sensitivity, color=PALETTE["vermillion"], ls="--", lw=1.5, gid="sensitivity",
-               label=f"empirical sensitivity = {rep.sensitivity:.3g}")
-    ax.axhline(-rep.sensitivity, color=PALETTE["vermillion"], ls="--", lw=1.5, gid="sensitivity")
-    ax.axhline(0, color="grey", lw=0.6)
-    ax.set_xlabel("person i removed" + (" (orange: bit 1, blue: bit 0)" if is_bits else ""))
-    ax.set_ylabel("q(D) − q(D without i)")
+    idx = np.arange(rep.differences.size, dtype=float)
+    if is_bits:
+        series = tuple(Series(f"difference-bit-{bit}", f"person whose bit is {bit}",
+                              idx[values == bit], rep.differences[values == bit], kind="bars",
+                              width=0.8, colour=colour)
+                       for bit, colour in ((1, PALETTE["orange"]), (0, PALETTE["blue"])))
+    else:
+        series = (Series("difference", "", idx, rep.differences, kind="bars", width=0.8,
+                         colour=PALETTE["blue"]),)
     top = rep.sensitivity if rep.sensitivity > 0 else 1.0
-    ax.set_ylim(-1.25 * top, 1.6 * top)
-    ax.xaxis.get_major_locator().set_params(integer=True)
-    if rep.sensitivity == 0:
-        ax.text(0.5, 0.3, "no single person changes the answer", transform=ax.transAxes,
-                ha="center", va="center", fontsize="large", color="grey")
-    ax.legend(fontsize="small", loc="upper right")
-    ax.set_title(f"Query '{name}' on all {idx.size} neighbours of D\n"
-                 f"max |q(D) − q(D without i)| = {rep.sensitivity:.3g}")
-    return fig
+    rules = (Rule("sensitivity", "y", rep.sensitivity,
+                  f"empirical sensitivity = {rep.sensitivity:.3g}", PALETTE["vermillion"],
+                  "dashed"),
+             Rule("minus-sensitivity", "y", -rep.sensitivity, "", PALETTE["vermillion"],
+                  "dashed"),
+             Rule("zero", "y", 0.0, "", "grey", "solid"))
+    texts = () if rep.sensitivity > 0 else (
+        Text("nobody", (idx.size - 1) / 2, 0.8, "no single person changes the answer",
+             "grey", "center", large=True),)
+    return FigureData(f"Query '{name}' on all {idx.size} neighbours of D\n"
+                      f"max |q(D) − q(D without i)| = {rep.sensitivity:.3g}",
+                      "person i removed", "q(D) − q(D without i)", series=series, rules=rules,
+                      texts=texts, x_domain=(-0.7, idx.size - 0.3),
+                      y_domain=(-1.25 * top, 1.25 * top), x_integer=True,
+                      extra={"sensitivity": rep.sensitivity})
+
+
+def plot_neighbour_differences(query, db, name: str | None = None, ax=None):
+    """Bar chart of ``q(D) − q(D₋ᵢ)`` for every person i.
+
+    Draws :func:`neighbour_differences_data` with matplotlib (arguments as there).
+
+    Parameters
+    ----------
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Bars have gid ``"difference"`` (``"difference-bit-1"``, ``"difference-bit-0"`` for a
+        database of bits); the sensitivity lines ``"sensitivity"`` and
+        ``"minus-sensitivity"``.
+    """
+    return to_matplotlib(neighbour_differences_data(query, db, name), ax=ax)
 
 
 def _difference_pdf(z, b: float, scenario: str):
@@ -121,7 +153,7 @@ def _difference_pdf(z, b: float, scenario: str):
     return (1 + u) * np.exp(-u) / (4 * b)
 
 
-def plot_noisy_difference(epsilon: float, scenario: str = "known_rest", ax=None):
+def noisy_difference_data(epsilon: float, scenario: str = "known_rest") -> FigureData:
     """Densities of the attacker's statistic when the target's bit is 0 or 1.
 
     The attacker sees ``Z = x_i + noise`` (one round, see
@@ -132,18 +164,19 @@ def plot_noisy_difference(epsilon: float, scenario: str = "known_rest", ax=None)
     Parameters
     ----------
     epsilon : float
-        ε of each noisy answer, in [1e-6, 1e6] (the range a picture can show:
-        the noise scale 1/ε spans the x axis).
+        ε of each noisy answer, in [1e-6, 1e3] (the teaching domain of
+        :func:`dpteach.attacks.differencing.noisy_attack_success`).
     scenario : {"known_rest", "two_queries"}
-    ax : matplotlib Axes, optional
 
     Returns
     -------
-    matplotlib.figure.Figure
-        Curves have gids ``"bit=0"`` and ``"bit=1"``, the threshold ``"threshold"``.
+    FigureData
+        Lines ``"bit=0"`` and ``"bit=1"`` (dashed) at 1,201 values of Z, bands
+        ``"wrong-0"`` and ``"wrong-1"`` (the two errors), the rule ``"threshold"`` at ½;
+        ``extra`` holds ``"success"`` and ``"bound"``.
     """
     epsilon = check_epsilon("epsilon", epsilon)
-    epsilon = check_in_range("epsilon", epsilon, 1e-6, 1e6)
+    epsilon = check_in_range("epsilon", epsilon, 1e-6, 1e3)
     b = 1.0 / epsilon                    # Laplace scale of a count (sensitivity 1)
     scenario = check_choice("scenario", scenario, set(SCENARIOS))
     success = noisy_attack_success(epsilon, 1, scenario)
@@ -151,27 +184,45 @@ def plot_noisy_difference(epsilon: float, scenario: str = "known_rest", ax=None)
     spread = max(2.0, (5 if scenario == "known_rest" else 7) * b)
     z = np.linspace(0.5 - spread, 0.5 + spread, 1201)
     f0, f1 = _difference_pdf(z, b, scenario), _difference_pdf(z - 1, b, scenario)
+    right, left = z > 0.5, z <= 0.5
+    series = (
+        Series("wrong-0", "wrong guess (bit 0 read as 1)", z[right], np.zeros(right.sum()),
+               kind="band", y2=f0[right], colour=PALETTE["blue"], opacity=0.25),
+        Series("wrong-1", "wrong guess (bit 1 read as 0)", z[left], np.zeros(left.sum()),
+               kind="band", y2=f1[left], colour=PALETTE["orange"], opacity=0.25),
+        Series("bit=0", "target's bit is 0", z, f0, colour=PALETTE["blue"], width=_LW),
+        Series("bit=1", "target's bit is 1", z, f1, colour=PALETTE["orange"], width=_LW,
+               dash="dashed"),
+    )
+    return FigureData(f"Noisy differencing attack, ε = {epsilon:.3g} per answer\n"
+                      f"success {success:.3f} ≤ bound e^ε/(1 + e^ε) = {bound:.3f}",
+                      "attacker's statistic Z = noisy difference", "probability density",
+                      series=series,
+                      rules=(Rule("threshold", "x", 0.5, "guess 1 if Z > ½", PALETTE["black"],
+                                  "dotted"),),
+                      x_domain=(float(z[0]), float(z[-1])),
+                      y_domain=(0.0, 1.08 * float(max(f0.max(), f1.max()))),
+                      extra={"success": success, "bound": bound})
 
-    fig, ax = new_axes(ax)
-    ax.plot(z, f0, color=PALETTE["blue"], lw=_LW, gid="bit=0", label="target's bit is 0")
-    ax.plot(z, f1, color=PALETTE["orange"], lw=_LW, ls="--", gid="bit=1",
-            label="target's bit is 1")
-    ax.fill_between(z, 0, f0, where=z > 0.5, color=PALETTE["blue"], alpha=0.25, lw=0,
-                    label="wrong guess (bit 0 read as 1)")
-    ax.fill_between(z, 0, f1, where=z <= 0.5, color=PALETTE["orange"], alpha=0.25, lw=0,
-                    label="wrong guess (bit 1 read as 0)")
-    ax.axvline(0.5, color="black", lw=1.2, ls=":", gid="threshold", label="guess 1 if Z > ½")
-    ax.set_xlim(z[0], z[-1])
-    ax.set_ylim(bottom=0, top=1.45 * max(f0.max(), f1.max()))
-    ax.set_xlabel("attacker's statistic Z = noisy difference")
-    ax.set_ylabel("probability density")
-    ax.legend(fontsize="small", loc="upper left")
-    ax.set_title(f"Noisy differencing attack, ε = {epsilon:.3g} per answer\n"
-                 f"success {success:.3f} ≤ bound " + r"$e^{\varepsilon}/(1+e^{\varepsilon})$" + f" = {bound:.3f}")
-    return fig
+
+def plot_noisy_difference(epsilon: float, scenario: str = "known_rest", ax=None):
+    """Densities of the attacker's statistic when the target's bit is 0 or 1.
+
+    Draws :func:`noisy_difference_data` with matplotlib (arguments as there).
+
+    Parameters
+    ----------
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Curves have gids ``"bit=0"`` and ``"bit=1"``, the threshold ``"threshold"``.
+    """
+    return to_matplotlib(noisy_difference_data(epsilon, scenario), ax=ax)
 
 
-def plot_attack_success(epsilons=None, highlight: float | None = None, ax=None):
+def attack_success_data(epsilons=None, highlight: float | None = None) -> FigureData:
     """Exact success of the noisy differencing attack against ε, with the DP bound.
 
     Curves: both scenarios of
@@ -181,10 +232,65 @@ def plot_attack_success(epsilons=None, highlight: float | None = None, ax=None):
     Parameters
     ----------
     epsilons : array_like, optional
-        ε grid: 2 to 1000 values in [1e-100, 1e100] (the range a log axis can
-        draw); default 100 log-spaced values in [0.01, 10].
+        ε grid: 2 to 1000 values in [1e-6, 1e3] (the teaching domain of
+        :func:`dpteach.attacks.differencing.noisy_attack_success`); default 100
+        log-spaced values in [0.01, 10].
     highlight : float, optional
-        An ε in [1e-100, 1e100] to mark on every curve.
+        An ε in [1e-6, 1e3] to mark on every curve.
+
+    Returns
+    -------
+    FigureData
+        Lines ``"bound"``, ``"known_rest"``, ``"two_queries"`` over the sorted grid (log
+        x axis); with ``highlight``, the points ``"highlight"`` (bound, then each scenario)
+        and the rule ``"highlight-epsilon"``; the rule ``"chance"`` at ½.
+    """
+    if epsilons is None:
+        eps = np.geomspace(0.01, 10.0, 100)
+    else:
+        eps = np.sort(check_array("epsilons", epsilons, ndim=1, min_size=2))
+        if np.any(eps < 1e-6) or np.any(eps > 1e3) or eps.size > MAX_GRID:
+            raise ParameterError(f"epsilons must be 2 to {MAX_GRID} values in [1e-6, 1e3]; "
+                                 f"got epsilons={describe(epsilons)}")
+    if highlight is not None:
+        try:
+            highlight = check_in_range("highlight", check_epsilon("highlight", highlight),
+                                       1e-6, 1e3)
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"{exc} (highlight is the epsilon to mark)") from None
+    series = [Series("bound", "bound for any attack: e^ε/(1 + e^ε)", eps, special.expit(eps),
+                     colour=PALETTE["black"], width=_LW)]
+    styles = {"known_rest": (PALETTE["vermillion"], "dashed"),
+              "two_queries": (PALETTE["blue"], "dashdot")}
+    for scenario in SCENARIOS:
+        colour, dash = styles[scenario]
+        series.append(Series(scenario, _SCENARIO_LABEL[scenario], eps,
+                             [noisy_attack_success(e, 1, scenario) for e in eps],
+                             colour=colour, dash=dash, width=_LW))
+    rules = [Rule("chance", "y", 0.5, "", "grey", "dotted")]
+    title = "Success of the differencing attack under Laplace noise"
+    if highlight is not None:
+        pts = [dp_success_bound(highlight)] + [noisy_attack_success(highlight, 1, s)
+                                               for s in SCENARIOS]
+        series.append(Series("highlight", "", [highlight] * 3, pts, kind="points",
+                             colour=PALETTE["black"], width=2.8))
+        rules.append(Rule("highlight-epsilon", "x", highlight, "", "grey", "solid"))
+        title += (f"\nε = {highlight:.3g}: success {pts[1]:.3f} (knows the others), "
+                  f"bound {pts[0]:.3f}")
+    else:
+        title += "\nε per noisy answer, sensitivity 1"
+    return FigureData(title, "ε per answer (log scale; left = more private)",
+                      "probability the guess is right", series=tuple(series),
+                      rules=tuple(rules), log_x=True, y_domain=(0.45, 1.02))
+
+
+def plot_attack_success(epsilons=None, highlight: float | None = None, ax=None):
+    """Exact success of the noisy differencing attack against ε, with the DP bound.
+
+    Draws :func:`attack_success_data` with matplotlib (arguments as there).
+
+    Parameters
+    ----------
     ax : matplotlib Axes, optional
 
     Returns
@@ -193,48 +299,11 @@ def plot_attack_success(epsilons=None, highlight: float | None = None, ax=None):
         Curves have gids ``"known_rest"``, ``"two_queries"``, ``"bound"`` and
         (with ``highlight``) ``"highlight"``.
     """
-    if epsilons is None:
-        eps = np.geomspace(0.01, 10.0, 100)
-    else:
-        eps = np.sort(check_array("epsilons", epsilons, ndim=1, min_size=2))
-        if np.any(eps < 1e-100) or np.any(eps > 1e100) or eps.size > MAX_GRID:
-            raise ParameterError(f"epsilons must be 2 to {MAX_GRID} values in [1e-100, 1e100]; "
-                                 f"got epsilons={describe(epsilons)}")
-    if highlight is not None:
-        try:
-            highlight = check_in_range("highlight", check_epsilon("highlight", highlight),
-                                       1e-100, 1e100)
-        except (TypeError, ValueError) as exc:
-            raise type(exc)(f"{exc} (highlight is the epsilon to mark)") from None
-        bound_h = dp_success_bound(highlight)
-    fig, ax = new_axes(ax)
-    ax.set_xscale("log")
-    ax.plot(eps, special.expit(eps), color="black", lw=_LW, gid="bound",
-            label=r"bound for any attack: $e^{\varepsilon}/(1+e^{\varepsilon})$")
-    styles = {"known_rest": (PALETTE["vermillion"], "--"), "two_queries": (PALETTE["blue"], "-.")}
-    for scenario in SCENARIOS:
-        colour, ls = styles[scenario]
-        ax.plot(eps, [noisy_attack_success(e, 1, scenario) for e in eps], color=colour, lw=_LW,
-                ls=ls, gid=scenario, label=_SCENARIO_LABEL[scenario])
-    ax.axhline(0.5, color="grey", lw=0.8, ls=":")
-    title = "Success of the differencing attack under Laplace noise"
-    if highlight is not None:
-        pts = [bound_h] + [noisy_attack_success(highlight, 1, s) for s in SCENARIOS]
-        ax.plot([highlight] * 3, pts, "o", color="black", ms=7, gid="highlight")
-        ax.axvline(highlight, color="grey", lw=1)
-        title += f"\nε = {highlight:.3g}: success {pts[1]:.3f} (knows the others), bound {pts[0]:.3f}"
-    else:
-        title += "\nε per noisy answer, sensitivity 1"
-    ax.set_ylim(0.45, 1.02)
-    ax.set_xlabel("ε per answer (log scale; left = more private)")
-    ax.set_ylabel("probability the guess is right")
-    ax.legend(fontsize="small", loc="upper left")
-    ax.set_title(title)
-    return fig
+    return to_matplotlib(attack_success_data(epsilons, highlight), ax=ax)
 
 
-def plot_averaging_attack(epsilon: float, k_max: int = 100, scenario: str = "known_rest",
-                          simulated=None, ax=None):
+def averaging_attack_data(epsilon: float, k_max: int = 100, scenario: str = "known_rest",
+                          simulated=None) -> FigureData:
     """Success of the averaging attack against the number k of repeated queries.
 
     Each repetition is a fresh ε-DP answer; averaging k of them shrinks the
@@ -247,20 +316,20 @@ def plot_averaging_attack(epsilon: float, k_max: int = 100, scenario: str = "kno
     Parameters
     ----------
     epsilon : float
-        ε of each answer, finite > 0.
+        ε of each answer, in [1e-6, 1e3].
     k_max : int
         Largest number of repetitions, in [2, 1000].
     scenario : {"known_rest", "two_queries"}
     simulated : dict, optional
         ``{k: success rate}`` from simulations, k in [1, 1000] (as
         :func:`~dpteach.attacks.differencing.simulate_noisy_attack` allows), drawn
-        as markers.
-    ax : matplotlib Axes, optional
+        as points.
 
     Returns
     -------
-    matplotlib.figure.Figure
-        Curves have gids ``"exact"``, ``"bound"`` and ``"simulated"``.
+    FigureData
+        Lines ``"bound"`` and ``"exact"`` at about 40 log-spaced k, points
+        ``"simulated"``, the rule ``"chance"`` at ½.
     """
     epsilon = check_epsilon("epsilon", epsilon)
     bound1 = dp_success_bound(epsilon)
@@ -270,11 +339,10 @@ def plot_averaging_attack(epsilon: float, k_max: int = 100, scenario: str = "kno
     exact = np.array([noisy_attack_success(epsilon, int(k), scenario) for k in ks])
     with np.errstate(over="ignore"):               # kε may overflow to inf: bound 1
         bound = special.expit(ks * epsilon)        # dp_success_bound(kε)
-    fig, ax = new_axes(ax)
-    ax.plot(ks, bound, color="black", lw=_LW, gid="bound",
-            label=r"bound for composed loss $k\varepsilon$: $e^{k\varepsilon}/(1+e^{k\varepsilon})$")
-    ax.plot(ks, exact, color=PALETTE["vermillion"], lw=_LW, ls="--", gid="exact",
-            label="averaging k noisy answers (exact)")
+    series = [Series("bound", "bound for the composed loss kε: e^kε/(1 + e^kε)", ks, bound,
+                     colour=PALETTE["black"], width=_LW),
+              Series("exact", "averaging k noisy answers (exact)", ks, exact,
+                     colour=PALETTE["vermillion"], width=_LW, dash="dashed")]
     if simulated is not None:
         if not isinstance(simulated, dict) or not simulated:
             raise TypeError(f"simulated must be a non-empty dict {{k: success rate}}; "
@@ -284,14 +352,29 @@ def plot_averaging_attack(epsilon: float, k_max: int = 100, scenario: str = "kno
         if np.any((sv < 0) | (sv > 1)) or np.any((sk < 1) | (sk > 1000)):
             raise ParameterError("simulated must map k in [1, 1000] to success rates in [0, 1]; "
                                  f"got simulated={describe(simulated)}")
-        ax.plot(sk, sv, "o", color=PALETTE["blue"], ms=7, gid="simulated",
-                label="simulated success rate")
-    ax.axhline(0.5, color="grey", lw=0.8, ls=":")
-    ax.set_xscale("log")
-    ax.set_ylim(0.45, 1.02)
-    ax.set_xlabel("number k of repeated noisy answers (log scale)")
-    ax.set_ylabel("probability the guess is right")
-    ax.legend(fontsize="small", loc="lower right")
-    ax.set_title(f"Averaging repeated answers, ε = {epsilon:.3g} each\n"
-                 f"one answer: bound {bound1:.3f}; {_SCENARIO_LABEL[scenario]}")
-    return fig
+        series.append(Series("simulated", "simulated success rate", sk, sv, kind="points",
+                             colour=PALETTE["blue"], width=2.8))
+    return FigureData(f"Averaging repeated answers, ε = {epsilon:.3g} each\n"
+                      f"one answer: bound {bound1:.3f}; {_SCENARIO_LABEL[scenario]}",
+                      "number k of repeated noisy answers (log scale)",
+                      "probability the guess is right", series=tuple(series),
+                      rules=(Rule("chance", "y", 0.5, "", "grey", "dotted"),), log_x=True,
+                      x_integer=True, y_domain=(0.45, 1.02))
+
+
+def plot_averaging_attack(epsilon: float, k_max: int = 100, scenario: str = "known_rest",
+                          simulated=None, ax=None):
+    """Success of the averaging attack against the number k of repeated queries.
+
+    Draws :func:`averaging_attack_data` with matplotlib (arguments as there).
+
+    Parameters
+    ----------
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Curves have gids ``"exact"``, ``"bound"`` and ``"simulated"``.
+    """
+    return to_matplotlib(averaging_attack_data(epsilon, k_max, scenario, simulated), ax=ax)

@@ -1,14 +1,14 @@
 """Figures of auditing (notebook 13, the app page "Audit a mechanism").
 
 * :func:`audit_histograms_data` — the outputs of a mechanism on D and on D′ (an
-  :class:`~dpteach.audit_runs.AuditResult`), with the test the auditor chose, and its bound;
+  :class:`~dpteach.audit.runs.AuditResult`), with the test the auditor chose, and its bound;
 * :func:`bound_convergence_data` — the certified bound as the runs grow
-  (:func:`dpteach.audit_runs.audit_convergence`), against the claim, the truth and the most
-  that many runs could ever show (:func:`dpteach.audit_bounds.max_certifiable_epsilon`);
+  (:func:`dpteach.audit.runs.audit_convergence`), against the claim, the truth and the most
+  that many runs could ever show (:func:`dpteach.audit.bounds.max_certifiable_epsilon`);
 * :func:`canary_scores_data` — a one-run audit ([SNJ23]_): the scores of the canaries that
   were in the training set and of those that were not, with the guessing cut-offs;
 * :func:`one_run_bound_data` — how many correct guesses (of r, with m canaries) certify which
-  ε: :func:`dpteach.audit_one_run.one_run_audit_bound` over the accuracy v/r.
+  ε: :func:`dpteach.audit.one_run.one_run_audit_bound` over the accuracy v/r.
 
 Each is a :class:`~dpteach.plots.figure.FigureData` drawn by the ``plot_*`` function of the
 same name. They draw results; the audits are run by the math modules (a page caches those).
@@ -34,10 +34,10 @@ from .._validation import (
     check_nonnegative,
     describe,
 )
-from ..audit_bounds import max_certifiable_epsilon
-from ..audit_one_run import OneRunAudit, one_run_audit_bound
-from ..audit_runs import TRIALS_MAX, AuditResult
-from ._style import PALETTE, new_axes, refuse_undrawable
+from ..audit.bounds import max_certifiable_epsilon
+from ..audit.one_run import OneRunAudit, one_run_audit_bound
+from ..audit.runs import TRIALS_MAX, AuditResult
+from ._style import PALETTE, refuse_undrawable
 from .figure import FigureData, Rule, Series, to_matplotlib
 
 __all__ = [
@@ -78,7 +78,7 @@ def audit_histograms_data(result, bins: int = 40) -> FigureData:
     Parameters
     ----------
     result : AuditResult
-        From :func:`dpteach.audit_runs.audit_mechanism` (or a case's ``audit``).
+        From :func:`dpteach.audit.runs.audit_mechanism` (or a case's ``audit``).
     bins : int in [2, 200]
         Histogram bins for real outputs (outputs with at most 20 distinct values are drawn
         one bar pair per value).
@@ -146,10 +146,7 @@ def plot_audit_histograms(result, bins: int = 40, ax=None):
     -------
     matplotlib.figure.Figure
     """
-    data = audit_histograms_data(result, bins)
-    fig, ax = new_axes(ax)
-    to_matplotlib(data, ax=ax)
-    return fig
+    return to_matplotlib(audit_histograms_data(result, bins), ax=ax)
 
 
 def _trials(trials) -> np.ndarray:
@@ -169,9 +166,9 @@ def bound_convergence_data(trials, bounds, *, claimed_epsilon: float,
     Parameters
     ----------
     trials : 1-D array_like of int
-        Runs per side, at most 100 values in [2, 10**7] (sorted for drawing).
+        Runs per side, at most 100 values in [2, 10**5] (sorted for drawing).
     bounds : 1-D array_like of float
-        The bound at each (e.g. :func:`dpteach.audit_runs.audit_convergence`), ≥ 0, finite.
+        The bound at each (e.g. :func:`dpteach.audit.runs.audit_convergence`), ≥ 0, finite.
     claimed_epsilon : float
         ≥ 0, drawn as a rule.
     true_epsilon : float, optional
@@ -184,7 +181,7 @@ def bound_convergence_data(trials, bounds, *, claimed_epsilon: float,
     -------
     FigureData
         Series ``"bound"`` (points and line), ``"most"`` (the largest bound n runs could
-        certify, :func:`~dpteach.audit_bounds.max_certifiable_epsilon` of the n − n//2
+        certify, :func:`~dpteach.audit.bounds.max_certifiable_epsilon` of the n − n//2
         certifying runs); rules ``"claim"`` and ``"truth"``.
     """
     t = _trials(trials)
@@ -220,7 +217,7 @@ def bound_convergence_data(trials, bounds, *, claimed_epsilon: float,
             note = " · true ε = ∞"
     return FigureData(f"The audit's bound as the runs grow{note}", "runs per side (log scale)",
                       "ε lower bound", tuple(series), tuple(rules), log_x=True,
-                      y_domain=(0.0, 1.15 * top + 0.05))
+                      y_domain=(0.0, 1.15 * top + 0.05), x_integer=True)
 
 
 def plot_bound_convergence(trials, bounds, *, claimed_epsilon: float,
@@ -232,11 +229,9 @@ def plot_bound_convergence(trials, bounds, *, claimed_epsilon: float,
     -------
     matplotlib.figure.Figure
     """
-    data = bound_convergence_data(trials, bounds, claimed_epsilon=claimed_epsilon,
-                                  true_epsilon=true_epsilon, delta=delta, confidence=confidence)
-    fig, ax = new_axes(ax)
-    to_matplotlib(data, ax=ax)
-    return fig
+    return to_matplotlib(bound_convergence_data(trials, bounds, claimed_epsilon=claimed_epsilon,
+                                                true_epsilon=true_epsilon, delta=delta,
+                                                confidence=confidence), ax=ax)
 
 
 def canary_scores_data(audit, bins: int = 40, claimed_epsilon: float | None = None) -> FigureData:
@@ -245,7 +240,7 @@ def canary_scores_data(audit, bins: int = 40, claimed_epsilon: float | None = No
     Parameters
     ----------
     audit : OneRunAudit
-        From :func:`dpteach.audit_one_run.one_run_audit` (or ``one_run_audit_dpsgd(...).audit``).
+        From :func:`dpteach.audit.one_run.one_run_audit` (or ``one_run_audit_dpsgd(...).audit``).
     bins : int in [2, 200]
     claimed_epsilon : float, optional
         The ε the run claims (≥ 0), for the title.
@@ -285,8 +280,8 @@ def canary_scores_data(audit, bins: int = 40, claimed_epsilon: float | None = No
     claim_text = "" if claim is None else f" vs claimed ε = {_fmt(claim)}"
     title = (f"{a.m:,} canaries: {a.v} of {a.r} guesses right\n{1 - a.beta:.0%} bound "
              f"ε ≥ {a.epsilon_lower_bound:.3f}{claim_text} (δ = {a.delta:g})")
-    return FigureData(title, "canary score (higher: more likely in)", "canaries",
-                      series, tuple(rules))
+    return FigureData(title, "canary score (higher: more likely in)", "number of canaries",
+                      series, tuple(rules), y_integer=True)
 
 
 def plot_canary_scores(audit, bins: int = 40, claimed_epsilon: float | None = None, ax=None):
@@ -296,10 +291,7 @@ def plot_canary_scores(audit, bins: int = 40, claimed_epsilon: float | None = No
     -------
     matplotlib.figure.Figure
     """
-    data = canary_scores_data(audit, bins, claimed_epsilon)
-    fig, ax = new_axes(ax)
-    to_matplotlib(data, ax=ax)
-    return fig
+    return to_matplotlib(canary_scores_data(audit, bins, claimed_epsilon), ax=ax)
 
 
 def one_run_bound_data(m: int, r: int, *, delta: float = 0.0, beta: float = 0.05,
@@ -360,8 +352,6 @@ def plot_one_run_bound(m: int, r: int, *, delta: float = 0.0, beta: float = 0.05
     -------
     matplotlib.figure.Figure
     """
-    data = one_run_bound_data(m, r, delta=delta, beta=beta, claimed_epsilon=claimed_epsilon,
-                              points=points)
-    fig, ax = new_axes(ax)
-    to_matplotlib(data, ax=ax)
-    return fig
+    return to_matplotlib(one_run_bound_data(m, r, delta=delta, beta=beta,
+                                            claimed_epsilon=claimed_epsilon, points=points),
+                         ax=ax)

@@ -1,25 +1,17 @@
 """Figures for calibrating Laplace and Gaussian noise to a query's sensitivity.
 
-Each ``plot_*`` function validates its arguments (through :mod:`dpteach._validation` or
-the :mod:`dpteach.mechanisms` functions it calls), draws on ``ax`` (or on a new
-pyplot-free figure from :func:`dpteach.plots._style.new_axes`) and returns the
-:class:`matplotlib.figure.Figure`.
-
-The four figures of the app's "Noise calibration" page come in two renderings of one
-computation: :func:`neighbouring_densities_data`, :func:`privacy_loss_data`,
-:func:`sigma_comparison_data` and :func:`error_vs_epsilon_data` return a
-:class:`~dpteach.plots.figure.FigureData` (the curves as numbers, axis titles, a title
-with ε, δ and Δ), which :func:`plot_neighbouring_densities`, :func:`plot_privacy_loss`,
-:func:`plot_sigma_comparison` and :func:`plot_error_vs_epsilon` draw with matplotlib
-(:func:`~dpteach.plots.figure.to_matplotlib`, plus a few matplotlib-only touches: room
-for the legend, shaded spans) and the app draws in the browser
-(:func:`~dpteach.plots.figure.to_vega_lite`).
+Each figure is a data function returning a :class:`~dpteach.plots.figure.FigureData` (the
+curves as numbers, axis titles, a title with ε, δ and Δ): :func:`neighbouring_densities_data`,
+:func:`privacy_loss_data`, :func:`sigma_comparison_data`, :func:`error_vs_epsilon_data` and
+:func:`dimension_crossover_data`. The ``plot_*`` function of the same name draws it with
+matplotlib (:func:`~dpteach.plots.figure.to_matplotlib`, for the notebooks); the app's "Noise
+calibration" page draws the same data in the browser (:func:`~dpteach.plots.figure.to_vega_lite`).
 
 For a single real-valued query the ℓ1 and ℓ2 sensitivities coincide, so one
 ``sensitivity`` argument serves both mechanisms: Laplace noise uses it as Δ₁,
 Gaussian noise as Δ₂.
 
-Every curve is tagged with a ``gid`` (e.g. ``"laplace-D"``) so tests and
+Every curve is tagged with a ``gid`` (its series' key, e.g. ``"laplace-D"``) so tests and
 notebooks can find the plotted data with ``[l for l in ax.lines if l.get_gid() == ...]``.
 
 References
@@ -33,7 +25,6 @@ References
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import numpy as np
@@ -50,9 +41,14 @@ from .._validation import (
     check_sensitivity,
     describe,
 )
-from ..mechanisms import gaussian_privacy_loss, gaussian_sigma, laplace_privacy_loss, laplace_scale
-from ._style import PALETTE, new_axes, refuse_undrawable, refuse_undrawable_log
-from .figure import MAX_POINTS, FigureData, Rule, Series, to_matplotlib
+from ..mechanisms.noise import (
+    gaussian_privacy_loss,
+    gaussian_sigma,
+    laplace_privacy_loss,
+    laplace_scale,
+)
+from ._style import PALETTE, refuse_undrawable, refuse_undrawable_log
+from .figure import MAX_POINTS, FigureData, Rule, Series, Span, to_matplotlib
 
 __all__ = [
     "neighbouring_densities_data",
@@ -63,6 +59,7 @@ __all__ = [
     "plot_sigma_comparison",
     "error_vs_epsilon_data",
     "plot_error_vs_epsilon",
+    "dimension_crossover_data",
     "plot_dimension_crossover",
 ]
 
@@ -141,7 +138,7 @@ def neighbouring_densities_data(sensitivity: float, epsilon: float, delta: float
     D has true answer ``value``, D' has ``value + sensitivity``. For the Laplace
     mechanism (scale ``b = Δ/ε``, [DR14]_ Thm 3.6) the two densities differ by
     a factor at most e^ε at every output; for the Gaussian (σ from
-    :func:`dpteach.mechanisms.gaussian_sigma`, [DR14]_ Thm A.1 / [BW18]_ Thm 8)
+    :func:`dpteach.mechanisms.noise.gaussian_sigma`, [DR14]_ Thm A.1 / [BW18]_ Thm 8)
     the ratio is unbounded in the tails, which δ pays for.
 
     Parameters
@@ -157,7 +154,7 @@ def neighbouring_densities_data(sensitivity: float, epsilon: float, delta: float
     value : float
         True answer on D.
     method : {"analytic", "classic"}
-        Gaussian calibration, see :func:`dpteach.mechanisms.gaussian_sigma`.
+        Gaussian calibration, see :func:`dpteach.mechanisms.noise.gaussian_sigma`.
 
     Returns
     -------
@@ -252,13 +249,8 @@ def plot_neighbouring_densities(sensitivity: float, epsilon: float, delta: float
         (:data:`~dpteach.plots._style.LINEAR_AXIS_MAX`), e.g. for a noise scale Δ/ε
         below about 1e-300 or above about 1e299.
     """
-    data = neighbouring_densities_data(sensitivity, epsilon, delta, mechanism, value, method)
-    fig, ax = new_axes(ax)
-    to_matplotlib(data, ax=ax)
-    curves = len(data.series) // 2
-    ax.set_ylim(0, (1.35 + 0.12 * curves) * data.extra["peak"])     # room for the legend
-    ax.legend(fontsize="small", loc="upper right")
-    return fig
+    return to_matplotlib(neighbouring_densities_data(sensitivity, epsilon, delta, mechanism,
+                                                     value, method), ax=ax)
 
 
 def privacy_loss_data(sensitivity: float, epsilon: float, delta: float | None = None,
@@ -285,7 +277,7 @@ def privacy_loss_data(sensitivity: float, epsilon: float, delta: float | None = 
     FigureData
         Series ``"loss"`` (300 outputs, with the Laplace loss's kinks at 0 and Δ; D has
         answer 0, D′ has answer Δ) and, for the
-        Gaussian, the shaded bands ``"loss-exceeds-left"`` and ``"loss-exceeds-right"``
+        Gaussian, the shaded spans ``"loss-exceeds-left"`` and ``"loss-exceeds-right"``
         (the outputs with ``|loss| > ε``, over the full height of the plot; the first
         one's label gives their probability under D); rules ``"plus-epsilon"``,
         ``"minus-epsilon"`` at ±ε and ``"zero"``. The title gives Δ, ε and, for the
@@ -305,7 +297,7 @@ def privacy_loss_data(sensitivity: float, epsilon: float, delta: float | None = 
     delta = _delta_for_gaussian(delta, mechanism)
 
     args = dict(sensitivity=sensitivity, epsilon=epsilon, delta=delta)
-    bands, extra = [], {}
+    spans, extra = [], {}
     if mechanism == "laplace":
         b = laplace_scale(sensitivity, epsilon)
         refuse_undrawable("the privacy loss", args, 2.5 * sensitivity + b, 4 * sensitivity + 2 * b,
@@ -338,25 +330,23 @@ def privacy_loss_data(sensitivity: float, epsilon: float, delta: float | None = 
         p_out = float(stats.norm.sf((epsilon - mu) / ratio)
                       + stats.norm.cdf((-epsilon - mu) / ratio))
         extra["p_exceeds"] = p_out
-        height = 1.1 * extent
         for key, lo, hi, text in (
                 ("loss-exceeds-left", y[0], sensitivity / 2 - cut,
                  f"|loss| > ε (probability {p_out:.2g} under D)"),
                 ("loss-exceeds-right", sensitivity / 2 + cut, y[-1], "")):
-            bands.append(Series(key, text, [lo, hi], [-height, -height], kind="band",
-                                y2=[height, height], colour=PALETTE["orange"], opacity=0.2))
+            spans.append(Span(key, "x", lo, hi, text, PALETTE["orange"], 0.2))
         label = f"Gaussian ({method}), σ = {_fmt(sigma)}: unbounded"
         head = f"Privacy loss of the Gaussian mechanism ({method} σ)"
-    series = (*bands, Series("loss", label, y, loss, colour=PALETTE["blue"], width=_LW))
+    series = (Series("loss", label, y, loss, colour=PALETTE["blue"], width=_LW),)
     rules = (Rule("plus-epsilon", "y", epsilon, "±ε", PALETTE["vermillion"], "dashed"),
              Rule("minus-epsilon", "y", -epsilon, "", PALETTE["vermillion"], "dashed"),
              Rule("zero", "y", 0.0, "", PALETTE["black"], "dotted"))
     return FigureData(
         _title(sensitivity, epsilon, delta if mechanism == "gaussian" else None, head),
         "released value y (D has answer 0, D′ has answer Δ)",
-        "privacy loss ln(p_D(y) / p_D′(y))", series=series, rules=rules,
-        x_domain=(float(y[0]), float(y[-1])), y_domain=(-1.1 * extent, 1.1 * extent),
-        extra=extra)
+        "privacy loss ln(p(y | D) / p(y | D′))", series=series, rules=rules,
+        spans=tuple(spans), x_domain=(float(y[0]), float(y[-1])),
+        y_domain=(-1.1 * extent, 1.1 * extent), extra=extra)
 
 
 def plot_privacy_loss(sensitivity: float, epsilon: float, delta: float | None = None,
@@ -374,7 +364,8 @@ def plot_privacy_loss(sensitivity: float, epsilon: float, delta: float | None = 
     Returns
     -------
     matplotlib.figure.Figure
-        The loss curve has gid ``"loss"``; the shaded regions ``"loss-exceeds"``.
+        The loss curve has gid ``"loss"``; the shaded regions ``"loss-exceeds-left"`` and
+        ``"loss-exceeds-right"``.
 
     Raises
     ------
@@ -383,16 +374,8 @@ def plot_privacy_loss(sensitivity: float, epsilon: float, delta: float | None = 
         loss axis (±1.1ε and more) beyond ±1e300
         (:data:`~dpteach.plots._style.LINEAR_AXIS_MAX`).
     """
-    data = privacy_loss_data(sensitivity, epsilon, delta, mechanism, method)
-    bands = [s for s in data.series if s.kind == "band"]
-    fig, ax = new_axes(ax)
-    to_matplotlib(dataclasses.replace(data, series=tuple(s for s in data.series
-                                                         if s.kind != "band")), ax=ax)
-    for band in bands:                    # matplotlib: spans over the full height
-        ax.axvspan(band.x[0], band.x[-1], color=band.colour, alpha=band.opacity, lw=0,
-                   gid="loss-exceeds", label=band.label or None)
-    ax.legend(fontsize="small", loc="upper right")
-    return fig
+    return to_matplotlib(privacy_loss_data(sensitivity, epsilon, delta, mechanism, method),
+                         ax=ax)
 
 
 def sigma_comparison_data(sensitivity: float, delta: float, epsilons=None) -> FigureData:
@@ -457,9 +440,7 @@ def plot_sigma_comparison(sensitivity: float, delta: float, epsilons=None, ax=No
     matplotlib.figure.Figure
         Curves have gids ``"classic"`` and ``"analytic"``.
     """
-    data = sigma_comparison_data(sensitivity, delta, epsilons)
-    fig, ax = new_axes(ax)
-    return to_matplotlib(data, ax=ax)
+    return to_matplotlib(sigma_comparison_data(sensitivity, delta, epsilons), ax=ax)
 
 
 def error_vs_epsilon_data(sensitivity: float, delta: float, epsilons=None,
@@ -467,7 +448,7 @@ def error_vs_epsilon_data(sensitivity: float, delta: float, epsilons=None,
     """Expected absolute error of Laplace and Gaussian noise against ε, as data.
 
     ``E|Lap(b)| = b = Δ/ε`` and ``E|N(0, σ²)| = σ √(2/π)``, with σ from
-    :func:`dpteach.mechanisms.gaussian_sigma` ([DR14]_ Thm 3.6, A.1; [BW18]_).
+    :func:`dpteach.mechanisms.noise.gaussian_sigma` ([DR14]_ Thm 3.6, A.1; [BW18]_).
     For one real-valued query Δ₁ = Δ₂ = ``sensitivity``.
 
     Parameters
@@ -522,13 +503,11 @@ def plot_error_vs_epsilon(sensitivity: float, delta: float, epsilons=None,
     matplotlib.figure.Figure
         Curves have gids ``"laplace"`` and ``"gaussian"``.
     """
-    data = error_vs_epsilon_data(sensitivity, delta, epsilons, method)
-    fig, ax = new_axes(ax)
-    return to_matplotlib(data, ax=ax)
+    return to_matplotlib(error_vs_epsilon_data(sensitivity, delta, epsilons, method), ax=ax)
 
 
-def plot_dimension_crossover(epsilon: float, delta: float, max_dimension: int = 1000,
-                             ax=None):
+def dimension_crossover_data(epsilon: float, delta: float,
+                             max_dimension: int = 1000) -> FigureData:
     """Per-coordinate expected absolute error for d counting queries, against d.
 
     Releasing d counts, each changing by at most 1 between neighbours, has ℓ1
@@ -546,13 +525,13 @@ def plot_dimension_crossover(epsilon: float, delta: float, max_dimension: int = 
         In (0, 1).
     max_dimension : int
         Largest d plotted, an integer in [2, 10**7].
-    ax : matplotlib Axes, optional
 
     Returns
     -------
-    matplotlib.figure.Figure
-        Curves have gids ``"laplace"`` and ``"gaussian"``; the crossover line
-        ``"crossover"`` (when it lies in the plotted range).
+    FigureData
+        Series ``"laplace"`` and ``"gaussian"`` (dashed) at about 200 log-spaced d, log
+        scales, the rule ``"crossover"`` at d* (when it lies in the plotted range);
+        ``extra["d_star"]`` is d*.
     """
     epsilon = check_epsilon("epsilon", epsilon)
     delta = _delta_for_gaussian(delta, "gaussian")
@@ -565,20 +544,35 @@ def plot_dimension_crossover(epsilon: float, delta: float, max_dimension: int = 
     d_star = (epsilon * sigma1 * math.sqrt(2 / math.pi)) ** 2
     refuse_undrawable_log("the errors", dict(epsilon=epsilon, delta=delta,
                                              max_dimension=max_dimension), lap, gau)
+    series = (Series("laplace", "Laplace, ℓ1 sensitivity d: error d/ε", d, lap,
+                     colour=PALETTE["blue"], width=_LW),
+              Series("gaussian", "Gaussian, ℓ2 sensitivity √d: error √d·σ(1)·√(2/π)", d, gau,
+                     colour=PALETTE["vermillion"], width=_LW, dash="dashed"))
+    rules = ((Rule("crossover", "x", d_star, f"crossover d* ≈ {d_star:.3g}", PALETTE["black"],
+                   "dotted"),) if 1 <= d_star <= max_dimension else ())
+    return FigureData(f"d counting queries released together\nε = {_fmt(epsilon)}, "
+                      f"δ = {_fmt(delta)} (analytic σ)",
+                      "number of counting queries d (log scale)",
+                      "expected absolute error per count", series=series, rules=rules,
+                      log_x=True, log_y=True, x_integer=True, extra={"d_star": d_star})
 
-    fig, ax = new_axes(ax)
-    ax.plot(d, lap, color=PALETTE["blue"], lw=_LW, gid="laplace",
-            label="Laplace, ℓ1 sensitivity d: error d/ε")
-    ax.plot(d, gau, color=PALETTE["vermillion"], lw=_LW, ls="--", gid="gaussian",
-            label="Gaussian, ℓ2 sensitivity √d: error √d·σ(1)·√(2/π)")
-    if 1 <= d_star <= max_dimension:
-        ax.axvline(d_star, color="grey", lw=1, ls=":", gid="crossover",
-                   label=f"crossover d* ≈ {d_star:.3g}")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("number of counting queries d (log scale)")
-    ax.set_ylabel("expected absolute error per count")
-    ax.legend(fontsize="small")
-    ax.set_title(f"d counting queries released together\nε = {_fmt(epsilon)}, "
-                 f"δ = {_fmt(delta)} (analytic σ)")
-    return fig
+
+def plot_dimension_crossover(epsilon: float, delta: float, max_dimension: int = 1000,
+                             ax=None):
+    """Per-coordinate expected absolute error for d counting queries, against d.
+
+    Draws :func:`dimension_crossover_data` with matplotlib (see there for the mathematics,
+    its sources and the arguments, which are the same here).
+
+    Parameters
+    ----------
+    ax : matplotlib Axes, optional
+        Draw on these axes instead of a new figure.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Curves have gids ``"laplace"`` and ``"gaussian"``; the crossover line
+        ``"crossover"`` (when it lies in the plotted range).
+    """
+    return to_matplotlib(dimension_crossover_data(epsilon, delta, max_dimension), ax=ax)

@@ -22,15 +22,21 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import ParameterError, check_array, check_positive, describe
-from ._style import CYCLE, LOG_AXIS_MAX, new_axes
+from ._style import CYCLE, LOG_AXIS_MAX
 from .figure import FigureData, Rule, Series, to_matplotlib
 
-__all__ = ["MAX_GROUPS", "MAX_EPSILONS", "group_accuracy_data", "plot_group_accuracy"]
+__all__ = ["MAX_GROUPS", "MAX_EPSILONS", "LEARNER_NAMES", "GROUPING_NAMES", "group_accuracy_data",
+           "plot_group_accuracy"]
 
 #: Most groups one figure draws (one palette colour each).
 MAX_GROUPS = len(CYCLE)
 #: Most values of ε on the x-axis.
 MAX_EPSILONS = 1000
+#: The learners of :func:`dpteach.fairness.dp_impact.dp_fairness_sweep` (its ``method``), and
+#: the groupings of its summary (``grouping``), in words for a figure's ``title``.
+LEARNER_NAMES = {"dpsgd": "DP-SGD", "objective": "objective perturbation"}
+GROUPING_NAMES = {"all": "everyone", "sex": "sex", "race": "race",
+                  "sex_income": "sex and income"}
 
 
 def _check_unit(name: str, value, shape: tuple, *, allow_nan: bool = False) -> np.ndarray:
@@ -49,7 +55,7 @@ def _check_unit(name: str, value, shape: tuple, *, allow_nan: bool = False) -> n
 
 
 def group_accuracy_data(epsilons, mean, *, groups, sd=None, nonprivate=None,
-                        selected=None) -> FigureData:
+                        selected=None, title: str | None = None) -> FigureData:
     """Per-group test accuracy against ε, mean ± sd over seeds (see the module docstring).
 
     Parameters
@@ -67,6 +73,9 @@ def group_accuracy_data(epsilons, mean, *, groups, sd=None, nonprivate=None,
         Each group's non-private accuracy: a dashed line (none where NaN).
     selected : float, optional
         An ε in (0, 1e200] marked by a vertical line and named in the title.
+    title : str, optional
+        What the curves are, in words (e.g. ``"DP-SGD, by sex and income"``): the title's
+        first line.
 
     Returns
     -------
@@ -91,6 +100,8 @@ def group_accuracy_data(epsilons, mean, *, groups, sd=None, nonprivate=None,
     spread = None if sd is None else _check_unit("sd", sd, (g, k))
     base = None if nonprivate is None else _check_unit("nonprivate", nonprivate, (g,),
                                                        allow_nan=True)
+    if title is not None and not isinstance(title, str):
+        raise TypeError(f"title must be a string or None; got title={describe(title)}")
     sel = None
     if selected is not None:
         sel = check_positive("selected", selected)
@@ -114,24 +125,26 @@ def group_accuracy_data(epsilons, mean, *, groups, sd=None, nonprivate=None,
                                  colour=colour, dash="dashed", width=1.5))
             ys.append(np.array([base[i]]))
     rules = ()
-    title = "Test accuracy per group against ε (dashed: without privacy)"
+    head = "Test accuracy per group against ε (dashed: without privacy)"
+    if title:
+        head = f"{title}\n{head}"
     if sel is not None:
         rules = (Rule("selected", "x", sel, label=f"ε = {sel:g}"),)
-        title += f"\nselected ε = {sel:g}"
+        head += f"\nselected ε = {sel:g}"
     values = np.concatenate([np.ravel(v) for v in ys])
     values = values[np.isfinite(values)]
     low = max(0.0, float(values.min()) - 0.02)
     high = min(1.0, float(values.max()) + 0.02)
     x_low = min(float(x[0]), sel) if sel is not None else float(x[0])
     x_high = max(float(x[-1]), sel) if sel is not None else float(x[-1])
-    return FigureData(title, "privacy budget ε (log scale; left = more private)",
+    return FigureData(head, "privacy budget ε (log scale; left = more private)",
                       "test accuracy", series=tuple(series), rules=rules, log_x=True,
                       x_domain=(x_low / 1.5, min(x_high * 1.5, LOG_AXIS_MAX)),
                       y_domain=(low, high), extra={"groups": list(groups), "epsilons": x})
 
 
 def plot_group_accuracy(epsilons, mean, *, groups, sd=None, nonprivate=None, selected=None,
-                        ax=None):
+                        title: str | None = None, ax=None):
     """Per-group accuracy against ε (:func:`group_accuracy_data`, arguments there).
 
     Returns
@@ -139,8 +152,6 @@ def plot_group_accuracy(epsilons, mean, *, groups, sd=None, nonprivate=None, sel
     matplotlib.figure.Figure
         Lines with gids ``"group-i"``, ``"group-i-nonprivate"`` and ``"selected"``.
     """
-    data = group_accuracy_data(epsilons, mean, groups=groups, sd=sd, nonprivate=nonprivate,
-                               selected=selected)
-    fig, ax = new_axes(ax)
-    to_matplotlib(data, ax=ax)
-    return fig
+    return to_matplotlib(group_accuracy_data(epsilons, mean, groups=groups, sd=sd,
+                                             nonprivate=nonprivate, selected=selected,
+                                             title=title), ax=ax)

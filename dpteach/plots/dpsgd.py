@@ -1,17 +1,12 @@
 """Figures for DP-SGD and membership inference (notebook 07 and the DP-SGD playground).
 
-Each ``plot_*`` function validates its arguments, draws on ``ax`` (or on a new
-pyplot-free figure from :func:`dpteach.plots._style.new_axes`) and returns the
-:class:`matplotlib.figure.Figure`. Curves carry a ``gid`` so tests can find
-the plotted data.
-
-The figures of the DP-SGD playground come in two renderings of one computation:
-:func:`grad_norm_histogram_data` and :func:`training_history_data` return
-:class:`~dpteach.plots.figure.FigureData` (drawn by matplotlib in
-:func:`plot_grad_norm_histogram` and :func:`plot_training_history`, by the browser in
-the app); the heat map of P(class 1), which a FigureData cannot hold, is
-:func:`decision_grid` (the numbers) drawn by :func:`plot_decision_boundary`
-(matplotlib) or :func:`decision_boundary_spec` (Vega-Lite), both in the one palette.
+Each figure is a data function returning a :class:`~dpteach.plots.figure.FigureData`
+(:func:`mia_roc_data`, :func:`privacy_utility_data`, :func:`grad_norm_histogram_data`,
+:func:`training_history_data`, :func:`probability_grid_data` and
+:func:`decision_boundary_data`), drawn with matplotlib by the ``plot_*`` function of the same
+name (the notebooks) and by the browser in the DP-SGD playground. Curves carry their
+series' key as ``gid`` so tests can find the plotted data. The heat map of P(class 1) is
+computed by :func:`decision_grid` (the classifier on a grid around the data).
 
 References
 ----------
@@ -37,23 +32,27 @@ from .._validation import (
 )
 from ..attacks.roc import AttackResult, dp_roc_bound
 from ..learning.dpsgd import MAX_GRAD_NORM
-from ._style import CYCLE, PALETTE, new_axes
-from .figure import FONT_SIZES, FigureData, Rule, Series, to_matplotlib
+from ._style import CYCLE, PALETTE
+from .figure import FigureData, HeatMap, Rule, Series, Text, to_matplotlib
 
 __all__ = [
+    "mia_roc_data",
     "plot_mia_roc",
+    "privacy_utility_data",
     "plot_privacy_utility",
     "grad_norm_histogram_data",
     "plot_grad_norm_histogram",
     "training_history_data",
     "plot_training_history",
-    "plot_decision_boundary",
     "decision_grid",
-    "decision_boundary_spec",
+    "probability_grid_data",
+    "plot_probability_grid",
+    "decision_boundary_data",
+    "plot_decision_boundary",
 ]
 
-#: Colours of P(class 1) from 0 to 1 (heat maps of :func:`plot_decision_boundary` and
-#: :func:`decision_boundary_spec`): class 0 blue, undecided white, class 1 vermillion.
+#: Colours of P(class 1) from 0 to 1 (the heat map of :func:`probability_grid_data`):
+#: class 0 blue, undecided white, class 1 vermillion.
 PROBABILITY_COLOURS = (PALETTE["blue"], "#FFFFFF", PALETTE["vermillion"])
 #: Colours of the training points of class 0 and class 1 on the heat maps.
 CLASS_COLOURS = (PALETTE["blue"], PALETTE["vermillion"])
@@ -62,12 +61,8 @@ _LW = 2.0
 _FLOAT_MAX = float(np.finfo(float).max)
 
 
-def _fmt_eps(e: float) -> str:
-    return "∞" if not np.isfinite(e) else f"{e:.3g}"
-
-
-def plot_mia_roc(results, *, epsilon=None, delta: float = 0.0, log: bool = True,
-                 min_fpr: float | None = None, ax=None):
+def mia_roc_data(results, *, epsilon=None, delta: float = 0.0, log: bool = True,
+                 min_fpr: float | None = None) -> FigureData:
     """ROC curves of membership-inference attacks, with the (ε, δ)-DP ceiling.
 
     Parameters
@@ -85,7 +80,12 @@ def plot_mia_roc(results, *, epsilon=None, delta: float = 0.0, log: bool = True,
         axes and are left out.
     min_fpr : float in (0, 1), optional
         Left end of the FPR axis (default: 1 / largest number of non-members).
-    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    FigureData
+        Lines ``"chance"`` (TPR = FPR), ``"dp-bound-<ε>"`` (one ceiling per ε, 400 FPRs)
+        and ``"roc-<k>"`` (the k-th attack).
     """
     if isinstance(results, AttackResult):
         results = [results]
@@ -105,42 +105,48 @@ def plot_mia_roc(results, *, epsilon=None, delta: float = 0.0, log: bool = True,
     else:
         min_fpr = check_in_range("min_fpr", min_fpr, 0.0, 1.0, low_inclusive=False,
                                  high_inclusive=False)
-    fig, ax = new_axes(ax, figsize=(5.6, 4.6))
     grid = np.geomspace(max(min_fpr, 1e-12), 1, 400) if log else np.linspace(0, 1, 401)
-    ax.plot(grid, grid, ":", color="grey", lw=1, label="chance (TPR = FPR)", gid="chance")
-    styles = ["--", "-.", (0, (6, 2, 1, 2, 1, 2)), (0, (1, 1))]
+    series = [Series("chance", "chance (TPR = FPR)", grid, grid, colour="grey", dash="dotted",
+                     width=1.0)]
+    dashes = ("dashed", "dashdot", "dotted", "solid")
     for k, e in enumerate(eps_list):
-        ax.plot(grid, dp_roc_bound(grid, e, d), linestyle=styles[k % len(styles)],
-                color=("#000000", "#555555")[k % 2], lw=1.5, gid=f"dp-bound-{e:g}",
-                label=f"DP ceiling ε = {e:g}")
+        series.append(Series(f"dp-bound-{e:g}", f"DP ceiling ε = {e:g}", grid,
+                             dp_roc_bound(grid, e, d), colour=("#000000", "#555555")[k % 2],
+                             dash=dashes[k % len(dashes)], width=1.5))
     for k, r in enumerate(results):
         fpr, tpr = r.fpr, r.tpr
         if log:
             keep = (fpr > 0) & (tpr > 0)
             fpr, tpr = fpr[keep], tpr[keep]
-        ax.plot(fpr, tpr, "-", color=CYCLE[k % len(CYCLE)], lw=_LW, gid=f"roc-{k}",
-                label=f"{r.name} (AUC {r.auc:.2f})" if r.name else f"AUC {r.auc:.2f}")
-    if log:
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlim(min_fpr, 1)
-        ax.set_ylim(min_fpr, 1.05)
-    else:
-        ax.set_xlim(0, 1)
-        ax.set_ylim(0, 1.02)
-    ax.set_xlabel("false-positive rate (non-members called members)")
-    ax.set_ylabel("true-positive rate (members found)")
+        series.append(Series(f"roc-{k}", f"{r.name} (AUC {r.auc:.2f})" if r.name
+                             else f"AUC {r.auc:.2f}", fpr, tpr, colour=CYCLE[k % len(CYCLE)],
+                             width=_LW))
     title = "Membership inference ROC"
     if eps_list:
         title += f" vs the DP ceiling (δ = {d:g})"
-    ax.set_title(title)
-    ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize="small", loc="lower right")
-    return fig
+    return FigureData(title, "false-positive rate (non-members called members)",
+                      "true-positive rate (members found)", series=tuple(series),
+                      log_x=log, log_y=log,
+                      x_domain=(min_fpr, 1.0) if log else (0.0, 1.0),
+                      y_domain=(min_fpr, 1.05) if log else (0.0, 1.02))
 
 
-def plot_privacy_utility(epsilons, accuracies, *, baseline: float | None = None,
-                         label: str = "DP-SGD", ax=None):
+def plot_mia_roc(results, *, epsilon=None, delta: float = 0.0, log: bool = True,
+                 min_fpr: float | None = None, ax=None):
+    """ROC curves of membership-inference attacks, with the (ε, δ)-DP ceiling.
+
+    Draws :func:`mia_roc_data` with matplotlib (arguments as there).
+
+    Parameters
+    ----------
+    ax : matplotlib Axes, optional
+    """
+    return to_matplotlib(mia_roc_data(results, epsilon=epsilon, delta=delta, log=log,
+                                      min_fpr=min_fpr), ax=ax)
+
+
+def privacy_utility_data(epsilons, accuracies, *, baseline: float | None = None,
+                         label: str = "DP-SGD") -> FigureData:
     """Test accuracy versus ε (log axis), with the non-private model as a line.
 
     Parameters
@@ -150,7 +156,13 @@ def plot_privacy_utility(epsilons, accuracies, *, baseline: float | None = None,
     baseline : float in [0, 1], optional
         Accuracy without privacy (drawn as a horizontal line).
     label : str
-    ax : matplotlib Axes, optional
+        The legend's name of the private learner.
+
+    Returns
+    -------
+    FigureData
+        Line ``"utility"`` and points ``"utility-points"`` in increasing ε, rule
+        ``"baseline"``.
     """
     eps = check_array("epsilons", epsilons, ndim=1)
     acc = check_array("accuracies", accuracies, ndim=1)
@@ -165,19 +177,30 @@ def plot_privacy_utility(epsilons, accuracies, *, baseline: float | None = None,
         baseline = check_in_range("baseline", baseline, 0.0, 1.0)
     if not isinstance(label, str):
         raise TypeError(f"label must be a string; got label={label!r:.60}")
-    fig, ax = new_axes(ax)
     order = np.argsort(eps)
-    ax.plot(eps[order], acc[order], "o-", color=PALETTE["blue"], lw=_LW, label=label, gid="utility")
-    if baseline is not None:
-        ax.axhline(baseline, color=PALETTE["vermillion"], ls="--", lw=1.5,
-                   label=f"non-private ({baseline:.3f})", gid="baseline")
-    ax.set_xscale("log")
-    ax.set_xlabel("ε (smaller = more private)")
-    ax.set_ylabel("test accuracy")
-    ax.set_title("Privacy–utility trade-off")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize="small", loc="lower right")
-    return fig
+    series = (Series("utility", label, eps[order], acc[order], colour=PALETTE["blue"],
+                     width=_LW),
+              Series("utility-points", "", eps[order], acc[order], kind="points",
+                     colour=PALETTE["blue"], width=1.6))
+    rules = () if baseline is None else (
+        Rule("baseline", "y", baseline, f"non-private ({baseline:.3f})", PALETTE["vermillion"],
+             "dashed"),)
+    return FigureData("Privacy–utility trade-off", "ε (log scale; smaller = more private)",
+                      "test accuracy", series=series, rules=rules, log_x=True)
+
+
+def plot_privacy_utility(epsilons, accuracies, *, baseline: float | None = None,
+                         label: str = "DP-SGD", ax=None):
+    """Test accuracy versus ε (log axis), with the non-private model as a line.
+
+    Draws :func:`privacy_utility_data` with matplotlib (arguments as there).
+
+    Parameters
+    ----------
+    ax : matplotlib Axes, optional
+    """
+    return to_matplotlib(privacy_utility_data(epsilons, accuracies, baseline=baseline,
+                                              label=label), ax=ax)
 
 
 def grad_norm_histogram_data(norms, max_grad_norm: float | None = None, *,
@@ -229,7 +252,7 @@ def grad_norm_histogram_data(norms, max_grad_norm: float | None = None, *,
     highest = max(float(s.y.max()) for s in series)
     return FigureData(title, "‖per-example gradient‖₂ (L2 norm)", "number of examples",
                       series=tuple(series), rules=tuple(rules),
-                      y_domain=(0.0, max(1.0, highest * 1.05)))
+                      y_domain=(0.0, max(1.0, highest * 1.05)), y_integer=True)
 
 
 def plot_grad_norm_histogram(norms, max_grad_norm: float | None = None, *, bins: int = 40,
@@ -249,9 +272,7 @@ def plot_grad_norm_histogram(norms, max_grad_norm: float | None = None, *, bins:
     bins : int in [2, 10 000]
     ax : matplotlib Axes, optional
     """
-    data = grad_norm_histogram_data(norms, max_grad_norm, bins=bins)
-    fig, ax = new_axes(ax)
-    return to_matplotlib(data, ax=ax)
+    return to_matplotlib(grad_norm_histogram_data(norms, max_grad_norm, bins=bins), ax=ax)
 
 
 def _checked_histories(histories) -> dict:
@@ -273,8 +294,8 @@ def _checked_histories(histories) -> dict:
     return checked
 
 
-def training_history_data(histories, *, delta: float | None = None):
-    """Training accuracy and ε spent after each epoch: two charts, one per y scale.
+def training_history_data(histories, *, delta: float | None = None) -> FigureData:
+    """Training accuracy and ε spent after each epoch: two panels, one y axis each.
 
     Parameters
     ----------
@@ -282,17 +303,17 @@ def training_history_data(histories, *, delta: float | None = None):
         label → ``DPSGDClassifier.history_`` (dict with "epoch", "accuracy", "epsilon").
     delta : float in [0, 1), optional
         The δ at which the ε of the histories was computed (``DPSGDClassifier.delta``),
-        stated in the title of the ε chart.
+        stated in the title of the ε panel.
 
     Returns
     -------
-    (FigureData, FigureData)
-        Accuracy per epoch (series ``accuracy-<k>``, y in [0, 1]) and ε per epoch
-        (series ``epsilon-<k>``, dashed), for the k-th history, in the colour
+    FigureData
+        Two panels, stacked: accuracy per epoch (series ``accuracy-<k>``, y in [0, 1]) and
+        ε per epoch (series ``epsilon-<k>``, dashed), for the k-th history, in the colour
         ``CYCLE[k]``; each with markers (series ``accuracy-<k>-points``,
         ``epsilon-<k>-points``) so a one-epoch run shows too. A history whose ε is not
-        finite everywhere (no noise: ε = ∞) has no ε series, and the ε chart's title
-        says so.
+        finite everywhere (no noise: ε = ∞) has no ε series, and the ε panel's title
+        says so (with no finite ε at all, the panel says it in words).
     """
     checked = _checked_histories(histories)
     d = None if delta is None else check_delta("delta", delta)
@@ -312,43 +333,36 @@ def training_history_data(histories, *, delta: float | None = None):
     at_delta = "" if d is None else f" (δ = {d:g})"
     eps_title = f"Privacy spent: ε{at_delta} after each epoch"
     if infinite:
-        eps_title += f"; ε = ∞ (no noise) for {', '.join(infinite)}"
+        eps_title += f"\nε = ∞ (no noise) for {', '.join(infinite)}"
+    epochs = np.concatenate([ep for ep, _, _ in checked.values()])
+    low, high = float(epochs.min()), float(epochs.max())
+    x_domain = (low - 0.5, high + 0.5) if np.all(np.isfinite([low, high])) else None
+    texts = () if eps_series else (
+        Text("no-epsilon", (low + high) / 2, 0.5, "ε = ∞: no noise, no privacy guarantee",
+             "grey", "center", large=True),)
     accuracy = FigureData("Training accuracy after each epoch", "epoch", "training accuracy",
-                          series=tuple(acc_series), y_domain=(0.0, 1.0))
-    spent = FigureData(eps_title, "epoch", f"ε spent{at_delta}", series=tuple(eps_series))
-    return accuracy, spent
+                          series=tuple(acc_series), y_domain=(0.0, 1.0), x_domain=x_domain,
+                          x_integer=True)
+    spent = FigureData(eps_title, "epoch", f"ε spent{at_delta}", series=tuple(eps_series),
+                       texts=texts, x_domain=x_domain, x_integer=True,
+                       y_domain=None if eps_series else (0.0, 1.0))
+    return FigureData("Training with DP-SGD: accuracy and privacy spent", "", "",
+                      panels=(accuracy, spent))
 
 
 def plot_training_history(histories, ax=None):
-    """Training accuracy (solid) and ε spent (dashed, right axis) after each epoch.
+    """Training accuracy and ε spent after each epoch, in two stacked panels.
 
-    Draws the two charts of :func:`training_history_data` on one axes with a second
-    y axis on the right.
+    Draws :func:`training_history_data` with matplotlib: one y axis per panel.
 
     Parameters
     ----------
     histories : dict
         label → ``DPSGDClassifier.history_`` (dict with "epoch", "accuracy", "epsilon").
-    ax : matplotlib Axes, optional
+    ax : sequence of two matplotlib Axes, optional
+        The panels' axes (accuracy, then ε); default: a new figure.
     """
-    accuracy, spent = training_history_data(histories)
-    fig, ax = new_axes(ax)
-    ax2 = ax.twinx()
-    to_matplotlib(accuracy, ax=ax)
-    to_matplotlib(spent, ax=ax2)
-    for a in (ax, ax2):
-        if a.get_legend() is not None:
-            a.get_legend().remove()
-    ax.set_xlabel("epoch")
-    ax.set_ylabel("training accuracy (solid)")
-    ax2.set_ylabel("ε spent (dashed)")
-    ax2.set_title("")
-    ax.set_title("Training with DP-SGD: accuracy and privacy spent")
-    ax.grid(True, alpha=0.3)
-    lines = ax.get_legend_handles_labels()
-    lines2 = ax2.get_legend_handles_labels()
-    ax.legend(lines[0] + lines2[0], lines[1] + lines2[1], fontsize="x-small", loc="best")
-    return fig
+    return to_matplotlib(training_history_data(histories), ax=ax)
 
 
 def decision_grid(clf, X, grid_size: int = 60, pad: float = 0.5):
@@ -401,12 +415,87 @@ def _check_labels(X, y):
     return y
 
 
-def plot_decision_boundary(clf, X, y, *, grid_size: int = 60, title: str | None = None, ax=None):
-    """P(class 1) of a fitted two-feature binary classifier as a filled contour, with the data.
+def _boundary(x0, x1, p) -> tuple[np.ndarray, np.ndarray]:
+    """The line P = 0.5 through the grid (linear between grid points, as a contour plot
+    draws it), its pieces separated by NaN."""
+    import contourpy
 
-    Draws :func:`decision_grid` (the same numbers as :func:`decision_boundary_spec`,
-    in the same colours: :data:`PROBABILITY_COLOURS`), with the line P = 0.5, by
-    :func:`plot_probability_grid`.
+    pieces = contourpy.contour_generator(x0, x1, p).lines(0.5)
+    if not pieces:
+        return np.array([]), np.array([])
+    gap = np.array([[np.nan, np.nan]])
+    line = np.concatenate([part for piece in pieces for part in (piece, gap)][:-1])
+    return line[:, 0], line[:, 1]
+
+
+def probability_grid_data(x0, x1, p, X, y, *, title: str | None = None) -> FigureData:
+    """P(class 1) on a grid as a heat map, the line P = 0.5, and the training points.
+
+    The colours (:data:`PROBABILITY_COLOURS`, from the colour-blind-safe
+    :data:`~dpteach.plots.PALETTE`: blue for class 0, white for undecided, vermillion for
+    class 1) colour the cell centred on each grid point; the axes span the grid.
+
+    Parameters
+    ----------
+    x0, x1 : array of float
+        Increasing grid coordinates (at least 2 each), as returned by
+        :func:`decision_grid`.
+    p : array (x1.size, x0.size) of float in [0, 1]
+        ``p[j, i]`` = P(class 1) at ``(x0[i], x1[j])``.
+    X : array (n, 2)
+        Training points (finite).
+    y : array (n,)
+        Their labels, at most two classes.
+    title : str, optional
+        Default ``"Decision boundary (colour: P(class 1))"``.
+
+    Returns
+    -------
+    FigureData
+        Heat map ``"probability"``, line ``"boundary"`` (P = 0.5, pieces separated by
+        NaN) and points ``"class-<c>"`` for each class c.
+    """
+    x0, x1, p, X, y = _checked_grid(x0, x1, p, X, y, title)
+    with np.errstate(over="ignore"):
+        edges = [x0[0] - (x0[1] - x0[0]) / 2, x0[-1] + (x0[-1] - x0[-2]) / 2,
+                 x1[0] - (x1[1] - x1[0]) / 2, x1[-1] + (x1[-1] - x1[-2]) / 2]
+    if not np.all(np.isfinite(edges)):
+        raise ParameterError("x0 and x1 reach the end of the float range: the cells around them "
+                             f"cannot be placed; got x0 in [{x0[0]:.3g}, {x0[-1]:.3g}], "
+                             f"x1 in [{x1[0]:.3g}, {x1[-1]:.3g}]")
+    series = [Series("boundary", "P(class 1) = 0.5", *_boundary(x0, x1, p),
+                     colour=PALETTE["black"], width=1.2)]
+    for k, c in enumerate(np.unique(y)[:2]):
+        m = y == c
+        series.append(Series(f"class-{c:g}", f"class {c:g}", X[m, 0], X[m, 1], kind="points",
+                             colour=CLASS_COLOURS[k], width=1.4))
+    return FigureData(title or "Decision boundary (colour: P(class 1))", "feature 1",
+                      "feature 2", series=tuple(series),
+                      heatmap=HeatMap("probability", "P(class 1)", x0, x1, p,
+                                      colours=PROBABILITY_COLOURS),
+                      x_domain=(float(x0[0]), float(x0[-1])),
+                      y_domain=(float(x1[0]), float(x1[-1])))
+
+
+def plot_probability_grid(x0, x1, p, X, y, *, title: str | None = None, ax=None):
+    """P(class 1) on a grid, the line P = 0.5 and the training points.
+
+    Draws :func:`probability_grid_data` with matplotlib (arguments as there), e.g. for a
+    PNG of the app's chart.
+
+    Parameters
+    ----------
+    ax : matplotlib Axes, optional
+    """
+    return to_matplotlib(probability_grid_data(x0, x1, p, X, y, title=title), ax=ax)
+
+
+def decision_boundary_data(clf, X, y, *, grid_size: int = 60,
+                           title: str | None = None) -> FigureData:
+    """P(class 1) of a fitted two-feature binary classifier around the data, with the data.
+
+    :func:`probability_grid_data` of :func:`decision_grid` (``clf.predict_proba`` on a
+    ``grid_size`` × ``grid_size`` grid around ``X``).
 
     Parameters
     ----------
@@ -416,46 +505,26 @@ def plot_decision_boundary(clf, X, y, *, grid_size: int = 60, title: str | None 
     grid_size : int in [10, 1000]
         Grid points per axis.
     title : str, optional
-    ax : matplotlib Axes, optional
     """
     x0, x1, p = decision_grid(clf, X, grid_size)
-    return plot_probability_grid(x0, x1, p, X, y, title=title, ax=ax)
+    return probability_grid_data(x0, x1, p, X, y, title=title)
 
 
-def plot_probability_grid(x0, x1, p, X, y, *, title: str | None = None, ax=None):
-    """Draw P(class 1) on a grid (``p[j, i]`` at ``(x0[i], x1[j])``, as returned by
-    :func:`decision_grid`) as a filled contour with the line P = 0.5 and the points
-    ``X`` coloured by ``y``: the matplotlib twin of :func:`decision_boundary_spec`
-    (whose docstring gives the parameters), e.g. for a PNG of the app's chart.
+def plot_decision_boundary(clf, X, y, *, grid_size: int = 60, title: str | None = None, ax=None):
+    """P(class 1) of a fitted two-feature binary classifier as a heat map, with the data.
+
+    Draws :func:`decision_boundary_data` with matplotlib (arguments as there).
+
+    Parameters
+    ----------
+    ax : matplotlib Axes, optional
     """
-    x0, x1, p, X, y = _checked_grid(x0, x1, p, X, y, title)
-    from matplotlib.colors import LinearSegmentedColormap
-
-    fig, ax = new_axes(ax, figsize=(4.6, 4.0))
-    g0, g1 = np.meshgrid(x0, x1)
-    cmap = LinearSegmentedColormap.from_list("dpteach-probability", PROBABILITY_COLOURS)
-    ax.contourf(g0, g1, p, levels=np.linspace(0, 1, 11), cmap=cmap, alpha=0.55)
-    ax.contour(g0, g1, p, levels=[0.5], colors="k", linewidths=1.2)
-    classes = np.unique(y)
-    for k, c in enumerate(classes[:2]):
-        m = np.asarray(y) == c
-        ax.scatter(X[m, 0], X[m, 1], s=12, color=CLASS_COLOURS[k],
-                   edgecolor="white", linewidth=0.4, label=f"class {c}")
-    ax.set_xlabel("feature 1")
-    ax.set_ylabel("feature 2")
-    ax.set_title(title or "Decision boundary (colour: P(class 1))")
-    ax.legend(fontsize="small", loc="upper right")
-    return fig
-
-
-def _short(v: float) -> float:
-    """``v`` to 5 significant digits (shorter JSON), unless rounding leaves the float range."""
-    short = float(f"{v:.5g}")
-    return short if np.isfinite(short) else float(v)
+    return to_matplotlib(decision_boundary_data(clf, X, y, grid_size=grid_size, title=title),
+                         ax=ax)
 
 
 def _checked_grid(x0, x1, p, X, y, title):
-    """The arguments of :func:`decision_boundary_spec` checked (by name) and as arrays."""
+    """The arguments of :func:`probability_grid_data` checked (by name) and as arrays."""
     grid = []
     for name, v in (("x0", x0), ("x1", x1)):
         v = check_array(name, v, ndim=1, min_size=2)
@@ -478,104 +547,3 @@ def _checked_grid(x0, x1, p, X, y, title):
     if title is not None and not isinstance(title, str):
         raise TypeError(f"title must be a string or None; got title={title!r:.60}")
     return x0, x1, p, X, y
-
-
-def decision_boundary_spec(x0, x1, p, X, y, *, title: str | None = None,
-                           height: int = 340) -> dict:
-    """Vega-Lite heat map of P(class 1) on a grid, with the training points on top.
-
-    The browser rendering of :func:`plot_decision_boundary`: the same numbers
-    (:func:`decision_grid`), the same colours (:data:`PROBABILITY_COLOURS`, from
-    the colour-blind-safe :data:`~dpteach.plots.PALETTE`: blue for class 0, white
-    for undecided, vermillion for class 1) and the fonts of
-    :data:`dpteach.plots.figure.FONT_SIZES`. Each grid value colours the cell
-    centred on its grid point; the axes span the grid.
-
-    Parameters
-    ----------
-    x0, x1 : array of float
-        Increasing grid coordinates (at least 2 each), as returned by
-        :func:`decision_grid`.
-    p : array (x1.size, x0.size) of float in [0, 1]
-        ``p[j, i]`` = P(class 1) at ``(x0[i], x1[j])``.
-    X : array (n, 2)
-        Training points (finite).
-    y : array (n,)
-        Their labels, at most two classes.
-    title : str, optional
-        Default ``"Decision boundary (colour: P(class 1))"``.
-    height : int in [50, 2000]
-        Height of the chart in pixels (the width follows the page).
-
-    Returns
-    -------
-    dict
-        A Vega-Lite v5 specification for ``st.vega_lite_chart`` (each layer has its
-        data inline: ``p`` rounded to 3 decimals, coordinates to 5 significant digits;
-        on a regular grid each cell row holds its grid point, the browser computes the
-        cell's edges).
-    """
-    x0, x1, p, X, y = _checked_grid(x0, x1, p, X, y, title)
-    height = check_int("height", height, minimum=50, maximum=2000)
-    with np.errstate(over="ignore"):
-        dx, dy = np.diff(x0) / 2, np.diff(x1) / 2
-        # cell edges halfway between grid points; the outer edges one half-step outside
-        ex = np.concatenate([[x0[0] - dx[0]], x0[:-1] + dx, [x0[-1] + dx[-1]]])
-        ey = np.concatenate([[x1[0] - dy[0]], x1[:-1] + dy, [x1[-1] + dy[-1]]])
-    if not (np.all(np.isfinite(ex)) and np.all(np.isfinite(ey))):
-        raise ParameterError("x0 and x1 reach the end of the float range: the cells around them "
-                             f"cannot be placed; got x0 in [{x0[0]:.3g}, {x0[-1]:.3g}], "
-                             f"x1 in [{x1[0]:.3g}, {x1[-1]:.3g}]")
-    uniform = (np.allclose(np.diff(x0), x0[1] - x0[0], rtol=1e-9, atol=0)
-               and np.allclose(np.diff(x1), x1[1] - x1[0], rtol=1e-9, atol=0))
-    if uniform:     # a regular grid (as decision_grid's): the browser adds the half-steps
-        cells = [{"a": _short(x0[i]), "b": _short(x1[j]), "p": round(float(p[j, i]), 3)}
-                 for j in range(x1.size) for i in range(x0.size)]
-        hx, hy = float(dx[0]), float(dy[0])
-        transform = [{"calculate": f"datum.a - {hx!r}", "as": "a1"},
-                     {"calculate": f"datum.a + {hx!r}", "as": "a2"},
-                     {"calculate": f"datum.b - {hy!r}", "as": "b1"},
-                     {"calculate": f"datum.b + {hy!r}", "as": "b2"}]
-    else:
-        cells = [{"a1": _short(ex[i]), "a2": _short(ex[i + 1]), "b1": _short(ey[j]),
-                  "b2": _short(ey[j + 1]), "p": round(float(p[j, i]), 3)}
-                 for j in range(x1.size) for i in range(x0.size)]
-        transform = []
-    classes = np.unique(y)[:2]
-    names = [f"class {c:g}" for c in classes]
-    points = [{"a": _short(a), "b": _short(b), "cls": f"class {c:g}"}
-              for (a, b), c in zip(X, y)]
-    x_scale = {"domain": [_short(x0[0]), _short(x0[-1])], "nice": False, "zero": False}
-    y_scale = {"domain": [_short(x1[0]), _short(x1[-1])], "nice": False, "zero": False}
-    x_enc = {"field": "a", "type": "quantitative", "title": "feature 1", "scale": x_scale}
-    y_enc = {"field": "b", "type": "quantitative", "title": "feature 2", "scale": y_scale}
-    legend = {"titleFontSize": FONT_SIZES["legend"], "labelFontSize": FONT_SIZES["legend"]}
-    return {
-        "$schema": "https://vega.github.io/schema/vega-lite/v5.json",
-        "title": {"text": title or "Decision boundary (colour: P(class 1))",
-                  "fontSize": FONT_SIZES["title"], "anchor": "start"},
-        "height": height,
-        "layer": [
-            {"data": {"values": cells}, "transform": transform,
-             "mark": {"type": "rect", "opacity": 0.55, "clip": True},
-             "encoding": {"x": {**x_enc, "field": "a1"}, "x2": {"field": "a2"},
-                          "y": {**y_enc, "field": "b1"}, "y2": {"field": "b2"},
-                          "color": {"field": "p", "type": "quantitative", "title": "P(class 1)",
-                                    "scale": {"domain": [0, 0.5, 1],
-                                              "range": list(PROBABILITY_COLOURS)},
-                                    "legend": {**legend, "orient": "right"}}}},
-            {"data": {"values": points},
-             "mark": {"type": "circle", "size": 36, "opacity": 0.95, "stroke": "white",
-                      "strokeWidth": 0.6, "clip": True},
-             "encoding": {"x": x_enc, "y": y_enc,
-                          "fill": {"field": "cls", "type": "nominal", "title": None,
-                                   "scale": {"domain": names,
-                                             "range": list(CLASS_COLOURS[:len(names)])},
-                                   "legend": {**legend, "orient": "bottom"}}}},
-        ],
-        "config": {
-            "axis": {"titleFontSize": FONT_SIZES["axis_title"],
-                     "labelFontSize": FONT_SIZES["axis_label"], "grid": False},
-            "view": {"stroke": None},
-        },
-    }

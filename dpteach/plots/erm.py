@@ -1,16 +1,11 @@
 """Figures for private logistic regression (notebook 06 and the app page).
 
-Each ``plot_*`` function validates its arguments, draws on ``ax`` (or on a new
-pyplot-free figure from :func:`dpteach.plots._style.new_axes`) and returns the
-:class:`matplotlib.figure.Figure`. Lines carry a ``gid`` so tests can find the
-plotted data.
-
-The two figures the app page shows have a data function returning a
-:class:`~dpteach.plots.figure.FigureData` (:func:`toy_boundaries_data`,
-:func:`accuracy_curve_data`); their ``plot_*`` functions draw that data with
-:func:`~dpteach.plots.figure.to_matplotlib`, and the app draws it in the browser
-with :func:`~dpteach.plots.figure.to_vega_lite`, so the numbers are computed once,
-in one place.
+Each figure is a data function returning a :class:`~dpteach.plots.figure.FigureData`
+(:func:`decision_boundaries_data`, :func:`toy_boundaries_data`, :func:`accuracy_curve_data`,
+:func:`sensitivity_data`, :func:`excess_risk_data`); the ``plot_*`` function of the same name
+draws it with :func:`~dpteach.plots.figure.to_matplotlib`, and the app draws the first ones in
+the browser with :func:`~dpteach.plots.figure.to_vega_lite`, so the numbers are computed once,
+in one place. Lines carry their series' key as ``gid`` so tests can find the plotted data.
 
 References
 ----------
@@ -22,24 +17,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import (
-    ParameterError,
-    check_array,
-    check_bool,
-    check_choice,
-    check_in_range,
-)
+from .._validation import ParameterError, check_array, check_bool, check_choice, check_in_range
 from ..learning.erm_experiments import AccuracyCurve, SensitivityResult, ToyFits
-from ._style import PALETTE, new_axes
+from ._style import PALETTE
 from .figure import FigureData, Rule, Series, to_matplotlib
 
 __all__ = [
+    "decision_boundaries_data",
     "plot_decision_boundaries",
     "toy_boundaries_data",
     "plot_toy_boundaries",
     "accuracy_curve_data",
     "plot_accuracy_curve",
+    "sensitivity_data",
     "plot_sensitivity",
+    "excess_risk_data",
     "plot_excess_risk",
 ]
 
@@ -114,13 +106,30 @@ def _check_points(X, y):
     return X, y
 
 
-def _decision_boundaries_data(X, y, nonprivate, private=(), *, method: str = "objective",
-                              label: str | None = None, title: str | None = None) -> FigureData:
-    """What :func:`plot_decision_boundaries` draws (arguments as there), as a FigureData.
+def decision_boundaries_data(X, y, nonprivate, private=(), *, method: str = "objective",
+                             label: str | None = None, title: str | None = None) -> FigureData:
+    """Data, the non-private decision boundary and several private ones.
 
-    Series: ``class-<c>`` (the points of each class), ``private-<i>`` (thin lines,
-    only the first labelled) and ``nonprivate`` (thick, dashed), each line clipped to
-    the plotted box: the data's range widened by 0.5 on each side.
+    Parameters
+    ----------
+    X : array (n, 2)
+    y : array (n,)
+        Two classes.
+    nonprivate : fitted model with ``coef_``/``intercept_`` or ``(coef, intercept)``
+    private : sequence of such models
+        Private fits (e.g. the same ε with different seeds); each drawn thin.
+    method : {"objective", "output"}
+        Colour of the private lines.
+    label : str, optional
+        Legend entry of the thin lines (default ``"k private fits"``).
+    title : str, optional
+
+    Returns
+    -------
+    FigureData
+        Series ``class-<c>`` (the points of each class), ``private-<i>`` (thin lines,
+        only the first labelled) and ``nonprivate`` (thick, dashed), each line clipped to
+        the plotted box: the data's range widened by 0.5 on each side.
     """
     X, y = _check_points(X, y)
     method = check_choice("method", method, ("objective", "output"))
@@ -151,45 +160,23 @@ def _decision_boundaries_data(X, y, nonprivate, private=(), *, method: str = "ob
                       series=tuple(series), x_domain=xlim, y_domain=ylim)
 
 
-def _log_eps_axis(ax, eps):
-    """Log-scale ε axis with a tick at each ε of the grid, labelled plainly."""
-    ax.set_xscale("log")
-    ax.set_xticks(eps, [f"{e:g}" for e in eps])
-    ax.minorticks_off()
-    ax.set_xlabel("privacy loss ε (log scale; left = more private)")
-
-
 def plot_decision_boundaries(X, y, nonprivate, private=(), *, method: str = "objective",
                              label: str | None = None, title: str | None = None, ax=None):
     """Data, the non-private decision boundary and several private ones.
 
+    Draws :func:`decision_boundaries_data` with matplotlib (arguments as there).
+
     Parameters
     ----------
-    X : array (n, 2)
-    y : array (n,)
-        Two classes.
-    nonprivate : fitted model with ``coef_``/``intercept_`` or ``(coef, intercept)``
-    private : sequence of such models
-        Private fits (e.g. the same ε with different seeds); each drawn thin.
-    method : {"objective", "output"}
-        Colour of the private lines.
-    label : str, optional
-        Legend entry of the thin lines (default ``"k private fits"``).
-    title : str, optional
     ax : matplotlib Axes, optional
     """
-    data = _decision_boundaries_data(X, y, nonprivate, private, method=method, label=label,
-                                     title=title)
-    return _draw(data, ax, (5.0, 4.4), "lower right")[0]
+    return to_matplotlib(decision_boundaries_data(X, y, nonprivate, private, method=method,
+                                                  label=label, title=title), ax=ax)
 
 
-def _draw(data: FigureData, ax, figsize, legend_loc: str):
-    """``(fig, ax)``: ``data`` drawn by :func:`~dpteach.plots.figure.to_matplotlib`, the
-    legend at ``legend_loc``."""
-    fig, ax = new_axes(ax, figsize=figsize)
-    to_matplotlib(data, ax=ax)
-    ax.legend(fontsize="small", loc=legend_loc)
-    return fig, ax
+def _eps_ticks(eps) -> tuple:
+    """A tick at each ε of a grid, labelled plainly (log axes label only powers of ten)."""
+    return tuple((float(e), f"{e:g}") for e in np.unique(eps))
 
 
 def toy_boundaries_data(fits) -> FigureData:
@@ -219,8 +206,8 @@ def toy_boundaries_data(fits) -> FigureData:
                         f"{type(fits).__name__}")
     title = (f"{METHOD_LABELS[fits.method]}: ε = {fits.epsilon:g} (δ = 0), Λ = {fits.lam:g}, "
              f"n = {fits.n}")
-    return _decision_boundaries_data(fits.X, fits.y, fits.nonprivate, fits.private,
-                                     method=fits.method, title=title)
+    return decision_boundaries_data(fits.X, fits.y, fits.nonprivate, fits.private,
+                                    method=fits.method, title=title)
 
 
 def plot_toy_boundaries(fits, *, ax=None):
@@ -236,7 +223,7 @@ def plot_toy_boundaries(fits, *, ax=None):
     fits : dpteach.learning.erm_experiments.ToyFits
     ax : matplotlib Axes, optional
     """
-    return _draw(toy_boundaries_data(fits), ax, (5.0, 4.4), "lower right")[0]
+    return to_matplotlib(toy_boundaries_data(fits), ax=ax)
 
 
 def accuracy_curve_data(curve, *, baseline: float | None = None, nonprivate: bool = True,
@@ -296,7 +283,7 @@ def accuracy_curve_data(curve, *, baseline: float | None = None, nonprivate: boo
                                "mean ± sd over private fits)",
                       "privacy loss ε (log scale; left = more private)",
                       "test accuracy (fraction correct)", series=tuple(bands + lines),
-                      rules=tuple(rules), log_x=True,
+                      rules=tuple(rules), log_x=True, x_ticks=_eps_ticks(eps),
                       x_domain=(float(eps.min()) / 1.25, float(eps.max()) * 1.25))
 
 
@@ -316,48 +303,70 @@ def plot_accuracy_curve(curve, *, baseline: float | None = None, title: str | No
         Shade mean ± one standard deviation over the trials.
     ax : matplotlib Axes, optional
     """
-    data = accuracy_curve_data(curve, baseline=baseline, title=title, show_spread=show_spread)
-    fig, ax = _draw(data, ax, (6.4, 4.0), "lower right")
-    _log_eps_axis(ax, np.asarray(curve.epsilons, dtype=float))
-    return fig
+    return to_matplotlib(accuracy_curve_data(curve, baseline=baseline, title=title,
+                                             show_spread=show_spread), ax=ax)
+
+
+def sensitivity_data(result) -> FigureData:
+    """How far the minimiser moved for each neighbouring data set, against 2/(nΛ).
+
+    One row of points per kind of neighbour (jittered up and down, with a fixed seed, so
+    equal distances stay visible), and the bound 2/(nΛ) on the ℓ2 sensitivity of the
+    regularised minimiser ([CMS11]_ Cor. 8) as a vertical line.
+
+    Parameters
+    ----------
+    result : dpteach.learning.erm_experiments.SensitivityResult
+
+    Returns
+    -------
+    FigureData
+        Points ``"dist-random"`` and ``"dist-adversarial"`` (at y = their row), rule
+        ``"bound"`` (when 2/(nΛ) is finite); the rows are named on the y axis.
+    """
+    if not isinstance(result, SensitivityResult):
+        raise TypeError(f"result must be a SensitivityResult; got {type(result).__name__}")
+    kinds = [k for k in ("random", "adversarial") if np.any(result.kinds == k)]
+    colours = {"random": PALETTE["sky"], "adversarial": PALETTE["vermillion"]}
+    gen = np.random.default_rng(0)            # jitter only
+    series = []
+    for j, k in enumerate(kinds):
+        d = result.distances[result.kinds == k]
+        series.append(Series(f"dist-{k}", f"{k} neighbours (max {d.max():.3g})", d,
+                             j + 0.15 * gen.uniform(-1, 1, d.size), kind="points",
+                             colour=colours[k], width=1.6))
+    right, rules = result.bound, ()
+    if np.isfinite(result.bound):          # 2/(nΛ) overflows for a subnormal Λ: no line then
+        rules = (Rule("bound", "x", result.bound, f"bound 2/(nΛ) = {result.bound:.3g}",
+                      PALETTE["black"], "solid"),)
+    else:
+        right = float(result.distances.max())
+    x_domain = (0.0, right * 1.08) if np.isfinite(right * 1.08) and right > 0 else None
+    return FigureData(f"Sensitivity of the minimiser (n = {result.n}, Λ = {result.lam:g})",
+                      "‖w* − w*′‖₂ (distance between minimisers)", "kind of neighbour",
+                      series=tuple(series), rules=rules, x_domain=x_domain,
+                      y_domain=(-0.6, len(kinds) - 0.4),
+                      y_ticks=tuple((j, k) for j, k in enumerate(kinds)))
 
 
 def plot_sensitivity(result, *, ax=None):
     """How far the minimiser moved for each neighbouring data set, against 2/(nΛ).
+
+    Draws :func:`sensitivity_data` with matplotlib (arguments as there).
 
     Parameters
     ----------
     result : dpteach.learning.erm_experiments.SensitivityResult
     ax : matplotlib Axes, optional
     """
-    if not isinstance(result, SensitivityResult):
-        raise TypeError(f"result must be a SensitivityResult; got {type(result).__name__}")
-    fig, ax = new_axes(ax)
-    kinds = [k for k in ("random", "adversarial") if np.any(result.kinds == k)]
-    colours = {"random": PALETTE["sky"], "adversarial": PALETTE["vermillion"]}
-    gen = np.random.default_rng(0)            # jitter only
-    for j, k in enumerate(kinds):
-        d = result.distances[result.kinds == k]
-        ax.scatter(d, j + 0.15 * gen.uniform(-1, 1, d.size), s=16, color=colours[k],
-                   label=f"{k} neighbours (max {d.max():.3g})", gid=f"dist-{k}")
-    right = result.bound
-    if np.isfinite(result.bound):          # 2/(nΛ) overflows for a subnormal Λ: no line then
-        ax.axvline(result.bound, color=PALETTE["black"], lw=2, gid="bound",
-                   label=f"bound 2/(nΛ) = {result.bound:.3g}")
-    else:
-        right = float(result.distances.max())
-    ax.set_yticks(range(len(kinds)), kinds)
-    ax.set_ylim(-0.6, len(kinds) - 0.4)
-    if np.isfinite(right * 1.08) and right > 0:
-        ax.set_xlim(0, right * 1.08)
-    ax.set_xlabel("‖w* − w*′‖₂ (distance between minimisers)")
-    ax.set_title(f"Sensitivity of the minimiser (n = {result.n}, Λ = {result.lam:g})")
-    ax.legend(fontsize="small", loc="center left")
-    return fig
+    return to_matplotlib(sensitivity_data(result), ax=ax)
 
 
-def plot_excess_risk(epsilons, measured: dict, bounds: dict, *, ax=None):
-    """Measured excess regularised risk J(w_priv) − J(w*) against the bounds (log-log).
+def excess_risk_data(epsilons, measured: dict, bounds: dict) -> FigureData:
+    """Measured excess regularised risk J(w̃) − J(w*) against the bounds (log-log).
+
+    J is the regularised empirical risk, w* its minimiser and w̃ a private minimiser; the
+    bounds are e.g. :func:`dpteach.learning.erm_bounds.excess_risk_bound`.
 
     Parameters
     ----------
@@ -367,9 +376,14 @@ def plot_excess_risk(epsilons, measured: dict, bounds: dict, *, ax=None):
         ``method -> array (k, repeats)`` of measured excess risks (≥ 0);
         methods among "objective" and "output".
     bounds : dict
-        ``method -> array (k,)`` of bounds (e.g.
-        :func:`dpteach.learning.erm.excess_risk_bound`).
-    ax : matplotlib Axes, optional
+        ``method -> array (k,)`` of bounds.
+
+    Returns
+    -------
+    FigureData
+        Per method m: the line ``"measured-m"`` (the median over the runs) with points
+        ``"measured-m-points"``, the band ``"range-m"`` (min to max of the runs) and the
+        dashed line ``"bound-m"``; log axes, a tick at each ε.
     """
     eps = check_array("epsilons", epsilons, ndim=1)
     if np.any(eps <= 0):
@@ -393,18 +407,32 @@ def plot_excess_risk(epsilons, measured: dict, bounds: dict, *, ax=None):
             if b.shape != eps.shape:
                 raise ParameterError(f"bounds[{m!r}] must have one value per ε; got shape {b.shape}")
         checked[m] = (vals, b)
-    fig, ax = new_axes(ax)
+    series = []
     for m, (vals, b) in checked.items():
-        ax.plot(eps, np.median(vals, axis=1), "o-", color=METHOD_COLOURS[m], lw=2, ms=4,
-                gid=f"measured-{m}", label=f"{METHOD_LABELS[m]}: median measured")
-        ax.fill_between(eps, np.maximum(vals.min(axis=1), 1e-300), vals.max(axis=1),
-                        color=METHOD_COLOURS[m], alpha=0.15, lw=0)
+        colour = METHOD_COLOURS[m]
+        median = np.median(vals, axis=1)
+        series += [Series(f"range-{m}", "", eps, np.maximum(vals.min(axis=1), 1e-300),
+                          kind="band", y2=vals.max(axis=1), colour=colour, opacity=0.15),
+                   Series(f"measured-{m}", f"{METHOD_LABELS[m]}: median measured", eps, median,
+                          colour=colour),
+                   Series(f"measured-{m}-points", "", eps, median, kind="points", colour=colour,
+                          width=1.6)]
         if b is not None:
-            ax.plot(eps, b, "--", color=METHOD_COLOURS[m], lw=1.5, gid=f"bound-{m}",
-                    label=f"{m}: 95% bound")
-    _log_eps_axis(ax, eps)
-    ax.set_yscale("log")
-    ax.set_ylabel("J(w_priv) − J(w*)")
-    ax.set_title("Excess regularised empirical risk (shaded: min-max of runs)")
-    ax.legend(fontsize="small", loc="upper right")
-    return fig
+            series.append(Series(f"bound-{m}", f"{METHOD_LABELS[m]}: 95% bound", eps, b,
+                                 colour=colour, dash="dashed", width=1.5))
+    return FigureData("Excess regularised risk (shaded: min to max of the runs)",
+                      "privacy loss ε (log scale; left = more private)",
+                      "excess risk J(w̃) − J(w*)", series=tuple(series), log_x=True,
+                      log_y=True, x_ticks=_eps_ticks(eps))
+
+
+def plot_excess_risk(epsilons, measured: dict, bounds: dict, *, ax=None):
+    """Measured excess regularised risk J(w̃) − J(w*) against the bounds (log-log).
+
+    Draws :func:`excess_risk_data` with matplotlib (arguments as there).
+
+    Parameters
+    ----------
+    ax : matplotlib Axes, optional
+    """
+    return to_matplotlib(excess_risk_data(epsilons, measured, bounds), ax=ax)

@@ -20,14 +20,14 @@ classifier, and:
 
 The scores and the metrics of every threshold pair of the grid (10,201 pairs × 7 numbers,
 each a call of the metrics module) are computed once by ``scripts/precompute_app_tables.py``
-and shipped in ``dpteach/data`` (:data:`FAIRNESS_TABLE`, read by
-:func:`load_fairness_table`): the page never trains, and a slider move computes only the
+and shipped in ``dpteach/data`` (read by :func:`dpteach.tables.load_fairness_table`): the
+page never trains, and a slider move computes only the
 current pair (a few metric calls on 15,060 people).
 
 Each figure is a :class:`~dpteach.plots.figure.FigureData`, drawn with matplotlib by the
-``plot_*`` function of the same name (notebooks) and in the browser by the ``*_spec``
-function (:func:`~dpteach.plots.figure.to_vega_lite` plus the drawing order of the
-parametric curves and tooltips).
+``plot_*`` function of the same name (notebooks) and in the browser by
+:func:`~dpteach.plots.figure.to_vega_lite` (the app, where each point of a curve names its
+thresholds when the pointer rests on it).
 
 References
 ----------
@@ -42,27 +42,23 @@ References
 from __future__ import annotations
 
 import functools
-import json
 import math
-from importlib import resources
 
 import numpy as np
 from sklearn.metrics import accuracy_score
 
 from .._validation import check_choice, check_in_range
 from ..fairness import metrics as M
-from ._style import PALETTE, new_axes
-from .figure import FigureData, Series, to_matplotlib, to_vega_lite
+from .. import tables
+from ._style import PALETTE
+from .figure import FigureData, Series, to_matplotlib
 
 __all__ = [
-    "FAIRNESS_TABLE", "THRESHOLDS", "ADULT_MODEL", "GROUPS", "GAPS", "GRID_NAMES",
-    "load_fairness_table", "adult_predictions", "gap_values", "fairness_gaps", "group_rates",
-    "group_roc_data", "group_roc_spec", "plot_group_roc",
-    "threshold_tradeoff_data", "threshold_tradeoff_spec", "plot_threshold_tradeoff",
+    "THRESHOLDS", "ADULT_MODEL", "GROUPS", "GAPS", "GRID_NAMES",
+    "adult_predictions", "gap_values", "fairness_gaps", "group_rates",
+    "group_roc_data", "plot_group_roc", "threshold_tradeoff_data", "plot_threshold_tradeoff",
 ]
 
-#: The shipped table (``dpteach/data``), written by scripts/precompute_app_tables.py.
-FAIRNESS_TABLE = "fairness_adult_thresholds.npz"
 #: The thresholds of the page's sliders and of the table's grid: 0.00, 0.01, …, 1.00.
 THRESHOLDS: tuple[float, ...] = tuple(round(i / 100, 2) for i in range(101))
 #: The model: ``sklearn.linear_model.LogisticRegression(**ADULT_MODEL)`` fitted on the
@@ -104,52 +100,10 @@ _ACCURACY_FLOOR = 0.70            # the trade-off chart's y axis starts here (or
 
 
 # ------------------------------------------------------------------ the shipped table
-@functools.lru_cache(maxsize=1)
-def _load() -> dict | None:
-    try:
-        with resources.files("dpteach").joinpath("data", FAIRNESS_TABLE).open("rb") as fh:
-            npz = np.load(fh, allow_pickle=False)
-            arrays = {k: npz[k] for k in npz.files}
-    except (FileNotFoundError, OSError, ValueError):
-        return None
-    meta = json.loads(str(arrays["meta"]))
-    for name, spec in meta.get("byte_planes", {}).items():        # undo the byte planes
-        planes = arrays[name]
-        arrays[name] = (np.ascontiguousarray(planes.T).reshape(-1).view(spec["dtype"])
-                        .reshape(spec["shape"]))
-    arrays["score"] = arrays["score"].astype(np.float64)          # float32 values, exact
-    arrays["y"] = arrays["y"].astype(np.int64)
-    arrays["sex"] = arrays["sex"].astype(np.int64)
-    arrays["grid"] = arrays["grid"].astype(np.float64)
-    arrays["group_rates"] = arrays["group_rates"].astype(np.float64)
-    for arr in arrays.values():
-        arr.flags.writeable = False
-    arrays["meta"] = meta
-    return arrays
-
-
-def load_fairness_table() -> dict | None:
-    """The shipped table of the "Fairness metrics" page (``scripts/precompute_app_tables.py``).
-
-    Returns
-    -------
-    dict or None
-        ``score`` (the model's P(income > $50K) for each of the 15,060 test people,
-        stored as float32 and returned as float64), ``y`` (1 = income > $50K) and ``sex``
-        (1 = female), int64; ``thresholds`` (:data:`THRESHOLDS`); ``grid`` of shape
-        (7, 101, 101): the arrays of
-        :data:`GRID_NAMES` indexed [name, women's threshold, men's threshold], stored as
-        float32 (relative error ≤ 2⁻²⁴); ``group_rates`` of shape (2, 3, 101): selection
-        rate, TPR and FPR of women and men at each threshold; ``meta``: how the table was
-        made. None if the table is not shipped.
-    """
-    return _load()
-
-
 def _table() -> dict:
-    table = _load()
+    table = tables.load_fairness_table()
     if table is None:
-        raise FileNotFoundError(f"dpteach/data/{FAIRNESS_TABLE} is missing: run "
+        raise FileNotFoundError(f"dpteach/data/{tables.FAIRNESS_TABLE} is missing: run "
                                 "scripts/precompute_app_tables.py --only fairness")
     return table
 
@@ -274,33 +228,6 @@ def group_rates(female_threshold: float, male_threshold: float):
     return table
 
 
-# ------------------------------------------------------------------ vega-lite helpers
-def _annotate(spec: dict, label: str, fields: dict[str, np.ndarray], *,
-              order: str | None = None, tooltip: tuple[tuple[str, str], ...] = (),
-              xy: tuple[str, str] = ("x", "y")) -> dict:
-    """Add per-point ``fields`` to the layer of series ``label`` (rows in series order),
-    an ``order`` channel on one of them (a parametric curve is then drawn in that field's
-    order, not sorted by x) and tooltips."""
-    for layer in spec["layer"]:
-        rows = layer["data"]["values"]
-        if not rows or rows[0].get("series") != label:
-            continue
-        n = len(rows)
-        if any(len(v) != n for v in fields.values()):
-            continue                              # thinned or filtered: leave as it is
-        for i, row in enumerate(rows):
-            row.update({k: float(v[i]) for k, v in fields.items()})
-        enc = layer["encoding"]
-        if order is not None:
-            enc["order"] = {"field": order, "type": "quantitative"}
-        if tooltip:
-            enc["tooltip"] = [{"field": f, "type": "quantitative", "title": title,
-                               "format": ".2f"} for f, title in tooltip] + [
-                {"field": "x", "type": "quantitative", "title": xy[0], "format": ".3f"},
-                {"field": "y", "type": "quantitative", "title": xy[1], "format": ".3f"}]
-    return spec
-
-
 # --------------------------------------------------------------------------- ROC
 def group_roc_data(female_threshold: float, male_threshold: float) -> FigureData:
     """Each group's ROC curve (threshold 0 … 1) and the operating point of its threshold.
@@ -336,7 +263,8 @@ def group_roc_data(female_threshold: float, male_threshold: float) -> FigureData
         _, curve_tpr, curve_fpr = table["group_rates"][row]
         curves[name] = (curve_fpr, curve_tpr)
         series.append(Series(f"roc-{name}", f"{name}: thresholds 0 to 1", curve_fpr,
-                             curve_tpr, colour=colours[name], width=2.0))
+                             curve_tpr, colour=colours[name], width=2.0,
+                             tooltip=((f"{name}'s threshold", np.asarray(THRESHOLDS)),)))
     for name, t in ((GROUPS[1], tf), (GROUPS[0], tm)):
         series.append(Series(f"point-{name}", f"{name} at t = {t:.2f}: TPR {tpr[name]:.3f}, "
                              f"FPR {fpr[name]:.3f}", [fpr[name]], [tpr[name]], kind="points",
@@ -354,33 +282,6 @@ def group_roc_data(female_threshold: float, male_threshold: float) -> FigureData
         extra={"tpr": tpr, "fpr": fpr, "curves": curves})
 
 
-def group_roc_spec(female_threshold: float, male_threshold: float, *,
-                   height: int = 340) -> dict:
-    """Vega-Lite chart of :func:`group_roc_data`: each curve drawn in threshold order, with
-    the threshold of every point as a tooltip.
-
-    Parameters
-    ----------
-    female_threshold, male_threshold
-        As :func:`adult_predictions`.
-    height : int in [50, 2000]
-        Height in pixels (the width follows the page).
-
-    Returns
-    -------
-    dict
-        A Vega-Lite v5 specification for ``st.vega_lite_chart``.
-    """
-    data = group_roc_data(female_threshold, male_threshold)
-    spec = to_vega_lite(data, height=height)
-    t = np.asarray(THRESHOLDS)
-    for name in ("women", "men"):
-        _annotate(spec, data.series_by_key(f"roc-{name}").label, {"threshold": t},
-                  order="threshold", tooltip=(("threshold", f"{name}'s threshold"),),
-                  xy=("FPR", "TPR"))
-    return spec
-
-
 def plot_group_roc(female_threshold: float, male_threshold: float, ax=None):
     """Each group's ROC curve and its operating point (:func:`group_roc_data`).
 
@@ -396,11 +297,7 @@ def plot_group_roc(female_threshold: float, male_threshold: float, ax=None):
         Lines with gids ``"roc-women"``, ``"roc-men"``, ``"point-women"``, ``"point-men"``,
         ``"chance"``.
     """
-    data = group_roc_data(female_threshold, male_threshold)
-    fig, ax = new_axes(ax)
-    to_matplotlib(data, ax=ax)
-    ax.set_aspect("equal", adjustable="box")
-    return fig
+    return to_matplotlib(group_roc_data(female_threshold, male_threshold), ax=ax)
 
 
 # ------------------------------------------------------------------- the trade-off
@@ -433,8 +330,8 @@ def threshold_tradeoff_data(female_threshold: float, male_threshold: float, *,
                             gap: str = "demographic_parity") -> FigureData:
     """Accuracy against a fairness gap for every pair of group thresholds; the current pair.
 
-    From the shipped grid (:func:`load_fairness_table`: the metrics module at each of the
-    101 × 101 pairs of :data:`THRESHOLDS`):
+    From the shipped grid (:func:`dpteach.tables.load_fairness_table`: the metrics module at
+    each of the 101 × 101 pairs of :data:`THRESHOLDS`):
 
     * a cloud of pairs (every 0.05 of each group's threshold);
     * the frontier: the best accuracy of any pair of the grid whose gap is at most x;
@@ -471,11 +368,13 @@ def threshold_tradeoff_data(female_threshold: float, male_threshold: float, *,
     name = GAPS[gap][0]
     series = (
         Series("pairs", "threshold pairs (every 0.05)", cx[shown], cy[shown],
-               kind="points", colour=PALETTE["sky"], width=1.2, opacity=0.45),
+               kind="points", colour=PALETTE["sky"], width=1.2, opacity=0.45,
+               tooltip=(("women's threshold", ctf[shown]), ("men's threshold", ctm[shown]))),
         Series("frontier", "best accuracy at this gap or below (all pairs)", fx, fy,
                colour=PALETTE["blue"], width=2.2),
         Series("single", "one threshold for both groups", sx, sy,
-               colour=PALETTE["orange"], dash="dashed", width=2.0),
+               colour=PALETTE["orange"], dash="dashed", width=2.0,
+               tooltip=(("threshold (both groups)", np.asarray(THRESHOLDS)),)),
         Series("current", f"women t = {tf:.2f}, men t = {tm:.2f}", [g], [acc], kind="points",
                colour=PALETTE["vermillion"], width=6.0),
     )
@@ -487,34 +386,6 @@ def threshold_tradeoff_data(female_threshold: float, male_threshold: float, *,
         series=series, x_domain=(0.0, x_high), y_domain=(low, high),
         extra={"gaps": now, "gap": gap, "cloud_thresholds": (ctf[shown], ctm[shown]),
                "best_accuracy": best})
-
-
-def threshold_tradeoff_spec(female_threshold: float, male_threshold: float, *,
-                            gap: str = "demographic_parity", height: int = 340) -> dict:
-    """Vega-Lite chart of :func:`threshold_tradeoff_data`: the single-threshold curve drawn
-    in threshold order, the pairs' thresholds as tooltips.
-
-    Parameters
-    ----------
-    female_threshold, male_threshold, gap
-        As :func:`threshold_tradeoff_data`.
-    height : int in [50, 2000]
-        Height in pixels (the width follows the page).
-
-    Returns
-    -------
-    dict
-        A Vega-Lite v5 specification for ``st.vega_lite_chart``.
-    """
-    data = threshold_tradeoff_data(female_threshold, male_threshold, gap=gap)
-    spec = to_vega_lite(data, height=height)
-    ctf, ctm = data.extra["cloud_thresholds"]
-    xy = (GAPS[data.extra["gap"]][0], "accuracy")
-    _annotate(spec, data.series_by_key("pairs").label, {"t_women": ctf, "t_men": ctm},
-              tooltip=(("t_women", "women's threshold"), ("t_men", "men's threshold")), xy=xy)
-    _annotate(spec, data.series_by_key("single").label, {"threshold": np.asarray(THRESHOLDS)},
-              order="threshold", tooltip=(("threshold", "threshold (both groups)"),), xy=xy)
-    return spec
 
 
 def plot_threshold_tradeoff(female_threshold: float, male_threshold: float, *,
@@ -532,7 +403,5 @@ def plot_threshold_tradeoff(female_threshold: float, male_threshold: float, *,
     matplotlib.figure.Figure
         Lines with gids ``"pairs"``, ``"frontier"``, ``"single"`` and ``"current"``.
     """
-    data = threshold_tradeoff_data(female_threshold, male_threshold, gap=gap)
-    fig, ax = new_axes(ax)
-    to_matplotlib(data, ax=ax)
-    return fig
+    return to_matplotlib(threshold_tradeoff_data(female_threshold, male_threshold, gap=gap),
+                         ax=ax)

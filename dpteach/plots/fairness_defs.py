@@ -8,7 +8,7 @@ in :mod:`dpteach.plots.fairness`; this module draws the rest of the chapter:
   [C17]_), from :func:`dpteach.fairness.metrics.calibration_by_group`;
 * :func:`lfr_tradeoff_data` — Learning Fair Representations as the fairness weight A_z
   grows: accuracy yAcc against discrimination yDiscrim ([ZWSPD13]_, Sec. 4), one point per
-  A_z (e.g. of the shipped sweep :func:`dpteach.fairness.lfr_grid.load_lfr_grid`), with the
+  A_z (e.g. of the shipped sweep :func:`dpteach.tables.load_lfr_grid`), with the
   unconstrained model for comparison.
 
 Each is a :class:`~dpteach.plots.figure.FigureData` drawn by the ``plot_*`` function of the
@@ -39,7 +39,7 @@ from .._validation import (
     describe,
 )
 from ..fairness import metrics as M
-from ._style import CYCLE, PALETTE, new_axes
+from ._style import CYCLE, PALETTE
 from .figure import FigureData, Series, to_matplotlib
 
 __all__ = [
@@ -134,12 +134,10 @@ def plot_calibration_by_group(y_true, y_prob, *, sensitive_features, n_bins: int
     matplotlib.figure.Figure
         Lines with gids ``"group-0"``, ``"group-1"``, … and ``"diagonal"``.
     """
-    data = calibration_by_group_data(y_true, y_prob, sensitive_features=sensitive_features,
-                                     n_bins=n_bins, group_names=group_names)
-    fig, ax = new_axes(ax)
-    to_matplotlib(data, ax=ax)
-    ax.set_aspect("equal", adjustable="box")
-    return fig
+    return to_matplotlib(calibration_by_group_data(y_true, y_prob,
+                                                   sensitive_features=sensitive_features,
+                                                   n_bins=n_bins, group_names=group_names),
+                         ax=ax)
 
 
 # ------------------------------------------------------------------ LFR: the A_z sweep
@@ -160,7 +158,7 @@ def lfr_tradeoff_data(Az, y_acc, y_discrim, *, baseline=None, selected=None) -> 
     zemel_accuracy`) against the gap between the groups' mean predictions yDiscrim
     (:func:`~dpteach.fairness.metrics.zemel_discrimination`); the line joins them in order
     of A_z. The figure draws given numbers (e.g. a row of the shipped sweep,
-    :func:`dpteach.fairness.lfr_grid.load_lfr_grid`); it fits nothing.
+    :func:`dpteach.tables.load_lfr_grid`); it fits nothing.
 
     Parameters
     ----------
@@ -206,7 +204,8 @@ def lfr_tradeoff_data(Az, y_acc, y_discrim, *, baseline=None, selected=None) -> 
                                  f"selected={describe(selected)}")
         index = int(hit[0])
     order = np.argsort(az, kind="stable")
-    series = [Series("lfr", "LFR, A_z from {:g} to {:g}".format(az.min(), az.max()),
+    series = [Series("lfr", "LFR, fairness weight Az from {:g} to {:g}".format(az.min(),
+                                                                           az.max()),
                      disc[order], acc[order], colour=PALETTE["blue"]),
               Series("lfr-points", "", disc[order], acc[order], kind="points",
                      colour=PALETTE["blue"])]
@@ -219,9 +218,9 @@ def lfr_tradeoff_data(Az, y_acc, y_discrim, *, baseline=None, selected=None) -> 
         ys.append(np.array([base[0]]))
     title = "Learning fair representations: accuracy against discrimination"
     if index is not None:
-        series.append(Series("selected", f"A_z = {az[index]:g}", [disc[index]], [acc[index]],
+        series.append(Series("selected", f"Az = {az[index]:g}", [disc[index]], [acc[index]],
                              kind="points", colour=PALETTE["vermillion"], width=6.0))
-        title += (f"\nA_z = {az[index]:g}: yAcc {acc[index]:.3f}, yDiscrim "
+        title += (f"\nAz = {az[index]:g}: yAcc {acc[index]:.3f}, yDiscrim "
                   f"{disc[index]:.3f}")
     x_all, y_all = np.concatenate(xs), np.concatenate(ys)
     x_high = min(1.0, float(x_all.max()) * 1.1 + 0.01)
@@ -243,7 +242,5 @@ def plot_lfr_tradeoff(Az, y_acc, y_discrim, *, baseline=None, selected=None, ax=
     matplotlib.figure.Figure
         Lines with gids ``"lfr"``, ``"lfr-points"``, ``"baseline"`` and ``"selected"``.
     """
-    data = lfr_tradeoff_data(Az, y_acc, y_discrim, baseline=baseline, selected=selected)
-    fig, ax = new_axes(ax)
-    to_matplotlib(data, ax=ax)
-    return fig
+    return to_matplotlib(lfr_tradeoff_data(Az, y_acc, y_discrim, baseline=baseline,
+                                           selected=selected), ax=ax)

@@ -1,43 +1,42 @@
 """One figure, two renderers: the data of a chart and how matplotlib and Vega-Lite draw it.
 
-A *data function* of a chapter (e.g. :func:`dpteach.plots.calibration.sigma_comparison_data`)
-computes what a figure shows, through the math modules, and returns a :class:`FigureData`:
-named series of (x, y) points, shaded bands, vertical or horizontal reference lines, axis
-titles with units, log scales and a title with ε and δ. Two renderers draw it:
+Every figure of dpteach has a *data function* (e.g.
+:func:`dpteach.plots.calibration.sigma_comparison_data`) that computes what it shows, through
+the math modules, and returns a :class:`FigureData`: named series of (x, y) points, shaded
+bands, reference lines and spans, text marks, a heat map, axis titles with units, scales, ticks
+and a title with ε and δ. Two renderers draw it:
 
-* :func:`to_matplotlib` — a matplotlib ``Figure``, for the notebooks (each line gets its
-  series' ``key`` as ``gid``, so tests can find it);
+* :func:`to_matplotlib` — a matplotlib ``Figure``, for the notebooks and for downloads (each
+  line gets its series' ``key`` as ``gid``, so tests can find it);
 * :func:`to_vega_lite` — a Vega-Lite specification (a plain ``dict``), which the browser
-  draws: Streamlit's ``st.vega_lite_chart`` and JupyterLab both render it natively. The
-  server sends a few kilobytes of numbers instead of a picture, so a slider move costs
-  the computation and nothing else.
+  draws (Streamlit's ``st.vega_lite_chart``). The server sends a few kilobytes of numbers
+  instead of a picture, so a slider move costs the computation and nothing else.
 
-Both use one colour-blind-safe palette (:data:`dpteach.plots.PALETTE`, Okabe & Ito 2008)
-and the same labels, so a student sees the same picture in the notebook and on the
-projector. Nothing here imports matplotlib until :func:`to_matplotlib` is called.
+The chapter's ``plot_x`` function is ``to_matplotlib(x_data(...), ax=ax)``; the app draws
+the same ``x_data(...)`` with ``to_vega_lite``. Both renderers use one colour-blind-safe
+palette (:data:`dpteach.plots.PALETTE`, Okabe & Ito 2008), the same labels, one y axis per
+panel and a legend outside the plotting area (below it, or to its right), so that it never
+covers a curve: a student sees the same picture in the notebook and on the projector.
+Matplotlib's artists, tickers and layout are imported only when :func:`to_matplotlib` draws;
+:func:`to_vega_lite` draws nothing (the browser does).
+
+Tooltips are the one thing only the browser shows (a printed figure has no pointer); every
+other feature of a FigureData is drawn by both renderers (``tests/plots/test_figure.py``).
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .._validation import ParameterError, check_choice, check_int, describe
+from . import _draw_matplotlib, _draw_vega_lite
+from ._layout import DASHES, FONT_SIZES, KINDS, LEGENDS, MAX_POINTS, STEPS
 from ._style import PALETTE
 
-__all__ = ["Series", "Rule", "FigureData", "to_matplotlib", "to_vega_lite", "FONT_SIZES"]
-
-KINDS = ("line", "points", "step", "band", "bars")
-DASHES = {"solid": None, "dashed": [6, 3], "dotted": [2, 2], "dashdot": [6, 2, 2, 2]}
-_MPL_DASH = {"solid": "-", "dashed": "--", "dotted": ":", "dashdot": "-."}
-#: Font sizes (px) of the browser charts: readable from the back of a lecture hall.
-FONT_SIZES = {"title": 18, "axis_title": 15, "axis_label": 13, "legend": 14}
-#: Points per line, band or bar series sent to the browser at most (longer ones are
-#: thinned evenly; a curve needs no more at any screen width). Scatter series
-#: (``kind="points"``) are sent whole: every point is a person the student should see.
-MAX_POINTS = 300
+__all__ = ["Series", "Rule", "Span", "Text", "HeatMap", "FigureData", "to_matplotlib",
+           "to_vega_lite", "FONT_SIZES", "MAX_POINTS"]
 
 
 @dataclass(frozen=True)
@@ -51,9 +50,11 @@ class Series:
     label : str
         Legend text; an empty label keeps the series out of the legend.
     x, y : array of float
-        The points (same length). Non-finite points are left out of the browser chart.
+        The points (same length). A non-finite point breaks a line in two (both renderers);
+        it is not drawn.
     kind : {"line", "points", "step", "band", "bars"}
-        ``band`` shades between ``y`` and ``y2``; ``bars`` draws bars of width ``width``.
+        ``band`` shades between ``y`` and ``y2``; ``bars`` draws bars of width ``width``
+        centred on ``x``, rising from 0.
     y2 : array of float, optional
         Upper edge of a band.
     colour : str
@@ -62,6 +63,11 @@ class Series:
     width : float
         Line width (points), or the bar width in x units for ``bars``.
     opacity : float
+    where : {"mid", "post", "pre"}
+        Where a ``step`` series steps (half-way, after or before each point).
+    tooltip : tuple of (str, array)
+        Extra numbers or words per point, shown when the pointer rests on it in the browser
+        (a static picture has no pointer: matplotlib ignores them).
     """
 
     key: str
@@ -74,10 +80,13 @@ class Series:
     dash: str = "solid"
     width: float = 2.0
     opacity: float = 1.0
+    where: str = "mid"
+    tooltip: tuple = ()
 
     def __post_init__(self):
         check_choice("kind", self.kind, KINDS)
         check_choice("dash", self.dash, tuple(DASHES))
+        check_choice("where", self.where, tuple(STEPS))
         x = np.asarray(self.x, dtype=float).ravel()
         y = np.asarray(self.y, dtype=float).ravel()
         if x.shape != y.shape:
@@ -93,6 +102,14 @@ class Series:
                 raise ParameterError(f"y2 of series {self.key!r} must match x; got {y2.size} "
                                      f"values for {x.size}")
             object.__setattr__(self, "y2", y2)
+        tips = []
+        for title, values in self.tooltip:
+            values = np.asarray(values).ravel()
+            if values.shape != x.shape:
+                raise ParameterError(f"tooltip {title!r} of series {self.key!r} must have one "
+                                     f"value per point; got {values.size} for {x.size}")
+            tips.append((str(title), values))
+        object.__setattr__(self, "tooltip", tuple(tips))
 
 
 @dataclass(frozen=True)
@@ -112,8 +129,110 @@ class Rule:
 
 
 @dataclass(frozen=True)
+class Span:
+    """A shaded stripe across the whole plot: ``axis="x"`` shades ``low ≤ x ≤ high`` over the
+    full height (e.g. a public range, or where a privacy loss exceeds ε)."""
+
+    key: str
+    axis: str
+    low: float
+    high: float
+    label: str = ""
+    colour: str = PALETTE["sky"]
+    opacity: float = 0.2
+
+    def __post_init__(self):
+        check_choice("axis", self.axis, ("x", "y"))
+
+
+@dataclass(frozen=True)
+class Text:
+    """Words at a point of the plot (data coordinates), e.g. a bar's value above it.
+
+    ``position="above"`` puts the text's bottom just above the point, ``"center"`` centres
+    it there; ``large`` makes it larger (a symbol such as ∞, or a message over an empty
+    plot).
+    """
+
+    key: str
+    x: float
+    y: float
+    text: str
+    colour: str = PALETTE["black"]
+    position: str = "above"
+    large: bool = False
+
+    def __post_init__(self):
+        check_choice("position", self.position, ("above", "center"))
+
+
+@dataclass(frozen=True)
+class HeatMap:
+    """Values on a grid, drawn as coloured cells under the series (e.g. P(class 1)).
+
+    ``z[j, i]`` colours the cell centred on ``(x[i], y[j])``, whose edges lie half-way to the
+    neighbouring grid points. ``stops`` are values mapped to ``colours`` (linearly in
+    between); the colour bar (matplotlib) or gradient legend (browser) is titled ``label``.
+    """
+
+    key: str
+    label: str
+    x: np.ndarray
+    y: np.ndarray
+    z: np.ndarray
+    stops: tuple = (0.0, 0.5, 1.0)
+    colours: tuple = (PALETTE["blue"], "#FFFFFF", PALETTE["vermillion"])
+    opacity: float = 0.55
+
+    def __post_init__(self):
+        x = np.asarray(self.x, dtype=float).ravel()
+        y = np.asarray(self.y, dtype=float).ravel()
+        z = np.asarray(self.z, dtype=float)
+        if (x.size < 2 or y.size < 2 or np.any(np.diff(x) <= 0) or np.any(np.diff(y) <= 0)
+                or z.shape != (y.size, x.size)):
+            raise ParameterError(f"heat map {self.key!r} needs increasing x and y (2 values or "
+                                 f"more) and z of shape (y.size, x.size); got x of size "
+                                 f"{x.size}, y of size {y.size}, z of shape {z.shape}")
+        if len(self.stops) != len(self.colours) or len(self.stops) < 2:
+            raise ParameterError(f"heat map {self.key!r} needs one colour per stop; got "
+                                 f"{len(self.stops)} stops and {len(self.colours)} colours")
+        object.__setattr__(self, "x", x)
+        object.__setattr__(self, "y", y)
+        object.__setattr__(self, "z", z)
+
+
+@dataclass(frozen=True)
 class FigureData:
-    """Everything a chart shows, in plain numbers and words (no drawing library)."""
+    """Everything a chart shows, in plain numbers and words (no drawing library).
+
+    Parameters
+    ----------
+    title, x_title, y_title : str
+        Lines of a title are separated by ``"\\n"``.
+    series, rules : tuple of Series, tuple of Rule
+    log_x, log_y : bool
+        Log scales (non-positive values are not drawn).
+    x_domain, y_domain : (float, float), optional
+        Axis ranges (default: the data's).
+    legend : {"bottom", "right", "none"}
+        Where the legend goes: outside the plot, so that it covers no data.
+    extra : dict
+        Numbers the figure was drawn from, for pages and tests (not drawn).
+    spans : tuple of Span
+    texts : tuple of Text
+    heatmap : HeatMap, optional
+    x_ticks, y_ticks : tuple of (float, str), optional
+        Ticks at these values with these labels (e.g. named categories).
+    x_integer, y_integer : bool
+        Counts: ticks only at whole numbers.
+    symlog_y : bool
+        A y scale linear around 0 (within ±1) and logarithmic beyond.
+    legend_title : str
+    panels : tuple of FigureData
+        A figure of several charts stacked top to bottom (each panel its own axes, with
+        its own y axis and legend): then ``series`` etc. are empty and ``title`` is the
+        title over all of them.
+    """
 
     title: str
     x_title: str
@@ -126,6 +245,29 @@ class FigureData:
     y_domain: tuple | None = None
     legend: str = "bottom"
     extra: dict = field(default_factory=dict)
+    spans: tuple = ()
+    texts: tuple = ()
+    heatmap: HeatMap | None = None
+    x_ticks: tuple | None = None
+    y_ticks: tuple | None = None
+    x_integer: bool = False
+    y_integer: bool = False
+    symlog_y: bool = False
+    legend_title: str = ""
+    panels: tuple = ()
+
+    def __post_init__(self):
+        check_choice("legend", self.legend, LEGENDS)
+        for name in ("x_ticks", "y_ticks"):
+            ticks = getattr(self, name)
+            if ticks is not None:
+                object.__setattr__(self, name, tuple((float(v), str(t)) for v, t in ticks))
+        if self.panels and (self.series or self.rules or self.spans or self.texts
+                            or self.heatmap is not None):
+            raise ParameterError("a figure of panels draws only its panels; got series, rules, "
+                                 "spans, texts or a heat map besides panels")
+        if any(not isinstance(p, FigureData) or p.panels for p in self.panels):
+            raise ParameterError("panels must be FigureData without panels of their own")
 
     def series_by_key(self, key: str) -> Series:
         """The series with this ``key`` (KeyError if none)."""
@@ -134,169 +276,55 @@ class FigureData:
                 return s
         raise KeyError(key)
 
+    def legend_entries(self) -> list[tuple[str, str]]:
+        """``(label, colour)`` of every legend entry, in order: series, spans, rules (each
+        label once)."""
+        seen, out = set(), []
+        for item in (*self.series, *self.spans, *self.rules):
+            if item.label and item.label not in seen:
+                seen.add(item.label)
+                out.append((item.label, item.colour))
+        return out
+
+
+# ------------------------------------------------------------------------ the renderers
+def to_matplotlib(data: FigureData, ax=None, figsize=None):
+    """Draw ``data`` with matplotlib; returns the ``Figure``.
+
+    Lines carry their series' ``key`` as ``gid``, and so do bars, bands, reference lines,
+    spans, texts and the heat map. The legend goes below (or right of) the axes, outside
+    them. A figure of panels needs one axes per panel: ``ax`` is then None or a sequence of
+    that many Axes.
+
+    Parameters
+    ----------
+    data : FigureData
+    ax : matplotlib Axes (or a sequence of Axes, one per panel), optional
+        Draw here (``figsize`` is then ignored); default: a new figure.
+    figsize : (float, float), optional
+        Width and height of a new figure in inches; default 6.4 wide, tall enough for the
+        title, the legend and the panels.
+    """
+    _check_data(data)
+    return _draw_matplotlib.draw(data, ax, figsize)
+
+
+def to_vega_lite(data: FigureData, *, height: int = 340) -> dict:
+    """A Vega-Lite v6 specification (``dict``) of ``data``, for ``st.vega_lite_chart`` (the
+    Vega-Lite version Streamlit draws with, and the schema the tests validate against).
+
+    Every series, span and rule with a label gets a legend entry in its colour; the
+    palette, dashes, ticks and fonts are the same as the matplotlib renderer's, and lines
+    are drawn in the order of their points. Non-finite points (and non-positive ones on a
+    log axis) are left out, since Vega-Lite cannot place them; a line breaks there.
+    A figure of panels is a vertical concatenation, each panel ``height`` pixels high.
+    """
+    _check_data(data)
+    height = check_int("height", height, minimum=50, maximum=2000)
+    return _draw_vega_lite.spec(data, height)
+
 
 def _check_data(data) -> None:
     if not isinstance(data, FigureData):
         raise TypeError(f"data must be a FigureData; got data={describe(data)} "
                         f"of type {type(data).__name__}")
-
-
-# ------------------------------------------------------------------------ matplotlib
-def to_matplotlib(data: FigureData, ax=None, figsize=(6.4, 4.0)):
-    """Draw ``data`` with matplotlib; returns the ``Figure``.
-
-    Lines carry their series' ``key`` as ``gid``; reference lines their rule's ``key``.
-    """
-    from ._style import new_axes
-
-    _check_data(data)
-    fig, ax = new_axes(ax, figsize=figsize)
-    for s in data.series:
-        label = s.label or None
-        style = dict(color=s.colour, alpha=s.opacity, gid=s.key, label=label)
-        if s.kind == "line":
-            ax.plot(s.x, s.y, lw=s.width, ls=_MPL_DASH[s.dash], **style)
-        elif s.kind == "step":
-            ax.step(s.x, s.y, where="mid", lw=s.width, ls=_MPL_DASH[s.dash], **style)
-        elif s.kind == "points":
-            ax.plot(s.x, s.y, "o", ms=max(3.0, 2.5 * s.width), **style)
-        elif s.kind == "band":
-            ax.fill_between(s.x, s.y, s.y2, lw=0, **style)
-        else:                                                     # bars
-            ax.bar(s.x, s.y, width=s.width, **style)
-    for r in data.rules:
-        line = ax.axvline if r.axis == "x" else ax.axhline
-        line(r.value, color=r.colour, lw=1.2, ls=_MPL_DASH[r.dash], gid=r.key,
-             label=r.label or None)
-    if data.log_x:
-        ax.set_xscale("log")
-    if data.log_y:
-        ax.set_yscale("log")
-    if data.x_domain is not None:
-        ax.set_xlim(*data.x_domain)
-    if data.y_domain is not None:
-        ax.set_ylim(*data.y_domain)
-    ax.set_xlabel(data.x_title)
-    ax.set_ylabel(data.y_title)
-    ax.set_title(data.title)
-    if any(s.label for s in data.series) or any(r.label for r in data.rules):
-        ax.legend(fontsize="small")
-    return fig
-
-
-# ------------------------------------------------------------------------- Vega-Lite
-def _thin(n: int) -> np.ndarray:
-    if n <= MAX_POINTS:
-        return np.arange(n)
-    return np.unique(np.linspace(0, n - 1, MAX_POINTS).round().astype(int))
-
-
-def _number(v: float) -> float | None:
-    return float(v) if math.isfinite(v) else None
-
-
-def _short(v: float) -> float:
-    """``v`` to 6 significant digits (a chart needs no more, and the JSON gets shorter)."""
-    return float(f"{v:.6g}")
-
-
-def _rows(s: Series, log_x: bool, log_y: bool) -> list[dict]:
-    idx = np.arange(s.x.size) if s.kind == "points" else _thin(s.x.size)
-    x, y = s.x[idx], s.y[idx]
-    y2 = s.y2[idx] if s.y2 is not None else None
-    ok = np.isfinite(x) & np.isfinite(y)
-    if y2 is not None:
-        ok &= np.isfinite(y2)
-    if log_x:
-        ok &= x > 0
-    if log_y:
-        ok &= (y > 0) & ((y2 > 0) if y2 is not None else True)
-    rows = []
-    for i in np.flatnonzero(ok):
-        row = {"x": _short(x[i]), "y": _short(y[i]), "series": s.label or s.key}
-        if y2 is not None:
-            row["y2"] = _short(y2[i])
-        rows.append(row)
-    return rows
-
-
-def _scale(log: bool, domain) -> dict:
-    scale: dict = {"type": "log"} if log else {"zero": False}
-    if domain is not None:
-        scale["domain"] = [_number(domain[0]), _number(domain[1])]
-        scale["nice"] = False
-    return scale
-
-
-def to_vega_lite(data: FigureData, *, height: int = 340) -> dict:
-    """A Vega-Lite v5 specification (``dict``) of ``data``, for ``st.vega_lite_chart``.
-
-    Every series and rule with a label gets a legend entry in the series' colour; the
-    palette, dashes and fonts are the same as the matplotlib renderer's. Non-finite
-    points (and non-positive ones on a log axis) are left out, since Vega-Lite cannot
-    place them.
-    """
-    _check_data(data)
-    height = check_int("height", height, minimum=50, maximum=2000)
-    x_enc = {"field": "x", "type": "quantitative", "title": data.x_title,
-             "scale": _scale(data.log_x, data.x_domain)}
-    y_enc = {"field": "y", "type": "quantitative", "title": data.y_title,
-             "scale": _scale(data.log_y, data.y_domain)}
-    named = [s for s in data.series if s.label] + [r for r in data.rules if r.label]
-    colour = {"field": "series", "type": "nominal", "title": None,
-              "scale": {"domain": [n.label for n in named], "range": [n.colour for n in named]},
-              "legend": {"orient": data.legend, "labelLimit": 400, "columns": 2}
-              if data.legend == "bottom" else {"orient": data.legend, "labelLimit": 400}}
-    layers = []
-    for s in data.series:
-        rows = _rows(s, data.log_x, data.log_y)
-        if not rows:
-            continue
-        enc = {"x": x_enc, "y": y_enc}
-        enc["color"] = colour if s.label else {"value": s.colour}
-        mark: dict = {"opacity": s.opacity, "clip": True}
-        if s.kind in ("line", "step"):
-            mark.update(type="line", strokeWidth=s.width * 1.25)
-            if s.kind == "step":
-                mark["interpolate"] = "step"
-            if DASHES[s.dash]:
-                mark["strokeDash"] = DASHES[s.dash]
-        elif s.kind == "points":
-            mark.update(type="circle", size=30 * s.width)
-        elif s.kind == "band":
-            mark.update(type="area")
-            enc["y2"] = {"field": "y2"}
-        else:
-            mark.update(type="bar", width={"band": 0.9} if not math.isfinite(s.width) else None)
-            mark = {k: v for k, v in mark.items() if v is not None}
-            half = s.width / 2
-            for row in rows:
-                row["x2"], row["x"] = row["x"] + half, row["x"] - half
-            enc["x2"] = {"field": "x2"}
-            enc["y2"] = {"datum": 0}                             # bars rise from zero
-        layers.append({"data": {"values": rows}, "mark": mark, "encoding": enc})
-    for r in data.rules:
-        if not math.isfinite(r.value) or ((data.log_x if r.axis == "x" else data.log_y)
-                                          and r.value <= 0):
-            continue
-        enc = {r.axis: {"field": "v", "type": "quantitative"}}
-        enc["color"] = colour if r.label else {"value": r.colour}
-        row = {"v": float(r.value), "series": r.label or r.key}
-        mark = {"type": "rule", "strokeWidth": 1.5}
-        if DASHES[r.dash]:
-            mark["strokeDash"] = DASHES[r.dash]
-        layers.append({"data": {"values": [row]}, "mark": mark, "encoding": enc})
-    return {
-        "$schema": "https://vega.github.io/schema/vega-lite/v5.json",
-        # a list of lines is how Vega-Lite writes a title over several lines
-        "title": {"text": data.title.split("\n") if "\n" in data.title else data.title,
-                  "fontSize": FONT_SIZES["title"], "anchor": "start"},
-        "height": height,
-        "layer": layers,
-        "config": {
-            "axis": {"titleFontSize": FONT_SIZES["axis_title"],
-                     "labelFontSize": FONT_SIZES["axis_label"], "grid": True},
-            "legend": {"labelFontSize": FONT_SIZES["legend"], "symbolStrokeWidth": 3},
-            "view": {"stroke": None},
-        },
-    }

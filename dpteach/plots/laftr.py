@@ -5,7 +5,7 @@ adversary h that tries to recover the sensitive attribute A (``sex``) from Z, in
 game L = α·L_class + β·L_dec − γ·L_adv; the larger γ, the harder the encoder hides A. Which
 gap it closes depends on what the adversary sees: Z alone for demographic parity (``"dp"``),
 Z and Y for equalized odds (``"eo"``), Z on the Y = 0 rows for equal opportunity
-(``"eopp"``, the paper's convention, on Y = 0). :func:`dpteach.fairness.laftr.load_gamma_sweep`
+(``"eopp"``, the paper's convention, on Y = 0). :func:`dpteach.tables.load_gamma_sweep`
 holds the fits of ``benchmarks/laftr_adult.py``: every objective × several γ × several seeds
 on the Adult training split, scored on the test split, and the unfair MLP (the same network,
 no adversary). This module draws them:
@@ -25,10 +25,9 @@ Every number is a column of the shipped sweep (each gap computed there by
 ``agg="mean"``) and ΔEOpp = |ΔFPR| on Y = 0 (LAFTR's), with Hardt et al.'s |ΔTPR| alongside.
 
 Each figure is a :class:`~dpteach.plots.figure.FigureData`, drawn with matplotlib by the
-``plot_*`` function of the same name (notebooks) and in the browser by the ``*_spec``
-function (:func:`~dpteach.plots.figure.to_vega_lite`, plus γ and the seed of each point as
-tooltips in :func:`frontier_spec`, and the rates named under their bars in
-:func:`group_rates_spec`).
+``plot_*`` function of the same name (notebooks) and in the browser by
+:func:`~dpteach.plots.figure.to_vega_lite` (the app, where every point of the frontier
+names its γ and seed when the pointer rests on it).
 
 References
 ----------
@@ -41,21 +40,19 @@ References
 from __future__ import annotations
 
 import functools
-import json
 import math
 
 import numpy as np
 
-from .._validation import ParameterError, check_choice, check_int, check_nonnegative, describe
-from ._style import PALETTE, new_axes
-from .figure import FigureData, Rule, Series, to_matplotlib, to_vega_lite
+from .._validation import ParameterError, check_choice, check_nonnegative, describe
+from ._style import PALETTE
+from .figure import FigureData, Rule, Series, to_matplotlib
 
 __all__ = [
     "OBJECTIVES", "VARIANTS", "BASELINE", "GAPS", "TARGET_GAP", "GROUPS", "RATES",
     "MAX_SWEEP_ROWS", "MAX_FIT_SECONDS",
     "sweep_gammas", "gamma_summary", "model_summary",
-    "frontier_data", "frontier_spec", "plot_frontier",
-    "group_rates_data", "group_rates_spec", "plot_group_rates",
+    "frontier_data", "plot_frontier", "group_rates_data", "plot_group_rates",
 ]
 
 #: The LAFTR objectives of the sweep (the ``objective`` column), in the paper's order.
@@ -100,7 +97,7 @@ _COLOURS = {("women", "model"): PALETTE["vermillion"], ("women", "baseline"): PA
 # --------------------------------------------------------------------------- the sweep
 @functools.lru_cache(maxsize=1)
 def _shipped():
-    from ..fairness.laftr import load_gamma_sweep
+    from ..tables import load_gamma_sweep
 
     return _checked(load_gamma_sweep())
 
@@ -202,7 +199,7 @@ def sweep_gammas(objective: str, *, sweep=None) -> tuple[float, ...]:
     ----------
     objective : {"dp", "eo", "eopp"}
     sweep : pandas.DataFrame, optional
-        Rows like :func:`dpteach.fairness.laftr.load_gamma_sweep`'s (columns ``objective``,
+        Rows like :func:`dpteach.tables.load_gamma_sweep`'s (columns ``objective``,
         ``gamma``, ``seed``, ``accuracy``, the gaps of :data:`GAPS`, ``<rate>_<group>`` for
         :data:`RATES` × :data:`GROUPS`, optionally ``adversary_balanced_accuracy``,
         ``adversary_balanced_accuracy_x``, ``fit_seconds`` in [0, :data:`MAX_FIT_SECONDS`];
@@ -354,10 +351,13 @@ def frontier_data(objective: str, gamma: float | None = None, *, gap: str | None
     series = [
         Series("fits", f"one fit (each γ, each of {seeds} seeds)",
                rows[gap].to_numpy(dtype=float), rows["accuracy"].to_numpy(dtype=float),
-               kind="points", colour=PALETTE["sky"], width=1.2, opacity=0.6),
+               kind="points", colour=PALETTE["sky"], width=1.2, opacity=0.6,
+               tooltip=(("γ", rows["gamma"].to_numpy(dtype=float)),
+                        ("seed", rows["seed"].astype(str).to_numpy()))),
         Series("means", f"{variant}: mean over seeds, one point per γ "
                f"({gammas.min():g} to {gammas.max():g})", mx, my, kind="points",
-               colour=PALETTE["blue"], width=2.2),
+               colour=PALETTE["blue"], width=2.2,
+               tooltip=(("γ", gammas), ("seeds", summary["n_seeds"].to_numpy(dtype=float)))),
         Series("frontier", "frontier: no other γ both fairer and more accurate",
                mx[front], my[front], colour=PALETTE["blue"], width=2.0),
         Series("baseline", f"unfair MLP: accuracy {base['accuracy']:.3f}, {short} "
@@ -400,57 +400,6 @@ def frontier_data(objective: str, gamma: float | None = None, *, gap: str | None
                "selected": selected, "baseline": base})
 
 
-def _tooltips(spec: dict, label: str, fields: dict, xy: tuple[str, str]) -> None:
-    """Add per-point ``fields`` (name → (title, values)) and tooltips to the layer of the
-    series ``label`` (its rows in series order; left as it is if their number differs)."""
-    for layer in spec["layer"]:
-        rows = layer["data"]["values"]
-        if not rows or rows[0].get("series") != label:
-            continue
-        if any(len(values) != len(rows) for _, values in fields.values()):
-            continue
-        for i, row in enumerate(rows):
-            row.update({k: (float(v[i]) if isinstance(v[i], (float, np.floating))
-                            else str(v[i])) for k, (_, v) in fields.items()})
-        layer["encoding"]["tooltip"] = [
-            {"field": k, "title": title,
-             "type": "quantitative" if isinstance(v[0], (float, np.floating)) else "nominal"}
-            for k, (title, v) in fields.items()] + [
-            {"field": "x", "type": "quantitative", "title": xy[0], "format": ".3f"},
-            {"field": "y", "type": "quantitative", "title": xy[1], "format": ".3f"}]
-
-
-def frontier_spec(objective: str, gamma: float | None = None, *, gap: str | None = None,
-                  sweep=None, height: int = 340) -> dict:
-    """Vega-Lite chart of :func:`frontier_data`, with γ (and the seed) of every point as a
-    tooltip.
-
-    Parameters
-    ----------
-    objective, gamma, gap, sweep
-        As :func:`frontier_data`.
-    height : int in [50, 2000]
-        Height in pixels (the width follows the page).
-
-    Returns
-    -------
-    dict
-        A Vega-Lite v5 specification for ``st.vega_lite_chart``.
-    """
-    height = check_int("height", height, minimum=50, maximum=2000)
-    data = frontier_data(objective, gamma, gap=gap, sweep=sweep)
-    spec = to_vega_lite(data, height=height)
-    xy = (GAPS[data.extra["gap"]][0], "accuracy")
-    fit_gammas, fit_seeds = data.extra["fit_labels"]
-    _tooltips(spec, data.series_by_key("fits").label,
-              {"gamma": ("γ", fit_gammas), "seed": ("seed", fit_seeds)}, xy)
-    summary = data.extra["summary"]
-    _tooltips(spec, data.series_by_key("means").label,
-              {"gamma": ("γ", summary.index.to_numpy(dtype=float)),
-               "n_seeds": ("seeds", summary["n_seeds"].to_numpy(dtype=float))}, xy)
-    return spec
-
-
 def plot_frontier(objective: str, gamma: float | None = None, *, gap: str | None = None,
                   sweep=None, ax=None):
     """Accuracy against a gap over the γ sweep (:func:`frontier_data`, arguments there).
@@ -462,10 +411,7 @@ def plot_frontier(objective: str, gamma: float | None = None, *, gap: str | None
         ``"selected"``, ``"selected-sd-x"``, ``"selected-sd-y"`` (the last three with
         ``gamma``) and ``"baseline-accuracy"``.
     """
-    data = frontier_data(objective, gamma, gap=gap, sweep=sweep)
-    fig, ax = new_axes(ax)
-    to_matplotlib(data, ax=ax)
-    return fig
+    return to_matplotlib(frontier_data(objective, gamma, gap=gap, sweep=sweep), ax=ax)
 
 
 # -------------------------------------------------------------------- per-group rates
@@ -527,35 +473,8 @@ def group_rates_data(objective: str, gamma: float, *, sweep=None) -> FigureData:
         f"Per-group rates: {variant}, γ = {g:g} (mean of {model['n_seeds']} seeds)\n{gaps}",
         "rate (bars: mean over seeds; lighter: the unfair MLP)", "share of the group",
         series=tuple(series), x_domain=(-0.5, len(RATES) - 0.5), y_domain=(0.0, high),
+        x_ticks=tuple(enumerate(RATES.values())),
         extra={"categories": tuple(RATES.values()), "summary": summary})
-
-
-def group_rates_spec(objective: str, gamma: float, *, sweep=None, height: int = 340) -> dict:
-    """Vega-Lite chart of :func:`group_rates_data`, the rates named under their bars.
-
-    Parameters
-    ----------
-    objective, gamma, sweep
-        As :func:`group_rates_data`.
-    height : int in [50, 2000]
-        Height in pixels (the width follows the page).
-
-    Returns
-    -------
-    dict
-        A Vega-Lite v5 specification for ``st.vega_lite_chart``.
-    """
-    height = check_int("height", height, minimum=50, maximum=2000)
-    data = group_rates_data(objective, gamma, sweep=sweep)
-    spec = to_vega_lite(data, height=height)
-    names = json.dumps(list(data.extra["categories"]), ensure_ascii=False)
-    for layer in spec["layer"]:
-        x = layer["encoding"].get("x")
-        if x is not None and x.get("field") == "x":
-            layer["encoding"]["x"] = {**x, "axis": {
-                "values": list(range(len(RATES))), "grid": False,
-                "labelExpr": f"{names}[round(datum.value)]"}}
-    return spec
 
 
 def plot_group_rates(objective: str, gamma: float, *, sweep=None, ax=None):
@@ -573,8 +492,4 @@ def plot_group_rates(objective: str, gamma: float, *, sweep=None, ax=None):
         Bars with gids ``"baseline-women"``, ``"model-women"``, ``"baseline-men"``,
         ``"model-men"``; lines ``"seeds-women"``, ``"seeds-men"``.
     """
-    data = group_rates_data(objective, gamma, sweep=sweep)
-    fig, ax = new_axes(ax)
-    to_matplotlib(data, ax=ax)
-    ax.set_xticks(range(len(RATES)), data.extra["categories"])
-    return fig
+    return to_matplotlib(group_rates_data(objective, gamma, sweep=sweep), ax=ax)

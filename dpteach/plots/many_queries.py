@@ -1,15 +1,15 @@
 """Figures for answering many queries: independent noise against MWEM (notebook 14, app page).
 
 The crossover: answering k counting queries *independently* at total ε costs noise that
-grows with k (:mod:`dpteach.many_queries`); MWEM's synthetic data (:mod:`dpteach.mwem`)
+grows with k (:mod:`dpteach.queries.independent`); MWEM's synthetic data (:mod:`dpteach.queries.mwem`)
 pays for T measurements only, so its error barely grows with k. Past some k it wins.
 
 * :func:`crossover_data` / :func:`plot_crossover` — the largest error against k at one ε;
   :func:`crossover_epsilon_data` / :func:`plot_crossover_epsilon` — against ε at one k. The
-  independent lines are exact expectations (:func:`dpteach.many_queries.independent_max_error`,
+  independent lines are exact expectations (:func:`dpteach.queries.independent.independent_max_error`,
   computed here); MWEM's points come from the shipped grid
-  ``dpteach/data/many_queries_grid.npz`` (:func:`load_crossover_grid`, made by
-  ``scripts/precompute_many_queries.py`` with :func:`dpteach.mwem.compare_independent` on
+  ``dpteach/data/many_queries_grid.npz`` (:func:`dpteach.tables.load_crossover_grid`, made by
+  ``scripts/precompute_many_queries.py`` with :func:`dpteach.queries.mwem.compare_independent` on
   :func:`crossover_workload` and the seeds of :func:`crossover_rng`), so a slider move
   reads numbers and computes nothing heavy.
 * :func:`mwem_rounds_data` / :func:`plot_mwem_rounds` — MWEM's error against its number of
@@ -33,9 +33,7 @@ References
 from __future__ import annotations
 
 import functools
-import json
 import math
-from importlib import resources
 
 import numpy as np
 
@@ -47,8 +45,9 @@ from .._validation import (
     check_int,
     describe,
 )
-from ..linear_queries import adult_universe, random_queries
-from ..many_queries import independent_max_error
+from ..queries.linear import adult_universe, random_queries
+from ..queries.independent import independent_max_error
+from .. import tables
 from ._style import PALETTE
 from .figure import FigureData, Rule, Series, to_matplotlib
 
@@ -59,10 +58,8 @@ __all__ = [
     "CROSSOVER_PASSES",
     "CROSSOVER_REPEATS",
     "CROSSOVER_DELTA",
-    "CROSSOVER_TABLE",
     "crossover_workload",
     "crossover_rng",
-    "load_crossover_grid",
     "crossover_data",
     "plot_crossover",
     "crossover_epsilon_data",
@@ -83,7 +80,6 @@ CROSSOVER_T = 30             #: MWEM's rounds in the grid
 CROSSOVER_PASSES = 10        #: MWEM's extra passes over past measurements in the grid
 CROSSOVER_REPEATS = 5        #: MWEM runs per (k, ε) in the grid
 CROSSOVER_DELTA = 1e-6       #: δ of the Gaussian (zCDP) line
-CROSSOVER_TABLE = "many_queries_grid.npz"
 WORKLOAD_SEED = 2024         #: seed of the random workload (its first k rows for each k)
 GRID_SEED = 14               #: first part of every grid entry's seed (see crossover_rng)
 ROUNDS_MAX = 1_000           #: most points in plot_mwem_rounds / errors per point
@@ -106,9 +102,9 @@ def _fmt(x: float) -> str:
 def crossover_workload():
     """``(universe, hist, queries)`` of the crossover: Adult on age × sex × race.
 
-    The universe is :func:`dpteach.linear_queries.adult_universe` (60 cells), ``hist`` the
+    The universe is :func:`dpteach.queries.linear.adult_universe` (60 cells), ``hist`` the
     histogram of all 48,842 people of :func:`dpteach.datasets.load_adult`, and ``queries``
-    10,000 random counting queries (:func:`dpteach.linear_queries.random_queries`, seed
+    10,000 random counting queries (:func:`dpteach.queries.linear.random_queries`, seed
     :data:`WORKLOAD_SEED`); the workload of k queries is ``queries.first(k)``.
     """
     from ..datasets import load_adult
@@ -134,39 +130,10 @@ def crossover_rng(k: int, epsilon: float) -> np.random.Generator:
     return np.random.default_rng((GRID_SEED, k, int(round(epsilon * 1e6))))
 
 
-@functools.lru_cache(maxsize=1)
-def _load() -> dict | None:
-    try:
-        with resources.files("dpteach").joinpath("data", CROSSOVER_TABLE).open("rb") as fh:
-            npz = np.load(fh, allow_pickle=False)
-            arrays = {k: npz[k] for k in npz.files}
-    except (FileNotFoundError, OSError, ValueError):
-        return None
-    arrays["meta"] = json.loads(str(arrays["meta"]))
-    for name, arr in arrays.items():
-        if name != "meta":
-            arr.flags.writeable = False
-    return arrays
-
-
-def load_crossover_grid() -> dict | None:
-    """The shipped grid of MWEM errors (``scripts/precompute_many_queries.py``), or None.
-
-    Returns
-    -------
-    dict or None
-        ``ks`` (:data:`CROSSOVER_KS`), ``epsilons`` (:data:`CROSSOVER_EPSILONS`), ``mwem``
-        and ``mwem_last`` of shape (len(epsilons), len(ks), :data:`CROSSOVER_REPEATS`):
-        the largest error (fraction of n) of MWEM's output and of its last distribution in
-        each run, and ``meta`` (how it was made: T, passes, seeds, n, versions, date).
-    """
-    return _load()
-
-
 def _grid() -> dict:
-    table = _load()
+    table = tables.load_crossover_grid()
     if table is None:
-        raise FileNotFoundError(f"dpteach/data/{CROSSOVER_TABLE} is missing: run "
+        raise FileNotFoundError(f"dpteach/data/{tables.CROSSOVER_TABLE} is missing: run "
                                 "scripts/precompute_many_queries.py")
     return table
 
@@ -215,7 +182,7 @@ def _crossover_figure(x, lines, *, x_title, title, rule, mark_index, n) -> Figur
         title=title, x_title=x_title,
         y_title="largest error over the k queries (fraction of n)",
         series=tuple(series), rules=(rule,), log_x=True, log_y=True,
-        extra={"at": at, "x": np.asarray(x, dtype=float), "n": n})
+        x_integer="number" in x_title, extra={"at": at, "x": np.asarray(x, dtype=float), "n": n})
 
 
 def crossover_data(k: int, epsilon: float) -> FigureData:
@@ -295,7 +262,7 @@ def _finite_nonneg(name: str, value, ndim) -> np.ndarray:
 
 
 def mwem_rounds_data(rounds, errors, epsilon: float, *, reference=None) -> FigureData:
-    """MWEM's largest error against its number of rounds T (results of :func:`dpteach.mwem.mwem`).
+    """MWEM's largest error against its number of rounds T (results of :func:`dpteach.queries.mwem.mwem`).
 
     Parameters
     ----------
@@ -343,10 +310,11 @@ def mwem_rounds_data(rounds, errors, epsilon: float, *, reference=None) -> Figur
         Rule("reference", "y", reference, label="reference", colour=PALETTE["vermillion"],
              dash="dashed"),)
     return FigureData(
-        title=f"MWEM: more rounds fit better, until the noise per round dominates\n"
+        title=f"MWEM: more rounds fit better, until their noise dominates\n"
               f"total ε = {_fmt(epsilon)}, each round ε/(2T) + ε/(2T)",
-        x_title="rounds T (log scale)", y_title="largest error (fraction of n)",
+        x_title="number of rounds T (log scale)", y_title="largest error (fraction of n)",
         series=tuple(series), rules=rules, log_x=True, log_y=bool(np.all(runs > 0)),
+        x_integer=True,
         extra={"best_T": int(T[int(np.argmin(mean))]), "mean": mean})
 
 
@@ -366,7 +334,7 @@ def pmw_errors_data(errors, updated, threshold: float) -> FigureData:
         [0, 1e200].
     updated : array_like of bool, shape (m,)
         True where the answer was a paid Laplace answer with an update
-        (:attr:`dpteach.mwem.PMWResult.updated`).
+        (:attr:`dpteach.queries.mwem.PMWResult.updated`).
     threshold : float
         The run's threshold α (fraction of n), in (0, 1].
 
@@ -398,6 +366,7 @@ def pmw_errors_data(errors, updated, threshold: float) -> FigureData:
         title=f"Private multiplicative weights, online: {int(upd.sum())} paid updates for "
               f"{err.size:,} answers\nthreshold α = {_fmt(alpha)}",
         x_title="query number", y_title="error of the released answer (fraction of n)",
+        x_integer=True,
         series=series,
         rules=(Rule("threshold", "y", alpha, label="threshold α", dash="dashed"),),
         extra={"n_updates": int(upd.sum()),

@@ -7,20 +7,20 @@ answered by an ensemble of teachers, [PAEGT17]_) three ways:
   Confident-GNMax ([PSMRTE18]_, Alg. 1);
 * :func:`answer_distribution_data` — the exact distribution of the aggregator's answer:
   Confident-GNMax (each class, and "no answer" when max n + N(0, σ₁²) < T) and GNMax alone
-  (argmax of n + N(0, σ₂²)), from :mod:`dpteach.learning.pate`;
+  (argmax of n + N(0, σ₂²)), from :mod:`dpteach.pate.answers`;
 * :func:`pate_privacy_data` — the privacy of k such queries against k, with the
   data-independent RDP curves and with the data-dependent bound of [PSMRTE18]_ (Thm 6), from
-  :mod:`dpteach.accounting.pate`. **The data-dependent ε is a function of the votes, so of
+  :mod:`dpteach.pate.analysis`. **The data-dependent ε is a function of the votes, so of
   the private data: it may not be published as is** (the sanitised ε of
-  :mod:`dpteach.accounting.pate_release` may).
+  :mod:`dpteach.pate.release` may).
 
 The figures of a whole run on many queries (notebook 08) are in
 :mod:`dpteach.plots.pate_runs`.
 
 Each figure is a :class:`~dpteach.plots.figure.FigureData`, drawn with matplotlib by the
 ``plot_*`` function of the same name (notebooks) and in the browser by
-:func:`~dpteach.plots.figure.to_vega_lite`; the two bar charts also have a ``*_spec``
-function that names the classes (and "no answer") on the x axis. :func:`agreement_votes`
+:func:`~dpteach.plots.figure.to_vega_lite` (the app); the bar charts name the classes (and
+"no answer") under their bars. :func:`agreement_votes`
 builds the illustrative histograms the page offers (a share of the teachers for one class,
 the rest spread or given to one runner-up).
 
@@ -52,26 +52,21 @@ from .._validation import (
     describe,
 )
 from ..accounting.convert import rdp_to_epsilon
-from ..accounting.pate import (
+from ..pate.analysis import (
     DEFAULT_PATE_ORDERS,
-    MAX_QUERIES,
-    check_votes,
     confident_gnmax_rdp,
     gnmax_log_q,
     threshold_log_pr_answered,
 )
-from ..learning.pate import MAX_TEACHERS
-from ..learning.pate_answers import (
-    confident_gnmax_answer_probabilities,
-    gnmax_answer_probabilities,
-)
-from ._style import PALETTE, new_axes, refuse_undrawable, refuse_undrawable_log
-from .figure import FigureData, Rule, Series, to_matplotlib, to_vega_lite
+from ..pate.teachers import MAX_QUERIES, MAX_TEACHERS, VOTES
+from ..pate.answers import confident_gnmax_answer_probabilities, gnmax_answer_probabilities
+from ._style import PALETTE, refuse_undrawable, refuse_undrawable_log
+from .figure import FigureData, Rule, Series, to_matplotlib
 
 __all__ = [
     "VOTE_PRESETS", "REST_CHOICES", "MAX_BAR_CLASSES", "K_MAX_LIMIT", "agreement_votes",
-    "vote_histogram_data", "vote_histogram_spec", "plot_vote_histogram",
-    "answer_distribution_data", "answer_distribution_spec", "plot_answer_distribution",
+    "vote_histogram_data", "plot_vote_histogram",
+    "answer_distribution_data", "plot_answer_distribution",
     "pate_privacy_data", "plot_pate_privacy",
 ]
 
@@ -94,11 +89,11 @@ _BAR = 0.38                       # width of one of two bars side by side (x uni
 
 
 # ------------------------------------------------------------------------- histograms
-def agreement_votes(num_teachers: int, num_classes: int, agreement: float,
+def agreement_votes(n_teachers: int, n_classes: int, agreement: float,
                     rest: str = "spread") -> np.ndarray:
     """An illustrative vote histogram: a share ``agreement`` of the teachers for class 0.
 
-    Class 0 gets ``round(agreement × num_teachers)`` votes (halves rounded up); the other
+    Class 0 gets ``round(agreement × n_teachers)`` votes (halves rounded up); the other
     teachers vote
 
     * ``rest="spread"``: as evenly as possible for classes 1, …, k−1 (the first classes get
@@ -112,9 +107,9 @@ def agreement_votes(num_teachers: int, num_classes: int, agreement: float,
 
     Parameters
     ----------
-    num_teachers : int
-        Teachers (votes), in [1, :data:`dpteach.learning.pate.MAX_TEACHERS`].
-    num_classes : int
+    n_teachers : int
+        Teachers (votes), in [1, :data:`dpteach.pate.teachers.MAX_TEACHERS`].
+    n_classes : int
         Classes k, in [2, :data:`MAX_BAR_CLASSES`].
     agreement : float
         Share of the teachers voting for class 0, in [0, 1].
@@ -122,44 +117,50 @@ def agreement_votes(num_teachers: int, num_classes: int, agreement: float,
 
     Returns
     -------
-    numpy.ndarray of int64, shape (num_classes,)
-        The votes; they sum to ``num_teachers`` and class 0 has the most (or tied most).
+    numpy.ndarray of int64, shape (n_classes,)
+        The votes; they sum to ``n_teachers`` and class 0 has the most (or tied most).
 
     Raises
     ------
     ParameterError
         If class 0 would not be a plurality.
     """
-    num_teachers = check_int("num_teachers", num_teachers, minimum=1, maximum=MAX_TEACHERS)
-    num_classes = check_int("num_classes", num_classes, minimum=2, maximum=MAX_BAR_CLASSES)
+    n_teachers = check_int("n_teachers", n_teachers, minimum=1, maximum=MAX_TEACHERS)
+    n_classes = check_int("n_classes", n_classes, minimum=2, maximum=MAX_BAR_CLASSES)
     agreement = check_in_range("agreement", agreement, 0.0, 1.0)
     rest = check_choice("rest", rest, REST_CHOICES)
-    top = min(num_teachers, int(math.floor(agreement * num_teachers + 0.5)))
-    votes = np.zeros(num_classes, dtype=np.int64)
+    top = min(n_teachers, int(math.floor(agreement * n_teachers + 0.5)))
+    votes = np.zeros(n_classes, dtype=np.int64)
     votes[0] = top
-    others = num_teachers - top
+    others = n_teachers - top
     if rest == "runner-up":
         votes[1] = others
     else:
-        share, extra = divmod(others, num_classes - 1)
+        share, extra = divmod(others, n_classes - 1)
         votes[1:] = share
         votes[1:1 + extra] += 1
     if votes[1:].max() > top:
-        need = "½" if rest == "runner-up" else f"1/{num_classes}"
+        need = "½" if rest == "runner-up" else f"1/{n_classes}"
         raise ParameterError(
             f"agreement must leave class 0 the plurality: with rest={rest!r} it must be at "
             f"least about {need}; got agreement={describe(agreement)} ({top} of "
-            f"{num_teachers} votes for class 0, {int(votes[1:].max())} for class 1)")
+            f"{n_teachers} votes for class 0, {int(votes[1:].max())} for class 1)")
     return votes
 
 
 def _one_histogram(votes) -> np.ndarray:
     """``votes`` checked: one histogram (1-d) of at most :data:`MAX_BAR_CLASSES` classes."""
-    v = check_votes("votes", votes)
+    v = VOTES("votes", votes)
     if v.ndim != 1 or v.size > MAX_BAR_CLASSES:
         raise ParameterError(f"votes must be one vote histogram (1-d) of 2 to {MAX_BAR_CLASSES} "
                              f"classes; got votes of shape {v.shape}")
     return v
+
+
+def _class_ticks(k: int) -> tuple:
+    """Class j under its bar at x = j: every class up to 20, else every ⌈k/20⌉-th."""
+    step = max(1, math.ceil(k / 20))
+    return tuple((float(j), str(j)) for j in range(0, k, step))
 
 
 def _count(x: float) -> str:
@@ -172,7 +173,7 @@ def vote_histogram_data(votes, threshold: float | None = None) -> FigureData:
     Parameters
     ----------
     votes : array-like, shape (classes,)
-        One vote histogram (:func:`dpteach.accounting.pate.check_votes`), 2 to
+        One vote histogram (:data:`dpteach.pate.teachers.VOTES`), 2 to
         :data:`MAX_BAR_CLASSES` classes.
     threshold : float, optional
         T ≥ 0: Confident-GNMax answers only if max n + N(0, σ₁²) ≥ T ([PSMRTE18]_, Alg. 1).
@@ -181,7 +182,8 @@ def vote_histogram_data(votes, threshold: float | None = None) -> FigureData:
     -------
     FigureData
         ``bars`` series ``"plurality"`` (the first class with the most votes) and ``"votes"``
-        (the others) at x = class index, width 0.8; rule ``"threshold"`` at y = T. ``extra``:
+        (the others) at x = class index, width 0.8, each class named under its bar (every
+        ⌈k/20⌉-th of k > 20); rule ``"threshold"`` at y = T. ``extra``:
         ``"teachers"`` (total votes), ``"plurality"`` (its class), ``"top"`` (its votes),
         ``"runner_up"`` (the second-highest count).
     """
@@ -212,56 +214,9 @@ def vote_histogram_data(votes, threshold: float | None = None) -> FigureData:
         f"plurality class {top_class}: {_count(top)} votes ({share:.0%}), "
         f"runner-up {_count(runner_up)}",
         "class", "number of teachers' votes", series=series, rules=rules,
-        x_domain=(-0.6, k - 0.4), y_domain=(0.0, high),
+        x_domain=(-0.6, k - 0.4), y_domain=(0.0, high), x_ticks=_class_ticks(k),
+        y_integer=True,
         extra={"teachers": total, "plurality": top_class, "top": top, "runner_up": runner_up})
-
-
-def _class_axis(spec: dict, n_ticks: int, last_label: str | None = None) -> dict:
-    """Integer ticks 0 … n_ticks−1 on the x axis (the last one named ``last_label``), no
-    x grid, a title line per line, and a tooltip on the bars."""
-    if isinstance(spec["title"]["text"], str):
-        spec["title"]["text"] = spec["title"]["text"].split("\n")
-    axis = {"values": list(range(n_ticks)), "grid": False, "format": "d", "labelOverlap": True}
-    if last_label is not None:
-        axis["labelExpr"] = f"datum.value == {n_ticks - 1} ? '{last_label}' : datum.label"
-    for layer in spec["layer"]:
-        enc = layer["encoding"]
-        if "x" in enc and enc["x"].get("field") == "x":
-            enc["x"] = {**enc["x"], "axis": axis}
-        if layer["mark"]["type"] == "bar":
-            enc["tooltip"] = [{"field": "series", "type": "nominal", "title": "series"},
-                              {"field": "y", "type": "quantitative", "title": _y_title(spec),
-                               "format": ".4~g"}]
-    return spec
-
-
-def _y_title(spec: dict) -> str:
-    """The y-axis title of a spec made by :func:`~dpteach.plots.figure.to_vega_lite`."""
-    for layer in spec["layer"]:
-        y = layer["encoding"].get("y", {})
-        if "title" in y:
-            return y["title"]
-    return "y"
-
-
-def vote_histogram_spec(votes, threshold: float | None = None, *, height: int = 340) -> dict:
-    """Vega-Lite chart of :func:`vote_histogram_data` with the classes as x ticks.
-
-    Parameters
-    ----------
-    votes, threshold
-        As :func:`vote_histogram_data`.
-    height : int in [50, 2000]
-        Height in pixels (the width follows the page).
-
-    Returns
-    -------
-    dict
-        A Vega-Lite v5 specification for ``st.vega_lite_chart``.
-    """
-    data = vote_histogram_data(votes, threshold)
-    k = sum(s.x.size for s in data.series)
-    return _class_axis(to_vega_lite(data, height=height), k)
 
 
 def plot_vote_histogram(votes, threshold: float | None = None, ax=None):
@@ -278,13 +233,7 @@ def plot_vote_histogram(votes, threshold: float | None = None, ax=None):
     matplotlib.figure.Figure
         Bars with gids ``"plurality"`` and ``"votes"``; the threshold line ``"threshold"``.
     """
-    data = vote_histogram_data(votes, threshold)
-    fig, ax = new_axes(ax)
-    to_matplotlib(data, ax=ax)
-    k = sum(s.x.size for s in data.series)
-    if k <= 20:
-        ax.set_xticks(range(k))
-    return fig
+    return to_matplotlib(vote_histogram_data(votes, threshold), ax=ax)
 
 
 # ------------------------------------------------------------------- the noisy answer
@@ -295,11 +244,11 @@ def answer_distribution_data(votes, threshold: float, sigma1: float,
     Confident-GNMax ([PSMRTE18]_, Alg. 1) answers only if max n + N(0, σ₁²) ≥ T, and then
     with the argmax of n + N(0, σ₂²) (GNMax, Sec. 4.1); GNMax alone always answers. The
     probabilities are exact (one integral per class,
-    :func:`dpteach.learning.pate_answers.confident_gnmax_answer_probabilities` and
-    :func:`dpteach.learning.pate_answers.gnmax_answer_probabilities`); the probability that the
-    threshold passes is :func:`dpteach.accounting.pate.threshold_log_pr_answered`, and q̃ the
+    :func:`dpteach.pate.answers.confident_gnmax_answer_probabilities` and
+    :func:`dpteach.pate.answers.gnmax_answer_probabilities`); the probability that the
+    threshold passes is :func:`dpteach.pate.analysis.threshold_log_pr_answered`, and q̃ the
     bound of Prop. 7 on Pr[GNMax ≠ plurality] that the privacy analysis uses
-    (:func:`dpteach.accounting.pate.gnmax_log_q`).
+    (:func:`dpteach.pate.analysis.gnmax_log_q`).
 
     Parameters
     ----------
@@ -315,7 +264,8 @@ def answer_distribution_data(votes, threshold: float, sigma1: float,
     FigureData
         ``bars`` series ``"confident"`` (Confident-GNMax, each class at x = j − 0.2),
         ``"no-answer"`` (Confident-GNMax's "no answer" at x = k − 0.2, k classes) and
-        ``"gnmax"`` (GNMax alone at x = j + 0.2), width 0.38. ``extra``: ``"confident"``,
+        ``"gnmax"`` (GNMax alone at x = j + 0.2), width 0.38, the classes and "no answer"
+        named under their bars. ``extra``: ``"confident"``,
         ``"gnmax"`` (the probability arrays), ``"no_answer"``, ``"p_answer"`` (= 1 −
         no_answer), ``"plurality"`` (class), ``"q_bound"`` (q̃ of Prop. 7).
     """
@@ -344,29 +294,10 @@ def answer_distribution_data(votes, threshold: float, sigma1: float,
         f"GNMax alone: P(plurality, class {top_class}) = {gn[top_class]:.3g}",
         "the aggregator's answer (class, or no answer)", "probability", series=series,
         x_domain=(-0.6, k + 0.4), y_domain=(0.0, 1.05),
+        x_ticks=_class_ticks(k) + ((float(k), "no answer"),),
         extra={"confident": np.asarray(confident), "gnmax": np.asarray(gn),
                "no_answer": float(no_answer), "p_answer": p_answer, "plurality": top_class,
                "q_bound": q_bound})
-
-
-def answer_distribution_spec(votes, threshold: float, sigma1: float, sigma2: float, *,
-                             height: int = 340) -> dict:
-    """Vega-Lite chart of :func:`answer_distribution_data`: classes and "no answer" on x.
-
-    Parameters
-    ----------
-    votes, threshold, sigma1, sigma2
-        As :func:`answer_distribution_data`.
-    height : int in [50, 2000]
-
-    Returns
-    -------
-    dict
-        A Vega-Lite v5 specification for ``st.vega_lite_chart``.
-    """
-    data = answer_distribution_data(votes, threshold, sigma1, sigma2)
-    k = data.series_by_key("gnmax").x.size
-    return _class_axis(to_vega_lite(data, height=height), k + 1, "no answer")
 
 
 def plot_answer_distribution(votes, threshold: float, sigma1: float, sigma2: float, ax=None):
@@ -385,13 +316,7 @@ def plot_answer_distribution(votes, threshold: float, sigma1: float, sigma2: flo
     matplotlib.figure.Figure
         Bars with gids ``"confident"``, ``"no-answer"`` and ``"gnmax"``.
     """
-    data = answer_distribution_data(votes, threshold, sigma1, sigma2)
-    fig, ax = new_axes(ax)
-    to_matplotlib(data, ax=ax)
-    k = data.series_by_key("gnmax").x.size
-    if k <= 20:
-        ax.set_xticks(range(k + 1), [str(j) for j in range(k)] + ["none"])
-    return fig
+    return to_matplotlib(answer_distribution_data(votes, threshold, sigma1, sigma2), ax=ax)
 
 
 # ------------------------------------------------------------------------- the privacy
@@ -404,7 +329,7 @@ def _query_grid(k_max: int, mark_k: int | None) -> np.ndarray:
 def _epsilons(rdp: np.ndarray, ks: np.ndarray, delta: float) -> np.ndarray:
     """ε of k identical queries for every k: RDP adds up (k·r(λ) at each order λ), then the
     classic conversion at the best order (:func:`dpteach.accounting.convert.rdp_to_epsilon`,
-    as :func:`dpteach.accounting.pate.pate_epsilon`)."""
+    as :func:`dpteach.pate.analysis.pate_epsilon`)."""
     with np.errstate(over="ignore"):
         return np.array([rdp_to_epsilon(DEFAULT_PATE_ORDERS, k * rdp, delta,
                                         conversion="classic")[0] for k in ks])
@@ -417,10 +342,10 @@ def pate_privacy_data(votes, threshold: float, sigma1: float, sigma2: float,
 
     Each query pays the threshold step and, with the probability that it passes, GNMax
     (the expected-cost convention of [PSMRTE18]_'s tables,
-    :func:`dpteach.accounting.pate.confident_gnmax_rdp`); k identical queries add their RDP
+    :func:`dpteach.pate.analysis.confident_gnmax_rdp`); k identical queries add their RDP
     curves, and the total is converted to (ε, δ) at the best of
-    :data:`~dpteach.accounting.pate.DEFAULT_PATE_ORDERS` with the classic conversion, so the
-    value at k equals :func:`dpteach.accounting.pate.pate_epsilon` of k copies of ``votes``.
+    :data:`~dpteach.pate.analysis.DEFAULT_PATE_ORDERS` with the classic conversion, so the
+    value at k equals :func:`dpteach.pate.analysis.pate_epsilon` of k copies of ``votes``.
 
     * data-independent: the curves λ/(2σ₁²) (threshold) and λ/σ₂² (GNMax, Prop. 8);
     * data-dependent: Thm 6 with the bound q̃ of Prop. 7 — much smaller when the teachers
@@ -484,11 +409,11 @@ def pate_privacy_data(votes, threshold: float, sigma1: float, sigma2: float,
         j = int(np.searchsorted(ks, mark_k))
         extra["at_mark"] = {w: float(c[j]) for w, c in curves.items()}
     return FigureData(
-        f"Privacy of k such queries (Confident-GNMax, expected cost), δ = {delta:g}\n"
-        f"T = {threshold:g}, σ₁ = {sigma1:g}, σ₂ = {sigma2:g}; "
+        f"Privacy of k such queries (Confident-GNMax, expected cost)\n"
+        f"δ = {delta:g}; T = {threshold:g}, σ₁ = {sigma1:g}, σ₂ = {sigma2:g}; "
         f"P(threshold passes) = {p_answer:.3g}",
         "number of queries k (log scale)", "total ε (log scale)", series=series, rules=rules,
-        log_x=True, log_y=True, extra=extra)
+        log_x=True, log_y=True, x_integer=True, extra=extra)
 
 
 def plot_pate_privacy(votes, threshold: float, sigma1: float, sigma2: float,
@@ -509,8 +434,5 @@ def plot_pate_privacy(votes, threshold: float, sigma1: float, sigma2: float,
     matplotlib.figure.Figure
         Lines with gids ``"data-independent"`` and ``"data-dependent"``; ``"mark_k"``.
     """
-    data = pate_privacy_data(votes, threshold, sigma1, sigma2, delta, k_max, mark_k)
-    fig, ax = new_axes(ax)
-    to_matplotlib(data, ax=ax)
-    ax.set_yscale("log", nonpositive="mask")        # ε = 0 (a (0, δ) guarantee): not drawn
-    return fig
+    return to_matplotlib(pate_privacy_data(votes, threshold, sigma1, sigma2, delta, k_max,
+                                           mark_k), ax=ax)

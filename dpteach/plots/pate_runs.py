@@ -26,17 +26,17 @@ import math
 import numpy as np
 
 from .._validation import (
+    SCALE,
     ParameterError,
     check_array,
     check_in_range,
     check_int,
     check_nonnegative,
-    check_positive,
     describe,
 )
-from ..accounting.convert import check_orders
-from ..accounting.pate import check_votes, gnmax_rdp, gnmax_rdp_data_independent
-from ._style import CYCLE, PALETTE, new_axes, refuse_undrawable, refuse_undrawable_log
+from ..pate.analysis import ORDERS, gnmax_rdp, gnmax_rdp_data_independent
+from ..pate.teachers import VOTES
+from ._style import CYCLE, PALETTE, refuse_undrawable, refuse_undrawable_log
 from .figure import FigureData, Rule, Series, to_matplotlib
 
 __all__ = [
@@ -52,7 +52,7 @@ MAX_CURVE_POINTS = 1000
 
 
 def _batch(votes) -> np.ndarray:
-    v = check_votes("votes", votes)
+    v = VOTES("votes", votes)
     if v.ndim != 2:
         raise ParameterError(f"votes must be a batch of vote histograms, shape (queries, "
                              f"classes); got votes of shape {v.shape}")
@@ -89,7 +89,7 @@ def teacher_agreement_data(votes, correct=None, threshold: float | None = None,
     Parameters
     ----------
     votes : array-like, shape (queries, classes)
-        :func:`dpteach.accounting.pate.check_votes`.
+        :data:`dpteach.pate.teachers.VOTES`.
     correct : boolean mask, shape (queries,), optional
     threshold : float, optional
         T ≥ 0, drawn as a vertical rule (the x axis extends to it).
@@ -134,13 +134,13 @@ def teacher_agreement_data(votes, correct=None, threshold: float | None = None,
              "dashed"),)
     teachers = float(total.max())
     share = np.divide(top, total, out=np.zeros_like(top), where=total > 0)
-    note = "" if accuracy is None else f"; the plurality is right on {accuracy:.1%}"
+    note = "" if accuracy is None else f"\nthe plurality is right on {accuracy:.1%} of them"
     return FigureData(
         f"Agreement of {teachers:,.0f} teachers on {v.shape[0]:,} queries\n"
         f"median plurality: {np.median(share):.0%} of the votes{note}",
         "votes for the plurality class", "number of queries", series=tuple(series),
         rules=rules, x_domain=(ends[0] - pad, ends[1] + pad),
-        y_domain=(0.0, 1.1 * max(float(counts.max()), 1.0)),
+        y_domain=(0.0, 1.1 * max(float(counts.max()), 1.0)), x_integer=True, y_integer=True,
         extra={"top": top, "share": share, "edges": edges, "counts": counts, "wrong": wrong,
                "accuracy": accuracy, "teachers": teachers})
 
@@ -154,10 +154,7 @@ def plot_teacher_agreement(votes, correct=None, threshold: float | None = None,
     matplotlib.figure.Figure
         Bars with gids ``"queries"`` and ``"wrong"``; the rule ``"threshold"``.
     """
-    data = teacher_agreement_data(votes, correct, threshold, bins)
-    fig, ax = new_axes(ax)
-    to_matplotlib(data, ax=ax)
-    return fig
+    return to_matplotlib(teacher_agreement_data(votes, correct, threshold, bins), ax=ax)
 
 
 def query_costs_data(votes, sigma2: float, order: float, answered=None,
@@ -165,7 +162,7 @@ def query_costs_data(votes, sigma2: float, order: float, answered=None,
     """What each query's GNMax answer costs, data-dependent, against the data-independent cost.
 
     For each query, the data-dependent RDP of its GNMax answer at order λ
-    (:func:`dpteach.accounting.pate.gnmax_rdp`: Thm 6 of [PSMRTE18]_ with the bound q̃ of
+    (:func:`dpteach.pate.analysis.gnmax_rdp`: Thm 6 of [PSMRTE18]_ with the bound q̃ of
     Prop. 7) divided by the data-independent λ/σ₂² (Prop. 8), as a histogram of log₁₀ of that
     ratio (≤ 0: the bound never exceeds λ/σ₂²). Queries on which the teachers agree cost a tiny
     fraction. With ``answered`` (Confident-GNMax's answered queries) the two groups are drawn
@@ -192,8 +189,8 @@ def query_costs_data(votes, sigma2: float, order: float, answered=None,
         counts), ``"order"``.
     """
     v = _batch(votes)
-    sigma2 = check_positive("sigma2", sigma2)
-    orders = check_orders("order", order)
+    sigma2 = SCALE("sigma2", sigma2)                  # the teaching domains of dpteach.pate
+    orders = ORDERS("order", order)
     if orders.size != 1:
         raise ParameterError(f"order must be one Rényi order > 1; got order={describe(order)}")
     order = float(orders[0])
@@ -228,13 +225,14 @@ def query_costs_data(votes, sigma2: float, order: float, answered=None,
     which = " answered" if some else ""
     return FigureData(
         f"Each query's GNMax cost at λ = {order:g}, σ₂ = {sigma2:g}\n"
-        f"median{which} query: {median:.2g} × λ/σ₂² (data-dependent: not publishable)",
+        f"median{which} query: {median:.2g} × λ/σ₂²\n(data-dependent: not publishable)",
         "log₁₀(data-dependent RDP / data-independent λ/σ₂²)", "number of queries",
         series=tuple(series),
         rules=(Rule("data-independent", "x", 0.0, "data-independent: λ/σ₂²", PALETTE["black"],
                     "dashed"),),
         x_domain=(low - step, float(step)), y_domain=(0.0, 1.1 * max(max(c.max() for c in
                                                                   counts.values()), 1)),
+        y_integer=True,
         extra={"ratio": ratio, "rdp": rdp, "data_independent": independent, "edges": edges,
                "counts": counts, "order": order})
 
@@ -249,10 +247,7 @@ def plot_query_costs(votes, sigma2: float, order: float, answered=None, bins: in
         Bars with gids ``"answered"`` and ``"not answered"`` (or ``"queries"``); the rule
         ``"data-independent"``.
     """
-    data = query_costs_data(votes, sigma2, order, answered, bins)
-    fig, ax = new_axes(ax)
-    to_matplotlib(data, ax=ax)
-    return fig
+    return to_matplotlib(query_costs_data(votes, sigma2, order, answered, bins), ax=ax)
 
 
 def accuracy_vs_epsilon_data(curves, baseline: float | None = None) -> FigureData:
@@ -317,7 +312,4 @@ def plot_accuracy_vs_epsilon(curves, baseline: float | None = None, ax=None):
     matplotlib.figure.Figure
         Lines with gids ``"curve-0"``, ``"curve-1"``, …; the rule ``"baseline"``.
     """
-    data = accuracy_vs_epsilon_data(curves, baseline)
-    fig, ax = new_axes(ax)
-    to_matplotlib(data, ax=ax)
-    return fig
+    return to_matplotlib(accuracy_vs_epsilon_data(curves, baseline), ax=ax)

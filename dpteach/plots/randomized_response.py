@@ -5,16 +5,12 @@ probability ``p = ½ + γ`` and its flip otherwise; this is local ε-DP with
 ``ε = ln(p/(1−p))`` ([DR14]_ Sec 3.2). The survey's estimator
 ``π̂ = (Ȳ − (1−p))/(2p−1)`` is unbiased for the population rate π.
 
-Every ``plot_*`` function validates its arguments, returns a matplotlib ``Figure``
-built with :func:`dpteach.plots._style.new_axes` and tags its artists with ``gid``\\ s
-so tests can read the plotted data back.
-
-The two figures of the app's "Randomized response" page come in two renderings of one
-computation: :func:`rr_probabilities_data` and :func:`rr_estimator_data` return a
-:class:`~dpteach.plots.figure.FigureData`, drawn with matplotlib by
-:func:`plot_rr_probabilities` and :func:`plot_rr_estimator` and in the browser by
-:func:`rr_probabilities_spec` (Vega-Lite, with the reports named on the x axis) and
-:func:`~dpteach.plots.figure.to_vega_lite`.
+Each figure is a data function returning a :class:`~dpteach.plots.figure.FigureData`
+(:func:`rr_estimator_data`, :func:`rr_std_error_data`, :func:`rr_probabilities_data`,
+:func:`local_vs_central_data`), drawn with matplotlib by the ``plot_*`` function of the same
+name (its artists carry their series' key as ``gid``, so tests can read the plotted data
+back); the app's "Randomized response" page draws the first and the third in the browser
+(:func:`~dpteach.plots.figure.to_vega_lite`).
 
 References
 ----------
@@ -33,20 +29,19 @@ References
 
 from __future__ import annotations
 
-import json
 import math
 
 import numpy as np
 from scipy import stats
 
 from .._validation import (
+    EPSILON,
     ParameterError,
     check_array,
-    check_epsilon,
     check_in_range,
     describe,
 )
-from ..randomized_response import (
+from ..mechanisms.randomized_response import (
     central_laplace_rate_std,
     rr_epsilon_from_gamma,
     rr_gamma_from_epsilon,
@@ -54,24 +49,17 @@ from ..randomized_response import (
     rr_std_error,
     simulate_rr_estimates,
 )
-from ._style import CYCLE, PALETTE, new_axes, refuse_undrawable_log
-from .figure import (
-    FONT_SIZES,
-    MAX_POINTS,
-    FigureData,
-    Rule,
-    Series,
-    to_matplotlib,
-    to_vega_lite,
-)
+from ._style import CYCLE, PALETTE, refuse_undrawable_log
+from .figure import MAX_POINTS, FigureData, Rule, Series, Text, to_matplotlib
 
 __all__ = [
     "rr_estimator_data",
     "plot_rr_estimator",
+    "rr_std_error_data",
     "plot_rr_std_error",
     "rr_probabilities_data",
-    "rr_probabilities_spec",
     "plot_rr_probabilities",
+    "local_vs_central_data",
     "plot_local_vs_central",
 ]
 
@@ -82,7 +70,7 @@ _EXACT_LIMIT = 2_000_000   # simulate individual reports up to this many in tota
 
 
 def _privacy_kwargs(gamma, epsilon) -> dict:
-    """The one privacy argument given, to pass on to dpteach.randomized_response unchanged."""
+    """The one privacy argument given, to pass on to dpteach.mechanisms.randomized_response unchanged."""
     return {"gamma": gamma} if gamma is not None else {"epsilon": epsilon}
 
 
@@ -137,9 +125,9 @@ def rr_estimator_data(true_rate: float, n: int, gamma: float | None = None,
     """Distribution of the randomized-response estimate over simulated surveys, as data.
 
     Simulates ``n_trials`` surveys of ``n`` fresh respondents
-    (:func:`dpteach.randomized_response.simulate_rr_estimates`, arguments as there) and
+    (:func:`dpteach.mechanisms.randomized_response.simulate_rr_estimates`, arguments as there) and
     gives the density histogram of their estimates π̂, the normal density with mean π
-    and standard deviation :func:`dpteach.randomized_response.rr_std_error` (the
+    and standard deviation :func:`dpteach.mechanisms.randomized_response.rr_std_error` (the
     estimator is unbiased and, by the central limit theorem, approximately normal,
     [W65]_), the true rate and the interval π ± 1.96 SE that holds about 95% of the
     estimates.
@@ -161,7 +149,7 @@ def rr_estimator_data(true_rate: float, n: int, gamma: float | None = None,
         Number of simulated surveys, in [2, 10**6].
     rng : None, int or numpy.random.Generator
     simulation : {"auto", "reports", "binomial"}
-        See :func:`~dpteach.randomized_response.simulate_rr_estimates` (the two
+        See :func:`~dpteach.mechanisms.randomized_response.simulate_rr_estimates` (the two
         simulations give identically distributed estimates; ``"binomial"`` is the fast one).
 
     Returns
@@ -197,7 +185,7 @@ def rr_estimator_data(true_rate: float, n: int, gamma: float | None = None,
                   PALETTE["vermillion"], "dashed")]
     if se > 0:
         x = np.linspace(lo, hi, MAX_POINTS)
-        series.append(Series("normal", f"normal, sd = rr_std_error = {se:.3g}", x,
+        series.append(Series("normal", f"normal curve, sd = standard error {se:.3g}", x,
                              stats.norm.pdf(x, true_rate, se), colour=PALETTE["blue"],
                              width=_LW))
         highest = max(highest, float(stats.norm.pdf(0, 0, se)))
@@ -218,7 +206,7 @@ def plot_rr_estimator(true_rate: float, n: int, gamma: float | None = None,
 
     Draws :func:`rr_estimator_data` (arguments as there): the histogram of the
     estimates, the normal density with mean π and standard deviation
-    :func:`dpteach.randomized_response.rr_std_error` (the estimator is unbiased and,
+    :func:`dpteach.mechanisms.randomized_response.rr_std_error` (the estimator is unbiased and,
     by the central limit theorem, approximately normal), the true rate and
     π ± 1.96 SE. Simulation as in :func:`simulate_rr_estimates`.
 
@@ -243,22 +231,15 @@ def plot_rr_estimator(true_rate: float, n: int, gamma: float | None = None,
         the true rate line ``"true-rate"``, the interval's ends ``"ci-low"`` and
         ``"ci-high"``.
     """
-    data = rr_estimator_data(true_rate, n, gamma, epsilon, n_trials, rng, simulation)
-    fig, ax = new_axes(ax)
-    to_matplotlib(data, ax=ax)
-    for patch in ax.patches:
-        if patch.get_gid() == "estimates":
-            patch.set_edgecolor("white")
-    ax.set_ylim(0, 1.45 * data.extra["highest"])          # room for the legend
-    ax.legend(fontsize="small", loc="upper right", framealpha=0.95)
-    return fig
+    return to_matplotlib(rr_estimator_data(true_rate, n, gamma, epsilon, n_trials, rng,
+                                           simulation), ax=ax)
 
 
-def plot_rr_std_error(gammas=(0.05, 0.1, 0.25, 0.4), rate: float = 0.5, n_values=None,
-                      ax=None):
+def rr_std_error_data(gammas=(0.05, 0.1, 0.25, 0.4), rate: float = 0.5,
+                      n_values=None) -> FigureData:
     """Standard error of the RR estimator against n, one curve per γ (log-log).
 
-    Uses :func:`dpteach.randomized_response.rr_std_error`, ``λ(1−λ)/(n(2γ)²)`` with
+    Uses :func:`dpteach.mechanisms.randomized_response.rr_std_error`, ``λ(1−λ)/(n(2γ)²)`` with
     λ the "yes" probability ([W65]_): it falls as 1/√n and grows like 1/γ as
     γ → 0 (more privacy).
 
@@ -271,12 +252,11 @@ def plot_rr_std_error(gammas=(0.05, 0.1, 0.25, 0.4), rate: float = 0.5, n_values
     n_values : array_like of int, optional
         2 to 10,000 sizes, each in [1, 10¹²]. Default 60 log-spaced sizes from
         10 to 10⁶.
-    ax : matplotlib Axes, optional
 
     Returns
     -------
-    matplotlib.figure.Figure
-        Curves have gids ``"gamma=<γ>"``.
+    FigureData
+        Lines ``"gamma=<γ>"``, one per γ, over the sorted sizes.
     """
     gam = check_array("gammas", gammas, ndim=1, min_size=1)
     if gam.size > len(CYCLE):
@@ -295,19 +275,32 @@ def plot_rr_std_error(gammas=(0.05, 0.1, 0.25, 0.4), rate: float = 0.5, n_values
         curves.append(se)
     refuse_undrawable_log("the standard errors", dict(gammas=gammas, rate=rate,
                                                       n_values=n_values), ns, *curves)
+    series = tuple(Series(f"gamma={g:g}", _privacy_label(float(g), rr_epsilon_from_gamma(float(g))),
+                          ns, se, colour=colour, width=_LW)
+                   for colour, g, se in zip(CYCLE, gam, curves))
+    return FigureData(f"Randomized response: error against n and γ (true rate π = {rate:.3g})\n"
+                      "smaller γ = smaller ε = more private",
+                      "number of respondents n (log scale)", "standard error of π̂",
+                      series=series, log_x=True, log_y=True, x_integer=True,
+                      legend_title="truth with probability ½ + γ")
 
-    fig, ax = new_axes(ax)
-    for colour, g, se in zip(CYCLE, gam, curves):
-        ax.plot(ns, se, color=colour, lw=_LW, gid=f"gamma={g:g}",
-                label=_privacy_label(float(g), rr_epsilon_from_gamma(float(g))))
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("number of respondents n (log scale)")
-    ax.set_ylabel(r"standard error of $\hat\pi$")
-    ax.legend(fontsize="small", title="truth w.p. ½ + γ")
-    ax.set_title(f"Randomized response: error vs n and γ (true rate π = {rate:.3g})\n"
-                 "smaller γ = smaller ε = more private")
-    return fig
+
+def plot_rr_std_error(gammas=(0.05, 0.1, 0.25, 0.4), rate: float = 0.5, n_values=None,
+                      ax=None):
+    """Standard error of the RR estimator against n, one curve per γ (log-log).
+
+    Draws :func:`rr_std_error_data` with matplotlib (arguments as there).
+
+    Parameters
+    ----------
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Curves have gids ``"gamma=<γ>"``.
+    """
+    return to_matplotlib(rr_std_error_data(gammas, rate, n_values), ax=ax)
 
 
 def rr_probabilities_data(gamma: float | None = None,
@@ -336,54 +329,13 @@ def rr_probabilities_data(gamma: float | None = None,
         Series(f"true={bit}", f"true answer {'yes' if bit else 'no'}", np.arange(2) + shift,
                probs[bit], kind="bars", width=0.38, colour=colour)
         for shift, bit, colour in ((-0.2, 0, PALETTE["blue"]), (0.2, 1, PALETTE["orange"])))
+    texts = tuple(Text(f"value-{s.key}-{j}", x, h, f"{h:.3f}")
+                  for s in series for j, (x, h) in enumerate(zip(s.x, s.y)))
     return FigureData(f"Randomized response, {_privacy_label(gam, eps)}\n"
                       f"largest ratio (½+γ)/(½−γ) = {_ratio_text(gam, eps)} = e^ε",
                       "what the respondent reports", "probability of the report",
-                      series=series, x_domain=(-0.5, 1.5), y_domain=(0.0, 1.1))
-
-
-def rr_probabilities_spec(gamma: float | None = None, epsilon: float | None = None, *,
-                          height: int = 340) -> dict:
-    """Vega-Lite chart of :func:`rr_probabilities_data`, for the browser.
-
-    :func:`~dpteach.plots.figure.to_vega_lite` of the data, with the x axis labelled by
-    the two reports (:data:`REPORTS`) instead of numbers, each bar's probability
-    written above it (3 decimals), as in :func:`plot_rr_probabilities`, the bars
-    rising from 0 and the title's two lines on two lines.
-
-    Parameters
-    ----------
-    gamma, epsilon : float
-        Exactly one: γ in (0, ½) or ε > 0.
-    height : int in [50, 2000]
-        Height of the chart in pixels (the width follows the page).
-
-    Returns
-    -------
-    dict
-        A Vega-Lite v5 specification for ``st.vega_lite_chart``.
-    """
-    data = rr_probabilities_data(gamma, epsilon)
-    spec = to_vega_lite(data, height=height)
-    if isinstance(spec["title"]["text"], str):      # one line per line of the title
-        spec["title"]["text"] = spec["title"]["text"].split("\n")
-    labels = " : ".join(f"datum.value == {k} ? {json.dumps(r)}" for k, r in enumerate(REPORTS))
-    for layer in spec["layer"]:
-        layer["encoding"]["x"] = {**layer["encoding"]["x"],
-                                  "axis": {"values": [0, 1], "labelExpr": f"{labels} : ''",
-                                           "grid": False}}
-        if layer["mark"]["type"] == "bar":          # bars rise from 0 (x and x2 are ranged)
-            layer["encoding"]["y2"] = {"datum": 0}
-    x_enc = spec["layer"][0]["encoding"]["x"]
-    y_enc = spec["layer"][0]["encoding"]["y"]
-    rows = [{"x": float(x), "y": float(h), "text": f"{h:.3f}"}
-            for s in data.series for x, h in zip(s.x, s.y)]
-    spec["layer"].append({
-        "data": {"values": rows},
-        "mark": {"type": "text", "baseline": "bottom", "dy": -4,
-                 "fontSize": FONT_SIZES["axis_label"]},
-        "encoding": {"x": x_enc, "y": y_enc, "text": {"field": "text", "type": "nominal"}}})
-    return spec
+                      series=series, texts=texts, x_domain=(-0.5, 1.5), y_domain=(0.0, 1.15),
+                      x_ticks=tuple(enumerate(REPORTS)))
 
 
 def plot_rr_probabilities(gamma: float | None = None, epsilon: float | None = None, ax=None):
@@ -405,18 +357,10 @@ def plot_rr_probabilities(gamma: float | None = None, epsilon: float | None = No
     matplotlib.figure.Figure
         Bars have gids ``"true=0"`` and ``"true=1"``.
     """
-    data = rr_probabilities_data(gamma, epsilon)
-    fig, ax = new_axes(ax)
-    to_matplotlib(data, ax=ax)
-    for s in data.series:
-        for x, h in zip(s.x, s.y):
-            ax.text(x, h + 0.01, f"{h:.3f}", ha="center", va="bottom", fontsize="small")
-    ax.set_xticks(range(len(REPORTS)), list(REPORTS))
-    ax.legend(fontsize="small", loc="upper center")
-    return fig
+    return to_matplotlib(rr_probabilities_data(gamma, epsilon), ax=ax)
 
 
-def plot_local_vs_central(epsilon: float, n_values=None, ax=None):
+def local_vs_central_data(epsilon: float, n_values=None) -> FigureData:
     """Error of local (randomized response) vs central (Laplace) counting at one ε.
 
     Both estimate the fraction of 1s in a fixed dataset of n bits with ε-DP:
@@ -431,6 +375,35 @@ def plot_local_vs_central(epsilon: float, n_values=None, ax=None):
     n_values : array_like of int, optional
         2 to 10,000 sizes, each a whole number ≥ 1 (any size: the formulas are
         closed forms). Default 60 log-spaced sizes from 10 to 10⁶.
+
+    Returns
+    -------
+    FigureData
+        Lines ``"local"`` and ``"central"`` (dashed) over the sorted sizes, log scales.
+    """
+    epsilon = EPSILON("epsilon", epsilon)            # the domain of the two functions below
+    ns = _n_grid(n_values, maximum=10**15)
+    local = rr_local_std(ns, epsilon)
+    central = central_laplace_rate_std(ns, epsilon)
+    refuse_undrawable_log("the standard deviations and sizes",
+                          dict(epsilon=epsilon, n_values=n_values), ns, local, central)
+    series = (Series("local", "local: randomized response, sd = e^(ε/2) / ((e^ε − 1)√n)", ns,
+                     local, colour=PALETTE["vermillion"], width=_LW),
+              Series("central", "central: (count + Lap(1/ε)) / n, sd = √2 / (εn)", ns, central,
+                     colour=PALETTE["blue"], width=_LW, dash="dashed"))
+    return FigureData(f"Local vs central DP for a proportion, ε = {epsilon:.3g}",
+                      "number of people n (log scale)",
+                      "standard deviation of the estimated rate", series=series, log_x=True,
+                      log_y=True, x_integer=True)
+
+
+def plot_local_vs_central(epsilon: float, n_values=None, ax=None):
+    """Error of local (randomized response) vs central (Laplace) counting at one ε.
+
+    Draws :func:`local_vs_central_data` with matplotlib (arguments as there).
+
+    Parameters
+    ----------
     ax : matplotlib Axes, optional
 
     Returns
@@ -438,21 +411,4 @@ def plot_local_vs_central(epsilon: float, n_values=None, ax=None):
     matplotlib.figure.Figure
         Curves have gids ``"local"`` and ``"central"``.
     """
-    epsilon = check_epsilon("epsilon", epsilon)
-    ns = _n_grid(n_values)
-    local = rr_local_std(ns, epsilon)
-    central = central_laplace_rate_std(ns, epsilon)
-    refuse_undrawable_log("the standard deviations and sizes",
-                          dict(epsilon=epsilon, n_values=n_values), ns, local, central)
-    fig, ax = new_axes(ax)
-    ax.plot(ns, local, color=PALETTE["vermillion"], lw=_LW, gid="local",
-            label="local: randomized response, sd = " + r"$e^{\varepsilon/2}/((e^\varepsilon-1)\sqrt{n})$")
-    ax.plot(ns, central, color=PALETTE["blue"], lw=_LW,
-            ls="--", gid="central", label="central: (count + Lap(1/ε)) / n, sd = " + r"$\sqrt{2}/(\varepsilon n)$")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("number of people n (log scale)")
-    ax.set_ylabel("standard deviation of the estimated rate")
-    ax.legend(fontsize="small")
-    ax.set_title(f"Local vs central DP for a proportion, ε = {epsilon:.3g}")
-    return fig
+    return to_matplotlib(local_vs_central_data(epsilon, n_values), ax=ax)

@@ -34,7 +34,7 @@ from .._validation import (
     describe,
 )
 from ..attacks.reconstruction import dp_recovery_bound
-from ._style import CYCLE, PALETTE, new_axes, refuse_undrawable, refuse_undrawable_log
+from ._style import CYCLE, PALETTE, refuse_undrawable, refuse_undrawable_log
 from .figure import FigureData, Rule, Series, to_matplotlib
 
 __all__ = [
@@ -149,10 +149,8 @@ def plot_recovery_vs_noise(relative_noise, fractions, *, n: int, highlight=None,
     matplotlib.figure.Figure
         Lines with gids ``"curve-0"``, …; rules ``"chance"`` and ``"sqrt-n"``.
     """
-    data = recovery_vs_noise_data(relative_noise, fractions, n=n, highlight=highlight)
-    fig, ax = new_axes(ax)
-    to_matplotlib(data, ax=ax)
-    return fig
+    return to_matplotlib(recovery_vs_noise_data(relative_noise, fractions, n=n,
+                                                highlight=highlight), ax=ax)
 
 
 def recovery_vs_epsilon_data(epsilons, fractions, *, delta: float = 0.0,
@@ -165,7 +163,8 @@ def recovery_vs_epsilon_data(epsilons, fractions, *, delta: float = 0.0,
     Parameters
     ----------
     epsilons : array-like
-        Total ε > 0, 1 to 1000 values up to 1e200 (log axis).
+        Total ε, 1 to 1000 values in [1e-6, 1e4] (those of
+        :func:`dpteach.attacks.reconstruction.dp_recovery_bound`).
     fractions : dict
         Label (decoder, accounting) → fractions recovered in [0, 1], one per ε; 1 to 7 curves.
     delta : float
@@ -180,16 +179,17 @@ def recovery_vs_epsilon_data(epsilons, fractions, *, delta: float = 0.0,
         ceiling on 200 ε's spanning the data); ``"highlight"``; rule ``"chance"``.
     """
     eps = _grid("epsilons", epsilons, positive=True)
-    refuse_undrawable_log("the ε values", dict(epsilons=epsilons), eps)
+    if eps.min() < 1e-6 or eps.max() > 1e4:                # dp_recovery_bound's total ε
+        raise ParameterError(f"epsilons must lie in [1e-6, 1e4]; got epsilons={describe(epsilons)}")
     curves = _curves("fractions", fractions, eps.size)
     delta = check_delta("delta", delta)
     point = _highlight(highlight, "ε")
     series = _lines(curves, eps)
     lo, hi = float(eps.min()), float(eps.max())
     if point is not None:
-        if not point[0] > 0:
-            raise ParameterError(f"highlight must have ε > 0; got highlight={describe(highlight)}")
-        refuse_undrawable_log("highlight", dict(highlight=highlight), [point[0]])
+        if not 1e-6 <= point[0] <= 1e4:
+            raise ParameterError(f"highlight must have ε in [1e-6, 1e4]; got "
+                                 f"highlight={describe(highlight)}")
         check_in_range("highlight", point[1], 0.0, 1.0)
         lo, hi = min(lo, point[0]), max(hi, point[0])
     grid = np.geomspace(lo, hi, 200) if hi > lo else np.array([lo])
@@ -218,10 +218,8 @@ def plot_recovery_vs_epsilon(epsilons, fractions, *, delta: float = 0.0, highlig
     matplotlib.figure.Figure
         Lines with gids ``"curve-0"``, …, ``"dp-bound"``; the rule ``"chance"``.
     """
-    data = recovery_vs_epsilon_data(epsilons, fractions, delta=delta, highlight=highlight)
-    fig, ax = new_axes(ax)
-    to_matplotlib(data, ax=ax)
-    return fig
+    return to_matplotlib(recovery_vs_epsilon_data(epsilons, fractions, delta=delta,
+                                                  highlight=highlight), ax=ax)
 
 
 def tracing_power_data(x, powers, *, fpr: float, x_title: str = "number of attributes d",
@@ -271,7 +269,7 @@ def tracing_power_data(x, powers, *, fpr: float, x_title: str = "number of attri
     return FigureData(f"Tracing from released means: power at FPR {fpr:g}", x_title,
                       f"power (true-positive rate at FPR {fpr:g})",
                       series=tuple(_lines(curves, xs)), rules=tuple(rules), log_x=bool(log_x),
-                      y_domain=(0.0, 1.02))
+                      y_domain=(0.0, 1.02), x_integer=bool(np.all(xs == np.round(xs))))
 
 
 def plot_tracing_power(x, powers, *, fpr: float, x_title: str = "number of attributes d",
@@ -283,8 +281,5 @@ def plot_tracing_power(x, powers, *, fpr: float, x_title: str = "number of attri
     matplotlib.figure.Figure
         Lines with gids ``"curve-0"``, …; rules ``"chance"`` and ``"dp-ceiling"``.
     """
-    data = tracing_power_data(x, powers, fpr=fpr, x_title=x_title, log_x=log_x,
-                              ceiling=ceiling)
-    fig, ax = new_axes(ax)
-    to_matplotlib(data, ax=ax)
-    return fig
+    return to_matplotlib(tracing_power_data(x, powers, fpr=fpr, x_title=x_title, log_x=log_x,
+                                            ceiling=ceiling), ax=ax)

@@ -1,10 +1,11 @@
 """Figures for private selection, sparse vector and stability-based release (notebook 05).
 
-Every number is computed by :mod:`dpteach.selection`, :mod:`dpteach.sparse_vector`,
-:mod:`dpteach.robust` or :mod:`dpteach.composition`; these functions only draw. Each returns the
-:class:`matplotlib.figure.Figure` and tags its artists with a ``gid`` (bars:
-every rectangle of a series carries the series' gid) so that tests and
-notebooks can read the plotted data back.
+Every number is computed by :mod:`dpteach.mechanisms.selection`,
+:mod:`dpteach.mechanisms.sparse_vector`, :mod:`dpteach.mechanisms.stability` or
+:mod:`dpteach.accounting.composition`; the ``*_data`` functions here arrange them as a
+:class:`~dpteach.plots.figure.FigureData`, which the ``plot_*`` function of the same name draws
+with matplotlib. Every artist carries its series' key as ``gid`` (bars: every rectangle of a
+series) so that tests and notebooks can read the plotted data back.
 
 References
 ----------
@@ -22,6 +23,7 @@ import numpy as np
 from scipy import optimize
 
 from .._validation import (
+    DELTA_POSITIVE,
     ParameterError,
     check_array,
     check_delta,
@@ -31,24 +33,27 @@ from .._validation import (
     check_sensitivity,
     describe,
 )
-from .. import robust, selection, sparse_vector
-from ._style import LOG_AXIS_MAX, PALETTE, new_axes, refuse_undrawable, refuse_undrawable_log
+from ..mechanisms import stability as robust, selection, sparse_vector
+from ._style import LOG_AXIS_MAX, PALETTE, refuse_undrawable, refuse_undrawable_log
+from .figure import FigureData, Rule, Series, Span, Text, to_matplotlib
 
 __all__ = [
-    "plot_selection_probabilities",
-    "plot_exponential_mechanism",
-    "plot_private_median",
-    "plot_private_mode",
-    "plot_noisy_max_comparison",
-    "plot_svt_vs_composition",
-    "plot_event_privacy_loss",
-    "plot_block_estimates",
-    "plot_ptr_distance",
+    "selection_probabilities_data", "plot_selection_probabilities",
+    "exponential_mechanism_data", "plot_exponential_mechanism",
+    "private_median_data", "plot_private_median",
+    "private_mode_data", "plot_private_mode",
+    "noisy_max_comparison_data", "plot_noisy_max_comparison",
+    "svt_vs_composition_data", "plot_svt_vs_composition",
+    "event_privacy_loss_data", "plot_event_privacy_loss",
+    "block_estimates_data", "plot_block_estimates",
+    "ptr_distance_data", "plot_ptr_distance",
 ]
 
 
 BARS_MAX = 1_000               #: most bars (candidates) in one selection bar chart
 BOUNDS_MAX_SIZE = 10_000       #: most proposed bounds b in plot_ptr_distance
+#: The neighbouring relations, in words.
+_NEIGHBOURS = {"add_remove": "add/remove", "replace": "replace-one"}
 
 
 def _fmt(x: float) -> str:
@@ -64,8 +69,8 @@ def _labels(labels, k: int) -> list[str]:
     return out
 
 
-def plot_selection_probabilities(probabilities, labels=None, truth=None, title: str = "",
-                                 xlabel: str = "candidate", ax=None):
+def selection_probabilities_data(probabilities, labels=None, truth=None, title: str = "",
+                                 xlabel: str = "candidate") -> FigureData:
     """Bar chart of a selection mechanism's output distribution.
 
     Parameters
@@ -73,16 +78,16 @@ def plot_selection_probabilities(probabilities, labels=None, truth=None, title: 
     probabilities : array_like, shape (k,)
         Probabilities in [0, 1]; 1 ≤ k ≤ 1,000 (one bar each).
     labels : sequence of length k, optional
-        Candidate names (tick labels; thinned when k is large).
+        Candidate names (tick labels; every ⌈k/20⌉-th when k is large).
     truth : int, optional
-        Index of the non-private answer, drawn in a contrasting colour.
+        Index of the non-private answer, drawn over in a contrasting colour.
     title, xlabel : str
-    ax : matplotlib Axes, optional
 
     Returns
     -------
-    matplotlib.figure.Figure
-        Bars have gid ``"probabilities"``.
+    FigureData
+        Bars ``"probabilities"`` (every candidate, at x = its index) and, with ``truth``,
+        ``"truth"`` (the non-private answer's bar again, on top, in vermillion).
     """
     p = check_array("probabilities", probabilities, ndim=1)
     if np.any(p < 0) or np.any(p > 1):
@@ -93,85 +98,133 @@ def plot_selection_probabilities(probabilities, labels=None, truth=None, title: 
     names = _labels(labels, p.size)
     if truth is not None:
         truth = check_int("truth", truth, minimum=0, maximum=p.size - 1)
-    fig, ax = new_axes(ax)
-    colours = [PALETTE["blue"]] * p.size
+    for arg, text in (("title", title), ("xlabel", xlabel)):
+        if not isinstance(text, str):
+            raise TypeError(f"{arg} must be a string; got {arg}={describe(text)}")
+    x = np.arange(p.size, dtype=float)
+    series = [Series("probabilities", "other candidates" if truth is not None else "", x, p,
+                     kind="bars", width=0.8, colour=PALETTE["blue"])]
     if truth is not None:
-        colours[truth] = PALETTE["vermillion"]
-    x = np.arange(p.size)
-    ax.bar(x, p, color=colours, gid="probabilities")
-    step = max(1, int(math.ceil(p.size / 20)))
-    ax.set_xticks(x[::step], names[::step], rotation=45 if p.size > 8 else 0,
-                  ha="right" if p.size > 8 else "center")
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel("probability of being released")
-    ax.set_ylim(0, min(1.0, 1.15 * float(p.max())) if p.max() > 0 else 1.0)
-    if truth is not None:
-        from matplotlib.patches import Patch
+        series.append(Series("truth", "non-private answer", x[[truth]], p[[truth]],
+                             kind="bars", width=0.8, colour=PALETTE["vermillion"]))
+    return FigureData(title, xlabel, "probability of being released", series=tuple(series),
+                      x_domain=(-0.6, p.size - 0.4),
+                      y_domain=(0.0, min(1.0, 1.15 * float(p.max())) if p.max() > 0 else 1.0),
+                      x_ticks=_candidate_ticks(names))
 
-        ax.legend(handles=[Patch(color=PALETTE["vermillion"], label="non-private answer"),
-                           Patch(color=PALETTE["blue"], label="other candidates")],
-                  fontsize="small", loc="upper right")
-    ax.set_title(title)
-    return fig
+
+def plot_selection_probabilities(probabilities, labels=None, truth=None, title: str = "",
+                                 xlabel: str = "candidate", ax=None):
+    """Bar chart of a selection mechanism's output distribution.
+
+    Draws :func:`selection_probabilities_data` with matplotlib (arguments as there).
+
+    Parameters
+    ----------
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Bars have gid ``"probabilities"`` (and ``"truth"``).
+    """
+    return to_matplotlib(selection_probabilities_data(probabilities, labels, truth, title,
+                                                      xlabel), ax=ax)
+
+
+def exponential_mechanism_data(scores, sensitivity: float, epsilon: float, labels=None,
+                               monotonic: bool = False) -> FigureData:
+    """Output distribution of the exponential mechanism for given scores.
+
+    Probabilities from :func:`dpteach.mechanisms.selection.exponential_mechanism_probabilities`
+    (∝ exp(ε·u/(2Δu)), [DR14]_ Def 3.4); the best-scoring candidate is highlighted.
+    Returns the :func:`selection_probabilities_data` of them.
+    """
+    p = selection.exponential_mechanism_probabilities(scores, sensitivity, epsilon, monotonic)
+    u = np.asarray(scores, dtype=float)
+    rate = "ε·u/Δu" if monotonic else "ε·u/(2Δu)"
+    return selection_probabilities_data(
+        p, labels, truth=int(np.argmax(u)),
+        title=f"Exponential mechanism, Pr ∝ exp({rate})\nε = {_fmt(epsilon)}, "
+              f"Δu = {_fmt(sensitivity)}")
 
 
 def plot_exponential_mechanism(scores, sensitivity: float, epsilon: float, labels=None,
                                monotonic: bool = False, ax=None):
     """Output distribution of the exponential mechanism for given scores.
 
-    Probabilities from :func:`dpteach.selection.exponential_mechanism_probabilities`
-    (∝ exp(ε·u/(2Δu)), [DR14]_ Def 3.4); the best-scoring candidate is highlighted.
+    Draws :func:`exponential_mechanism_data` with matplotlib (arguments as there).
     """
-    p = selection.exponential_mechanism_probabilities(scores, sensitivity, epsilon, monotonic)
-    u = np.asarray(scores, dtype=float)
-    rate = "ε·u/Δu" if monotonic else "ε·u/(2Δu)"
-    return plot_selection_probabilities(
-        p, labels, truth=int(np.argmax(u)), ax=ax,
-        title=f"Exponential mechanism, Pr ∝ exp({rate})\nε = {_fmt(epsilon)}, "
-              f"Δu = {_fmt(sensitivity)}")
+    return to_matplotlib(exponential_mechanism_data(scores, sensitivity, epsilon, labels,
+                                                    monotonic), ax=ax)
 
 
-def plot_private_median(data, candidates, epsilon: float, neighbouring: str = "add_remove",
-                        ax=None):
-    """Distribution of :func:`dpteach.selection.private_median` over its candidates.
+def private_median_data(data, candidates, epsilon: float,
+                        neighbouring: str = "add_remove") -> FigureData:
+    """Distribution of :func:`dpteach.mechanisms.selection.private_median` over its candidates.
 
-    The candidate closest to the (lower) sample median is highlighted.
+    The candidate closest to the (lower) sample median is highlighted. Returns the
+    :func:`selection_probabilities_data` of the exact probabilities.
     """
     p = selection.private_median_probabilities(data, candidates, epsilon, neighbouring)
     cand = np.asarray(candidates, dtype=float)
     x = np.sort(np.asarray(data, dtype=float))
     med = x[(x.size + 1) // 2 - 1] if x.size else float(np.median(cand))
     truth = int(np.argmin(np.abs(cand - med)))
-    return plot_selection_probabilities(
-        p, [_fmt(c) for c in cand], truth=truth, xlabel="candidate median", ax=ax,
+    return selection_probabilities_data(
+        p, [_fmt(c) for c in cand], truth=truth, xlabel="candidate median",
         title=f"Private median (exponential mechanism, rank score)\nε = {_fmt(epsilon)}, "
               f"n = {x.size}, {cand.size} candidates")
 
 
-def plot_private_mode(data, candidates, epsilon: float, neighbouring: str = "add_remove",
-                      ax=None):
-    """Distribution of :func:`dpteach.selection.private_mode` over its candidates."""
+def plot_private_median(data, candidates, epsilon: float, neighbouring: str = "add_remove",
+                        ax=None):
+    """Distribution of :func:`dpteach.mechanisms.selection.private_median` over its candidates.
+
+    Draws :func:`private_median_data` with matplotlib (arguments as there).
+    """
+    return to_matplotlib(private_median_data(data, candidates, epsilon, neighbouring), ax=ax)
+
+
+def private_mode_data(data, candidates, epsilon: float,
+                      neighbouring: str = "add_remove") -> FigureData:
+    """Distribution of :func:`dpteach.mechanisms.selection.private_mode` over its candidates.
+
+    The most common candidate is highlighted. Returns the
+    :func:`selection_probabilities_data` of the exact probabilities.
+    """
     p = selection.private_mode_probabilities(data, candidates, epsilon, neighbouring)
     counts = selection.mode_utility(data, candidates)
-    return plot_selection_probabilities(
-        p, [str(c) for c in candidates], truth=int(np.argmax(counts)), xlabel="candidate value",
-        ax=ax, title=f"Private most common value (exponential mechanism, count score)\n"
-                     f"ε = {_fmt(epsilon)}, {neighbouring.replace('_', '/')} neighbours")
+    return selection_probabilities_data(
+        p, [str(c) for c in candidates], truth=int(np.argmax(counts)),
+        xlabel="candidate value",
+        title=f"Private mode (exponential mechanism, count score)\n"
+              f"ε = {_fmt(epsilon)}, {_NEIGHBOURS.get(neighbouring, neighbouring)} neighbours")
 
 
-def plot_noisy_max_comparison(scores, sensitivity: float, epsilon: float, labels=None,
-                              monotonic: bool = False, ax=None):
+def plot_private_mode(data, candidates, epsilon: float, neighbouring: str = "add_remove",
+                      ax=None):
+    """Distribution of :func:`dpteach.mechanisms.selection.private_mode` over its candidates.
+
+    Draws :func:`private_mode_data` with matplotlib (arguments as there).
+    """
+    return to_matplotlib(private_mode_data(data, candidates, epsilon, neighbouring), ax=ax)
+
+
+def noisy_max_comparison_data(scores, sensitivity: float, epsilon: float, labels=None,
+                              monotonic: bool = False) -> FigureData:
     """Side-by-side output distributions of three ε-DP selection mechanisms.
 
     Exponential mechanism (= report-noisy-max with Gumbel noise), report-noisy-max
     with Laplace noise ([DR14]_ Claim 3.9) and with exponential noise
     (= permute-and-flip), all at the same ε, from
-    :func:`dpteach.selection.report_noisy_max_probabilities`.
+    :func:`dpteach.mechanisms.selection.report_noisy_max_probabilities`.
 
     Returns
     -------
-    matplotlib.figure.Figure
-        Bar gids ``"gumbel"``, ``"laplace"``, ``"exponential"``.
+    FigureData
+        Bars ``"gumbel"``, ``"laplace"``, ``"exponential"``, three per candidate (at x =
+        its index − 0.27, + 0, + 0.27); the candidates named on the x axis.
     """
     series = [("gumbel", "exponential mechanism (Gumbel noise)", PALETTE["blue"]),
               ("laplace", "report-noisy-max, Laplace noise", PALETTE["orange"]),
@@ -181,27 +234,42 @@ def plot_noisy_max_comparison(scores, sensitivity: float, epsilon: float, labels
              for name, _, _ in series}
     k = probs["gumbel"].size
     names = _labels(labels, k)
-    fig, ax = new_axes(ax)
-    x = np.arange(k)
+    x = np.arange(k, dtype=float)
     w = 0.27
-    for j, (name, label, colour) in enumerate(series):
-        ax.bar(x + (j - 1) * w, probs[name], width=w, color=colour, label=label, gid=name)
-    ax.set_xticks(x, names, rotation=45 if k > 8 else 0, ha="right" if k > 8 else "center")
-    ax.set_xlabel("candidate")
-    ax.set_ylabel("probability of being selected")
-    ax.legend(fontsize="small")
+    bars = tuple(Series(name, label, x + (j - 1) * w, probs[name], kind="bars", width=w,
+                        colour=colour) for j, (name, label, colour) in enumerate(series))
     scale = "Δ/ε" if monotonic else "2Δ/ε"
-    ax.set_title(f"Three ε-DP ways to pick the best (noise scale {scale})\n"
-                 f"ε = {_fmt(epsilon)}, Δ = {_fmt(sensitivity)}")
-    return fig
+    return FigureData(f"Three ε-DP ways to pick the best (noise scale {scale})\n"
+                      f"ε = {_fmt(epsilon)}, Δ = {_fmt(sensitivity)}",
+                      "candidate", "probability of being selected", series=bars,
+                      x_domain=(-0.6, k - 0.4), x_ticks=_candidate_ticks(names))
+
+
+def plot_noisy_max_comparison(scores, sensitivity: float, epsilon: float, labels=None,
+                              monotonic: bool = False, ax=None):
+    """Side-by-side output distributions of three ε-DP selection mechanisms.
+
+    Draws :func:`noisy_max_comparison_data` with matplotlib (arguments as there).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Bar gids ``"gumbel"``, ``"laplace"``, ``"exponential"``.
+    """
+    return to_matplotlib(noisy_max_comparison_data(scores, sensitivity, epsilon, labels,
+                                                   monotonic), ax=ax)
 
 
 def _advanced_per_query_epsilon(total: float, k: int, delta: float) -> float:
     """Largest ε₀ with min(kε₀, advanced(ε₀, k, δ)) ≤ total ([DR14]_ Thms 3.16, 3.20)."""
-    from ..composition import advanced_composition
+    from ..accounting.composition import advanced_composition
 
     def spent(e0: float) -> float:
-        return min(k * e0, advanced_composition(e0, 0.0, k, delta)[0]) - total
+        # from ε₀ = ln 2 on the advanced bound exceeds kε₀; below, its unchecked core (a
+        # root search evaluates it many times)
+        adv = (advanced_composition.__wrapped__(e0, 0.0, k, delta)[0] if e0 < math.log(2)
+               else math.inf)
+        return min(k * e0, adv) - total
 
     hi = total            # k·ε₀ with ε₀ = total already spends ≥ total
     lo = total / k / 10.0
@@ -210,8 +278,8 @@ def _advanced_per_query_epsilon(total: float, k: int, delta: float) -> float:
     return optimize.brentq(spent, lo, hi, xtol=1e-14, rtol=1e-12)
 
 
-def plot_svt_vs_composition(epsilon: float, k_max: int = 1000, sensitivity: float = 1.0,
-                            max_above: int = 1, delta: float | None = 1e-6, ax=None):
+def svt_vs_composition_data(epsilon: float, k_max: int = 1000, sensitivity: float = 1.0,
+                            max_above: int = 1, delta: float | None = 1e-6) -> FigureData:
     """Noise per query when k threshold queries share a total budget ε.
 
     * Sparse vector (c = ``max_above`` ⊤ answers, δ = 0): every query gets
@@ -233,19 +301,19 @@ def plot_svt_vs_composition(epsilon: float, k_max: int = 1000, sensitivity: floa
         c, the number of ⊤ answers before sparse vector halts, in [1, 10⁶].
     delta : float or None
         Slack of advanced composition, in (0, 1); None leaves that curve out.
-    ax : matplotlib Axes, optional
 
     Returns
     -------
-    matplotlib.figure.Figure
-        Line gids ``"svt"``, ``"laplace-basic"``, ``"laplace-advanced"``.
+    FigureData
+        Lines ``"svt"``, ``"laplace-basic"`` and ``"laplace-advanced"`` at about 60
+        log-spaced k; log scales.
     """
     epsilon = check_epsilon("epsilon", epsilon)
     kmax = check_int("k_max", k_max, minimum=2, maximum=100_000)
     sensitivity = check_sensitivity("sensitivity", sensitivity)
     c = check_int("max_above", max_above, minimum=1, maximum=sparse_vector.MAX_ABOVE_MAX)
     if delta is not None:
-        delta = check_delta("delta", delta, allow_zero=False)
+        delta = DELTA_POSITIVE("delta", delta)          # advanced composition's slack δ'
     ks = np.unique(np.round(np.geomspace(1, kmax, 60)).astype(int))
     _, q_scale = sparse_vector.sparse_vector_noise_scales(epsilon, sensitivity, c)
     with np.errstate(over="ignore"):
@@ -256,25 +324,38 @@ def plot_svt_vs_composition(epsilon: float, k_max: int = 1000, sensitivity: floa
                                                    sensitivity=sensitivity, max_above=max_above,
                                                    delta=delta),
                           q_scale, basic, *(() if adv is None else (adv,)))
-    fig, ax = new_axes(ax)
-    ax.plot(ks, np.full(ks.size, q_scale), color=PALETTE["blue"], lw=2.2, gid="svt",
-            label=f"sparse vector, c = {c}: Lap(4cΔ/ε)")
-    ax.plot(ks, basic, color=PALETTE["black"], lw=2.2, ls=":",
-            gid="laplace-basic", label="Laplace per query, basic composition: Lap(kΔ/ε)")
+    series = [Series("svt", f"sparse vector, c = {c}: Lap(4cΔ/ε)", ks, np.full(ks.size, q_scale),
+                     colour=PALETTE["blue"], width=2.2),
+              Series("laplace-basic", "Laplace per query, basic composition: Lap(kΔ/ε)", ks,
+                     basic, colour=PALETTE["black"], width=2.2, dash="dotted")]
     if adv is not None:
-        ax.plot(ks, adv, color=PALETTE["orange"], lw=2.2, ls="--", gid="laplace-advanced",
-                label=f"Laplace per query, advanced composition (δ = {_fmt(delta)})")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("number of threshold queries k")
-    ax.set_ylabel("Laplace noise scale per query (larger = less accurate)")
-    ax.legend(fontsize="small")
-    ax.set_title(f"Answering k threshold queries with total budget ε = {_fmt(epsilon)}\n"
-                 f"(Δ = {_fmt(sensitivity)}; sparse vector stops after c = {c} 'above' answers)")
-    return fig
+        series.append(Series("laplace-advanced",
+                             f"Laplace per query, advanced composition (δ = {_fmt(delta)})", ks,
+                             adv, colour=PALETTE["orange"], width=2.2, dash="dashed"))
+    return FigureData(f"Answering k threshold queries with total budget ε = {_fmt(epsilon)}\n"
+                      f"Δ = {_fmt(sensitivity)}; sparse vector stops after c = {c} 'above' "
+                      "answers",
+                      "number of threshold queries k (log scale)",
+                      "Laplace noise scale per query (larger = less accurate)",
+                      series=tuple(series), log_x=True, log_y=True, x_integer=True)
 
 
-def plot_event_privacy_loss(event_probabilities: dict, epsilon: float, ax=None):
+def plot_svt_vs_composition(epsilon: float, k_max: int = 1000, sensitivity: float = 1.0,
+                            max_above: int = 1, delta: float | None = 1e-6, ax=None):
+    """Noise per query when k threshold queries share a total budget ε.
+
+    Draws :func:`svt_vs_composition_data` with matplotlib (arguments as there).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Line gids ``"svt"``, ``"laplace-basic"``, ``"laplace-advanced"``.
+    """
+    return to_matplotlib(svt_vs_composition_data(epsilon, k_max, sensitivity, max_above,
+                                                 delta), ax=ax)
+
+
+def event_privacy_loss_data(event_probabilities: dict, epsilon: float) -> FigureData:
     """Privacy loss ``|ln(p/p′)|`` of one output event for several mechanisms.
 
     Parameters
@@ -284,13 +365,14 @@ def plot_event_privacy_loss(event_probabilities: dict, epsilon: float, ax=None):
         on neighbouring datasets D and D′ (exact, or estimated).
     epsilon : float
         The ε each mechanism claims; drawn as a horizontal line.
-    ax : matplotlib Axes, optional
 
     Returns
     -------
-    matplotlib.figure.Figure
-        Bars have gid ``"loss"`` (an infinite loss is drawn at the top of the
-        axes and labelled ∞), the claimed ε has gid ``"epsilon"``.
+    FigureData
+        Bars ``"loss"`` (every mechanism, at x = its index; an infinite loss is drawn at
+        the top of the plot and labelled ∞) and ``"loss-exceeds"`` (the bars above ε
+        again, on top, in vermillion); each bar's loss written above it; the rule
+        ``"epsilon"`` at the claimed ε. ``extra["losses"]`` holds the losses.
     """
     epsilon = check_epsilon("epsilon", epsilon)
     if not isinstance(event_probabilities, dict) or not event_probabilities:
@@ -314,25 +396,38 @@ def plot_event_privacy_loss(event_probabilities: dict, epsilon: float, ax=None):
     finite = [v for v in losses if math.isfinite(v)]
     top = 3.0 * max(finite + [epsilon])
     refuse_undrawable("the privacy losses", dict(epsilon=epsilon), 1.15 * top)
-    shown = [v if math.isfinite(v) else top for v in losses]
-    fig, ax = new_axes(ax)
-    colours = [PALETTE["vermillion"] if v > epsilon * (1 + 1e-9) else PALETTE["green"]
-               for v in losses]
-    x = np.arange(len(names))
-    ax.bar(x, shown, color=colours, gid="loss")
-    for xi, v, s in zip(x, losses, shown):
-        ax.annotate("∞" if not math.isfinite(v) else f"{v:.3g}", (xi, s), ha="center",
-                    va="bottom", fontsize="large" if not math.isfinite(v) else "medium")
-    ax.axhline(epsilon, color=PALETTE["black"], ls="--", lw=1.5, gid="epsilon",
-               label=f"claimed ε = {_fmt(epsilon)}")
-    ax.set_ylim(0, 1.15 * top)
-    ax.set_xticks(x, names)
-    ax.set_ylabel("privacy loss |ln(Pr[S | D] / Pr[S | D′])|")
-    ax.set_xlabel("mechanism")
-    ax.legend(fontsize="small", loc="upper left")
-    ax.set_title(f"Privacy loss of one output event S on neighbouring datasets\n"
-                 f"(above the dashed line = the ε claim is false), ε = {_fmt(epsilon)}")
-    return fig
+    shown = np.array([v if math.isfinite(v) else top for v in losses])
+    x = np.arange(len(names), dtype=float)
+    over = np.array([v > epsilon * (1 + 1e-9) for v in losses])
+    series = (Series("loss", "loss within the claim", x, shown, kind="bars", width=0.8,
+                     colour=PALETTE["green"]),
+              Series("loss-exceeds", "loss above ε: the claim is false", x[over], shown[over],
+                     kind="bars", width=0.8, colour=PALETTE["vermillion"]))
+    texts = tuple(Text(f"loss-{i}", xi, s, "∞" if not math.isfinite(v) else f"{v:.3g}",
+                       large=not math.isfinite(v))
+                  for i, (xi, v, s) in enumerate(zip(x, losses, shown)))
+    return FigureData(f"Privacy loss of one output event S, claimed ε = {_fmt(epsilon)}\n"
+                      "on neighbouring datasets (above the dashed line: the claim is false)",
+                      "mechanism", "privacy loss |ln(Pr[S | D] / Pr[S | D′])|",
+                      series=series, texts=texts,
+                      rules=(Rule("epsilon", "y", epsilon, f"claimed ε = {_fmt(epsilon)}",
+                                  PALETTE["black"], "dashed"),),
+                      x_domain=(-0.6, len(names) - 0.4), y_domain=(0.0, 1.15 * top),
+                      x_ticks=tuple(zip(x, names)), extra={"losses": losses})
+
+
+def plot_event_privacy_loss(event_probabilities: dict, epsilon: float, ax=None):
+    """Privacy loss ``|ln(p/p′)|`` of one output event for several mechanisms.
+
+    Draws :func:`event_privacy_loss_data` with matplotlib (arguments as there).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Bars have gid ``"loss"`` (an infinite loss is drawn at the top of the
+        axes and labelled ∞), the claimed ε has gid ``"epsilon"``.
+    """
+    return to_matplotlib(event_privacy_loss_data(event_probabilities, epsilon), ax=ax)
 
 
 def _hist_bins(values: np.ndarray, n: int):
@@ -350,8 +445,8 @@ def _hist_bins(values: np.ndarray, n: int):
     return np.array([lo, np.nextafter(hi, math.inf)])
 
 
-def plot_block_estimates(estimates, lower: float, upper: float, released: float | None = None,
-                         truth: float | None = None, ax=None):
+def block_estimates_data(estimates, lower: float, upper: float, released: float | None = None,
+                         truth: float | None = None) -> FigureData:
     """Histogram of subsample-and-aggregate block estimates (**non-private** view).
 
     Shades the public clipping range [a, b], and marks the private release and
@@ -359,8 +454,9 @@ def plot_block_estimates(estimates, lower: float, upper: float, released: float 
 
     Returns
     -------
-    matplotlib.figure.Figure
-        Histogram bars gid ``"blocks"``, lines ``"released"`` and ``"truth"``.
+    FigureData
+        Bars ``"blocks"`` (the counts of the estimates in 5 to 40 equal bins), the span
+        ``"range"`` [a, b], rules ``"released"`` and ``"truth"``.
     """
     est = check_array("estimates", estimates, ndim=1)
     lower = check_finite("lower", lower)
@@ -374,30 +470,48 @@ def plot_block_estimates(estimates, lower: float, upper: float, released: float 
     refuse_undrawable("the block estimates", dict(estimates=estimates, lower=lower, upper=upper,
                                                    released=released, truth=truth),
                       est, lower, upper, *(v for v in (released, truth) if v is not None))
-    fig, ax = new_axes(ax)
-    ax.axvspan(lower, upper, color=PALETTE["sky"], alpha=0.15, label="public range [a, b]")
-    ax.hist(est, bins=_hist_bins(est, min(40, max(5, est.size // 3))), color=PALETTE["blue"],
-            alpha=0.8, gid="blocks", label=f"{est.size} block estimates (not private)")
+    counts, edges = np.histogram(est, bins=_hist_bins(est, min(40, max(5, est.size // 3))))
+    width = np.diff(edges)
+    rules = []
     if truth is not None:
-        ax.axvline(truth, color=PALETTE["black"], lw=2, ls=":",
-                   gid="truth", label=f"full-data statistic {_fmt(truth)}")
+        rules.append(Rule("truth", "x", truth, f"full-data statistic {_fmt(truth)}",
+                          PALETTE["black"], "dotted"))
     if released is not None:
-        ax.axvline(released, color=PALETTE["vermillion"], lw=2.2,
-                   gid="released", label=f"private release {_fmt(released)}")
-    ax.set_xlabel("statistic value")
-    ax.set_ylabel("number of blocks")
-    ax.legend(fontsize="small")
-    ax.set_title(f"Subsample-and-aggregate: m = {est.size} blocks, clipped to "
-                 f"[{_fmt(lower)}, {_fmt(upper)}]\nsensitivity of their mean = (b − a)/m = "
-                 f"{_fmt((upper - lower) / est.size)}")
-    return fig
+        rules.append(Rule("released", "x", released, f"private release {_fmt(released)}",
+                          PALETTE["vermillion"], "solid"))
+    return FigureData(f"Subsample-and-aggregate: m = {est.size} blocks, clipped to "
+                      f"[{_fmt(lower)}, {_fmt(upper)}]\nsensitivity of their mean = (b − a)/m = "
+                      f"{_fmt((upper - lower) / est.size)}",
+                      "statistic value", "number of blocks",
+                      series=(Series("blocks", f"{est.size} block estimates (not private)",
+                                     edges[:-1] + width / 2, counts, kind="bars",
+                                     width=float(width[0]), colour=PALETTE["blue"],
+                                     opacity=0.8),),
+                      rules=tuple(rules),
+                      spans=(Span("range", "x", lower, upper, "public range [a, b]",
+                                  PALETTE["sky"], 0.15),),
+                      y_domain=(0.0, 1.1 * max(float(counts.max()), 1.0)), y_integer=True)
 
 
-def plot_ptr_distance(data, lower: float, upper: float, epsilon: float, delta: float,
-                      bounds=None, ax=None):
+def plot_block_estimates(estimates, lower: float, upper: float, released: float | None = None,
+                         truth: float | None = None, ax=None):
+    """Histogram of subsample-and-aggregate block estimates (**non-private** view).
+
+    Draws :func:`block_estimates_data` with matplotlib (arguments as there).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Histogram bars gid ``"blocks"``, lines ``"released"`` and ``"truth"``.
+    """
+    return to_matplotlib(block_estimates_data(estimates, lower, upper, released, truth), ax=ax)
+
+
+def ptr_distance_data(data, lower: float, upper: float, epsilon: float, delta: float,
+                      bounds=None) -> FigureData:
     """Distance to instability γ(b) of the median versus the proposed bound b.
 
-    Computed by :func:`dpteach.robust.median_distance_to_instability`
+    Computed by :func:`dpteach.mechanisms.stability.median_distance_to_instability`
     (**non-private**, for teaching). Propose-test-release passes with
     probability ≥ ½ exactly when γ(b) exceeds the threshold ``ln(1/δ)/(ε/2)``
     (dashed line, [DR14]_ Sec 7.2).
@@ -405,7 +519,7 @@ def plot_ptr_distance(data, lower: float, upper: float, epsilon: float, delta: f
     Parameters
     ----------
     data : array_like
-        The data set (see :func:`dpteach.robust.median_distance_to_instability`).
+        The data set (see :func:`dpteach.mechanisms.stability.median_distance_to_instability`).
     lower, upper : float
         The public range [a, b] of the data, finite, ``lower < upper``.
     epsilon : float
@@ -415,12 +529,12 @@ def plot_ptr_distance(data, lower: float, upper: float, epsilon: float, delta: f
     bounds : array_like, optional
         The proposed bounds b ≥ 0, at most 10,000 values; default 200 values
         from 0 to ``upper − lower``.
-    ax : matplotlib Axes, optional
 
     Returns
     -------
-    matplotlib.figure.Figure
-        Step line gid ``"distance"``, threshold line ``"threshold"``.
+    FigureData
+        The step line ``"distance"`` (γ(b), stepping after each b; an infinite γ is drawn
+        at n + 1), the rule ``"threshold"``; a y axis linear up to 1 and logarithmic beyond.
     """
     lower = check_finite("lower", lower)
     upper = check_finite("upper", upper)
@@ -432,8 +546,9 @@ def plot_ptr_distance(data, lower: float, upper: float, epsilon: float, delta: f
         bs = np.linspace(0.0, upper - lower, 200)
     else:
         bs = check_array("bounds", bounds, ndim=1)
-        if np.any(bs < 0):
-            raise ParameterError("bounds must all be >= 0")
+        if np.any(bs < 0) or np.any((bs > 0) & (bs < 1e-9)) or np.any(bs > 2e15):
+            raise ParameterError("bounds must all be 0 or in [1e-9, 2e15] (the domain of "
+                                 f"median_distance_to_instability); got bounds={describe(bounds)}")
         if bs.size > BOUNDS_MAX_SIZE:
             raise ParameterError(f"bounds must have at most {BOUNDS_MAX_SIZE} values; got bounds "
                                  f"with {bs.size} values")
@@ -448,17 +563,36 @@ def plot_ptr_distance(data, lower: float, upper: float, epsilon: float, delta: f
     n = np.asarray(data).size
     gam = np.array([robust.median_distance_to_instability(data, b, lower, upper) for b in bs])
     shown = np.where(np.isinf(gam), n + 1, gam)
-    fig, ax = new_axes(ax)
-    ax.step(bs, shown, where="post", color=PALETTE["blue"], lw=2.2, gid="distance",
-            label="γ(b): records to change before LS(median) > b")
-    ax.axhline(threshold, color=PALETTE["vermillion"], ls="--", lw=1.8, gid="threshold",
-               label=f"test threshold ln(1/δ)/(ε/2) = {threshold:.3g}")
-    ax.set_yscale("symlog", linthresh=1.0)
-    ax.set_ylim(bottom=0.0)
-    ax.set_xlabel("proposed bound b on the local sensitivity (data units)")
-    ax.set_ylabel("distance to instability γ (records)")
-    ax.legend(fontsize="small", loc="upper left")
-    ax.set_title(f"Propose-test-release for the median (n = {n}, not private view)\n"
-                 f"ε = {_fmt(epsilon)}, δ = {_fmt(delta)}; passes when γ clearly exceeds "
-                 "the threshold")
-    return fig
+    top = max(float(shown.max()), threshold, 1.0)
+    return FigureData(f"Propose-test-release for the median (n = {n})\n"
+                      f"ε = {_fmt(epsilon)}, δ = {_fmt(delta)}: passes when γ is well above "
+                      "the threshold\nγ is read off the data: not a private view",
+                      "proposed bound b on the local sensitivity (data units)",
+                      "records to change, γ (distance to instability)",
+                      series=(Series("distance", "γ(b): records to change before the median's "
+                                     "local sensitivity exceeds b", bs, shown, kind="step",
+                                     where="post", colour=PALETTE["blue"], width=2.2),),
+                      rules=(Rule("threshold", "y", threshold,
+                                  f"test threshold ln(1/δ)/(ε/2) = {threshold:.3g}",
+                                  PALETTE["vermillion"], "dashed"),),
+                      symlog_y=True, y_domain=(0.0, 2.0 * top), y_integer=True)
+
+
+def plot_ptr_distance(data, lower: float, upper: float, epsilon: float, delta: float,
+                      bounds=None, ax=None):
+    """Distance to instability γ(b) of the median versus the proposed bound b.
+
+    Draws :func:`ptr_distance_data` with matplotlib (arguments as there).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Step line gid ``"distance"``, threshold line ``"threshold"``.
+    """
+    return to_matplotlib(ptr_distance_data(data, lower, upper, epsilon, delta, bounds), ax=ax)
+
+
+def _candidate_ticks(names: list[str]) -> tuple:
+    """A tick under every candidate, or every ⌈k/20⌉-th when there are many (readable)."""
+    step = max(1, math.ceil(len(names) / 20))
+    return tuple((float(i), names[i]) for i in range(0, len(names), step))

@@ -1,0 +1,86 @@
+"""Table arguments of the anonymisation chapters: a pandas DataFrame and its columns.
+
+:mod:`dpteach.attacks.linkage` and :mod:`dpteach.attacks.kanonymity` declare their table
+arguments with these domains. The rule that ties the two together (the columns must be
+columns of the table, each present once) is :func:`columns_of`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._validation import Domain, ParameterError, describe
+
+#: Largest table (rows) the anonymisation chapters accept (Adult has 48,842).
+MAX_ROWS = 100_000
+#: Largest number of quasi-identifier columns.
+MAX_ATTRIBUTES = 50
+#: a table every domain below fits: the generated tests' example
+EXAMPLE_TABLE = pd.DataFrame({"zip": ["02138", "02138", "02139", "02139"],
+                              "age": [34, 36, 34, 51], "sex": ["F", "F", "M", "M"],
+                              "income": ["<=50K", ">50K", "<=50K", "<=50K"]})
+
+
+def table(max_rows: int = MAX_ROWS) -> Domain:
+    """A pandas DataFrame of 1 to ``max_rows`` rows."""
+
+    def convert(name: str, value: Any) -> pd.DataFrame:
+        if not isinstance(value, pd.DataFrame):
+            raise domain.refuse(name, value)
+        if not 1 <= len(value) <= max_rows:
+            raise ParameterError(f"{name} must be {domain.text}; got {name} with "
+                                 f"{len(value):,} rows")
+        return value
+
+    domain = Domain(f"a pandas DataFrame of 1 to {max_rows:,} rows", convert,
+                    example=EXAMPLE_TABLE, edges=(EXAMPLE_TABLE.iloc[:1],),
+                    bad=[None, "table", [1, 2], {"zip": ["02138"]}, np.zeros((2, 2)),
+                         EXAMPLE_TABLE.iloc[:0]])
+    return domain
+
+
+def _columns(name: str, value: Any) -> list:
+    if isinstance(value, str):
+        value = [value]
+    if isinstance(value, Iterable) and not isinstance(value, (bytes, dict, set, frozenset)):
+        cols = list(value)
+        if 1 <= len(cols) <= MAX_ATTRIBUTES and all(isinstance(c, str) for c in cols) \
+                and len(set(cols)) == len(cols):
+            return cols
+    raise COLUMNS.refuse(name, value)
+
+
+def _column(name: str, value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    raise COLUMN.refuse(name, value)
+
+
+TABLE = table()
+#: column names (a name alone is a list of one)
+COLUMNS = Domain(f"a column name or a list of 1 to {MAX_ATTRIBUTES} distinct column names",
+                 _columns, example=["zip", "sex"],
+                 bad=[[], 3, None, ["zip", "zip"], b"zip", {"zip"}, [1],
+                      [f"c{i}" for i in range(MAX_ATTRIBUTES + 1)]])
+#: one column name
+COLUMN = Domain("a column name (a string)", _column, example="income",
+                bad=[None, 3, ["income"], b"income"])
+
+
+def columns_of(table: pd.DataFrame, columns: list, name: str,
+               table_name: str = "table") -> list:
+    """``columns``, each checked to be a column of ``table`` that occurs in it once (a
+    DataFrame may repeat a column name; such a column cannot be grouped on)."""
+    for c in columns:
+        if c not in table.columns:
+            raise ParameterError(f"{name} must name columns of {table_name}; got {name}="
+                                 f"{describe(columns)}, and {c!r} is not one of "
+                                 f"{describe(list(table.columns))}")
+        if int((table.columns == c).sum()) > 1:
+            raise ParameterError(f"{table_name} must have one column named {c!r} (it has "
+                                 f"several); got {name}={describe(columns)}")
+    return columns

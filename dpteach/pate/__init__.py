@@ -1,0 +1,22 @@
+"""PATE: private aggregation of teacher ensembles.
+
+* :mod:`~dpteach.pate.teachers` — teachers trained on disjoint data, and their votes;
+* :mod:`~dpteach.pate.aggregators` — the noisy argmax of the votes: LNMax, GNMax,
+  Confident-GNMax;
+* :mod:`~dpteach.pate.answers` — the exact law of each aggregator's answer;
+* :mod:`~dpteach.pate.analysis` — the privacy of the answers: data-independent and
+  data-dependent Rényi DP;
+* :mod:`~dpteach.pate.release` — publishing the data-dependent ε (smooth sensitivity);
+* :mod:`~dpteach.pate.student` — the student trained on the noisy answers.
+"""
+
+from .aggregators import confident_gnmax, gnmax, lnmax
+from .analysis import pate_epsilon
+from .release import sanitised_epsilon
+from .student import PATEStudent
+from .teachers import TeacherEnsemble, train_teachers
+
+__all__ = [
+    "TeacherEnsemble", "train_teachers", "PATEStudent", "lnmax", "gnmax", "confident_gnmax",
+    "pate_epsilon", "sanitised_epsilon",
+]
