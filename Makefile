@@ -42,7 +42,7 @@ student: $(VENV)/.runtime  ## student/: the notebooks as students get them (docs
 # a class's submissions: every file in SUBMISSIONS graded against ASSIGNMENT's autograder
 # (public and hidden tests, a time limit each) -> $(OUT)/grades.csv and $(OUT)/feedback/
 OUT ?= grades
-grade: $(VENV)/.runtime    ## make grade ASSIGNMENT=02_randomized_response SUBMISSIONS=folder [OUT=grades]
+grade: $(VENV)/.runtime    ## make grade ASSIGNMENT=01_differencing_attacks SUBMISSIONS=folder [OUT=grades]
 	@test -n "$(ASSIGNMENT)" -a -n "$(SUBMISSIONS)" || { echo "usage: make grade ASSIGNMENT=<notebook> SUBMISSIONS=<folder> [OUT=grades] [TIME_LIMIT=seconds]"; exit 2; }
 	$(BIN)/python scripts/grade_class.py "$(ASSIGNMENT)" "$(SUBMISSIONS)" --out "$(OUT)" $(if $(TIME_LIMIT),--time-limit $(TIME_LIMIT),)
 
