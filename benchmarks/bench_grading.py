@@ -1,6 +1,6 @@
 """Benchmark: grading never stalls (repeated gradings), and how long a class takes.
 
-The grading issue: ``otter run`` on notebook 02 did not finish in 4 of 17 runs (the reply
+The grading issue: ``otter run`` on notebook 02_randomized_response did not finish in 4 of 17 runs (the reply
 to its first widget cell is sometimes never noticed, and otter waits for it without a
 timeout; scripts/_nbrun.py). This repeats the grading that ``make grade`` uses
 (``scripts/_grade_one.py``: otter's grading with the kernel client polling in slices), each
@@ -9,8 +9,8 @@ in a fresh subprocess killed at ``--limit`` seconds, on two submissions of ``--n
 * ``master``: the autograder edition (the master with its solutions): must score full marks;
 * ``untouched``: the student edition as downloaded: must score 0.
 
-``--runs`` of each (default 50), alternating, first on a quiet machine, then with two busy
-loops beside it (``yes > /dev/null``, twice: one per core of the 2-core machine it was
+``--runs`` of each (default 50), alternating, ``--workers`` at a time (make grade uses 2),
+first without load, then with two busy loops beside it (``yes > /dev/null``, twice: one per core of the 2-core machine it was
 written for; ``--no-load`` / ``--no-quiet`` skip a phase). Reported per phase and kind:
 how many finished, how many scored right, and the grading's wall time (median, 95th
 percentile, min-max). The 1-minute load average is printed around each phase (the machine
@@ -18,7 +18,7 @@ is shared).
 
 ``--poll-slice 0`` grades exactly as ``otter run`` does (no slices), for the before/after
 comparison: a stalled grading waits until it is killed, so give it a ``--limit`` well above
-the slowest normal grading (150 s: they took at most 50 s with the machine loaded).
+the slowest normal grading (they took up to 81 s on the busy shared machine).
 ``--poll-slice 10`` makes every lost wake-up cost exactly 10 s instead of forever, so the
 stalls can be counted in gradings that still finish.
 
@@ -28,8 +28,9 @@ about a third complete, partial and wrong answers, a few untouched, one cell tha
 one endless loop, one corrupted file, one other notebook), with its default time limit and
 2 workers.
 
-Run: ``.venv/bin/python benchmarks/bench_grading.py [--runs 50] [--limit 300]``
-(about 45 minutes on the shared 2-core machine), ``... --class-size 30`` (about 4 minutes).
+Run: ``.venv/bin/python benchmarks/bench_grading.py --workers 2 [--runs 50] [--limit 300]``
+(each phase about 45 minutes on the shared 2-core machine at load average 15-29),
+``... --class-size 30`` (17 minutes there). Results: benchmarks/README.md.
 """
 
 from __future__ import annotations
