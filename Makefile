@@ -46,8 +46,9 @@ grade: $(VENV)/.runtime    ## make grade ASSIGNMENT=01_differencing_attacks SUBM
 	@test -n "$(ASSIGNMENT)" -a -n "$(SUBMISSIONS)" || { echo "usage: make grade ASSIGNMENT=<notebook> SUBMISSIONS=<folder> [OUT=grades] [TIME_LIMIT=seconds]"; exit 2; }
 	$(BIN)/python scripts/grade_class.py "$(ASSIGNMENT)" "$(SUBMISSIONS)" --out "$(OUT)" $(if $(TIME_LIMIT),--time-limit $(TIME_LIMIT),)
 
-test: $(VENV)/.test        ## every test: unit, statistical, notebooks, app, browser
+test: $(VENV)/.test        ## every test: the library's doctests, unit, statistical, notebooks, app, browser
 	@bash scripts/ensure-chromium.sh
+	$(BIN)/python -m pytest -q --doctest-modules dpteach
 	$(BIN)/python -m pytest -n 2 --dist loadfile --nbval-lax --nbval-cell-timeout=120 tests notebooks
 
 test-fast: $(VENV)/.test   ## library tests only

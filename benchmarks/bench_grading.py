@@ -1,8 +1,9 @@
 """Benchmark: grading never stalls (repeated gradings), and how long a class takes.
 
-The grading issue: ``otter run`` on notebook 02_randomized_response did not finish in 4 of 17 runs (the reply
-to its first widget cell is sometimes never noticed, and otter waits for it without a
-timeout; scripts/_nbrun.py). This repeats the grading that ``make grade`` uses
+The grading issue: ``otter run`` on the randomized-response notebook (02_randomized_response
+then, 03_randomized_response now) did not finish in 4 of 17 runs (the reply to its first
+widget cell is sometimes never noticed, and otter waits for it without a timeout;
+scripts/_nbrun.py). This repeats the grading that ``make grade`` uses
 (``scripts/_grade_one.py``: otter's grading with the kernel client polling in slices), each
 in a fresh subprocess killed at ``--limit`` seconds, on two submissions of ``--notebook``:
 
@@ -166,7 +167,7 @@ def repeated(args, tmp: Path) -> dict:
 def class_of(args, tmp: Path) -> None:
     student, autograder, _ = build(args.notebook, tmp)
     other = "01_differencing_attacks" if args.notebook != "01_differencing_attacks" \
-        else "02_randomized_response"
+        else "03_randomized_response"
     other_student, other_autograder, _ = build(other, tmp / "other")
     other_complete = _submissions.make("complete", other_student, other_autograder, tmp,
                                        name="other-complete.ipynb")
@@ -197,7 +198,7 @@ def class_of(args, tmp: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--notebook", default="02_randomized_response")
+    parser.add_argument("--notebook", default="03_randomized_response")
     parser.add_argument("--runs", type=int, default=50, help="gradings of each kind per phase")
     parser.add_argument("--limit", type=float, default=300.0,
                         help="seconds before a grading counts as not finished (killed)")

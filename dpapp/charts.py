@@ -8,8 +8,10 @@ when it is clicked.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import re
+import textwrap
 import threading
 import unicodedata
 from collections.abc import Callable
@@ -17,7 +19,7 @@ from typing import Any
 
 import streamlit as st
 
-from dpapp.frame import presenting
+from dpapp.frame import chart_column, presenting
 from dpteach._validation import ParameterError
 from dpteach.plots.figure import to_matplotlib, to_vega_lite
 
@@ -56,10 +58,63 @@ def enlarge(spec: dict, *, font: float = FONT_SCALE, height: float = HEIGHT_SCAL
     return out
 
 
+#: Chart titles are wrapped at this many characters a line (a title is never shortened
+#: with "…"): what fits the narrowest chart, half a 1366-pixel screen, in title font.
+TITLE_CHARACTERS = {False: 64, True: 56}      # {presentation mode: characters}
+#: Axis titles longer than this are wrapped into lines: a y axis title must fit beside the
+#: plot's height, also with a projector's larger fonts.
+AXIS_TITLE_CHARACTERS = 36
+
+
+def _lines(text: str, width: int) -> list[str]:
+    return textwrap.wrap(text, width) or [""]
+
+
+def _readable(node, title_chars: int, presenting_: bool):
+    """A copy of a Vega-Lite (sub)specification in which no text is cut or shortened:
+    titles wrapped into lines of at most ``title_chars`` characters, long axis titles
+    wrapped; in presentation mode (larger fonts) legend labels whole — a method's name
+    must be read whole, however long — in one column under the chart."""
+    if isinstance(node, list):
+        return [_readable(v, title_chars, presenting_) for v in node]
+    if not isinstance(node, dict):
+        return node
+    out = {}
+    for k, v in node.items():
+        if k == "data":
+            out[k] = v
+        elif k == "title" and isinstance(v, dict) and "text" in v:
+            lines = v["text"] if isinstance(v["text"], list) else [v["text"]]
+            out[k] = {**v, "text": [p for line in lines for p in _lines(line, title_chars)]}
+        elif k in ("x", "y") and isinstance(v, dict) and isinstance(v.get("title"), str) \
+                and len(v["title"]) > AXIS_TITLE_CHARACTERS:
+            out[k] = {**_readable(v, title_chars, presenting_),
+                      "title": _lines(v["title"], AXIS_TITLE_CHARACTERS)}
+        elif k == "labelLimit" and presenting_:
+            out[k] = 0
+        else:
+            out[k] = _readable(v, title_chars, presenting_)
+    if presenting_ and out.get("orient") == "bottom" and "labelLimit" in out:
+        out["columns"] = 1
+    return out
+
+
 def _draw(spec: dict, alt: str) -> None:
+    spec = _readable(spec, TITLE_CHARACTERS[presenting()], presenting())
+    config = spec.get("config")
+    if isinstance(config, dict) and isinstance(config.get("axis"), dict):
+        # tick labels that would overlap (1,000 2,000 3,000 on a log axis) are thinned out
+        spec["config"] = {**config, "axis": {**config["axis"], "labelOverlap": "greedy"}}
     if presenting():
         spec = enlarge(spec)
     st.vega_lite_chart(spec=spec, width="stretch", theme=None, alt=alt)
+
+
+def _chart_place():
+    """The charts' column in presentation mode (charts stacked beside the page's text),
+    else the place the page is drawing in."""
+    column = chart_column()
+    return column if column is not None else contextlib.nullcontext()
 
 
 def _slug(title: str) -> str:
@@ -124,6 +179,7 @@ def show_chart(data, alt: str, *, height: int = 340, download: bool = True) -> N
     ``st.cache_data``). Below it, a "Download this figure" button (a PNG drawn by
     :func:`~dpteach.plots.figure.to_matplotlib` when clicked).
     """
-    _draw(to_vega_lite(data, height=height), alt)
-    if download:
-        download_figure(data.title, figure=lambda: to_matplotlib(data))
+    with _chart_place():
+        _draw(to_vega_lite(data, height=height), alt)
+        if download:
+            download_figure(data.title, figure=lambda: to_matplotlib(data))

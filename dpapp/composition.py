@@ -27,7 +27,7 @@ from dpteach.plots.accounting import (
 )
 from dpteach.plots.figure import FigureData
 from dpapp.charts import show_chart
-from dpapp.frame import secondary, tradeoff
+from dpapp.frame import secondary, tiles, tradeoff
 from dpapp.messages import friendly_errors
 from dpapp.widgets import bound_radio, bound_toggle, delta_slider, epsilon_slider, fmt, log_slider
 
@@ -109,10 +109,8 @@ def render() -> None:
     with friendly_errors("The composition"):
         data = _data(k, mechanism, eps0, sigma, delta, with_pld)
         totals = data.extra["at_mark"]
-        cols = st.columns(len(totals))
-        for col, (m, v) in zip(cols, totals.items()):
-            col.metric(METHOD_LABELS[m], fmt(v) if math.isfinite(v) else "∞",
-                       help=_help(m, mechanism))
+        tiles([(METHOD_LABELS[m], fmt(v) if math.isfinite(v) else "∞", _help(m, mechanism))
+               for m, v in totals.items()], border=False)
         best = min(totals, key=totals.get)
         tradeoff(f"Every answer spends privacy. These k = {k:,} answers cost a total ε of "
                  f"{fmt(totals[best])} by the best accounting ({METHOD_LABELS[best]}), "

@@ -33,7 +33,7 @@ from dpteach.plots.accounting import (
 from dpteach.plots.figure import FigureData
 from dpteach.tables import APP_PLD_INTERVAL
 from dpapp.charts import show_chart
-from dpapp.frame import secondary, tradeoff
+from dpapp.frame import secondary, tiles, tradeoff
 from dpapp.messages import friendly_errors, show_error
 from dpapp.widgets import delta_slider, epsilon_slider, fmt, log_slider
 
@@ -131,17 +131,17 @@ def render() -> None:
                    "one random person's record in full would satisfy it. Choose δ ≪ 1/n.",
                    icon=":material/warning:")
 
-    m = st.columns(5)
-    m[0].metric("Sampling rate q", fmt(q), help="q = expected batch size / dataset size "
-                "(Poisson sampling).")
-    m[1].metric("Steps T", f"{steps:,}", help="T = epochs / q.")
+    rate = [("Steps T", f"{steps:,}", "T = epochs / q."),
+            ("Sampling rate q", fmt(q), "q = expected batch size / dataset size "
+                                        "(Poisson sampling).")]
     eps_rdp = None
+    rdp: list[tuple] = []
     with friendly_errors("The RDP accountant"):
         eps_rdp, order = _rdp(sigma, q, steps, delta)
-        m[2].metric("ε (RDP)", fmt(eps_rdp),
-                    help="Rényi DP of the Poisson-subsampled Gaussian (Mironov, Talwar, Zhang "
-                         "2019), converted at the best order (Balle et al. 2020, Thm 21).")
-        m[3].metric("best RDP order α", fmt(order))
+        rdp = [("ε (RDP)", fmt(eps_rdp),
+                "Rényi DP of the Poisson-subsampled Gaussian (Mironov, Talwar, Zhang 2019), "
+                "converted at the best order (Balle et al. 2020, Thm 21)."),
+               ("best RDP order α", fmt(order), None)]
     data = pld_refused = None
     if steps <= STEPS_MAX_LIMIT:
         with friendly_errors("The figure"):
@@ -149,19 +149,22 @@ def render() -> None:
     eps_pld = None
     pld_help = ("Privacy-loss distribution (Google's dp_accounting, grid 1e-3, pessimistic: "
                 "an upper bound). Usually tighter than RDP.")
+    press_for_pld = False
     if data is not None and "pld" in data.extra["at_mark"]:
         eps_pld = data.extra["at_mark"]["pld"]
-        m[4].metric("ε (PLD)", fmt(eps_pld), help=pld_help)
     elif pld_refused is not None:
         show_error(ParameterError(pld_refused), "The PLD accountant")
-    elif steps <= PLANNER_TABLE_MAX_STEPS:
-        pass                             # the figure's warning says why there is no PLD
-    elif not m[4].button("Compute ε (PLD)", key="pld_long"):
-        m[4].caption(f"PLD over {steps:,} steps can take half a minute: press the button.")
-    else:
-        with friendly_errors("The PLD accountant"), st.spinner("PLD…"):
-            eps_pld = _pld_long(sigma, q, steps, delta)
-            m[4].metric("ε (PLD)", fmt(eps_pld), help=pld_help)
+    elif steps > PLANNER_TABLE_MAX_STEPS:    # (below it, the figure's warning says why not)
+        press_for_pld = True
+        if st.session_state.get("pld_long"):
+            with friendly_errors("The PLD accountant"), st.spinner("PLD…"):
+                eps_pld = _pld_long(sigma, q, steps, delta)
+    pld = [("ε (PLD)", fmt(eps_pld), pld_help)] if eps_pld is not None else []
+    # the ε's first (a projector shows four tiles), then what they are computed from
+    tiles(rdp[:1] + pld + rate + rdp[1:], border=False, fold_label="How ε was computed")
+    if press_for_pld and eps_pld is None:
+        st.button("Compute ε (PLD)", key="pld_long")
+        st.caption(f"PLD over {steps:,} steps can take half a minute: press the button.")
     if eps_rdp is not None:
         spent = min(eps_rdp, eps_pld) if eps_pld is not None else eps_rdp
         tradeoff(f"{epochs} epochs of {batch}-example batches are {steps:,} noisy steps, which "

@@ -32,7 +32,7 @@ from dpteach.plots.dpsgd import (
     training_history_data,
 )
 from dpapp.charts import show_chart
-from dpapp.frame import secondary, tradeoff
+from dpapp.frame import secondary, tiles, tradeoff
 from dpapp.messages import friendly_errors
 from dpapp.widgets import bound_select_slider, bound_slider, fmt
 
@@ -142,16 +142,15 @@ def render() -> None:
                                  "or set σ = 0 for the non-private baseline.")
         res = train(sigma, clip, batch, epochs, seed)
         eps = res["epsilon"]
-        m1, m2, m3, m4 = st.columns(4, border=True)
-        m1.metric(f"ε spent (δ = {DELTA:g})", "∞" if not math.isfinite(eps) else fmt(eps, 3),
-                  help="RDP accountant for the Poisson-subsampled Gaussian mechanism "
-                       "(Mironov, Talwar & Zhang 2019).")
-        m2.metric("Steps T (q)", f"{res['steps']} ({res['q']:.3f})",
-                  help=f"Realised batch sizes ranged {res['batch_min']}–{res['batch_max']}.")
-        m3.metric("Training accuracy", f"{res['accuracy']:.1%}")
         clipped = "–" if clip is None else f"{np.mean(res['norms'] > clip):.0%}"
-        m4.metric("Points clipped now", clipped,
-                  help="Share of training points whose gradient norm at the final model exceeds C.")
+        tiles([(f"ε spent (δ = {DELTA:g})", "∞" if not math.isfinite(eps) else fmt(eps, 3),
+                "RDP accountant for the Poisson-subsampled Gaussian mechanism "
+                "(Mironov, Talwar & Zhang 2019)."),
+               ("Training accuracy", f"{res['accuracy']:.1%}", None),
+               ("Steps T (q)", f"{res['steps']} ({res['q']:.3f})",
+                f"Realised batch sizes ranged {res['batch_min']}–{res['batch_max']}."),
+               ("Points clipped now", clipped,
+                "Share of training points whose gradient norm at the final model exceeds C.")])
         if sigma == 0:
             tradeoff(f"No noise, no privacy: plain SGD reaches {res['accuracy']:.0%} training "
                      f"accuracy here. Raise σ to buy privacy with accuracy.")

@@ -31,7 +31,7 @@ from dpteach.plots.laftr import (
     sweep_gammas,
 )
 from dpapp.charts import show_chart
-from dpapp.frame import tradeoff
+from dpapp.frame import tiles, tradeoff
 from dpapp.messages import friendly_errors
 from dpapp.widgets import bound_radio, bound_select_slider
 
@@ -122,41 +122,37 @@ def _controls() -> tuple[str, float | None]:
 def _metrics(s: dict) -> None:
     model, base = s["model"], s["baseline"]
     target = s["target"]
-    cols = st.columns(5, border=True)
     points = 100 * (model["accuracy"] - base["accuracy"])
-    cols[0].metric("accuracy", _pm(model["accuracy"], model["accuracy_sd"]),
-                   delta=f"{points:+.1f} points vs unfair MLP",
-                   help=f"Share of the Adult test split predicted correctly: mean ± sd over "
-                        f"{model['n_seeds']} seeds. The unfair MLP (same network, no "
-                        f"adversary): {base['accuracy']:.3f}.")
-    gaps = [target] + [g for g in ("dp_gap", "eo_gap", "eopp_gap") if g != target]
-    for col, gap in zip(cols[1:4], gaps):
+    items = [("accuracy", _pm(model["accuracy"], model["accuracy_sd"]),
+              f"Share of the Adult test split predicted correctly: mean ± sd over "
+              f"{model['n_seeds']} seeds. The unfair MLP (same network, no adversary): "
+              f"{base['accuracy']:.3f}.", f"{points:+.1f} points vs unfair MLP")]
+    for gap in [target] + [g for g in ("dp_gap", "eo_gap", "eopp_gap") if g != target]:
         short, long = GAPS[gap]
-        label = f"{short} (targeted)" if gap == target else short
-        col.metric(label, _pm(model[gap], model[f"{gap}_sd"]),
-                   delta=f"{model[gap] - base[gap]:+.3f} vs unfair MLP", delta_color="inverse",
-                   help=f"{long}; mean ± sd over seeds. 0 = women and men treated alike. "
-                        f"Unfair MLP: {base[gap]:.3f}.")
-    with cols[4]:
-        _adversary(model, base)
-
-
-def _adversary(model: dict, base: dict) -> None:
-    if "adversary_balanced_accuracy" not in model:
+        items.append((f"{short} (targeted)" if gap == target else short,
+                      _pm(model[gap], model[f"{gap}_sd"]),
+                      f"{long}; mean ± sd over seeds. 0 = women and men treated alike. "
+                      f"Unfair MLP: {base[gap]:.3f}.",
+                      f"{model[gap] - base[gap]:+.3f} vs unfair MLP", "inverse"))
+    adversary = _adversary(model, base)
+    if adversary is None:
         st.markdown("The sweep has no adversary accuracy.")
-        return
+    tiles(items + ([adversary] if adversary else []))
+
+
+def _adversary(model: dict, base: dict) -> tuple | None:
+    """The adversary's tile: how well sex is predicted from the representation Z."""
+    if "adversary_balanced_accuracy" not in model:
+        return None
     after = model["adversary_balanced_accuracy"]
     help_text = ("A fresh adversary, trained after the fact on part of the test split, "
                  "predicts sex; balanced accuracy on the rest (0.5 = chance: Z hides sex).")
     if "adversary_balanced_accuracy_x" in model:
         before = model["adversary_balanced_accuracy_x"]
-        st.metric("adversary: sex from Z", f"{after:.3f}",
-                  delta=f"{after - before:+.3f} vs from X ({before:.3f})",
-                  delta_color="inverse", help=help_text)
+        change = f"{after - before:+.3f} vs from X ({before:.3f})"
     else:
-        st.metric("adversary: sex from Z", f"{after:.3f}",
-                  delta=f"{after - base['adversary_balanced_accuracy']:+.3f} vs unfair MLP's Z",
-                  delta_color="inverse", help=help_text)
+        change = f"{after - base['adversary_balanced_accuracy']:+.3f} vs unfair MLP's Z"
+    return ("adversary: sex from Z", f"{after:.3f}", help_text, change, "inverse")
 
 
 def _tradeoff_caption(s: dict) -> str:

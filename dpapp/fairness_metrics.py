@@ -37,7 +37,7 @@ from dpteach.plots.fairness import (
     threshold_tradeoff_data,
 )
 from dpapp.charts import show_chart
-from dpapp.frame import secondary, tradeoff
+from dpapp.frame import secondary, tiles, tradeoff
 from dpapp.messages import friendly_errors
 from dpapp.widgets import bound_selectbox, bound_slider, fmt
 
@@ -144,20 +144,14 @@ def _controls() -> tuple[float, float, str]:
 
 
 def _metrics(gaps: dict) -> None:
-    row1 = st.columns(4, border=True)
-    row1[0].metric("accuracy", fmt(gaps["accuracy"]),
-                   help="Share of the 15,060 test people whose income class is predicted "
-                        "correctly.")
-    for col, key in zip(row1[1:], ("demographic_parity", "equal_opportunity",
-                                   "equal_opportunity_laftr")):
-        col.metric(GAPS[key][0], fmt(gaps[key]), help=GAPS[key][1])
-    row2 = st.columns(4, border=True)
-    for col, key in zip(row2, ("equalized_odds_worst", "equalized_odds_mean",
-                               "equalized_odds_sum")):
-        col.metric(GAPS[key][0], fmt(gaps[key]), help=GAPS[key][1])
-    with row2[3]:
-        st.markdown("**0 = the groups are treated alike** by that definition; 1 (2 for the "
-                    "sum) = as unlike as possible. Hover a number's (?) for its formula.")
+    st.markdown("**0 = the groups are treated alike** by a definition; 1 (2 for the sum) = "
+                "as unlike as possible. Hover a number's (?) for its formula.")
+    keys = ("demographic_parity", "equal_opportunity", "equalized_odds_worst",
+            "equal_opportunity_laftr", "equalized_odds_mean", "equalized_odds_sum")
+    tiles([("accuracy", fmt(gaps["accuracy"]),
+            "Share of the 15,060 test people whose income class is predicted correctly.")]
+          + [(GAPS[key][0], fmt(gaps[key]), GAPS[key][1]) for key in keys],
+          fold_label="The other gaps")
 
 
 def _rates_table(shown: pd.DataFrame, undefined: list) -> None:

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Callable, Iterator, Mapping
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 from urllib.parse import urlencode
 
@@ -39,9 +40,57 @@ PRESET_KEY = "_dpteach_preset"
 PRESENTATION_CSS = """<style>
 html { font-size: 21px; }
 [data-testid="stMetricValue"] { font-size: 2.6rem; }
-[data-testid="stMainBlockContainer"] { padding-left: 2rem; padding-right: 2rem;
+[data-testid="stMainBlockContainer"] { padding: calc(60px + 0.6rem) 2rem 2rem 2rem;
                                        max-width: 100%; }
+[data-testid="stMainBlockContainer"] h1 { font-size: 1.9rem; padding-top: 0.2rem; }
+[data-testid="stColumn"] [data-testid="stMetricValue"] { font-size: 2.1rem; }
+[data-testid="stColumn"] [data-testid="stHorizontalBlock"] { flex-wrap: wrap; }
+[data-testid="stColumn"] [data-testid="stColumn"] { min-width: 10rem; }
 </style>"""
+
+
+#: Presentation mode: widths of the page's column (title, controls, numbers) and of its
+#: charts' column.
+PRESENTATION_COLUMNS = (0.38, 0.62)
+#: Presentation mode: the most number tiles a page shows unfolded (see :func:`tiles`).
+MAX_TILES = 4
+
+_SLOTS = threading.local()     # each session's script runs in its own thread
+
+
+def chart_column():
+    """Where charts go: the charts' column in presentation mode, else None (in place)."""
+    return getattr(_SLOTS, "charts", None)
+
+
+def tiles(items: Sequence[tuple], *, border: bool = True, fold_label: str = "More numbers"
+          ) -> None:
+    """A row of number tiles, most important first: ``items`` are ``(label, value, help)``,
+    optionally followed by ``st.metric``'s ``delta`` and ``delta_color``.
+
+    In presentation mode a page shows at most :data:`MAX_TILES` tiles in all (its first
+    ones, two to a row in the page's narrow column); the rest are folded under
+    ``fold_label``. Otherwise one row.
+    """
+    items = list(items)
+    if not presenting():
+        _tile_rows(items, len(items), border)
+        return
+    budget = getattr(_SLOTS, "tiles_left", MAX_TILES)
+    _tile_rows(items[:budget], 2, border)
+    _SLOTS.tiles_left = max(0, budget - len(items))
+    if items[budget:]:
+        with st.expander(fold_label, expanded=False, icon=":material/tune:"):
+            _tile_rows(items[budget:], 2, border)
+
+
+def _tile_rows(items: list[tuple], per_row: int, border: bool) -> None:
+    for start in range(0, len(items), per_row):
+        row = items[start:start + per_row]
+        for column, (label, value, help_, *change) in zip(st.columns(per_row, border=border),
+                                                         row):
+            column.metric(label, value, help=help_, delta=change[0] if change else None,
+                          delta_color=change[1] if len(change) > 1 else "normal")
 
 
 def presenting() -> bool:
@@ -156,7 +205,19 @@ def classroom_frame(run_page: Callable[[], Any], *, presets: Mapping | None = No
         presentation_toggle()
         presets_slot = st.container(width="content")
         share_slot = st.container(width="content")
-    run_page()
+    if presenting():
+        # A projector's screen is wide and short: the page's title, controls and numbers
+        # in a column on the left, its charts stacked on the right from the top, so the
+        # main chart is on the first screen (see chart_column()).
+        text_side, chart_side = st.columns(PRESENTATION_COLUMNS, gap="large")
+        _SLOTS.charts, _SLOTS.tiles_left = chart_side, MAX_TILES
+        try:
+            with text_side:
+                run_page()
+        finally:
+            _SLOTS.charts = None
+    else:
+        run_page()
     with presets_slot:
         preset_picker(presets or {})
     with share_slot:

@@ -29,7 +29,7 @@ from dpteach.plots.many_queries import (
     crossover_epsilon_data,
 )
 from dpapp.charts import show_chart
-from dpapp.frame import tradeoff
+from dpapp.frame import tiles, tradeoff
 from dpapp.messages import friendly_errors
 from dpapp.widgets import epsilon_slider, fmt, log_slider
 
@@ -106,9 +106,7 @@ def render() -> None:
     if by_k is None:
         return
     at = by_k.extra["at"]
-    cols = st.columns(4, border=True)
-    for col, key in zip(cols, LABELS):
-        col.metric(LABELS[key], fmt(at[key], 3), help=HELP[key])
+    tiles([(LABELS[key], fmt(at[key], 3), HELP[key]) for key in LABELS])
     pure = {key: at[key] for key in ("laplace", "mwem")}
     winner = min(pure, key=pure.get)
     ratio = max(pure.values()) / min(pure.values())

@@ -28,7 +28,7 @@ from dpteach.plots.calibration import (
 )
 from dpteach.plots.figure import FigureData
 from dpapp.charts import show_chart
-from dpapp.frame import secondary, tradeoff
+from dpapp.frame import presenting, secondary, tiles, tradeoff
 from dpapp.messages import friendly_errors
 from dpapp.widgets import bound_radio, delta_slider, epsilon_slider, fmt, log_slider
 
@@ -70,40 +70,43 @@ CLASSIC_EPSILON_MESSAGE = (
 
 def _metrics(sensitivity: float, epsilon: float, delta: float) -> None:
     b = laplace_scale(sensitivity, epsilon)
-    lap, gau = st.columns([2, 3], border=True)
-    with lap:
-        st.markdown("**Laplace mechanism**: (ε, 0)-DP")
-        c1, c2 = st.columns(2)
-        c1.metric("Laplace b = Δ/ε", fmt(b),
-                  help="Noise Lap(b), density exp(−|y|/b)/(2b); standard deviation √2·b "
-                       "(Dwork & Roth 2014, Thm 3.6).")
-        c2.metric("E|error| Laplace", fmt(b), help="E|Lap(b)| = b.")
+    tile = {"Laplace b = Δ/ε": (fmt(b), "Noise Lap(b), density exp(−|y|/b)/(2b); standard "
+                                        "deviation √2·b (Dwork & Roth 2014, Thm 3.6)."),
+            "E|error| Laplace": (fmt(b), "E|Lap(b)| = b.")}
     notes = []
-    with gau:
-        st.markdown("**Gaussian mechanism**: (ε, δ)-DP")
-        c1, c2, c3 = st.columns(3)
-        if delta == 0:
-            for column, label in ((c1, "σ analytic"), (c2, "σ classic"),
-                                  (c3, "E|error| Gaussian")):
-                column.metric(label, "n/a", help="No Gaussian noise level gives δ = 0.")
-            notes.append(DELTA_ZERO_MESSAGE)
+    if delta == 0:
+        for label in ("σ analytic", "σ classic", "E|error| Gaussian"):
+            tile[label] = ("n/a", "No Gaussian noise level gives δ = 0.")
+        notes.append(DELTA_ZERO_MESSAGE)
+    else:
+        tile["σ analytic"] = tile["E|error| Gaussian"] = ("n/a", None)
+        with friendly_errors("The analytic Gaussian σ"):
+            sigma = gaussian_sigma(sensitivity, epsilon, delta, method="analytic")
+            tile["σ analytic"] = (fmt(sigma), "Smallest σ whose exact δ(ε) is ≤ δ "
+                                              "(Balle & Wang 2018, Thm 8 and Alg. 1).")
+            tile["E|error| Gaussian"] = (fmt(sigma * math.sqrt(2 / math.pi)),
+                                         "E|N(0, σ²)| = σ·√(2/π), with the analytic σ.")
+        tile["σ classic"] = ("n/a", "The classic bound needs ε < 1.")
+        if epsilon >= 1:
+            notes.append(CLASSIC_EPSILON_MESSAGE.format(eps=fmt(epsilon)))
         else:
-            with friendly_errors("The analytic Gaussian σ"):
-                sigma = gaussian_sigma(sensitivity, epsilon, delta, method="analytic")
-                c1.metric("σ analytic", fmt(sigma),
-                          help="Smallest σ whose exact δ(ε) is ≤ δ "
-                               "(Balle & Wang 2018, Thm 8 and Alg. 1).")
-                c3.metric("E|error| Gaussian", fmt(sigma * math.sqrt(2 / math.pi)),
-                          help="E|N(0, σ²)| = σ·√(2/π), with the analytic σ.")
-            if epsilon >= 1:
-                c2.metric("σ classic", "n/a", help="The classic bound needs ε < 1.")
-                notes.append(CLASSIC_EPSILON_MESSAGE.format(eps=fmt(epsilon)))
-            else:
-                with friendly_errors("The classic Gaussian σ"):
-                    c2.metric("σ classic",
-                              fmt(gaussian_sigma(sensitivity, epsilon, delta, method="classic")),
-                              help="σ = Δ·√(2 ln(1.25/δ))/ε (Dwork & Roth 2014, Thm A.1); "
-                                   "ε < 1 only.")
+            with friendly_errors("The classic Gaussian σ"):
+                tile["σ classic"] = (
+                    fmt(gaussian_sigma(sensitivity, epsilon, delta, method="classic")),
+                    "σ = Δ·√(2 ln(1.25/δ))/ε (Dwork & Roth 2014, Thm A.1); ε < 1 only.")
+    if presenting():      # the noise of each mechanism and its error first; σ classic folds
+        tiles([(k, *tile[k]) for k in ("Laplace b = Δ/ε", "σ analytic", "E|error| Laplace",
+                                       "E|error| Gaussian", "σ classic")])
+    else:
+        lap, gau = st.columns([2, 3], border=True)
+        with lap:
+            st.markdown("**Laplace mechanism**: (ε, 0)-DP")
+            tiles([(k, *tile[k]) for k in ("Laplace b = Δ/ε", "E|error| Laplace")],
+                  border=False)
+        with gau:
+            st.markdown("**Gaussian mechanism**: (ε, δ)-DP")
+            tiles([(k, *tile[k]) for k in ("σ analytic", "σ classic", "E|error| Gaussian")],
+                  border=False)
     for note in notes:
         st.info(note, icon=":material/info:")
 
@@ -195,7 +198,7 @@ def _reading(view: str, sensitivity: float, epsilon: float, delta: float) -> str
             f"{fmt(b)}, Gaussian (analytic σ) {fmt(gauss_error)}, so the **{winner}** "
             f"mechanism adds less noise to this single number. The Gaussian pays off for "
             f"many numbers at once, whose ℓ2 sensitivity is much smaller than their ℓ1 "
-            f"sensitivity (notebook 03).")
+            f"sensitivity (notebook 04).")
 
 
 def render() -> None:

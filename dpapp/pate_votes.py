@@ -32,7 +32,7 @@ from dpteach.plots.pate import (
     vote_histogram_data,
 )
 from dpapp.charts import show_chart
-from dpapp.frame import secondary, tradeoff
+from dpapp.frame import secondary, tiles, tradeoff
 from dpapp.messages import friendly_errors
 from dpapp.widgets import bound_radio, bound_slider, DELTAS, fmt, fmt_delta, log_slider
 
@@ -163,17 +163,16 @@ def render() -> None:
             data, extra = answer_chart(*args)
             show_chart(data, "Probability of each answer of Confident-GNMax and GNMax")
     if extra is not None:
-        m1, m2, m3, m4 = st.columns(4, border=True)
-        m1.metric("P(threshold passes)", fmt(extra["p_answer"]),
-                  help="Pr[max count + N(0, σ₁²) ≥ T]: the chance the query is answered.")
-        m2.metric("Confident-GNMax: P(plurality)", fmt(extra["confident_plurality"]),
-                  help="Answered, and with the plurality class.")
-        m3.metric("GNMax alone: P(plurality)", fmt(extra["gnmax_plurality"]),
-                  help="argmax of the counts plus N(0, σ₂²) noise, always answering.")
-        m4.metric("Bound q̃ on P(GNMax ≠ plurality)", fmt(extra["q_bound"]),
-                  help="Papernot et al. 2018, Prop. 7: the union bound the data-dependent "
-                       "privacy analysis uses; exact value "
-                       f"{fmt(1 - extra['gnmax_plurality'])}.")
+        tiles([("P(threshold passes)", fmt(extra["p_answer"]),
+                "Pr[max count + N(0, σ₁²) ≥ T]: the chance the query is answered."),
+               ("Confident-GNMax: P(plurality)", fmt(extra["confident_plurality"]),
+                "Answered, and with the plurality class."),
+               ("GNMax alone: P(plurality)", fmt(extra["gnmax_plurality"]),
+                "argmax of the counts plus N(0, σ₂²) noise, always answering."),
+               ("Bound q̃ on P(GNMax ≠ plurality)", fmt(extra["q_bound"]),
+                "Papernot et al. 2018, Prop. 7: the union bound the data-dependent privacy "
+                f"analysis uses; exact value {fmt(1 - extra['gnmax_plurality'])}.")],
+              fold_label="The answer's probabilities")
 
     st.subheader("The privacy cost of such queries")
     c_delta, c_k = st.columns(2)
@@ -187,13 +186,13 @@ def render() -> None:
     with friendly_errors("The privacy cost"):
         data = privacy_chart(*args, delta, k)
         per, at = data.extra["per_query"], data.extra["at_mark"]
-        m1, m2, m3, m4 = st.columns(4, border=True)
-        m1.metric("ε of one query (data-independent)", fmt(per["data-independent"]),
-                  help="RDP curves λ/(2σ₁²) + P(answer)·λ/σ₂², converted at the best order.")
-        m2.metric("ε of one query (data-dependent)", fmt(per["data-dependent"]),
-                  help="Thm 6 of Papernot et al. 2018 from these votes: NOT publishable.")
-        m3.metric("ε after k queries (data-independent)", fmt(at["data-independent"]))
-        m4.metric("ε after k queries (data-dependent)", fmt(at["data-dependent"]))
+        tiles([("ε of one query (data-independent)", fmt(per["data-independent"]),
+                "RDP curves λ/(2σ₁²) + P(answer)·λ/σ₂², converted at the best order."),
+               ("ε of one query (data-dependent)", fmt(per["data-dependent"]),
+                "Thm 6 of Papernot et al. 2018 from these votes: NOT publishable."),
+               ("ε after k queries (data-independent)", fmt(at["data-independent"]), None),
+               ("ε after k queries (data-dependent)", fmt(at["data-dependent"]), None)],
+              fold_label="The privacy cost in numbers")
         answered = f", answered with the plurality {fmt(extra['confident_plurality'], 3)} of " \
                    "the time" if extra is not None else ""
         tradeoff(f"More noise (σ₁ = {fmt(c['sigma1'])}, σ₂ = {fmt(c['sigma2'])}) makes each "

@@ -33,7 +33,7 @@ from dpteach.learning import erm
 from dpteach.learning.erm_experiments import ToyFits, accuracy_vs_epsilon, toy_fits
 from dpteach.plots.erm import accuracy_curve_data, toy_boundaries_data
 from dpapp.charts import show_chart
-from dpapp.frame import secondary, tradeoff
+from dpapp.frame import secondary, tiles, tradeoff
 from dpapp.messages import friendly_errors
 from dpapp.widgets import (
     bound_number_input,
@@ -111,26 +111,28 @@ def adult_curve() -> dict:
 
 
 def _noise_metrics(method: str, epsilon: float, lam: float, n: int) -> None:
-    cols = st.columns(4, border=True)
-    cols[0].metric("Sensitivity 2/(nΛ)", fmt(2 / (n * lam), 3),
-                   help="Largest move of the exact minimiser when one row changes, for rows "
-                        "in the unit ball and |ℓ'| ≤ 1 (CMS11, Corollary 8).")
+    sensitivity = ("Sensitivity 2/(nΛ)", fmt(2 / (n * lam), 3),
+                   "Largest move of the exact minimiser when one row changes, for rows in the "
+                   "unit ball and |ℓ'| ≤ 1 (Chaudhuri, Monteleoni & Sarwate 2011, Corollary 8).")
     if method == "output":
         beta = erm.output_perturbation_beta(epsilon, n, lam)
-        cols[1].metric("Noise rate β = nΛε/2", fmt(beta, 3),
-                       help="Noise density ∝ exp(−β‖b‖) (CMS11, Algorithm 1).")
-        cols[2].metric("Mean ‖b‖ added to w", fmt(TOY_DIM / beta, 3),
-                       help="‖b‖ ~ Gamma(d, 1/β), mean d/β with d = 3 (2 features + intercept).")
-        cols[3].metric("ε spent per fit", fmt(epsilon, 3))
+        tiles([sensitivity,
+               ("Noise rate β = nΛε/2", fmt(beta, 3),
+                "Noise density ∝ exp(−β‖b‖) (Chaudhuri, Monteleoni & Sarwate 2011, Algorithm 1)."),
+               ("Mean ‖b‖ added to w", fmt(TOY_DIM / beta, 3),
+                "‖b‖ ~ Gamma(d, 1/β), mean d/β with d = 3 (2 features + intercept)."),
+               ("ε spent per fit", fmt(epsilon, 3), None)], fold_label="The noise in numbers")
     else:
         k = erm.objective_perturbation_constants(epsilon, n, lam)
-        cols[1].metric("ε′ left for the noise", fmt(k.epsilon_prime, 3),
-                       help="ε′ = ε − log(1 + 2c/(nΛ) + c²/(nΛ)²), c = 1/4; if ε′ ≤ 0 the extra "
-                            "ridge Δ is used and ε′ = ε/2 (CMS11, Algorithm 2).")
-        cols[2].metric("Extra ridge Δ", fmt(k.Delta, 3),
-                       help="Δ = c/(n(e^(ε/4) − 1)) − Λ when needed, else 0.")
-        cols[3].metric("Mean ‖b‖/n added to ∇J", fmt(TOY_DIM / k.beta / n, 3),
-                       help="β = ε′/2; the objective gets + bᵀw/n + (Δ/2)‖w‖².")
+        tiles([sensitivity,
+               ("ε′ left for the noise", fmt(k.epsilon_prime, 3),
+                "ε′ = ε − log(1 + 2c/(nΛ) + c²/(nΛ)²), c = 1/4; if ε′ ≤ 0 the extra ridge Δ "
+                "is used and ε′ = ε/2 (Chaudhuri, Monteleoni & Sarwate 2011, Algorithm 2)."),
+               ("Extra ridge Δ", fmt(k.Delta, 3),
+                "Δ = c/(n(e^(ε/4) − 1)) − Λ when needed, else 0."),
+               ("Mean ‖b‖/n added to ∇J", fmt(TOY_DIM / k.beta / n, 3),
+                "β = ε′/2; the objective gets + bᵀw/n + (Δ/2)‖w‖².")],
+              fold_label="The noise in numbers")
 
 
 def _toy_section(method: str, epsilon: float, lam: float, n: int, data_norm: float) -> None:
@@ -162,14 +164,14 @@ def _adult_section(epsilon: float) -> None:
                               "against epsilon")
     i = int(np.argmin(np.abs(np.log(res["epsilons"]) - math.log(epsilon))))
     e = float(res["epsilons"][i])
-    cols = st.columns(3, border=True)
-    for col, m, label in ((cols[0], "objective", "Objective perturbation"),
-                          (cols[1], "output", "Output perturbation")):
-        col.metric(f"{label}, ε = {e:g}", f"{res['mean'][m][i]:.3f}",
-                   help=f"Mean test accuracy over {ADULT_TRIALS[m]} private fits "
-                        f"(sd {res['std'][m][i]:.3f}).")
-    cols[2].metric("Non-private (same Λ)", f"{res['nonprivate']:.3f}",
-                   help=f"Always predicting ≤50K scores {res['majority']:.3f}.")
+    tiles([(f"{label}, ε = {e:g}", f"{res['mean'][m][i]:.3f}",
+            f"Mean test accuracy over {ADULT_TRIALS[m]} private fits "
+            f"(sd {res['std'][m][i]:.3f}).")
+           for m, label in (("objective", "Objective perturbation"),
+                            ("output", "Output perturbation"))]
+          + [("Non-private (same Λ)", f"{res['nonprivate']:.3f}",
+              f"Always predicting ≤50K scores {res['majority']:.3f}.")],
+          fold_label="Accuracy on Adult in numbers")
     st.caption(f"Standard UCI split: {res['n_train']:,} training and 15,060 test rows, 104 "
                f"features, rows scaled by the public bound R = √13, Λ = {ADULT_LAM:g} "
                "(C = 1/(nΛ) ≈ 0.33). Metrics at the grid value of ε nearest to the slider. "

@@ -34,7 +34,7 @@ from dpteach.mechanisms.randomized_response import (
     rr_std_error,
 )
 from dpapp.charts import show_chart
-from dpapp.frame import secondary, tradeoff
+from dpapp.frame import secondary, tiles, tradeoff
 from dpapp.messages import friendly_errors
 from dpapp.widgets import (
     bound_radio,
@@ -131,14 +131,13 @@ def render() -> None:
         epsilon = privacy["epsilon"]
         gamma = rr_gamma_from_epsilon(epsilon)
 
-    m1, m2, m3, m4 = st.columns(4, border=True)
-    m1.metric("ε = ln((½+γ)/(½−γ))", fmt(epsilon))
-    m2.metric("γ", fmt(gamma))
-    m3.metric("P(truthful answer) = ½ + γ", fmt(0.5 + gamma))
     se = rr_std_error(true_rate, n, **privacy)
     plain = math.sqrt(true_rate * (1 - true_rate) / n)
-    m4.metric("Standard error of π̂", fmt(se, 3),
-              help="√(λ(1−λ)/n)/(2γ), λ = P(report 'yes') = (½+γ)π + (½−γ)(1−π).")
+    tiles([("ε = ln((½+γ)/(½−γ))", fmt(epsilon), None),
+           ("Standard error of π̂", fmt(se, 3),
+            "√(λ(1−λ)/n)/(2γ), λ = P(report 'yes') = (½+γ)π + (½−γ)(1−π)."),
+           ("γ", fmt(gamma), None),
+           ("P(truthful answer) = ½ + γ", fmt(0.5 + gamma), None)])
     if plain > 0:
         equivalent = max(1, round(n * (plain / se) ** 2))
         st.markdown(
@@ -161,9 +160,9 @@ def render() -> None:
         seed = st.session_state.get("rr_seed", 0)
         with friendly_errors("The survey"):
             bits, reports, est = _simulate_survey(true_rate, n, privacy, seed)
-            s1, s2 = st.columns(2)
-            s1.metric("Estimate π̂", f"{est.estimate:.3f}")
-            s2.metric("95% confidence interval", f"[{est.ci_low:.3f}, {est.ci_high:.3f}]")
+            tiles([("Estimate π̂", f"{est.estimate:.3f}", None),
+                   ("95% confidence interval", f"[{est.ci_low:.3f}, {est.ci_high:.3f}]", None)],
+                  border=False, fold_label="The survey's estimate")
             covered = est.ci_low <= true_rate <= est.ci_high
             st.markdown(
                 f"Survey #{seed + 1}: {int(bits.sum())} of the {n} respondents have the "

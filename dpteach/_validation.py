@@ -393,6 +393,7 @@ VALUES = one_of(VALUE, array(low=-1e15, high=1e15, min_size=0),
                 text="a number or an array of numbers in [-1e15, 1e15]")
 #: a count (people, rows, queries): below 2⁵³, where doubles hold every integer
 COUNT = integer(0, 2**53 - 1, example=10)
+#: a count that must be at least 1 (a number of blocks, of teachers, of steps)
 POSITIVE_COUNT = integer(1, 2**53 - 1, example=10)
 #: True or False (not 0/1, not a string)
 FLAG = Domain("True or False", _flag, example=True, edges=(True, False),

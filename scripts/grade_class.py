@@ -3,10 +3,10 @@
 Usage::
 
     python scripts/grade_class.py ASSIGNMENT SUBMISSIONS [--out grades/] [--time-limit S]
-    make grade ASSIGNMENT=02_randomized_response SUBMISSIONS=path/to/folder [OUT=grades/]
+    make grade ASSIGNMENT=01_differencing_attacks SUBMISSIONS=path/to/folder [OUT=grades/]
 
-ASSIGNMENT is a master notebook (``notebooks/02_randomized_response.ipynb``, or its name
-``02_randomized_response``, or a prefix such as ``02``). SUBMISSIONS is a folder with one
+ASSIGNMENT is a master notebook (``notebooks/01_differencing_attacks.ipynb``, or its name
+``01_differencing_attacks``, or a prefix such as ``01``). SUBMISSIONS is a folder with one
 file per student, named as they come (``alice.ipynb``, ``Bob Smith - RR (1).ipynb``).
 
 1. The master's autograder zip is built (``otter assign``, into ``OUT/autograder/``) and the
@@ -66,7 +66,7 @@ STATUSES = (GRADED, TIMED_OUT, NOT_A_NOTEBOOK, WRONG_ASSIGNMENT, ERROR)
 TIME_LIMIT_FACTOR = 5
 MIN_TIME_LIMIT = 120.0
 
-# otter's init cell in a student edition: grader = otter.Notebook("02_randomized_response.ipynb")
+# otter's init cell in a student edition: grader = otter.Notebook("01_differencing_attacks.ipynb")
 _INIT_CALL = re.compile(r"""otter\.Notebook\(\s*["']([^"']+?)(?:\.ipynb)?["']""")
 
 
@@ -370,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("assignment", help="the master notebook: a path, a name in "
-                        "notebooks/ (02_randomized_response) or a prefix (02)")
+                        "notebooks/ (01_differencing_attacks) or a prefix (01)")
     parser.add_argument("submissions", type=Path, help="the folder of submitted files")
     parser.add_argument("--out", type=Path, default=Path("grades"),
                         help="where grades.csv, feedback/ and autograder/ go "

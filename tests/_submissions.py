@@ -37,14 +37,15 @@ SOLUTION_TAG = "otter_assign_solution_cell"     # otter assign's tag on the solu
 WRONG_ANSWERS = {
     # Exercise 1: the prior probability times e^ε, instead of the prior odds
     "02_what_dp_promises": ("ex-05", "posterior_q1 = math.exp(2) * 0.1\nposterior_q1\n"),
-    # Exercise 3: the plain share of "yes" reports, forgetting to undo the coin flips
-    "02_randomized_response": ("ex-27", (
+    # Exercise 1: the plain share of "yes" reports, forgetting to undo the coin flips
+    "03_randomized_response": ("ex-27", (
         "def estimate_rate(reports, gamma):\n"
         "    return float(np.mean(reports))\n")),
-    # Exercise 1: the difference of the two means, forgetting that each is over n people
+    # Exercise 1: the same factor n for both means (the mean without person i is over n - 1)
     "01_differencing_attacks": ("ex-05", (
         "def bit_from_means(mean_all, mean_without, n):\n"
-        "    return mean_all - mean_without\n")),
+        "    return n * (mean_all - mean_without)\n\n\n"
+        "defence_q1 = \"C\"\n")),
 }
 
 #: every kind of submission make() writes

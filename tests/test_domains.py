@@ -796,3 +796,20 @@ def test_the_method_and_estimator_checks_can_fail(monkeypatch):
     monkeypatch.delitem(EXAMPLES, "dpteach.pate.student:PATEStudent.predict")
     with pytest.raises(AssertionError, match="without an EXAMPLES factory"):
         test_every_method_has_an_example_factory()
+
+
+# ------------------------------------------------------------ the README's domain table
+def test_the_readme_lists_the_named_domains_as_declared():
+    # README's "Teaching domains" table is made by scripts/domain_table.py from
+    # _validation; a domain changed without the table (or the reverse) fails here
+    import importlib.util
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("domain_table",
+                                                  root / "scripts" / "domain_table.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    readme = (root / "README.md").read_text()
+    shown = readme.split(module.START, 1)[1].split(module.END, 1)[0].strip()
+    assert shown == module.table(), "run: python scripts/domain_table.py --write"

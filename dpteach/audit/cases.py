@@ -26,6 +26,13 @@ correct mechanisms (:data:`CORRECT`)
     histograms (1, 0) vs (0, 1), n = 1 public; output: the synthetic count of cell 0. With a
     single query the selection step reveals nothing, so the pair shows only the measurement's
     ε/2 of the claimed ε: an audit sees what the output reveals, not what the analysis pays);
+stability-based selection (:data:`STABILITY`)
+    ``"stable_selection"`` (:func:`dpteach.mechanisms.stability.stable_selection`: m records
+    in m blocks, the block's answer its record; all 0 vs one of them 1, so the distance to
+    instability is γ vs γ − 1, both at or above the test's threshold ln(1/δ)/ε; output: the
+    released answer, or −1 for ⊥). (ε, δ)-DP under replace-one neighbours; the pair shows its
+    pure-ε part, the event ⊥ with ratio e^ε. Kept out of :data:`CORRECT`, whose twelve cases
+    the shipped audit table, the audit page and notebook 21 enumerate; notebook 09 audits it;
 planted bugs (:data:`BUGS`, :mod:`dpteach.audit.bugs`)
     ``"laplace_half_scale"``, ``"rr_wrong_epsilon"``, ``"svt_no_query_noise"``, each the
     broken twin of a correct case (:data:`PLANTED_BUGS`; ``audit_case(name, bug=True)``);
@@ -70,6 +77,7 @@ import numpy as np
 from scipy import optimize, stats
 
 from .._validation import FLAG, RNG, ParameterError, array, choice, real, validate
+from ..mechanisms.definition import smallest_epsilon
 from ..mechanisms.noise import gaussian_epsilon
 from ..pate.analysis import DEFAULT_PATE_ORDERS, pate_epsilon
 from ..accounting.zcdp import rho_for_epsilon
@@ -91,6 +99,7 @@ from ..mechanisms.selection import (
     report_noisy_max_probabilities,
 )
 from ..exact.snapping import SNAPPING_SIZE_MAX, snapping_epsilon, snapping_mechanism
+from ..mechanisms.stability import stable_selection, stable_selection_pass_probability
 from ..mechanisms.sparse_vector import (
     above_threshold,
     no_query_noise_pattern_probability,
@@ -100,6 +109,7 @@ from ..mechanisms.sparse_vector import (
 
 __all__ = [
     "CORRECT",
+    "STABILITY",
     "BUGS",
     "FLOATING_POINT",
     "PLANTED_BUGS",
@@ -113,6 +123,8 @@ __all__ = [
 CORRECT = ("laplace", "laplace_secure", "gaussian", "randomized_response",
            "k_randomized_response", "exponential_mechanism", "report_noisy_max", "sparse_vector",
            "snapping", "gaussian_secure", "gnmax", "mwem")
+#: correct, (ε, δ)-DP by a private test of stability (not in CORRECT: see the module's text)
+STABILITY = ("stable_selection",)
 BUGS = ("laplace_half_scale", "rr_wrong_epsilon", "svt_no_query_noise")
 #: not a planted bug but NumPy's own sampler, seen through Mironov's exact test
 FLOATING_POINT = ("laplace_floating_point",)
@@ -136,7 +148,7 @@ MWEM_D, MWEM_D_PRIME = (1.0, 0.0), (0.0, 1.0)     #: ... on one person in cell 0
 
 #: the cases by name, the claimed ε (from the app's smallest claim, 0.01) and δ (PATE's
 #: analysis claims no ε at all for δ > 1e-3 and small ε: its σ search ends at 10⁵)
-NAME = choice(*CORRECT, *BUGS, *FLOATING_POINT)
+NAME = choice(*CORRECT, *STABILITY, *BUGS, *FLOATING_POINT)
 CLAIM = real(0.01, EPSILON_MAX, example=1.0)
 CASE_DELTA = real(1e-50, 1e-3, example=1e-5)
 #: an output distribution: probabilities summing to 1 (within 1e-9)
@@ -238,13 +250,13 @@ def audit_case(name: str, epsilon: float = 1.0, *, delta: float = 1e-5,
     Parameters
     ----------
     name : str
-        One of :data:`CORRECT`, :data:`BUGS` or :data:`FLOATING_POINT`.
+        One of :data:`CORRECT`, :data:`STABILITY`, :data:`BUGS` or :data:`FLOATING_POINT`.
     epsilon : float
         The claimed ε; for ``"gnmax"`` at least 1.01·ln(1/δ)/499 (PATE's analysis claims no
         less: ≈ 0.0233 at δ = 1e-5).
     delta : float
-        The claimed δ of the ``"gaussian"``, ``"gaussian_secure"`` and ``"gnmax"`` cases;
-        the other cases claim δ = 0.
+        The claimed δ of the ``"gaussian"``, ``"gaussian_secure"``, ``"gnmax"`` and
+        ``"stable_selection"`` cases; the other cases claim δ = 0.
     bug : bool
         With a correct ``name`` that has a planted twin (:data:`PLANTED_BUGS`): return the
         twin instead.
@@ -329,6 +341,17 @@ def audit_case(name: str, epsilon: float = 1.0, *, delta: float = 1e-5,
                          "measurement's ε/2",
                          partial(_mwem, epsilon=eps), MWEM_D, MWEM_D_PRIME, test="threshold",
                          true_epsilon=eps / 2, **kw)
+    if name == "stable_selection":
+        m = _stable_blocks(eps, delta)
+        d, d_prime = (0.0,) * m, (0.0,) * (m - 1) + (1.0,)
+        return AuditCase(name, "Stable selection (the most common block answer)",
+                         f"{m} records, one per block, all 0 vs one of them 1: distance to "
+                         f"instability {m // 2 - 1} vs {m // 2 - 2}, the test's threshold "
+                         f"ln(1/δ)/ε = {math.log(1 / delta) / eps:.3g}; output the released "
+                         "answer, or −1 for ⊥",
+                         partial(_stable, epsilon=eps, delta=delta), d, d_prime,
+                         test="histogram", true_epsilon=_stable_true(m, eps, delta),
+                         **{**kw, "delta": delta})
     if name == "randomized_response":
         return AuditCase(name, "Randomized response", "true bit 0 vs 1, truth with e^ε/(1+e^ε)",
                          partial(_rr, epsilon=eps), 0, 1, test="histogram",
@@ -459,6 +482,21 @@ def _svt_bug(values, size, rng, *, epsilon):
     return out
 
 
+def _stable(records, size, rng, *, epsilon, delta):
+    """One stable selection per output, each record a block whose answer is the record: the
+    released answer, or −1 for ⊥ (the unchecked algorithm: an audit draws many runs)."""
+    data = np.asarray(records, dtype=float)
+    out = np.empty(size)
+    for i in range(size):
+        run = stable_selection.__wrapped__(data, _the_record, data.size, epsilon, delta, rng=rng)
+        out[i] = run.answer if run.released else -1.0
+    return out
+
+
+def _the_record(block) -> float:
+    return float(block[0])
+
+
 def _gnmax(votes, size, rng, *, sigma):
     """PATE's GNMax on one vote histogram, ``size`` independent queries in one call (the
     unchecked algorithm: an audit draws more runs than one call of ``gnmax`` takes)."""
@@ -487,6 +525,21 @@ def _svt_bug_true(epsilon: float) -> float:
         return [no_query_noise_pattern_probability(vals, pat, SVT_THRESHOLD, epsilon)
                 for pat in pats]
     return pair_epsilon(probs(SVT_D), probs(SVT_D_PRIME))
+
+
+def _stable_blocks(epsilon: float, delta: float) -> int:
+    """m = 2(⌈t⌉ + 2) records for t = ln(1/δ)/ε: all 0 gives the lead m, the distance
+    m/2 − 1 = ⌈t⌉ + 1; one record 1 gives the lead m − 2, the distance ⌈t⌉ ≥ t."""
+    return 2 * (math.ceil(math.log(1 / delta) / epsilon) + 2)
+
+
+def _stable_true(m: int, epsilon: float, delta: float) -> float:
+    """The pair's ε at δ: the outputs are the answer 0 and ⊥, released with the exact pass
+    probabilities at distances m/2 − 1 and m/2 − 2 (:func:`smallest_epsilon` over both events)."""
+    def law(distance):
+        p = stable_selection_pass_probability(distance, epsilon, delta)
+        return [p, 1.0 - p]
+    return smallest_epsilon(law(m // 2 - 1), law(m // 2 - 2), delta)
 
 
 def _rr_true(truth: float) -> float:

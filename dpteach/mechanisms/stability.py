@@ -1,6 +1,6 @@
-"""Privacy from stability: subsample-and-aggregate and propose-test-release.
+"""Privacy from stability: subsample-and-aggregate, propose-test-release, stable selection.
 
-Both techniques release a statistic whose *global* sensitivity is useless
+These techniques release a statistic whose *global* sensitivity is useless
 (the median of ages can jump from 20 to 60 when one person is added) but which
 is *stable* on the dataset at hand.
 
@@ -13,13 +13,21 @@ is *stable* on the dataset at hand.
   bound on the median's local sensitivity, privately test how far the dataset
   is from any dataset violating it, and either release the median with noise
   scaled to the proposed bound or refuse (⊥).
+* :func:`stable_selection` (the two combined, [ST13]_ Sec 3; [DR14]_ Sec 7.3):
+  run any selector — a feature selector, a model-selection procedure, code
+  nobody has analysed — on m disjoint blocks, privately test how many block
+  answers would have to change before the most common one could lose its lead,
+  and release that answer exactly, or refuse (⊥).
 
 Neighbouring datasets
 ---------------------
 In this module neighbours differ by **replacing** one record (the dataset size
 n is public). That is the model in which a fixed partition into blocks changes
 in exactly one block, and in which the median's local sensitivity at distance k
-has the closed form of [NRS07]_ used here.
+has the closed form of [NRS07]_ used here. (Under adding or removing one record
+the split into m nearly equal consecutive pieces of a shuffled table moves
+every block boundary; a split that puts each record in a block of its own
+choosing, by a random hash of an identifier say, would change one block again.)
 
 References
 ----------
@@ -29,17 +37,24 @@ References
    STOC 2009.
 .. [DR14] C. Dwork and A. Roth. *The Algorithmic Foundations of Differential
    Privacy*. Foundations and Trends in TCS 9(3-4), 2014.
+.. [ST13] A. Smith and A. Thakurta. Differentially private feature selection
+   via stability arguments, and the robustness of the Lasso. COLT 2013, JMLR
+   W&CP 30: 819-850 (Sec 3: releasing a function's value by its distance to
+   instability, and the most common answer of a selector run on subsamples).
 """
 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
 
 from .._validation import (COUNT, DELTA_POSITIVE, EPSILON, RNG, VALUE, Domain,
-                           ParameterError, array, choice, integer, one_of, real, validate)
+                           ParameterError, array, choice, describe, function, integer, one_of,
+                           real, validate)
+from .definition import RECORDS as TABLE
 from .noise import laplace_mechanism
 from .selection import private_median
 
@@ -52,6 +67,11 @@ __all__ = [
     "ptr_pass_probability",
     "PTRResult",
     "propose_test_release_median",
+    "block_answers",
+    "mode_distance_to_instability",
+    "stable_selection_pass_probability",
+    "StableSelection",
+    "stable_selection",
 ]
 
 N_BLOCKS_MAX = 10 ** 9         #: largest number of blocks m in the sensitivity (m) formula
@@ -73,6 +93,13 @@ BLOCKS = integer(1, BLOCKS_MAX, work=True, example=3)
 BOUND = one_of(real(0.0, 0.0), real(1e-9, 2e15), text="0 or a number in [1e-9, 2e15]")
 #: γ, the number of records to change (or inf: never unstable)
 DISTANCE = real(0.0, math.inf, example=3.0)
+#: the selector of stable selection
+SELECTOR = function("a callable block -> answer, the answer hashable (a name, a number, a "
+                    "tuple of names)", example=len)
+#: the selector's answers, one per block
+ANSWERS = Domain("a non-empty list of hashable answers of one type, one per block",
+                 lambda name, value: _answers(name, value), example=["a", "b", "a"],
+                 bad=[None, "abc", [], [["a"], ["b"]], ["a", ("a",)], [float("nan")], 3])
 
 
 # -------------------------------------------------------- subsample & aggregate
@@ -389,6 +416,184 @@ def propose_test_release_median(data, bound: float, lower: float, upper: float,
     return PTRResult(value, True, reason, noisy, threshold, bound, epsilon, delta)
 
 
+# ------------------------------------------------------ private selection by stability
+@validate(data=TABLE, selector=SELECTOR, n_blocks=BLOCKS, rng=RNG)
+def block_answers(data, selector, n_blocks: int, rng=None) -> list:
+    """The selector's answer on each of ``n_blocks`` disjoint random blocks — **not private**.
+
+    The rows are put in a uniformly random order (drawn from ``rng``, independent of the
+    data) and cut into ``n_blocks`` consecutive blocks of sizes differing by at most one,
+    as in :func:`block_estimates`; replacing one record changes one block, hence at most
+    one answer. This is the first step of :func:`stable_selection`, exposed so that
+    students can see how the blocks vote; publishing the answers is *not* private.
+
+    Parameters
+    ----------
+    data : numpy.ndarray or pandas.DataFrame
+        The records, one per row.
+    selector : callable
+        Receives one block (rows of ``data``, of the same type) and returns an answer: a
+        name, a number or a tuple of names (anything hashable; every block an answer of
+        the same type).
+    n_blocks : int
+        m, between 1 and the number of rows.
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    list
+        The m answers, block by block.
+    """
+    _at_most_rows(n_blocks, data)
+    rows = np.array_split(rng.permutation(data.shape[0]), n_blocks)
+    answers = [selector(data.iloc[r] if hasattr(data, "iloc") else data[r]) for r in rows]
+    return ANSWERS("selector's answers", answers)
+
+
+@validate(answers=ANSWERS)
+def mode_distance_to_instability(answers) -> int:
+    """γ: block answers that can change before one more change could alter the most common.
+
+    Let c₁ ≥ c₂ be the two largest counts among the answers (c₂ = 0 when all agree)
+    and g = c₁ − c₂ the lead of the most common answer. Changing one answer moves
+    each of c₁, c₂ by at most one, so g by at most 2. The answer is *unstable* when one
+    change can alter it, i.e. g ≤ 2 (moving one block from the leader to the runner-up
+    leaves a tie or a new leader); reaching g ≤ 2 from g takes ⌈(g − 2)/2⌉ changes, so
+
+    ``γ = max(0, ⌈g/2⌉ − 1)``,
+
+    the distance to instability of the most common answer ([DR14]_ Sec 7.3; [ST13]_
+    Sec 3). One changed answer moves γ by at most 1. **Not private**: it is computed
+    from the answers.
+
+    Parameters
+    ----------
+    answers : list
+        The selector's answers, one per block (:func:`block_answers`).
+
+    Returns
+    -------
+    int
+    """
+    lead = _lead(Counter(answers))[1]
+    return max(0, math.ceil(lead / 2) - 1)
+
+
+@validate(distance=DISTANCE, epsilon=EPSILON, delta=DELTA_POSITIVE)
+def stable_selection_pass_probability(distance: float, epsilon: float, delta: float) -> float:
+    """The probability that :func:`stable_selection` releases, at distance γ = ``distance``.
+
+    The test passes when ``γ + Lap(1/ε) > t`` with ``t = ln(1/δ)/ε``; from the Laplace
+    tails,
+
+    ``Pr[pass] = ½·δ·e^{εγ}`` if εγ ≤ ln(1/δ), and ``1 − e^{−εγ}/(2δ)`` otherwise.
+
+    At γ = 0 it is δ/2: the chance of releasing an answer one change could alter. It
+    exceeds 1 − β once γ ≥ (ln(1/δ) + ln(1/(2β)))/ε (the accuracy statement of
+    [DR14]_ Sec 7.3, there with ln(1/β)).
+
+    Parameters
+    ----------
+    distance : float
+        γ ≥ 0 (:func:`mode_distance_to_instability`), or ``math.inf``.
+    epsilon : float
+        The privacy parameter ε.
+    delta : float
+        δ > 0.
+
+    Returns
+    -------
+    float
+        In [0, 1].
+    """
+    if math.isinf(distance):
+        return 1.0
+    excess = epsilon * distance + math.log(delta)          # εγ − ln(1/δ) = ε(γ − t)
+    if excess <= 0:
+        return 0.5 * math.exp(excess)
+    return 1.0 - 0.5 * math.exp(-excess)
+
+
+@dataclass(frozen=True)
+class StableSelection:
+    """Outcome of :func:`stable_selection`: its private output only.
+
+    ``answer`` is the most common block answer, or ``None`` (⊥) when the test refused;
+    ``noisy_distance`` is the Laplace-noised distance the test compared with
+    ``threshold`` = ln(1/δ)/ε (releasing it with the answer keeps the guarantee). The
+    block answers and the exact distance are not reported: :func:`block_answers` and
+    :func:`mode_distance_to_instability` show them, for teaching.
+    """
+
+    answer: object
+    released: bool
+    reason: str
+    noisy_distance: float
+    threshold: float
+    n_blocks: int
+    epsilon: float
+    delta: float
+
+
+@validate(data=TABLE, selector=SELECTOR, n_blocks=BLOCKS, epsilon=EPSILON,
+          delta=DELTA_POSITIVE, rng=RNG)
+def stable_selection(data, selector, n_blocks: int, epsilon: float, delta: float,
+                     rng=None) -> StableSelection:
+    """Release a selector's most common answer over disjoint blocks, if it is stable.
+
+    Subsample-and-aggregate and propose-test-release combined ([ST13]_ Sec 3;
+    [DR14]_ Sec 7.3; Dwork & Lei 2009 for the test):
+
+    1. split the rows into m = ``n_blocks`` disjoint random blocks and run ``selector``
+       on each (:func:`block_answers`);
+    2. compute γ, how many answers can change before one more change could alter the
+       most common answer (:func:`mode_distance_to_instability`);
+    3. draw ``γ̂ = γ + Lap(1/ε)``; if ``γ̂ > ln(1/δ)/ε`` release the most common
+       answer, exactly; otherwise refuse (⊥).
+
+    Privacy: (ε, δ)-DP — in fact (ε, δ/2) — under replace-one neighbours (n public).
+    Fix the split (drawn independently of the data). Replacing one record changes one
+    block, hence one answer, so γ by at most 1. If γ ≥ 1 on either dataset, that
+    dataset's most common answer survives any one change, so both datasets have the
+    same one, and the output is a function of γ̂ alone: ε-DP ([DR14]_ Thm 3.6). If
+    γ = 0 on both, each releases with probability ``Pr[Lap(1/ε) > ln(1/δ)/ε] = δ/2``
+    and outputs ⊥ otherwise, so every event's probability differs by at most δ/2.
+    The selector needs no analysis at all: the test pays for it.
+
+    Parameters
+    ----------
+    data : numpy.ndarray or pandas.DataFrame
+        The records, one per row.
+    selector : callable
+        One block → a hashable answer (see :func:`block_answers`).
+    n_blocks : int
+        m, between 1 and the number of rows. A release is likely only when
+        γ > ln(1/δ)/ε, which needs m > 2 ln(1/δ)/ε + 2 blocks even when all agree.
+    epsilon : float
+        The privacy parameter ε (all of it pays for the test).
+    delta : float
+        δ > 0.
+    rng : None, int or numpy.random.Generator
+        Draws the split, then the noise.
+
+    Returns
+    -------
+    StableSelection
+    """
+    answers = block_answers.__wrapped__(data, selector, n_blocks, rng=rng)
+    gamma = mode_distance_to_instability.__wrapped__(answers)
+    threshold = -math.log(delta) / epsilon
+    noisy = gamma + float(rng.laplace(0.0, 1.0 / epsilon))
+    answer, lead = _lead(Counter(answers))
+    if noisy <= threshold or lead == 0:           # lead 0: a tie, no answer to release
+        reason = (f"refused (⊥): noisy distance {noisy:.2f} ≤ threshold ln(1/δ)/ε = "
+                  f"{threshold:.2f}; the blocks do not agree enough")
+        return StableSelection(None, False, reason, noisy, threshold, n_blocks, epsilon, delta)
+    reason = (f"released: noisy distance {noisy:.2f} > threshold ln(1/δ)/ε = "
+              f"{threshold:.2f}; the most common of {n_blocks} block answers")
+    return StableSelection(answer, True, reason, noisy, threshold, n_blocks, epsilon, delta)
+
+
 # ------------------------------------------------------------------------ helpers
 _STATISTICS = {"mean": np.mean, "median": np.median}
 
@@ -437,6 +642,35 @@ def _ls_at_distance(xp: np.ndarray, m: int, k: int) -> float:
     hi = np.minimum(m + t, n1)
     lo = np.maximum(m + t - k - 1, 0)
     return float(np.max(xp[hi] - xp[lo]))
+
+
+def _lead(counts: Counter) -> tuple:
+    """The most common answer and its lead g = c₁ − c₂ over the runner-up (0: a tie)."""
+    (first, c1), *rest = counts.most_common(2)
+    return first, c1 - (rest[0][1] if rest else 0)
+
+
+def _answers(name: str, value):
+    """A selector's answers: a non-empty list of hashable values of one type, each equal to
+    itself (NaN is not: it would never be counted with another NaN)."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)) or not value:
+        raise ANSWERS.refuse(name, value)
+    kinds = {type(a) for a in value}
+    for j, a in enumerate(value):
+        try:
+            hash(a)
+        except TypeError:
+            raise ParameterError(f"{name} must be hashable (a name, a number, a tuple); block "
+                                 f"{j} gave {describe(a)} of type {type(a).__name__}: return "
+                                 "tuple(...) instead of a list or an array") from None
+        if a is None or a != a:
+            raise ParameterError(f"{name} must be equal to themselves (not None, not NaN); "
+                                 f"block {j} gave {describe(a)}")
+    if len(kinds) > 1:
+        raise ParameterError(f"{name} must all have one type (answers of different types are "
+                             f"never counted together); got types "
+                             f"{sorted(k.__name__ for k in kinds)}")
+    return list(value)
 
 
 def _ptr_threshold(epsilon: float, delta: float) -> float:

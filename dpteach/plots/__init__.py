@@ -33,6 +33,7 @@ _EXPORTS = {
         "plot_noisy_difference",
     ),
     "accounting": ("plot_amplification", "plot_composition", "plot_dpsgd_epsilon"),
+    "budget": ("plot_composition_tradeoff", "plot_dpsgd_tradeoff", "plot_rdp_orders"),
     "dpsgd": (
         "plot_decision_boundary", "plot_grad_norm_histogram", "plot_mia_roc",
         "plot_privacy_utility", "plot_probability_grid", "plot_training_history",
@@ -42,6 +43,7 @@ _EXPORTS = {
         "plot_noisy_max_comparison", "plot_private_median", "plot_private_mode",
         "plot_ptr_distance", "plot_selection_probabilities", "plot_svt_vs_composition",
     ),
+    "stable_selection": ("plot_block_votes", "plot_stable_selection"),
     "erm": (
         "plot_accuracy_curve", "plot_decision_boundaries", "plot_excess_risk", "plot_sensitivity",
         "plot_toy_boundaries",

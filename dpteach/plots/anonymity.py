@@ -79,7 +79,8 @@ def uniqueness_curve_data(curves, attributes=None) -> FigureData:
                 or not all(isinstance(a, str) for a in attributes)):
             raise TypeError(f"attributes must be a list of {longest} names (one per point); got "
                             f"attributes={describe(attributes)}")
-        names = [a.replace("_", " ") for a in attributes]      # birth_date: "birth date"
+        names = [a.replace("_", " ").replace("-", " ")         # birth_date: "birth date",
+                 for a in attributes]                          # marital-status: "marital status"
         title += "\n" + "\n".join(textwrap.wrap("in order: " + " + ".join(names), 60))
     return FigureData(title, "number of attributes", "fraction of records unique",
                       series=tuple(series),
@@ -98,7 +99,8 @@ def plot_uniqueness_curve(curves, attributes=None, ax=None):
     return to_matplotlib(uniqueness_curve_data(curves, attributes), ax=ax)
 
 
-def class_sizes_data(sizes, k: int | None = None, max_size: int = 20) -> FigureData:
+def class_sizes_data(sizes, k: int | None = None, max_size: int = 20,
+                     name: str | None = None) -> FigureData:
     """Share of the rows in an equivalence class of each size.
 
     Parameters
@@ -110,6 +112,8 @@ def class_sizes_data(sizes, k: int | None = None, max_size: int = 20) -> FigureD
         The k of k-anonymity, drawn as a vertical rule (rows left of it violate it).
     max_size : int
         Sizes above this are pooled in the last bar, in [1, 200].
+    name : str, optional
+        The quasi-identifier in words, for the title (e.g. ``"ZIP code, birth date, sex"``).
 
     Returns
     -------
@@ -125,13 +129,18 @@ def class_sizes_data(sizes, k: int | None = None, max_size: int = 20) -> FigureD
     max_size = check_int("max_size", max_size, minimum=1, maximum=MAX_CLASS_SIZE)
     if k is not None:
         k = check_int("k", k, minimum=1, maximum=10**6)
+    if name is not None and (not isinstance(name, str) or not name.strip()):
+        raise TypeError(f"name must be a non-empty string (the quasi-identifier in words); "
+                        f"got name={describe(name)}")
     pooled = np.minimum(s, max_size + 1).astype(np.int64)
     shares = np.bincount(pooled, minlength=max_size + 2)[1:] / s.size
     x = np.arange(1, max_size + 2, dtype=float)
     unique = float(np.mean(s == 1))
     rules = () if k is None else (
         Rule("k", "x", k - 0.5, f"k = {k}", PALETTE["vermillion"], "dashed"),)
-    return FigureData(f"Equivalence classes: {unique:.1%} of the rows are unique",
+    title = f"Equivalence classes: {unique:.1%} of the rows are unique" if name is None else \
+        f"Equivalence classes on {name}\n{unique:.1%} of the rows are unique"
+    return FigureData(title,
                       f"size of the row's class (last bar: more than {max_size})",
                       "share of the rows",
                       series=(Series("rows", "rows", x, shares, kind="bars", width=0.8,
@@ -142,7 +151,8 @@ def class_sizes_data(sizes, k: int | None = None, max_size: int = 20) -> FigureD
                       extra={"unique": unique, "shares": shares})
 
 
-def plot_class_sizes(sizes, k: int | None = None, max_size: int = 20, ax=None):
+def plot_class_sizes(sizes, k: int | None = None, max_size: int = 20,
+                     name: str | None = None, ax=None):
     """Share of the rows per equivalence-class size (:func:`class_sizes_data`).
 
     Returns
@@ -150,4 +160,4 @@ def plot_class_sizes(sizes, k: int | None = None, max_size: int = 20, ax=None):
     matplotlib.figure.Figure
         Bars with gid ``"rows"``; the rule ``"k"``.
     """
-    return to_matplotlib(class_sizes_data(sizes, k, max_size), ax=ax)
+    return to_matplotlib(class_sizes_data(sizes, k, max_size, name), ax=ax)

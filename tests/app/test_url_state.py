@@ -285,7 +285,10 @@ def test_presentation_mode_renders_every_page(title, module, path):
     for b, s in zip(big, small):                                   # larger fonts and charts
         assert b["title"]["fontSize"] > s["title"]["fontSize"] >= FONT_SIZES["title"]
         assert b["height"] > s["height"]
-        assert b["layer"] == app_charts._scaled(s["layer"], app_charts.FONT_SCALE)
+        # the same layers, with a projector's fonts and whole legend labels in one column
+        assert b["layer"] == app_charts._scaled(
+            app_charts._readable(s["layer"], app_charts.TITLE_CHARACTERS[True], True),
+            app_charts.FONT_SCALE)
     # the same controls, some folded away (still drawn, so still in the address)
     assert set(view(at)) == set(view(normal))
     assert len(at.expander) >= len(normal.expander)
@@ -295,10 +298,21 @@ def test_presentation_mode_folds_secondary_controls():
     at = framed("dpapp.noise_calibration", "", {"present": "true",
                                                             "sensitivity": "5"})
     assert_no_errors(at)
-    (folded,) = at.expander
+    (folded,) = [e for e in at.expander if e.select_slider]
     assert [s.key for s in folded.select_slider] == ["sensitivity"]
     assert at.select_slider(key="sensitivity").value == 5.0        # kept from the link
     assert not framed("dpapp.noise_calibration", "").expander
+
+
+@pytest.mark.parametrize("title,module,path", PAGES, ids=IDS)
+def test_presentation_mode_shows_at_most_four_tiles_and_folds_the_rest(title, module, path):
+    # issue 24: a projected page shows ≤ 4 number tiles; every other tile is still there,
+    # folded (so no number is lost), and outside presentation mode nothing is folded
+    normal, at = framed(module, path), framed(module, path, {"present": "true"})
+    assert_no_errors(at)
+    folded = sum(len(e.metric) for e in at.expander)
+    assert len(at.metric) - folded <= frame.MAX_TILES, f"{title}: {len(at.metric) - folded} tiles"
+    assert sorted(m.label for m in at.metric) == sorted(m.label for m in normal.metric)
 
 
 # -------------------------------------------------------------- what every page says

@@ -162,3 +162,46 @@ def test_rules_tying_arguments_together_name_them():
         C.audit_case("gaussian", bug=True)
     with pytest.raises(ParameterError, match="epsilon must be at least 0.0233 for the gnmax"):
         C.audit_case("gnmax", 0.02)
+
+
+# ============================================================== stable selection (issue 27)
+@pytest.mark.parametrize("eps", [0.1, 1.0, 3.0])
+def test_the_stable_selection_case_true_epsilon_is_its_closed_form(eps):
+    # m = 2(⌈t⌉ + 2) one-record blocks, t = ln(1/δ)/ε: all 0 has γ = ⌈t⌉ + 1, one record 1 has
+    # γ = ⌈t⌉ ≥ t, so both refuse with Pr[⊥] = ½e^{−ε(γ − t)} (the Laplace tail), the second
+    # e^ε times the first; at δ the pair's ε is ln((Pr′[⊥] − δ)/Pr[⊥]) (the event {0} is
+    # less informative). Not in CORRECT: its own tuple, STABILITY.
+    delta = 1e-5
+    case = C.audit_case("stable_selection", eps, delta=delta)
+    t = math.log(1 / delta) / eps
+    m = 2 * (math.ceil(t) + 2)
+    assert len(case.d) == len(case.d_prime) == m and sum(case.d_prime) == 1
+    refuse = 0.5 * math.exp(-eps * (math.ceil(t) + 1 - t))
+    assert case.true_epsilon == pytest.approx(
+        math.log((refuse * math.exp(eps) - delta) / refuse), rel=1e-9)
+    assert case.true_epsilon <= case.claimed_epsilon == eps and case.delta == delta
+    assert "stable_selection" in C.STABILITY and "stable_selection" not in C.CORRECT
+    out = case.mechanism(case.d, 7, np.random.default_rng(0))
+    assert out.shape == (7,) and set(out) <= {0.0, -1.0}
+
+
+def test_the_stable_selection_audit_stays_below_its_claim():
+    # 20,000 runs a side at ε = 1, δ = 1e-5 (seeded): the event ⊥ has probabilities ≈ 0.11 and
+    # 0.31, and the 95% Clopper–Pearson bound (half the runs pick the event, half certify)
+    # lands at ≈ 0.92, below the claim 1 and above 0.75: the audit sees most of the ε.
+    # The same audit of a twin that tests the lead g = c₁ − c₂ (which one record moves by 2)
+    # with the same Lap(1/ε) certifies more than the claim: the audit can fail.
+    case = C.audit_case("stable_selection", 1.0)
+    result = case.audit(20_000, rng=27)
+    assert 0.75 < result.epsilon_lower_bound <= case.claimed_epsilon
+    assert result.event == "output = -1"
+
+    t = math.log(1e5)
+
+    def lead_twin(lead, size, rng):                   # releases 0 when lead + Lap(1) > t
+        return np.where(lead + rng.laplace(0.0, 1.0, size) > t, 0.0, -1.0)
+    lead = float(math.ceil(t) + 2)                    # all agree vs one block changed: −2
+    from dpteach.audit.runs import audit_mechanism
+    broken = audit_mechanism(lead_twin, lead, lead - 2, claimed_epsilon=1.0, delta=1e-5,
+                             n_trials=20_000, test="histogram", rng=27)
+    assert broken.epsilon_lower_bound > 1.0

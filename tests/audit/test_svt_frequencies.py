@@ -96,7 +96,7 @@ def test_empty_transcript():
 
 
 def test_frequency_refuses_more_work_than_a_lesson_needs_and_a_too_long_transcript():
-    # 2·10**5 query-runs (about 4 s): notebook 05 uses 20,000 runs of 2 queries, the tests
+    # 2·10**5 query-runs (about 4 s): notebook 09 uses 20,000 runs of 2 queries, the tests
     # above 20,000 of 7
     valid = dict(values=[0.0] * 20, answers=[False] * 20, threshold=1.0, epsilon=1.0)
     with pytest.raises(ParameterError, match=r"n_trials × len\(answers\) must be at most"):

@@ -122,9 +122,11 @@ def jupyterlab_url(tmp_path_factory):
         server.stop()
 
 
+# a collapsed cell (a check cell, docs/notebooks.md) shows a placeholder whose prompt,
+# also a .jp-InputPrompt, never shows a count: only the prompts of visible inputs are read
 ALL_CELLS_RUN = """() => {
     const ps = [...document.querySelectorAll(
-        '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputPrompt')];
+        '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputPrompt:not(.jp-Placeholder-prompt)')];
     return ps.length > 0 && ps.every(p => /\\[\\d+\\]/.test(p.textContent));
 }"""
 FIRST_CELL_STARTED = """() => {

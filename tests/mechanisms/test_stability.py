@@ -1,4 +1,5 @@
-"""Tests for dpteach.mechanisms.stability: subsample-and-aggregate and propose-test-release.
+"""Tests for dpteach.mechanisms.stability: subsample-and-aggregate, propose-test-release and
+stable selection (the two combined).
 
 Tolerances: a mean of R i.i.d. draws with standard deviation s is accepted
 within 5·s/√R of its expectation (false-alarm rate 5.7e-7 under the normal
@@ -10,9 +11,12 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections import Counter
 
 import numpy as np
+import pandas as pd
 import pytest
+from scipy import stats
 
 from dpteach.mechanisms import stability as R
 from dpteach.mechanisms import selection as S
@@ -322,8 +326,193 @@ def test_documented_results_are_python_floats():
         assert type(value) is float, value
 
 
+# ==================================================================== stable selection
+def _unique_mode(z):
+    """The unique most common value of z, or None for a tie."""
+    top = Counter(z).most_common(2)
+    return None if len(top) == 2 and top[0][1] == top[1][1] else top[0][0]
 
 
+def _changes(z, alphabet):
+    return {z[:i] + (v,) + z[i + 1:] for i in range(len(z)) for v in alphabet if v != z[i]}
+
+
+def test_mode_distance_matches_brute_force():
+    # γ = max(0, ⌈g/2⌉ − 1) against its definition: the fewest changes that reach an answer
+    # vector one more change can alter (a tie, or a neighbour with another unique mode),
+    # found by breadth-first search over every vector of up to 6 answers from 3 values
+    alphabet = ("a", "b", "c")
+    for m in range(1, 7):
+        vectors = list(itertools.product(alphabet, repeat=m))
+        unstable = {z for z in vectors if _unique_mode(z) is None
+                    or any(_unique_mode(y) != _unique_mode(z) for y in _changes(z, alphabet))}
+        for z in vectors:
+            seen, frontier, k = {z}, {z}, 0
+            while not frontier & unstable:
+                frontier = {y for x in frontier for y in _changes(x, alphabet)} - seen
+                seen |= frontier
+                k += 1
+            assert R.mode_distance_to_instability(list(z)) == k, z
+            # one changed answer moves γ by at most 1 (what lets Lap(1/ε) test it)
+            for y in _changes(z, alphabet):
+                assert abs(R.mode_distance_to_instability(list(y)) - k) <= 1
+
+
+def test_stable_selection_pass_probability_closed_form():
+    # Pr[γ + Lap(1/ε) > ln(1/δ)/ε] from SciPy's Laplace tail, and PTR's test (noise Lap(2/ε′),
+    # threshold ln(1/δ)/(ε′/2)) at ε′ = 2ε is the same test
+    for eps, delta in ((1.0, 1e-6), (0.3, 1e-3), (5.0, 1e-10)):
+        t = math.log(1 / delta) / eps
+        for g in (0.0, 1.0, t / 2, t - 0.5, t, t + 0.5, 2 * t, 10 * t):
+            p = R.stable_selection_pass_probability(g, eps, delta)
+            assert p == pytest.approx(stats.laplace.sf(t - g, scale=1 / eps), rel=1e-12)
+            assert p == pytest.approx(R.ptr_pass_probability(g, 2 * eps, delta), rel=1e-12)
+        assert R.stable_selection_pass_probability(0, eps, delta) == pytest.approx(delta / 2)
+        assert R.stable_selection_pass_probability(t, eps, delta) == pytest.approx(0.5)
+    assert R.stable_selection_pass_probability(math.inf, 1.0, 1e-6) == 1.0
+    # the accuracy statement: at γ = (ln(1/δ) + ln(1/(2β)))/ε the test passes with 1 − β
+    eps, delta, beta = 0.5, 1e-6, 0.01
+    g = (math.log(1 / delta) + math.log(1 / (2 * beta))) / eps
+    assert R.stable_selection_pass_probability(g, eps, delta) == pytest.approx(1 - beta)
+
+
+def test_stable_selection_pass_probability_by_simulation():
+    # R = 200,000 draws of γ + Lap(1/ε) > t: the frequency has SD √(p(1−p)/R) ≤ 0.0012;
+    # allow 5 SD. δ = 0.05 makes even γ = 0 (p = δ/2 = 0.025) measurable.
+    gen = np.random.default_rng(27)
+    eps, delta, runs = 0.7, 0.05, 200_000
+    t = math.log(1 / delta) / eps
+    noise = gen.laplace(0.0, 1 / eps, runs)
+    for g in (0, 2, 4, 6, 9):
+        p = R.stable_selection_pass_probability(g, eps, delta)
+        freq = np.mean(g + noise > t)
+        assert abs(freq - p) <= 5 * math.sqrt(p * (1 - p) / runs), (g, freq, p)
+
+
+def _one_per_block(values):
+    """Records = block answers: the selector reads the one record of its block."""
+    return np.asarray(values, dtype=float), (lambda block: float(block[0]))
+
+
+def test_stable_selection_release_law():
+    # Each record is a block, so the answers are the records and γ is known. Over R = 3,000
+    # runs the release frequency has SD √(p(1−p)/R) ≤ 0.0092; allow 5 SD. Released answers
+    # are always the most common record, and a tie is never released.
+    eps, delta, runs = 1.0, 0.02, 3_000                   # threshold ln 50 ≈ 3.9
+    for values, gamma in (([0] * 12, 5), ([0] * 9 + [1] * 3, 2), ([0] * 6 + [1] * 5, 0),
+                          ([0] * 5 + [1] * 3 + [2] * 2, 0)):
+        data, selector = _one_per_block(values)
+        assert R.mode_distance_to_instability(R.block_answers(data, selector, data.size,
+                                                              rng=0)) == gamma
+        p = R.stable_selection_pass_probability(gamma, eps, delta)
+        gen = np.random.default_rng(gamma)
+        outs = [R.stable_selection(data, selector, data.size, eps, delta, rng=gen)
+                for _ in range(runs)]
+        released = np.array([o.released for o in outs])
+        assert abs(released.mean() - p) <= 5 * math.sqrt(p * (1 - p) / runs), (values, p)
+        assert all(o.answer == 0.0 for o in outs if o.released)
+        assert all(o.answer is None and "refused" in o.reason for o in outs if not o.released)
+        assert all(o.threshold == pytest.approx(math.log(1 / delta) / eps) for o in outs)
+    data, selector = _one_per_block([0] * 5 + [1] * 5)                      # a tie
+    assert not any(R.stable_selection(data, selector, 10, eps, 0.9, rng=s).released
+                   for s in range(300))
+
+
+def _law(values, eps, delta):
+    """The exact output distribution over (answers..., ⊥) of stable selection on answers."""
+    values = list(values)
+    top = Counter(values).most_common(2)
+    out = dict.fromkeys(("a", "b", "c", None), 0.0)
+    if len(top) == 2 and top[0][1] == top[1][1]:
+        out[None] = 1.0
+        return list(out.values())
+    p = R.stable_selection_pass_probability(R.mode_distance_to_instability(values), eps, delta)
+    out[top[0][0]], out[None] = p, 1.0 - p
+    return list(out.values())
+
+
+def test_stable_selection_is_epsilon_delta_over_two_dp_exactly():
+    # Over every pair of answer vectors at Hamming distance 1 (m = 5 and 6 answers from 3
+    # values), the exact output laws satisfy (ε, δ/2)-DP: the smallest δ at ε over every
+    # event (dpteach.mechanisms.definition.smallest_delta) is ≤ δ/2. The twin that tests the
+    # lead g itself (sensitivity 2) with Lap(1/ε) is not: the check can fail.
+    from dpteach.mechanisms.definition import smallest_delta
+    eps, delta, alphabet = 0.5, 0.1, ("a", "b", "c")
+    for m in (5, 6):
+        for z in itertools.product(alphabet, repeat=m):
+            pz = _law(z, eps, delta)
+            for y in _changes(z, alphabet):
+                assert smallest_delta(pz, _law(y, eps, delta), eps) <= delta / 2 * (1 + 1e-9)
+
+    def lead_law(values):                   # the broken twin: γ replaced by the lead
+        top = Counter(values).most_common(2)
+        lead = top[0][1] - (top[1][1] if len(top) > 1 else 0)
+        p = R.stable_selection_pass_probability(lead, eps, delta)
+        return [p, 1 - p]
+    worst = max(smallest_delta(lead_law(("a",) * 6), lead_law(("a",) * 5 + ("b",)), eps),
+                smallest_delta(lead_law(("a",) * 5 + ("b",)), lead_law(("a",) * 6), eps))
+    assert worst > delta / 2
+
+
+def test_one_changed_record_changes_one_answer():
+    # the same split (same seed) on neighbours: block answers differ in at most one block,
+    # so γ moves by at most 1, whatever the selector
+    gen = np.random.default_rng(31)
+    for _ in range(100):
+        x = gen.integers(0, 4, size=(40, 2)).astype(float)
+        x2 = x.copy()
+        x2[gen.integers(40)] = gen.integers(0, 4, size=2)
+        selector = lambda block: int(np.argmax(np.bincount(block[:, 0].astype(int),
+                                                           minlength=4)))
+        a = R.block_answers(x, selector, 8, rng=5)
+        b = R.block_answers(x2, selector, 8, rng=5)
+        assert sum(u != v for u, v in zip(a, b)) <= 1
+        assert abs(R.mode_distance_to_instability(a) - R.mode_distance_to_instability(b)) <= 1
+
+
+def test_block_answers_on_tables():
+    df = pd.DataFrame({"x": np.arange(30.0), "y": np.arange(30) % 3})
+    answers = R.block_answers(df, lambda block: int(block["y"].mode()[0]), 3, rng=0)
+    assert len(answers) == 3 and all(isinstance(a, int) for a in answers)
+    sizes = R.block_answers(df, len, 4, rng=0)                         # 8, 8, 7, 7 rows
+    assert sorted(sizes) == [7, 7, 8, 8]
+    assert R.block_answers(df["x"], len, 5, rng=0) == [6] * 5          # a Series
+    run = R.stable_selection(df, lambda block: "same", 30, 1.0, 1e-6, rng=0)
+    assert run.released and run.answer == "same"       # γ = 14 > ln(1e6) ≈ 13.8: p ≈ 0.82
+
+
+def test_stable_selection_refuses_bad_selectors_by_name():
+    data = np.arange(20.0)
+    calls = itertools.count()
+    for selector, message in (
+            (lambda block: list(block), r"selector's answers must be hashable .*block 0 gave "
+                                        r"\[.*of type list: return tuple"),
+            (lambda block: block, r"selector's answers must be hashable .*of type ndarray"),
+            (lambda block: None, r"selector's answers must be equal to themselves \(not None, "
+                                 r"not NaN\); block 0 gave None"),
+            (lambda block: float("nan"), r"equal to themselves.*block 0 gave nan"),
+            (lambda block: "age" if next(calls) % 2 else ("age",),
+             r"selector's answers must all have one type .*\['str', 'tuple'\]"),
+    ):
+        with pytest.raises(ParameterError, match=message):
+            R.stable_selection(data, selector, 4, 1.0, 1e-6, rng=0)
+    with pytest.raises(ParameterError, match=r"n_blocks must be at most the number of records "
+                                             r"\(20\); got n_blocks=21"):
+        R.stable_selection(data, len, 21, 1.0, 1e-6)
+    with pytest.raises(ParameterError, match=r"selector must be a callable"):
+        R.block_answers(data, "len", 2)
+    with pytest.raises(ParameterError, match=r"^answers must be"):
+        R.mode_distance_to_instability([])
+
+
+def test_stable_selection_results():
+    data, selector = _one_per_block([0] * 40)
+    run = R.stable_selection(data, selector, 40, 1.0, 1e-6, rng=0)
+    assert run.released and run.answer == 0.0 and run.n_blocks == 40
+    assert (run.epsilon, run.delta) == (1.0, 1e-6)
+    assert type(run.noisy_distance) is float and run.threshold == pytest.approx(math.log(1e6))
+    assert type(R.mode_distance_to_instability(["a", "a", "b"])) is int
+    assert type(R.stable_selection_pass_probability(3, 1.0, 1e-5)) is float
 
 
 # ================================================================== figures

@@ -49,8 +49,8 @@ def _load(path: Path) -> dict:
 
 ASSIGNED = [p.name for p in MASTERS if builder.has_assignment_config(_load(p))]
 # the model notebooks the authoring guide (docs/exercises.md) points to
-MODELS = {"01_differencing_attacks.ipynb", "02_randomized_response.ipynb",
-          "03_laplace_gaussian_calibration.ipynb", "04_composition_and_accounting.ipynb"}
+MODELS = {"01_differencing_attacks.ipynb", "03_randomized_response.ipynb",
+          "04_laplace_and_gaussian.ipynb", "05_composition_and_budget.ipynb"}
 CHECK = re.compile(r'^grader\.check\("([^"]+)"\)$')
 SOLUTION_TAG = "otter_assign_solution_cell"          # otter's tag on the autograder's solutions
 

@@ -62,6 +62,24 @@ def test_class_sizes_figure_shares():
     json.dumps(to_vega_lite(data))
 
 
+def test_class_sizes_title_names_the_quasi_identifier():
+    # notebook 00 draws two quasi-identifiers side by side: each title says which, in words
+    sizes = [1, 2, 2, 3, 3, 3]
+    data = PA.class_sizes_data(sizes, name="ZIP code, birth date, sex")
+    assert data.title == "Equivalence classes on ZIP code, birth date, sex\n" \
+                         "16.7% of the rows are unique"
+    fig = PA.plot_class_sizes(sizes, name="age, sex, race")
+    assert fig.axes[0].get_title().startswith("Equivalence classes on age, sex, race")
+    for bad in ("", "  ", 3, ["zip"]):
+        with pytest.raises(TypeError, match="name"):
+            PA.class_sizes_data(sizes, name=bad)
+
+
+def test_uniqueness_curve_title_reads_column_names_as_words():
+    data = PA.uniqueness_curve_data({"Adult": [0.1, 0.2]}, ["marital-status", "birth_date"])
+    assert "marital status + birth date" in data.title
+
+
 BAD_CURVES = st.one_of(NOT_NUMERIC, st.sampled_from([
     None, [0.1, 0.2], {}, {"a": [1.5]}, {"a": [-0.1]}, {"": [0.1]}, {1: [0.1]},
     {"a": [float("nan")]}, {"a": []}, {"a": [[0.1]]}, {"a": np.full(51, 0.1)},

@@ -346,6 +346,13 @@ def _grid():
     return dict(x0=x0, x1=x1, p=p, X=X, y=y, title="P(class 1) after training (ε = 2.5)")
 
 
+def _laplace_rdp_curve():
+    """Notebook 06's curve: 100 Laplace answers with ε₀ = 0.1, at the default orders."""
+    from dpteach.accounting.rdp import DEFAULT_ORDERS, laplace_rdp
+    return dict(orders=DEFAULT_ORDERS, rdp=100 * laplace_rdp(DEFAULT_ORDERS, scale=10.0),
+                delta=1e-5)
+
+
 LONG_NAMES = ["age", "sex", "race", "zip code", "income", "education", "hours per week",
               "married", "occupation", "country"]
 #: "module.plot_x" → a function returning valid keyword arguments (as a notebook passes them).
@@ -355,10 +362,15 @@ EXAMPLES = {
     "accounting.plot_dpsgd_epsilon": lambda: dict(steps_max=15_000, pld_points=3,
                                                   mark_steps=2_000),
     "accounting.plot_amplification": lambda: dict(epsilons=(0.5, 1.0, 2.0, 5.0)),
+    "budget.plot_composition_tradeoff": lambda: dict(k=100, epsilon=0.1, delta=1e-5),
+    "budget.plot_dpsgd_tradeoff": lambda: dict(n=60_000, epochs=64, batch=256,
+                                               noise_multiplier=1.1),
+    "budget.plot_rdp_orders": lambda: _laplace_rdp_curve(),
     "anonymity.plot_uniqueness_curve": lambda: dict(
         curves={"Adult": [0.0, 0.01, 0.2, 0.8, 0.97], "uniform": [0.0, 0.02, 0.3, 0.9, 1.0]},
         attributes=["sex", "race", "age", "zip", "birth_date"]),
-    "anonymity.plot_class_sizes": lambda: dict(sizes=fixture("class_sizes"), k=5),
+    "anonymity.plot_class_sizes": lambda: dict(sizes=fixture("class_sizes"), k=5,
+                                               name="ZIP code, birth date, sex"),
     "attacks.plot_neighbour_differences": lambda: dict(
         query=__import__("dpteach.attacks.differencing", fromlist=["x"]).count_at_least(4),
         db=[1, 0, 1, 1, 0, 0, 1, 0, 0, 0]),
@@ -480,6 +492,13 @@ EXAMPLES = {
     "selection.plot_block_estimates": lambda: dict(
         estimates=np.random.default_rng(0).normal(38, 3, 60), lower=17.0, upper=90.0,
         released=38.4, truth=38.6),
+    "stable_selection.plot_block_votes": lambda: dict(
+        answers=[("age", "education")] * 9 + [("age", "hours per week")] * 3, epsilon=1.0,
+        delta=1e-3, n_records=1_200),
+    "stable_selection.plot_stable_selection": lambda: dict(
+        votes_by_size={300: [["age"] * 5 + ["sex"] * 4 + ["education"] * 3] * 2,
+                       3_000: [["age"] * 10 + ["sex"] * 2, ["age"] * 11 + ["education"]]},
+        size=300, epsilon=1.0, delta=1e-3),
     "selection.plot_ptr_distance": lambda: dict(
         data=np.random.default_rng(0).integers(17, 90, 200), lower=17, upper=90, epsilon=1.0,
         delta=1e-6, bounds=np.linspace(0, 5, 51)),
