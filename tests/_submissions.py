@@ -13,7 +13,7 @@ untouched                 the student edition as downloaded              0
 raises                    complete, but the second answer's cell raises  one question lost
                           before it assigns (a typo: NameError)
 endless_loop              complete, but a ``while True: pass`` cell      timed out
-wrong_answer              complete except the commonest mistake (below)  one question lost
+wrong_answer              complete except the commonest mistake (below)  its test cases lost
 renamed                   complete, saved under another name and         full marks
                           extension (``Dana Lee - homework (1).json``)
 corrupted                 complete, cut off after 60% of its bytes       not a notebook

@@ -37,13 +37,16 @@ NOTEBOOKS = ["01_differencing_attacks", "02_what_dp_promises"]
 TIME_LIMIT = 180          # seconds per submission in the batch tests
 
 # per notebook: its number of questions (one point each), and the question the commonest
-# wrong answer (tests/_submissions.py) loses, with a line of otter's message for it
+# wrong answer (tests/_submissions.py) spoils, the score it keeps there, and a line of
+# otter's message for it. otter splits a question's point evenly among its test cases:
+# notebook 01's q1 has four (the function, public and hidden; the defence letter, public
+# and hidden) and the wrong function keeps the defence's two, 0.5.
 QUESTIONS = {"01_differencing_attacks": 4, "02_what_dp_promises": 3}
-WRONG_ANSWER = {"01_differencing_attacks": ("q1", "your function returned"),
-                "02_what_dp_promises": ("q1", "you multiplied the prior probability by e^ε")}
+WRONG_ANSWER = {"01_differencing_attacks": ("q1", 0.5, "your function returned"),
+                "02_what_dp_promises": ("q1", 0, "you multiplied the prior probability by e^ε")}
 
 
-def _scores(kind: str, name: str) -> list[int]:
+def _scores(kind: str, name: str) -> list[float]:
     """Each question's score for a submission of ``kind`` (tests/_submissions.py)."""
     n = QUESTIONS[name]
     full = [1] * n
@@ -56,8 +59,8 @@ def _scores(kind: str, name: str) -> list[int]:
     if kind == "raises":                           # the second answer's cell raises
         return [1, 0] + [1] * (n - 2)
     if kind == "wrong_answer":
-        lost = int(WRONG_ANSWER[name][0][1:]) - 1
-        return [0 if q == lost else 1 for q in range(n)]
+        question, kept, _ = WRONG_ANSWER[name]
+        return [kept if q == int(question[1:]) - 1 else 1 for q in range(n)]
     raise ValueError(kind)
 
 
@@ -184,10 +187,10 @@ def test_feedback_for_every_submission(batch):
     wrong = next(f for f, k in batch["files"].items() if k == "wrong_answer")
     text = (folder / f"{wrong}.txt").read_text(encoding="utf-8")
     n = QUESTIONS[batch["name"]]
-    lost, message = WRONG_ANSWER[batch["name"]]
-    assert "status: graded" in text and f"score: {n - 1} / {n}" in text, text
+    question, kept, message = WRONG_ANSWER[batch["name"]]
+    assert "status: graded" in text and f"score: {n - 1 + kept:g} / {n}" in text, text
     assert "FAILED" in text and "hidden test" in text, text
-    assert f"{lost}: 0 / 1" in text, text
+    assert f"{question}: {kept:g} / 1" in text, text
     assert message in text, text
     corrupted = next(f for f, k in batch["files"].items() if k == "corrupted")
     assert "status: not a notebook" in (folder / f"{corrupted}.txt").read_text()
