@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PORT   ?= 8501
 
-.PHONY: app lab student test test-fast clean venv
+.PHONY: app lab student grade test test-fast clean venv
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "dpteach needs Python 3.11 or newer; set PYTHON=python3.11")'
@@ -38,6 +38,13 @@ lab: $(VENV)/.runtime      ## JupyterLab on notebooks/
 # the student editions (solutions and hidden tests removed by otter assign) into student/
 student: $(VENV)/.runtime  ## student/: the notebooks as students get them (docs/exercises.md)
 	$(BIN)/python scripts/build_student_editions.py
+
+# a class's submissions: every file in SUBMISSIONS graded against ASSIGNMENT's autograder
+# (public and hidden tests, a time limit each) -> $(OUT)/grades.csv and $(OUT)/feedback/
+OUT ?= grades
+grade: $(VENV)/.runtime    ## make grade ASSIGNMENT=01_differencing_attacks SUBMISSIONS=folder [OUT=grades]
+	@test -n "$(ASSIGNMENT)" -a -n "$(SUBMISSIONS)" || { echo "usage: make grade ASSIGNMENT=<notebook> SUBMISSIONS=<folder> [OUT=grades] [TIME_LIMIT=seconds]"; exit 2; }
+	$(BIN)/python scripts/grade_class.py "$(ASSIGNMENT)" "$(SUBMISSIONS)" --out "$(OUT)" $(if $(TIME_LIMIT),--time-limit $(TIME_LIMIT),)
 
 test: $(VENV)/.test        ## every test: the library's doctests, unit, statistical, notebooks, app, browser
 	@bash scripts/ensure-chromium.sh

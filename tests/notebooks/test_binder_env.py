@@ -104,7 +104,7 @@ client = NotebookClient(nb, timeout=cell_timeout, kernel_name="python3",
                         resources={"metadata": {"path": str(path.parent)}})
 try:
     with client.setup_kernel():
-        poll_in_slices(client.kc)          # tests/_nbrun.py, copied next to this runner
+        poll_in_slices(client.kc)          # scripts/_nbrun.py, copied next to this runner
         report["kernel_start_s"] = round(time.perf_counter() - t0, 2)
         for index, cell in enumerate(nb.cells):
             t = time.perf_counter()
@@ -289,7 +289,7 @@ def test_student_notebook_runs_in_the_binder_kernel(binder, name, tmp_path):
     notebook = binder.repo / "student" / name
     runner, report_path = tmp_path / "runner.py", tmp_path / "report.json"
     runner.write_text(RUNNER)
-    shutil.copy(Path(__file__).parents[1] / "_nbrun.py", tmp_path / "_nbrun.py")
+    shutil.copy(Path(__file__).parents[2] / "scripts" / "_nbrun.py", tmp_path / "_nbrun.py")
     run = _run([str(binder.python), str(runner), str(notebook), str(report_path),
                 str(CELL_TIMEOUT)], env=binder.env, cwd=notebook.parent, timeout=1800,
                what=f"run student/{name}")

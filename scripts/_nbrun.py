@@ -3,16 +3,20 @@
 nbclient (0.10-0.11) waits for a cell's ``execute_reply`` with one long
 ``shell_channel.get_msg(timeout=<cell timeout>)`` and for its outputs with
 ``iopub_channel.get_msg(timeout=None)``. With the asyncio client these are woken by
-pyzmq's edge-triggered file descriptor; now and then (here: 2 of 15 notebooks in one run
-of tests/notebooks/test_binder_env.py, each time after an ipywidgets ``interactive`` cell that draws
-a figure) the wake-up is missed and the reply already waiting in the socket is read only
-when the whole cell timeout has passed, so the cell "takes" 180-300 s and then goes on
-as if nothing happened (nbclient issue #312). Polling in short slices asks the socket
-again every ``POLL_SLICE`` seconds, which reads such a message at once; the overall
-timeouts stay what the caller asked for.
+pyzmq's edge-triggered file descriptor; now and then the wake-up is missed and the
+message already waiting in the socket is read only when the wait's timeout has passed
+(nbclient issue #312). We saw it after ipywidgets ``interactive`` cells that draw a
+figure: 2 of 15 notebooks in one run of tests/notebooks/test_binder_env.py took 180-300 s for
+such a cell, and ``otter run`` on notebook 02 stalls at its first ``interactive`` cell in
+about 1 grading in 5-10: otter runs cells with no timeout at all, so there the wait
+never ends (docs/exercises.md, "Grading submissions"). Polling in short slices asks the
+socket again every ``POLL_SLICE`` seconds, which reads such a message at once; the
+overall timeouts stay what the caller asked for.
 
-Standalone on purpose (nbclient and the standard library only): tests/notebooks/test_binder_env.py
-copies this file next to the runner it starts with the Binder environment's Python.
+Used by the tests (tests/notebooks/test_student_editions.py) and by grading
+(scripts/_grade_one.py). Standalone on purpose (nbclient and the standard library only):
+tests/notebooks/test_binder_env.py copies this file next to the runner it starts with the Binder
+environment's Python.
 """
 
 from __future__ import annotations
