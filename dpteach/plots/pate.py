@@ -415,7 +415,7 @@ def pate_privacy_data(votes, threshold: float, sigma1: float, sigma2: float,
         j = int(np.searchsorted(ks, mark_k))
         extra["at_mark"] = {w: float(c[j]) for w, c in curves.items()}
     return FigureData(
-        f"Expected ε-cost of k such queries (Confident-GNMax; a forecast, not an ε)\n"
+        f"Expected ε-cost of k such queries (a forecast, not an ε)\n"
         f"δ = {delta:g}; T = {threshold:g}, σ₁ = {sigma1:g}, σ₂ = {sigma2:g}; "
         f"P(threshold passes) = {p_answer:.3g}",
         "number of queries k (log scale)", "total expected ε-cost (log scale)", series=series,
