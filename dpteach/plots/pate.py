@@ -399,10 +399,10 @@ def pate_privacy_data(votes, threshold: float, sigma1: float, sigma2: float,
     curves = {way: _epsilons(r, ks, delta) for way, r in rdp.items()}
     refuse_undrawable_log("the total expected ε-costs", args, *curves.values())
     p_answer = math.exp(threshold_log_pr_answered(v, threshold, sigma1))
-    labels = {"data-independent": "expected ε-cost (forecast), data-independent curves: "
-                                  "λ/(2σ₁²) + P(answer)·λ/σ₂² per query",
-              "data-dependent": "expected ε-cost (forecast), data-dependent (Thm 6, from the "
-                                "votes: not publishable)"}
+    labels = {"data-independent": "expected ε-cost, data-independent: λ/(2σ₁²) + "
+                                  "P(answer)·λ/σ₂² per query",
+              "data-dependent": "expected ε-cost, data-dependent (Thm 6 on the votes: not "
+                                "publishable)"}
     style = {"data-independent": (PALETTE["blue"], "dashed"),
              "data-dependent": (PALETTE["vermillion"], "solid")}
     series = tuple(Series(way, labels[way], ks, curves[way], colour=style[way][0],

@@ -198,7 +198,7 @@ def test_privacy_data_keys_title_and_properties():
     data = P.pate_privacy_data(VOTES, **NOISE, delta=1e-6, mark_k=1000)
     assert [s.key for s in data.series] == ["data-independent", "data-dependent"]
     assert "not publishable" in data.series_by_key("data-dependent").label
-    assert all(s.label.startswith("expected ε-cost (forecast)") for s in data.series)
+    assert all(s.label.startswith("expected ε-cost") for s in data.series)
     assert "forecast" in data.title and "expected ε-cost" in data.y_title
     assert "δ = 1e-06" in data.title and "T = 200, σ₁ = 150, σ₂ = 40" in data.title
     assert data.log_x and data.log_y and "queries k" in data.x_title and "ε" in data.y_title
