@@ -361,8 +361,8 @@ def pate_epsilon(votes, *, sigma2: float, delta: float, threshold: float | None 
     >>> five = [row + [0] * 7 for row in five]
     >>> run = pate_epsilon(five, sigma2=40, delta=1e-5, threshold=200, sigma1=150,
     ...                    answered=[True, True, False, False, False])
-    >>> run.convention, run.answered
-    ('answered', 2.0)
+    >>> run.convention, run.answered, round(run.epsilon, 4)
+    ('answered', 2.0, 0.224)
     """
     v = np.atleast_2d(votes)
     if (threshold is None) != (sigma1 is None):
@@ -464,9 +464,10 @@ def pate_expected_cost(votes, *, threshold: float, sigma1: float, sigma2: float,
     tables of [PSMRTE18]_ and of their code; ``data_dependent=False`` uses the
     data-independent curves of both steps, still weighed by the true Pr[answered], as that
     code does. The weights come from the votes, so the value depends on the private data
-    whatever ``data_dependent`` says, and it is an average over runs, not a bound on any one
-    of them: report the ε of the run (:func:`pate_epsilon` with ``answered``) as its
-    guarantee.
+    whatever ``data_dependent`` says; and r is the mean over runs of a run's RDP curve
+    (:func:`confident_gnmax_rdp`, by linearity), not a bound on any one run: a run that
+    answers more queries spends more. Report the ε of the run (:func:`pate_epsilon` with
+    ``answered``) as its guarantee.
 
     Examples
     --------
