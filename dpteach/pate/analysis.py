@@ -17,17 +17,18 @@ What is private and what is not:
 
 * the answers of the aggregators are differentially private (that is the point);
 * data-independent ε: a function of σ, T, δ and the numbers of queries and of answers only —
-  publishable (:attr:`PATEPrivacy.publishable`); but not in the expected convention, whose
-  weights Pr[answered] come from the votes;
+  publishable (:attr:`PATEPrivacy.publishable`);
 * data-dependent ε (:func:`gnmax_rdp`, :func:`pate_epsilon` with ``data_dependent=True``):
   a function of the votes — **not** publishable as is;
 * the sanitised ε of :mod:`~dpteach.pate.release`: publishable (its own cost is charged in
   it).
 
-Two conventions for a run of Confident-GNMax: the *answered* convention charges GNMax only on
-the queries that passed the threshold (what a deployment spends, given the run); the
-*expected* convention charges Pr[answered]·(GNMax cost) on every query, as the tables of
-[PSMRTE18]_ do. RDP composes by adding curves ([M17]_, Prop. 1), also adaptively.
+The ε of a run of Confident-GNMax (:func:`pate_epsilon`) charges GNMax on the queries that
+passed the threshold (the *answered* convention: what a deployment spent, given the run); RDP
+composes by adding curves ([M17]_, Prop. 1), also adaptively. The tables of [PSMRTE18]_
+report something else, an **expected cost** (:func:`pate_expected_cost`): every query is
+charged Pr[answered]·(GNMax cost), with Pr[answered] computed from the votes. It forecasts
+what running the queries will cost; it is not a guarantee and is never reported as ε.
 
 References
 ----------
@@ -64,6 +65,7 @@ __all__ = [
     "gnmax_rdp_data_independent", "threshold_rdp_data_independent", "lnmax_rdp_data_independent",
     "gnmax_rdp", "gnmax_rdp_from_log_q", "threshold_rdp", "lnmax_rdp",
     "confident_gnmax_rdp", "PATEPrivacy", "pate_epsilon", "lnmax_epsilon",
+    "PATEExpectedCost", "pate_expected_cost",
 ]
 
 #: Orders of the analysis in [PSMRTE18]_'s code: 2, 2.5, …, 100, then 100 orders spaced
@@ -80,7 +82,7 @@ ORDER = real(1.01, 10_000, example=20.0)
 #: ln q̃, a bound on a probability: ≤ 0, and not below what votes in [0, 2⁵³) produce
 LOG_Q = array(ndim=(0, 1), low=-1e60, high=0.0, min_size=0, max_size=MAX_QUERIES,
               example=[-5.66])
-#: which queries Confident-GNMax answered: None, or a boolean mask, one entry per query
+#: which queries were answered: None, or a boolean mask, one entry per query
 ANSWERED = Domain("None or a 1-D boolean mask (one entry per query)",
                   lambda name, value: _mask(name, value), example=None, edges=(None,),
                   bad=["yes", 1.0, [1, 0], [[True, False]], [[True], [False, True]],
@@ -284,11 +286,10 @@ def confident_gnmax_rdp(orders, votes, threshold: float, sigma1: float, sigma2: 
                         answered=None, data_dependent: bool = True) -> np.ndarray:
     """Total RDP of a run of Confident-GNMax ([PSMRTE18]_, Alg. 1) over the queries' votes.
 
-    Every query pays the threshold step; GNMax is paid on the answered ones (``answered``, a
-    boolean mask: the deployment convention), or, with ``answered=None``, in expectation:
-    Σ_i [thr_i + Pr[answered_i]·gn_i] (the convention of [PSMRTE18]_'s tables).
-    ``data_dependent=False`` uses the data-independent curves of both steps (and, in the
-    expected convention, the true Pr[answered], as the paper's code does).
+    Every query pays the threshold step; GNMax is paid on the queries the run answered
+    (``answered``, a boolean mask, required): Σ_i thr_i + Σ_{i answered} gn_i.
+    ``data_dependent=False`` uses the data-independent curves of both steps. The expected
+    cost of the paper's tables is :func:`pate_expected_cost`.
 
     Returns
     -------
@@ -296,31 +297,24 @@ def confident_gnmax_rdp(orders, votes, threshold: float, sigma1: float, sigma2: 
         One total RDP value per order.
     """
     v = np.atleast_2d(votes)
+    _need_answered(answered, "confident_gnmax_rdp")
     _one_per_query(answered, v)
-    if data_dependent:
-        thr = threshold_rdp(orders, v, threshold, sigma1).sum(axis=0)
-        gn = gnmax_rdp(orders, v, sigma2)
-    else:
-        thr = v.shape[0] * threshold_rdp_data_independent(orders, sigma1)
-        gn = np.broadcast_to(gnmax_rdp_data_independent(orders, sigma2), (v.shape[0], orders.size))
-    if answered is None:
-        p = np.exp(threshold_log_pr_answered(v, threshold, sigma1)).reshape(-1, 1)
-        return thr + (p * gn).sum(axis=0)
+    thr, gn = _confident_gnmax_parts(orders, v, threshold, sigma1, sigma2, data_dependent)
     return thr + gn[answered].sum(axis=0)
 
 
 @validate(epsilon=SPENT, order=ORDER, delta=DELTA_POSITIVE,
-          answered=real(0.0, MAX_QUERIES), convention=choice("answered", "expected", "all"),
+          answered=real(0.0, MAX_QUERIES), convention=choice("answered", "all"),
           data_dependent=FLAG, rdp=array(ndim=1, low=0.0, max_size=300), orders=ORDERS)
 @dataclass(frozen=True)
 class PATEPrivacy:
-    """The privacy spent by a PATE run (see :func:`pate_epsilon`)."""
+    """The privacy spent by a PATE run (see :func:`pate_epsilon`): an (ε, δ) bound."""
 
     epsilon: float
     order: float
     delta: float
-    answered: float           # answered queries (expected number in the "expected" convention)
-    convention: str           # "answered", "expected" or "all" (no threshold step)
+    answered: float           # number of answered queries
+    convention: str           # "answered" (GNMax charged on those) or "all" (every query)
     data_dependent: bool      # True: a function of the votes, not publishable as is
     rdp: np.ndarray = field(repr=False)
     orders: np.ndarray = field(repr=False)
@@ -328,9 +322,8 @@ class PATEPrivacy:
     @property
     def publishable(self) -> bool:
         """Whether ε is a function of public quantities only (σ's, T, δ, and the numbers of
-        queries and of answers, themselves DP outputs): data-independent curves, and not the
-        expected convention, which weighs GNMax by the true Pr[answered] (from the votes)."""
-        return not self.data_dependent and self.convention != "expected"
+        queries and of answers, themselves DP outputs): the data-independent curves."""
+        return not self.data_dependent
 
 
 @validate(votes=VOTES, sigma2=SCALE, delta=DELTA_POSITIVE, threshold=THRESHOLD.or_none(),
@@ -339,12 +332,14 @@ class PATEPrivacy:
 def pate_epsilon(votes, *, sigma2: float, delta: float, threshold: float | None = None,
                  sigma1: float | None = None, answered=None, data_dependent: bool = True,
                  orders=DEFAULT_PATE_ORDERS, conversion: str = "classic") -> PATEPrivacy:
-    """(ε, δ) of GNMax or Confident-GNMax over a batch of queries.
+    """(ε, δ) of GNMax or Confident-GNMax over a batch of queries: a bound.
 
     Without ``threshold``: plain GNMax on every query (or on the ``answered`` ones). With
-    ``threshold`` and ``sigma1``: Confident-GNMax, in the answered convention if ``answered``
-    is given and in the expected convention otherwise (:func:`confident_gnmax_rdp`). The RDP
-    curve is converted at the best order ([PSMRTE18]_ use the classic conversion
+    ``threshold`` and ``sigma1``: a run of Confident-GNMax, which needs ``answered`` (the
+    queries it answered): the threshold step on every query, GNMax on the answered ones
+    (:func:`confident_gnmax_rdp`). The forecast of the paper's tables, weighed by
+    Pr[answered], is :func:`pate_expected_cost`, not an ε. The RDP curve is converted at the
+    best order ([PSMRTE18]_ use the classic conversion
     ε = r(λ) + ln(1/δ)/(λ−1), [M17]_ Prop. 3; ``conversion="improved"`` is also available,
     see :func:`~dpteach.accounting.convert.rdp_to_epsilon`).
 
@@ -359,14 +354,15 @@ def pate_epsilon(votes, *, sigma2: float, delta: float, threshold: float | None 
     >>> round(pate_epsilon(votes, sigma2=40, delta=1e-5, data_dependent=False).epsilon, 3)
     1.759
 
-    Five queries answered by Confident-GNMax with T = 200, σ₁ = 150, σ₂ = 40 (expected
-    convention, data-dependent):
+    Five queries to Confident-GNMax with T = 200, σ₁ = 150, σ₂ = 40, of which the first
+    two were answered (data-dependent):
 
     >>> five = [[250, 0, 0], [220, 20, 10], [150, 60, 40], [100, 90, 60], [180, 70, 0]]
     >>> five = [row + [0] * 7 for row in five]
-    >>> run = pate_epsilon(five, sigma2=40, delta=1e-5, threshold=200, sigma1=150)
-    >>> round(run.answered, 4), round(run.epsilon, 4)
-    (2.2525, 0.2505)
+    >>> run = pate_epsilon(five, sigma2=40, delta=1e-5, threshold=200, sigma1=150,
+    ...                    answered=[True, True, False, False, False])
+    >>> run.convention, run.answered, round(run.epsilon, 4)
+    ('answered', 2.0, 0.224)
     """
     v = np.atleast_2d(votes)
     if (threshold is None) != (sigma1 is None):
@@ -375,11 +371,9 @@ def pate_epsilon(votes, *, sigma2: float, delta: float, threshold: float | None 
                              f"sigma1={sigma1!r}")
     _one_per_query(answered, v)
     if threshold is not None and sigma1 is not None:
+        _need_answered(answered, "pate_epsilon")
         rdp = confident_gnmax_rdp(orders, v, threshold, sigma1, sigma2, answered=answered,
                                   data_dependent=data_dependent)
-        if answered is None:
-            n = float(np.exp(threshold_log_pr_answered(v, threshold, sigma1)).sum())
-            return _to_privacy(rdp, orders, delta, conversion, n, "expected", data_dependent)
         return _to_privacy(rdp, orders, delta, conversion, answered.sum(), "answered",
                            data_dependent)
     rows = v if answered is None else v[answered]
@@ -414,6 +408,83 @@ def lnmax_epsilon(votes, *, scale: float, delta: float, answered=None,
         rdp = rows.shape[0] * lnmax_rdp_data_independent(orders, scale)
     return _to_privacy(rdp, orders, delta, conversion, rows.shape[0],
                        "all" if answered is None else "answered", data_dependent)
+
+
+# ------------------------------------------------------------ the paper's expected cost
+@validate(expected_cost=SPENT, order=ORDER, delta=DELTA_POSITIVE,
+          expected_answered=real(0.0, MAX_QUERIES), data_dependent=FLAG,
+          rdp=array(ndim=1, low=0.0, max_size=300), orders=ORDERS)
+@dataclass(frozen=True)
+class PATEExpectedCost:
+    """The expected ε-cost of Confident-GNMax queries (see :func:`pate_expected_cost`).
+
+    A **forecast**, not a guarantee: the ε-cost of running the queries, with each query's
+    GNMax cost weighed by its true Pr[answered] (computed from the votes). It is the quantity
+    of [PSMRTE18]_'s tables; never report it as ε. The guarantee of a run is
+    :func:`pate_epsilon` with the queries it answered.
+
+    Attributes
+    ----------
+    expected_cost : float
+        The expected ε-cost: the expected RDP curve converted to (·, δ) at the best order.
+    order : float
+        That order λ.
+    delta : float
+    expected_answered : float
+        Σ_i Pr[answered_i], the expected number of answers.
+    data_dependent : bool
+        Thm 6 per query (True) or the data-independent curves (False); either way the weights
+        Pr[answered_i] come from the votes.
+    rdp, orders : numpy.ndarray
+        The expected RDP curve Σ_i [thr_i + Pr[answered_i]·gn_i] and its orders.
+    """
+
+    expected_cost: float
+    order: float
+    delta: float
+    expected_answered: float
+    data_dependent: bool
+    rdp: np.ndarray = field(repr=False)
+    orders: np.ndarray = field(repr=False)
+
+
+@validate(votes=VOTES, threshold=THRESHOLD, sigma1=SCALE, sigma2=SCALE, delta=DELTA_POSITIVE,
+          data_dependent=FLAG, orders=ORDERS, conversion=CONVERSION)
+def pate_expected_cost(votes, *, threshold: float, sigma1: float, sigma2: float, delta: float,
+                       data_dependent: bool = True, orders=DEFAULT_PATE_ORDERS,
+                       conversion: str = "classic") -> PATEExpectedCost:
+    """Expected ε-cost of asking Confident-GNMax these queries: a forecast, not an ε.
+
+    Every query pays the threshold step, and its GNMax cost weighed by the probability that
+    it passes the threshold, Pr[answered_i] = Φ((max_j n_j − T)/σ₁) ([PSMRTE18]_, Alg. 1):
+
+        r(λ) = Σ_i [thr_i(λ) + Pr[answered_i]·gn_i(λ)],
+
+    converted at the best order as :func:`pate_epsilon` does. This is the quantity of the
+    tables of [PSMRTE18]_ and of their code; ``data_dependent=False`` uses the
+    data-independent curves of both steps, still weighed by the true Pr[answered], as that
+    code does. The weights come from the votes, so the value depends on the private data
+    whatever ``data_dependent`` says; and r is the mean over runs of a run's RDP curve
+    (:func:`confident_gnmax_rdp`, by linearity), not a bound on any one run: a run that
+    answers more queries spends more. Report the ε of the run (:func:`pate_epsilon` with
+    ``answered``) as its guarantee.
+
+    Examples
+    --------
+    Five queries with T = 200, σ₁ = 150, σ₂ = 40 (data-dependent):
+
+    >>> five = [[250, 0, 0], [220, 20, 10], [150, 60, 40], [100, 90, 60], [180, 70, 0]]
+    >>> five = [row + [0] * 7 for row in five]
+    >>> cost = pate_expected_cost(five, threshold=200, sigma1=150, sigma2=40, delta=1e-5)
+    >>> round(cost.expected_answered, 4), round(cost.expected_cost, 4)
+    (2.2525, 0.2505)
+    """
+    v = np.atleast_2d(votes)
+    thr, gn = _confident_gnmax_parts(orders, v, threshold, sigma1, sigma2, data_dependent)
+    p = np.exp(threshold_log_pr_answered(v, threshold, sigma1)).reshape(-1, 1)
+    rdp = thr + (p * gn).sum(axis=0)
+    cost, order = rdp_to_epsilon(orders, rdp, delta, conversion=conversion)
+    return PATEExpectedCost(cost, order, delta, float(p.sum()), data_dependent, rdp, orders)
 
 
 # ------------------------------------------------------------------------------ helpers
@@ -485,6 +556,26 @@ def _per_query(x: np.ndarray, votes: np.ndarray):
         x = x[0]
         return float(x) if np.ndim(x) == 0 else x
     return x
+
+
+def _confident_gnmax_parts(orders, v, threshold, sigma1, sigma2, data_dependent):
+    """Per-order RDP of the threshold steps summed over the queries, and GNMax's per query
+    (shape (queries, orders)), data-dependent or not."""
+    if data_dependent:
+        thr = threshold_rdp(orders, v, threshold, sigma1).sum(axis=0)
+        gn = gnmax_rdp(orders, v, sigma2)
+    else:
+        thr = v.shape[0] * threshold_rdp_data_independent(orders, sigma1)
+        gn = np.broadcast_to(gnmax_rdp_data_independent(orders, sigma2), (v.shape[0], orders.size))
+    return thr, gn
+
+
+def _need_answered(answered, where: str) -> None:
+    if answered is None:
+        raise ParameterError(f"{where} of Confident-GNMax needs answered, the boolean mask of "
+                             "the queries the run answered; got answered=None. For the "
+                             "expected cost of the paper's tables (a forecast, not an ε) call "
+                             "pate_expected_cost")
 
 
 def _one_per_query(answered: np.ndarray | None, votes: np.ndarray) -> None:

@@ -413,8 +413,8 @@ def _threshold_ls(tops: np.ndarray, table: np.ndarray) -> np.ndarray:
     return np.maximum(left, right)
 
 
-# A difference from the reference code: in the expected-cost convention the reference
-# analysis adds Pr[answered]·LS(GNMax) per query, leaving out that Pr[answered] itself
+# A difference from the reference code: for the expected cost (pate_expected_cost) the
+# reference analysis adds Pr[answered]·LS(GNMax) per query, leaving out that Pr[answered] itself
 # changes with the votes. Here the release is of the answered convention (threshold on
 # every query, GNMax on the answered ones), whose sensitivity is a plain sum.
 #

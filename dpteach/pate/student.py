@@ -26,7 +26,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._validation import (DELTA_POSITIVE, RNG, SCALE, ParameterError, choice, describe,
                            validate, validate_params)
 from .aggregators import THRESHOLD, confident_gnmax, gnmax, lnmax
-from .analysis import lnmax_epsilon, pate_epsilon
+from .analysis import lnmax_epsilon, pate_epsilon, pate_expected_cost
 from .teachers import FEATURES, LABELS, MODEL, VOTES, default_model
 
 __all__ = ["PATEStudent"]
@@ -38,7 +38,8 @@ class PATEStudent(ClassifierMixin, BaseEstimator):
     :meth:`fit` takes public rows and the teachers' vote histograms on them, answers each
     query with the aggregator, trains ``model`` on the answered rows and their noisy labels,
     and records what was answered and the privacy spent (:mod:`dpteach.pate.analysis`:
-    RDP composed over the queries and converted at the best order, classic conversion).
+    RDP composed over the queries and converted at the best order, classic conversion), and,
+    for Confident-GNMax, the expected cost that the tables of [PSMRTE18]_ report.
 
     Parameters
     ----------
@@ -71,27 +72,29 @@ class PATEStudent(ClassifierMixin, BaseEstimator):
     n_answered_ : int
     model_ : the fitted student (a constant predictor if the answers hold one class).
     privacy_ : dpteach.pate.analysis.PATEPrivacy
-        Data-dependent, deployment convention (GNMax charged on the answered queries).
-    privacy_expected_ : PATEPrivacy
-        Data-dependent, expected-cost convention of [PSMRTE18]_'s tables (for GNMax and
-        LNMax every query is answered and it is ``privacy_``).
+        The (ε, δ) bound of the run, data-dependent: the threshold step on every query,
+        GNMax on the answered ones (the answered convention).
     privacy_data_independent_ : PATEPrivacy
-        Data-independent, deployment convention: a function of σ₁, σ₂, T, δ and of the
-        numbers of queries and of answers only, so it may be published.
-    privacy_expected_data_independent_ : PATEPrivacy
-        Data-independent curves in the expected convention: it still weighs GNMax by the
-        true Pr[answered], a function of the votes, so it is **not** publishable.
+        The same run's bound from the data-independent curves: a function of σ₁, σ₂, T, δ
+        and of the numbers of queries and of answers only, so it may be published.
+    expected_cost_ : dpteach.pate.analysis.PATEExpectedCost or None
+        Confident-GNMax only (None otherwise, where every query is answered): the expected
+        ε-cost of [PSMRTE18]_'s tables, data-dependent — a forecast weighing each query's
+        GNMax cost by its true Pr[answered], **not** an ε.
+    expected_cost_data_independent_ : PATEExpectedCost or None
+        The same forecast from the data-independent curves; its weights Pr[answered] still
+        come from the votes, so it is **not** publishable either.
     epsilon_, delta_ : float
         ``privacy_.epsilon`` and ``delta``.
 
     Notes
     -----
-    **The data-dependent ε (``epsilon_``, ``privacy_``, ``privacy_expected_``) is computed
-    from the private votes and is not differentially private itself**: publishing it leaks
-    about the data. Publish ``privacy_data_independent_.epsilon`` or a sanitised ε
+    **The data-dependent ε (``epsilon_``, ``privacy_``) and the expected costs are computed
+    from the private votes and are not differentially private themselves**: publishing them
+    leaks about the data. Publish ``privacy_data_independent_.epsilon`` or a sanitised ε
     (:func:`dpteach.pate.release.sanitised_epsilon`, [PSMRTE18]_ Sec. 4 and App. C), and
-    strip the ``privacy_*`` attributes before releasing the student. Otherwise it keeps DP
-    outputs only (``answered_``, ``noisy_labels_``), never the votes.
+    strip the ``privacy_*`` and ``expected_cost*`` attributes before releasing the student.
+    Otherwise it keeps DP outputs only (``answered_``, ``noisy_labels_``), never the votes.
     """
 
     _parameter_constraints = {
@@ -145,8 +148,10 @@ class PATEStudent(ClassifierMixin, BaseEstimator):
             ans = confident_gnmax(votes, threshold, sigma1, sigma2, gen)
             labels, answered = ans.labels, ans.answered
             common = dict(sigma2=sigma2, delta=delta, threshold=threshold, sigma1=sigma1)
-            account = [pate_epsilon(votes, answered=mask, data_dependent=dd, **common)
-                       for dd in (True, False) for mask in (answered, None)]
+            account = [pate_epsilon(votes, answered=answered, data_dependent=dd, **common)
+                       for dd in (True, False)]
+            forecast = [pate_expected_cost(votes, data_dependent=dd, **common)
+                        for dd in (True, False)]
         else:
             if p["aggregator"] == "gnmax":
                 labels = gnmax(votes, sigma2, gen)
@@ -157,9 +162,9 @@ class PATEStudent(ClassifierMixin, BaseEstimator):
                 dd, di = (lnmax_epsilon(votes, scale=p["scale"], delta=delta, data_dependent=d)
                           for d in (True, False))
             answered = np.ones(votes.shape[0], dtype=bool)
-            account = [dd, dd, di, di]
-        (self.privacy_, self.privacy_expected_, self.privacy_data_independent_,
-         self.privacy_expected_data_independent_) = account
+            account, forecast = [dd, di], [None, None]
+        self.privacy_, self.privacy_data_independent_ = account
+        self.expected_cost_, self.expected_cost_data_independent_ = forecast
         self.epsilon_, self.delta_ = float(self.privacy_.epsilon), delta
         self.classes_, self.answered_, self.n_features_in_ = classes, answered, X.shape[1]
         self.n_answered_ = int(np.count_nonzero(answered))

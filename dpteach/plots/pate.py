@@ -8,11 +8,11 @@ answered by an ensemble of teachers, [PAEGT17]_) three ways:
 * :func:`answer_distribution_data` — the exact distribution of the aggregator's answer:
   Confident-GNMax (each class, and "no answer" when max n + N(0, σ₁²) < T) and GNMax alone
   (argmax of n + N(0, σ₂²)), from :mod:`dpteach.pate.answers`;
-* :func:`pate_privacy_data` — the privacy of k such queries against k, with the
-  data-independent RDP curves and with the data-dependent bound of [PSMRTE18]_ (Thm 6), from
-  :mod:`dpteach.pate.analysis`. **The data-dependent ε is a function of the votes, so of
-  the private data: it may not be published as is** (the sanitised ε of
-  :mod:`dpteach.pate.release` may).
+* :func:`pate_privacy_data` — the expected ε-cost (a forecast, not an ε) of k such queries
+  against k, with the data-independent RDP curves and with the data-dependent bound of
+  [PSMRTE18]_ (Thm 6), from :mod:`dpteach.pate.analysis`. **The data-dependent cost is a
+  function of the votes, so of the private data: it may not be published as is** (the
+  sanitised ε of :mod:`dpteach.pate.release` may).
 
 The figures of a whole run on many queries (notebook 08) are in
 :mod:`dpteach.plots.pate_runs`.
@@ -54,8 +54,8 @@ from .._validation import (
 from ..accounting.convert import rdp_to_epsilon
 from ..pate.analysis import (
     DEFAULT_PATE_ORDERS,
-    confident_gnmax_rdp,
     gnmax_log_q,
+    pate_expected_cost,
     threshold_log_pr_answered,
 )
 from ..pate.teachers import MAX_QUERIES, MAX_TEACHERS, VOTES
@@ -327,9 +327,10 @@ def _query_grid(k_max: int, mark_k: int | None) -> np.ndarray:
 
 
 def _epsilons(rdp: np.ndarray, ks: np.ndarray, delta: float) -> np.ndarray:
-    """ε of k identical queries for every k: RDP adds up (k·r(λ) at each order λ), then the
-    classic conversion at the best order (:func:`dpteach.accounting.convert.rdp_to_epsilon`,
-    as :func:`dpteach.pate.analysis.pate_epsilon`)."""
+    """Expected ε-cost of k identical queries for every k: RDP adds up (k·r(λ) at each order
+    λ), then the classic conversion at the best order
+    (:func:`dpteach.accounting.convert.rdp_to_epsilon`, as
+    :func:`dpteach.pate.analysis.pate_expected_cost`)."""
     with np.errstate(over="ignore"):
         return np.array([rdp_to_epsilon(DEFAULT_PATE_ORDERS, k * rdp, delta,
                                         conversion="classic")[0] for k in ks])
@@ -338,14 +339,17 @@ def _epsilons(rdp: np.ndarray, ks: np.ndarray, delta: float) -> np.ndarray:
 def pate_privacy_data(votes, threshold: float, sigma1: float, sigma2: float,
                       delta: float = 1e-5, k_max: int = 10_000,
                       mark_k: int | None = None) -> FigureData:
-    """(ε, δ) of k Confident-GNMax queries with these votes, against k (log–log), two ways.
+    """Expected ε-cost of k Confident-GNMax queries with these votes, against k (log–log),
+    two ways: a forecast, not an ε.
 
     Each query pays the threshold step and, with the probability that it passes, GNMax
-    (the expected-cost convention of [PSMRTE18]_'s tables,
-    :func:`dpteach.pate.analysis.confident_gnmax_rdp`); k identical queries add their RDP
-    curves, and the total is converted to (ε, δ) at the best of
+    (the expected cost of [PSMRTE18]_'s tables,
+    :func:`dpteach.pate.analysis.pate_expected_cost`); k identical queries add their RDP
+    curves, and the total is converted at the best of
     :data:`~dpteach.pate.analysis.DEFAULT_PATE_ORDERS` with the classic conversion, so the
-    value at k equals :func:`dpteach.pate.analysis.pate_epsilon` of k copies of ``votes``.
+    value at k equals ``pate_expected_cost(...).expected_cost`` of k copies of ``votes``.
+    The guarantee of a run is its ε in the answered convention
+    (:func:`dpteach.pate.analysis.pate_epsilon` with ``answered``).
 
     * data-independent: the curves λ/(2σ₁²) (threshold) and λ/σ₂² (GNMax, Prop. 8);
     * data-dependent: Thm 6 with the bound q̃ of Prop. 7 — much smaller when the teachers
@@ -371,8 +375,8 @@ def pate_privacy_data(votes, threshold: float, sigma1: float, sigma2: float,
     Returns
     -------
     FigureData
-        Series ``"data-independent"`` and ``"data-dependent"`` (total ε; 0 where the RDP is
-        so small that (0, δ) holds — left out of the log axis), the rule ``"mark_k"``.
+        Series ``"data-independent"`` and ``"data-dependent"`` (total expected ε-cost; 0
+        where the RDP is so small that (0, δ) holds — left out of the log axis), the rule ``"mark_k"``.
         ``extra``: ``"ks"``, ``"per_query"`` and, with ``mark_k``, ``"at_mark"`` (each a
         dict way → ε), ``"rdp"`` (way → the per-query RDP curve), ``"orders"``,
         ``"p_answer"``.
@@ -388,15 +392,17 @@ def pate_privacy_data(votes, threshold: float, sigma1: float, sigma2: float,
     args = dict(votes=votes, threshold=threshold, sigma1=sigma1, sigma2=sigma2, delta=delta,
                 k_max=k_max, mark_k=mark_k)
     orders = np.asarray(DEFAULT_PATE_ORDERS)
-    rdp = {way: confident_gnmax_rdp(orders, v, threshold, sigma1, sigma2,
-                                    data_dependent=(way == "data-dependent"))
+    rdp = {way: pate_expected_cost(v, threshold=threshold, sigma1=sigma1, sigma2=sigma2,
+                                   delta=delta, data_dependent=(way == "data-dependent")).rdp
            for way in ("data-independent", "data-dependent")}
     ks = _query_grid(k_max, mark_k)
     curves = {way: _epsilons(r, ks, delta) for way, r in rdp.items()}
-    refuse_undrawable_log("the total ε values", args, *curves.values())
+    refuse_undrawable_log("the total expected ε-costs", args, *curves.values())
     p_answer = math.exp(threshold_log_pr_answered(v, threshold, sigma1))
-    labels = {"data-independent": "data-independent: λ/(2σ₁²) + P(answer)·λ/σ₂² per query",
-              "data-dependent": "data-dependent (Thm 6, from the votes: not publishable)"}
+    labels = {"data-independent": "expected ε-cost, data-independent: λ/(2σ₁²) + "
+                                  "P(answer)·λ/σ₂² per query",
+              "data-dependent": "expected ε-cost, data-dependent (Thm 6 on the votes: not "
+                                "publishable)"}
     style = {"data-independent": (PALETTE["blue"], "dashed"),
              "data-dependent": (PALETTE["vermillion"], "solid")}
     series = tuple(Series(way, labels[way], ks, curves[way], colour=style[way][0],
@@ -409,17 +415,19 @@ def pate_privacy_data(votes, threshold: float, sigma1: float, sigma2: float,
         j = int(np.searchsorted(ks, mark_k))
         extra["at_mark"] = {w: float(c[j]) for w, c in curves.items()}
     return FigureData(
-        f"Privacy of k such queries (Confident-GNMax, expected cost)\n"
+        f"Expected ε-cost of k such queries (a forecast, not an ε)\n"
         f"δ = {delta:g}; T = {threshold:g}, σ₁ = {sigma1:g}, σ₂ = {sigma2:g}; "
         f"P(threshold passes) = {p_answer:.3g}",
-        "number of queries k (log scale)", "total ε (log scale)", series=series, rules=rules,
+        "number of queries k (log scale)", "total expected ε-cost (log scale)", series=series,
+        rules=rules,
         log_x=True, log_y=True, x_integer=True, extra=extra)
 
 
 def plot_pate_privacy(votes, threshold: float, sigma1: float, sigma2: float,
                       delta: float = 1e-5, k_max: int = 10_000, mark_k: int | None = None,
                       ax=None):
-    """Total ε of k Confident-GNMax queries against k, data-independent and data-dependent.
+    """Total expected ε-cost (a forecast) of k Confident-GNMax queries against k,
+    data-independent and data-dependent.
 
     Draws :func:`pate_privacy_data` (arguments and sources as there).
 

@@ -57,11 +57,11 @@ def test_log_q_and_rdp_of_the_issue_histogram():
     assert P.gnmax_rdp([20], votes, 40)[0] == pytest.approx(1.9955508e-3, rel=1e-6)
 
 
-def test_five_queries_expected_cost_convention():
-    priv = P.pate_epsilon(FIVE, sigma2=40, delta=1e-5, threshold=200, sigma1=150)
-    assert priv.answered == pytest.approx(2.252493, rel=1e-6)
-    assert priv.epsilon == pytest.approx(0.2505, abs=5e-5)
-    assert priv.convention == "expected" and priv.data_dependent
+def test_five_queries_expected_cost():
+    cost = P.pate_expected_cost(FIVE, sigma2=40, delta=1e-5, threshold=200, sigma1=150)
+    assert cost.expected_answered == pytest.approx(2.252493, rel=1e-6)
+    assert cost.expected_cost == pytest.approx(0.2505, abs=5e-5)
+    assert cost.data_dependent
 
 
 # ----------------------------------------------------------------- formulas, in mpmath
@@ -213,8 +213,11 @@ def test_conventions_of_a_confident_gnmax_run():
     got = P.confident_gnmax_rdp(ORDERS, votes, 200, 150, 40, answered=answered)
     assert np.allclose(got, thr + gn[answered].sum(axis=0), rtol=1e-13)
     p = np.exp(P.threshold_log_pr_answered(votes, 200, 150))
-    expected = P.confident_gnmax_rdp(ORDERS, votes, 200, 150, 40)
-    assert np.allclose(expected, thr + (p[:, None] * gn).sum(axis=0), rtol=1e-13)
+    cost = P.pate_expected_cost(votes, sigma2=40, delta=1e-5, threshold=200, sigma1=150,
+                                orders=ORDERS)
+    assert np.allclose(cost.rdp, thr + (p[:, None] * gn).sum(axis=0), rtol=1e-13)
+    assert cost.expected_answered == pytest.approx(p.sum(), rel=1e-13)
+    assert cost.expected_cost == rdp_to_epsilon(ORDERS, cost.rdp, 1e-5, "classic")[0]
     priv = P.pate_epsilon(votes, sigma2=40, delta=1e-5, threshold=200, sigma1=150,
                           answered=answered)
     assert priv.convention == "answered" and priv.answered == answered.sum()
@@ -393,12 +396,13 @@ def test_threshold_far_above_or_below_every_vote():
     # T = 1e15 ≫ every vote: never answered, the step is certain and costs nothing
     assert P.threshold_log_pr_answered([0, 0], 1e15, 1.0) < -4.9e29      # ln Φ(−1e15)
     assert np.all(P.threshold_rdp(P.DEFAULT_PATE_ORDERS, [250, 0], 1e15, 150) == 0.0)
-    e = P.pate_epsilon(FIVE, sigma2=40, delta=1e-5, threshold=1e15, sigma1=150)
-    assert e.answered == 0.0 and e.epsilon == 0.0
+    e = P.pate_expected_cost(FIVE, sigma2=40, delta=1e-5, threshold=1e15, sigma1=150)
+    assert e.expected_answered == 0.0 and e.expected_cost == 0.0
     # T = 0 and a huge top: always answered
     assert P.threshold_log_pr_answered([BIG, 0], 0.0, 1.0) == 0.0
     # never answered, GNMax at the smallest σ: only the threshold step is paid
-    r = P.confident_gnmax_rdp([2.0, 20.0], [1, 0], 1e15, 150.0, SIGMA_MIN, data_dependent=False)
+    r = P.pate_expected_cost([1, 0], threshold=1e15, sigma1=150.0, sigma2=SIGMA_MIN,
+                             delta=1e-5, data_dependent=False, orders=[2.0, 20.0]).rdp
     assert np.array_equal(r, P.threshold_rdp_data_independent([2.0, 20.0], 150.0))
 
 

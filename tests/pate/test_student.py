@@ -1,5 +1,5 @@
 """PATE's student (``dpteach.pate.student``): trained on noisy answers, with the privacy it
-spent recorded in both conventions, and the rules that tie its arguments together."""
+spent recorded (the ε of the run, and the paper's expected cost), and the rules that tie its arguments together."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 from dpteach._validation import ParameterError
 from dpteach.datasets import make_toy_data
+from dpteach.pate.analysis import threshold_log_pr_answered
 from dpteach.pate.student import PATEStudent
 from dpteach.pate.teachers import train_teachers
 
@@ -31,13 +32,15 @@ def test_student_end_to_end(ensemble, toy):
     votes = ensemble.votes(Xq)
     st_ = PATEStudent(threshold=15.0, sigma1=3.0, sigma2=2.0, rng=0).fit(Xq, votes)
     assert st_.privacy_.answered == st_.n_answered_ == st_.answered_.sum()
-    assert st_.privacy_.convention == "answered" and st_.privacy_expected_.convention == "expected"
+    assert st_.privacy_.convention == "answered"
+    assert st_.expected_cost_.expected_answered == pytest.approx(np.exp(
+        threshold_log_pr_answered(votes, 15.0, 3.0)).sum(), rel=1e-12)
     assert 0 < st_.n_answered_ < len(Xq)
     assert np.all(st_.noisy_labels_[~st_.answered_] == -1)
     assert st_.epsilon_ == st_.privacy_.epsilon and st_.delta_ == 1e-5
-    # data-dependent never above data-independent, in both conventions
+    # data-dependent never above data-independent, for the ε and for the expected cost
     assert st_.privacy_.epsilon <= st_.privacy_data_independent_.epsilon
-    assert st_.privacy_expected_.epsilon <= st_.privacy_expected_data_independent_.epsilon
+    assert st_.expected_cost_.expected_cost <= st_.expected_cost_data_independent_.expected_cost
     assert not st_.privacy_data_independent_.data_dependent and st_.privacy_.data_dependent
     assert st_.score(Xe, ye) > 0.85
     p = st_.predict_proba(Xe)
@@ -54,7 +57,8 @@ def test_student_without_threshold_answers_everything(ensemble, toy, aggregator,
     _, _, Xq, _, Xe, ye = toy
     s = PATEStudent(aggregator=aggregator, rng=1, **params).fit(Xq, ensemble.votes(Xq))
     assert s.answered_.all() and s.n_answered_ == len(Xq)
-    assert s.privacy_expected_ is s.privacy_ and s.privacy_.convention == "all"
+    assert s.expected_cost_ is None and s.expected_cost_data_independent_ is None
+    assert s.privacy_.convention == "all"
     assert s.privacy_.epsilon <= s.privacy_data_independent_.epsilon
     assert s.score(Xe, ye) > 0.85
 

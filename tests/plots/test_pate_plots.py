@@ -2,8 +2,8 @@
 
 The vote histogram is the votes; the answer's distribution is
 :mod:`dpteach.pate.answers`'s exact one (and P(threshold passes), q̃ those of
-:mod:`dpteach.pate.analysis`); ε after k queries is ``pate_epsilon`` of k copies of the
-histogram, both ways. Every figure has its series keys and labels, ε/δ in its title, and both
+:mod:`dpteach.pate.analysis`); the expected ε-cost after k queries is ``pate_expected_cost``
+of k copies of the histogram, both ways. Every figure has its series keys and labels, ε/δ in its title, and both
 renderers draw it. A hypothesis bad-input test attacks every public function
 (``_props.call_rejects``).
 """
@@ -35,7 +35,7 @@ from dpteach.pate.analysis import (
     gnmax_log_q,
     gnmax_rdp,
     gnmax_rdp_data_independent,
-    pate_epsilon,
+    pate_expected_cost,
     threshold_log_pr_answered,
 )
 from dpteach.pate.teachers import MAX_TEACHERS
@@ -175,18 +175,19 @@ def test_answer_distribution_renderers():
 
 # ------------------------------------------------------------------------- privacy
 @pytest.mark.parametrize("votes", [VOTES, [250] + [0] * 9, [125, 125, 0, 0]])
-def test_epsilon_after_k_queries_is_pate_epsilon_of_k_copies(votes):
+def test_expected_cost_after_k_queries_is_pate_expected_cost_of_k_copies(votes):
     data = P.pate_privacy_data(votes, **NOISE, delta=1e-5, k_max=2000, mark_k=777)
     ks = data.extra["ks"]
     assert ks[0] == 1 and ks[-1] == 2000 and 777 in ks and np.all(np.diff(ks) > 0)
     for k in (1, 777, 2000, int(ks[len(ks) // 2])):
         j = int(np.searchsorted(ks, k))
         for way in ("data-independent", "data-dependent"):
-            ref = pate_epsilon(np.tile(votes, (k, 1)), sigma2=40, delta=1e-5, threshold=200,
-                               sigma1=150, data_dependent=(way == "data-dependent")).epsilon
+            ref = pate_expected_cost(np.tile(votes, (k, 1)), sigma2=40, delta=1e-5,
+                                     threshold=200, sigma1=150,
+                                     data_dependent=(way == "data-dependent")).expected_cost
             assert data.series_by_key(way).y[j] == pytest.approx(ref, rel=1e-9, abs=1e-12)
-    one = {w: pate_epsilon(votes, sigma2=40, delta=1e-5, threshold=200, sigma1=150,
-                           data_dependent=(w == "data-dependent")).epsilon
+    one = {w: pate_expected_cost(votes, sigma2=40, delta=1e-5, threshold=200, sigma1=150,
+                                 data_dependent=(w == "data-dependent")).expected_cost
            for w in ("data-independent", "data-dependent")}
     assert data.extra["per_query"] == pytest.approx(one, rel=1e-12)
     assert data.extra["at_mark"] == {w: data.series_by_key(w).y[np.searchsorted(ks, 777)]
@@ -197,6 +198,8 @@ def test_privacy_data_keys_title_and_properties():
     data = P.pate_privacy_data(VOTES, **NOISE, delta=1e-6, mark_k=1000)
     assert [s.key for s in data.series] == ["data-independent", "data-dependent"]
     assert "not publishable" in data.series_by_key("data-dependent").label
+    assert all(s.label.startswith("expected ε-cost") for s in data.series)
+    assert "forecast" in data.title and "expected ε-cost" in data.y_title
     assert "δ = 1e-06" in data.title and "T = 200, σ₁ = 150, σ₂ = 40" in data.title
     assert data.log_x and data.log_y and "queries k" in data.x_title and "ε" in data.y_title
     assert [(r.key, r.value) for r in data.rules] == [("mark_k", 1000)]
