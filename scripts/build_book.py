@@ -413,10 +413,17 @@ def prepare_chapter(executed: dict, name: str) -> tuple[dict, list[str]]:
                 cells.append({"cell_type": "markdown", "id": f"book-widget-{i}",
                               "metadata": {}, "source": WIDGET_NOTE})
                 continue
-        cells.append(cell)
         if not titled and h and h[0] == 1:
+            # the launch buttons right under the title, above the introduction
+            head, _, rest = _src(cell).lstrip().partition("\n")
+            cells.append({**cell, "source": head})
             cells.append(launch_cell(name))
+            if rest.strip():
+                cells.append({"cell_type": "markdown", "id": f"{cell.get('id', 'intro')}-intro",
+                              "metadata": {}, "source": rest.strip()})
             titled = True
+            continue
+        cells.append(cell)
     if not titled:
         cells.insert(0, launch_cell(name))
     nb["cells"] = cells

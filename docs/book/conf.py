@@ -40,5 +40,6 @@ html_theme_options = {
     "home_page_in_toc": True,
     "navigation_with_keys": False,
 }
-html_copy_source = False
+# the theme's download button offers each chapter's notebook (the student edition, executed)
+html_copy_source = True
 html_show_sourcelink = False
