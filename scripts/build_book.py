@@ -451,8 +451,8 @@ def landing_page(rows: list[dict]) -> str:
     table = "\n".join(lines)
     text = (BOOK_DOCS / "index.md").read_text(encoding="utf-8")
     return (text.replace("{{syllabus}}", table)
-            .replace("{{core_hours}}", f"{core / 60:.0f}")
-            .replace("{{total_hours}}", f"{total / 60:.0f}")
+            .replace("{{core_hours}}", f"{core / 60:.1f}")
+            .replace("{{total_hours}}", f"{total / 60:.1f}")
             .replace("{{n_chapters}}", str(len(rows))))
 
 

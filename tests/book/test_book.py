@@ -130,12 +130,19 @@ class Reader:
         page.on("console", lambda m: m.type == "error" and self.events.append(
             f"console error: {m.text}"))
         page.on("pageerror", lambda e: self.events.append(f"page error: {e}"))
-        page.on("requestfailed", lambda r: self.events.append(
-            f"request failed: {r.url} ({r.failure})"))
         host = urllib.parse.urlsplit(base).netloc
+        page.on("requestfailed", lambda r: None if self._aborted_here(r, host)
+                else self.events.append(f"request failed: {r.url} ({r.failure})"))
         page.route("**/*", lambda route: route.continue_()
                    if urllib.parse.urlsplit(route.request.url).netloc == host
                    else route.abort())
+
+    @staticmethod
+    def _aborted_here(request, host: str) -> bool:
+        """A local request the browser itself gave up when the page was left (a prefetch
+        of the next chapter): not a failure of the site."""
+        return (urllib.parse.urlsplit(request.url).netloc == host
+                and "ERR_ABORTED" in (request.failure or ""))
 
     def open(self, path: str) -> list[str]:
         self.events.clear()
