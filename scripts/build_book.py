@@ -371,6 +371,21 @@ def launch_cell(name: str) -> dict:
     return {"cell_type": "markdown", "id": "book-launch", "metadata": {}, "source": html}
 
 
+_SLIDERS = re.compile(r"show_with_sliders|interact|widgets\.")
+
+
+def _widget_outputs(model_id: str | None, state: dict) -> list[dict]:
+    """The outputs a widget drew when it was shown (its Output widgets' outputs, in order),
+    from the widget state nbclient saved: the default view of an ``interact`` figure."""
+    model = state.get(model_id or "")
+    if model is None:
+        return []
+    found = [o for o in model["state"].get("outputs", []) if o.get("output_type") != "error"]
+    for child in model["state"].get("children", []):
+        found += _widget_outputs(str(child).replace("IPY_MODEL_", ""), state)
+    return found
+
+
 WIDGET_NOTE = ("*The sliders of this cell need a running notebook: launch it (the buttons at "
                "the top) to move them. The figure above is the default view.*")
 
@@ -379,6 +394,8 @@ def prepare_chapter(executed: dict, name: str) -> tuple[dict, list[str]]:
     """The chapter from the executed student edition; also the errors found outside the
     answer prompts (a build that shows a traceback fails)."""
     nb = copy.deepcopy(executed)
+    widget_state = (nb["metadata"].get("widgets", {})
+                    .get("application/vnd.jupyter.widget-state+json", {}).get("state", {}))
     problems: list[str] = []
     cells, titled = [], False
     in_exercises = False
@@ -393,10 +410,12 @@ def prepare_chapter(executed: dict, name: str) -> tuple[dict, list[str]]:
             if OTTER_ANSWER in tags:
                 cell["outputs"] = []          # a prompt: nothing to show (never a solution)
                 cell["execution_count"] = None
-            outputs, had_widget = [], False
+            outputs, had_widget, drawn = [], False, []
             for out in cell.get("outputs", []):
                 if WIDGET_VIEW in out.get("data", {}):
                     had_widget = True
+                    drawn += _widget_outputs(out["data"][WIDGET_VIEW].get("model_id"),
+                                             widget_state)
                     continue
                 if _is_error(out):
                     if not in_exercises:
@@ -407,8 +426,10 @@ def prepare_chapter(executed: dict, name: str) -> tuple[dict, list[str]]:
             if in_exercises and any(_is_error(o) for o in cell.get("outputs", [])):
                 # code under an exercise that uses an unanswered prompt: no half output
                 outputs = []
+            if drawn and not any("image/png" in o.get("data", {}) for o in outputs):
+                outputs += drawn        # what the sliders drew at their default values
             cell["outputs"] = outputs
-            if had_widget and "show_with_sliders" in _src(cell):
+            if had_widget and _SLIDERS.search(_src(cell)):
                 cells.append(cell)
                 cells.append({"cell_type": "markdown", "id": f"book-widget-{i}",
                               "metadata": {}, "source": WIDGET_NOTE})

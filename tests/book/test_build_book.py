@@ -112,3 +112,20 @@ def test_chapters_are_every_notebook_in_teaching_order():
     assert {p.name for p in paths} == {p.name for p in (ROOT / "notebooks").glob("*.ipynb")}
     assert [build_book.number(p.name) for p in paths] == sorted(
         build_book.number(p.name) for p in paths)
+
+
+def test_an_interact_figure_is_shown_from_the_saved_widget_state():
+    png = {"output_type": "display_data", "data": {"image/png": "iVBOR", "text/plain": "<Figure>"},
+           "metadata": {}}
+    state = {"box": {"model_name": "VBoxModel",
+                     "state": {"children": ["IPY_MODEL_slider", "IPY_MODEL_out"]}},
+             "slider": {"model_name": "FloatSliderModel", "state": {}},
+             "out": {"model_name": "OutputModel", "state": {"outputs": [png]}}}
+    view = {"output_type": "display_data", "metadata": {},
+            "data": {build_book.WIDGET_VIEW: {"model_id": "box"}, "text/plain": "VBox(...)"}}
+    nb = {"metadata": {"widgets": {"application/vnd.jupyter.widget-state+json": {"state": state}}},
+          "cells": [_md("# T"), _code("interact(draw, eps=widgets.FloatSlider())", [view])]}
+    chapter, _ = build_book.prepare_chapter(nb, "14_x.ipynb")
+    cell = next(c for c in chapter["cells"] if c["cell_type"] == "code")
+    assert cell["outputs"] == [png]
+    assert build_book.WIDGET_NOTE in [build_book._src(c) for c in chapter["cells"]]
