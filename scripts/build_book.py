@@ -177,9 +177,13 @@ def launch_links(name: str) -> dict[str, list[tuple[str, str]]]:
     }
     titles = dict((m, t) for t, m in app_pages())
     for module, _ in APP_PAGES.get(topic(name), []):
-        links["app"].append((f"App: {titles[module]}",
-                             f"{BINDER}?urlpath={quote('streamlit/' + app_page_path(module), safe='/')}"))
+        links["app"].append((f"App: {titles[module]}", app_url(module)))
     return links
+
+
+def app_url(module: str) -> str:
+    """The app page on Binder (the README's app badge: ``?urlpath=streamlit/<page>``)."""
+    return f"{BINDER}?urlpath={quote('streamlit/' + app_page_path(module), safe='/')}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -490,9 +494,7 @@ def instructor_page(paths: list[Path]) -> str:
         lines.append(f"### {number(path.name)} · [{title(nb)}]({path.stem}.ipynb)\n")
         lines.append("| section | show in the app |\n|---|---|")
         for s in sections(nb):
-            shown = ", ".join(f"[{titles[m]}]({url})" for m in placed.get(s, [])
-                              for url in [f"{BINDER}?urlpath="
-                                          f"{quote('streamlit/' + app_page_path(m), safe='/')}"])
+            shown = ", ".join(f"[{titles[m]}]({app_url(m)})" for m in placed.get(s, []))
             lines.append(f"| {s.replace('|', '/')} | {shown} |")
         if placed.get(""):
             lines.append("| (the whole notebook) | " + ", ".join(
