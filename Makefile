@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PORT   ?= 8501
 
-.PHONY: app lab student grade test test-fast clean venv
+.PHONY: app lab student grade book test test-fast clean venv
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "dpteach needs Python 3.11 or newer; set PYTHON=python3.11")'
@@ -19,6 +19,10 @@ $(VENV)/.runtime: $(BIN)/python requirements.txt pyproject.toml
 
 $(VENV)/.test: $(VENV)/.runtime requirements-test.txt
 	$(BIN)/pip install --quiet -r requirements-test.txt
+	touch $@
+
+$(VENV)/.book: $(VENV)/.runtime requirements-book.txt
+	$(BIN)/pip install --quiet -r requirements-book.txt
 	touch $@
 
 venv: $(VENV)/.runtime
@@ -46,7 +50,13 @@ grade: $(VENV)/.runtime    ## make grade ASSIGNMENT=01_differencing_attacks SUBM
 	@test -n "$(ASSIGNMENT)" -a -n "$(SUBMISSIONS)" || { echo "usage: make grade ASSIGNMENT=<notebook> SUBMISSIONS=<folder> [OUT=grades] [TIME_LIMIT=seconds]"; exit 2; }
 	$(BIN)/python scripts/grade_class.py "$(ASSIGNMENT)" "$(SUBMISSIONS)" --out "$(OUT)" $(if $(TIME_LIMIT),--time-limit $(TIME_LIMIT),)
 
-test: $(VENV)/.test        ## every test: the library's doctests, unit, statistical, notebooks, app, browser
+
+# the course book: every notebook executed once (cached in build/book-cache/), as students get
+# it, into a static site that reads offline (scripts/build_book.py, docs/book/)
+book: $(VENV)/.book        ## the course book, a static site, into build/book/
+	$(BIN)/python scripts/build_book.py
+
+test: $(VENV)/.test $(VENV)/.book  ## every test: the library's doctests, unit, statistical, notebooks, app, browser
 	@bash scripts/ensure-chromium.sh
 	$(BIN)/python -m pytest -q --doctest-modules dpteach
 	$(BIN)/python -m pytest -n 2 --dist loadfile --nbval-lax --nbval-cell-timeout=120 tests notebooks
