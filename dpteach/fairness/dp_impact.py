@@ -93,7 +93,7 @@ SWEEP_SEEDS = tuple(range(40))
 #: model class as objective perturbation; the batch is ``min(batch_size, n)``.
 DPSGD_SETTINGS: dict[str, Any] = {"hidden": (), "batch_size": 256, "epochs": 5,
                                   "learning_rate": 0.5, "max_grad_norm": 1.0, "delta": 1e-5}
-#: Objective-perturbation settings (Λ and the public row bound R = √13 of notebook 06:
+#: Objective-perturbation settings (Λ and the public row bound R = √13 of notebook 10:
 #: 5 numeric features in [0, 1] and one 1 in each of 8 one-hot groups; no intercept needed).
 OBJECTIVE_SETTINGS = {"lam": 1e-4, "data_norm": math.sqrt(13.0), "fit_intercept": False}
 #: The non-private baseline each method's accuracy drop is measured against.

@@ -9,7 +9,7 @@ private minimiser over the exact one:
 * :func:`excess_risk_bound` — a bound that holds with a chosen probability,
   from the exact distribution of that norm.
 
-Notebook 06 checks both against measured excess risks on Adult.
+Notebook 10 checks both against measured excess risks on Adult.
 
 References
 ----------

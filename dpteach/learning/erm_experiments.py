@@ -1,7 +1,7 @@
 """Experiments with private logistic regression: sensitivity, accuracy against ε, toy fits.
 
 These functions *measure* the algorithms of :mod:`dpteach.learning.erm`
-(Chaudhuri, Monteleoni & Sarwate 2011 [CMS11]_) for notebook 06 and the app:
+(Chaudhuri, Monteleoni & Sarwate 2011 [CMS11]_) for notebook 10 and the app:
 
 * :func:`minimizer_sensitivity` refits the exact minimiser on neighbouring data
   sets and records how far it moves: a lower estimate of the ℓ2 sensitivity that

@@ -1,4 +1,4 @@
-"""Figures for composition and privacy accounting (notebook 04, app pages).
+"""Figures for composition and privacy accounting (notebooks 05 and 06, app pages).
 
 All numbers come from :mod:`dpteach.accounting` / :mod:`dpteach.accounting.composition`.
 :func:`composition_data`, :func:`dpsgd_epsilon_data` and :func:`amplification_data` return

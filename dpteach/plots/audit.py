@@ -1,4 +1,4 @@
-"""Figures of auditing (notebook 13, the app page "Audit a mechanism").
+"""Figures of auditing (notebook 21, the app page "Audit a mechanism").
 
 * :func:`audit_histograms_data` — the outputs of a mechanism on D and on D′ (an
   :class:`~dpteach.audit.runs.AuditResult`), with the test the auditor chose, and its bound;

@@ -1,4 +1,4 @@
-"""Figures of notebook 11 (privacy meets fairness): per-group accuracy against ε.
+"""Figures of notebook 18 (privacy meets fairness): per-group accuracy against ε.
 
 * :func:`group_accuracy_data` — the test accuracy of each group of people against the
   privacy budget ε (log scale), the mean over seeds with a band of ± one standard deviation,

@@ -1,4 +1,4 @@
-"""Figures for DP-SGD and membership inference (notebook 07 and the DP-SGD playground).
+"""Figures for DP-SGD and membership inference (notebook 11 and the DP-SGD playground).
 
 Each figure is a data function returning a :class:`~dpteach.plots.figure.FigureData`
 (:func:`mia_roc_data`, :func:`privacy_utility_data`, :func:`grad_norm_histogram_data`,

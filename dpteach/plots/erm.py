@@ -1,4 +1,4 @@
-"""Figures for private logistic regression (notebook 06 and the app page).
+"""Figures for private logistic regression (notebook 10 and the app page).
 
 Each figure is a data function returning a :class:`~dpteach.plots.figure.FigureData`
 (:func:`decision_boundaries_data`, :func:`toy_boundaries_data`, :func:`accuracy_curve_data`,

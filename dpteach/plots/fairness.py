@@ -1,6 +1,6 @@
 """Figures for group fairness: one Adult model, a decision threshold per group, and its gaps.
 
-The app page "Fairness metrics" (and notebook 09) show an *unconstrained* logistic regression
+The app page "Fairness metrics" (and notebook 15) show an *unconstrained* logistic regression
 on UCI Adult (Becker & Kohavi 1996; :func:`dpteach.datasets.adult_arrays`, trained on the
 training split with no fairness constraint: scikit-learn's ``LogisticRegression`` with
 :data:`ADULT_MODEL`) that scores the 15,060 people of the test split. The sensitive

@@ -1,4 +1,4 @@
-"""Figures of notebook 09 (fairness definitions and fair representations) beyond the app's.
+"""Figures of notebook 15 (fairness definitions and fair representations) beyond the app's.
 
 The app page's figures (a threshold per group, ROC curves, the accuracy–gap trade-off) are
 in :mod:`dpteach.plots.fairness`; this module draws the rest of the chapter:

@@ -17,7 +17,7 @@ no adversary). This module draws them:
 * :func:`group_rates_data` — the per-group selection rate, TPR and FPR of the selected γ
   (mean over seeds, each seed as a dot) next to the unfair MLP's;
 * :func:`gamma_summary` and :func:`model_summary` — the numbers behind them (mean, standard
-  deviation and count over seeds), for the app page and notebook 10.
+  deviation and count over seeds), for the app page and notebook 17.
 
 Every number is a column of the shipped sweep (each gap computed there by
 :mod:`dpteach.fairness.metrics`); nothing here trains. The gaps keep their papers' names

@@ -1,4 +1,4 @@
-"""Figures for answering many queries: independent noise against MWEM (notebook 14, app page).
+"""Figures for answering many queries: independent noise against MWEM (notebook 22, app page).
 
 The crossover: answering k counting queries *independently* at total ε costs noise that
 grows with k (:mod:`dpteach.queries.independent`); MWEM's synthetic data (:mod:`dpteach.queries.mwem`)

@@ -1,6 +1,6 @@
 """Figures for PATE: one query's votes, where its noisy answer falls, and what it costs.
 
-The app page "PATE votes" and notebook 08 show one vote histogram ``n`` (one public query
+The app page "PATE votes" and notebook 12 show one vote histogram ``n`` (one public query
 answered by an ensemble of teachers, [PAEGT17]_) three ways:
 
 * :func:`vote_histogram_data` — the teachers' votes per class and the threshold T of
@@ -14,7 +14,7 @@ answered by an ensemble of teachers, [PAEGT17]_) three ways:
   function of the votes, so of the private data: it may not be published as is** (the
   sanitised ε of :mod:`dpteach.pate.release` may).
 
-The figures of a whole run on many queries (notebook 08) are in
+The figures of a whole run on many queries (notebook 12) are in
 :mod:`dpteach.plots.pate_runs`.
 
 Each figure is a :class:`~dpteach.plots.figure.FigureData`, drawn with matplotlib by the

@@ -1,6 +1,6 @@
 """Figures of a PATE run on many queries: teacher agreement, per-query costs, accuracy vs ε.
 
-Notebook 08 trains teachers on Adult and answers a student's queries; these figures show the
+Notebook 12 trains teachers on Adult and answers a student's queries; these figures show the
 run as a whole (one query at a time is :mod:`dpteach.plots.pate`, the app page's figures):
 
 * :func:`teacher_agreement_data` — how many votes the plurality gets, over a batch of queries,

@@ -1,4 +1,4 @@
-"""Figures for reconstruction and tracing (notebook 12, the app's "Reconstruction attack").
+"""Figures for reconstruction and tracing (notebook 20, the app's "Reconstruction attack").
 
 * :func:`recovery_vs_noise_data` — fraction of secret bits recovered against the size of the
   answers' errors in units of √n, one curve per decoder ([DN03]_: errors o(√n) give the

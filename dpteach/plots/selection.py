@@ -1,4 +1,4 @@
-"""Figures for private selection, sparse vector and stability-based release (notebook 05).
+"""Figures for private selection, sparse vector and stability-based release (notebooks 08 and 09).
 
 Every number is computed by :mod:`dpteach.mechanisms.selection`,
 :mod:`dpteach.mechanisms.sparse_vector`, :mod:`dpteach.mechanisms.stability` or
