@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PORT   ?= 8501
 
-.PHONY: app lab student grade book test test-fast clean venv
+.PHONY: app lab student grade book render test test-fast clean venv
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "dpteach needs Python 3.11 or newer; set PYTHON=python3.11")'
@@ -55,6 +55,12 @@ grade: $(VENV)/.runtime    ## make grade ASSIGNMENT=01_differencing_attacks SUBM
 # it, into a static site that reads offline (scripts/build_book.py, docs/book/)
 book: $(VENV)/.book        ## the course book, a static site, into build/book/
 	$(BIN)/python scripts/build_book.py
+
+# every master (or NOTEBOOKS="00_why_anonymization_fails 03_randomized_response") executed
+# headless, a time limit per cell, into build/render/<name>.html without its check cells;
+# fails if a cell errors (scripts/render_notebooks.py)
+render: $(VENV)/.runtime   ## make render [NOTEBOOKS="00_why_anonymization_fails 03_randomized_response"]
+	$(BIN)/python scripts/render_notebooks.py $(NOTEBOOKS)
 
 test: $(VENV)/.test $(VENV)/.book  ## every test: the library's doctests, unit, statistical, notebooks, app, browser
 	@bash scripts/ensure-chromium.sh
