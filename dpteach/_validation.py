@@ -521,7 +521,7 @@ def _real(name: str, value: Any, expected: str = "a real number") -> float:
     try:
         return float(value)
     except OverflowError:               # e.g. the Python int 10**400
-        return math.inf if value > 0 else -math.inf
+        return -math.inf if value < 0 else math.inf
 
 
 def check_finite(name: str, value: Any) -> float:
@@ -571,7 +571,9 @@ def check_in_range(name: str, value: Any, low: float, high: float, *,
                 + ("]" if high_inclusive else ")"))
     x = _real(name, value, f"a number in {interval}")
     exact = int(value) if isinstance(value, numbers.Integral) else (
-        value if isinstance(value, numbers.Rational) else x)
+        Fraction(int(value.numerator), int(value.denominator))
+        if isinstance(value, numbers.Rational)
+        else x)
     ok_low = (x >= low and exact >= low) if low_inclusive else (x > low and exact > low)
     ok_high = (x <= high and exact <= high) if high_inclusive else (x < high and exact < high)
     if np.isnan(x) or not (ok_low and ok_high):
@@ -649,7 +651,7 @@ def check_array(name: str, value: Any, *, ndim: int | tuple[int, ...] | None = N
     try:
         allowed_text = str(allowed)
     except ValueError:                   # an int beyond Python's int-to-str digit limit
-        allowed_text = "(" + ", ".join(_int_text(a) for a in allowed) + ")"
+        allowed_text = "(" + ", ".join(_int_text(a) for a in allowed or ()) + ")"
     what = ("a number or array of numbers" if allowed is None
             else f"an array of numbers with ndim in {allowed_text}")
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import math
+from typing import Any
 
 import numpy as np
 
@@ -74,7 +75,7 @@ def _draw(data, ax) -> None:
     from matplotlib.ticker import (FixedLocator, FuncFormatter, MaxNLocator,
                                    NullFormatter, NullLocator)
 
-    handles = {}
+    handles: dict[str, Any] = {}   # legend label -> its first artist
     if data.heatmap is not None:
         h = data.heatmap
         mesh = ax.pcolormesh(h.x, h.y, h.z, shading="nearest", cmap=_colormap(h),
@@ -239,7 +240,7 @@ def _legend(ax, handles, labels, data) -> None:
     from matplotlib.transforms import ScaledTranslation
 
     fig = ax.figure
-    kw = dict(fontsize="small", ncols=legend_columns(data), frameon=False,
+    kw: dict[str, Any] = dict(fontsize="small", ncols=legend_columns(data), frameon=False,
               title=data.legend_title or None, title_fontsize="small")
     if data.legend == "right":
         ax.legend(handles, labels, loc="center left", bbox_to_anchor=(1.02, 0.5), **kw)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+from typing import Any
 
 import numpy as np
 
@@ -262,7 +263,7 @@ def _heatmap_layer(h, x_enc: dict, y_enc: dict) -> dict:
                   "b2": _short(ey[j + 1]), "z": z[j][i]}
                  for j in range(h.y.size) for i in range(h.x.size) if z[j][i] is not None]
         transform = []
-    layer = {"data": {"values": cells},
+    layer: dict[str, Any] = {"data": {"values": cells},
              "mark": {"type": "rect", "opacity": h.opacity},
              "encoding": {"x": {**x_enc, "field": "a1"}, "x2": {"field": "a2"},
                           "y": {**y_enc, "field": "b1"}, "y2": {"field": "b2"},

@@ -66,13 +66,13 @@ def refuse_undrawable(what: str, args: dict, *coordinates, limit: float = LINEAR
     scale near 1e-308 or 1e308, an ε near the largest double) they overflow, and
     matplotlib cannot draw them. The message names every argument in ``args``.
     """
-    limit = _as_floats(limit)
-    if all(np.all(np.isfinite(c)) and np.all(np.abs(c) <= limit)
+    bound = _as_floats(limit)
+    if all(np.all(np.isfinite(c)) and np.all(np.abs(c) <= bound)
            for c in map(_as_floats, coordinates)):
         return
     got = ", ".join(f"{k}={describe(v)}" for k, v in args.items())
     raise ParameterError(f"{what} cannot be drawn: a coordinate overflows or lies beyond "
-                         f"±{float(limit):.0e}, the range a linear axis can show; got {got}")
+                         f"±{float(bound):.0e}, the range a linear axis can show; got {got}")
 
 
 def refuse_undrawable_log(what: str, args: dict, *curves, limit: float = LOG_AXIS_MAX):
@@ -84,14 +84,14 @@ def refuse_undrawable_log(what: str, args: dict, *curves, limit: float = LOG_AXI
     such value must be at most ``limit``. ``curves`` are what the figure places on the
     axis (grids as well as results), ``args`` the user's arguments behind them.
     """
-    limit = _as_floats(limit)
+    bound = _as_floats(limit)
     shown = [c[np.isfinite(c) & (c > 0)] for c in map(_as_floats, curves)]
     got = ", ".join(f"{k}={describe(v)}" for k, v in args.items())
     if not any(c.size for c in shown):
         raise ParameterError(f"{what} are all 0 or infinite for these values (they under- or "
                              f"overflow), so the log-scale figure would be empty; got {got}")
-    if any(np.any(c > limit) for c in shown):
-        raise ParameterError(f"{what} cannot be drawn: a value lies beyond {float(limit):.0e}, "
+    if any(np.any(c > bound) for c in shown):
+        raise ParameterError(f"{what} cannot be drawn: a value lies beyond {float(bound):.0e}, "
                              f"the range a log axis can show; got {got}")
 
 

@@ -16,6 +16,7 @@ so that no slider move waits for them; any other arguments are computed.
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import numpy as np
 
@@ -314,7 +315,7 @@ def composition_data(k_max: int = 1000, *, mechanism: str = "laplace",
     rules = () if mark_k is None else (Rule("mark_k", "x", mark_k, colour="grey", dash="solid"),)
     what = (f"Laplace queries, ε₀ = {epsilon:g} each" if mechanism == "laplace"
             else f"Gaussian queries, σ = {sigma:g} (Δ₂ = 1)")
-    extra = {"ks": ks}
+    extra: dict[str, Any] = {"ks": ks}
     if mark_k is not None:
         j = int(np.searchsorted(ks, mark_k))
         extra["at_mark"] = {m: float(curves[m][j]) for m in methods}
@@ -420,8 +421,8 @@ def dpsgd_epsilon_data(steps_max: int = 15_000, *, noise_multiplier: float = 1.1
         # (and would cross the RDP curve)
         series.append(Series("pld", METHOD_LABELS["pld"], pts, pld, kind="points",
                              colour=_COLOURS["pld"], width=2.8))
-    rules = ()
-    extra = {}
+    rules: tuple[Rule, ...] = ()
+    extra: dict[str, Any] = {}
     if mark_steps is not None:
         rules = (Rule("mark_steps", "x", mark_steps, colour="grey", dash="solid"),)
         at_mark = {"rdp": float(rdp[int(np.searchsorted(steps, mark_steps))])}

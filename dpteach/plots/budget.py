@@ -32,6 +32,7 @@ References
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -161,8 +162,9 @@ def composition_tradeoff_data(k: int = 100, *, mechanism: str = "laplace",
                           *([list(at_mark.values())] if at_mark else []))
     series = [Series(m, METHOD_LABELS[m], xs, curves[m], colour=_COLOURS[m], dash=_DASHES[m],
                      width=2.0 if m in ("rdp", "pld") else 1.6) for m in methods]
-    rules, extra = (), {"noise": xs, "totals": curves}
-    if at_mark is not None:
+    rules: tuple[Rule, ...] = ()
+    extra: dict[str, Any] = {"noise": xs, "totals": curves}
+    if marked is not None and at_mark is not None:
         x_mark = noise(marked)
         series += [Series(f"mark-{m}", "", [x_mark], [at_mark[m]], kind="points",
                           colour=_COLOURS[m], width=2.8) for m in methods]
@@ -256,8 +258,9 @@ def dpsgd_tradeoff_data(n: int = 60_000, epochs: int = 64, *,
                PALETTE["sky"], PALETTE["purple"], PALETTE["black"], PALETTE["yellow"])
     series = [Series(f"batch-{b}", f"expected batch of {b:,}", noise[b], eps[b],
                      colour=colours[i]) for i, b in enumerate(sizes)]
-    rules, extra = (), {"runs": runs, "noise": noise, "epsilon": eps}
-    if batch is not None:
+    rules: tuple[Rule, ...] = ()
+    extra: dict[str, Any] = {"runs": runs, "noise": noise, "epsilon": eps}
+    if batch is not None and noise_multiplier is not None:   # both or neither (above)
         mark = (noise_multiplier / batch, epsilon(batch, noise_multiplier))
         refuse_undrawable_log("the marked run's ε", plot_args, [mark[1]])
         series.append(Series("mark", f"your run: batch {batch:,}, σ = {noise_multiplier:g}, "

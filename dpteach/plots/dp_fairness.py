@@ -118,7 +118,7 @@ def group_accuracy_data(epsilons, mean, *, groups, sd=None, nonprivate=None,
             series.append(Series(f"group-{i}-nonprivate", "", [x[0], x[-1]], [base[i]] * 2,
                                  colour=colour, dash="dashed", width=1.5))
             ys.append(np.array([base[i]]))
-    rules = ()
+    rules: tuple[Rule, ...] = ()
     head = "Test accuracy per group against ε (dashed: without privacy)"
     if title:
         head = f"{title}\n{head}"

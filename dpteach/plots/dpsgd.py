@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from typing import Any
+from typing import Any, cast
 
 from .._validation import (DELTA, FLAG, PROBABILITY, Domain, ParameterError, anything,
                            array, integer, real, validate)
@@ -389,7 +389,9 @@ def _boundary(x0, x1, p) -> tuple[np.ndarray, np.ndarray]:
     draws it), its pieces separated by NaN."""
     import contourpy
 
-    pieces = contourpy.contour_generator(x0, x1, p).lines(0.5)
+    # the default line type (Separate) gives a list of (n, 2) arrays; contourpy's annotation
+    # is the union over all its line types
+    pieces = cast(list[np.ndarray], contourpy.contour_generator(x0, x1, p).lines(0.5))
     if not pieces:
         return np.array([]), np.array([])
     gap = np.array([[np.nan, np.nan]])

@@ -138,11 +138,13 @@ def decision_boundaries_data(X, y, nonprivate, private=(), *, method: str = "obj
         series.append(Series(f"class-{c:g}", f"class {c:g}", X[m, 0], X[m, 1], kind="points",
                              colour=(PALETTE["sky"], PALETTE["orange"])[k], width=1.5))
     for i, (coef, b) in enumerate(private):
+        xs, ys = _segment_in_box(coef, b, xlim, ylim)
         series.append(Series(f"private-{i}",
                              (label or f"{len(private)} private fits") if i == 0 else "",
-                             *_segment_in_box(coef, b, xlim, ylim),
-                             colour=METHOD_COLOURS[method], width=1.2, opacity=0.75))
-    series.append(Series("nonprivate", "non-private", *_segment_in_box(*nonprivate, xlim, ylim),
+                             xs, ys, colour=METHOD_COLOURS[method], width=1.2, opacity=0.75))
+    coef, b = nonprivate
+    xs, ys = _segment_in_box(coef, b, xlim, ylim)
+    series.append(Series("nonprivate", "non-private", xs, ys,
                          colour=PALETTE["black"], width=2.6, dash="dashed"))
     return FigureData(title or "Decision boundaries", "feature 1", "feature 2",
                       series=tuple(series), x_domain=xlim, y_domain=ylim)
@@ -320,7 +322,8 @@ def sensitivity_data(result) -> FigureData:
         series.append(Series(f"dist-{k}", f"{k} neighbours (max {d.max():.3g})", d,
                              j + 0.15 * gen.uniform(-1, 1, d.size), kind="points",
                              colour=colours[k], width=1.6))
-    right, rules = result.bound, ()
+    right = result.bound
+    rules: tuple[Rule, ...] = ()
     if np.isfinite(result.bound):          # 2/(nΛ) overflows for a subnormal Λ: no line then
         rules = (Rule("bound", "x", result.bound, f"bound 2/(nΛ) = {result.bound:.3g}",
                       PALETTE["black"], "solid"),)

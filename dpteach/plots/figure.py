@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import FLAG, PROBABILITY, Domain, ParameterError, anything, array, choice, \
+from .._validation import FLAG, PROBABILITY, ArrayLike, Domain, ParameterError, anything, array, choice, \
     integer, real, validate
 from . import _draw_matplotlib, _draw_vega_lite
 from ._layout import DASHES, FONT_SIZES, KINDS, LEGENDS, MAX_POINTS, STEPS
@@ -100,13 +100,13 @@ class Series:
         Stable identifier (the matplotlib ``gid``; not shown).
     label : str
         Legend text; an empty label keeps the series out of the legend.
-    x, y : array of float
-        The points (same length). A non-finite point breaks a line in two (both renderers);
+    x, y : array_like of float
+        The points (same length; stored as arrays). A non-finite point breaks a line in two (both renderers);
         it is not drawn.
     kind : {"line", "points", "step", "band", "bars"}
         ``band`` shades between ``y`` and ``y2``; ``bars`` draws bars of width ``width``
         centred on ``x``, rising from 0.
-    y2 : array of float, optional
+    y2 : array_like of float, optional
         Upper edge of a band.
     colour : str
         A colour of :data:`~dpteach.plots.PALETTE` (or any CSS colour).
@@ -123,10 +123,10 @@ class Series:
 
     key: str
     label: str
-    x: np.ndarray
-    y: np.ndarray
+    x: ArrayLike
+    y: ArrayLike
     kind: str = "line"
-    y2: np.ndarray | None = None
+    y2: ArrayLike | None = None
     colour: str = PALETTE["blue"]
     dash: str = "solid"
     width: float = 2.0

@@ -150,7 +150,8 @@ def _grid() -> dict:
 def _lines(xs, pairs, n: float) -> dict:
     """Independent expectations and MWEM grid numbers along a list of (k, ε) cells."""
     table = _grid()
-    out = {"laplace": [], "gaussian": [], "mwem": [], "mwem-last": [], "low": [], "high": []}
+    out: dict[str, list[float]] = {"laplace": [], "gaussian": [], "mwem": [], "mwem-last": [],
+                                   "low": [], "high": []}
     for i_eps, i_k in pairs:
         k, eps = CROSSOVER_KS[i_k], CROSSOVER_EPSILONS[i_eps]
         out["laplace"].append(independent_max_error(k, eps, n=n))
@@ -362,8 +363,9 @@ def plot_pmw_errors(errors, updated, threshold: float, ax=None):
 
 def _on_grid(name: str, value, domain: Domain, grid: tuple, kind: type):
     """The value of ``grid`` that ``value`` is (within 1e-9, relatively)."""
-    kinds = (int, np.integer) + ((float, np.floating) if kind is float else ())
-    if isinstance(value, kinds) and not isinstance(value, (bool, np.bool_)):
+    allowed = isinstance(value, (int, np.integer)) or (
+        kind is float and isinstance(value, (float, np.floating)))
+    if allowed and not isinstance(value, (bool, np.bool_)):
         for g in grid:
             if math.isclose(value, g, rel_tol=1e-9):
                 return g

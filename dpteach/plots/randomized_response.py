@@ -315,8 +315,8 @@ def rr_probabilities_data(gamma: float | None = None,
         Series(f"true={bit}", f"true answer {'yes' if bit else 'no'}", np.arange(2) + shift,
                probs[bit], kind="bars", width=0.38, colour=colour)
         for shift, bit, colour in ((-0.2, 0, PALETTE["blue"]), (0.2, 1, PALETTE["orange"])))
-    texts = tuple(Text(f"value-{s.key}-{j}", x, h, f"{h:.3f}")
-                  for s in series for j, (x, h) in enumerate(zip(s.x, s.y)))
+    texts = tuple(Text(f"value-{s.key}-{j}", float(x), float(h), f"{h:.3f}")
+                  for s in series for j, (x, h) in enumerate(zip(np.asarray(s.x), np.asarray(s.y))))
     return FigureData(f"Randomized response, {_privacy_label(gam, eps)}\n"
                       f"largest ratio (½+γ)/(½−γ) = {_ratio_text(gam, eps)} = e^ε",
                       "what the respondent reports", "probability of the report",

@@ -322,7 +322,7 @@ def svt_vs_composition_data(epsilon: float, k_max: int = 1000, sensitivity: floa
                      colour=PALETTE["blue"], width=2.2),
               Series("laplace-basic", "Laplace per query, basic composition: Lap(kΔ/ε)", ks,
                      basic, colour=PALETTE["black"], width=2.2, dash="dotted")]
-    if adv is not None:
+    if delta is not None and adv is not None:   # adv is None exactly when delta is
         series.append(Series("laplace-advanced",
                              f"Laplace per query, advanced composition (δ = {_fmt(delta)})", ks,
                              adv, colour=PALETTE["orange"], width=2.2, dash="dashed"))
