@@ -454,8 +454,7 @@ def noise_norm_data(norms, d: int, beta: float, *, bins: int = 60) -> FigureData
     from ..mechanisms.l2_laplace import l2_laplace_norm_distribution
 
     lo, hi = float(norms.min()), float(norms.max())
-    if hi <= lo:
-        hi = lo + 1.0
+    hi = lo + max(hi - lo, 1e-3 * max(1.0, abs(lo)))          # all lengths equal: a narrow range
     edges = np.linspace(lo, hi, bins + 1)
     heights, _ = np.histogram(norms, bins=edges, density=True)
     width = float(edges[1] - edges[0])
