@@ -45,8 +45,8 @@ _EXPORTS = {
     ),
     "stable_selection": ("plot_block_votes", "plot_stable_selection"),
     "erm": (
-        "plot_accuracy_curve", "plot_decision_boundaries", "plot_excess_risk", "plot_sensitivity",
-        "plot_toy_boundaries",
+        "plot_accuracy_curve", "plot_decision_boundaries", "plot_excess_risk", "plot_lambda_scan",
+        "plot_noise_norm", "plot_sensitivity", "plot_toy_boundaries",
     ),
     "pate": ("plot_answer_distribution", "plot_pate_privacy", "plot_vote_histogram"),
     "pate_runs": ("plot_accuracy_vs_epsilon", "plot_query_costs", "plot_teacher_agreement"),

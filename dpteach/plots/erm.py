@@ -2,7 +2,8 @@
 
 Each figure is a data function returning a :class:`~dpteach.plots.figure.FigureData`
 (:func:`decision_boundaries_data`, :func:`toy_boundaries_data`, :func:`accuracy_curve_data`,
-:func:`sensitivity_data`, :func:`excess_risk_data`); the ``plot_*`` function of the same name
+:func:`sensitivity_data`, :func:`excess_risk_data`, :func:`noise_norm_data`,
+:func:`lambda_scan_data`); the ``plot_*`` function of the same name
 draws it with :func:`~dpteach.plots.figure.to_matplotlib`, and the app draws the first ones in
 the browser with :func:`~dpteach.plots.figure.to_vega_lite`, so the numbers are computed once,
 in one place. Lines carry their series' key as ``gid`` so tests can find the plotted data.
@@ -20,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import (FLAG, PROBABILITY, Domain, ParameterError, array, choice,
-                           instance_of, validate)
+                           instance_of, integer, real, validate)
 from ..learning.erm_experiments import AccuracyCurve, MinimizerSensitivityResult, ToyFits
 from ._style import AXES, PALETTE
 from .figure import TEXT, FigureData, Rule, Series, to_matplotlib
@@ -40,6 +41,10 @@ __all__ = [
     "plot_sensitivity",
     "excess_risk_data",
     "plot_excess_risk",
+    "noise_norm_data",
+    "plot_noise_norm",
+    "lambda_scan_data",
+    "plot_lambda_scan",
 ]
 
 METHOD_COLOURS = {"objective": PALETTE["blue"], "output": PALETTE["vermillion"],
@@ -413,6 +418,138 @@ def plot_excess_risk(epsilons, measured: dict, bounds: dict, *, ax=None):
     return to_matplotlib(excess_risk_data(epsilons, measured, bounds), ax=ax)
 
 
+#: lengths of noise vectors
+NORMS = array(ndim=1, low=0.0, high=1e15, example=[1.0, 2.0, 3.0])
+#: Λ of a scan
+LAMBDAS = array(ndim=1, low=1e-12, high=1e6, example=[1e-4, 1e-3, 1e-2])
+#: method ("objective", "output" or "none") → accuracy per Λ
+ACCURACIES: Domain = Domain("a dict method ('objective', 'output' or 'none') → array of "
+                            "accuracies in [0, 1]", lambda name, value: _accuracies(name, value),
+                            example={"objective": [0.8, 0.8, 0.7]},
+                            bad=[3, {"other": [0.5]}, {"output": [1.5]}, {"output": "ab"}])
+
+
+@validate(norms=NORMS, d=integer(1, 100_000, example=3),
+          beta=real(1e-12, 1e12, low_open=True, example=1.0), bins=integer(2, 10_000, example=60))
+def noise_norm_data(norms, d: int, beta: float, *, bins: int = 60) -> FigureData:
+    """Histogram of noise lengths ‖b‖ against the Gamma(d, 1/β) density.
+
+    The noise of both algorithms of [CMS11]_ has density ∝ exp(−β‖b‖₂) in ℝ^d; its length
+    then has density ∝ r^(d−1) e^(−βr), the Gamma(d, 1/β) distribution
+    (:func:`dpteach.mechanisms.l2_laplace.l2_laplace_norm_distribution`).
+
+    Parameters
+    ----------
+    norms : array of float ≥ 0
+        Lengths of sampled noise vectors.
+    d : int in [1, 100 000]
+        Dimension.
+    beta : float in (0, 1e12]
+        Scale parameter β of the density.
+    bins : int in [2, 10 000]
+
+    Returns
+    -------
+    FigureData
+        ``bars`` series ``histogram`` (density-normalised, ``bins`` equal bins between the
+        smallest and largest length) and the line ``density`` (the Gamma density).
+    """
+    from ..mechanisms.l2_laplace import l2_laplace_norm_distribution
+
+    lo, hi = float(norms.min()), float(norms.max())
+    hi = lo + max(hi - lo, 1e-3 * max(1.0, abs(lo)))          # all lengths equal: a narrow range
+    edges = np.linspace(lo, hi, bins + 1)
+    heights, _ = np.histogram(norms, bins=edges, density=True)
+    width = float(edges[1] - edges[0])
+    r = np.linspace(lo, hi, 300)
+    density = l2_laplace_norm_distribution(d, beta).pdf(r)
+    series = (Series("histogram", f"lengths of {norms.size:,} draws", edges[:-1] + width / 2,
+                     heights, kind="bars", width=width, colour=PALETTE["sky"], opacity=0.8),
+              Series("density", f"Gamma(d = {d}, 1/β) density", r, density,
+                     colour=PALETTE["black"], width=2.0))
+    return FigureData(f"Lengths of the noise vectors in d = {d} dimensions (β = {beta:.3g})",
+                      "length of the noise vector ‖b‖₂", "density", series=series,
+                      y_domain=(0.0, 1.05 * max(float(heights.max()), float(density.max()))))
+
+
+@validate(norms=NORMS, d=integer(1, 100_000, example=3),
+          beta=real(1e-12, 1e12, low_open=True, example=1.0), bins=integer(2, 10_000, example=60),
+          ax=AXES)
+def plot_noise_norm(norms, d: int, beta: float, *, bins: int = 60, ax=None):
+    """Histogram of noise lengths ‖b‖ against the Gamma(d, 1/β) density.
+
+    Draws :func:`noise_norm_data` with matplotlib (arguments as there).
+
+    Parameters
+    ----------
+    ax : matplotlib Axes, optional
+    """
+    return to_matplotlib(noise_norm_data(norms, d, beta, bins=bins), ax=ax)
+
+
+@validate(lams=LAMBDAS, accuracy=ACCURACIES, baseline=PROBABILITY.or_none(),
+          epsilon=real(1e-6, 1e3, low_open=True, example=1.0))
+def lambda_scan_data(lams, accuracy: dict, *, epsilon: float, baseline: float | None = None
+                     ) -> FigureData:
+    """Test accuracy against the regularisation strength Λ (log axis), one line per method.
+
+    Parameters
+    ----------
+    lams : array (k,)
+        The Λ scanned, > 0.
+    accuracy : dict
+        ``method -> array (k,)`` of (mean) test accuracies; methods among "objective",
+        "output" and "none" (the non-private model, drawn dashed).
+    epsilon : float in (0, 1000]
+        The ε of the private fits (in the title).
+    baseline : float in [0, 1], optional
+        Accuracy of always predicting the majority class (a dotted reference line).
+
+    Returns
+    -------
+    FigureData
+        Series ``accuracy-<method>`` (lines) and ``marker-<method>`` (points); rule
+        ``baseline``.
+    """
+    if any(np.asarray(v).shape != lams.shape for v in accuracy.values()):
+        raise ParameterError(f"accuracy must give one value per Λ ({lams.size}); got shapes "
+                             f"{[np.asarray(v).shape for v in accuracy.values()]}")
+    series = []
+    for m, acc in accuracy.items():
+        colour = METHOD_COLOURS[m]
+        dash = "dashed" if m == "none" else "solid"
+        series += [Series(f"accuracy-{m}", METHOD_LABELS[m], lams, np.asarray(acc, float),
+                          colour=colour, dash=dash),
+                   Series(f"marker-{m}", "", lams, np.asarray(acc, float), kind="points",
+                          colour=colour, width=1.6)]
+    rules = ()
+    if baseline is not None:
+        rules = (Rule("baseline", "y", baseline, f"majority class ({baseline:.3f})", "grey",
+                      "dotted"),)
+    return FigureData(f"Accuracy against the regularisation Λ at ε = {epsilon:g} "
+                      "(mean over private fits)",
+                      "regularisation strength Λ (log scale)", "test accuracy (fraction correct)",
+                      series=tuple(series), rules=rules, log_x=True,
+                      x_ticks=tuple((float(v), f"{v:g}") for v in lams),
+                      x_domain=(float(lams.min()) / 1.5, float(lams.max()) * 1.5))
+
+
+@validate(lams=LAMBDAS, accuracy=ACCURACIES, baseline=PROBABILITY.or_none(),
+          epsilon=real(1e-6, 1e3, low_open=True, example=1.0), ax=AXES)
+def plot_lambda_scan(lams, accuracy: dict, *, epsilon: float, baseline: float | None = None,
+                     ax=None):
+    """Test accuracy against the regularisation strength Λ (log axis), one line per method.
+
+    Draws :func:`lambda_scan_data` with matplotlib (arguments as there).
+
+    Parameters
+    ----------
+    ax : matplotlib Axes, optional
+    """
+    return to_matplotlib(lambda_scan_data(lams, accuracy, epsilon=epsilon, baseline=baseline),
+                         ax=ax)
+
+
 def _line(model, name: str = "model"):
     """(coef (2,), intercept) of a fitted two-feature linear model or a pair.
 
@@ -449,3 +586,21 @@ def _by_method(name: str, value: Any, ndim: int) -> dict:
     values = array(ndim=ndim)
     return {METHOD(f"{name} key (method)", m): values(f"{name}[{m!r}]", v)
             for m, v in value.items()}
+
+
+def _accuracies(name: str, value: Any) -> dict:
+    if not isinstance(value, dict) or not value or not set(value) <= set(METHOD_LABELS):
+        raise ParameterError(f"{name} must be a non-empty dict with keys among "
+                             f"{sorted(METHOD_LABELS)}; got {value!r}")
+    out = {}
+    for m, v in value.items():
+        try:
+            a = np.asarray(v, dtype=float)
+        except (TypeError, ValueError):
+            raise ParameterError(f"{name}[{m!r}] must be an array of accuracies in [0, 1]; "
+                                 f"got {v!r}") from None
+        if a.ndim != 1 or a.size == 0 or not np.all((a >= 0) & (a <= 1)):
+            raise ParameterError(f"{name}[{m!r}] must be a 1-d array of accuracies in [0, 1]; "
+                                 f"got {v!r}")
+        out[m] = a
+    return out

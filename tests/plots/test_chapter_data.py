@@ -175,3 +175,28 @@ def test_excess_risk_medians_ranges_and_bounds():
     assert data.series_by_key("bound-output").label.startswith("output perturbation")
     assert data.x_ticks == ((0.5, "0.5"), (2.0, "2"))
     drawn_from(data, PE.plot_excess_risk([0.5, 2.0], measured, {"output": [1.0, 0.25]}))
+
+
+def test_noise_norm_histogram_and_the_gamma_density():
+    from scipy import stats
+
+    norms = np.array([1.0, 1.5, 1.5, 2.0, 3.0])
+    data = PE.noise_norm_data(norms, 3, 2.0, bins=4)
+    bars = data.series_by_key("histogram")
+    heights, edges = np.histogram(norms, bins=4, density=True)
+    np.testing.assert_allclose(bars.y, heights)
+    np.testing.assert_allclose(bars.x, (edges[:-1] + edges[1:]) / 2)
+    line = data.series_by_key("density")            # Gamma(d, scale 1/β) = Gamma(3, 0.5)
+    np.testing.assert_allclose(line.y, stats.gamma(3, scale=0.5).pdf(line.x))
+    drawn_from(data, PE.plot_noise_norm(norms, 3, 2.0, bins=4))
+
+
+def test_lambda_scan_lines_are_the_accuracies():
+    lams, acc = [1e-4, 1e-3], {"objective": [0.8, 0.82], "none": [0.85, 0.84]}
+    data = PE.lambda_scan_data(lams, acc, epsilon=1.0, baseline=0.75)
+    np.testing.assert_allclose(data.series_by_key("accuracy-objective").y, [0.8, 0.82])
+    assert data.series_by_key("accuracy-none").dash == "dashed"
+    assert data.rules[0].value == 0.75
+    with pytest.raises(ValueError):
+        PE.lambda_scan_data(lams, {"objective": [0.8]}, epsilon=1.0)
+    drawn_from(data, PE.plot_lambda_scan(lams, acc, epsilon=1.0, baseline=0.75))

@@ -378,6 +378,18 @@ CASES = [
          {"epsilons": scaled(np.array([0.5, 1.0])),
           "measured": SCALES.map(lambda f: {"output": np.full((2, 2), f)})},
          check=figure_data, examples=3),
+    *[Case(f"{PE}.{name}", getattr(perm, name),
+           kw(norms=lambda: np.array([1.0, 2.0, 3.0]), d=3, beta=1.0, bins=5),
+           {"norms": scaled(np.array([1.0, 2.0, 3.0])), "d": INTS, "beta": POS, "bins": INTS},
+           check=check, examples=3)
+      for name, check in (("noise_norm_data", figure_data), ("plot_noise_norm", figure))],
+    *[Case(f"{PE}.{name}", getattr(perm, name),
+           kw(lams=lambda: np.array([1e-4, 1e-3]), accuracy=lambda: {"objective": [0.8, 0.7]},
+              epsilon=1.0, baseline=0.5),
+           {"lams": scaled(np.array([1e-4, 1e-3])), "epsilon": POS, "baseline": UNIT,
+            "accuracy": UNIT.map(lambda a: {"output": [a, a]})},
+           check=check, examples=3)
+      for name, check in (("lambda_scan_data", figure_data), ("plot_lambda_scan", figure))],
 
     # ------------------------------------------------------------- plots.dpsgd
     Case(f"{PD}.plot_mia_roc", pdp.plot_mia_roc, kw(results=_attack, epsilon=1.0),

@@ -415,6 +415,11 @@ EXAMPLES = {
         epsilons=[0.5, 1.0, 2.0], measured={"output": np.full((3, 4), 0.1),
                                             "objective": np.full((3, 4), 0.01)},
         bounds={"output": [2.0, 1.0, 0.5], "objective": [0.2, 0.1, 0.05]}),
+    "erm.plot_noise_norm": lambda: dict(norms=np.linspace(0.5, 3.0, 50), d=2, beta=1.0),
+    "erm.plot_lambda_scan": lambda: dict(
+        lams=[1e-4, 1e-3, 1e-2], accuracy={"objective": [0.8, 0.82, 0.8],
+                                           "output": [0.3, 0.7, 0.78], "none": [0.85, 0.84, 0.8]},
+        epsilon=1.0, baseline=0.75),
     "fairness.plot_group_roc": lambda: dict(female_threshold=0.3, male_threshold=0.5),
     "fairness.plot_threshold_tradeoff": lambda: dict(female_threshold=0.3, male_threshold=0.5,
                                                      gap="equalized_odds_worst"),
