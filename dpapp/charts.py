@@ -58,9 +58,10 @@ def enlarge(spec: dict, *, font: float = FONT_SCALE, height: float = HEIGHT_SCAL
     return out
 
 
-#: Chart titles are wrapped at this many characters a line (a title is never shortened
-#: with "…"): what fits the narrowest chart, half a 1366-pixel screen, in title font.
-TITLE_CHARACTERS = {False: 64, True: 56}      # {presentation mode: characters}
+#: On a projector, chart titles are wrapped at this many characters a line (a title is
+#: never shortened with "…"): what fits the charts' column of a 1366-pixel screen in the
+#: enlarged title font. Outside presentation mode titles keep their own line breaks.
+TITLE_CHARACTERS = {False: 10**6, True: 56}      # {presentation mode: characters}
 #: Axis titles longer than this are wrapped into lines: a y axis title must fit beside the
 #: plot's height, also with a projector's larger fonts.
 AXIS_TITLE_CHARACTERS = 28
@@ -72,9 +73,9 @@ def _lines(text: str, width: int) -> list[str]:
 
 def _readable(node, title_chars: int, presenting_: bool):
     """A copy of a Vega-Lite (sub)specification in which no text is cut or shortened:
-    titles wrapped into lines of at most ``title_chars`` characters, long axis titles
-    wrapped; in presentation mode (larger fonts) legend labels whole — a method's name
-    must be read whole, however long — in one column under the chart."""
+    long axis titles wrapped; in presentation mode (larger fonts) titles wrapped into lines
+    of at most ``title_chars`` characters and legend labels whole — a method's name must be
+    read whole, however long — in one column under the chart."""
     if isinstance(node, list):
         return [_readable(v, title_chars, presenting_) for v in node]
     if not isinstance(node, dict):
@@ -83,9 +84,10 @@ def _readable(node, title_chars: int, presenting_: bool):
     for k, v in node.items():
         if k == "data":
             out[k] = v
-        elif k == "title" and isinstance(v, dict) and "text" in v:
+        elif k == "title" and isinstance(v, dict) and "text" in v and presenting_:
             lines = v["text"] if isinstance(v["text"], list) else [v["text"]]
-            out[k] = {**v, "text": [p for line in lines for p in _lines(line, title_chars)]}
+            wrapped = [p for line in lines for p in _lines(line, title_chars)]
+            out[k] = {**v, "text": wrapped if len(wrapped) > 1 else wrapped[0]}
         elif k in ("x", "y") and isinstance(v, dict) and isinstance(v.get("title"), str) \
                 and len(v["title"]) > AXIS_TITLE_CHARACTERS:
             out[k] = {**_readable(v, title_chars, presenting_),

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 
 from ._validation import ParameterError, anything, describe, function, validate
 
-__all__ = ["assert_own_work", "names_used"]
+__all__ = ["assert_own_work", "names_used", "peak_memory_mib"]
 
 #: the student's function (a ``functools.partial`` or a bound method is unwrapped)
 STUDENT_FUNCTION = function("a Python function (def or lambda)")
@@ -140,6 +140,29 @@ def assert_own_work(func: Callable, *answers, exercise: str = "this exercise") -
 
 
 # ------------------------------------------------------------------------ helpers
+def peak_memory_mib() -> float:
+    """The largest resident memory of this process (a notebook's kernel) so far, in MiB.
+
+    On Linux this is the high-water mark of the process's own address space (``VmHWM`` in
+    ``/proc/self/status``), which starts afresh when the kernel is started. It is not
+    ``resource.getrusage(...).ru_maxrss``: Linux carries that over from the parent through
+    ``fork`` and ``execve``, so a kernel started by a large process (a test runner deep in
+    a long run) would report its parent's peak. Elsewhere, ``ru_maxrss`` is the fallback.
+    """
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024            # kB → MiB
+    except OSError:
+        pass
+    import resource
+    import sys
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / 2**20 if sys.platform == "darwin" else peak / 1024     # bytes or KiB
+
+
 def _code_names(code: types.CodeType) -> Iterator[str]:
     yield from code.co_names
     for const in code.co_consts:                       # nested functions, lambdas, classes

@@ -271,3 +271,26 @@ def test_builtins_as_a_module_or_absent():
     ns = run("def f(x):\n    return len(x)\n", builtins=False)
     assert names_used(ns["f"]) == {"len": None}
     assert_own_work(ns["f"], ANSWER, "dpteach", "fairlearn", exercise="")
+
+
+def test_peak_memory_is_the_kernels_own_not_its_parents():
+    # a notebook's memory check runs in a kernel that a large process (a test runner deep in
+    # a long run) started: Linux carries ru_maxrss over fork and execve, so the kernel would
+    # report its parent's peak (CI failed eight notebooks' "< 1 GB" checks that way);
+    # peak_memory_mib reads the kernel's own high-water mark
+    import subprocess
+    import sys
+
+    import numpy as np
+
+    from dpteach.exercises import peak_memory_mib
+
+    ballast = np.ones(32 * 2**20)                      # 256 MiB in this (the parent) process
+    child = ("import resource; from dpteach.exercises import peak_memory_mib; "
+             "print(peak_memory_mib(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)")
+    own, inherited = map(float, subprocess.run([sys.executable, "-c", child], check=True,
+                                               capture_output=True, text=True).stdout.split())
+    assert ballast.sum() > 0 and peak_memory_mib() > 256
+    if sys.platform.startswith("linux"):
+        assert inherited > 256          # the old measure: the parent's peak (the defect)
+    assert own < 200                    # the child's own: an interpreter and dpteach

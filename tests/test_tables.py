@@ -176,9 +176,15 @@ _READS_DATA = re.compile(r"importlib\.resources|from importlib import resources|
                          r"resources\.files|__file__|\.joinpath\(")
 
 
+_NAMES_DATA = re.compile(r"[\"']data[\"'/]|/data\b")
+
+
 def data_readers(sources: dict) -> list[str]:
-    """The modules (name → source) that could read ``dpteach/data`` on their own."""
-    return sorted(name for name, text in sources.items() if _READS_DATA.search(text))
+    """The modules (name → source) that could read ``dpteach/data`` on their own: they find
+    files next to the code and name a ``data`` folder (a page that reads its notebook's
+    title from ``notebooks/`` is not one)."""
+    return sorted(name for name, text in sources.items()
+                  if _READS_DATA.search(text) and _NAMES_DATA.search(text))
 
 
 def test_only_datasets_and_tables_find_the_data_folder():
