@@ -522,7 +522,7 @@ def lambda_scan_data(lams, accuracy: dict, *, epsilon: float, baseline: float | 
                           colour=colour, dash=dash),
                    Series(f"marker-{m}", "", lams, np.asarray(acc, float), kind="points",
                           colour=colour, width=1.6)]
-    rules = ()
+    rules: tuple[Rule, ...] = ()
     if baseline is not None:
         rules = (Rule("baseline", "y", baseline, f"majority class ({baseline:.3f})", "grey",
                       "dotted"),)

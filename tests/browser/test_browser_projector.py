@@ -9,11 +9,13 @@ For every page of ``app.py``'s ``PAGES`` at 1366×768 and 1920×1080 with
   chart, no label is shortened with an ellipsis, and the title the browser drew reads as
   the chart's title (its words in order, whatever the line breaks).
 
-``python -m pytest tests/browser/test_browser_projector.py -s -k report`` prints the
-measurements of every page view (the figures quoted in issue 24's note).
+``DPTEACH_PROJECTOR_REPORT=1 python -m pytest tests/browser/test_browser_projector.py -s -k
+report`` prints the measurements of every page view (the figures quoted in issue 24's note).
 """
 
 from __future__ import annotations
+
+import os
 
 import pytest
 from _servers import chromium_page, screenshot_on_failure
@@ -93,7 +95,11 @@ def open_presenting(page, url: str, title: str) -> dict:
     page.goto(url + ("&" if "?" in url else "?") + "present=true")
     settle(page, title)
     page.wait_for_timeout(300)
-    return measure(page)
+    m = measure(page)
+    if problems(m):          # a chart may still be re-laid out at its column's width: look
+        page.wait_for_timeout(1500)                        # again once before judging
+        m = measure(page)
+    return m
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -106,6 +112,9 @@ def test_the_chart_is_on_the_first_screen_with_few_tiles_and_nothing_cut(
         assert not problems(m), f"{title} at {size}: {problems(m)}"
 
 
+@pytest.mark.skipif(not os.environ.get("DPTEACH_PROJECTOR_REPORT"),
+                    reason="a measurement, not a check (the test above checks every view): "
+                           "DPTEACH_PROJECTOR_REPORT=1 pytest ... -s -k report prints it")
 def test_report(app_url):
     """Print every page view's measurements (run with -s); fails if any view fails."""
     bad = 0
