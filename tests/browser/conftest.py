@@ -9,7 +9,7 @@ from _servers import Server, free_port, require_chromium, streamlit_args
 @pytest.fixture(scope="module")
 def app_url(tmp_path_factory):
     require_chromium()
-    tmp = tmp_path_factory.mktemp("streamlit-classroom")
+    tmp = tmp_path_factory.mktemp("streamlit")
     port = free_port()
     server = Server(streamlit_args(port), log=tmp / "streamlit.log")
     url = f"http://127.0.0.1:{port}/"

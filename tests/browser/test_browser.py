@@ -30,7 +30,6 @@ from _servers import (
     jupyter_security_args,
     require_chromium,
     screenshot_on_failure,
-    streamlit_args,
 )
 
 pytestmark = pytest.mark.browser
@@ -39,18 +38,9 @@ NOTEBOOK = "notebooks/01_differencing_attacks.ipynb"
 
 
 @pytest.fixture(scope="module")
-def streamlit_url(tmp_path_factory):
-    require_chromium()
-    tmp = tmp_path_factory.mktemp("streamlit")
-    port = free_port()
-    server = Server(streamlit_args(port), log=tmp / "streamlit.log")
-    url = f"http://127.0.0.1:{port}/"
-    try:
-        server.wait_for(url + "_stcore/health", timeout=60,
-                        expect=lambda s, b: (s, b) == (200, "ok"))
-        yield url
-    finally:
-        server.stop()
+def streamlit_url(app_url):
+    """The app server of this module (tests/browser/conftest.py)."""
+    return app_url
 
 
 def _metric(page, label: str):
