@@ -187,7 +187,7 @@ def rr_estimator_data(true_rate: float, n: int, gamma: float | None = None,
         rules += [Rule("ci-low", "x", true_rate - 1.96 * se, "π ± 1.96 SE (about 95% of surveys)",
                        PALETTE["black"], "dotted"),
                   Rule("ci-high", "x", true_rate + 1.96 * se, "", PALETTE["black"], "dotted")]
-    return FigureData(f"Randomized-response estimate over {n_trials} simulated surveys\n"
+    return FigureData(f"Estimates from {n_trials} simulated surveys\n"
                       f"{_privacy_label(gam, eps)}, n = {n}",
                       "estimated rate π̂", "density", series=tuple(series), rules=tuple(rules),
                       x_domain=(float(lo), float(hi)), y_domain=(0.0, 1.1 * highest),
