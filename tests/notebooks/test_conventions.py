@@ -35,15 +35,23 @@ stats_module = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(stats_module)
 
 #: masters written to the convention (new ones are born converted)
-CONVERTED = {"00_why_anonymization_fails.ipynb", "01_differencing_attacks.ipynb",
-             "02_what_dp_promises.ipynb", "03_randomized_response.ipynb",
-             "04_laplace_and_gaussian.ipynb", "05_composition_and_budget.ipynb",
-             "06_renyi_zcdp_and_pld.ipynb", "07_practice_foundations.ipynb",
-             "08_private_selection.ipynb",
-             "09_sparse_vector_and_stability.ipynb",
-             "10_private_logistic_regression.ipynb", "11_dp_sgd.ipynb",
-             "14_practice_selection_and_learning.ipynb",
-             "20_reconstruction_and_tracing.ipynb", "24_dp_in_practice.ipynb"}
+CONVERTED = {
+    "00_why_anonymization_fails.ipynb",
+    "01_differencing_attacks.ipynb",
+    "02_what_dp_promises.ipynb",
+    "03_randomized_response.ipynb",
+    "04_laplace_and_gaussian.ipynb",
+    "05_composition_and_budget.ipynb",
+    "06_renyi_zcdp_and_pld.ipynb",
+    "07_practice_foundations.ipynb",
+    "08_private_selection.ipynb",
+    "09_sparse_vector_and_stability.ipynb",
+    "10_private_logistic_regression.ipynb",
+    "11_dp_sgd.ipynb",
+    "14_practice_selection_and_learning.ipynb",
+    "20_reconstruction_and_tracing.ipynb",
+    "24_dp_in_practice.ipynb",
+}
 #: masters not yet rewritten to the convention (the list only shrinks)
 NOT_YET = {p.name for p in MASTERS} - CONVERTED
 
