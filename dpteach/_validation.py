@@ -48,7 +48,7 @@ import numpy as np
 import numpy.typing as npt
 
 __all__ = [
-    "ParameterError", "Domain", "validate", "validate_params", "describe",
+    "ParameterError", "Domain", "validate", "validate_params", "describe", "refuse",
     "real", "integer", "rational", "array", "choice", "one_of", "anything", "function",
     "instance_of",
     "ArrayLike", "Seed",
@@ -79,6 +79,12 @@ def describe(value: Any) -> str:
     except Exception:                    # noqa: BLE001 - e.g. ints beyond str() digit limit
         text = f"<{type(value).__name__}>"
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def refuse(name: str, value: Any, allowed: str) -> ParameterError:
+    """The error for an argument a rule refuses: ``"{name} must be {allowed}; got
+    {name}={value}"``, the form of every message (a domain's refusal too)."""
+    return ParameterError(f"{name} must be {allowed}; got {name}={describe(value)}")
 
 
 # ------------------------------------------------------------------------------- domains

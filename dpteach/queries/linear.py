@@ -44,7 +44,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import (PROBABILITY, RNG, Domain, ParameterError, array, describe, integer,
-                           validate)
+                           refuse, validate)
 
 __all__ = [
     "UNIVERSE_MAX",
@@ -173,13 +173,11 @@ class Universe:
 
     def __post_init__(self):
         if len(self.levels) != len(self.columns):
-            raise ParameterError(f"levels must hold one tuple of levels per column "
-                                 f"({len(self.columns)}); got {len(self.levels)}")
+            raise refuse("levels", self.levels, f"one tuple per column ({len(self.columns)})")
         edges = self.edges if self.edges is not None else (None,) * len(self.columns)
         if len(edges) != len(self.columns) or any(
                 e is not None and len(e) != len(lv) + 1 for e, lv in zip(edges, self.levels)):
-            raise ParameterError(f"edges must hold one entry per column, None or one more "
-                                 f"edge than the column's levels; got edges={describe(edges)}")
+            raise refuse("edges", edges, "per column None or one edge more than its levels")
         object.__setattr__(self, "edges", edges)
 
     @property
@@ -215,8 +213,7 @@ class Universe:
             One categorical column per universe column (categories: its levels).
         """
         if indices.size and indices.max() >= self.size:
-            raise ParameterError(f"indices must be integers in [0, {self.size}); got "
-                                 f"indices={describe(indices)}")
+            raise refuse("indices", indices, f"integers in [0, {self.size})")
         return self._frame(indices.astype(np.int64))
 
     @validate(df=DATAFRAME)
@@ -342,8 +339,7 @@ class LinearQueries:
     def __init__(self, matrix, names=None):
         k = matrix.shape[0]
         if names is not None and len(names) != k:
-            raise ParameterError(f"names must have one entry per query ({k}); got "
-                                 f"{len(names)} names")
+            raise refuse("names", names, f"one name per query ({k})")
         m = np.array(matrix, dtype=float)          # own copy
         m.setflags(write=False)
         self._matrix = m
@@ -384,7 +380,7 @@ class LinearQueries:
     def first(self, k: int) -> LinearQueries:
         """The first k queries (k ≤ self.k), e.g. a prefix of a random workload."""
         if k > self.k:
-            raise ParameterError(f"k must be at most the number of queries {self.k}; got k={k}")
+            raise refuse("k", k, f"at most the number of queries {self.k}")
         return LinearQueries(self._matrix[:k], self._names[:k])
 
     def l1_sensitivity(self) -> float:
@@ -430,8 +426,7 @@ def marginal_queries(universe: Universe, ways: int = 2) -> LinearQueries:
         ``Σ_{column sets} Π levels`` queries.
     """
     if ways > len(universe.columns):
-        raise ParameterError(f"ways must be at most the number of columns "
-                             f"{len(universe.columns)}; got ways={ways}")
+        raise refuse("ways", ways, f"at most the number of columns {len(universe.columns)}")
     codes = np.indices(universe.shape).reshape(len(universe.shape), -1)
     combos = list(itertools.combinations(range(len(universe.columns)), ways))
     k = sum(math.prod(universe.shape[c] for c in combo) for combo in combos)
@@ -472,8 +467,7 @@ def random_queries(universe, k: int, *, density: float = 0.5, rng=None) -> Linea
     """
     size = universe.size if isinstance(universe, Universe) else universe
     if k * size > MATRIX_MAX:
-        raise ParameterError(f"k must be at most {MATRIX_MAX:,} / |U| = {MATRIX_MAX // size:,} "
-                             f"for a universe of {size:,} cells; got k={k}")
+        raise refuse("k", k, f"at most {MATRIX_MAX // size:,} (10**7 entries / |U| = {size:,})")
     return LinearQueries((rng.random((k, size)) < density).astype(float))
 
 
@@ -505,11 +499,9 @@ def max_error(queries, hist, *, answers=None, synthetic=None) -> float:
         raise ParameterError("max_error needs exactly one of answers= or synthetic=; got "
                              + ("neither" if answers is None else "both"))
     if answers is not None and answers.size != queries.k:
-        raise ParameterError(f"answers must hold one estimate per query ({queries.k}); got "
-                             f"{answers.size}")
+        raise refuse("answers", answers, f"one estimate per query ({queries.k})")
     if synthetic is not None and synthetic.size != hist.size:
-        raise ParameterError(f"synthetic must hold one weight per cell ({hist.size}); got "
-                             f"{synthetic.size}")
+        raise refuse("synthetic", synthetic, f"one weight per cell ({hist.size})")
     est = answers if answers is not None else queries.matrix @ synthetic
     return float(np.max(np.abs(true - est)) / float(hist.sum()))
 
