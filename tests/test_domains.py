@@ -763,6 +763,7 @@ EXAMPLES.update({
     # LAFTR's sweep refits on Adult (seconds): the unfair baseline, one call
     _FAIR + "laftr:gamma_sweep_row": dict(objective="unfair", gamma=0.0, seed=0),
     _FAIR + "lfr_grid:lfr_grid_entry": dict(dataset="german", Az=0.0),
+    _FAIR + "lfr_grid:lfr_grid_start": dict(dataset="german", Az=0.0, start=0),
     _FAIR + "mmd:mmd2_and_grad": dict(Z=_FX, groups=_FA),
     _FAIR + "metrics:consistency_score": dict(X=_FX, y_pred=_FY, n_neighbors=5),
     _FAIR + "representation_eval:adversary_accuracy": dict(Z=_FX, sensitive_features=_FA,
@@ -848,6 +849,8 @@ NO_EDGES.update({
     _FAIR + "laftr:gamma_sweep_row(objective)": "as gamma: a fit on Adult per call",
     _FAIR + "lfr_grid:lfr_grid_entry(dataset)": "Adult's entry is a 13 s fit; German's is the "
                                                 "example, and test_tables refits two of its",
+    _FAIR + "lfr_grid:lfr_grid_start(dataset)": "as lfr_grid_entry: Adult's start is a fit of "
+                                                "seconds; German's is the example",
 })
 
 

@@ -265,6 +265,18 @@ def test_german_grid_data():
     assert d.a_train.mean() == pytest.approx(0.81, abs=0.02)       # 81 % are older than 25
 
 
+def test_one_start_of_a_grid_entry_replays_that_start_of_the_full_fit():
+    # lfr_grid_start(k) must be start k of LFR(**GRID_SETTINGS) on the grid's rows, alone
+    d = lfr_grid.lfr_grid_data("german")
+    full = LFR(**lfr_grid.GRID_SETTINGS, Az=1.0).fit(d.X_train, d.y_train,
+                                                     sensitive_features=d.a_train)
+    for k in (0, 2):
+        one = lfr_grid.lfr_grid_start("german", 1.0, k)
+        assert one.objective_ == pytest.approx(full.start_objectives_[k], rel=1e-12), k
+    with pytest.raises(ParameterError, match="start"):
+        lfr_grid.lfr_grid_start("german", 1.0, 3)
+
+
 def test_zero_weights_answer():
     X, y, a = small()
     m = LFR(Ax=0.0, Ay=0.0, Az=0.0, n_prototypes=2, n_starts=1, max_iter=5, rng=0).fit(
