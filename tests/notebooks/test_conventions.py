@@ -50,6 +50,8 @@ CONVERTED = {
     "11_dp_sgd.ipynb",
     "14_practice_selection_and_learning.ipynb",
     "17_fair_representations.ipynb",
+    "18_privacy_meets_fairness.ipynb",
+    "19_practice_fairness.ipynb",
     "20_reconstruction_and_tracing.ipynb",
     "24_dp_in_practice.ipynb",
 }
