@@ -14,7 +14,7 @@ at ε in ``SWEEP_EPSILONS`` and ∞, each with the seeds ``SWEEP_SEEDS``. For ev
 counts the correct test predictions overall and in every group of ``sex``, ``race`` and
 ``sex_income`` and writes one row per fit to ``dpteach/data/dp_fairness_adult.csv``
 (:func:`dpteach.tables.load_dp_fairness_sweep` reads it; notebook 18 re-runs
-one configuration live and checks it against the file). Then it prints the per-group mean
+a few configurations live and checks it against the file). Then it prints the per-group mean
 accuracy ± sd over seeds and the drop against the non-private baseline.
 
 Run (about three minutes on one core)::
