@@ -49,6 +49,8 @@ CONVERTED = {
     "10_private_logistic_regression.ipynb",
     "11_dp_sgd.ipynb",
     "14_practice_selection_and_learning.ipynb",
+    "15_fairness_definitions.ipynb",
+    "16_awareness_and_lfr.ipynb",
     "20_reconstruction_and_tracing.ipynb",
     "24_dp_in_practice.ipynb",
 }
