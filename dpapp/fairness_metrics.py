@@ -50,7 +50,7 @@ DEFAULT_SECOND_GAP = "equalized_odds_worst"
 CHART_HEIGHT = 460
 
 #: The notebook this page goes with (a file stem of notebooks/), named under the bar.
-NOTEBOOK = "15_fairness"
+NOTEBOOK = "15_fairness_definitions"
 
 #: The lesson's prepared views (widget key → value), offered above the page: each pair of
 #: thresholds is the most accurate on the 0.01 grid whose named gap is at most 0.01.

@@ -24,7 +24,7 @@ per table, with the command that remakes it (run from the repository's root):
   ``fairness_adult_thresholds.npz``, made by
   ``python scripts/precompute_app_tables.py --only fairness``.
 * :func:`load_lfr_grid` — LFR's trade-off as its parity weight A_z grows, on Adult and
-  German credit (notebooks 15 and 17). ``lfr_grid.npz``, made by
+  German credit (notebooks 16 and 17). ``lfr_grid.npz``, made by
   ``python scripts/precompute_lfr_grid.py``.
 * :func:`load_gamma_sweep` — LAFTR's trade-off as its adversary's weight γ grows, on Adult
   (notebook 17, the "Fair representations" page). ``laftr_adult_sweep.csv``, made by
@@ -334,7 +334,7 @@ class LFRGrid:
 
 
 def load_lfr_grid() -> LFRGrid:
-    """The shipped A_z sweep of LFR on Adult and German credit (notebooks 15 and 17).
+    """The shipped A_z sweep of LFR on Adult and German credit (notebooks 16 and 17).
 
     Made by ``python scripts/precompute_lfr_grid.py``: for each data set of
     :func:`dpteach.fairness.lfr_grid.lfr_grid_data`, each A_z of

@@ -1,4 +1,4 @@
-"""Figures of notebook 15 (fairness definitions and fair representations) beyond the app's.
+"""Figures of notebooks 15 and 16 (fairness definitions, awareness, fair representations).
 
 The app page's figures (a threshold per group, ROC curves, the accuracy–gap trade-off) are
 in :mod:`dpteach.plots.fairness`; this module draws the rest of the chapter:
@@ -9,7 +9,10 @@ in :mod:`dpteach.plots.fairness`; this module draws the rest of the chapter:
 * :func:`lfr_tradeoff_data` — Learning Fair Representations as the fairness weight A_z
   grows: accuracy yAcc against discrimination yDiscrim ([ZWSPD13]_, Sec. 4), one point per
   A_z (e.g. of the shipped sweep :func:`dpteach.tables.load_lfr_grid`), with the
-  unconstrained model for comparison.
+  unconstrained model for comparison;
+* :func:`awareness_data` — fairness through awareness ([DHPRZ12]_) under a few task
+  metrics: what the vendor's cheapest individually fair mapping costs it, its parity gap,
+  and the Earthmover bound on the parity gap of every fair mapping (Sec. 3).
 
 Each is a :class:`~dpteach.plots.figure.FigureData` drawn by the ``plot_*`` function of the
 same name.
@@ -21,6 +24,9 @@ References
    groups and balance for the positive and negative class.
 .. [C17] A. Chouldechova. "Fair prediction with disparate impact: a study of bias in
    recidivism prediction instruments." Big Data 5(2), 2017.
+.. [DHPRZ12] C. Dwork, M. Hardt, T. Pitassi, O. Reingold, R. Zemel. "Fairness through
+   awareness." ITCS 2012: the linear program (Sec. 2) and the Earthmover bound on the
+   statistical-parity gap of a Lipschitz mapping (Sec. 3).
 .. [ZWSPD13] R. Zemel, Y. Wu, K. Swersky, T. Pitassi, C. Dwork. "Learning fair
    representations." ICML 2013, PMLR 28(3):325-333: the objective A_x L_x + A_y L_y + A_z L_z
    and the measures yAcc, yDiscrim, yNN (Sec. 4).
@@ -36,6 +42,7 @@ from .._validation import (
     check_in_range,
     check_int,
     check_nonnegative,
+    check_positive,
     describe,
 )
 from ..fairness import metrics as M
@@ -46,6 +53,7 @@ __all__ = [
     "MAX_GROUPS", "MAX_SWEEP_POINTS",
     "calibration_by_group_data", "plot_calibration_by_group",
     "lfr_tradeoff_data", "plot_lfr_tradeoff",
+    "awareness_data", "plot_awareness",
 ]
 
 #: Most groups a figure here draws (one palette colour each).
@@ -144,12 +152,13 @@ def plot_calibration_by_group(y_true, y_prob, *, sensitive_features, n_bins: int
 def _unit_interval(name: str, value, n: int) -> np.ndarray:
     arr = check_array(name, value, ndim=1, allow_bool=False)
     if arr.shape != (n,) or np.any(arr < 0) or np.any(arr > 1):
-        raise ParameterError(f"{name} must hold one value in [0, 1] per A_z ({n}); got "
+        raise ParameterError(f"{name} must hold {n} values in [0, 1] (one per point); got "
                              f"{name}={describe(value)}")
     return arr
 
 
-def lfr_tradeoff_data(Az, y_acc, y_discrim, *, baseline=None, selected=None) -> FigureData:
+def lfr_tradeoff_data(Az, y_acc, y_discrim, *, baseline=None, selected=None,
+                      data_name=None) -> FigureData:
     """LFR's trade-off as the fairness weight grows: yAcc against yDiscrim, one point per A_z.
 
     Each point is one model of Learning Fair Representations ([ZWSPD13]_) fitted with the
@@ -172,6 +181,8 @@ def lfr_tradeoff_data(Az, y_acc, y_discrim, *, baseline=None, selected=None) -> 
     selected : float, optional
         One of the values of ``Az`` (to a relative 1e-9): that model is highlighted and
         named in the title.
+    data_name : str, optional
+        The data set's name, put in the title (e.g. ``"German credit"``).
 
     Returns
     -------
@@ -217,6 +228,11 @@ def lfr_tradeoff_data(Az, y_acc, y_discrim, *, baseline=None, selected=None) -> 
         xs.append(np.array([base[1]]))
         ys.append(np.array([base[0]]))
     title = "Learning fair representations: accuracy against discrimination"
+    if data_name is not None:
+        if not isinstance(data_name, str) or not data_name.strip():
+            raise TypeError(f"data_name must be a non-empty string or None; got "
+                            f"data_name={describe(data_name)}")
+        title = f"{data_name.strip()}: accuracy against discrimination"
     if index is not None:
         series.append(Series("selected", f"Az = {az[index]:g}", [disc[index]], [acc[index]],
                              kind="points", colour=PALETTE["vermillion"], width=6.0))
@@ -234,7 +250,8 @@ def lfr_tradeoff_data(Az, y_acc, y_discrim, *, baseline=None, selected=None) -> 
                       extra={"order": order, "selected_index": index})
 
 
-def plot_lfr_tradeoff(Az, y_acc, y_discrim, *, baseline=None, selected=None, ax=None):
+def plot_lfr_tradeoff(Az, y_acc, y_discrim, *, baseline=None, selected=None, data_name=None,
+                      ax=None):
     """yAcc against yDiscrim over an A_z sweep (:func:`lfr_tradeoff_data`, arguments there).
 
     Returns
@@ -243,4 +260,63 @@ def plot_lfr_tradeoff(Az, y_acc, y_discrim, *, baseline=None, selected=None, ax=
         Lines with gids ``"lfr"``, ``"lfr-points"``, ``"baseline"`` and ``"selected"``.
     """
     return to_matplotlib(lfr_tradeoff_data(Az, y_acc, y_discrim, baseline=baseline,
-                                           selected=selected), ax=ax)
+                                           selected=selected, data_name=data_name), ax=ax)
+
+
+# ------------------------------------------------------- fairness through awareness
+def awareness_data(loss, gap, bound, *, labels, scale) -> FigureData:
+    """What individual fairness costs and what it guarantees, for each of a few task metrics.
+
+    For each task metric d (Dwork et al. [DHPRZ12]_): the vendor's expected loss under its
+    cheapest d-Lipschitz mapping (the linear program of Sec. 2,
+    :func:`dpteach.fairness.awareness.fair_mapping`), that mapping's statistical-parity gap
+    (:func:`~dpteach.fairness.awareness_parity.statistical_parity_gap`) and the Earthmover
+    distance d_EM between the groups, the largest parity gap any Lipschitz mapping can have
+    when d is a metric with values ≤ 1 (Sec. 3,
+    :func:`~dpteach.fairness.awareness_parity.earthmover_distance`). Three bars per metric.
+
+    Parameters
+    ----------
+    loss, gap, bound : array-like of float in [0, 1], shape (k,)
+        Per metric: the vendor's loss, its mapping's parity gap, d_EM; 1 ≤ k ≤ MAX_GROUPS.
+    labels : sequence of str, length k
+        The metrics' names, in words (the x axis).
+    scale : float > 0
+        The metrics' scale s (d = min(1, s·‖x − y‖₂)), named in the title.
+
+    Returns
+    -------
+    FigureData
+        ``bars`` series ``"loss"``, ``"gap"`` and ``"bound"``; ``extra["scale"]``.
+    """
+    k = len(labels) if isinstance(labels, (list, tuple)) else -1
+    if not 1 <= k <= MAX_GROUPS or not all(isinstance(w, str) and w.strip() for w in labels):
+        raise TypeError(f"labels must be 1 to {MAX_GROUPS} names (strings); got "
+                        f"labels={describe(labels)}")
+    values = [_unit_interval(name, v, k) for name, v in
+              (("loss", loss), ("gap", gap), ("bound", bound))]
+    s = check_positive("scale", scale)
+    x = np.arange(k, dtype=float)
+    parts = (("loss", "the vendor's expected loss (what fairness costs it)", PALETTE["orange"]),
+             ("gap", "parity gap of its fair mapping", PALETTE["blue"]),
+             ("bound", "largest parity gap any fair mapping may have (Earthmover)",
+              PALETTE["black"]))
+    series = tuple(Series(key, label, x + 0.27 * (i - 1), v, kind="bars", width=0.25,
+                          colour=colour) for i, ((key, label, colour), v)
+                   in enumerate(zip(parts, values)))
+    return FigureData(f"Individual fairness at metric scale s = {s:.3g}: cost and guarantee",
+                      "task metric", "share of the people (0 to 1)",
+                      series=series, x_domain=(-0.6, k - 0.4), y_domain=(0.0, 1.05),
+                      x_ticks=tuple((float(i), w.strip()) for i, w in enumerate(labels)),
+                      extra={"scale": s})
+
+
+def plot_awareness(loss, gap, bound, *, labels, scale, ax=None):
+    """The cost and guarantee of individual fairness per metric (:func:`awareness_data`).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Bars with gids ``"loss"``, ``"gap"`` and ``"bound"``.
+    """
+    return to_matplotlib(awareness_data(loss, gap, bound, labels=labels, scale=scale), ax=ax)

@@ -49,6 +49,8 @@ CONVERTED = {
     "10_private_logistic_regression.ipynb",
     "11_dp_sgd.ipynb",
     "14_practice_selection_and_learning.ipynb",
+    "15_fairness_definitions.ipynb",
+    "16_awareness_and_lfr.ipynb",
     "17_fair_representations.ipynb",
     "18_privacy_meets_fairness.ipynb",
     "19_practice_fairness.ipynb",

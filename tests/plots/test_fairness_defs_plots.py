@@ -1,4 +1,4 @@
-"""The figures of notebook 15 (dpteach.plots.fairness_defs): their numbers against the metrics.
+"""The figures of notebooks 15 and 16 (dpteach.plots.fairness_defs): their numbers against the metrics.
 
 The reliability diagram's points are :func:`dpteach.fairness.metrics.calibration_by_group`'s
 (each group's mean score and observed rate per bin) and its title the largest expected
@@ -195,6 +195,23 @@ for f in (FD.lfr_tradeoff_data, FD.plot_lfr_tradeoff):
 CASES.append((FD.plot_lfr_tradeoff, SW, "ax", NOT_AX))
 
 
+AW = dict(loss=[0.15, 0.14], gap=[0.10, 0.11], bound=[0.2, 1.0],
+          labels=["tied together", "separated"], scale=0.1)
+BAD_AW_VALUES = st.one_of(NON_FINITE_ARRAYS, NOT_NUMERIC, st.sampled_from(
+    [[0.5], [0.5, 1.5], [-0.1, 0.5], np.ones((2, 1)), [True, False], "x", 0.5, [0.5] * 3]))
+BAD_LABELS = st.sampled_from([[], "ab", ("a", ""), ["a", ""], ["a", 3], None, 3,
+                              ["m"] * (FD.MAX_GROUPS + 1)])
+BAD_SCALE = st.sampled_from([0.0, -1.0, math.nan, math.inf, "1", [1.0], None])
+BAD_DATA_NAME = st.sampled_from([3, "", "  ", ["Adult"], b"Adult"])
+for f in (FD.awareness_data, FD.plot_awareness):
+    CASES += [(f, AW, "loss", BAD_AW_VALUES), (f, AW, "gap", BAD_AW_VALUES),
+              (f, AW, "bound", BAD_AW_VALUES), (f, AW, "labels", BAD_LABELS),
+              (f, AW, "scale", BAD_SCALE)]
+CASES.append((FD.plot_awareness, AW, "ax", NOT_AX))
+for f in (FD.lfr_tradeoff_data, FD.plot_lfr_tradeoff):
+    CASES.append((f, SW, "data_name", BAD_DATA_NAME))
+
+
 @pytest.mark.parametrize("case", CASES, ids=[f"{c[0].__name__}-{c[2]}" for c in CASES])
 def test_bad_values_are_refused_by_name(case):
     func, valid, arg, strategy = case
@@ -213,3 +230,29 @@ def test_valid_baseline_calls_answer():
     for func in (FD.lfr_tradeoff_data, FD.plot_lfr_tradeoff):
         assert func(**SW) is not None
     assert math.isfinite(FD.calibration_by_group_data(**CAL).extra["error"])
+
+
+# ------------------------------------------------------------------ awareness; data names
+
+def test_awareness_draws_three_bars_per_metric_at_the_given_heights():
+    data = FD.awareness_data(**AW)
+    assert [s.key for s in data.series] == ["loss", "gap", "bound"]
+    for key in ("loss", "gap", "bound"):
+        bars = data.series_by_key(key)
+        assert bars.kind == "bars"
+        np.testing.assert_array_equal(bars.y, AW[key])
+    # the three bars of a metric sit side by side around its tick, loss left, bound right
+    np.testing.assert_allclose(data.series_by_key("loss").x, [-0.27, 0.73])
+    np.testing.assert_allclose(data.series_by_key("bound").x, [0.27, 1.27])
+    assert data.x_ticks == ((0.0, "tied together"), (1.0, "separated"))
+    assert "s = 0.1" in data.title and data.extra["scale"] == 0.1
+    assert data.y_domain == (0.0, 1.05)
+    fig = FD.plot_awareness(**AW)
+    assert isinstance(fig, Figure)
+    json.dumps(to_vega_lite(data))
+
+
+def test_lfr_tradeoff_names_its_data_set_in_the_title():
+    data = FD.lfr_tradeoff_data(**SWEEP, selected=1.0, data_name="German credit")
+    assert data.title.startswith("German credit: accuracy against discrimination\n")
+    assert FD.lfr_tradeoff_data(**SWEEP).title.startswith("Learning fair representations")

@@ -429,7 +429,10 @@ EXAMPLES = {
         sensitive_features=[0] * 6 + [1] * 6, n_bins=3, group_names={0: "men", 1: "women"}),
     "fairness_defs.plot_lfr_tradeoff": lambda: dict(
         Az=[0.0, 1.0, 10.0], y_acc=[0.8, 0.78, 0.7], y_discrim=[0.2, 0.1, 0.01],
-        baseline=(0.81, 0.19), selected=1.0),
+        baseline=(0.81, 0.19), selected=1.0, data_name="German credit"),
+    "fairness_defs.plot_awareness": lambda: dict(
+        loss=[0.15, 0.14], gap=[0.1, 0.11], bound=[0.2, 1.0],
+        labels=["tied together", "separated"], scale=0.1),
     "laftr.plot_frontier": lambda: dict(objective="eo", gamma=fixture("gamma")),
     "laftr.plot_group_rates": lambda: dict(objective="eo", gamma=fixture("gamma")),
     "many_queries.plot_crossover": lambda: dict(k=1000, epsilon=1.0),

@@ -615,7 +615,7 @@ add("pate_runs.plot_accuracy_vs_epsilon", PPR.plot_accuracy_vs_epsilon,
     dict(curves={"a": ([1.0, 2.0], [0.8, 0.9])}, baseline=0.85),
     curves=(CURVES, accuracy_ok), baseline=(PROB, accuracy_ok))
 
-# fairness_defs, notebook 15: a reliability diagram per group, the LFR trade-off --------------
+# fairness_defs, notebooks 15-16: a reliability diagram per group, LFR, awareness ---------
 CAL_Y = np.array([0, 1, 1, 0, 1, 0, 1, 0, 0, 0, 1, 0])
 CAL_A = np.array([0] * 6 + [1] * 6)
 CAL = dict(y_true=CAL_Y, y_prob=np.linspace(0.05, 0.95, 12), sensitive_features=CAL_A,
@@ -668,6 +668,23 @@ add("fairness_defs.plot_lfr_tradeoff", PFD.plot_lfr_tradeoff, SWEEP,
 add("fairness_defs.plot_lfr_tradeoff", PFD.plot_lfr_tradeoff,     # a selected value that exists
     {**SWEEP, "Az": [0.0, 5e-324, FMAX], "selected": 0.0},
     selected=(st.sampled_from([0.0, 5e-324, FMAX]), lfr_tradeoff_ok))
+
+AWARE = dict(loss=[0.15, 0.14], gap=[0.1, 0.11], bound=[0.2, 1.0],
+             labels=["tied together", "separated"], scale=0.1)
+AWARE_UNIT = st.lists(PROB, min_size=2, max_size=2)
+
+
+def awareness_ok(kw, fig):
+    """Two bars of each kind, every one rising from 0 to a height in [0, 1]."""
+    if not drawable(fig):
+        return False
+    heights = [_heights(fig, key) for key in ("loss", "gap", "bound")]
+    return all(h.size == 2 and bool(np.all((0 <= h) & (h <= 1))) for h in heights)
+
+
+add("fairness_defs.plot_awareness", PFD.plot_awareness, AWARE,
+    loss=(AWARE_UNIT, awareness_ok), gap=(AWARE_UNIT, awareness_ok),
+    bound=(AWARE_UNIT, awareness_ok), scale=(POS, awareness_ok))
 
 # fairness, the app page "Fairness metrics": the shipped Adult model, a threshold per group ---
 THRESH = st.one_of(PROB, st.sampled_from([0.01, 0.99, 2**-53]))     # [0, 1] and its ends
@@ -902,6 +919,7 @@ WITHOUT_NUMBERS = {"accounting.composition_table_ks", "accounting.planner_table_
                    }
 # Parameters that are not numbers (choices, flags, labels, seeds, axes, text).
 NOT_NUMERIC = {"ax", "rng", "cls", "text", "simulation", "mechanism", "method", "methods", "labels", "title",
+               "data_name",
                "xlabel", "monotonic", "neighbouring", "what", "args", "rest", "correct",
                "answered"}
 # slow callables (many accountant evaluations per figure)
