@@ -51,6 +51,7 @@ CONVERTED = {
     "14_practice_selection_and_learning.ipynb",
     "20_reconstruction_and_tracing.ipynb",
     "21_auditing_and_floating_point.ipynb",
+    "23_practice_attacks_and_queries.ipynb",
     "24_dp_in_practice.ipynb",
 }
 #: masters not yet rewritten to the convention (the list only shrinks)
