@@ -55,6 +55,8 @@ CONVERTED = {
     "18_privacy_meets_fairness.ipynb",
     "19_practice_fairness.ipynb",
     "20_reconstruction_and_tracing.ipynb",
+    "21_auditing_and_floating_point.ipynb",
+    "23_practice_attacks_and_queries.ipynb",
     "24_dp_in_practice.ipynb",
 }
 #: masters not yet rewritten to the convention (the list only shrinks)
