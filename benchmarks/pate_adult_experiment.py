@@ -5,7 +5,7 @@ The paper reports, for UCI Adult, 250 teachers and Confident-GNMax with T = 300,
 Pr[answered], a forecast) with a student at 83.7% accuracy (non-private
 baseline 85.0%); and LNMax answering 500 queries at ε = 2.66 with a student at 83.0%.
 
-Setting here (notebook 12 reuses it):
+Setting here (notebook 13 reuses it):
 
 * data: :func:`dpteach.datasets.adult_arrays` (rows with a missing value dropped: 30,162
   train / 15,060 test, 104 features in [0, 1]);

@@ -54,7 +54,7 @@ REST_LABELS = {"spread": "spread evenly over the other classes",
                "runner-up": "all for one runner-up class"}
 
 #: The notebook this page goes with (a file stem of notebooks/), named under the bar.
-NOTEBOOK = "12_pate"
+NOTEBOOK = "12_pate_votes_and_privacy"
 
 #: The lesson's prepared views: the preset histograms (the agreement slider and the
 #: "other teachers" choice; the other sliders stay as they are).
@@ -236,7 +236,7 @@ def render() -> None:
             "so the two curves often agree; the saving of the data-dependent analysis "
             "appears as queries add up. The data-dependent cost is computed from the votes, "
             "i.e. from the private data: publishing it leaks. Release the data-independent "
-            "ε, or a sanitised ε (smooth sensitivity, notebook 12).")
+            "ε, or a sanitised ε (smooth sensitivity, notebook 13).")
     st.caption("N. Papernot et al., *Semi-supervised knowledge transfer for deep learning from "
                "private training data*, ICLR 2017; N. Papernot et al., *Scalable private "
                "learning with PATE*, ICLR 2018 (Alg. 1, Thm 6, Prop. 7 and 8).")

@@ -48,6 +48,8 @@ CONVERTED = {
     "09_sparse_vector_and_stability.ipynb",
     "10_private_logistic_regression.ipynb",
     "11_dp_sgd.ipynb",
+    "12_pate_votes_and_privacy.ipynb",
+    "13_pate_publishing_and_students.ipynb",
     "14_practice_selection_and_learning.ipynb",
     "15_fairness_definitions.ipynb",
     "16_awareness_and_lfr.ipynb",

@@ -137,7 +137,9 @@ def _notebook_source(name: str) -> str:
     return "\n".join("".join(c["source"]) for c in nb["cells"])
 
 
-@pytest.mark.parametrize("path", ["notebooks/12_pate.ipynb", "dpapp/pate_votes.py",
+@pytest.mark.parametrize("path", ["notebooks/12_pate_votes_and_privacy.ipynb",
+                                  "notebooks/13_pate_publishing_and_students.ipynb",
+                                  "dpapp/pate_votes.py",
                                   "dpteach/plots/pate.py"])
 def test_the_words_call_the_forecast_an_expected_cost(path):
     text = (_notebook_source(Path(path).name) if path.endswith(".ipynb")
