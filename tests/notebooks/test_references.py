@@ -98,6 +98,8 @@ WORDS = {w: i for i, w in enumerate(
     "fifteen sixteen seventeen eighteen nineteen twenty".split())}
 COUNT = re.compile(r"\b(?:all|the|its|our)\s+(\d+|%s|twenty-\w+)\s+(?:student\s+|lesson\s+)?"
                    r"(?:notebooks|masters)\b" % "|".join(WORDS), re.I)
+#: "The numbers left out (13, 16, 19, 23) are notebooks still being written"
+LEFT_OUT = re.compile(r"numbers left out\s*\(([^()]*)\)", re.I)
 STEM = re.compile(r"(?<![\w/.-])(\d{2}_[a-z][a-z0-9_]*[a-z0-9])(\.ipynb)?\b")
 
 
@@ -173,6 +175,10 @@ def findings(text: str) -> list[str]:
         number = int(said) if said.isdigit() else WORDS.get(said, 20 + WORDS.get(said[7:], 0))
         if number != len(MASTERS):
             out.append(f"the course has {len(MASTERS)} notebooks: {m.group(0)!r}")
+    for m in LEFT_OUT.finditer(text):
+        for n in re.findall(r"\d{2}", m.group(1)):
+            if int(n) in NUMBERS:
+                out.append(f"notebook {n} is not left out: {m.group(0)!r}")
     for m in STEM.finditer(text):
         if m.group(1) not in STEMS:
             out.append(f"no notebook {m.group(1)}: {m.group(0)!r}")
@@ -222,7 +228,12 @@ SOURCES = sources()
 
 #: findings in files other engineers own right now; each goes when that file is fixed (the
 #: list only shrinks). {path: exact text of the finding's quote}
-PENDING: dict[str, set[str]] = {}
+PENDING: dict[str, set[str]] = {
+    # the coordinator rewrites these with the syllabus rows (16, 19 and 23 exist; 13 too once
+    # the PATE split is merged): the sentence goes
+    "README.md": {r"numbers left out (13,\n16, 19, 23)"},
+    "docs/start_here.md": {"numbers left out (13, 16, 19, 23)"},
+}
 
 
 @pytest.mark.parametrize("path", sorted(SOURCES))
@@ -268,6 +279,7 @@ def test_every_notebook_has_topics():
     ("(notebook 05, §9)", "no section 9"),
     ("builds all 15 notebooks", "notebooks:"),
     ("the fifteen student notebooks", "notebooks:"),
+    ("The numbers left out (13, 16) are being written", "notebook 16 is not left out"),
     ("`--notebook 02_randomized_response`", "no notebook 02_randomized_response"),
 ])
 def test_the_check_can_fail(stale, rule):
