@@ -1,7 +1,7 @@
 """Benchmark: grading never stalls (repeated gradings), and how long a class takes.
 
-The grading issue: ``otter run`` on the randomized-response notebook (02_randomized_response
-then, 03_randomized_response now) did not finish in 4 of 17 runs (the reply to its first
+The grading issue: ``otter run`` on the randomized-response notebook (03_randomized_response,
+numbered 02 then) did not finish in 4 of 17 runs (the reply to its first
 widget cell is sometimes never noticed, and otter waits for it without a timeout;
 scripts/_nbrun.py). This repeats the grading that ``make grade`` uses
 (``scripts/_grade_one.py``: otter's grading with the kernel client polling in slices), each
