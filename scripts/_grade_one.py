@@ -11,7 +11,7 @@ RESULT.json gets ``{"questions": {q: {"score", "possible", "tests": [...]}}, "to
 
 Why not ``otter run``: otter executes the notebook with nbconvert's ``ExecutePreprocessor``
 and no cell timeout, so nbclient waits for each cell's reply with one unbounded
-``get_msg(timeout=None)``. About one grading of notebook 02 in 5-10 loses the wake-up for
+``get_msg(timeout=None)``. About one grading of notebook 03 in 5-10 loses the wake-up for
 the reply of its first widget cell (the reply is in the socket, the wait never notices;
 scripts/_nbrun.py), and then never finishes. Here otter's grading runs unchanged except that
 its kernel client polls in short slices (``_nbrun.poll_in_slices``), which reads such a reply

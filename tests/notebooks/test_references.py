@@ -228,19 +228,10 @@ def sources() -> dict[str, str]:
 
 SOURCES = sources()
 
-#: findings in files other engineers own right now; each goes when that file is fixed (the
-#: list only shrinks). {path: exact text of the finding's quote}
-PENDING: dict[str, set[str]] = {
-    # the coordinator rewrites these with the syllabus rows (16, 19 and 23 exist; 13 too once
-    # the PATE split is merged): the sentence goes
-    "README.md": {r"numbers left out (13,\n16, 19, 23)"},
-    "docs/start_here.md": {"numbers left out (13, 16, 19, 23)"},
-}
-
 
 @pytest.mark.parametrize("path", sorted(SOURCES))
 def test_references_name_the_right_notebook(path):
-    found = [f for f in findings(SOURCES[path]) if not any(p in f for p in PENDING.get(path, ()))]
+    found = findings(SOURCES[path])
     assert not found, "\n".join(found)
 
 
