@@ -6,8 +6,9 @@ nbclient (0.10-0.11) waits for a cell's ``execute_reply`` with one long
 pyzmq's edge-triggered file descriptor; now and then the wake-up is missed and the
 message already waiting in the socket is read only when the wait's timeout has passed
 (nbclient issue #312). We saw it after ipywidgets ``interactive`` cells that draw a
-figure: 2 of the 15 notebooks the course then had, in one run of tests/notebooks/test_binder_env.py took 180-300 s for
-such a cell, and ``otter run`` on notebook 02 (now 03, randomized response) stalls at its first ``interactive`` cell in
+figure: 2 of the 15 notebooks the course then had, in one run of
+tests/notebooks/test_binder_env.py, took 180-300 s for such a cell, and ``otter run`` on
+notebook 02 (now 03, randomized response) stalls at its first ``interactive`` cell in
 about 1 grading in 5-10: otter runs cells with no timeout at all, so there the wait
 never ends (docs/exercises.md, "Grading submissions"). Polling in short slices asks the
 socket again every ``POLL_SLICE`` seconds, which reads such a message at once; the
