@@ -313,9 +313,9 @@ def test_student_edition_runs_and_every_check_says_not_done(editions, name, tmp_
             continue
         seen.append(m.group(1))
         text = "".join(o.get("data", {}).get("text/plain", "") for o in cell.outputs)
-        failed = text.count("❌ Test case failed")
+        failed = text.count("❌ ")      # one line per failed case (show_feedback_first)
         assert "All test cases passed" not in text and failed >= 1, f"{m.group(1)}: {text}"
-        assert text.count("AssertionError: not done yet") == failed, (
+        assert text.count("❌ not done yet") == failed, (
             f"{name} {m.group(1)}: a check on the untouched scaffold should only say "
             f"'not done yet':\n{text}")
     assert sorted(seen) == questions
