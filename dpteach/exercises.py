@@ -18,13 +18,15 @@ instructor's hidden tests and reading remain the grade.
 
 from __future__ import annotations
 
+import builtins
+import html
 import re
 import types
 from collections.abc import Callable, Iterator
 
 from ._validation import ParameterError, anything, describe, function, validate
 
-__all__ = ["assert_own_work", "names_used", "peak_memory_mib"]
+__all__ = ["assert_own_work", "names_used", "peak_memory_mib", "show_feedback_first"]
 
 #: the student's function (a ``functools.partial`` or a bound method is unwrapped)
 STUDENT_FUNCTION = function("a Python function (def or lambda)")
@@ -139,6 +141,37 @@ def assert_own_work(func: Callable, *answers, exercise: str = "this exercise") -
                     raise AssertionError(verdict)
 
 
+def show_feedback_first() -> bool:
+    """Show a failed exercise check as its tests' own messages, first and once.
+
+    otter-grader shows a failed test case as ``Error at line N in test q1:``, then the
+    test's source line (an ``assert`` with its message written as an f-string), then the
+    message. In a notebook (the student edition's first cell calls this:
+    ``scripts/build_student_editions.py``), this function tells IPython how to show otter's
+    check results (what ``grader.check("q1")`` returns), as plain text and as HTML alike:
+    one line per failed test case with its message (for an error other than a failed
+    ``assert``: the error, then the test's line that raised it), then a tally such as
+    ``q1 results: 0 of 1 test passed``. A check that passes is shown as otter shows it.
+    Only the display changes: otter's results, the grades and the grading feedback files
+    keep otter's messages.
+
+    Returns
+    -------
+    bool
+        Whether the display was installed (``False`` outside IPython, where there is
+        nothing to install).
+    """
+    # IPython makes get_ipython a builtin in its shells (and kernels): no IPython import here
+    shell = getattr(builtins, "get_ipython", lambda: None)()
+    if shell is None:
+        return False
+    formatters = shell.display_formatter.formatters
+    for mime, show in (("text/plain", lambda r, p, cycle: p.text(_feedback_text(r))),
+                       ("text/html", _feedback_html)):
+        formatters[mime].for_type_by_name(*_OTTER_RESULT, show)
+    return True
+
+
 # ------------------------------------------------------------------------ helpers
 def peak_memory_mib() -> float:
     """The largest resident memory of this process (a notebook's kernel) so far, in MiB.
@@ -196,3 +229,55 @@ def _from_package(obj: object, package: str) -> bool:
     else:
         return False                                   # a constant (e.g. a tuple of orders)
     return name == package or name.startswith(package + ".")
+
+
+# what grader.check returns: an otter TestFile (otter/test_files/abstract_test.py)
+_OTTER_RESULT = ("otter.test_files.abstract_test", "TestFile")
+# a failed exception-based test case's message, as ExceptionTestFile._generate_error_message
+# writes it (otter-grader 7.0.0, otter/test_files/exception_test.py): the test's line that
+# raised, then the error's type and message
+_OTTER_FAILURE = re.compile(r"❌ Test case failed\nError at line \d+ in test [^\n]*:\n"
+                            r"(?P<line>[^\n]*)\n(?P<kind>\w+): (?P<message>.*)", re.DOTALL)
+
+
+def _failures(result) -> list[str] | None:
+    """The failed test cases' messages, or None where otter's own display stays (all
+    passed, or a message not in the format above)."""
+    found = []
+    for case in result.test_case_results:
+        if case.passed:
+            continue
+        m = _OTTER_FAILURE.fullmatch(case.message or "")
+        if m is None:
+            return None
+        text = m["message"].strip() or "a check failed (it has no message)"
+        if m["kind"] != "AssertionError":          # the student's code raised: say where
+            text = f"{m['kind']}: {text}"
+            if not m["line"].strip().startswith("assert"):
+                text += f"\n(raised by the test's line: {m['line'].strip()})"
+        if case.test_case.failure_message:
+            text += "\n" + case.test_case.failure_message
+        found.append(text)
+    return found or None
+
+
+def _tally(result) -> str:
+    n = len(result.test_case_results)
+    passed = sum(case.passed for case in result.test_case_results)
+    return f"{result.name} results: {passed} of {n} test{'s' if n != 1 else ''} passed"
+
+
+def _feedback_text(result) -> str:
+    failures = _failures(result)
+    if failures is None:
+        return repr(result)
+    return "\n".join("❌ " + f.replace("\n", "\n   ") for f in failures) + "\n" + _tally(result)
+
+
+def _feedback_html(result) -> str:
+    failures = _failures(result)
+    if failures is None:
+        return result._repr_html_()
+    shown = "".join(f"<p style='white-space: pre-wrap; margin: 0 0 0.4em 0'>❌ "
+                    f"{html.escape(f)}</p>" for f in failures)
+    return shown + f"<p style='color: #555'>{html.escape(_tally(result))}</p>"

@@ -7,8 +7,10 @@ exception-based tests, hidden ones marked ``# HIDDEN``. For those, ``otter assig
 
 * the student edition: solutions replaced by ``...``, tests replaced by ``grader.check("qN")``
   cells, only the public tests kept (in the notebook's metadata), and an ``import otter`` cell
-  at the top; this script copies it to ``student/`` with deterministic cell ids and without
-  the check cells (cells tagged ``check``: the proof behind the lesson, docs/notebooks.md);
+  at the top; this script copies it to ``student/`` with deterministic cell ids, without
+  the check cells (cells tagged ``check``: the proof behind the lesson, docs/notebooks.md),
+  and with ``show_feedback_first()`` in that first cell (a failed check shows its message
+  first: ``dpteach.exercises``);
 * the autograder edition (solutions, every test including the hidden ones) and an autograder
   zip for ``otter run``; kept only with ``--autograder DIR``.
 
@@ -107,6 +109,22 @@ def _normalise(student: dict, master: dict) -> dict:
     return student
 
 
+#: appended to otter's first cell (``grader = otter.Notebook(...)``) in the student edition
+FEEDBACK_FIRST = ("from dpteach.exercises import show_feedback_first\n"
+                  "show_feedback_first()  # a failed check shows its message first")
+
+
+def feedback_first(nb: dict) -> dict:
+    """The student edition with :data:`FEEDBACK_FIRST` at the end of otter's first cell."""
+    for cell in nb["cells"]:
+        text = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        if cell["cell_type"] == "code" and "otter.Notebook(" in text:
+            cell["source"] = text.rstrip("\n") + "\n" + FEEDBACK_FIRST
+            return nb
+    raise SystemExit("otter assign wrote no `grader = otter.Notebook(...)` cell "
+                     "(keep `init_cell: true` in the assignment config)")
+
+
 def assign(master_path: Path, out: Path, autograder: Path | None = None) -> Path:
     """Run ``otter assign`` on one master; write the student edition into ``out``."""
     from otter.assign import main as otter_assign   # slow import (~4 s): only when needed
@@ -119,7 +137,8 @@ def assign(master_path: Path, out: Path, autograder: Path | None = None) -> Path
             otter_assign(str(master_path), str(result), no_pdfs=True, no_run_tests=True)
         student = json.loads((result / "student" / master_path.name).read_text(encoding="utf-8"))
         target = out / master_path.name
-        target.write_text(_dump(_normalise(strip_checks(student), master)), encoding="utf-8")
+        student = feedback_first(strip_checks(student))
+        target.write_text(_dump(_normalise(student, master)), encoding="utf-8")
         if autograder is not None:
             dest = autograder / master_path.stem
             if dest.exists():

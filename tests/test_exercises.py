@@ -8,6 +8,7 @@ partial) must fail with a message naming the function and what it used.
 
 from __future__ import annotations
 
+import builtins
 import functools
 import math
 
@@ -18,6 +19,7 @@ from hypothesis import strategies as st
 
 from dpteach._validation import ParameterError
 from dpteach.attacks import linkage as L
+from dpteach import exercises
 from dpteach.exercises import assert_own_work, names_used
 
 
@@ -294,3 +296,109 @@ def test_peak_memory_is_the_kernels_own_not_its_parents():
     if sys.platform.startswith("linux"):
         assert inherited > 256          # the old measure: the parent's peak (the defect)
     assert own < 200                    # the child's own: an interpreter and dpteach
+
+
+# ---------------------------------------------------- show_feedback_first: a failed check's display
+# Real otter results: an exception-based test file (the format otter assign writes into a
+# student edition's metadata) run against a namespace, as grader.check does.
+OTTER_TESTS = '''
+from otter.test_files import test_case
+
+OK_FORMAT = False
+
+name = "q1"
+points = 1
+
+@test_case(points=None, hidden=False)
+def test_q1_rate(rate):
+    assert rate is not None and rate is not ..., "not done yet: replace the ... in rate = ..."
+    got = rate + 0
+    assert abs(got - 0.25) < 1e-9, f"ten reports, six yes (γ = 0.1): your rate is {got}"
+
+@test_case(points=None, hidden=False)
+def test_q1_in_range(rate):
+    assert 0 <= rate <= 1, f"a rate lies in [0, 1], got {rate}"
+'''
+
+
+def _checked(rate):
+    from otter.test_files.exception_test import ExceptionTestFile
+
+    result = ExceptionTestFile.from_string(OTTER_TESTS, path="q1.py")
+    result.run({"rate": rate})
+    return result
+
+
+def _displayed(rate, monkeypatch) -> tuple[str, str]:
+    """(text/plain, text/html) IPython shows for the check of ``rate`` after
+    show_feedback_first()."""
+    from IPython.core.formatters import DisplayFormatter
+
+    shell = type("Shell", (), {"display_formatter": DisplayFormatter()})()
+    monkeypatch.setattr(builtins, "get_ipython", lambda: shell, raising=False)
+    assert exercises.show_feedback_first() is True
+    shown, _ = shell.display_formatter.format(_checked(rate))
+    return shown["text/plain"], shown.get("text/html", "")
+
+
+def test_installed_otter_is_the_version_the_display_was_written_for():
+    from importlib.metadata import version
+
+    # dpteach.exercises._OTTER_FAILURE reads otter 7.0.0's message format; on another
+    # version otter's own display stays (next test), so re-check the format and update this
+    assert version("otter-grader") == "7.0.0"
+
+
+def test_otters_own_display_puts_the_assert_line_first():
+    """What the display replaces (and what grading keeps): otter's message."""
+    message = _checked(0.5).test_case_results[0].message
+    assert message.splitlines()[1].startswith("Error at line")
+    assert message.splitlines()[2].strip().startswith("assert abs(got - 0.25)")
+    assert exercises._OTTER_FAILURE.fullmatch(message)
+
+
+def test_a_failed_check_shows_its_message_first_once(monkeypatch):
+    text, markup = _displayed(0.5, monkeypatch)
+    assert text.splitlines() == ["❌ ten reports, six yes (γ = 0.1): your rate is 0.5",
+                                 "q1 results: 1 of 2 tests passed"]
+    assert markup.startswith("<p style='white-space: pre-wrap; margin: 0 0 0.4em 0'>"
+                             "❌ ten reports, six yes (γ = 0.1): your rate is 0.5</p>")
+    assert markup.count("your rate is") == 1 and "assert" not in markup
+    assert markup.endswith("q1 results: 1 of 2 tests passed</p>")
+
+
+def test_every_failed_case_is_listed_and_html_is_escaped(monkeypatch):
+    text, markup = _displayed(2, monkeypatch)            # fails both cases
+    assert text.splitlines() == ["❌ ten reports, six yes (γ = 0.1): your rate is 2",
+                                 "❌ a rate lies in [0, 1], got 2",
+                                 "q1 results: 0 of 2 tests passed"]
+    text, markup = _displayed(..., monkeypatch)          # the untouched scaffold
+    assert text.count("❌ not done yet: replace the ... in rate = ...") == 1
+    assert text.splitlines()[1].startswith("❌ TypeError: ")    # otter strips the quotes at
+    assert "not supported between instances" in text          # the ends of an error's text
+    _, markup = _displayed("<b>", monkeypatch)          # (not "int") to str: escaped
+    assert "(not &quot;int&quot;)" in markup and '"int"' not in markup
+
+
+def test_an_error_names_the_line_that_raised_unless_it_is_an_assert(monkeypatch):
+    text, _ = _displayed("0.5", monkeypatch)             # a string: `rate + 0` raises
+    lines = text.splitlines()
+    assert lines[0].startswith("❌ TypeError: can only concatenate str")
+    assert lines[1] == "   (raised by the test's line: got = rate + 0)"
+    assert lines[2].startswith("❌ TypeError: ") and "not supported" in lines[2]  # an assert:
+    assert not any(line.strip().startswith("assert") for line in lines)   # not shown
+    assert lines[-1] == "q1 results: 0 of 2 tests passed"
+
+
+def test_a_pass_or_an_unknown_format_keeps_otters_display(monkeypatch):
+    text, markup = _displayed(0.25, monkeypatch)
+    assert text == "q1 results: All test cases passed!" and "passed!" in markup
+    result = _checked(0.5)
+    result.test_case_results[0].message = "❌ Test case failed\nsomething else"  # another otter
+    assert exercises._feedback_text(result) == repr(result)
+    assert exercises._feedback_html(result) == result._repr_html_()
+
+
+def test_outside_ipython_nothing_is_installed(monkeypatch):
+    monkeypatch.delattr(builtins, "get_ipython", raising=False)
+    assert exercises.show_feedback_first() is False

@@ -313,9 +313,9 @@ def test_student_edition_runs_and_every_check_says_not_done(editions, name, tmp_
             continue
         seen.append(m.group(1))
         text = "".join(o.get("data", {}).get("text/plain", "") for o in cell.outputs)
-        failed = text.count("❌ Test case failed")
+        failed = text.count("❌ ")      # one line per failed case (show_feedback_first)
         assert "All test cases passed" not in text and failed >= 1, f"{m.group(1)}: {text}"
-        assert text.count("AssertionError: not done yet") == failed, (
+        assert text.count("❌ not done yet") == failed, (
             f"{name} {m.group(1)}: a check on the untouched scaffold should only say "
             f"'not done yet':\n{text}")
     assert sorted(seen) == questions
@@ -411,7 +411,14 @@ def test_student_edition_in_jupyterlab(editions, tmp_path):
             expect(results).to_have_count(len(questions), timeout=30_000)
             for i in range(len(questions)):
                 expect(results.nth(i)).to_contain_text("not done yet")
+                # what the student reads (JupyterLab shows the HTML output): the message
+                # first, once, no otter "Error at line" and no assert (show_feedback_first)
+                shown = results.nth(i).inner_text().strip().splitlines()
+                assert shown and shown[0].startswith("❌ not done yet"), shown
+                assert not any("Error at line" in line or line.lstrip().startswith("assert")
+                               for line in shown), shown
             results.first.scroll_into_view_if_needed()
             page.screenshot(path=tmp_path / "student-lab.png")
+            results.first.screenshot(path=tmp_path / "student-check.png")
     finally:
         server.stop()
