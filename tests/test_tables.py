@@ -508,6 +508,38 @@ def test_recomputed_crossover_entries_match_the_grid(crossover, k, epsilon):
                                err_msg=f"entry k={k}, epsilon={epsilon}")
 
 
+def test_mwem_needed_table_says_how_it_was_made():
+    table = T.load_mwem_needed()
+    meta = table["meta"]
+    assert meta["made_by"] == "scripts/precompute_many_queries.py --only needed"
+    assert (meta["T"], meta["passes"], meta["runs"], meta["seed"]) == (
+        P.NEEDED_T, P.NEEDED_PASSES, P.NEEDED_RUNS, P.NEEDED_SEED)
+    assert meta["universe"] == {"columns": list(P.NEEDED_COLUMNS), "size": 40_320}
+    assert meta["n"] == 48_842 and meta["k"] == P.NEEDED_K
+    assert tuple(table["epsilons"].tolist()) == P.NEEDED_EPSILONS
+    for name in ("histogram", "laplace", "laplace_l1", "gaussian", "mwem", "mwem_last"):
+        values = table[name]
+        assert values.shape == (len(P.NEEDED_EPSILONS), P.NEEDED_RUNS), name
+        assert np.all(np.isfinite(values)) and np.all(values > 0), name
+    # the data-free answer n·|q|/|U|, recomputed
+    _, hist, queries = P.needed_workload()
+    uniform = np.abs(queries.answer(hist) - queries.matrix.sum(axis=1) * 48_842 / hist.size)
+    assert math.isclose(float(table["uniform"]), uniform.max() / 48_842, rel_tol=1e-12)
+
+
+@pytest.mark.parametrize("epsilon,run", [(0.02, 0), (0.2, 9)])
+def test_recomputed_mwem_needed_runs_match_the_table(epsilon, run):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "precompute_many_queries", ROOT / "scripts" / "precompute_many_queries.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    table, i = T.load_mwem_needed(), P.NEEDED_EPSILONS.index(epsilon)
+    for name, value in script.needed_entry(epsilon, run).items():
+        assert math.isclose(value, table[name][i, run], rel_tol=1e-9), (name, epsilon, run)
+
+
 # ----------------------------------------------------- audit and reconstruction pages
 @pytest.fixture(scope="module")
 def audit() -> dict:
