@@ -50,6 +50,7 @@ CONVERTED = {
     "11_dp_sgd.ipynb",
     "14_practice_selection_and_learning.ipynb",
     "20_reconstruction_and_tracing.ipynb",
+    "22_many_queries.ipynb",
     "24_dp_in_practice.ipynb",
 }
 #: masters not yet rewritten to the convention (the list only shrinks)
