@@ -339,7 +339,7 @@ def boosting_rounds_data(median_errors, round_errors, *, reference=None) -> Figu
     rules = () if reference is None else (
         Rule("reference", "y", float(reference), label="MWEM at the same ε"),)
     return FigureData(
-        title="Boosting for queries: the median of the synopses gets better every round",
+        title="Boosting for queries: the median of t synopses against one synopsis alone",
         x_title="round t", y_title="largest error over the queries (fraction of n)",
         series=(Series("round", "one round's synopsis alone", t, round_errors,
                        colour=PALETTE["sky"], dash="dotted"),
