@@ -153,7 +153,7 @@ def test_every_data_file_is_a_dataset_or_a_table_read_offline():
     table_reads = {k: v for k, v in reads.items() if k.startswith("dpteach.tables.")}
     data_reads = {k: v for k, v in reads.items() if k.startswith("dpteach.datasets.")}
     # one loader per table, one file per loader: the files the constants name
-    assert len(table_reads) == len(LOADERS) == len(TABLE_FILES) == 9
+    assert len(table_reads) == len(LOADERS) == len(TABLE_FILES) == 10
     assert all(len(v) == 1 for v in table_reads.values()), table_reads
     assert sorted(v[0] for v in table_reads.values()) == sorted(TABLE_FILES.values())
     # the datasets' loaders read data about people, never a table
@@ -223,7 +223,8 @@ def test_every_table_is_documented():
 def test_loaders_cache_as_documented():
     # the app's npz tables: read once per process, the same read-only arrays every time
     for load in (T.load_composition_table, T.load_planner_table, T.load_crossover_grid,
-                 T.load_fairness_table, T.load_reconstruction_table, T.load_audit_table):
+                 T.load_mwem_needed, T.load_fairness_table, T.load_reconstruction_table,
+                 T.load_audit_table):
         table = load()
         assert load() is table, load.__name__
         arrays = [v for v in table.values() if isinstance(v, np.ndarray)]
