@@ -16,6 +16,9 @@ per table, with the command that remakes it (run from the repository's root):
 * :func:`load_crossover_grid` — MWEM's largest error on k counting queries at each ε
   (notebook 22, the "Many queries" page). ``many_queries_grid.npz``, made by
   ``python scripts/precompute_many_queries.py``.
+* :func:`load_mwem_needed` — every method's largest error where MWEM is needed (notebook
+  22). ``many_queries_needed.npz``, made by
+  ``python scripts/precompute_many_queries.py --only needed``.
 * :func:`load_reconstruction_table` — the secret bits a reconstruction attack recovers at
   every setting of the "Reconstruction attack" page. ``reconstruction_page.npz``, made by
   ``python scripts/precompute_attack_tables.py --only reconstruction``.
@@ -72,6 +75,7 @@ __all__ = [
     "load_composition_table",
     "load_planner_table",
     "load_crossover_grid",
+    "load_mwem_needed",
     "load_reconstruction_table",
     "load_fairness_table",
     "LFRGrid",
@@ -86,6 +90,7 @@ __all__ = [
 COMPOSITION_TABLE = "composition_tables.npz"
 PLANNER_TABLE = "dpsgd_planner_pld.npz"
 CROSSOVER_TABLE = "many_queries_grid.npz"
+NEEDED_TABLE = "many_queries_needed.npz"
 RECONSTRUCTION_TABLE = "reconstruction_page.npz"
 FAIRNESS_TABLE = "fairness_adult_thresholds.npz"
 LFR_GRID_TABLE = "lfr_grid.npz"
@@ -169,6 +174,29 @@ def load_crossover_grid() -> dict | None:
     arrays = _read_npz_or_none(CROSSOVER_TABLE)
     if arrays is None:
         return None
+    arrays["meta"] = json.loads(str(arrays["meta"]))
+    for name, arr in arrays.items():
+        if name != "meta":
+            arr.flags.writeable = False
+    return arrays
+
+
+@functools.lru_cache(maxsize=1)
+def load_mwem_needed() -> dict:
+    """Notebook 22's setting where MWEM is needed: every method's largest error, run by run.
+
+    Made by ``python scripts/precompute_many_queries.py --only needed`` on
+    :func:`dpteach.plots.many_queries.needed_workload` (Adult, 40,320 cells, 240
+    conjunctions), for every ε of :data:`~dpteach.plots.many_queries.NEEDED_EPSILONS`.
+
+    Returns
+    -------
+    dict
+        ``epsilons``; ``histogram``, ``laplace``, ``laplace_l1``, ``gaussian``, ``mwem``,
+        ``mwem_last`` of shape (len(epsilons), runs): the largest error (fraction of n) of
+        each run, read-only; ``uniform`` (the data-free answer's); ``meta`` (how it was made).
+    """
+    arrays = _read_npz_or_raise(NEEDED_TABLE, "scripts/precompute_many_queries.py --only needed")
     arrays["meta"] = json.loads(str(arrays["meta"]))
     for name, arr in arrays.items():
         if name != "meta":

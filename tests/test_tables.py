@@ -153,7 +153,7 @@ def test_every_data_file_is_a_dataset_or_a_table_read_offline():
     table_reads = {k: v for k, v in reads.items() if k.startswith("dpteach.tables.")}
     data_reads = {k: v for k, v in reads.items() if k.startswith("dpteach.datasets.")}
     # one loader per table, one file per loader: the files the constants name
-    assert len(table_reads) == len(LOADERS) == len(TABLE_FILES) == 9
+    assert len(table_reads) == len(LOADERS) == len(TABLE_FILES) == 10
     assert all(len(v) == 1 for v in table_reads.values()), table_reads
     assert sorted(v[0] for v in table_reads.values()) == sorted(TABLE_FILES.values())
     # the datasets' loaders read data about people, never a table
@@ -223,7 +223,8 @@ def test_every_table_is_documented():
 def test_loaders_cache_as_documented():
     # the app's npz tables: read once per process, the same read-only arrays every time
     for load in (T.load_composition_table, T.load_planner_table, T.load_crossover_grid,
-                 T.load_fairness_table, T.load_reconstruction_table, T.load_audit_table):
+                 T.load_mwem_needed, T.load_fairness_table, T.load_reconstruction_table,
+                 T.load_audit_table):
         table = load()
         assert load() is table, load.__name__
         arrays = [v for v in table.values() if isinstance(v, np.ndarray)]
@@ -506,6 +507,38 @@ def test_recomputed_crossover_entries_match_the_grid(crossover, k, epsilon):
                                err_msg=f"entry k={k}, epsilon={epsilon}")
     np.testing.assert_allclose(out["mwem_last"], crossover["mwem_last"][i, j], rtol=1e-9,
                                err_msg=f"entry k={k}, epsilon={epsilon}")
+
+
+def test_mwem_needed_table_says_how_it_was_made():
+    table = T.load_mwem_needed()
+    meta = table["meta"]
+    assert meta["made_by"] == "scripts/precompute_many_queries.py --only needed"
+    assert (meta["T"], meta["passes"], meta["runs"], meta["seed"]) == (
+        P.NEEDED_T, P.NEEDED_PASSES, P.NEEDED_RUNS, P.NEEDED_SEED)
+    assert meta["universe"] == {"columns": list(P.NEEDED_COLUMNS), "size": 40_320}
+    assert meta["n"] == 48_842 and meta["k"] == P.NEEDED_K
+    assert tuple(table["epsilons"].tolist()) == P.NEEDED_EPSILONS
+    for name in ("histogram", "laplace", "laplace_l1", "gaussian", "mwem", "mwem_last"):
+        values = table[name]
+        assert values.shape == (len(P.NEEDED_EPSILONS), P.NEEDED_RUNS), name
+        assert np.all(np.isfinite(values)) and np.all(values > 0), name
+    # the data-free answer n·|q|/|U|, recomputed
+    _, hist, queries = P.needed_workload()
+    uniform = np.abs(queries.answer(hist) - queries.matrix.sum(axis=1) * 48_842 / hist.size)
+    assert math.isclose(float(table["uniform"]), uniform.max() / 48_842, rel_tol=1e-12)
+
+
+@pytest.mark.parametrize("epsilon,run", [(0.02, 0), (0.2, 9)])
+def test_recomputed_mwem_needed_runs_match_the_table(epsilon, run):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "precompute_many_queries", ROOT / "scripts" / "precompute_many_queries.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    table, i = T.load_mwem_needed(), P.NEEDED_EPSILONS.index(epsilon)
+    for name, value in script.needed_entry(epsilon, run).items():
+        assert math.isclose(value, table[name][i, run], rel_tol=1e-9), (name, epsilon, run)
 
 
 # ----------------------------------------------------- audit and reconstruction pages

@@ -38,7 +38,7 @@ import math
 import numpy as np
 
 from .._validation import EPSILON, Domain, ParameterError, array, integer, real, validate
-from ..queries.linear import adult_universe, random_queries
+from ..queries.linear import adult_universe, conjunction_queries, random_queries
 from ..queries.independent import independent_max_error
 from .. import tables
 from ._style import AXES, PALETTE
@@ -53,6 +53,13 @@ __all__ = [
     "CROSSOVER_DELTA",
     "crossover_workload",
     "crossover_rng",
+    "NEEDED_COLUMNS",
+    "NEEDED_EPSILONS",
+    "needed_workload",
+    "needed_data",
+    "plot_needed",
+    "boosting_rounds_data",
+    "plot_boosting_rounds",
     "crossover_data",
     "plot_crossover",
     "crossover_epsilon_data",
@@ -77,6 +84,11 @@ WORKLOAD_SEED = 2024         #: seed of the random workload (its first k rows fo
 GRID_SEED = 14               #: first part of every grid entry's seed (see crossover_rng)
 ROUNDS_MAX = 1_000           #: most points in plot_mwem_rounds / errors per point
 PMW_QUERIES_MAX = 100_000    #: most answers in plot_pmw_errors
+#: A setting where MWEM is needed: a large universe of Adult's columns (40,320 cells) ...
+NEEDED_COLUMNS = ("age", "sex", "race", "education", "marital-status", "relationship")
+NEEDED_K = 240               #: ... many overlapping conjunction queries (k·|U| ≤ 10**7) ...
+NEEDED_EPSILONS = (0.02, 0.03, 0.05, 0.1, 0.2)   #: ... and small budgets
+NEEDED_T, NEEDED_PASSES, NEEDED_RUNS, NEEDED_SEED = 20, 10, 10, 22
 
 #: a cell of the precomputed grid: k of CROSSOVER_KS and ε of CROSSOVER_EPSILONS
 GRID_K: Domain = Domain(f"one of the grid's k {list(CROSSOVER_KS)}",
@@ -123,6 +135,21 @@ def crossover_workload():
     hist = universe.to_histogram(load_adult())
     hist.setflags(write=False)
     return universe, hist, random_queries(universe, max(CROSSOVER_KS), rng=WORKLOAD_SEED)
+
+
+@functools.lru_cache(maxsize=1)
+def needed_workload():
+    """``(universe, hist, queries)`` where MWEM is needed: Adult on :data:`NEEDED_COLUMNS`.
+
+    6 × 2 × 5 × 16 × 7 × 6 = 40,320 cells, all 48,842 people, and 240 random conjunctions
+    (:func:`dpteach.queries.linear.conjunction_queries`, seed :data:`NEEDED_SEED`).
+    """
+    from ..datasets import load_adult
+
+    universe = adult_universe(NEEDED_COLUMNS)
+    hist = universe.to_histogram(load_adult())
+    hist.setflags(write=False)
+    return universe, hist, conjunction_queries(universe, NEEDED_K, rng=NEEDED_SEED)
 
 
 @validate(k=integer(1, 10**5, example=10), epsilon=real(0.0, 1e9, low_open=True))
@@ -249,6 +276,84 @@ def crossover_epsilon_data(k: int, epsilon: float) -> FigureData:
 def plot_crossover_epsilon(k: int, epsilon: float, ax=None):
     """Draw :func:`crossover_epsilon_data` with matplotlib; returns the ``Figure``."""
     return to_matplotlib(crossover_epsilon_data(k, epsilon), ax=ax, figsize=(7.0, 4.4))
+
+
+_NEEDED = {  # method: (label, colour, dash)
+    "histogram": ("noisy histogram (Laplace on every cell)", PALETTE["green"], "solid"),
+    "laplace_l1": ("independent Laplace (best calibration)", PALETTE["vermillion"], "solid"),
+    "mwem": ("MWEM synthetic data (average, as published)", PALETTE["blue"], "solid"),
+    "gaussian": ("independent Gaussian (needs δ = 1e-6)", PALETTE["orange"], "dashed"),
+}
+
+
+def needed_data() -> FigureData:
+    """Where MWEM is needed: each method's largest error against ε (the shipped runs).
+
+    On :func:`needed_workload` (40,320 cells, 240 conjunctions, n = 48,842), from
+    :func:`dpteach.tables.load_mwem_needed`: for the noisy histogram, independent Laplace
+    (ℓ1 calibration) and MWEM, the median over the runs (a line) and their range (a band);
+    the Gaussian's median, dashed (a weaker guarantee); the data-free uniform answer's
+    error, a rule.
+    """
+    table = tables.load_mwem_needed()
+    eps = np.asarray(table["epsilons"], dtype=float)
+    series = []
+    for key, (label, colour, dash) in _NEEDED.items():
+        runs = np.asarray(table[key])
+        series.append(Series(key, label, eps, np.median(runs, axis=1), colour=colour,
+                             dash=dash, width=2.5 if key == "mwem" else 2.0))
+        if key != "gaussian":
+            series.append(Series(f"{key}-band", "", eps, runs.min(axis=1), kind="band",
+                                 y2=runs.max(axis=1), colour=colour, opacity=0.15))
+    meta = table["meta"]
+    return FigureData(
+        title=f"{meta['k']} overlapping questions about {meta['n']:,.0f} people, "
+              f"{meta['universe']['size']:,} cells",
+        x_title="total privacy budget ε (log scale)",
+        y_title="largest error over the queries (fraction of n)",
+        series=tuple(series), log_x=True, log_y=True,
+        rules=(Rule("uniform", "y", float(table["uniform"]),
+                    label="answer as if everyone were spread evenly (no data)"),),
+        extra={"n": float(meta["n"])})
+
+
+@validate(ax=AXES)
+def plot_needed(ax=None):
+    """Draw :func:`needed_data` with matplotlib; returns the ``Figure``."""
+    return to_matplotlib(needed_data(), ax=ax, figsize=(7.0, 4.4))
+
+
+@validate(median_errors=PMW_ERRORS, round_errors=PMW_ERRORS,
+          reference=real(0.0, 1e15, example=0.1).or_none())
+def boosting_rounds_data(median_errors, round_errors, *, reference=None) -> FigureData:
+    """Boosting for queries round by round (:func:`dpteach.queries.boosting.boosting_for_queries`).
+
+    ``median_errors[t]``: the largest error (fraction of n) of the median of the first t + 1
+    synopses; ``round_errors[t]``: of round t + 1's synopsis alone; ``reference``, e.g.
+    MWEM's error at the same ε, a rule.
+    """
+    if median_errors.size != round_errors.size:
+        raise ParameterError(f"median_errors and round_errors need one value per round; got "
+                             f"{median_errors.size} and {round_errors.size}")
+    t = np.arange(1, median_errors.size + 1)
+    rules = () if reference is None else (
+        Rule("reference", "y", float(reference), label="MWEM at the same ε"),)
+    return FigureData(
+        title="Boosting for queries: the median of t synopses against one synopsis alone",
+        x_title="round t", y_title="largest error over the queries (fraction of n)",
+        series=(Series("round", "one round's synopsis alone", t, round_errors,
+                       colour=PALETTE["sky"], dash="dotted"),
+                Series("median", "median of the first t synopses", t, median_errors,
+                       colour=PALETTE["blue"], width=2.5)),
+        rules=rules, x_integer=True)
+
+
+@validate(median_errors=PMW_ERRORS, round_errors=PMW_ERRORS,
+          reference=real(0.0, 1e15, example=0.1).or_none(), ax=AXES)
+def plot_boosting_rounds(median_errors, round_errors, *, reference=None, ax=None):
+    """Draw :func:`boosting_rounds_data` with matplotlib; returns the ``Figure``."""
+    return to_matplotlib(boosting_rounds_data(median_errors, round_errors,
+                                              reference=reference), ax=ax, figsize=(7.0, 4.4))
 
 
 # ------------------------------------------------------------------ notebook figures

@@ -62,6 +62,7 @@ __all__ = [
     "LinearQueries",
     "marginal_queries",
     "random_queries",
+    "conjunction_queries",
     "max_error",
 ]
 
@@ -469,6 +470,39 @@ def random_queries(universe, k: int, *, density: float = 0.5, rng=None) -> Linea
     if k * size > MATRIX_MAX:
         raise refuse("k", k, f"at most {MATRIX_MAX // size:,} (10**7 entries / |U| = {size:,})")
     return LinearQueries((rng.random((k, size)) < density).astype(float))
+
+
+@validate(universe=UNIVERSE, k=integer(1, QUERIES_MAX, work=True), keep=PROBABILITY, rng=RNG)
+def conjunction_queries(universe: Universe, k: int, *, keep: float = 0.9,
+                        rng=None) -> LinearQueries:
+    """k random conjunctions: "column₁ in S₁ and column₂ in S₂ and …".
+
+    Each level of each column belongs to S_c with probability ``keep`` (at least one level
+    does). These are the questions an analyst asks ("people aged 25-44, not married, with
+    at most 12 years of schooling"); with ``keep`` near 1 each counts many of the same
+    people, so they overlap like :func:`random_queries`, but follow the data's columns.
+
+    Parameters
+    ----------
+    universe : Universe
+    k : int
+        The number of queries, with k·|U| ≤ 10**7.
+    keep : float
+        Probability.
+    rng : None, int or numpy.random.Generator
+    """
+    if k * universe.size > MATRIX_MAX:
+        raise ParameterError(f"k must be at most {MATRIX_MAX:,} / |U| = "
+                             f"{MATRIX_MAX // universe.size:,} for a universe of "
+                             f"{universe.size:,} cells; got k={k}")
+    codes = np.indices(universe.shape).reshape(len(universe.shape), -1)
+    rows = np.ones((k, universe.size), dtype=bool)
+    for row in rows:
+        for c, levels in enumerate(universe.shape):
+            chosen = rng.random(levels) < keep
+            chosen[rng.integers(levels)] |= not chosen.any()
+            row &= chosen[codes[c]]
+    return LinearQueries(rows.astype(float))
 
 
 # ----------------------------------------------------------------- answering, errors

@@ -58,6 +58,7 @@ CONVERTED = {
     "19_practice_fairness.ipynb",
     "20_reconstruction_and_tracing.ipynb",
     "21_auditing_and_floating_point.ipynb",
+    "22_many_queries.ipynb",
     "23_practice_attacks_and_queries.ipynb",
     "24_dp_in_practice.ipynb",
 }

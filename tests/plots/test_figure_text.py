@@ -440,6 +440,9 @@ EXAMPLES = {
     "many_queries.plot_mwem_rounds": lambda: dict(
         rounds=[1, 10, 30], errors=[[0.40, 0.40], [0.05, 0.07], [0.10, 0.14]], epsilon=0.5,
         reference=0.2),
+    "many_queries.plot_needed": lambda: dict(),
+    "many_queries.plot_boosting_rounds": lambda: dict(
+        median_errors=[0.3, 0.2, 0.1], round_errors=[0.3, 0.25, 0.15], reference=0.05),
     "many_queries.plot_pmw_errors": lambda: dict(
         errors=[0.01, 0.2, 0.03, 0.0, 0.15], updated=[False, True, False, False, True],
         threshold=0.05),

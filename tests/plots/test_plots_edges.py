@@ -856,6 +856,14 @@ def mq_pmw_ok(kw, fig):
     return shown == len(kw["errors"])
 
 
+def mq_boosting_ok(kw, fig):
+    """Both lines drawn, each with one value per round."""
+    if not drawable(fig):
+        return False
+    return close(_line(fig, "median")[1], np.asarray(kw["median_errors"], float)) and \
+        close(_line(fig, "round")[1], np.asarray(kw["round_errors"], float))
+
+
 def mq_rng_ok(kw, gen):
     return isinstance(gen, np.random.Generator)
 
@@ -878,6 +886,11 @@ add("many_queries.plot_pmw_errors", PMQ.plot_pmw_errors,
     errors=(MQ_ERRORS, mq_pmw_ok),
     updated=(st.sampled_from([[True, True], [False, False], np.array([False, True])]), mq_pmw_ok),
     threshold=(st.one_of(TINY_FLOATS, st.sampled_from([1.0, 1 - 2**-53])), mq_pmw_ok))
+add("many_queries.plot_boosting_rounds", PMQ.plot_boosting_rounds,
+    dict(median_errors=[0.3, 0.1], round_errors=[0.3, 0.2], reference=0.05),
+    median_errors=(MQ_ERRORS, mq_boosting_ok), round_errors=(MQ_ERRORS, mq_boosting_ok),
+    reference=(st.one_of(TINY_FLOATS, st.sampled_from([0.0, 1e200, 1e201, FMAX])),
+               mq_boosting_ok))
 add("many_queries.crossover_rng", PMQ.crossover_rng, MQ_POINT, k=(ints(1, 10**5), mq_rng_ok),
     epsilon=(POS, mq_rng_ok))
 

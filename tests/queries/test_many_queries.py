@@ -30,6 +30,7 @@ from dpteach.queries.linear import (
     LinearQueries,
     Universe,
     adult_universe,
+    conjunction_queries,
     marginal_queries,
     max_error,
     random_queries,
@@ -122,6 +123,24 @@ def test_random_queries_prefix_and_density():
     # 200,000 Bernoulli(1/4) entries: SE of the mean √(3/16/200000) ≈ 9.7e-4
     assert abs(big.matrix.mean() - 0.25) <= Z * math.sqrt(0.25 * 0.75 / big.matrix.size)
     assert set(np.unique(big.matrix)) <= {0.0, 1.0}
+
+
+def test_conjunction_queries_are_products_of_level_sets():
+    u = Universe(("a", "b", "c"), (("x", "y"), ("p", "q", "r"), ("s", "t")))
+    Q = conjunction_queries(u, 200, keep=0.5, rng=4)
+    cube = Q.matrix.reshape(200, 2, 3, 2)
+    for row in cube:
+        # a conjunction is the outer product of one 0/1 vector per column, none of them empty
+        sets = [row.any(axis=tuple(j for j in range(3) if j != c)) for c in range(3)]
+        assert all(s.any() for s in sets)
+        np.testing.assert_array_equal(row, np.einsum("i,j,k->ijk", *sets))
+    np.testing.assert_array_equal(conjunction_queries(u, 200, keep=0.5, rng=4).matrix, Q.matrix)
+    assert (conjunction_queries(u, 5, keep=1.0, rng=1).matrix == 1).all()
+    # keep = 0 still keeps one level per column: every query counts exactly one cell
+    assert (conjunction_queries(u, 5, keep=0.0, rng=1).matrix.sum(axis=1) == 1).all()
+    with pytest.raises(ParameterError, match="k must be at most"):
+        conjunction_queries(adult_universe(("age", "sex", "race", "education", "marital-status",
+                                            "relationship")), 249, rng=0)
 
 
 def test_queries_that_are_not_linear_over_the_universe_are_refused():
