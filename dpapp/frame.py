@@ -81,22 +81,23 @@ def chart_column():
     return getattr(_SLOTS, "charts", None)
 
 
-def tiles(items: Sequence[tuple], *, border: bool = True, fold_label: str = "More numbers"
-          ) -> None:
+def tiles(items: Sequence[tuple], *, border: bool = True, fold_label: str = "More numbers",
+          fold_all: bool = False) -> None:
     """A row of number tiles, most important first: ``items`` are ``(label, value, help)``,
     optionally followed by ``st.metric``'s ``delta`` and ``delta_color``.
 
     In presentation mode a page shows at most :data:`MAX_TILES` tiles in all (its first
     ones, two to a row in the page's narrow column); the rest are folded under
-    ``fold_label``. Otherwise one row.
+    ``fold_label`` (all of them with ``fold_all``: numbers a lecture can do without).
+    Otherwise one row.
     """
     items = list(items)
     if not presenting():
         _tile_rows(items, len(items), border)
         return
-    budget = getattr(_SLOTS, "tiles_left", MAX_TILES)
+    budget = 0 if fold_all else getattr(_SLOTS, "tiles_left", MAX_TILES)
     _tile_rows(items[:budget], 2, border)
-    _SLOTS.tiles_left = max(0, budget - len(items))
+    _SLOTS.tiles_left = getattr(_SLOTS, "tiles_left", MAX_TILES) - min(budget, len(items))
     if items[budget:]:
         with st.expander(fold_label, expanded=False, icon=":material/tune:"):
             _tile_rows(items[budget:], 2, border)
@@ -105,10 +106,11 @@ def tiles(items: Sequence[tuple], *, border: bool = True, fold_label: str = "Mor
 def _tile_rows(items: list[tuple], per_row: int, border: bool) -> None:
     for start in range(0, len(items), per_row):
         row = items[start:start + per_row]
-        for column, (label, value, help_, *change) in zip(st.columns(per_row, border=border),
-                                                         row):
-            column.metric(label, value, help=help_, delta=change[0] if change else None,
-                          delta_color=change[1] if len(change) > 1 else "normal")
+        # a border per tile, not per column: a short last row has no empty box
+        for column, (label, value, help_, *change) in zip(st.columns(per_row), row):
+            column.container(border=border).metric(
+                label, value, help=help_, delta=change[0] if change else None,
+                delta_color=change[1] if len(change) > 1 else "normal")
 
 
 def presenting() -> bool:
