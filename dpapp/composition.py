@@ -176,6 +176,10 @@ def render() -> None:
     with c_k:
         k = int(log_slider("Number of queries k", KS, 100, key="k", format_func=str,
                            caption="← fewer queries | more queries →"))
+        budget = log_slider("Your total budget ε", BUDGETS, DEFAULT_BUDGET, key="comp_budget",
+                            format_func=lambda b: f"{b:g}", caption="← stricter | looser budget →",
+                            help="The total ε you allow for all the queries together: how many "
+                                 "queries fit depends on the accounting.")
     with c_noise:
         if mechanism == "laplace":
             eps0 = epsilon_slider("Per-query ε₀", key="eps0", value=0.1,
@@ -187,10 +191,6 @@ def render() -> None:
             sigma = log_slider("Per-query noise σ (ℓ2 sensitivity 1)", SIGMAS, 5.0, key="sigma0",
                                caption="← less private | more private →",
                                help="Gaussian noise N(0, σ²) on each query.")
-    budget = log_slider("Your total budget ε", BUDGETS, DEFAULT_BUDGET, key="comp_budget",
-                        format_func=lambda b: f"{b:g}", caption="← stricter | looser budget →",
-                        help="The total ε you allow for all the queries together: how many "
-                             "queries fit depends on the accounting.")
     with c_delta, secondary("Total δ and accountants"):
         delta = delta_slider("Total δ", key="total_delta", value=1e-5, options=DELTAS,
                              help="The total failure probability allowed for all k queries.")

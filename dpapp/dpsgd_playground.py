@@ -249,7 +249,7 @@ def render() -> None:
                ("Held-out accuracy", f"{now['median']:.1%}",
                 f"On {N_HELD_OUT:,} points never trained on: the median of {N_RUNS} training "
                 f"runs (seeds 0–{N_RUNS - 1}); they range {now['low']:.1%}–{now['high']:.1%}.",
-                f"{-gap:+.1f} points vs no privacy", "normal"),
+                f"{-gap:+.1f} points", "normal"),
                ("Without privacy", f"{plain['median']:.1%}",
                 f"The same network, batches and epochs with σ = 0 and no clipping: held-out "
                 f"accuracy, median of {N_RUNS} runs ({plain['low']:.1%}–{plain['high']:.1%})."),
@@ -257,8 +257,10 @@ def render() -> None:
                 "Share of training points whose gradient norm at the final model exceeds C."),
                ("Training accuracy", f"{res['accuracy']:.1%}",
                 "Of the model drawn below (one run), on its 200 training points."),
-               ("Steps T (q)", f"{res['steps']} ({res['q']:.3f})",
-                f"Realised batch sizes ranged {res['batch_min']}–{res['batch_max']}.")])
+               ("Steps", f"{res['steps']}",
+                f"T = {res['steps']} steps, each sampling every point with probability "
+                f"q = {res['q']:.3f}; realised batch sizes ranged {res['batch_min']}–"
+                f"{res['batch_max']}.")])
         if sigma == 0:
             tradeoff(f"No noise, no privacy: plain SGD reaches {plain['median']:.0%} accuracy on "
                      f"held-out points here. Raise σ to buy privacy with accuracy.")
