@@ -36,7 +36,7 @@ import importlib
 
 import streamlit as st
 
-from dpapp.frame import classroom_frame
+from dpapp.frame import classroom_frame, presentation_requested
 from dpapp.memory import freeze_long_lived_objects
 
 PAGES = [
@@ -57,6 +57,17 @@ PAGES = [
 ]
 
 
+#: The pages by course part (the library's folders), for presentation mode's page menu;
+#: every title of PAGES once.
+PARTS = {
+    "Mechanisms": ("Noise calibration", "Randomized response"),
+    "Accounting": ("Composition & budget", "DP-SGD planner"),
+    "Learning": ("DP-SGD playground", "Private logistic regression", "PATE votes"),
+    "Fairness": ("Fairness metrics", "Fair representations"),
+    "Queries & attacks": ("Many queries", "Audit a mechanism", "Reconstruction attack"),
+}
+
+
 def _page(title: str, module: str, icon: str, default: bool) -> st.Page:
     """The page whose ``render()`` is in ``module``, imported when it is first shown: a
     server starts by importing only the page it opens on (every page at start-up took the
@@ -74,16 +85,21 @@ MODULES = {title: module for title, module, _ in PAGES}
 
 
 # Navigation at the top: the pages get the full width of the screen, which makes
-# the figures larger on a projector.
+# the figures larger on a projector. In presentation mode Streamlit's top bar (which folds
+# all but a few pages behind "N more") is hidden and the frame draws every page as a link,
+# grouped by course part (dpapp.frame.page_menu): any page in one click.
 st.set_page_config(page_title="dpteach: differential privacy, live",
                    page_icon=":material/shield_lock:", layout="wide")
-navigation = st.navigation([_page(*entry, default=(i == 0)) for i, entry in enumerate(PAGES)],
-                           position="top")
+pages = {title: _page(title, module, icon, default=(i == 0))
+         for i, (title, module, icon) in enumerate(PAGES)}
+navigation = st.navigation(list(pages.values()),
+                           position="hidden" if presentation_requested() else "top")
 # The page inside the classroom bar: presentation mode, the page's presets, "Share this view",
 # and the notebook it goes with.
 page_module = importlib.import_module(MODULES[navigation.title])
 classroom_frame(navigation.run, presets=getattr(page_module, "PRESETS", {}),
-                url_path=navigation.url_path, notebook=getattr(page_module, "NOTEBOOK", None))
+                url_path=navigation.url_path, notebook=getattr(page_module, "NOTEBOOK", None),
+                menu={part: [pages[title] for title in titles] for part, titles in PARTS.items()})
 # Modules imported by this run (a page shown for the first time): take the long-lived
 # objects out of the garbage collector's full passes (see freeze_long_lived_objects).
 freeze_long_lived_objects()

@@ -6,17 +6,26 @@ the browser draws the figure. The PLD of k Laplace queries, seconds at large k·
 read from the table that ``scripts/precompute_app_tables.py`` made over exactly the
 sliders below, so no slider move waits for it.
 
+The **budget**: the instructor sets a total ε; :func:`queries_within_budget` finds, for
+basic, advanced and Rényi-DP accounting, the most queries whose total ε (by
+:func:`dpteach.accounting.composition_epsilons`, each total increasing in k) stays within
+it, by bisection over k. The chart marks where each curve crosses the budget; a second
+chart shows each accountant's total as a share of basic composition's, where the curves
+that overlap on the first separate.
+
 Every control is bound to the address (``?k=1000&eps0=0.05``); ``PRESETS`` are the lesson's
 prepared views; δ and the PLD switch fold away in presentation mode.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
+import numpy as np
 import streamlit as st
 
-from dpteach.accounting.compare import METHOD_LABELS
+from dpteach.accounting.compare import METHOD_LABELS, composition_epsilons
 from dpteach.plots.accounting import (
     COMPOSITION_DELTAS,
     COMPOSITION_EPSILONS,
@@ -25,15 +34,32 @@ from dpteach.plots.accounting import (
     COMPOSITION_SIGMAS,
     composition_data,
 )
-from dpteach.plots.figure import FigureData
+from dpteach.plots import PALETTE
+from dpteach.plots.figure import FigureData, Rule, Series
 from dpapp.charts import show_chart
-from dpapp.frame import secondary, tiles, tradeoff
+from dpapp.frame import presenting, secondary, tiles, tradeoff
 from dpapp.messages import friendly_errors
-from dpapp.widgets import bound_radio, bound_toggle, delta_slider, epsilon_slider, fmt, log_slider
+from dpapp.widgets import (
+    bound_radio,
+    bound_toggle,
+    delta_slider,
+    epsilon_slider,
+    fmt,
+    log_slider,
+)
 
 KS = COMPOSITION_KS
 SIGMAS = COMPOSITION_SIGMAS
 DELTAS = COMPOSITION_DELTAS          # δ > 0: every method but basic needs it
+
+#: The total budgets the instructor can set, and the default.
+BUDGETS = (0.1, 0.2, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 20.0, 50.0, 100.0)
+DEFAULT_BUDGET = 5.0
+#: The accountants whose queries within the budget the page counts (RDP rather than PLD: the
+#: PLD of Laplace queries takes seconds per k).
+BUDGET_METHODS = ("basic", "advanced", "rdp")
+#: The most queries counted (``composition_epsilons``' largest k).
+K_LIMIT = 1_000_000
 
 MECHANISMS = {"Laplace (ε₀ per query)": "laplace", "Gaussian (σ per query)": "gaussian"}
 LAPLACE, GAUSSIAN = MECHANISMS
@@ -59,6 +85,64 @@ def _data(k: int, mechanism: str, eps0: float | None, sigma: float | None, delta
     methods = ("basic", "advanced", "optimal", "rdp") + (("pld",) if with_pld else ())
     return composition_data(COMPOSITION_K_MAX, mechanism=mechanism, epsilon=eps0, sigma=sigma,
                             delta=delta, methods=methods, mark_k=k)
+
+
+@st.cache_data(show_spinner=False, max_entries=1024)
+def queries_within_budget(budget: float, mechanism: str, eps0: float | None,
+                          sigma: float | None, delta: float, method: str) -> int:
+    """The most queries k whose total ε by ``method`` is at most ``budget`` (0 if even one
+    exceeds it; :data:`K_LIMIT` if that many fit): bisection over k, each total computed by
+    :func:`~dpteach.accounting.composition_epsilons`, which increases with k for these
+    accountants (more queries never cost less)."""
+    def total(k: int) -> float:
+        return float(composition_epsilons([k], mechanism=mechanism, epsilon=eps0, sigma=sigma,
+                                          delta=delta, methods=(method,))[method][0])
+
+    if total(1) > budget:
+        return 0
+    if total(K_LIMIT) <= budget:
+        return K_LIMIT
+    fits, over = 1, K_LIMIT                     # total(fits) ≤ budget < total(over)
+    while over - fits > 1:
+        middle = (fits + over) // 2
+        if total(middle) <= budget:
+            fits = middle
+        else:
+            over = middle
+    return fits
+
+
+def with_budget(data: FigureData, budget: float, within: dict[str, int], mechanism: str,
+                eps0: float | None, sigma: float | None, delta: float) -> FigureData:
+    """The composition figure with the budget as a line and, on each counted curve, a point
+    at the most queries within it (where it is inside the figure's k range)."""
+    k_max = float(data.extra["ks"][-1])
+    marks = []
+    for method, k in within.items():
+        if 1 <= k <= k_max:
+            y = composition_epsilons([k], mechanism=mechanism, epsilon=eps0, sigma=sigma,
+                                     delta=delta, methods=(method,))[method][0]
+            marks.append(Series(f"budget-{method}", "", [float(k)], [float(y)], kind="points",
+                                colour=data.series_by_key(method).colour, width=3.0,
+                                tooltip=(("queries within the budget", np.array([k])),)))
+    rule = Rule("budget", "y", budget, f"your budget: total ε = {budget:g}",
+                colour=PALETTE["purple"], dash="dashdot")
+    return dataclasses.replace(data, series=data.series + tuple(marks),
+                               rules=data.rules + (rule,))
+
+
+def share_of_basic(data: FigureData) -> FigureData:
+    """Each accountant's total ε divided by basic composition's (kε₀), against k: below 1,
+    it saves privacy; the curves that overlap on the totals' chart separate here."""
+    basic = data.series_by_key("basic").y
+    series = tuple(dataclasses.replace(s, y=s.y / basic) for s in data.series
+                   if s.key not in ("basic",) and s.x.size == basic.size)
+    return FigureData(
+        title="Each accountant's total ε as a share of basic composition's",
+        x_title="number of queries k", y_title="share of the basic total",
+        series=series, rules=(Rule("basic", "y", 1.0, "basic composition (ε's add)",
+                                   colour=PALETTE["black"], dash="dotted"),),
+        log_x=True, log_y=True, x_integer=True)
 
 
 def _help(method: str, mechanism: str) -> str:
@@ -92,6 +176,10 @@ def render() -> None:
     with c_k:
         k = int(log_slider("Number of queries k", KS, 100, key="k", format_func=str,
                            caption="← fewer queries | more queries →"))
+        budget = log_slider("Your total budget ε", BUDGETS, DEFAULT_BUDGET, key="comp_budget",
+                            format_func=lambda b: f"{b:g}", caption="← stricter | looser budget →",
+                            help="The total ε you allow for all the queries together: how many "
+                                 "queries fit depends on the accounting.")
     with c_noise:
         if mechanism == "laplace":
             eps0 = epsilon_slider("Per-query ε₀", key="eps0", value=0.1,
@@ -112,20 +200,38 @@ def render() -> None:
     with friendly_errors("The composition"):
         data = _data(k, mechanism, eps0, sigma, delta, with_pld)
         totals = data.extra["at_mark"]
+        within = {m: queries_within_budget(budget, mechanism, eps0, sigma, delta, m)
+                  for m in BUDGET_METHODS}
+        per_query = (f"ε₀ = {eps0:g}" if mechanism == "laplace" else f"σ = {sigma:g}")
+        st.markdown(f"**Queries within your budget ε = {budget:g}** ({per_query} each)")
+        tiles([(METHOD_LABELS[m].split(" (")[0], f"{n:,}" if n < K_LIMIT else f"≥ {K_LIMIT:,}",
+                f"The most queries ({per_query} each) whose total ε by {METHOD_LABELS[m]} "
+                f"stays within your budget ε = {budget:g} (total δ = {delta:g}).")
+               for m, n in within.items()])
+        if not presenting():
+            st.markdown(f"**Total ε of k = {k:,} queries**")
         tiles([(METHOD_LABELS[m], fmt(v) if math.isfinite(v) else "∞", _help(m, mechanism))
-               for m, v in totals.items()], border=False)
+               for m, v in totals.items()], border=False, fold_all=True,
+              fold_label=f"Total ε of k = {k:,} queries, by each accountant")
         best = min(totals, key=totals.get)
+        counts = ", ".join(f"{within[m]:,} by {METHOD_LABELS[m].split(' (')[0]}"
+                           for m in BUDGET_METHODS)
         tradeoff(f"Every answer spends privacy. These k = {k:,} answers cost a total ε of "
                  f"{fmt(totals[best])} by the best accounting ({METHOD_LABELS[best]}), "
                  f"{fmt(totals[best] / k)} per answer; basic composition would charge "
-                 f"{fmt(totals['basic'])}. More answers or less noise per answer, more ε.")
+                 f"{fmt(totals['basic'])}. A budget of ε = {budget:g} buys {counts} "
+                 f"accounting: better accounting, more answers for the same privacy.")
         st.caption(f"Smallest total ε: **{METHOD_LABELS[best]}** ({fmt(totals[best])}) at total "
                    f"δ = {delta:g}. Basic composition would spend {fmt(totals['basic'])}.")
         if (mechanism == "laplace" and "pld" in totals
                 and totals["pld"] >= totals["basic"] > totals["rdp"]):
             st.info("For k·ε₀ this large dp_accounting's PLD overflows; the value shown is "
                     "the basic bound kε₀, which is also valid.", icon=":material/info:")
-        show_chart(data, f"Total ε against the number of queries k, marked at k = {k}")
+        show_chart(with_budget(data, budget, within, mechanism, eps0, sigma, delta),
+                   f"Total ε against the number of queries k, marked at k = {k}, with the "
+                   f"budget ε = {budget:g} and where each accountant's curve crosses it")
+        show_chart(share_of_basic(data), "Each accountant's total ε as a share of basic "
+                                         "composition's, against k")
     st.caption(
         "Gaussian queries: the classic theorems (basic, advanced, optimal) need a per-query "
         "(ε₀, δ₀); half of δ goes to the queries (δ₀ = δ/2k) and half to the theorem. "

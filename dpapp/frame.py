@@ -47,15 +47,22 @@ PRESET_KEY = "_dpteach_preset"
 PRESENTATION_CSS = """<style>
 html { font-size: 21px; }
 [data-testid="stMetricValue"] { font-size: 2.6rem; }
-[data-testid="stMainBlockContainer"] { padding: calc(60px + 0.6rem) 2rem 2rem 2rem;
+[data-testid="stMainBlockContainer"] { padding: 0.5rem 2rem 2rem 2rem;
                                        max-width: 100%; }
 [data-testid="stMainBlockContainer"] h1 { font-size: 1.9rem; padding-top: 0.2rem; }
 [data-testid="stColumn"] [data-testid="stMetricValue"] { font-size: 2.1rem; }
 [data-testid="stColumn"] [data-testid="stHorizontalBlock"] { flex-wrap: wrap; }
 [data-testid="stColumn"] [data-testid="stColumn"] { min-width: 10rem; }
+[data-testid="stHeader"] { display: none; }
+.st-key-dpteach_menu { gap: 0.1rem 1.2rem; }
+.st-key-dpteach_menu [data-testid="stMarkdownContainer"] p,
+.st-key-dpteach_menu [data-testid="stPageLink"] p { font-size: 0.66rem; line-height: 1.3; }
+.st-key-dpteach_menu [data-testid="stPageLink-NavLink"] { padding: 0 0.3rem; margin: 0; }
 </style>"""
 
 
+#: Key of presentation mode's page menu (its CSS class is ``st-key-dpteach_menu``).
+MENU_KEY = "dpteach_menu"
 #: Presentation mode: widths of the page's column (title, controls, numbers) and of its
 #: charts' column.
 PRESENTATION_COLUMNS = (0.38, 0.62)
@@ -74,22 +81,23 @@ def chart_column():
     return getattr(_SLOTS, "charts", None)
 
 
-def tiles(items: Sequence[tuple], *, border: bool = True, fold_label: str = "More numbers"
-          ) -> None:
+def tiles(items: Sequence[tuple], *, border: bool = True, fold_label: str = "More numbers",
+          fold_all: bool = False) -> None:
     """A row of number tiles, most important first: ``items`` are ``(label, value, help)``,
     optionally followed by ``st.metric``'s ``delta`` and ``delta_color``.
 
     In presentation mode a page shows at most :data:`MAX_TILES` tiles in all (its first
     ones, two to a row in the page's narrow column); the rest are folded under
-    ``fold_label``. Otherwise one row.
+    ``fold_label`` (all of them with ``fold_all``: numbers a lecture can do without).
+    Otherwise one row.
     """
     items = list(items)
     if not presenting():
         _tile_rows(items, len(items), border)
         return
-    budget = getattr(_SLOTS, "tiles_left", MAX_TILES)
+    budget = 0 if fold_all else getattr(_SLOTS, "tiles_left", MAX_TILES)
     _tile_rows(items[:budget], 2, border)
-    _SLOTS.tiles_left = max(0, budget - len(items))
+    _SLOTS.tiles_left = getattr(_SLOTS, "tiles_left", MAX_TILES) - min(budget, len(items))
     if items[budget:]:
         with st.expander(fold_label, expanded=False, icon=":material/tune:"):
             _tile_rows(items[budget:], 2, border)
@@ -98,15 +106,38 @@ def tiles(items: Sequence[tuple], *, border: bool = True, fold_label: str = "Mor
 def _tile_rows(items: list[tuple], per_row: int, border: bool) -> None:
     for start in range(0, len(items), per_row):
         row = items[start:start + per_row]
-        for column, (label, value, help_, *change) in zip(st.columns(per_row, border=border),
-                                                         row):
-            column.metric(label, value, help=help_, delta=change[0] if change else None,
-                          delta_color=change[1] if len(change) > 1 else "normal")
+        # a border per tile, not per column: a short last row has no empty box
+        for column, (label, value, help_, *change) in zip(st.columns(per_row), row):
+            column.container(border=border).metric(
+                label, value, help=help_, delta=change[0] if change else None,
+                delta_color=change[1] if len(change) > 1 else "normal")
 
 
 def presenting() -> bool:
     """True in presentation mode (the toggle of :func:`presentation_toggle`)."""
     return bool(st.session_state.get(PRESENT_KEY, False))
+
+
+def presentation_requested() -> bool:
+    """Presentation mode, as known before the toggle is drawn (for ``st.navigation``): the
+    toggle's value from the last run, or on a first visit the link's ``?present=``."""
+    if PRESENT_KEY in st.session_state:
+        return presenting()
+    return st.query_params.get(PRESENT_KEY, "false").lower() == "true"
+
+
+def page_menu(parts: Mapping[str, Sequence[Any]]) -> None:
+    """Presentation mode's navigation: every page as a small link, grouped by course part
+    (``parts``: part name → its pages, ``st.Page`` objects), in one block above the page, so
+    any page is one click away and nothing is folded behind a "more" menu. Presentation
+    mode stays on across the pages (the toggle's state, and so ``?present=true``)."""
+    with st.container(horizontal=True, gap=None, key=MENU_KEY):
+        for part, pages in parts.items():
+            with st.container(horizontal=True, width="content", gap=None,
+                              vertical_alignment="center"):
+                st.markdown(f"**{part}:**", width="content")
+                for page in pages:
+                    st.page_link(page, icon="")
 
 
 def presentation_toggle() -> bool:
@@ -225,16 +256,19 @@ def notebook_caption(stem: str) -> str:
 
 
 def classroom_frame(run_page: Callable[[], Any], *, presets: Mapping | None = None,
-                    url_path: str = "", notebook: str | None = None) -> None:
+                    url_path: str = "", notebook: str | None = None,
+                    menu: Mapping[str, Sequence[Any]] | None = None) -> None:
     """Run one page inside the classroom bar (what ``app.py`` does for every page).
 
     Above the page: the presentation-mode toggle, the page's presets and "Share this
     view"; under it, one caption line naming ``notebook`` (a file stem of ``notebooks/``,
     the page's ``NOTEBOOK``), if given. The presets and the link are filled in after the
     page has run, from the values its widgets show, so the highlighted preset and the link
-    are exact.
+    are exact. In presentation mode, ``menu`` (course part → pages) is drawn above the bar
+    by :func:`page_menu` (``app.py`` then hides Streamlit's own navigation).
     """
     begin_view()
+    menu_slot = st.container()
     bar = st.container(horizontal=True, vertical_alignment="center", gap="medium")
     with bar:
         presentation_toggle()
@@ -255,6 +289,9 @@ def classroom_frame(run_page: Callable[[], Any], *, presets: Mapping | None = No
             _SLOTS.charts = None
     else:
         run_page()
+    if menu and presenting():
+        with menu_slot:
+            page_menu(menu)
     with presets_slot:
         preset_picker(presets or {})
     with share_slot:

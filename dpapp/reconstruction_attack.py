@@ -22,6 +22,7 @@ and shown as a friendly message. The calibration
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import numpy as np
@@ -39,7 +40,7 @@ from dpteach.plots.figure import FigureData, Rule, Series
 from dpteach.plots.reconstruction import recovery_vs_epsilon_data, recovery_vs_noise_data
 from dpteach.tables import load_reconstruction_table
 from dpapp.charts import show_chart
-from dpapp.frame import secondary, tradeoff
+from dpapp.frame import chart_column, secondary, tradeoff
 from dpapp.messages import friendly_errors
 from dpapp.widgets import bound_radio, fmt, log_slider, PRIVACY_CAPTION
 
@@ -224,6 +225,32 @@ def calibration(k: int, noise: str, epsilon: float) -> dict:
             "ceiling": dp_recovery_bound(epsilon, delta)}
 
 
+@st.cache_data(show_spinner=False, max_entries=16)
+def conditioning(n: int) -> dict[int, float]:
+    """Condition number (largest over smallest singular value) of the page's query matrix
+    at k = n and k = 2n (the table's draw, :func:`attack_rng`): why least squares dips at
+    k = n. A random square 0/1 matrix is nearly singular, its smallest singular value of
+    order n^(-1/2) (Rudelson & Vershynin 2008, Thm 1.2); with k = 2n rows it is of order
+    √k − √n (Rudelson & Vershynin 2009, Thm 1.1), so the errors of the answers, divided by
+    it, grow by the condition number's ratio."""
+    out = {}
+    for k in (n, 2 * n):
+        rng = attack_rng(n, k)
+        rng.integers(0, 2, n)                                  # the secret, drawn first
+        out[k] = float(np.linalg.cond(rng.integers(0, 2, size=(k, n)).astype(float)))
+    return out
+
+
+def dip_note(n: int) -> str:
+    """One sentence beside the queries chart: why least squares dips at k = n."""
+    cond = conditioning(n)
+    return (f"Why least squares dips at k = n = {n}: with as many queries as unknowns the "
+            f"system is square, and a random square 0/1 matrix is nearly singular (condition "
+            f"number {cond[n]:,.0f} here, against {cond[2 * n]:,.0f} at k = {2 * n}), so "
+            f"solving it can magnify the answers' relative errors by up to that factor; more "
+            f"queries than unknowns average the errors out instead.")
+
+
 def _controls() -> tuple[int, int, str, float, str]:
     c_size, c_noise, c_decoder = st.columns(3)
     with c_size:
@@ -313,6 +340,9 @@ def render() -> None:
     with right:
         show_chart(by_k, f"Fraction of bits recovered against the number of queries, n = {n}, "
                          f"marked at k = {k}", height=CHART_HEIGHT)
+        if decoder == "least_squares":
+            with chart_column() or contextlib.nullcontext():
+                st.caption(dip_note(n))
     if noise == "bounded":
         st.caption(
             "With errors of size c·√n, c well below 1, and about as many queries as people, "
@@ -327,8 +357,7 @@ def render() -> None:
             "DP ceiling (e^ε + δ)/(1 + e^ε) — for small ε, a coin flip — at every k. Only a "
             "large total ε (hundreds, for these sizes) lets the bits out.")
     st.caption("Each point is one seeded attack (secret, queries and noise drawn once per "
-               "(n, k) and scaled to each level), precomputed by "
-               "scripts/precompute_attack_tables.py. I. Dinur, K. Nissim, *Revealing "
+               "(n, k) and scaled to each level), computed in advance. I. Dinur, K. Nissim, *Revealing "
                "information while preserving privacy*, PODS 2003; C. Dwork, F. McSherry, "
                "K. Talwar, *The price of privacy and the limits of LP decoding*, STOC 2007; "
                "C. Dwork, A. Roth, *The algorithmic foundations of differential privacy*, "

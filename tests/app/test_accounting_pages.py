@@ -10,9 +10,11 @@ from __future__ import annotations
 import json
 import math
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dpapp import composition as comp_page
 from dpteach.accounting.compare import METHOD_LABELS, composition_epsilons
 from dpteach.accounting.rdp import RDPAccountant
 from dpteach.accounting.calibrate import epsilon_for_noise_multiplier, get_noise_multiplier
@@ -65,6 +67,16 @@ def chart_rows(spec: dict) -> dict[str, list[tuple[float, float]]]:
 
 
 # ------------------------------------------------------------------ composition
+def budget_tiles(at: AppTest) -> list[tuple[str, str]]:
+    """The page's first three tiles: queries within the budget (basic, advanced, RDP)."""
+    return [(m.label, m.value) for m in at.metric][:3]
+
+
+def totals(at: AppTest) -> dict[str, str]:
+    """The tiles after the budget's: each accountant's total ε at k."""
+    return {m.label: m.value for m in list(at.metric)[3:]}
+
+
 def _expected(k, mechanism, delta, **kw):
     out = composition_epsilons([k], mechanism=mechanism, delta=delta, **kw)
     return {METHOD_LABELS[m]: sig4(v[0]) for m, v in out.items()}
@@ -73,9 +85,9 @@ def _expected(k, mechanism, delta, **kw):
 def test_composition_default_laplace():
     at = page_app(COMP)
     assert_no_errors(at)
-    assert metrics(at) == _expected(100, "laplace", 1e-5, epsilon=0.1)
+    assert totals(at) == _expected(100, "laplace", 1e-5, epsilon=0.1)
     assert not at.get("imgs") and not at.get("image")
-    (spec,) = charts(at)
+    spec = charts(at)[0]
     assert spec["title"]["text"] == ("Composition of k Laplace queries, ε₀ = 0.1 each; "
                                      "total δ = 1e-05")
     rows = chart_rows(spec)
@@ -95,8 +107,8 @@ def test_composition_sliders_update_numbers():
     at.select_slider(key="eps0").set_value(0.03)
     at.select_slider(key="total_delta").set_value(1e-8).run()
     assert_no_errors(at)
-    assert metrics(at) == _expected(1000, "laplace", 1e-8, epsilon=0.03)
-    (spec,) = charts(at)
+    assert totals(at) == _expected(1000, "laplace", 1e-8, epsilon=0.03)
+    spec = charts(at)[0]
     after = chart_rows(spec)
     assert after["mark_k"] == [(1000, math.nan)] and after[PLD] != before[PLD]
     assert "ε₀ = 0.03" in spec["title"]["text"] and "δ = 1e-08" in spec["title"]["text"]
@@ -108,7 +120,7 @@ def test_composition_chart_follows_each_slider(key, value):
     before = charts(at)[0]
     at.select_slider(key=key).set_value(value).run()
     assert_no_errors(at)
-    (after,) = charts(at)
+    after = charts(at)[0]
     assert after != before
     if key == "k":          # the curves reach the chosen k beyond the figure's 1000
         assert max(x for x, _ in chart_rows(after)["Rényi DP"]) == 5000
@@ -119,10 +131,10 @@ def test_composition_gaussian():
     at.radio(key="mechanism").set_value("Gaussian (σ per query)").run()
     at.select_slider(key="sigma0").set_value(2.0).run()
     assert_no_errors(at)
-    m = metrics(at)
+    m = totals(at)
     assert m == _expected(100, "gaussian", 1e-5, sigma=2.0)
     assert float(m[PLD]) < float(m["Rényi DP"]) < float(m[OPTIMAL])
-    (spec,) = charts(at)
+    spec = charts(at)[0]
     assert "Gaussian queries, σ = 2" in spec["title"]["text"]
 
 
@@ -131,7 +143,7 @@ def test_composition_without_pld_and_single_query():
     at.toggle(key="with_pld").set_value(False)
     at.select_slider(key="k").set_value(1).run()
     assert_no_errors(at)
-    m = metrics(at)
+    m = totals(at)
     assert PLD not in m and len(m) == 4
     assert PLD not in chart_rows(charts(at)[0])
     # one ε₀-DP mechanism with δ = 1e-5 allowed: ε' = ln(e^ε₀ − δ(1 + e^ε₀)) (KOV, k = 1)
@@ -146,9 +158,76 @@ def test_composition_huge_total_is_friendly():
     at.select_slider(key="k").set_value(300)
     at.select_slider(key="eps0").set_value(3.0).run()
     assert_no_errors(at)
-    m = metrics(at)
+    m = totals(at)
     assert m["basic (ε's add)"] == m[PLD] == sig4(900.0)
     assert any("overflows" in i.value for i in at.info)
+
+
+def _within(budget, mechanism, delta, **kw):
+    """Queries within ``budget`` by a scan of k = 1 … 1000 with the library (each total
+    increasing in k, checked), for the three accountants the page counts."""
+    ks = np.arange(1, 1001)
+    out = composition_epsilons(ks, mechanism=mechanism, delta=delta,
+                               methods=("basic", "advanced", "rdp"), **kw)
+    counts = {}
+    for m, total in out.items():
+        assert np.all(np.diff(total) >= 0), m
+        counts[m] = int(np.sum(total <= budget))
+        assert counts[m] < 1000, "the scan must reach past the crossing"
+    return counts
+
+
+@pytest.mark.parametrize("mechanism,kw,budget,measured", [
+    ("laplace", {"epsilon": 0.1}, 5.0, (50, 76, 117)),
+    ("gaussian", {"sigma": 5.0}, 10.0, (11, 3, 89))])
+def test_composition_queries_within_the_budget_are_the_libraries(mechanism, kw, budget,
+                                                                 measured):
+    at = AppTest.from_function(_page_script, kwargs={"module": COMP}, default_timeout=TIMEOUT)
+    at.query_params.update({"comp_budget": f"{budget:g}"})
+    at.run()
+    if mechanism == "gaussian":
+        at.radio(key="mechanism").set_value("Gaussian (σ per query)").run()
+    assert_no_errors(at)
+    expected = _within(budget, mechanism, 1e-5, **kw)
+    assert tuple(expected.values()) == measured        # the figures quoted in the report
+    assert budget_tiles(at) == [("basic", f"{expected['basic']:,}"),
+                                ("advanced", f"{expected['advanced']:,}"),
+                                ("Rényi DP", f"{expected['rdp']:,}")]
+    assert any(f"budget of ε = {budget:g} buys {expected['basic']:,} by basic"
+               in md.value for md in at.markdown)
+    # the chart: the budget line, and each curve's last k within it marked on the curve
+    data = comp_page.with_budget(
+        comp_page._data(100, mechanism, kw.get("epsilon"), kw.get("sigma"), 1e-5, True),
+        budget, expected, mechanism, kw.get("epsilon"), kw.get("sigma"), 1e-5)
+    assert data.rules[-1].key == "budget" and data.rules[-1].value == budget
+    for m, n in expected.items():
+        if n == 0:
+            continue
+        mark = data.series_by_key(f"budget-{m}")
+        at_n, after = composition_epsilons([n, n + 1], mechanism=mechanism, delta=1e-5,
+                                           methods=(m,), **kw)[m]
+        assert (mark.x[0], mark.y[0]) == (n, pytest.approx(at_n))
+        assert at_n <= budget < after
+
+
+def test_composition_budget_limits():
+    # none fit (one query already over the budget) and all fit (up to the page's limit)
+    within = comp_page.queries_within_budget
+    assert within(0.1, "gaussian", None, 0.5, 1e-5, "rdp") == 0
+    assert within(100.0, "laplace", 1e-5, None, 1e-5, "basic") == comp_page.K_LIMIT
+    assert within(2.0, "laplace", 0.1, None, 1e-5, "basic") == 20      # kε₀ ≤ 2
+
+
+def test_composition_share_of_basic_is_the_ratio_of_the_totals():
+    at = page_app(COMP)
+    share = chart_rows(charts(at)[1])
+    ks = [x for x, _ in share["Rényi DP"]]
+    out = composition_epsilons(ks, mechanism="laplace", epsilon=0.1, delta=1e-5,
+                               methods=("basic", "advanced", "rdp"))
+    for m in ("advanced", "rdp"):
+        assert [y for _, y in share[METHOD_LABELS[m]]] == pytest.approx(
+            out[m] / out["basic"], rel=1e-5)
+    assert share["basic composition (ε's add)"] == [(1.0, math.nan)]
 
 
 # ------------------------------------------------------------------ DP-SGD planner

@@ -117,6 +117,31 @@ def test_pages_list_is_wellformed():
         assert callable(importlib.import_module(module).render), module
 
 
+def _parts():
+    """The literal ``PARTS`` dict of app.py (course part → page titles)."""
+    for node in ast.parse(APP.read_text()).body:
+        if isinstance(node, ast.Assign) and [t.id for t in node.targets] == ["PARTS"]:
+            return ast.literal_eval(node.value)
+    raise AssertionError("app.py has no PARTS = {...} dict")
+
+
+def test_presentation_menu_links_every_page_once():
+    # the menu that replaces Streamlit's folded top bar in presentation mode: every page of
+    # PAGES in exactly one course part, and drawn as a page link (the browser test checks
+    # that each is on the first screen and opens its page in one click)
+    titles = [p[0] for p in _pages_list()]
+    in_parts = [t for part in _parts().values() for t in part]
+    assert sorted(in_parts) == sorted(titles)
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    at.query_params["present"] = "true"
+    at.run()
+    assert_no_errors(at)
+    assert sorted(link.proto.label or link.proto.page for link in at.get("page_link")) \
+        == sorted(titles)
+    plain = AppTest.from_file(str(APP), default_timeout=TIMEOUT).run()
+    assert not plain.get("page_link")          # outside presentation mode: Streamlit's bar
+
+
 def test_app_default_page_renders():
     at = AppTest.from_file(str(APP), default_timeout=TIMEOUT).run()
     assert_no_errors(at)

@@ -178,7 +178,7 @@ def test_presentation_mode_follows_the_lecturer_to_the_next_page(app_url, tmp_pa
             screenshot_on_failure(page, tmp_path / "switch.png"):
         page.goto(f"{app_url}?present=true&epsilon=0.1")
         settle(page, first)
-        page.get_by_test_id("stTopNav").get_by_role("link", name=second).click()
+        page.get_by_test_id("stPageLink").get_by_role("link", name=second).click()  # the menu
         settle(page, second)
         assert_no_error_elements(page)
         assert urlsplit(page.url).path == "/" + second_path

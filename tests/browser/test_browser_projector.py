@@ -9,6 +9,9 @@ For every page of ``app.py``'s ``PAGES`` at 1366×768 and 1920×1080 with
   chart, no label is shortened with an ellipsis, and the title the browser drew reads as
   the chart's title (its words in order, whatever the line breaks).
 
+and that every page's link is on the first screen without opening a menu, and one click on
+it opens that page (its address and heading), still in presentation mode.
+
 ``DPTEACH_PROJECTOR_REPORT=1 python -m pytest tests/browser/test_browser_projector.py -s -k
 report`` prints the measurements of every page view (the figures quoted in issue 24's note).
 """
@@ -16,6 +19,7 @@ report`` prints the measurements of every page view (the figures quoted in issue
 from __future__ import annotations
 
 import os
+from urllib.parse import urlsplit
 
 import pytest
 from _servers import chromium_page, screenshot_on_failure
@@ -110,6 +114,49 @@ def test_the_chart_is_on_the_first_screen_with_few_tiles_and_nothing_cut(
             screenshot_on_failure(page, tmp_path / f"{path or 'default'}-{size}.png"):
         m = open_presenting(page, app_url + path, title)
         assert not problems(m), f"{title} at {size}: {problems(m)}"
+
+
+LINK_PLACE = """(a) => {
+    const r = a.getBoundingClientRect();
+    return {top: r.top, bottom: r.bottom, left: r.left, right: r.right,
+            W: window.innerWidth, H: window.innerHeight,
+            folded: !!a.closest('details:not([open])'),
+            hidden: getComputedStyle(a).visibility === 'hidden' || r.width === 0};
+}"""
+
+
+def visible_link(page, title: str):
+    """The link named ``title`` that is drawn on the first screen (None if there is none:
+    folded behind a menu, hidden, or below or beside the screen)."""
+    for link in page.get_by_role("link", name=title, exact=True).all():
+        if not link.is_visible():
+            continue
+        p = link.evaluate(LINK_PLACE)
+        if (not p["folded"] and not p["hidden"] and p["top"] >= 0 and p["bottom"] <= p["H"]
+                and p["left"] >= 0 and p["right"] <= p["W"]):
+            return link
+    return None
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_every_page_is_one_click_away(app_url, tmp_path, size):
+    """From each page in turn, the next page's link is on the first screen (every page's
+    link is checked on the first one) and one click opens it in presentation mode."""
+    with chromium_page(viewport=SIZES[size]) as page, \
+            screenshot_on_failure(page, tmp_path / f"menu-{size}.png"):
+        open_presenting(page, app_url, PAGES[0][0])
+        missing = [title for title, *_ in PAGES if visible_link(page, title) is None]
+        assert not missing, f"at {size}, not one click away on the first page: {missing}"
+        for title, _, path in PAGES[1:] + PAGES[:1]:
+            page.evaluate("() => window.scrollTo(0, 0)")
+            link = visible_link(page, title)
+            assert link is not None, f"at {size}: no visible link to {title}"
+            link.click()
+            settle(page, title)
+            address = urlsplit(page.url)
+            assert address.path == "/" + path, f"{title}: opened {page.url}"
+            assert "present=true" in address.query, f"{title}: left presentation mode"
+            assert page.get_by_role("heading", name=title).first.is_visible()
 
 
 @pytest.mark.skipif(not os.environ.get("DPTEACH_PROJECTOR_REPORT"),
