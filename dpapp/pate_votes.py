@@ -40,9 +40,9 @@ from dpapp.messages import friendly_errors
 from dpapp.widgets import bound_radio, bound_slider, DELTAS, fmt, fmt_delta, log_slider
 
 TEACHERS = (50, 500, 250, 10)            # the teachers slider: min, max, default, step
-CLASSES = (2, 10, 10)                    # the classes slider: min, max, default
+CLASSES = (2, 10, 2)                     # the classes slider: min, max, default (Adult: 2)
 AGREEMENTS = (0.1, 1.0, 0.01)            # the agreement slider: min, max, step
-THRESHOLDS = (0, 600, 200, 10)           # the T slider: min, max, default, step
+THRESHOLDS = (0, 600, 300, 10)           # the T slider: min, max, default, step
 SIGMA1S = (10.0, 15.0, 20.0, 30.0, 50.0, 70.0, 100.0, 150.0, 200.0, 300.0, 500.0)
 SIGMA2S = (5.0, 7.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0, 70.0, 100.0, 150.0, 200.0)
 QUERIES = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000)
@@ -132,7 +132,7 @@ def _controls() -> dict:
                                  help="Confident-GNMax answers only if the largest count plus "
                                       "N(0, σ₁²) noise reaches T.")
     with c_noise:
-        sigma1 = log_slider("Threshold noise σ₁", SIGMA1S, 150.0, key="pate_sigma1",
+        sigma1 = log_slider("Threshold noise σ₁", SIGMA1S, 200.0, key="pate_sigma1",
                             format_func=lambda s: f"{s:g}",
                             caption="← less private | more private →",
                             help="Gaussian noise added to the largest count before the "

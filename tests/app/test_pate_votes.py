@@ -72,14 +72,14 @@ def as_sent(spec: dict) -> dict:
     return json.loads(json.dumps(spec))
 
 
-def expected_charts(votes, threshold=200.0, sigma1=150.0, sigma2=40.0, delta=1e-5, k=1000):
+def expected_charts(votes, threshold=300.0, sigma1=200.0, sigma2=40.0, delta=1e-5, k=1000):
     return [as_sent(sent_spec(vote_histogram_data(votes, threshold))),
             as_sent(sent_spec(answer_distribution_data(votes, threshold, sigma1, sigma2))),
             as_sent(sent_spec(pate_privacy_data(votes, threshold, sigma1, sigma2, delta,
                                                    k_max=10_000, mark_k=k)))]
 
 
-def expected_metrics(votes, threshold=200.0, sigma1=150.0, sigma2=40.0, delta=1e-5, k=1000):
+def expected_metrics(votes, threshold=300.0, sigma1=200.0, sigma2=40.0, delta=1e-5, k=1000):
     p = math.exp(threshold_log_pr_answered(votes, threshold, sigma1))
     gn = gnmax_answer_probabilities(votes, sigma2)
     top = int(np.argmax(votes))
@@ -110,7 +110,7 @@ def test_default_page_shows_the_library_numbers_and_charts():
     assert_no_errors(at)
     assert not at.warning, [w.value for w in at.warning]
     assert at.title[0].value == "PATE votes"
-    votes = agreement_votes(250, 10, 0.8, "spread")
+    votes = agreement_votes(250, 2, 0.8, "spread")
     assert metrics(at) == expected_metrics(votes)
     got = charts(at)
     assert got == expected_charts(votes)
@@ -138,7 +138,7 @@ def test_every_preset_renders_its_histogram(preset):
     assert not at.warning, [w.value for w in at.warning]
     agreement, rest = VOTE_PRESETS[preset]
     assert at.slider(key="pate_agreement").value == agreement
-    votes = agreement_votes(250, 10, agreement, rest)
+    votes = agreement_votes(250, 2, agreement, rest)
     assert charts(at) == expected_charts(votes)
     assert metrics(at) == expected_metrics(votes)
 
@@ -155,7 +155,7 @@ def test_the_agreement_slider_moves_every_chart():
     assert_no_errors(at)
     after = charts(at)
     assert all(a != b for a, b in zip(after, before))
-    votes = agreement_votes(250, 10, 0.95, "spread")
+    votes = agreement_votes(250, 2, 0.95, "spread")
     assert _bar_heights(after[0]) == sorted(votes.tolist())
     assert after == expected_charts(votes)
 
@@ -163,7 +163,7 @@ def test_the_agreement_slider_moves_every_chart():
 @pytest.mark.parametrize("key,value,moved", [
     ("pate_teachers", 500, (0, 1, 2)),
     ("pate_classes", 3, (0, 1, 2)),
-    ("pate_threshold", 300, (0, 1, 2)),
+    ("pate_threshold", 200, (0, 1, 2)),
 ])
 def test_the_ensemble_sliders_move_the_charts(key, value, moved):
     at = page_app()
@@ -172,7 +172,7 @@ def test_the_ensemble_sliders_move_the_charts(key, value, moved):
     assert_no_errors(at)
     after = charts(at)
     assert [i for i in range(3) if after[i] != before[i]] == list(moved)
-    kw = dict(teachers=250, classes=10, threshold=200.0)
+    kw = dict(teachers=250, classes=2, threshold=300.0)
     kw[key.removeprefix("pate_")] = value
     votes = agreement_votes(kw["teachers"], kw["classes"], 0.8, "spread")
     assert after == expected_charts(votes, threshold=float(kw["threshold"]))
@@ -191,9 +191,9 @@ def test_the_noise_and_accounting_sliders_move_only_their_charts(key, value, mov
     assert_no_errors(at)
     after = charts(at)
     assert [i for i in range(3) if after[i] != before[i]] == list(moved)
-    kw = dict(sigma1=150.0, sigma2=40.0, delta=1e-5, k=1000)
+    kw = dict(sigma1=200.0, sigma2=40.0, delta=1e-5, k=1000)
     kw[key.removeprefix("pate_")] = value
-    votes = agreement_votes(250, 10, 0.8, "spread")
+    votes = agreement_votes(250, 2, 0.8, "spread")
     assert after == expected_charts(votes, **kw)
     assert metrics(at) == expected_metrics(votes, **kw)
 
@@ -212,7 +212,7 @@ def test_a_histogram_the_sliders_cannot_build_is_a_friendly_message():
     at.slider(key="pate_agreement").set_value(0.6).run()
     assert_no_errors(at)
     assert not at.warning
-    assert charts(at) == expected_charts(agreement_votes(250, 10, 0.6, "runner-up"))
+    assert charts(at) == expected_charts(agreement_votes(250, 2, 0.6, "runner-up"))
 
 
 def test_slider_ends_together_render():

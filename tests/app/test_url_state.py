@@ -166,8 +166,8 @@ BAD = [
     ("randomized_response", "rr_n", "123", 1000),
     ("composition", "with_pld", "maybe", True),
     ("pate_votes", "pate_teachers", "255", 250),                    # off the step of 10
-    ("pate_votes", "pate_classes", "2.5", 10),
-    ("pate_votes", "pate_threshold", "-inf", 200),
+    ("pate_votes", "pate_classes", "2.5", 2),
+    ("pate_votes", "pate_threshold", "-inf", 300),
     ("private_lr", "erm_R", "-1", 3.0),
     ("private_lr", "erm_R", "nan", 3.0),
     ("fairness_metrics", "fair_gap", "nope", "equalized_odds_worst"),
