@@ -81,13 +81,6 @@ def _app_paths() -> set[str]:
 # ---------------------------------------------------------------------------------------------
 # the site
 
-def _converted() -> set[str]:
-    """Masters written to the check-cell convention (tests/notebooks/test_conventions.py): their
-    chapters must show no assert; the others still hold theirs (issue 23 converts them)."""
-    conventions = _load("book_conventions", ROOT / "tests" / "notebooks" / "test_conventions.py")
-    return set(conventions.CONVERTED)
-
-
 @pytest.fixture(scope="session")
 def book_dir(tmp_path_factory) -> Path:
     built = Path(os.environ.get("DPTEACH_BOOK", ROOT / "build" / "book"))
@@ -158,7 +151,7 @@ class Reader:
 
 
 def page_problems(reader: Reader, path: str, *, chapter: str | None = None,
-                  asserts_allowed: bool = False, math: bool = True) -> list[str]:
+                  math: bool = True) -> list[str]:
     """Everything wrong with one page, as a reader would notice it."""
     page = reader.page
     reader.open(path)
@@ -188,7 +181,7 @@ def page_problems(reader: Reader, path: str, *, chapter: str | None = None,
     if "Traceback (most recent call last)" in text or re.search(r"\w+Error: .*\n.*line \d", text):
         problems.append("a traceback on the page")
     code = "\n".join(page.locator("div.cell_input pre, div.highlight pre").all_inner_texts())
-    if not asserts_allowed and ASSERT.search(code):
+    if ASSERT.search(code):
         problems.append("an assert in the code shown")
     for leak in LEAKS:
         if leak.lower() in html.lower():
@@ -292,12 +285,9 @@ def test_search_finds_a_chapter(reader):
 def test_every_chapter_reads_as_a_student_reads_it(reader, book_dir):
     chapters = sorted(p.stem for p in book_dir.glob("*.html") if p.stem not in NOT_CHAPTERS)
     assert chapters
-    converted = _converted()
     problems = {}
     for stem in chapters:
-        name = stem + ".ipynb"
-        found = page_problems(reader, stem + ".html", chapter=name,
-                              asserts_allowed=name not in converted)
+        found = page_problems(reader, stem + ".html", chapter=stem + ".ipynb")
         if found:
             problems[stem] = found
     assert not problems, "\n".join(f"{k}: {v}" for k, v in problems.items())

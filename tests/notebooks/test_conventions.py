@@ -12,8 +12,8 @@ For every master in ``notebooks/``:
 
 and for every student edition (``make student``): no check cell and no ``assert`` at all.
 
-Notebooks still being rewritten to this convention are listed in :data:`NOT_YET`; the list
-only shrinks. ``test_the_checks_can_fail`` shows each check failing on a bad notebook.
+Every master follows it (the last six were converted in issue 22's final round).
+``test_the_checks_can_fail`` shows each check failing on a bad notebook.
 """
 
 from __future__ import annotations
@@ -34,36 +34,6 @@ _spec = importlib.util.spec_from_file_location("notebook_stats", ROOT / "scripts
 stats_module = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(stats_module)
 
-#: masters written to the convention (new ones are born converted)
-CONVERTED = {
-    "00_why_anonymization_fails.ipynb",
-    "01_differencing_attacks.ipynb",
-    "02_what_dp_promises.ipynb",
-    "03_randomized_response.ipynb",
-    "04_laplace_and_gaussian.ipynb",
-    "05_composition_and_budget.ipynb",
-    "06_renyi_zcdp_and_pld.ipynb",
-    "07_practice_foundations.ipynb",
-    "08_private_selection.ipynb",
-    "09_sparse_vector_and_stability.ipynb",
-    "10_private_logistic_regression.ipynb",
-    "11_dp_sgd.ipynb",
-    "12_pate_votes_and_privacy.ipynb",
-    "13_pate_publishing_and_students.ipynb",
-    "14_practice_selection_and_learning.ipynb",
-    "15_fairness_definitions.ipynb",
-    "16_awareness_and_lfr.ipynb",
-    "17_fair_representations.ipynb",
-    "18_privacy_meets_fairness.ipynb",
-    "19_practice_fairness.ipynb",
-    "20_reconstruction_and_tracing.ipynb",
-    "21_auditing_and_floating_point.ipynb",
-    "22_many_queries.ipynb",
-    "23_practice_attacks_and_queries.ipynb",
-    "24_dp_in_practice.ipynb",
-}
-#: masters not yet rewritten to the convention (the list only shrinks)
-NOT_YET = {p.name for p in MASTERS} - CONVERTED
 
 WORDS_MAX, CELLS_MAX, CELL_LINES_MAX, MEDIAN_MAX = 2600, 40, 25, 8
 #: words that are plumbing, not lesson (in prose or in a lesson cell's code)
@@ -107,14 +77,9 @@ def problems(nb: dict) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("path", [p for p in MASTERS if p.name not in NOT_YET],
-                         ids=lambda p: p.name)
+@pytest.mark.parametrize("path", MASTERS, ids=lambda p: p.name)
 def test_master_follows_the_convention(path):
     assert not problems(_load(path)), "\n".join(problems(_load(path)))
-
-
-def test_not_yet_lists_only_existing_notebooks():
-    assert NOT_YET <= {p.name for p in MASTERS}
 
 
 @pytest.fixture(scope="module")
@@ -132,8 +97,7 @@ def test_student_editions_hold_no_check_cell_and_no_assert(student_editions):
         for i, cell in enumerate(_load(path)["cells"]):
             if "check" in cell.get("metadata", {}).get("tags", []):
                 bad.append(f"{path.name} cell {i}: a check cell")
-            elif cell["cell_type"] == "code" and ASSERT.search(stats_module.source(cell)) \
-                    and path.name not in NOT_YET:
+            elif cell["cell_type"] == "code" and ASSERT.search(stats_module.source(cell)):
                 bad.append(f"{path.name} cell {i}: an assert")
     assert not bad, "\n".join(bad)
 
