@@ -5,6 +5,8 @@ For every master in ``notebooks/``:
 * no ``assert`` in a lesson cell: every check lives in a code cell tagged ``check`` (otter's
   exercise tests, between ``# BEGIN TESTS`` and ``# END TESTS``, are neither);
 * every check cell is collapsed (JupyterLab's ``source_hidden`` and ``outputs_hidden``);
+* a widget made in a lesson cell goes through ``show_with_sliders``, so its default figure
+  is also a plain output (a headless run, a preview, a PDF and the book show it);
 * one sitting: at most 2,600 lesson words and 40 lesson code cells; lesson cells of at most
   25 lines, with a median of at most 8;
 * no plumbing in the lesson's prose or code: no script paths, BLAS, thread limits, timers,
@@ -40,6 +42,8 @@ WORDS_MAX, CELLS_MAX, CELL_LINES_MAX, MEDIAN_MAX = 2600, 40, 25, 8
 PLUMBING = re.compile(r"(scripts/|benchmarks/|\bBLAS\b|threadpool|perf_counter|tolerance|"
                       r"\bseeds? restart|\bbuild_info\b|same build|GRID_TOLERANCE)", re.I)
 ASSERT = re.compile(r"^\s*assert\b", re.M)
+#: a widget made in a lesson cell (its default figure must show as a plain output too)
+WIDGET = re.compile(r"\binteract(?:ive)?\(|\bwidgets\.\w+\(")
 
 
 def _load(path: Path) -> dict:
@@ -54,6 +58,8 @@ def problems(nb: dict) -> list[str]:
         src = stats_module.source(cell)
         if kind == "lesson" and ASSERT.search(src):
             found.append(f"cell {i}: assert in a lesson cell")
+        if kind == "lesson" and WIDGET.search(src) and "show_with_sliders" not in src:
+            found.append(f"cell {i}: a widget without its static figure (show_with_sliders)")
         if kind == "check":
             hidden = cell.get("metadata", {}).get("jupyter", {})
             if not (hidden.get("source_hidden") and hidden.get("outputs_hidden")):
@@ -112,6 +118,7 @@ def _code(src, **meta):
 
 @pytest.mark.parametrize("bad, expect", [
     (_nb(_code("x = 1\nassert x == 1")), "assert in a lesson cell"),
+    (_nb(_code("interact(draw, eps=widgets.FloatSlider(value=1.0))")), "static figure"),
     (_nb(_code("assert True", tags=["check"])), "not collapsed"),
     (_nb({"cell_type": "markdown", "source": "Run scripts/precompute.py first."}), "plumbing"),
     (_nb({"cell_type": "markdown", "source": "word " * 2601}), "lesson words"),
