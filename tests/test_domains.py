@@ -57,7 +57,7 @@ from dpteach.attacks.membership import ShadowExperiment
 
 #: modules not yet converted to declarations (their tests: tests/<part>/test_*_edges.py)
 WRITTEN_OUT = {
-    "dpteach.plots.accounting", "dpteach.plots.audit",
+    "dpteach.plots.audit",
     "dpteach.plots.fairness", "dpteach.plots.fairness_defs", "dpteach.plots.laftr",
     "dpteach.plots.pate", "dpteach.plots.pate_runs",
 }
@@ -848,6 +848,20 @@ NO_EDGES.update({
     _FAIR + "laftr:gamma_sweep_row(objective)": "as gamma: a fit on Adult per call",
     _FAIR + "lfr_grid:lfr_grid_entry(dataset)": "Adult's entry is a 13 s fit; German's is the "
                                                 "example, and test_tables refits two of its",
+})
+
+
+# ------------------------------------------------- plots: accounting, audit, fairness, PATE
+_PA = "dpteach.plots.accounting:"
+EXAMPLES.update({
+    **{_PA + name: dict(k_max=20, epsilon=0.1, methods=("basic", "rdp"))
+       for name in ("composition_data", "plot_composition")},
+    **{_PA + name: dict(steps_max=50, pld_points=0)
+       for name in ("dpsgd_epsilon_data", "plot_dpsgd_epsilon")},
+})
+NO_EDGES.update({
+    _PA + "dpsgd_epsilon_data(pld_steps)": "PLD at 10⁶ steps takes tens of seconds "
+                                           "(benchmarks/bench_domains.py times it)",
 })
 
 

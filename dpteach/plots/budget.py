@@ -36,12 +36,13 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import (DELTA_POSITIVE, Domain, ParameterError, array, choice, integer, real,
+from .._validation import (DELTA_POSITIVE, ParameterError, array, choice, integer, real,
                            validate)
-from ..accounting.compare import METHOD_LABELS, METHODS, composition_epsilons, dpsgd_epsilons
+from ..accounting.compare import METHOD_LABELS, composition_epsilons, dpsgd_epsilons
 from ..accounting.convert import CONVERSION, ORDERS, RDP_VALUES, rdp_to_epsilon
 from ._style import PALETTE, refuse_undrawable, refuse_undrawable_log
-from .accounting import COMPOSITION_EPSILONS, COMPOSITION_SIGMAS, PLANNER_SIGMAS
+from .accounting import (_COLOURS, _DASHES, ACCOUNTING_METHODS, COMPOSITION_EPSILONS,
+                         COMPOSITION_SIGMAS, PLANNER_SIGMAS)
 from .definition import AXES
 from .figure import FigureData, Rule, Series, to_matplotlib
 
@@ -56,12 +57,6 @@ GAUSSIAN_SIGMAS = COMPOSITION_SIGMAS
 #: the noise multipliers σ of the DP-SGD figure (the planner's, from 0.5: below, ε is in the
 #: hundreds for every batch)
 DPSGD_SIGMAS = tuple(s for s in PLANNER_SIGMAS if s >= 0.5)
-
-#: each method's colour and dash, as in the composition figure of :mod:`.accounting`
-_COLOURS = {"basic": PALETTE["black"], "advanced": PALETTE["orange"], "optimal": PALETTE["green"],
-            "rdp": PALETTE["blue"], "pld": PALETTE["vermillion"]}
-_DASHES = {"basic": "dotted", "advanced": "dashed", "optimal": "dashdot", "rdp": "solid",
-           "pld": "solid"}
 
 #: number of answers k (work: the optimal bound costs O(k) per point)
 ANSWERS = integer(1, 5000, example=100, work=True)
@@ -81,21 +76,6 @@ BATCH_SIZES = array(ndim=1, low=1, high=10**6, integers=True, max_size=8,
 BATCH = integer(1, 10**6, example=256)
 #: the marked run's noise multiplier, within the drawn grid
 NOISE_MULTIPLIER = real(DPSGD_SIGMAS[0], DPSGD_SIGMAS[-1], example=1.1)
-
-
-def _methods(name, value):
-    if isinstance(value, (list, tuple)) and value and all(
-            isinstance(v, str) and v in METHODS for v in value) and len(set(value)) == len(value):
-        return tuple(value)
-    raise ACCOUNTING_METHODS.refuse(name, value)
-
-
-#: a non-empty list or tuple of accounting methods, each once
-ACCOUNTING_METHODS = Domain("a non-empty list or tuple of distinct names from "
-                            + ", ".join(map(repr, METHODS)), _methods,
-                            example=("basic", "advanced", "optimal"),
-                            edges=(("basic",), METHODS),
-                            bad=["basic", None, [], ["moments"], [1], ["basic", "basic"], 3])
 
 
 @validate(k=ANSWERS, mechanism=choice("laplace", "gaussian"),
