@@ -57,7 +57,6 @@ from dpteach.attacks.membership import ShadowExperiment
 
 #: modules not yet converted to declarations (their tests: tests/<part>/test_*_edges.py)
 WRITTEN_OUT = {
-    "dpteach.plots.audit",
     "dpteach.plots.fairness", "dpteach.plots.fairness_defs", "dpteach.plots.laftr",
     "dpteach.plots.pate", "dpteach.plots.pate_runs",
 }
@@ -858,6 +857,26 @@ EXAMPLES.update({
        for name in ("composition_data", "plot_composition")},
     **{_PA + name: dict(steps_max=50, pld_points=0)
        for name in ("dpsgd_epsilon_data", "plot_dpsgd_epsilon")},
+})
+
+
+def _one_run_audit():
+    return audit_one_run.one_run_audit([3.0, -1.0, 2.0, -2.0, 0.5, 1.0], [1, 0, 1, 0, 0, 1],
+                                       k_plus=2, k_minus=2)
+
+
+_PU = "dpteach.plots.audit:"
+EXAMPLES.update({
+    **{_PU + name: lambda name=name: (getattr(importlib.import_module("dpteach.plots.audit"),
+                                              name), dict(result=_audit_result()))
+       for name in ("audit_histograms_data", "plot_audit_histograms")},
+    **{_PU + name: lambda name=name: (getattr(importlib.import_module("dpteach.plots.audit"),
+                                              name), dict(audit=_one_run_audit()))
+       for name in ("canary_scores_data", "plot_canary_scores")},
+    **{_PU + name: dict(trials=[10, 100, 1000], bounds=[0.1, 0.3, 0.4], claimed_epsilon=0.5)
+       for name in ("bound_convergence_data", "plot_bound_convergence")},
+    **{_PU + name: dict(m=1000, r=100, points=5)
+       for name in ("one_run_bound_data", "plot_one_run_bound")},
 })
 NO_EDGES.update({
     _PA + "dpsgd_epsilon_data(pld_steps)": "PLD at 10⁶ steps takes tens of seconds "
