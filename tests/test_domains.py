@@ -57,7 +57,7 @@ from dpteach.attacks.membership import ShadowExperiment
 
 #: modules not yet converted to declarations (their tests: tests/<part>/test_*_edges.py)
 WRITTEN_OUT = {
-    "dpteach.plots.fairness_defs", "dpteach.plots.laftr",
+ "dpteach.plots.laftr",
     "dpteach.plots.pate", "dpteach.plots.pate_runs",
 }
 
@@ -878,6 +878,10 @@ EXAMPLES.update({
     **{_PU + name: dict(m=1000, r=100, points=5)
        for name in ("one_run_bound_data", "plot_one_run_bound")},
 })
+EXAMPLES.update({f"dpteach.plots.fairness_defs:{name}": dict(
+    y_true=[0, 1, 0, 1, 1, 0], y_prob=[0.2, 0.9, 0.4, 0.6, 0.7, 0.1],
+    sensitive_features=[0, 0, 0, 1, 1, 1]) for name in ("calibration_by_group_data",
+                                                        "plot_calibration_by_group")})
 EXAMPLES["dpteach.plots.fairness:gap_values"] = dict(
     y_true=[0, 1, 0, 1], y_pred=[0, 1, 1, 1], sensitive_features=[0, 0, 1, 1])
 NO_EDGES.update({
