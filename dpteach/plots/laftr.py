@@ -44,8 +44,8 @@ import math
 
 import numpy as np
 
-from .._validation import ParameterError, check_choice, check_nonnegative, describe
-from ._style import PALETTE
+from .._validation import Domain, ParameterError, choice, describe, real, validate
+from ._style import AXES, PALETTE
 from .figure import FigureData, Rule, Series, to_matplotlib
 
 __all__ = [
@@ -107,9 +107,7 @@ def _checked(sweep):
     import pandas as pd
 
     if not isinstance(sweep, pd.DataFrame):
-        raise TypeError(f"sweep must be a pandas DataFrame of LAFTR fits (or None for the "
-                        f"shipped sweep); got sweep={describe(sweep)} of type "
-                        f"{type(sweep).__name__}")
+        raise SWEEP.refuse("sweep", sweep)
     missing = [c for c in _REQUIRED if c not in sweep.columns]
     if missing:
         raise ParameterError(f"sweep lacks the columns {missing} (it needs {list(_REQUIRED)}); "
@@ -150,12 +148,17 @@ def _checked(sweep):
     return sweep
 
 
-def _sweep(sweep):
-    return _shipped() if sweep is None else _checked(sweep)
+#: a sweep of LAFTR fits: None for the shipped one, or a DataFrame of its columns and ranges
+SWEEP = Domain("None (the shipped sweep) or a pandas DataFrame of LAFTR fits with the shipped "
+               "sweep's columns and ranges", lambda name, value: _shipped() if value is None
+               else _checked(value), edges=(None,), bad=["sweep.csv", 3, [1, 2]])
+OBJECTIVE = choice(*OBJECTIVES)
+#: a fitted γ (one of the sweep's, checked against it)
+GAMMA = real(0.0, 1e6, example=1.0)
+GAP = choice(*GAPS).or_none()
 
 
 def _rows(sweep, objective: str):
-    objective = check_choice("objective", objective, OBJECTIVES)
     rows = sweep[sweep["objective"] == objective]
     if rows.empty:
         raise ParameterError(f"sweep holds no fit of objective={objective!r}; it has "
@@ -192,6 +195,7 @@ def _stats(rows) -> dict:
     return _column_stats(*_scores(rows))
 
 
+@validate(objective=OBJECTIVE, sweep=SWEEP)
 def sweep_gammas(objective: str, *, sweep=None) -> tuple[float, ...]:
     """The γ values fitted for ``objective``, ascending (the app's slider positions).
 
@@ -210,10 +214,11 @@ def sweep_gammas(objective: str, *, sweep=None) -> tuple[float, ...]:
     -------
     tuple of float
     """
-    _, rows = _rows(_sweep(sweep), objective)
+    _, rows = _rows(sweep, objective)
     return tuple(float(g) for g in np.unique(rows["gamma"].to_numpy(dtype=float)))
 
 
+@validate(objective=OBJECTIVE, sweep=SWEEP)
 def gamma_summary(objective: str, *, sweep=None):
     """Mean, standard deviation and number of seeds of every score, per γ of ``objective``.
 
@@ -232,7 +237,7 @@ def gamma_summary(objective: str, *, sweep=None):
     """
     import pandas as pd
 
-    _, rows = _rows(_sweep(sweep), objective)
+    _, rows = _rows(sweep, objective)
     cols, values = _scores(rows)
     gammas = rows["gamma"].to_numpy(dtype=float)
     stats = {float(g): _column_stats(cols, values[gammas == g]) for g in np.unique(gammas)}
@@ -244,15 +249,15 @@ def gamma_summary(objective: str, *, sweep=None):
 
 def _gamma(sweep, objective: str, gamma) -> float:
     """``gamma`` checked: one of the γ values of ``objective`` (to a relative 1e-9; 0 exactly)."""
-    g = check_nonnegative("gamma", gamma)
-    options = sweep_gammas(objective, sweep=sweep)
+    options = sweep_gammas.__wrapped__(objective, sweep=sweep)
     for o in options:
-        if math.isclose(o, g, rel_tol=1e-9, abs_tol=0.0):
+        if math.isclose(o, gamma, rel_tol=1e-9, abs_tol=0.0):
             return o
     raise ParameterError(f"gamma must be one of the fitted values {list(options)} of "
                          f"objective={objective!r}; got gamma={describe(gamma)}")
 
 
+@validate(objective=OBJECTIVE, gamma=GAMMA, sweep=SWEEP)
 def model_summary(objective: str, gamma: float, *, sweep=None) -> dict:
     """The numbers of one model of the sweep and of the unfair MLP (mean ± sd over seeds).
 
@@ -271,19 +276,12 @@ def model_summary(objective: str, gamma: float, *, sweep=None) -> dict:
         with ``n_seeds`` and, for every score column, its mean (``<column>``) and sample
         standard deviation over seeds (``<column>_sd``).
     """
-    sweep = _sweep(sweep)
     objective, rows = _rows(sweep, objective)
     g = _gamma(sweep, objective, gamma)
     return {"objective": objective, "variant": VARIANTS[objective], "gamma": g,
             "target": TARGET_GAP[objective],
             "model": _stats(rows[rows["gamma"] == g]),
             "baseline": _stats(sweep[sweep["objective"] == BASELINE])}
-
-
-def _gap(objective: str, gap) -> str:
-    if gap is None:
-        return TARGET_GAP[objective]
-    return check_choice("gap", gap, tuple(GAPS))
 
 
 def _pm(mean: float, sd: float) -> str:
@@ -303,6 +301,7 @@ def _pareto(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.array(keep, dtype=int)
 
 
+@validate(objective=OBJECTIVE, gamma=GAMMA.or_none(), gap=GAP, sweep=SWEEP)
 def frontier_data(objective: str, gamma: float | None = None, *, gap: str | None = None,
                   sweep=None) -> FigureData:
     """Accuracy against a gap over the γ sweep of one LAFTR objective ([MCPZ18]_).
@@ -334,11 +333,10 @@ def frontier_data(objective: str, gamma: float | None = None, *, gap: str | None
         ``"selected"`` (the row of ``gamma`` as a dict, or None) and ``"baseline"`` (the
         unfair MLP's numbers).
     """
-    sweep = _sweep(sweep)
     objective, rows = _rows(sweep, objective)
-    gap = _gap(objective, gap)
+    gap = TARGET_GAP[objective] if gap is None else gap
     g = None if gamma is None else _gamma(sweep, objective, gamma)
-    summary = gamma_summary(objective, sweep=sweep)
+    summary = gamma_summary.__wrapped__(objective, sweep=sweep)
     base = _stats(sweep[sweep["objective"] == BASELINE])
     short, long = GAPS[gap]
     variant = VARIANTS[objective]
@@ -400,6 +398,7 @@ def frontier_data(objective: str, gamma: float | None = None, *, gap: str | None
                "selected": selected, "baseline": base})
 
 
+@validate(objective=OBJECTIVE, gamma=GAMMA.or_none(), gap=GAP, sweep=SWEEP, ax=AXES)
 def plot_frontier(objective: str, gamma: float | None = None, *, gap: str | None = None,
                   sweep=None, ax=None):
     """Accuracy against a gap over the γ sweep (:func:`frontier_data`, arguments there).
@@ -420,6 +419,7 @@ _OFFSETS = {("women", "baseline"): -1.5, ("women", "model"): -0.5,
             ("men", "baseline"): 0.5, ("men", "model"): 1.5}
 
 
+@validate(objective=OBJECTIVE, gamma=GAMMA, sweep=SWEEP)
 def group_rates_data(objective: str, gamma: float, *, sweep=None) -> FigureData:
     """Selection rate, TPR and FPR of women and men: one LAFTR model against the unfair MLP.
 
@@ -444,8 +444,7 @@ def group_rates_data(objective: str, gamma: float, *, sweep=None) -> FigureData:
         ``"categories"`` (the rates' labels, at x = 0, 1, 2) and ``"summary"``
         (:func:`model_summary`).
     """
-    sweep = _sweep(sweep)
-    summary = model_summary(objective, gamma, sweep=sweep)
+    summary = model_summary.__wrapped__(objective, gamma, sweep=sweep)
     objective, g = summary["objective"], summary["gamma"]
     rows = sweep[(sweep["objective"] == objective) & (sweep["gamma"] == g)]
     model, base = summary["model"], summary["baseline"]
@@ -477,6 +476,7 @@ def group_rates_data(objective: str, gamma: float, *, sweep=None) -> FigureData:
         extra={"categories": tuple(RATES.values()), "summary": summary})
 
 
+@validate(objective=OBJECTIVE, gamma=GAMMA, sweep=SWEEP, ax=AXES)
 def plot_group_rates(objective: str, gamma: float, *, sweep=None, ax=None):
     """Per-group rates of one LAFTR model and the unfair MLP (:func:`group_rates_data`).
 
