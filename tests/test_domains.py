@@ -56,7 +56,7 @@ from dpteach.pate.teachers import TeacherEnsemble
 from dpteach.attacks.membership import ShadowExperiment
 
 #: modules not yet converted to declarations (their tests: tests/<part>/test_*_edges.py)
-WRITTEN_OUT = {"dpteach.plots.pate", "dpteach.plots.pate_runs"}
+WRITTEN_OUT = {"dpteach.plots.pate_runs"}
 
 def _attacks_examples() -> dict[str, dict[str, Any]]:
     from sklearn.dummy import DummyClassifier
