@@ -23,8 +23,8 @@ import numpy as np
 from .. import tables
 from .._validation import (DELTA_POSITIVE, Domain, ParameterError, array, choice, describe,
                            integer, real, validate)
-from ..accounting.compare import (METHOD_LABELS, METHODS, QUERY_EPSILON, QUERY_SIGMA,
-                                  composition_epsilons, dpsgd_epsilons)
+from ..accounting.compare import (METHOD_LABELS, METHODS, QUERY_SIGMA, composition_epsilons,
+                                  dpsgd_epsilons)
 from ..accounting.composition import amplify_by_subsampling
 from ._style import AXES, CYCLE, PALETTE, refuse_undrawable, refuse_undrawable_log
 from .figure import FigureData, Rule, Series, to_matplotlib
@@ -54,8 +54,12 @@ ACCOUNTING_METHODS = Domain("a non-empty list or tuple of distinct names from "
 K_MAX = integer(2, K_MAX_LIMIT, example=1000, work=True)
 #: the DP-SGD figure's largest number of steps (work: PLD's cost grows with it)
 STEPS_MAX = integer(2, STEPS_MAX_LIMIT, example=15_000, work=True)
-#: σ of a DP-SGD run (from 0.1: the RDP ε of 10⁶ steps stays finite)
-RUN_SIGMA = real(0.1, 1e6, example=1.1)
+#: ε₀ of the composition figure's Laplace queries: up to 10, the app's largest (the PLD of
+#: 20 queries takes seconds at ε₀ = 50 and its grid is refused at 500)
+QUERY_EPSILON_SHOWN = real(1e-6, 10.0, example=0.1)
+#: σ of a DP-SGD run, from the planner's smallest (0.3): PLD's cost grows as σ shrinks
+#: (two PLD points of 50 steps take 0.6 s at σ = 0.3, 5 s at σ = 0.1)
+RUN_SIGMA = real(0.3, 1e6, example=1.1)
 #: Poisson sampling rate q of a DP-SGD run
 RUN_RATE = real(1e-9, 1.0, example=0.01)
 #: numbers of steps at which PLD is shown
@@ -260,7 +264,7 @@ def _dpsgd_pld(steps: np.ndarray, sigma: float, q: float, delta: float,
 
 # ------------------------------------------------------------------ composition
 _COMPOSITION = dict(k_max=K_MAX, mechanism=choice("laplace", "gaussian"),
-                    epsilon=QUERY_EPSILON.or_none(), sigma=QUERY_SIGMA.or_none(),
+                    epsilon=QUERY_EPSILON_SHOWN.or_none(), sigma=QUERY_SIGMA.or_none(),
                     delta=DELTA_POSITIVE, methods=ACCOUNTING_METHODS,
                     mark_k=integer(1, K_MAX_LIMIT, work=True).or_none())
 
