@@ -875,6 +875,9 @@ EXAMPLES.update({
     **{_PU + name: dict(m=1000, r=100, points=5)
        for name in ("one_run_bound_data", "plot_one_run_bound")},
 })
+EXAMPLES["dpteach.plots.figure:drawn"] = lambda: (
+    importlib.import_module("dpteach.plots.figure").drawn,
+    dict(data=importlib.import_module("dpteach.plots.accounting").amplification_data))
 EXAMPLES.update({f"dpteach.plots.fairness_defs:{name}": dict(
     y_true=[0, 1, 0, 1, 1, 0], y_prob=[0.2, 0.9, 0.4, 0.6, 0.7, 0.1],
     sensitive_features=[0, 0, 0, 1, 1, 1]) for name in ("calibration_by_group_data",

@@ -16,18 +16,32 @@ so that no slider move waits for them; any other arguments are computed.
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from .. import tables
-from .._validation import (DELTA_POSITIVE, Domain, ParameterError, array, choice, describe,
-                           integer, real, validate)
-from ..accounting.compare import (METHOD_LABELS, METHODS, QUERY_SIGMA, composition_epsilons,
-                                  dpsgd_epsilons)
+from .._validation import (
+    DELTA_POSITIVE,
+    Domain,
+    ParameterError,
+    array,
+    choice,
+    describe,
+    integer,
+    real,
+    validate,
+)
+from ..accounting.compare import (
+    METHOD_LABELS,
+    METHODS,
+    QUERY_SIGMA,
+    composition_epsilons,
+    dpsgd_epsilons,
+)
 from ..accounting.composition import amplify_by_subsampling
-from ._style import AXES, CYCLE, PALETTE, refuse_undrawable, refuse_undrawable_log
-from .figure import FigureData, Rule, Series, to_matplotlib
+from ._style import CYCLE, PALETTE, refuse_undrawable, refuse_undrawable_log
+from .figure import FigureData, Rule, Series, drawn
 
 __all__ = ["composition_data", "plot_composition", "dpsgd_epsilon_data", "plot_dpsgd_epsilon",
            "amplification_data", "plot_amplification", "planner_run", "planner_pld_steps"]
@@ -169,15 +183,12 @@ def planner_table_runs() -> list[tuple[float, int]]:
     return sorted(r for r in runs if r[1] <= PLANNER_TABLE_MAX_STEPS)
 
 
-_COLOURS = {
-    "basic": PALETTE["black"],
-    "advanced": PALETTE["orange"],
-    "optimal": PALETTE["green"],
-    "rdp": PALETTE["blue"],
-    "pld": PALETTE["vermillion"],
-}
-_DASHES = {"basic": "dotted", "advanced": "dashed", "optimal": "dashdot", "rdp": "solid",
-           "pld": "solid"}
+#: each accounting method's colour and dash (the composition figures of this module and
+#: of :mod:`.budget`)
+METHOD_COLOURS = {"basic": PALETTE["black"], "advanced": PALETTE["orange"],
+                  "optimal": PALETTE["green"], "rdp": PALETTE["blue"], "pld": PALETTE["vermillion"]}
+METHOD_DASHES = {"basic": "dotted", "advanced": "dashed", "optimal": "dashdot", "rdp": "solid",
+                 "pld": "solid"}
 
 
 def _k_grid(k_max: int, n: int = 24) -> np.ndarray:
@@ -318,13 +329,14 @@ def composition_data(k_max: int = 1000, *, mechanism: str = "laplace",
     # the library checks every argument (also when only tabled methods are asked for)
     computed = _call(composition_epsilons, plot_args, ks, mechanism=mechanism, epsilon=epsilon,
                      sigma=sigma, delta=delta, methods=fast or ("basic",))
-    value = epsilon if mechanism == "laplace" else sigma
+    # ε₀ or σ: composition_epsilons (above) refused the one the mechanism lacks
+    value = cast(float, epsilon if mechanism == "laplace" else sigma)
     curves = {m: computed[m] if m in fast else
               _composition_tabled(m, ks, mechanism, value, delta, plot_args) for m in methods}
     refuse_undrawable_log("the total ε values", plot_args, *curves.values())
     drawn = [m for m in methods if m != "optimal"] + [m for m in methods if m == "optimal"]
-    series = tuple(Series(m, METHOD_LABELS[m], ks, curves[m], colour=_COLOURS[m],
-                          dash=_DASHES[m], width=2.0 if m in ("rdp", "pld") else 1.6)
+    series = tuple(Series(m, METHOD_LABELS[m], ks, curves[m], colour=METHOD_COLOURS[m],
+                          dash=METHOD_DASHES[m], width=2.0 if m in ("rdp", "pld") else 1.6)
                    for m in drawn)
     rules = () if mark_k is None else (Rule("mark_k", "x", mark_k, colour="grey", dash="solid"),)
     what = (f"Laplace queries, ε₀ = {epsilon:g} each" if mechanism == "laplace"
@@ -339,27 +351,7 @@ def composition_data(k_max: int = 1000, *, mechanism: str = "laplace",
                       extra=extra)
 
 
-@validate(**_COMPOSITION, ax=AXES)
-def plot_composition(k_max: int = 1000, *, mechanism: str = "laplace", epsilon: float | None = 0.1,
-                     sigma: float | None = None, delta: float = 1e-5, methods=METHODS,
-                     mark_k: int | None = None, ax=None):
-    """Total ε of k identical queries versus k (log–log), one line per method.
-
-    Draws :func:`composition_data` with matplotlib (see there for the mathematics,
-    its sources and the arguments, which are the same here).
-
-    Parameters
-    ----------
-    ax : matplotlib Axes, optional
-        Draw on these axes instead of a new figure.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-    """
-    return to_matplotlib(composition_data(k_max, mechanism=mechanism, epsilon=epsilon,
-                                          sigma=sigma, delta=delta, methods=methods,
-                                          mark_k=mark_k), ax=ax)
+plot_composition = drawn(composition_data)
 
 
 # ------------------------------------------------------------------ DP-SGD
@@ -424,12 +416,12 @@ def dpsgd_epsilon_data(steps_max: int = 15_000, *, noise_multiplier: float = 1.1
     # ε is drawn on a linear axis: infinite values are left out, finite ones must fit
     refuse_undrawable("the ε curve", plot_args,
                       *(v[np.isfinite(v)] for v in (rdp, pld) if v is not None))
-    series = [Series("rdp", METHOD_LABELS["rdp"], steps, rdp, colour=_COLOURS["rdp"])]
+    series = [Series("rdp", METHOD_LABELS["rdp"], steps, rdp, colour=METHOD_COLOURS["rdp"])]
     if pld is not None:
         # points only: a straight segment between two PLD values is not a PLD value
         # (and would cross the RDP curve)
         series.append(Series("pld", METHOD_LABELS["pld"], pts, pld, kind="points",
-                             colour=_COLOURS["pld"], width=2.8))
+                             colour=METHOD_COLOURS["pld"], width=2.8))
     rules: tuple[Rule, ...] = ()
     extra: dict[str, Any] = {}
     if mark_steps is not None:
@@ -444,28 +436,7 @@ def dpsgd_epsilon_data(steps_max: int = 15_000, *, noise_multiplier: float = 1.1
                       extra=extra)
 
 
-@validate(**_DPSGD, ax=AXES)
-def plot_dpsgd_epsilon(steps_max: int = 15_000, *, noise_multiplier: float = 1.1,
-                       sample_rate: float = 256 / 60_000, delta: float = 1e-5,
-                       pld_points: int = 8, mark_steps: int | None = None, ax=None):
-    """ε versus the number of DP-SGD steps, by RDP (line) and PLD (markers).
-
-    Draws :func:`dpsgd_epsilon_data` with matplotlib (see there for the mathematics,
-    its sources and the arguments, which are the same here).
-
-    Parameters
-    ----------
-    ax : matplotlib Axes, optional
-        Draw on these axes instead of a new figure.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-    """
-    return to_matplotlib(dpsgd_epsilon_data(steps_max, noise_multiplier=noise_multiplier,
-                                            sample_rate=sample_rate, delta=delta,
-                                            pld_points=pld_points, mark_steps=mark_steps),
-                         ax=ax)
+plot_dpsgd_epsilon = drawn(dpsgd_epsilon_data)
 
 
 @validate(epsilons=AMPLIFIED_EPSILONS)
@@ -508,20 +479,4 @@ def amplification_data(epsilons=(0.5, 1.0, 2.0, 5.0)) -> FigureData:
                       series=tuple(series), log_x=True, log_y=True, extra={"q": qs})
 
 
-@validate(epsilons=AMPLIFIED_EPSILONS, ax=AXES)
-def plot_amplification(epsilons=(0.5, 1.0, 2.0, 5.0), ax=None):
-    """Privacy amplification by subsampling: ε' = ln(1 + q(e^ε − 1)) versus q.
-
-    Draws :func:`amplification_data` with matplotlib (arguments as there).
-
-    Parameters
-    ----------
-    epsilons : float or sequence of float
-        ε of the mechanism on its input, one line each; at most 12.
-    ax : matplotlib Axes, optional
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-    """
-    return to_matplotlib(amplification_data(epsilons), ax=ax)
+plot_amplification = drawn(amplification_data)

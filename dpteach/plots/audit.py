@@ -30,8 +30,8 @@ from .._validation import (DELTA, EPSILON_OR_ZERO, ParameterError, array, descri
 from ..audit.bounds import CONFIDENCE, max_certifiable_epsilon
 from ..audit.one_run import BETA, CANARIES, OneRunAudit, one_run_audit_bound
 from ..audit.runs import TRIALS_MAX, AuditResult
-from ._style import AXES, PALETTE, refuse_undrawable
-from .figure import FigureData, Rule, Series, to_matplotlib
+from ._style import PALETTE, refuse_undrawable
+from .figure import FigureData, Rule, Series, drawn
 
 __all__ = [
     "MAX_CATEGORIES", "MAX_CURVE_POINTS", "PLOT_GUESSES_MAX",
@@ -133,15 +133,7 @@ def audit_histograms_data(result, bins: int = 40) -> FigureData:
                              "claim": res.claimed_epsilon})
 
 
-@validate(result=RESULT, bins=BINS, ax=AXES)
-def plot_audit_histograms(result, bins: int = 40, ax=None):
-    """The outputs on D and D′ (:func:`audit_histograms_data`, arguments there).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-    """
-    return to_matplotlib(audit_histograms_data(result, bins), ax=ax)
+plot_audit_histograms = drawn(audit_histograms_data)
 
 
 _CONVERGENCE = dict(trials=TRIALS, bounds=BOUNDS, claimed_epsilon=EPSILON_OR_ZERO,
@@ -203,19 +195,7 @@ def bound_convergence_data(trials, bounds, *, claimed_epsilon: float,
                       y_domain=(0.0, 1.15 * top + 0.05), x_integer=True)
 
 
-@validate(**_CONVERGENCE, ax=AXES)
-def plot_bound_convergence(trials, bounds, *, claimed_epsilon: float,
-                           true_epsilon: float | None = None, delta: float = 0.0,
-                           confidence: float = 0.95, ax=None):
-    """The bound as the runs grow (:func:`bound_convergence_data`, arguments there).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-    """
-    return to_matplotlib(bound_convergence_data(trials, bounds, claimed_epsilon=claimed_epsilon,
-                                                true_epsilon=true_epsilon, delta=delta,
-                                                confidence=confidence), ax=ax)
+plot_bound_convergence = drawn(bound_convergence_data)
 
 
 @validate(audit=ONE_RUN, bins=BINS, claimed_epsilon=CLAIM)
@@ -266,15 +246,7 @@ def canary_scores_data(audit, bins: int = 40, claimed_epsilon: float | None = No
                       series, tuple(rules), y_integer=True)
 
 
-@validate(audit=ONE_RUN, bins=BINS, claimed_epsilon=CLAIM, ax=AXES)
-def plot_canary_scores(audit, bins: int = 40, claimed_epsilon: float | None = None, ax=None):
-    """Canary scores and guesses (:func:`canary_scores_data`, arguments there).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-    """
-    return to_matplotlib(canary_scores_data(audit, bins, claimed_epsilon), ax=ax)
+plot_canary_scores = drawn(canary_scores_data)
 
 
 _ONE_RUN_BOUND = dict(m=CANARIES, r=integer(1, PLOT_GUESSES_MAX, example=100, work=True),
@@ -328,15 +300,4 @@ def one_run_bound_data(m: int, r: int, *, delta: float = 0.0, beta: float = 0.05
                       extra={"v": v, "bound": at, "bound_delta0": at0})
 
 
-@validate(**_ONE_RUN_BOUND, ax=AXES)
-def plot_one_run_bound(m: int, r: int, *, delta: float = 0.0, beta: float = 0.05,
-                       claimed_epsilon: float | None = None, points: int = 40, ax=None):
-    """The one-run bound against the accuracy (:func:`one_run_bound_data`, arguments there).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-    """
-    return to_matplotlib(one_run_bound_data(m, r, delta=delta, beta=beta,
-                                            claimed_epsilon=claimed_epsilon, points=points),
-                         ax=ax)
+plot_one_run_bound = drawn(one_run_bound_data)

@@ -50,8 +50,8 @@ from sklearn.metrics import accuracy_score
 from .. import tables
 from .._validation import anything, choice, real, validate
 from ..fairness import metrics as M
-from ._style import AXES, PALETTE
-from .figure import FigureData, Series, to_matplotlib
+from ._style import PALETTE
+from .figure import FigureData, Series, drawn
 
 __all__ = [
     "THRESHOLDS", "ADULT_MODEL", "GROUPS", "GAPS", "GRID_NAMES",
@@ -287,23 +287,7 @@ def group_roc_data(female_threshold: float, male_threshold: float) -> FigureData
         extra={"tpr": tpr, "fpr": fpr, "curves": curves})
 
 
-@validate(**_PAIR, ax=AXES)
-def plot_group_roc(female_threshold: float, male_threshold: float, ax=None):
-    """Each group's ROC curve and its operating point (:func:`group_roc_data`).
-
-    Parameters
-    ----------
-    female_threshold, male_threshold
-        As :func:`adult_predictions`.
-    ax : matplotlib Axes, optional
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Lines with gids ``"roc-women"``, ``"roc-men"``, ``"point-women"``, ``"point-men"``,
-        ``"chance"``.
-    """
-    return to_matplotlib(group_roc_data(female_threshold, male_threshold), ax=ax)
+plot_group_roc = drawn(group_roc_data)
 
 
 # ------------------------------------------------------------------- the trade-off
@@ -394,21 +378,4 @@ def threshold_tradeoff_data(female_threshold: float, male_threshold: float, *,
                "best_accuracy": best})
 
 
-@validate(**_PAIR, gap=choice(*GAPS), ax=AXES)
-def plot_threshold_tradeoff(female_threshold: float, male_threshold: float, *,
-                            gap: str = "demographic_parity", ax=None):
-    """Accuracy against a gap over every pair of thresholds (:func:`threshold_tradeoff_data`).
-
-    Parameters
-    ----------
-    female_threshold, male_threshold, gap
-        As :func:`threshold_tradeoff_data`.
-    ax : matplotlib Axes, optional
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Lines with gids ``"pairs"``, ``"frontier"``, ``"single"`` and ``"current"``.
-    """
-    return to_matplotlib(threshold_tradeoff_data(female_threshold, male_threshold, gap=gap),
-                         ax=ax)
+plot_threshold_tradeoff = drawn(threshold_tradeoff_data)

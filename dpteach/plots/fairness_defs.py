@@ -33,8 +33,8 @@ import numpy as np
 from .._validation import Domain, ParameterError, anything, array, describe, integer, real, validate
 from ..fairness import metrics as M
 from ..fairness.lfr import MAX_WEIGHT
-from ._style import AXES, CYCLE, PALETTE
-from .figure import FigureData, Series, to_matplotlib
+from ._style import CYCLE, PALETTE
+from .figure import FigureData, Series, drawn
 
 __all__ = [
     "MAX_GROUPS", "MAX_SWEEP_POINTS",
@@ -134,20 +134,7 @@ def calibration_by_group_data(y_true, y_prob, *, sensitive_features, n_bins: int
         extra={"table": table, "error": error, "names": names})
 
 
-@validate(**_CALIBRATION, ax=AXES)
-def plot_calibration_by_group(y_true, y_prob, *, sensitive_features, n_bins: int = 10,
-                              group_names=None, ax=None):
-    """Reliability diagram per group (:func:`calibration_by_group_data`, arguments there).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Lines with gids ``"group-0"``, ``"group-1"``, … and ``"diagonal"``.
-    """
-    return to_matplotlib(calibration_by_group_data(y_true, y_prob,
-                                                   sensitive_features=sensitive_features,
-                                                   n_bins=n_bins, group_names=group_names),
-                         ax=ax)
+plot_calibration_by_group = drawn(calibration_by_group_data)
 
 
 # ------------------------------------------------------------------ LFR: the A_z sweep
@@ -227,14 +214,4 @@ def lfr_tradeoff_data(Az, y_acc, y_discrim, *, baseline=None, selected=None) -> 
                       extra={"order": order, "selected_index": index})
 
 
-@validate(**_LFR, ax=AXES)
-def plot_lfr_tradeoff(Az, y_acc, y_discrim, *, baseline=None, selected=None, ax=None):
-    """yAcc against yDiscrim over an A_z sweep (:func:`lfr_tradeoff_data`, arguments there).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Lines with gids ``"lfr"``, ``"lfr-points"``, ``"baseline"`` and ``"selected"``.
-    """
-    return to_matplotlib(lfr_tradeoff_data(Az, y_acc, y_discrim, baseline=baseline,
-                                           selected=selected), ax=ax)
+plot_lfr_tradeoff = drawn(lfr_tradeoff_data)

@@ -45,8 +45,8 @@ import math
 import numpy as np
 
 from .._validation import Domain, ParameterError, choice, describe, real, validate
-from ._style import AXES, PALETTE
-from .figure import FigureData, Rule, Series, to_matplotlib
+from ._style import PALETTE
+from .figure import FigureData, Rule, Series, drawn
 
 __all__ = [
     "OBJECTIVES", "VARIANTS", "BASELINE", "GAPS", "TARGET_GAP", "GROUPS", "RATES",
@@ -398,19 +398,7 @@ def frontier_data(objective: str, gamma: float | None = None, *, gap: str | None
                "selected": selected, "baseline": base})
 
 
-@validate(objective=OBJECTIVE, gamma=GAMMA.or_none(), gap=GAP, sweep=SWEEP, ax=AXES)
-def plot_frontier(objective: str, gamma: float | None = None, *, gap: str | None = None,
-                  sweep=None, ax=None):
-    """Accuracy against a gap over the γ sweep (:func:`frontier_data`, arguments there).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Lines with gids ``"fits"``, ``"means"``, ``"frontier"``, ``"baseline"``,
-        ``"selected"``, ``"selected-sd-x"``, ``"selected-sd-y"`` (the last three with
-        ``gamma``) and ``"baseline-accuracy"``.
-    """
-    return to_matplotlib(frontier_data(objective, gamma, gap=gap, sweep=sweep), ax=ax)
+plot_frontier = drawn(frontier_data)
 
 
 # -------------------------------------------------------------------- per-group rates
@@ -476,20 +464,4 @@ def group_rates_data(objective: str, gamma: float, *, sweep=None) -> FigureData:
         extra={"categories": tuple(RATES.values()), "summary": summary})
 
 
-@validate(objective=OBJECTIVE, gamma=GAMMA, sweep=SWEEP, ax=AXES)
-def plot_group_rates(objective: str, gamma: float, *, sweep=None, ax=None):
-    """Per-group rates of one LAFTR model and the unfair MLP (:func:`group_rates_data`).
-
-    Parameters
-    ----------
-    objective, gamma, sweep
-        As :func:`group_rates_data`.
-    ax : matplotlib Axes, optional
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Bars with gids ``"baseline-women"``, ``"model-women"``, ``"baseline-men"``,
-        ``"model-men"``; lines ``"seeds-women"``, ``"seeds-men"``.
-    """
-    return to_matplotlib(group_rates_data(objective, gamma, sweep=sweep), ax=ax)
+plot_group_rates = drawn(group_rates_data)

@@ -53,8 +53,8 @@ from ..pate.analysis import (
 )
 from ..pate.teachers import MAX_QUERIES, N_TEACHERS
 from ..pate.answers import confident_gnmax_answer_probabilities, gnmax_answer_probabilities
-from ._style import AXES, PALETTE, refuse_undrawable, refuse_undrawable_log
-from .figure import FigureData, Rule, Series, to_matplotlib
+from ._style import PALETTE, refuse_undrawable, refuse_undrawable_log
+from .figure import FigureData, Rule, Series, drawn
 
 __all__ = [
     "VOTE_PRESETS", "REST_CHOICES", "MAX_BAR_CLASSES", "K_MAX_LIMIT", "agreement_votes",
@@ -208,22 +208,7 @@ def vote_histogram_data(votes, threshold: float | None = None) -> FigureData:
         extra={"teachers": total, "plurality": top_class, "top": top, "runner_up": runner_up})
 
 
-@validate(votes=HISTOGRAM, threshold=THRESHOLD.or_none(), ax=AXES)
-def plot_vote_histogram(votes, threshold: float | None = None, ax=None):
-    """Bar chart of one query's votes with the threshold T (:func:`vote_histogram_data`).
-
-    Parameters
-    ----------
-    votes, threshold
-        As :func:`vote_histogram_data`.
-    ax : matplotlib Axes, optional
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Bars with gids ``"plurality"`` and ``"votes"``; the threshold line ``"threshold"``.
-    """
-    return to_matplotlib(vote_histogram_data(votes, threshold), ax=ax)
+plot_vote_histogram = drawn(vote_histogram_data)
 
 
 # ------------------------------------------------------------------- the noisy answer
@@ -288,24 +273,7 @@ def answer_distribution_data(votes, threshold: float, sigma1: float,
                "q_bound": q_bound})
 
 
-@validate(**_ANSWER, ax=AXES)
-def plot_answer_distribution(votes, threshold: float, sigma1: float, sigma2: float, ax=None):
-    """Bars of the answer's distribution: Confident-GNMax and GNMax alone.
-
-    Draws :func:`answer_distribution_data` (arguments and sources as there).
-
-    Parameters
-    ----------
-    votes, threshold, sigma1, sigma2
-        As :func:`answer_distribution_data`.
-    ax : matplotlib Axes, optional
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Bars with gids ``"confident"``, ``"no-answer"`` and ``"gnmax"``.
-    """
-    return to_matplotlib(answer_distribution_data(votes, threshold, sigma1, sigma2), ax=ax)
+plot_answer_distribution = drawn(answer_distribution_data)
 
 
 # ------------------------------------------------------------------------- the privacy
@@ -406,25 +374,4 @@ def pate_privacy_data(votes, threshold: float, sigma1: float, sigma2: float,
         log_x=True, log_y=True, x_integer=True, extra=extra)
 
 
-@validate(**_PRIVACY, ax=AXES)
-def plot_pate_privacy(votes, threshold: float, sigma1: float, sigma2: float,
-                      delta: float = 1e-5, k_max: int = 10_000, mark_k: int | None = None,
-                      ax=None):
-    """Total expected ε-cost (a forecast) of k Confident-GNMax queries against k,
-    data-independent and data-dependent.
-
-    Draws :func:`pate_privacy_data` (arguments and sources as there).
-
-    Parameters
-    ----------
-    votes, threshold, sigma1, sigma2, delta, k_max, mark_k
-        As :func:`pate_privacy_data`.
-    ax : matplotlib Axes, optional
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Lines with gids ``"data-independent"`` and ``"data-dependent"``; ``"mark_k"``.
-    """
-    return to_matplotlib(pate_privacy_data(votes, threshold, sigma1, sigma2, delta, k_max,
-                                           mark_k), ax=ax)
+plot_pate_privacy = drawn(pate_privacy_data)

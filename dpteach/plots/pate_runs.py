@@ -30,8 +30,8 @@ from .._validation import (PROBABILITY, SCALE, Domain, ParameterError, array, in
 from ..pate.aggregators import THRESHOLD
 from ..pate.analysis import ANSWERED, ORDER, gnmax_rdp, gnmax_rdp_data_independent
 from ..pate.teachers import VOTES
-from ._style import AXES, CYCLE, PALETTE, refuse_undrawable, refuse_undrawable_log
-from .figure import FigureData, Rule, Series, to_matplotlib
+from ._style import CYCLE, PALETTE, refuse_undrawable, refuse_undrawable_log
+from .figure import FigureData, Rule, Series, drawn
 
 __all__ = [
     "MAX_CURVES", "MAX_CURVE_POINTS",
@@ -165,17 +165,7 @@ def teacher_agreement_data(votes, correct=None, threshold: float | None = None,
                "accuracy": accuracy, "teachers": teachers})
 
 
-@validate(**_AGREEMENT, ax=AXES)
-def plot_teacher_agreement(votes, correct=None, threshold: float | None = None,
-                           bins: int = 25, ax=None):
-    """Histogram of the plurality's votes (:func:`teacher_agreement_data`, arguments there).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Bars with gids ``"queries"`` and ``"wrong"``; the rule ``"threshold"``.
-    """
-    return to_matplotlib(teacher_agreement_data(votes, correct, threshold, bins), ax=ax)
+plot_teacher_agreement = drawn(teacher_agreement_data)
 
 
 @validate(**_COSTS)
@@ -253,18 +243,7 @@ def query_costs_data(votes, sigma2: float, order: float, answered=None,
                "counts": counts, "order": order})
 
 
-@validate(**_COSTS, ax=AXES)
-def plot_query_costs(votes, sigma2: float, order: float, answered=None, bins: int = 30,
-                     ax=None):
-    """Histogram of the queries' data-dependent GNMax costs (:func:`query_costs_data`).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Bars with gids ``"answered"`` and ``"not answered"`` (or ``"queries"``); the rule
-        ``"data-independent"``.
-    """
-    return to_matplotlib(query_costs_data(votes, sigma2, order, answered, bins), ax=ax)
+plot_query_costs = drawn(query_costs_data)
 
 
 @validate(curves=CURVES, baseline=PROBABILITY.or_none())
@@ -302,13 +281,4 @@ def accuracy_vs_epsilon_data(curves, baseline: float | None = None) -> FigureDat
                       "test accuracy", series=tuple(series), rules=rules, log_x=True)
 
 
-@validate(curves=CURVES, baseline=PROBABILITY.or_none(), ax=AXES)
-def plot_accuracy_vs_epsilon(curves, baseline: float | None = None, ax=None):
-    """Test accuracy against ε for several learners (:func:`accuracy_vs_epsilon_data`).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Lines with gids ``"curve-0"``, ``"curve-1"``, …; the rule ``"baseline"``.
-    """
-    return to_matplotlib(accuracy_vs_epsilon_data(curves, baseline), ax=ax)
+plot_accuracy_vs_epsilon = drawn(accuracy_vs_epsilon_data)
