@@ -21,7 +21,7 @@ Matplotlib's artists, tickers and layout are imported only when :func:`to_matplo
 :func:`to_vega_lite` draws nothing (the browser does).
 
 Tooltips are the one thing only the browser shows (a printed figure has no pointer); every
-other feature of a FigureData is drawn by both renderers (``tests/plots/test_figure.py``).
+other feature of a FigureData is drawn by both renderers.
 """
 
 from __future__ import annotations
