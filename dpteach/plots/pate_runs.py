@@ -29,7 +29,7 @@ from .._validation import (PROBABILITY, SCALE, Domain, ParameterError, array, in
                            validate)
 from ..pate.aggregators import THRESHOLD
 from ..pate.analysis import ANSWERED, ORDER, gnmax_rdp, gnmax_rdp_data_independent
-from ..pate.teachers import VOTES
+from ..pate.teachers import MAX_QUERIES, VOTES
 from ._style import CYCLE, PALETTE, refuse_undrawable, refuse_undrawable_log
 from .figure import FigureData, Rule, Series, drawn
 
@@ -57,6 +57,22 @@ BATCH = Domain("a batch of vote histograms, shape (queries, classes), " + VOTES.
     VOTES.text.index("of whole-number"):], _batch, example=[[7, 2, 1], [3, 5, 2]],
     edges=[e for e in VOTES.edges if np.ndim(e) == 2], bad=[*VOTES.bad, [7, 2, 1]])
 BINS = integer(1, 200, example=25)
+
+
+def _mask(name, value):
+    try:
+        arr = None if value is None or isinstance(value, (str, bytes, dict)) else np.asarray(value)
+    except (TypeError, ValueError):                       # ragged nested lists
+        arr = None
+    if value is None or (arr is not None and arr.dtype == bool and arr.ndim == 1
+                         and arr.size <= MAX_QUERIES):
+        return arr
+    raise MASK.refuse(name, value)
+
+
+#: which queries: None, or True/False per query (a list, an array or a pandas Series)
+MASK = Domain("None or a 1-D boolean mask, one entry per query (a list, array or pandas "
+              "Series of True/False)", _mask, edges=(None,), bad=ANSWERED.bad)
 
 
 def _per_query(name: str, mask, votes) -> None:
@@ -92,8 +108,8 @@ CURVES = Domain(f"a dict of 1 to {MAX_CURVES} curves, non-empty label → (epsil
                 "[0, 1]", _curves, example={"PATE": ([1.0, 2.0], [0.8, 0.9])},
                 bad=[None, {}, [([1.0], [0.5])], {"": ([1.0], [0.5])}, {"a": ([1.0], [1.5])},
                      {"a": ([0.0], [0.5])}, {"a": ([1.0, 2.0], [0.5])}, {"a": [1.0]}])
-_AGREEMENT = dict(votes=BATCH, correct=ANSWERED, threshold=THRESHOLD.or_none(), bins=BINS)
-_COSTS = dict(votes=BATCH, sigma2=SCALE, order=ORDER, answered=ANSWERED,
+_AGREEMENT = dict(votes=BATCH, correct=MASK, threshold=THRESHOLD.or_none(), bins=BINS)
+_COSTS = dict(votes=BATCH, sigma2=SCALE, order=ORDER, answered=MASK,
               bins=integer(1, 200, example=30))
 
 
