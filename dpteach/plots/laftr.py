@@ -95,59 +95,6 @@ _COLOURS = {("women", "model"): PALETTE["vermillion"], ("women", "baseline"): PA
 
 
 # --------------------------------------------------------------------------- the sweep
-@functools.lru_cache(maxsize=1)
-def _shipped():
-    from ..tables import load_gamma_sweep
-
-    return _checked(load_gamma_sweep())
-
-
-def _checked(sweep):
-    """``sweep`` checked: a DataFrame with the columns and ranges of the shipped sweep."""
-    import pandas as pd
-
-    if not isinstance(sweep, pd.DataFrame):
-        raise SWEEP.refuse("sweep", sweep)
-    missing = [c for c in _REQUIRED if c not in sweep.columns]
-    if missing:
-        raise ParameterError(f"sweep lacks the columns {missing} (it needs {list(_REQUIRED)}); "
-                             f"got sweep with columns {list(sweep.columns)}")
-    if sweep.columns.duplicated().any():
-        raise ParameterError(f"sweep's column names must be distinct; got sweep with columns "
-                             f"{list(sweep.columns)}")
-    n = len(sweep)
-    if not 1 <= n <= MAX_SWEEP_ROWS:
-        raise ParameterError(f"sweep must have 1 to {MAX_SWEEP_ROWS:,} rows; got {n:,} rows")
-    numeric = [c for c in ("gamma", *_SCORES, *_RATE_COLUMNS, *_OPTIONAL) if c in sweep.columns]
-    try:
-        values = sweep[numeric].to_numpy(dtype=float)
-    except (TypeError, ValueError, OverflowError) as exc:
-        raise ParameterError(f"sweep's columns {numeric} must hold real numbers; got sweep "
-                             f"with dtypes {sweep[numeric].dtypes.astype(str).tolist()}") from exc
-    cols = dict(zip(numeric, values.T))
-    bad = [c for c in numeric if c not in _OPTIONAL and not np.all(np.isfinite(cols[c]))]
-    top = {"eo_gap": 2.0, "gamma": math.inf, "fit_seconds": MAX_FIT_SECONDS}
-    bad += [c for c in numeric if np.any((cols[c] < 0) | (cols[c] > top.get(c, 1.0)))]
-    if bad:
-        raise ParameterError(f"sweep's columns {sorted(set(bad))} must be finite (the "
-                             f"optional ones may be NaN), γ ≥ 0, rates, accuracies and gaps in "
-                             f"[0, 1] (ΔEO in [0, 2]), fit_seconds in [0, {MAX_FIT_SECONDS:g}]; "
-                             f"got values outside that")
-    objectives = set(sweep["objective"].tolist())
-    unknown = objectives - set(OBJECTIVES) - {BASELINE}
-    if unknown:
-        raise ParameterError(f"sweep's objective column must hold {list(OBJECTIVES)} or "
-                             f"{BASELINE!r}; got {sorted(map(str, unknown))}")
-    if BASELINE not in objectives:
-        raise ParameterError(f"sweep needs the unfair MLP's rows (objective {BASELINE!r}); "
-                             f"got objectives {sorted(map(str, objectives))}")
-    # a view without ``attrs`` (the shipped sweep's metadata): pandas deep-copies them into
-    # every column it hands out, which made each figure 5x slower
-    sweep = sweep.copy(deep=False)
-    sweep.attrs = {}
-    return sweep
-
-
 #: a sweep of LAFTR fits: None for the shipped one, or a DataFrame of its columns and ranges
 SWEEP = Domain("None (the shipped sweep) or a pandas DataFrame of LAFTR fits with the shipped "
                "sweep's columns and ranges", lambda name, value: _shipped() if value is None
@@ -156,43 +103,6 @@ OBJECTIVE = choice(*OBJECTIVES)
 #: a fitted γ (one of the sweep's, checked against it)
 GAMMA = real(0.0, 1e6, example=1.0)
 GAP = choice(*GAPS).or_none()
-
-
-def _rows(sweep, objective: str):
-    rows = sweep[sweep["objective"] == objective]
-    if rows.empty:
-        raise ParameterError(f"sweep holds no fit of objective={objective!r}; it has "
-                             f"{sorted(set(sweep['objective']) - {BASELINE})}")
-    return objective, rows
-
-
-def _scores(rows) -> tuple[list, np.ndarray]:
-    """The score columns the rows have, and their values (rows × columns, float)."""
-    cols = [c for c in (*_SCORES, *_RATE_COLUMNS, *_OPTIONAL) if c in rows.columns]
-    return cols, rows[cols].to_numpy(dtype=float)
-
-
-def _column_stats(cols: list, values: np.ndarray) -> dict:
-    """``n_seeds`` (rows), and per column the mean and the sample standard deviation of its
-    finite values (sd 0 for one value; both NaN for none)."""
-    finite = np.isfinite(values)
-    count = finite.sum(axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.where(finite, values, 0.0).sum(axis=0) / count
-        dev = np.where(finite, values - mean, 0.0)
-        sd = np.sqrt((dev * dev).sum(axis=0) / (count - 1))
-    mean = np.where(count > 0, mean, math.nan)
-    sd = np.where(count > 1, sd, np.where(count == 1, 0.0, math.nan))
-    out = {"n_seeds": int(values.shape[0])}
-    for c, m, d in zip(cols, mean.tolist(), sd.tolist()):
-        out[c] = m
-        out[f"{c}_sd"] = d
-    return out
-
-
-def _stats(rows) -> dict:
-    """:func:`_column_stats` of the rows."""
-    return _column_stats(*_scores(rows))
 
 
 @validate(objective=OBJECTIVE, sweep=SWEEP)
@@ -247,16 +157,6 @@ def gamma_summary(objective: str, *, sweep=None):
     return table
 
 
-def _gamma(sweep, objective: str, gamma) -> float:
-    """``gamma`` checked: one of the γ values of ``objective`` (to a relative 1e-9; 0 exactly)."""
-    options = sweep_gammas.__wrapped__(objective, sweep=sweep)
-    for o in options:
-        if math.isclose(o, gamma, rel_tol=1e-9, abs_tol=0.0):
-            return o
-    raise ParameterError(f"gamma must be one of the fitted values {list(options)} of "
-                         f"objective={objective!r}; got gamma={describe(gamma)}")
-
-
 @validate(objective=OBJECTIVE, gamma=GAMMA, sweep=SWEEP)
 def model_summary(objective: str, gamma: float, *, sweep=None) -> dict:
     """The numbers of one model of the sweep and of the unfair MLP (mean ± sd over seeds).
@@ -282,10 +182,6 @@ def model_summary(objective: str, gamma: float, *, sweep=None) -> dict:
             "target": TARGET_GAP[objective],
             "model": _stats(rows[rows["gamma"] == g]),
             "baseline": _stats(sweep[sweep["objective"] == BASELINE])}
-
-
-def _pm(mean: float, sd: float) -> str:
-    return f"{mean:.3f} ± {sd:.3f}"
 
 
 # ------------------------------------------------------------------------ the frontier
@@ -465,3 +361,108 @@ def group_rates_data(objective: str, gamma: float, *, sweep=None) -> FigureData:
 
 
 plot_group_rates = drawn(group_rates_data)
+
+
+# ----------------------------------------------------------------------- helpers
+@functools.lru_cache(maxsize=1)
+def _shipped():
+    from ..tables import load_gamma_sweep
+
+    return _checked(load_gamma_sweep())
+
+
+def _checked(sweep):
+    """``sweep`` checked: a DataFrame with the columns and ranges of the shipped sweep."""
+    import pandas as pd
+
+    if not isinstance(sweep, pd.DataFrame):
+        raise SWEEP.refuse("sweep", sweep)
+    missing = [c for c in _REQUIRED if c not in sweep.columns]
+    if missing:
+        raise ParameterError(f"sweep lacks the columns {missing} (it needs {list(_REQUIRED)}); "
+                             f"got sweep with columns {list(sweep.columns)}")
+    if sweep.columns.duplicated().any():
+        raise ParameterError(f"sweep's column names must be distinct; got sweep with columns "
+                             f"{list(sweep.columns)}")
+    n = len(sweep)
+    if not 1 <= n <= MAX_SWEEP_ROWS:
+        raise ParameterError(f"sweep must have 1 to {MAX_SWEEP_ROWS:,} rows; got {n:,} rows")
+    numeric = [c for c in ("gamma", *_SCORES, *_RATE_COLUMNS, *_OPTIONAL) if c in sweep.columns]
+    try:
+        values = sweep[numeric].to_numpy(dtype=float)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise ParameterError(f"sweep's columns {numeric} must hold real numbers; got sweep "
+                             f"with dtypes {sweep[numeric].dtypes.astype(str).tolist()}") from exc
+    cols = dict(zip(numeric, values.T))
+    bad = [c for c in numeric if c not in _OPTIONAL and not np.all(np.isfinite(cols[c]))]
+    top = {"eo_gap": 2.0, "gamma": math.inf, "fit_seconds": MAX_FIT_SECONDS}
+    bad += [c for c in numeric if np.any((cols[c] < 0) | (cols[c] > top.get(c, 1.0)))]
+    if bad:
+        raise ParameterError(f"sweep's columns {sorted(set(bad))} must be finite (the "
+                             f"optional ones may be NaN), γ ≥ 0, rates, accuracies and gaps in "
+                             f"[0, 1] (ΔEO in [0, 2]), fit_seconds in [0, {MAX_FIT_SECONDS:g}]; "
+                             f"got values outside that")
+    objectives = set(sweep["objective"].tolist())
+    unknown = objectives - set(OBJECTIVES) - {BASELINE}
+    if unknown:
+        raise ParameterError(f"sweep's objective column must hold {list(OBJECTIVES)} or "
+                             f"{BASELINE!r}; got {sorted(map(str, unknown))}")
+    if BASELINE not in objectives:
+        raise ParameterError(f"sweep needs the unfair MLP's rows (objective {BASELINE!r}); "
+                             f"got objectives {sorted(map(str, objectives))}")
+    # a view without ``attrs`` (the shipped sweep's metadata): pandas deep-copies them into
+    # every column it hands out, which made each figure 5x slower
+    sweep = sweep.copy(deep=False)
+    sweep.attrs = {}
+    return sweep
+
+
+def _rows(sweep, objective: str):
+    rows = sweep[sweep["objective"] == objective]
+    if rows.empty:
+        raise ParameterError(f"sweep holds no fit of objective={objective!r}; it has "
+                             f"{sorted(set(sweep['objective']) - {BASELINE})}")
+    return objective, rows
+
+
+def _scores(rows) -> tuple[list, np.ndarray]:
+    """The score columns the rows have, and their values (rows × columns, float)."""
+    cols = [c for c in (*_SCORES, *_RATE_COLUMNS, *_OPTIONAL) if c in rows.columns]
+    return cols, rows[cols].to_numpy(dtype=float)
+
+
+def _column_stats(cols: list, values: np.ndarray) -> dict:
+    """``n_seeds`` (rows), and per column the mean and the sample standard deviation of its
+    finite values (sd 0 for one value; both NaN for none)."""
+    finite = np.isfinite(values)
+    count = finite.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(finite, values, 0.0).sum(axis=0) / count
+        dev = np.where(finite, values - mean, 0.0)
+        sd = np.sqrt((dev * dev).sum(axis=0) / (count - 1))
+    mean = np.where(count > 0, mean, math.nan)
+    sd = np.where(count > 1, sd, np.where(count == 1, 0.0, math.nan))
+    out = {"n_seeds": int(values.shape[0])}
+    for c, m, d in zip(cols, mean.tolist(), sd.tolist()):
+        out[c] = m
+        out[f"{c}_sd"] = d
+    return out
+
+
+def _stats(rows) -> dict:
+    """:func:`_column_stats` of the rows."""
+    return _column_stats(*_scores(rows))
+
+
+def _gamma(sweep, objective: str, gamma) -> float:
+    """``gamma`` checked: one of the γ values of ``objective`` (to a relative 1e-9; 0 exactly)."""
+    options = sweep_gammas.__wrapped__(objective, sweep=sweep)
+    for o in options:
+        if math.isclose(o, gamma, rel_tol=1e-9, abs_tol=0.0):
+            return o
+    raise ParameterError(f"gamma must be one of the fitted values {list(options)} of "
+                         f"objective={objective!r}; got gamma={describe(gamma)}")
+
+
+def _pm(mean: float, sd: float) -> str:
+    return f"{mean:.3f} ± {sd:.3f}"
