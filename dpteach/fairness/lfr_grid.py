@@ -9,8 +9,7 @@ per value of :data:`GRID_AZ` with the fixed :data:`GRID_SETTINGS` on each data s
 
 :func:`lfr_grid_data` rebuilds the exact rows (features, labels, sensitive attribute,
 training and held-out split) and :func:`lfr_grid_entry` refits and scores one entry exactly
-as the script did, so a shipped number can be checked live (``tests/test_tables.py`` does
-it for two German entries). :func:`lfr_grid_baseline` is the unconstrained comparison: a
+as the script did, so a shipped number can be checked live. :func:`lfr_grid_baseline` is the unconstrained comparison: a
 logistic regression on the same features.
 
 Scores are the measures of [ZWSPD13]_ on the held-out rows: yAcc, yDiscrim (both of the

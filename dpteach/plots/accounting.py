@@ -16,31 +16,32 @@ so that no slider move waits for them; any other arguments are computed.
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
+from .. import tables
 from .._validation import (
+    DELTA_POSITIVE,
+    Domain,
     ParameterError,
     array,
-    check_array,
-    check_choice,
-    check_delta,
-    check_epsilon,
-    check_int,
-    check_positive,
-    check_probability,
+    choice,
     describe,
+    integer,
+    real,
+    validate,
 )
-from ..accounting.compare import METHOD_LABELS, METHODS, composition_epsilons, dpsgd_epsilons
+from ..accounting.compare import (
+    METHOD_LABELS,
+    METHODS,
+    QUERY_SIGMA,
+    composition_epsilons,
+    dpsgd_epsilons,
+)
 from ..accounting.composition import amplify_by_subsampling
-
-#: plot_amplification's ε's: amplify_by_subsampling's per-mechanism ε, at most 12 lines
-_AMPLIFIED_EPSILONS = array(ndim=(0, 1), low=1e-12, high=500.0, max_size=12,
-                            text="1 to 12 numbers in [1e-12, 500]")
-from .. import tables
 from ._style import CYCLE, PALETTE, refuse_undrawable, refuse_undrawable_log
-from .figure import FigureData, Rule, Series, to_matplotlib
+from .figure import FigureData, Rule, Series, drawn
 
 __all__ = ["composition_data", "plot_composition", "dpsgd_epsilon_data", "plot_dpsgd_epsilon",
            "amplification_data", "plot_amplification", "planner_run", "planner_pld_steps"]
@@ -48,6 +49,43 @@ __all__ = ["composition_data", "plot_composition", "dpsgd_epsilon_data", "plot_d
 K_MAX_LIMIT = 100_000        # plot_composition: largest k_max (and mark_k)
 STEPS_MAX_LIMIT = 10**6      # plot_dpsgd_epsilon: largest steps_max (and mark_steps)
 PLD_POINTS_LIMIT = 100       # plot_dpsgd_epsilon: each PLD point costs up to ~35 ms
+
+
+def _methods(name, value):
+    if isinstance(value, (list, tuple)) and value and all(
+            isinstance(v, str) and v in METHODS for v in value) and len(set(value)) == len(value):
+        return tuple(value)
+    raise ACCOUNTING_METHODS.refuse(name, value)
+
+
+#: a non-empty list or tuple of accounting methods, each once
+ACCOUNTING_METHODS = Domain("a non-empty list or tuple of distinct names from "
+                            + ", ".join(map(repr, METHODS)), _methods,
+                            example=("basic", "advanced", "optimal"),
+                            edges=(("basic",), METHODS),
+                            bad=["basic", None, [], ["moments"], [1], ["basic", "basic"], 3])
+#: the composition figure's largest k (work: the optimal bound is O(k) per k)
+K_MAX = integer(2, K_MAX_LIMIT, example=1000, work=True)
+#: the DP-SGD figure's largest number of steps (work: PLD's cost grows with it)
+STEPS_MAX = integer(2, STEPS_MAX_LIMIT, example=15_000, work=True)
+#: ε₀ of the composition figure's Laplace queries: up to 10, the app's largest (the PLD of
+#: 20 queries takes seconds at ε₀ = 50 and its grid is refused at 500)
+QUERY_EPSILON_SHOWN = real(1e-6, 10.0, example=0.1)
+#: σ of a DP-SGD run, from the planner's smallest (0.3): PLD's cost grows as σ shrinks
+#: (two PLD points of 50 steps take 0.6 s at σ = 0.3, 5 s at σ = 0.1)
+RUN_SIGMA = real(0.3, 1e6, example=1.1)
+#: Poisson sampling rate q of a DP-SGD run
+RUN_RATE = real(1e-9, 1.0, example=0.01)
+#: numbers of steps at which PLD is shown
+PLD_STEPS = array(ndim=1, min_size=0, max_size=PLD_POINTS_LIMIT, low=1, high=STEPS_MAX_LIMIT,
+                  integers=True, text=f"at most {PLD_POINTS_LIMIT} whole numbers in "
+                  f"[1, {STEPS_MAX_LIMIT}]")
+#: plot_amplification's ε's: amplify_by_subsampling's per-mechanism ε, at most 12 lines
+AMPLIFIED_EPSILONS = array(ndim=(0, 1), low=1e-12, high=500.0, max_size=12,
+                           text="1 to 12 numbers in [1e-12, 500]", example=[0.5, 1.0]).flat()
+#: the planner's dataset size, batch and epochs
+RUN = dict(n=integer(1, 10**9, example=60_000), batch=integer(1, 10**9, example=256),
+           epochs=integer(1, 10**6, example=10))
 
 # ----------------------------------------------------------------- the app's slider grids
 # The pages "Composition & budget" and "DP-SGD planner" offer exactly these values;
@@ -80,12 +118,12 @@ PLANNER_SIGMAS = (0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.5, 2.0, 3.0, 5.
 PLANNER_DELTAS = tuple(10.0 ** -k for k in range(10, 1, -1))
 
 
-def _check_run(n, batch, epochs) -> tuple[int, int, int]:
-    n = check_int("n", n, minimum=1, maximum=10**9)
-    batch = check_int("batch", batch, minimum=1, maximum=n)
-    return n, batch, check_int("epochs", epochs, minimum=1, maximum=10**6)
+def _batch_in(n: int, batch: int) -> None:
+    if batch > n:
+        raise ParameterError(f"batch must be at most n; got batch={batch} with n={n}")
 
 
+@validate(**RUN)
 def planner_run(n: int, batch: int, epochs: int) -> tuple[float, int]:
     """Sampling rate q = batch/n and steps T = max(1, round(epochs/q)) of a planned run.
 
@@ -105,18 +143,19 @@ def planner_run(n: int, batch: int, epochs: int) -> tuple[float, int]:
     -------
     (q, T) : (float, int)
     """
-    n, batch, epochs = _check_run(n, batch, epochs)
+    _batch_in(n, batch)
     q = batch / n
     return q, max(1, round(epochs / q))
 
 
+@validate(**RUN)
 def planner_pld_steps(n: int, batch: int, epochs: int) -> tuple[int, ...]:
     """Steps at which the planner marks PLD: T after each epoch count of the grid ≤ ``epochs``.
 
     The planner's figure shows PLD at these runs (their values are in the shipped
     table), always including the run itself. Arguments as :func:`planner_run`.
     """
-    n, batch, epochs = _check_run(n, batch, epochs)
+    _batch_in(n, batch)
     counts = [e for e in PLANNER_EPOCHS if e < epochs] + [epochs]
     return tuple(sorted({planner_run(n, batch, e)[1] for e in counts}))
 
@@ -144,15 +183,12 @@ def planner_table_runs() -> list[tuple[float, int]]:
     return sorted(r for r in runs if r[1] <= PLANNER_TABLE_MAX_STEPS)
 
 
-_COLOURS = {
-    "basic": PALETTE["black"],
-    "advanced": PALETTE["orange"],
-    "optimal": PALETTE["green"],
-    "rdp": PALETTE["blue"],
-    "pld": PALETTE["vermillion"],
-}
-_DASHES = {"basic": "dotted", "advanced": "dashed", "optimal": "dashdot", "rdp": "solid",
-           "pld": "solid"}
+#: each accounting method's colour and dash (the composition figures of this module and
+#: of :mod:`.budget`)
+METHOD_COLOURS = {"basic": PALETTE["black"], "advanced": PALETTE["orange"],
+                  "optimal": PALETTE["green"], "rdp": PALETTE["blue"], "pld": PALETTE["vermillion"]}
+METHOD_DASHES = {"basic": "dotted", "advanced": "dashed", "optimal": "dashdot", "rdp": "solid",
+                 "pld": "solid"}
 
 
 def _k_grid(k_max: int, n: int = 24) -> np.ndarray:
@@ -238,16 +274,13 @@ def _dpsgd_pld(steps: np.ndarray, sigma: float, q: float, delta: float,
 
 
 # ------------------------------------------------------------------ composition
-def _check_methods(methods) -> tuple:
-    if methods is None or isinstance(methods, (str, bytes)) or not hasattr(methods, "__iter__"):
-        raise TypeError("methods must be a non-empty sequence of method names; "
-                        f"got methods={methods!r:.60}")
-    methods = tuple(methods)
-    if not methods:
-        raise ParameterError("methods must name at least one method; got methods=()")
-    return methods
+_COMPOSITION = dict(k_max=K_MAX, mechanism=choice("laplace", "gaussian"),
+                    epsilon=QUERY_EPSILON_SHOWN.or_none(), sigma=QUERY_SIGMA.or_none(),
+                    delta=DELTA_POSITIVE, methods=ACCOUNTING_METHODS,
+                    mark_k=integer(1, K_MAX_LIMIT, work=True).or_none())
 
 
+@validate(**_COMPOSITION)
 def composition_data(k_max: int = 1000, *, mechanism: str = "laplace",
                      epsilon: float | None = 0.1, sigma: float | None = None,
                      delta: float = 1e-5, methods=METHODS,
@@ -288,11 +321,6 @@ def composition_data(k_max: int = 1000, *, mechanism: str = "laplace",
         the rule ``"mark_k"``, and ``extra["ks"]`` (the k's) and, with ``mark_k``,
         ``extra["at_mark"]`` (method → total ε at ``mark_k``).
     """
-    k_max = check_int("k_max", k_max, minimum=2, maximum=K_MAX_LIMIT)
-    if mark_k is not None:
-        mark_k = check_int("mark_k", mark_k, minimum=1, maximum=K_MAX_LIMIT)
-    methods = _check_methods(methods)
-    mechanism = check_choice("mechanism", mechanism, ("laplace", "gaussian"))
     ks = _composition_ks(k_max, mark_k)
     plot_args = dict(k_max=k_max, mechanism=mechanism, epsilon=epsilon, sigma=sigma, delta=delta,
                      methods=methods)
@@ -301,16 +329,14 @@ def composition_data(k_max: int = 1000, *, mechanism: str = "laplace",
     # the library checks every argument (also when only tabled methods are asked for)
     computed = _call(composition_epsilons, plot_args, ks, mechanism=mechanism, epsilon=epsilon,
                      sigma=sigma, delta=delta, methods=fast or ("basic",))
-    if any(m in tabled for m in methods):
-        value = (check_epsilon("epsilon", epsilon) if mechanism == "laplace"
-                 else check_positive("sigma", sigma))
-        delta = check_delta("delta", delta)
+    # ε₀ or σ: composition_epsilons (above) refused the one the mechanism lacks
+    value = cast(float, epsilon if mechanism == "laplace" else sigma)
     curves = {m: computed[m] if m in fast else
               _composition_tabled(m, ks, mechanism, value, delta, plot_args) for m in methods}
     refuse_undrawable_log("the total ε values", plot_args, *curves.values())
     drawn = [m for m in methods if m != "optimal"] + [m for m in methods if m == "optimal"]
-    series = tuple(Series(m, METHOD_LABELS[m], ks, curves[m], colour=_COLOURS[m],
-                          dash=_DASHES[m], width=2.0 if m in ("rdp", "pld") else 1.6)
+    series = tuple(Series(m, METHOD_LABELS[m], ks, curves[m], colour=METHOD_COLOURS[m],
+                          dash=METHOD_DASHES[m], width=2.0 if m in ("rdp", "pld") else 1.6)
                    for m in drawn)
     rules = () if mark_k is None else (Rule("mark_k", "x", mark_k, colour="grey", dash="solid"),)
     what = (f"Laplace queries, ε₀ = {epsilon:g} each" if mechanism == "laplace"
@@ -325,29 +351,16 @@ def composition_data(k_max: int = 1000, *, mechanism: str = "laplace",
                       extra=extra)
 
 
-def plot_composition(k_max: int = 1000, *, mechanism: str = "laplace", epsilon: float | None = 0.1,
-                     sigma: float | None = None, delta: float = 1e-5, methods=METHODS,
-                     mark_k: int | None = None, ax=None):
-    """Total ε of k identical queries versus k (log–log), one line per method.
-
-    Draws :func:`composition_data` with matplotlib (see there for the mathematics,
-    its sources and the arguments, which are the same here).
-
-    Parameters
-    ----------
-    ax : matplotlib Axes, optional
-        Draw on these axes instead of a new figure.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-    """
-    return to_matplotlib(composition_data(k_max, mechanism=mechanism, epsilon=epsilon,
-                                          sigma=sigma, delta=delta, methods=methods,
-                                          mark_k=mark_k), ax=ax)
+plot_composition = drawn(composition_data)
 
 
 # ------------------------------------------------------------------ DP-SGD
+_DPSGD = dict(steps_max=STEPS_MAX, noise_multiplier=RUN_SIGMA, sample_rate=RUN_RATE,
+              delta=DELTA_POSITIVE, pld_points=integer(0, PLD_POINTS_LIMIT, work=True),
+              mark_steps=integer(1, STEPS_MAX_LIMIT).or_none())
+
+
+@validate(**_DPSGD, pld_steps=PLD_STEPS.or_none())
 def dpsgd_epsilon_data(steps_max: int = 15_000, *, noise_multiplier: float = 1.1,
                        sample_rate: float = 256 / 60_000, delta: float = 1e-5,
                        pld_points: int = 8, pld_steps=None,
@@ -385,17 +398,8 @@ def dpsgd_epsilon_data(steps_max: int = 15_000, *, noise_multiplier: float = 1.1
         ``"mark_steps"``; ``extra["at_mark"]`` holds ε at ``mark_steps`` by RDP
         (and by PLD if it is one of the PLD steps).
     """
-    steps_max = check_int("steps_max", steps_max, minimum=2, maximum=STEPS_MAX_LIMIT)
-    pld_points = check_int("pld_points", pld_points, minimum=0, maximum=PLD_POINTS_LIMIT)
-    if mark_steps is not None:
-        mark_steps = check_int("mark_steps", mark_steps, minimum=1, maximum=STEPS_MAX_LIMIT)
     if pld_steps is not None:
-        arr = check_array("pld_steps", pld_steps, ndim=1, min_size=0, allow_bool=False)
-        if (arr.size > PLD_POINTS_LIMIT or np.any(arr < 1) or np.any(arr > STEPS_MAX_LIMIT)
-                or np.any(arr != np.round(arr))):
-            raise ParameterError(f"pld_steps must hold at most {PLD_POINTS_LIMIT} integers in "
-                                 f"[1, {STEPS_MAX_LIMIT}]; got pld_steps={describe(pld_steps)}")
-        pts = np.unique(arr.astype(np.int64))
+        pts = np.unique(pld_steps.astype(np.int64))
     elif pld_points > 0:
         pts = np.unique(np.round(np.geomspace(1, steps_max, pld_points)).astype(int))
     else:
@@ -405,22 +409,19 @@ def dpsgd_epsilon_data(steps_max: int = 15_000, *, noise_multiplier: float = 1.1
         steps = np.union1d(steps, [mark_steps])
     plot_args = dict(steps_max=steps_max, noise_multiplier=noise_multiplier,
                      sample_rate=sample_rate, delta=delta, pld_points=pld_points)
-    # the RDP call checks σ, q and δ before any table lookup
-    rdp = _call(dpsgd_epsilons, plot_args, steps, noise_multiplier=noise_multiplier,
-                sample_rate=sample_rate, delta=delta, accountants=("rdp",))["rdp"]
-    sigma = check_positive("noise_multiplier", noise_multiplier)
-    q = check_probability("sample_rate", sample_rate, open_low=True)
-    delta = check_delta("delta", delta)
+    sigma, q = noise_multiplier, sample_rate
+    rdp = _call(dpsgd_epsilons, plot_args, steps, noise_multiplier=sigma,
+                sample_rate=q, delta=delta, accountants=("rdp",))["rdp"]
     pld = _dpsgd_pld(pts, sigma, q, delta, plot_args) if pts.size else None
     # ε is drawn on a linear axis: infinite values are left out, finite ones must fit
     refuse_undrawable("the ε curve", plot_args,
                       *(v[np.isfinite(v)] for v in (rdp, pld) if v is not None))
-    series = [Series("rdp", METHOD_LABELS["rdp"], steps, rdp, colour=_COLOURS["rdp"])]
+    series = [Series("rdp", METHOD_LABELS["rdp"], steps, rdp, colour=METHOD_COLOURS["rdp"])]
     if pld is not None:
         # points only: a straight segment between two PLD values is not a PLD value
         # (and would cross the RDP curve)
         series.append(Series("pld", METHOD_LABELS["pld"], pts, pld, kind="points",
-                             colour=_COLOURS["pld"], width=2.8))
+                             colour=METHOD_COLOURS["pld"], width=2.8))
     rules: tuple[Rule, ...] = ()
     extra: dict[str, Any] = {}
     if mark_steps is not None:
@@ -435,29 +436,10 @@ def dpsgd_epsilon_data(steps_max: int = 15_000, *, noise_multiplier: float = 1.1
                       extra=extra)
 
 
-def plot_dpsgd_epsilon(steps_max: int = 15_000, *, noise_multiplier: float = 1.1,
-                       sample_rate: float = 256 / 60_000, delta: float = 1e-5,
-                       pld_points: int = 8, mark_steps: int | None = None, ax=None):
-    """ε versus the number of DP-SGD steps, by RDP (line) and PLD (markers).
-
-    Draws :func:`dpsgd_epsilon_data` with matplotlib (see there for the mathematics,
-    its sources and the arguments, which are the same here).
-
-    Parameters
-    ----------
-    ax : matplotlib Axes, optional
-        Draw on these axes instead of a new figure.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-    """
-    return to_matplotlib(dpsgd_epsilon_data(steps_max, noise_multiplier=noise_multiplier,
-                                            sample_rate=sample_rate, delta=delta,
-                                            pld_points=pld_points, mark_steps=mark_steps),
-                         ax=ax)
+plot_dpsgd_epsilon = drawn(dpsgd_epsilon_data)
 
 
+@validate(epsilons=AMPLIFIED_EPSILONS)
 def amplification_data(epsilons=(0.5, 1.0, 2.0, 5.0)) -> FigureData:
     """Privacy amplification by subsampling: ε' = ln(1 + q(e^ε − 1)) against q (log–log).
 
@@ -478,7 +460,7 @@ def amplification_data(epsilons=(0.5, 1.0, 2.0, 5.0)) -> FigureData:
         Series ``"epsilon-<i>"`` (ε') and ``"approximation-<i>"`` (q·ε) for the i-th ε;
         ``extra["q"]`` holds the sampling rates.
     """
-    eps_arr = _AMPLIFIED_EPSILONS("epsilons", epsilons).ravel()
+    eps_arr = epsilons
     epsilons = [float(e) for e in eps_arr]
     qs = np.geomspace(1e-3, 1.0, 80)
     amps = [[amplify_by_subsampling(eps, q) for q in qs] for eps in epsilons]
@@ -497,20 +479,4 @@ def amplification_data(epsilons=(0.5, 1.0, 2.0, 5.0)) -> FigureData:
                       series=tuple(series), log_x=True, log_y=True, extra={"q": qs})
 
 
-def plot_amplification(epsilons=(0.5, 1.0, 2.0, 5.0), ax=None):
-    """Privacy amplification by subsampling: ε' = ln(1 + q(e^ε − 1)) versus q.
-
-    Draws :func:`amplification_data` with matplotlib (arguments as there).
-
-    Parameters
-    ----------
-    epsilons : float or sequence of float
-        ε of the mechanism on its input (finite, > 0, at most 1e200), one line each; at
-        most 12.
-    ax : matplotlib Axes, optional
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-    """
-    return to_matplotlib(amplification_data(epsilons), ax=ax)
+plot_amplification = drawn(amplification_data)

@@ -24,8 +24,8 @@ from typing import Any
 import numpy as np
 
 from .._validation import Domain, ParameterError, array, integer, validate
-from ._style import AXES, CYCLE, PALETTE
-from .figure import FigureData, Rule, Series, to_matplotlib
+from ._style import CYCLE, PALETTE
+from .figure import FigureData, Rule, Series, drawn
 
 
 def _words(name: str, value: Any) -> str:
@@ -99,16 +99,7 @@ def uniqueness_curve_data(curves, attributes=None) -> FigureData:
                       x_domain=(0.5, longest + 0.5), y_domain=(0.0, 1.05), x_integer=True)
 
 
-@validate(curves=CURVES, attributes=NAMES, ax=AXES)
-def plot_uniqueness_curve(curves, attributes=None, ax=None):
-    """Unique records against the number of attributes (:func:`uniqueness_curve_data`).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Lines with gids ``"curve-0"``, ….
-    """
-    return to_matplotlib(uniqueness_curve_data(curves, attributes), ax=ax)
+plot_uniqueness_curve = drawn(uniqueness_curve_data)
 
 
 @validate(sizes=SIZES, k=integer(1, 10**6, example=5).or_none(),
@@ -156,18 +147,7 @@ def class_sizes_data(sizes, k: int | None = None, max_size: int = 20,
                       extra={"unique": unique, "shares": shares})
 
 
-@validate(sizes=SIZES, k=integer(1, 10**6, example=5).or_none(),
-          max_size=integer(1, MAX_CLASS_SIZE, example=20), name=QUASI_IDENTIFIER.or_none(), ax=AXES)
-def plot_class_sizes(sizes, k: int | None = None, max_size: int = 20,
-                     name: str | None = None, ax=None):
-    """Share of the rows per equivalence-class size (:func:`class_sizes_data`).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Bars with gid ``"rows"``; the rule ``"k"``.
-    """
-    return to_matplotlib(class_sizes_data(sizes, k, max_size, name), ax=ax)
+plot_class_sizes = drawn(class_sizes_data)
 
 
 _FRACTIONS: Domain = array(ndim=1, max_size=MAX_ATTRIBUTES, low=0.0, high=1.0)

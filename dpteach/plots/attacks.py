@@ -28,8 +28,8 @@ from ..attacks.differencing import (
     local_sensitivity,
     noisy_attack_success,
 )
-from ._style import AXES, PALETTE
-from .figure import TEXT, FigureData, Rule, Series, Text, to_matplotlib
+from ._style import PALETTE
+from .figure import TEXT, FigureData, Rule, Series, Text, drawn
 
 __all__ = [
     "neighbour_differences_data",
@@ -123,24 +123,7 @@ def neighbour_differences_data(query, db, name: str | None = None) -> FigureData
                       extra={"sensitivity": rep.sensitivity})
 
 
-@validate(query=QUERY, db=DB, name=TEXT.or_none(), ax=AXES)
-def plot_neighbour_differences(query, db, name: str | None = None, ax=None):
-    """Bar chart of ``q(D) − q(D₋ᵢ)`` for every person i.
-
-    Draws :func:`neighbour_differences_data` with matplotlib (arguments as there).
-
-    Parameters
-    ----------
-    ax : matplotlib Axes, optional
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Bars have gid ``"difference"`` (``"difference-bit-1"``, ``"difference-bit-0"`` for a
-        database of bits); the sensitivity lines ``"sensitivity"`` and
-        ``"minus-sensitivity"``.
-    """
-    return to_matplotlib(neighbour_differences_data(query, db, name), ax=ax)
+plot_neighbour_differences = drawn(neighbour_differences_data)
 
 
 def _difference_pdf(z, b: float, scenario: str):
@@ -201,22 +184,7 @@ def noisy_difference_data(epsilon: float, scenario: str = "known_rest") -> Figur
                       extra={"success": success, "bound": bound})
 
 
-@validate(epsilon=EPSILON, scenario=SCENARIO, ax=AXES)
-def plot_noisy_difference(epsilon: float, scenario: str = "known_rest", ax=None):
-    """Densities of the attacker's statistic when the target's bit is 0 or 1.
-
-    Draws :func:`noisy_difference_data` with matplotlib (arguments as there).
-
-    Parameters
-    ----------
-    ax : matplotlib Axes, optional
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Curves have gids ``"bit=0"`` and ``"bit=1"``, the threshold ``"threshold"``.
-    """
-    return to_matplotlib(noisy_difference_data(epsilon, scenario), ax=ax)
+plot_noisy_difference = drawn(noisy_difference_data)
 
 
 @validate(epsilons=EPSILONS.or_none(), highlight=EPSILON.or_none())
@@ -273,23 +241,7 @@ def attack_success_data(epsilons=None, highlight: float | None = None) -> Figure
                       rules=tuple(rules), log_x=True, y_domain=(0.45, 1.02))
 
 
-@validate(epsilons=EPSILONS.or_none(), highlight=EPSILON.or_none(), ax=AXES)
-def plot_attack_success(epsilons=None, highlight: float | None = None, ax=None):
-    """Exact success of the noisy differencing attack against ε, with the DP bound.
-
-    Draws :func:`attack_success_data` with matplotlib (arguments as there).
-
-    Parameters
-    ----------
-    ax : matplotlib Axes, optional
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Curves have gids ``"known_rest"``, ``"two_queries"``, ``"bound"`` and
-        (with ``highlight``) ``"highlight"``.
-    """
-    return to_matplotlib(attack_success_data(epsilons, highlight), ax=ax)
+plot_attack_success = drawn(attack_success_data)
 
 
 @validate(epsilon=EPSILON, k_max=integer(2, 1000, work=True, example=100), scenario=SCENARIO,
@@ -343,24 +295,7 @@ def averaging_attack_data(epsilon: float, k_max: int = 100, scenario: str = "kno
                       x_integer=True, y_domain=(0.45, 1.02))
 
 
-@validate(epsilon=EPSILON, k_max=integer(2, 1000, work=True, example=100), scenario=SCENARIO,
-          simulated=SIMULATED, ax=AXES)
-def plot_averaging_attack(epsilon: float, k_max: int = 100, scenario: str = "known_rest",
-                          simulated=None, ax=None):
-    """Success of the averaging attack against the number k of repeated queries.
-
-    Draws :func:`averaging_attack_data` with matplotlib (arguments as there).
-
-    Parameters
-    ----------
-    ax : matplotlib Axes, optional
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Curves have gids ``"exact"``, ``"bound"`` and ``"simulated"``.
-    """
-    return to_matplotlib(averaging_attack_data(epsilon, k_max, scenario, simulated), ax=ax)
+plot_averaging_attack = drawn(averaging_attack_data)
 
 
 _KS: Domain = array(ndim=1, low=1, high=1000)

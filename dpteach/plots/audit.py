@@ -25,20 +25,13 @@ import math
 
 import numpy as np
 
-from .._validation import (
-    ParameterError,
-    check_array,
-    check_delta,
-    check_in_range,
-    check_int,
-    check_nonnegative,
-    describe,
-)
-from ..audit.bounds import max_certifiable_epsilon
-from ..audit.one_run import OneRunAudit, one_run_audit_bound
+from .._validation import (DELTA, EPSILON_OR_ZERO, ParameterError, array, describe, integer,
+                           instance_of, real, validate)
+from ..audit.bounds import CONFIDENCE, max_certifiable_epsilon
+from ..audit.one_run import BETA, CANARIES, OneRunAudit, one_run_audit_bound
 from ..audit.runs import TRIALS_MAX, AuditResult
 from ._style import PALETTE, refuse_undrawable
-from .figure import FigureData, Rule, Series, to_matplotlib
+from .figure import FigureData, Rule, Series, drawn
 
 __all__ = [
     "MAX_CATEGORIES", "MAX_CURVE_POINTS", "PLOT_GUESSES_MAX",
@@ -56,22 +49,24 @@ MAX_CURVE_POINTS = 100
 #: cost O(√r); 10⁵ keeps 100 points near a second).
 PLOT_GUESSES_MAX = 10 ** 5
 
-
-def _bins(bins) -> int:
-    return check_int("bins", bins, minimum=2, maximum=200)
-
-
-def _check_result(result, kind, name: str = "result"):
-    if not isinstance(result, kind):
-        raise TypeError(f"{name} must be a {kind.__name__}; got {name}={describe(result)} of "
-                        f"type {type(result).__name__}")
-    return result
+RESULT = instance_of(AuditResult, "an AuditResult (audit_mechanism, audit_samples)")
+ONE_RUN = instance_of(OneRunAudit, "a OneRunAudit (one_run_audit)")
+BINS = integer(2, 200, example=40)
+#: runs per side of each point of the convergence figure
+TRIALS = array(ndim=1, low=2, high=TRIALS_MAX, integers=True, max_size=MAX_CURVE_POINTS,
+               example=[10, 100, 1000])
+#: the certified bound at each: an ε, ≥ 0
+BOUNDS = array(ndim=1, low=0.0, high=1e3, max_size=MAX_CURVE_POINTS, example=[0.1, 0.3, 0.4])
+#: the true ε of the audited mechanism (∞ for one that is not DP)
+TRUE_EPSILON = real(0.0, math.inf).or_none()
+CLAIM = EPSILON_OR_ZERO.or_none()
 
 
 def _fmt(x: float) -> str:
     return "∞" if x == math.inf else f"{x:.3g}"
 
 
+@validate(result=RESULT, bins=BINS)
 def audit_histograms_data(result, bins: int = 40) -> FigureData:
     """The two output distributions of an audit, the event it chose, and its bound.
 
@@ -79,7 +74,7 @@ def audit_histograms_data(result, bins: int = 40) -> FigureData:
     ----------
     result : AuditResult
         From :func:`dpteach.audit.runs.audit_mechanism` (or a case's ``audit``).
-    bins : int in [2, 200]
+    bins : int
         Histogram bins for real outputs (outputs with at most 20 distinct values are drawn
         one bar pair per value).
 
@@ -91,8 +86,7 @@ def audit_histograms_data(result, bins: int = 40) -> FigureData:
         values in the chosen event); rule ``"threshold"`` for the threshold test. ``extra``:
         ``"categorical"``, ``"bound"``, ``"claim"``.
     """
-    res = _check_result(result, AuditResult)
-    bins = _bins(bins)
+    res = result
     x, y = res.outputs, res.outputs_prime
     values = np.unique(np.concatenate([x, y]))
     rules = []
@@ -139,25 +133,14 @@ def audit_histograms_data(result, bins: int = 40) -> FigureData:
                              "claim": res.claimed_epsilon})
 
 
-def plot_audit_histograms(result, bins: int = 40, ax=None):
-    """The outputs on D and D′ (:func:`audit_histograms_data`, arguments there).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-    """
-    return to_matplotlib(audit_histograms_data(result, bins), ax=ax)
+plot_audit_histograms = drawn(audit_histograms_data)
 
 
-def _trials(trials) -> np.ndarray:
-    t = check_array("trials", trials, ndim=1, min_size=1)
-    if t.size > MAX_CURVE_POINTS or np.any(t != np.round(t)) or np.any(t < 2) \
-            or np.any(t > TRIALS_MAX):
-        raise ParameterError(f"trials must hold at most {MAX_CURVE_POINTS} whole numbers in "
-                             f"[2, {TRIALS_MAX:.0e}]; got trials={describe(trials)}")
-    return t
+_CONVERGENCE = dict(trials=TRIALS, bounds=BOUNDS, claimed_epsilon=EPSILON_OR_ZERO,
+                    true_epsilon=TRUE_EPSILON, delta=DELTA, confidence=CONFIDENCE)
 
 
+@validate(**_CONVERGENCE)
 def bound_convergence_data(trials, bounds, *, claimed_epsilon: float,
                            true_epsilon: float | None = None, delta: float = 0.0,
                            confidence: float = 0.95) -> FigureData:
@@ -166,16 +149,15 @@ def bound_convergence_data(trials, bounds, *, claimed_epsilon: float,
     Parameters
     ----------
     trials : 1-D array_like of int
-        Runs per side, at most 100 values in [2, 10**5] (sorted for drawing).
+        Runs per side (sorted for drawing).
     bounds : 1-D array_like of float
-        The bound at each (e.g. :func:`dpteach.audit.runs.audit_convergence`), ≥ 0, finite.
+        The bound at each (e.g. :func:`dpteach.audit.runs.audit_convergence`).
     claimed_epsilon : float
-        ≥ 0, drawn as a rule.
+        Drawn as a rule.
     true_epsilon : float, optional
-        The ε the mechanism really has (≥ 0; ``inf`` is drawn as a note in the title).
+        The ε the mechanism really has (``inf`` is drawn as a note in the title).
     delta, confidence : float
-        Those of the audits, for the "most n runs can show" curve (δ in [0, 1),
-        confidence in (0, 1)).
+        Those of the audits, for the "most n runs can show" curve.
 
     Returns
     -------
@@ -184,17 +166,10 @@ def bound_convergence_data(trials, bounds, *, claimed_epsilon: float,
         certify, :func:`~dpteach.audit.bounds.max_certifiable_epsilon` of the n − n//2
         certifying runs); rules ``"claim"`` and ``"truth"``.
     """
-    t = _trials(trials)
-    b = check_array("bounds", bounds, ndim=1, min_size=1)
-    if b.shape != t.shape or np.any(b < 0):
-        raise ParameterError(f"bounds must hold one number ≥ 0 per entry of trials "
-                             f"({t.size}); got bounds={describe(bounds)}")
-    claim = check_nonnegative("claimed_epsilon", claimed_epsilon)
-    truth = None if true_epsilon is None else check_in_range("true_epsilon", true_epsilon, 0.0,
-                                                             math.inf)
-    delta = check_delta("delta", delta)
-    confidence = check_in_range("confidence", confidence, 0.0, 1.0, low_inclusive=False,
-                                high_inclusive=False)
+    t, b, claim, truth = trials, bounds, claimed_epsilon, true_epsilon
+    if b.shape != t.shape:
+        raise ParameterError(f"bounds must hold one number per entry of trials ({t.size}); "
+                             f"got bounds={describe(bounds)}")
     order = np.argsort(t)
     t, b = t[order], b[order]
     most = np.array([max_certifiable_epsilon(int(n) - int(n) // 2, delta=delta,
@@ -220,20 +195,10 @@ def bound_convergence_data(trials, bounds, *, claimed_epsilon: float,
                       y_domain=(0.0, 1.15 * top + 0.05), x_integer=True)
 
 
-def plot_bound_convergence(trials, bounds, *, claimed_epsilon: float,
-                           true_epsilon: float | None = None, delta: float = 0.0,
-                           confidence: float = 0.95, ax=None):
-    """The bound as the runs grow (:func:`bound_convergence_data`, arguments there).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-    """
-    return to_matplotlib(bound_convergence_data(trials, bounds, claimed_epsilon=claimed_epsilon,
-                                                true_epsilon=true_epsilon, delta=delta,
-                                                confidence=confidence), ax=ax)
+plot_bound_convergence = drawn(bound_convergence_data)
 
 
+@validate(audit=ONE_RUN, bins=BINS, claimed_epsilon=CLAIM)
 def canary_scores_data(audit, bins: int = 40, claimed_epsilon: float | None = None) -> FigureData:
     """The scores of the canaries in and out of the training set, and the guesses ([SNJ23]_).
 
@@ -241,9 +206,9 @@ def canary_scores_data(audit, bins: int = 40, claimed_epsilon: float | None = No
     ----------
     audit : OneRunAudit
         From :func:`dpteach.audit.one_run.one_run_audit` (or ``one_run_audit_dpsgd(...).audit``).
-    bins : int in [2, 200]
+    bins : int
     claimed_epsilon : float, optional
-        The ε the run claims (≥ 0), for the title.
+        The ε the run claims, for the title.
 
     Returns
     -------
@@ -251,10 +216,7 @@ def canary_scores_data(audit, bins: int = 40, claimed_epsilon: float | None = No
         Step series ``"in"`` and ``"out"`` (canaries per bin); rules ``"guess_in"`` (scores
         at or above it were guessed "in") and ``"guess_out"`` (at or below: "out").
     """
-    a = _check_result(audit, OneRunAudit, "audit")
-    bins = _bins(bins)
-    claim = None if claimed_epsilon is None else check_nonnegative("claimed_epsilon",
-                                                                    claimed_epsilon)
+    a, claim = audit, claimed_epsilon
     s = a.scores
     lo, hi = float(s.min()), float(s.max())
     if hi <= lo:
@@ -284,16 +246,15 @@ def canary_scores_data(audit, bins: int = 40, claimed_epsilon: float | None = No
                       series, tuple(rules), y_integer=True)
 
 
-def plot_canary_scores(audit, bins: int = 40, claimed_epsilon: float | None = None, ax=None):
-    """Canary scores and guesses (:func:`canary_scores_data`, arguments there).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-    """
-    return to_matplotlib(canary_scores_data(audit, bins, claimed_epsilon), ax=ax)
+plot_canary_scores = drawn(canary_scores_data)
 
 
+_ONE_RUN_BOUND = dict(m=CANARIES, r=integer(1, PLOT_GUESSES_MAX, example=100, work=True),
+                      delta=DELTA, beta=BETA, claimed_epsilon=CLAIM,
+                      points=integer(2, MAX_CURVE_POINTS, example=40, work=True))
+
+
+@validate(**_ONE_RUN_BOUND)
 def one_run_bound_data(m: int, r: int, *, delta: float = 0.0, beta: float = 0.05,
                        claimed_epsilon: float | None = None, points: int = 40) -> FigureData:
     """The one-run bound against the guessing accuracy v/r, with and without δ ([SNJ23]_).
@@ -301,18 +262,17 @@ def one_run_bound_data(m: int, r: int, *, delta: float = 0.0, beta: float = 0.05
     Parameters
     ----------
     m : int
-        Canaries, in [1, 10**9].
+        Canaries.
     r : int
-        Guesses, in [1, min(m, 10**5)].
+        Guesses, at most m.
     delta : float
-        In [0, 1); the δ = 0 curve is drawn too.
+        The δ = 0 curve is drawn too.
     beta : float
-        In (0, 1).
+        1 − confidence.
     claimed_epsilon : float, optional
-        Drawn as a rule (≥ 0).
+        Drawn as a rule.
     points : int
-        Accuracies evaluated, in [2, 100], evenly from ½ to 1 (each a bisection of about
-        50 p-values: ~0.1-1 s in all).
+        Accuracies evaluated, evenly from ½ to 1 (each a bisection of about 50 p-values).
 
     Returns
     -------
@@ -320,13 +280,9 @@ def one_run_bound_data(m: int, r: int, *, delta: float = 0.0, beta: float = 0.05
         Series ``"bound"`` (at δ) and, when δ > 0, ``"bound_delta0"``; rule ``"claim"``.
         ``extra``: ``"v"`` (the correct-guess counts), ``"bound"``, ``"bound_delta0"``.
     """
-    m = check_int("m", m, minimum=1, maximum=10 ** 9)
-    r = check_int("r", r, minimum=1, maximum=min(m, PLOT_GUESSES_MAX))
-    delta = check_delta("delta", delta)
-    beta = check_in_range("beta", beta, 0.0, 1.0, low_inclusive=False, high_inclusive=False)
-    claim = None if claimed_epsilon is None else check_nonnegative("claimed_epsilon",
-                                                                    claimed_epsilon)
-    points = check_int("points", points, minimum=2, maximum=MAX_CURVE_POINTS)
+    if r > m:
+        raise ParameterError(f"r must be at most m; got r={r} with m={m}")
+    claim = claimed_epsilon
     v = np.unique(np.round(np.linspace(r / 2, r, points)).astype(int))
     at = np.array([one_run_audit_bound(m, r, int(k), delta=delta, beta=beta) for k in v])
     at0 = np.array([one_run_audit_bound(m, r, int(k), beta=beta) for k in v])
@@ -344,14 +300,4 @@ def one_run_bound_data(m: int, r: int, *, delta: float = 0.0, beta: float = 0.05
                       extra={"v": v, "bound": at, "bound_delta0": at0})
 
 
-def plot_one_run_bound(m: int, r: int, *, delta: float = 0.0, beta: float = 0.05,
-                       claimed_epsilon: float | None = None, points: int = 40, ax=None):
-    """The one-run bound against the accuracy (:func:`one_run_bound_data`, arguments there).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-    """
-    return to_matplotlib(one_run_bound_data(m, r, delta=delta, beta=beta,
-                                            claimed_epsilon=claimed_epsilon, points=points),
-                         ax=ax)
+plot_one_run_bound = drawn(one_run_bound_data)

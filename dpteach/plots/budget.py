@@ -36,14 +36,19 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import (DELTA_POSITIVE, Domain, ParameterError, array, choice, integer, real,
-                           validate)
-from ..accounting.compare import METHOD_LABELS, METHODS, composition_epsilons, dpsgd_epsilons
+from .._validation import DELTA_POSITIVE, ParameterError, array, choice, integer, real, validate
+from ..accounting.compare import METHOD_LABELS, composition_epsilons, dpsgd_epsilons
 from ..accounting.convert import CONVERSION, ORDERS, RDP_VALUES, rdp_to_epsilon
 from ._style import PALETTE, refuse_undrawable, refuse_undrawable_log
-from .accounting import COMPOSITION_EPSILONS, COMPOSITION_SIGMAS, PLANNER_SIGMAS
-from .definition import AXES
-from .figure import FigureData, Rule, Series, to_matplotlib
+from .accounting import (
+    ACCOUNTING_METHODS,
+    COMPOSITION_EPSILONS,
+    COMPOSITION_SIGMAS,
+    METHOD_COLOURS,
+    METHOD_DASHES,
+    PLANNER_SIGMAS,
+)
+from .figure import FigureData, Rule, Series, drawn
 
 __all__ = ["composition_tradeoff_data", "plot_composition_tradeoff", "dpsgd_tradeoff_data",
            "plot_dpsgd_tradeoff", "rdp_orders_data", "plot_rdp_orders"]
@@ -56,12 +61,6 @@ GAUSSIAN_SIGMAS = COMPOSITION_SIGMAS
 #: the noise multipliers σ of the DP-SGD figure (the planner's, from 0.5: below, ε is in the
 #: hundreds for every batch)
 DPSGD_SIGMAS = tuple(s for s in PLANNER_SIGMAS if s >= 0.5)
-
-#: each method's colour and dash, as in the composition figure of :mod:`.accounting`
-_COLOURS = {"basic": PALETTE["black"], "advanced": PALETTE["orange"], "optimal": PALETTE["green"],
-            "rdp": PALETTE["blue"], "pld": PALETTE["vermillion"]}
-_DASHES = {"basic": "dotted", "advanced": "dashed", "optimal": "dashdot", "rdp": "solid",
-           "pld": "solid"}
 
 #: number of answers k (work: the optimal bound costs O(k) per point)
 ANSWERS = integer(1, 5000, example=100, work=True)
@@ -81,21 +80,6 @@ BATCH_SIZES = array(ndim=1, low=1, high=10**6, integers=True, max_size=8,
 BATCH = integer(1, 10**6, example=256)
 #: the marked run's noise multiplier, within the drawn grid
 NOISE_MULTIPLIER = real(DPSGD_SIGMAS[0], DPSGD_SIGMAS[-1], example=1.1)
-
-
-def _methods(name, value):
-    if isinstance(value, (list, tuple)) and value and all(
-            isinstance(v, str) and v in METHODS for v in value) and len(set(value)) == len(value):
-        return tuple(value)
-    raise ACCOUNTING_METHODS.refuse(name, value)
-
-
-#: a non-empty list or tuple of accounting methods, each once
-ACCOUNTING_METHODS = Domain("a non-empty list or tuple of distinct names from "
-                            + ", ".join(map(repr, METHODS)), _methods,
-                            example=("basic", "advanced", "optimal"),
-                            edges=(("basic",), METHODS),
-                            bad=["basic", None, [], ["moments"], [1], ["basic", "basic"], 3])
 
 
 @validate(k=ANSWERS, mechanism=choice("laplace", "gaussian"),
@@ -160,14 +144,14 @@ def composition_tradeoff_data(k: int = 100, *, mechanism: str = "laplace",
     plot_args = dict(k=k, mechanism=mechanism, delta=delta, methods=methods)
     refuse_undrawable_log("the total ε values", plot_args, *curves.values(),
                           *([list(at_mark.values())] if at_mark else []))
-    series = [Series(m, METHOD_LABELS[m], xs, curves[m], colour=_COLOURS[m], dash=_DASHES[m],
+    series = [Series(m, METHOD_LABELS[m], xs, curves[m], colour=METHOD_COLOURS[m], dash=METHOD_DASHES[m],
                      width=2.0 if m in ("rdp", "pld") else 1.6) for m in methods]
     rules: tuple[Rule, ...] = ()
     extra: dict[str, Any] = {"noise": xs, "totals": curves}
     if marked is not None and at_mark is not None:
         x_mark = noise(marked)
         series += [Series(f"mark-{m}", "", [x_mark], [at_mark[m]], kind="points",
-                          colour=_COLOURS[m], width=2.8) for m in methods]
+                          colour=METHOD_COLOURS[m], width=2.8) for m in methods]
         what = f"ε₀ = {marked:g}" if laplace else f"σ = {marked:g}"
         rules = (Rule("mark", "x", x_mark, label=f"your answers: {what}", colour="grey",
                       dash="solid"),)
@@ -180,17 +164,7 @@ def composition_tradeoff_data(k: int = 100, *, mechanism: str = "laplace",
         series=tuple(series), rules=rules, log_x=True, log_y=True, extra=extra)
 
 
-@validate(k=ANSWERS, mechanism=choice("laplace", "gaussian"),
-          epsilon=ANSWER_EPSILON.or_none(), sigma=ANSWER_SIGMA.or_none(),
-          delta=DELTA_POSITIVE, methods=ACCOUNTING_METHODS, ax=AXES)
-def plot_composition_tradeoff(k: int = 100, *, mechanism: str = "laplace",
-                              epsilon: float | None = 0.1, sigma: float | None = None,
-                              delta: float = 1e-5, methods=("basic", "advanced", "optimal"),
-                              ax=None):
-    """Draw :func:`composition_tradeoff_data` with matplotlib; returns the ``Figure``."""
-    return to_matplotlib(composition_tradeoff_data(
-        k, mechanism=mechanism, epsilon=epsilon, sigma=sigma, delta=delta, methods=methods),
-        ax=ax)
+plot_composition_tradeoff = drawn(composition_tradeoff_data)
 
 
 @validate(n=DATASET_SIZE, epochs=EPOCHS, batch_sizes=BATCH_SIZES, delta=DELTA_POSITIVE,
@@ -276,15 +250,7 @@ def dpsgd_tradeoff_data(n: int = 60_000, epochs: int = 64, *,
         series=tuple(series), rules=rules, log_x=True, log_y=True, extra=extra)
 
 
-@validate(n=DATASET_SIZE, epochs=EPOCHS, batch_sizes=BATCH_SIZES, delta=DELTA_POSITIVE,
-          batch=BATCH.or_none(), noise_multiplier=NOISE_MULTIPLIER.or_none(), ax=AXES)
-def plot_dpsgd_tradeoff(n: int = 60_000, epochs: int = 64, *,
-                        batch_sizes=(64, 256, 1024, 4096), delta: float = 1e-5,
-                        batch: int | None = 256, noise_multiplier: float | None = 1.1, ax=None):
-    """Draw :func:`dpsgd_tradeoff_data` with matplotlib; returns the ``Figure``."""
-    return to_matplotlib(dpsgd_tradeoff_data(
-        n, epochs, batch_sizes=batch_sizes, delta=delta, batch=batch,
-        noise_multiplier=noise_multiplier), ax=ax)
+plot_dpsgd_tradeoff = drawn(dpsgd_tradeoff_data)
 
 
 @validate(orders=ORDERS, rdp=RDP_VALUES, delta=DELTA_POSITIVE, conversion=CONVERSION)
@@ -339,7 +305,4 @@ def rdp_orders_data(orders, rdp, delta: float, conversion: str = "improved") -> 
                "best_epsilon": float(eps[best])})
 
 
-@validate(orders=ORDERS, rdp=RDP_VALUES, delta=DELTA_POSITIVE, conversion=CONVERSION, ax=AXES)
-def plot_rdp_orders(orders, rdp, delta: float, conversion: str = "improved", ax=None):
-    """Draw :func:`rdp_orders_data` with matplotlib; returns the ``Figure``."""
-    return to_matplotlib(rdp_orders_data(orders, rdp, delta, conversion), ax=ax)
+plot_rdp_orders = drawn(rdp_orders_data)

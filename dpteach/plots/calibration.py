@@ -38,8 +38,8 @@ from ..mechanisms.noise import (
     laplace_privacy_loss,
     laplace_scale,
 )
-from ._style import AXES, PALETTE
-from .figure import MAX_POINTS, FigureData, Rule, Series, Span, to_matplotlib
+from ._style import PALETTE
+from .figure import MAX_POINTS, FigureData, Rule, Series, Span, drawn
 
 __all__ = [
     "neighbouring_densities_data",
@@ -191,29 +191,7 @@ def neighbouring_densities_data(sensitivity: float, epsilon: float, delta: float
         extra={"peak": top})
 
 
-@validate(**DENSITIES, ax=AXES)
-def plot_neighbouring_densities(sensitivity: float, epsilon: float, delta: float | None = None,
-                                mechanism: str = "laplace", value: float = 0.0,
-                                method: str = "analytic", ax=None):
-    """Output densities of a noisy query on a dataset D and on a neighbour D'.
-
-    Draws :func:`neighbouring_densities_data` with matplotlib (see there for the mathematics,
-    its sources and the arguments, which are the same here).
-
-    Parameters
-    ----------
-    ax : matplotlib Axes, optional
-        Draw on these axes instead of a new figure.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Curves have gids ``"laplace-D"``, ``"laplace-D'"``, ``"gaussian-D"``,
-        ``"gaussian-D'"``.
-
-    """
-    return to_matplotlib(neighbouring_densities_data(sensitivity, epsilon, delta, mechanism,
-                                                     value, method), ax=ax)
+plot_neighbouring_densities = drawn(neighbouring_densities_data)
 
 
 @validate(**LOSS)
@@ -293,28 +271,7 @@ def privacy_loss_data(sensitivity: float, epsilon: float, delta: float | None = 
         y_domain=(-1.1 * extent, 1.1 * extent), extra=extra)
 
 
-@validate(**LOSS, ax=AXES)
-def plot_privacy_loss(sensitivity: float, epsilon: float, delta: float | None = None,
-                      mechanism: str = "laplace", method: str = "analytic", ax=None):
-    """Privacy-loss random variable ``ln(p(y)/p'(y))`` against the output y.
-
-    Draws :func:`privacy_loss_data` with matplotlib (see there for the mathematics,
-    its sources and the arguments, which are the same here).
-
-    Parameters
-    ----------
-    ax : matplotlib Axes, optional
-        Draw on these axes instead of a new figure.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The loss curve has gid ``"loss"``; the shaded regions ``"loss-exceeds-left"`` and
-        ``"loss-exceeds-right"``.
-
-    """
-    return to_matplotlib(privacy_loss_data(sensitivity, epsilon, delta, mechanism, method),
-                         ax=ax)
+plot_privacy_loss = drawn(privacy_loss_data)
 
 
 @validate(**GRID)
@@ -359,24 +316,7 @@ def sigma_comparison_data(sensitivity: float, delta: float, epsilons=None) -> Fi
                       series=tuple(series), rules=rules, log_x=True, log_y=True)
 
 
-@validate(**GRID, ax=AXES)
-def plot_sigma_comparison(sensitivity: float, delta: float, epsilons=None, ax=None):
-    """Classic versus analytic Gaussian σ as a function of ε (log-log).
-
-    Draws :func:`sigma_comparison_data` with matplotlib (see there for the mathematics,
-    its sources and the arguments, which are the same here).
-
-    Parameters
-    ----------
-    ax : matplotlib Axes, optional
-        Draw on these axes instead of a new figure.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Curves have gids ``"classic"`` and ``"analytic"``.
-    """
-    return to_matplotlib(sigma_comparison_data(sensitivity, delta, epsilons), ax=ax)
+plot_sigma_comparison = drawn(sigma_comparison_data)
 
 
 @validate(**GRID, method=METHOD)
@@ -418,25 +358,7 @@ def error_vs_epsilon_data(sensitivity: float, delta: float, epsilons=None,
                       series=series, log_x=True, log_y=True)
 
 
-@validate(**GRID, method=METHOD, ax=AXES)
-def plot_error_vs_epsilon(sensitivity: float, delta: float, epsilons=None,
-                          method: str = "analytic", ax=None):
-    """Expected absolute error of Laplace and Gaussian noise against ε.
-
-    Draws :func:`error_vs_epsilon_data` with matplotlib (see there for the mathematics,
-    its sources and the arguments, which are the same here).
-
-    Parameters
-    ----------
-    ax : matplotlib Axes, optional
-        Draw on these axes instead of a new figure.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Curves have gids ``"laplace"`` and ``"gaussian"``.
-    """
-    return to_matplotlib(error_vs_epsilon_data(sensitivity, delta, epsilons, method), ax=ax)
+plot_error_vs_epsilon = drawn(error_vs_epsilon_data)
 
 
 @validate(**CROSSOVER)
@@ -485,23 +407,4 @@ def dimension_crossover_data(epsilon: float, delta: float,
                       log_x=True, log_y=True, x_integer=True, extra={"d_star": d_star})
 
 
-@validate(**CROSSOVER, ax=AXES)
-def plot_dimension_crossover(epsilon: float, delta: float, max_dimension: int = 1000,
-                             ax=None):
-    """Per-coordinate expected absolute error for d counting queries, against d.
-
-    Draws :func:`dimension_crossover_data` with matplotlib (see there for the mathematics,
-    its sources and the arguments, which are the same here).
-
-    Parameters
-    ----------
-    ax : matplotlib Axes, optional
-        Draw on these axes instead of a new figure.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Curves have gids ``"laplace"`` and ``"gaussian"``; the crossover line
-        ``"crossover"`` (when it lies in the plotted range).
-    """
-    return to_matplotlib(dimension_crossover_data(epsilon, delta, max_dimension), ax=ax)
+plot_dimension_crossover = drawn(dimension_crossover_data)

@@ -36,8 +36,8 @@ from .._validation import (DELTA, EPSILON, PROBABILITY, ParameterError, array, d
                            real, validate)
 from ..attacks.roc import dp_roc_bound
 from ..mechanisms.definition import laplace_event_probability, posterior_bound
-from ._style import AXES, PALETTE
-from .figure import TEXT, FigureData, Series, to_matplotlib
+from ._style import PALETTE
+from .figure import TEXT, FigureData, Series, drawn
 
 __all__ = ["event_probabilities_data", "plot_event_probabilities", "posterior_bound_data",
            "plot_posterior_bound", "dp_test_region_data", "plot_dp_test_region"]
@@ -112,13 +112,7 @@ def event_probabilities_data(epsilon: float, low: float, high: float, count: flo
                       extra={"p": p, "p_prime": q, "ratio": ratio, "bound": bound})
 
 
-@validate(epsilon=FIGURE_EPSILON, low=COUNT, high=COUNT, count=COUNT, count_prime=COUNT,
-          ax=AXES)
-def plot_event_probabilities(epsilon: float, low: float, high: float, count: float = 4.0,
-                             count_prime: float = 3.0, ax=None):
-    """Draw :func:`event_probabilities_data` with matplotlib; returns the ``Figure``."""
-    return to_matplotlib(event_probabilities_data(epsilon, low, high, count,
-                                                             count_prime), ax=ax)
+plot_event_probabilities = drawn(event_probabilities_data)
 
 
 @validate(epsilon=FIGURE_EPSILON, prior=PROBABILITY)
@@ -167,10 +161,7 @@ def posterior_bound_data(epsilon: float, prior: float = 0.5) -> FigureData:
                       x_domain=(0.0, 1.0), y_domain=(0.0, 1.0), extra={"low": low, "high": high})
 
 
-@validate(epsilon=FIGURE_EPSILON, prior=PROBABILITY, ax=AXES)
-def plot_posterior_bound(epsilon: float, prior: float = 0.5, ax=None):
-    """Draw :func:`posterior_bound_data` with matplotlib; returns the ``Figure``."""
-    return to_matplotlib(posterior_bound_data(epsilon, prior), ax=ax)
+plot_posterior_bound = drawn(posterior_bound_data)
 
 
 @validate(epsilon=EPSILON, delta=DELTA, fpr=RATES, tpr=RATES, label=TEXT)
@@ -227,8 +218,4 @@ def dp_test_region_data(epsilon: float, delta: float = 0.0, fpr=None, tpr=None,
                       extra={"excess": excess})
 
 
-@validate(epsilon=EPSILON, delta=DELTA, fpr=RATES, tpr=RATES, label=TEXT, ax=AXES)
-def plot_dp_test_region(epsilon: float, delta: float = 0.0, fpr=None, tpr=None,
-                        label: str = "an attack's ROC curve", ax=None):
-    """Draw :func:`dp_test_region_data` with matplotlib; returns the ``Figure``."""
-    return to_matplotlib(dp_test_region_data(epsilon, delta, fpr, tpr, label), ax=ax)
+plot_dp_test_region = drawn(dp_test_region_data)

@@ -22,8 +22,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import Domain, ParameterError, array, real, validate
-from ._style import AXES, CYCLE
-from .figure import TEXT, FigureData, Rule, Series, to_matplotlib
+from ._style import CYCLE
+from .figure import TEXT, FigureData, Rule, Series, drawn
 
 __all__ = ["MAX_GROUPS", "MAX_EPSILONS", "LEARNER_NAMES", "GROUPING_NAMES", "group_accuracy_data",
            "plot_group_accuracy"]
@@ -137,18 +137,4 @@ def group_accuracy_data(epsilons, mean, *, groups, sd=None, nonprivate=None,
                       y_domain=(low, high), extra={"groups": list(groups), "epsilons": x})
 
 
-@validate(epsilons=EPSILONS, mean=ACCURACIES, groups=GROUPS, sd=ACCURACIES.or_none(),
-          nonprivate=BASELINES.or_none(), selected=real(1e-6, 1e3).or_none(),
-          title=TEXT.or_none(), ax=AXES)
-def plot_group_accuracy(epsilons, mean, *, groups, sd=None, nonprivate=None, selected=None,
-                        title: str | None = None, ax=None):
-    """Per-group accuracy against ε (:func:`group_accuracy_data`, arguments there).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Lines with gids ``"group-i"``, ``"group-i-nonprivate"`` and ``"selected"``.
-    """
-    return to_matplotlib(group_accuracy_data(epsilons, mean, groups=groups, sd=sd,
-                                             nonprivate=nonprivate, selected=selected,
-                                             title=title), ax=ax)
+plot_group_accuracy = drawn(group_accuracy_data)

@@ -23,12 +23,11 @@ import numpy as np
 
 from typing import Any, cast
 
-from .._validation import (DELTA, FLAG, PROBABILITY, Domain, ParameterError, anything,
-                           array, integer, real, validate)
+from .._validation import (DELTA, FLAG, PROBABILITY, Domain, ParameterError, array, integer, real, validate)
 from ..attacks.roc import AttackResult, dp_roc_bound
 from ..learning.dpsgd import MAX_GRAD_NORM
-from ._style import AXES, CYCLE, PALETTE
-from .figure import TEXT, FigureData, HeatMap, Rule, Series, Text, to_matplotlib
+from ._style import CYCLE, PALETTE
+from .figure import TEXT, FigureData, HeatMap, Rule, Series, Text, drawn
 
 __all__ = [
     "mia_roc_data",
@@ -139,20 +138,7 @@ def mia_roc_data(results, *, epsilon=None, delta: float = 0.0, log: bool = True,
                       y_domain=(min_fpr, 1.05) if log else (0.0, 1.02))
 
 
-@validate(results=RESULTS, epsilon=EPSILONS.or_none(), delta=DELTA, log=FLAG,
-          min_fpr=real(0.0, 1.0, low_open=True, high_open=True, example=1e-3).or_none(), ax=AXES)
-def plot_mia_roc(results, *, epsilon=None, delta: float = 0.0, log: bool = True,
-                 min_fpr: float | None = None, ax=None):
-    """ROC curves of membership-inference attacks, with the (ε, δ)-DP ceiling.
-
-    Draws :func:`mia_roc_data` with matplotlib (arguments as there).
-
-    Parameters
-    ----------
-    ax : matplotlib Axes, optional
-    """
-    return to_matplotlib(mia_roc_data(results, epsilon=epsilon, delta=delta, log=log,
-                                      min_fpr=min_fpr), ax=ax)
+plot_mia_roc = drawn(mia_roc_data)
 
 
 @validate(epsilons=CURVE_EPSILONS, accuracies=ACCURACIES, baseline=PROBABILITY.or_none(),
@@ -192,20 +178,7 @@ def privacy_utility_data(epsilons, accuracies, *, baseline: float | None = None,
                       "test accuracy", series=series, rules=rules, log_x=True)
 
 
-@validate(epsilons=CURVE_EPSILONS, accuracies=ACCURACIES, baseline=PROBABILITY.or_none(),
-          label=TEXT, ax=AXES)
-def plot_privacy_utility(epsilons, accuracies, *, baseline: float | None = None,
-                         label: str = "DP-SGD", ax=None):
-    """Test accuracy versus ε (log axis), with the non-private model as a line.
-
-    Draws :func:`privacy_utility_data` with matplotlib (arguments as there).
-
-    Parameters
-    ----------
-    ax : matplotlib Axes, optional
-    """
-    return to_matplotlib(privacy_utility_data(epsilons, accuracies, baseline=baseline,
-                                              label=label), ax=ax)
+plot_privacy_utility = drawn(privacy_utility_data)
 
 
 @validate(norms=NORMS, max_grad_norm=real(0.0, MAX_GRAD_NORM, low_open=True).or_none(),
@@ -257,26 +230,7 @@ def grad_norm_histogram_data(norms, max_grad_norm: float | None = None, *,
                       y_domain=(0.0, max(1.0, highest * 1.05)), y_integer=True)
 
 
-@validate(norms=NORMS, max_grad_norm=real(0.0, MAX_GRAD_NORM, low_open=True).or_none(),
-          bins=integer(2, 10_000, example=40), ax=AXES)
-def plot_grad_norm_histogram(norms, max_grad_norm: float | None = None, *, bins: int = 40,
-                             ax=None):
-    """Histogram of per-example gradient norms, before and after clipping to C.
-
-    Draws :func:`grad_norm_histogram_data` (arguments as there): clipping maps
-    ‖g_i‖ to min(‖g_i‖, C) ([ACG16]_ Alg. 1), so everything to the right of C
-    piles up at C.
-
-    Parameters
-    ----------
-    norms : array of float ≥ 0
-    max_grad_norm : float in (0, 1e15], optional
-        C (:data:`~dpteach.learning.dpsgd.MAX_GRAD_NORM` at most); if given, draw
-        the clipped norms and a line at C.
-    bins : int in [2, 10 000]
-    ax : matplotlib Axes, optional
-    """
-    return to_matplotlib(grad_norm_histogram_data(norms, max_grad_norm, bins=bins), ax=ax)
+plot_grad_norm_histogram = drawn(grad_norm_histogram_data)
 
 
 @validate(histories=HISTORIES, delta=DELTA.or_none())
@@ -336,20 +290,7 @@ def training_history_data(histories, *, delta: float | None = None) -> FigureDat
                       panels=(accuracy, spent))
 
 
-@validate(histories=HISTORIES, ax=anything("None, or a sequence of two matplotlib Axes"))
-def plot_training_history(histories, ax=None):
-    """Training accuracy and ε spent after each epoch, in two stacked panels.
-
-    Draws :func:`training_history_data` with matplotlib: one y axis per panel.
-
-    Parameters
-    ----------
-    histories : dict
-        label → ``DPSGDClassifier.history_`` (dict with "epoch", "accuracy", "epsilon").
-    ax : sequence of two matplotlib Axes, optional
-        The panels' axes (accuracy, then ε); default: a new figure.
-    """
-    return to_matplotlib(training_history_data(histories), ax=ax)
+plot_training_history = drawn(training_history_data)
 
 
 @validate(clf=CLASSIFIER, X=POINTS_2D, grid_size=GRID_SIZE, pad=real(0.0, 1e6, example=0.5))
@@ -448,19 +389,7 @@ def probability_grid_data(x0, x1, p, X, y, *, title: str | None = None) -> Figur
                       y_domain=(float(x1[0]), float(x1[-1])))
 
 
-@validate(x0=GRID_AXIS, x1=GRID_AXIS, p=array(ndim=2, min_size=4, low=0.0, high=1.0),
-          X=POINTS_2D, y=LABELS, title=TEXT.or_none(), ax=AXES)
-def plot_probability_grid(x0, x1, p, X, y, *, title: str | None = None, ax=None):
-    """P(class 1) on a grid, the line P = 0.5 and the training points.
-
-    Draws :func:`probability_grid_data` with matplotlib (arguments as there), e.g. for a
-    PNG of the app's chart.
-
-    Parameters
-    ----------
-    ax : matplotlib Axes, optional
-    """
-    return to_matplotlib(probability_grid_data(x0, x1, p, X, y, title=title), ax=ax)
+plot_probability_grid = drawn(probability_grid_data)
 
 
 @validate(clf=CLASSIFIER, X=POINTS_2D, y=LABELS, grid_size=GRID_SIZE, title=TEXT.or_none())
@@ -484,19 +413,7 @@ def decision_boundary_data(clf, X, y, *, grid_size: int = 60,
     return probability_grid_data(x0, x1, p, X, y, title=title)
 
 
-@validate(clf=CLASSIFIER, X=POINTS_2D, y=LABELS, grid_size=GRID_SIZE, title=TEXT.or_none(),
-          ax=AXES)
-def plot_decision_boundary(clf, X, y, *, grid_size: int = 60, title: str | None = None, ax=None):
-    """P(class 1) of a fitted two-feature binary classifier as a heat map, with the data.
-
-    Draws :func:`decision_boundary_data` with matplotlib (arguments as there).
-
-    Parameters
-    ----------
-    ax : matplotlib Axes, optional
-    """
-    return to_matplotlib(decision_boundary_data(clf, X, y, grid_size=grid_size, title=title),
-                         ax=ax)
+plot_decision_boundary = drawn(decision_boundary_data)
 
 
 def _results(name: str, value: Any) -> list:

@@ -23,8 +23,8 @@ import numpy as np
 from .._validation import (FLAG, PROBABILITY, Domain, ParameterError, array, choice,
                            instance_of, integer, real, validate)
 from ..learning.erm_experiments import AccuracyCurve, MinimizerSensitivityResult, ToyFits
-from ._style import AXES, PALETTE
-from .figure import TEXT, FigureData, Rule, Series, to_matplotlib
+from ._style import PALETTE
+from .figure import TEXT, FigureData, Rule, Series, drawn
 
 #: what minimizer_sensitivity returns
 SENSITIVITY_RESULT = instance_of(MinimizerSensitivityResult,
@@ -155,20 +155,7 @@ def decision_boundaries_data(X, y, nonprivate, private=(), *, method: str = "obj
                       series=tuple(series), x_domain=xlim, y_domain=ylim)
 
 
-@validate(X=POINTS_2D, y=LABELS, nonprivate=MODEL, private=MODELS, method=METHOD,
-          label=TEXT.or_none(), title=TEXT.or_none(), ax=AXES)
-def plot_decision_boundaries(X, y, nonprivate, private=(), *, method: str = "objective",
-                             label: str | None = None, title: str | None = None, ax=None):
-    """Data, the non-private decision boundary and several private ones.
-
-    Draws :func:`decision_boundaries_data` with matplotlib (arguments as there).
-
-    Parameters
-    ----------
-    ax : matplotlib Axes, optional
-    """
-    return to_matplotlib(decision_boundaries_data(X, y, nonprivate, private, method=method,
-                                                  label=label, title=title), ax=ax)
+plot_decision_boundaries = drawn(decision_boundaries_data)
 
 
 def _eps_ticks(eps) -> tuple:
@@ -205,21 +192,7 @@ def toy_boundaries_data(fits) -> FigureData:
                                     method=fits.method, title=title)
 
 
-@validate(fits=instance_of(ToyFits, "the ToyFits of toy_fits()"), ax=AXES)
-def plot_toy_boundaries(fits, *, ax=None):
-    """Private and non-private decision boundaries on the toy data (drawing only).
-
-    Draws :func:`toy_boundaries_data`: the data, the non-private boundary and one
-    thin line per private fit (as :func:`plot_decision_boundaries`); the fitting
-    happens in :func:`dpteach.learning.erm_experiments.toy_fits`, e.g.
-    ``plot_toy_boundaries(toy_fits(epsilon=1.0, lam=0.01))``.
-
-    Parameters
-    ----------
-    fits : dpteach.learning.erm_experiments.ToyFits
-    ax : matplotlib Axes, optional
-    """
-    return to_matplotlib(toy_boundaries_data(fits), ax=ax)
+plot_toy_boundaries = drawn(toy_boundaries_data)
 
 
 @validate(curve=instance_of(AccuracyCurve, "an AccuracyCurve (accuracy_vs_epsilon)"),
@@ -277,27 +250,7 @@ def accuracy_curve_data(curve, *, baseline: float | None = None, nonprivate: boo
                       x_domain=(float(eps.min()) / 1.25, float(eps.max()) * 1.25))
 
 
-@validate(curve=instance_of(AccuracyCurve, "an AccuracyCurve (accuracy_vs_epsilon)"),
-          baseline=PROBABILITY.or_none(), title=TEXT.or_none(), show_spread=FLAG,
-          ax=AXES)
-def plot_accuracy_curve(curve, *, baseline: float | None = None, title: str | None = None,
-                        show_spread: bool = True, ax=None):
-    """Test accuracy against ε (log axis): mean ± one standard deviation per method.
-
-    Draws :func:`accuracy_curve_data`, with a tick at each ε of the curve.
-
-    Parameters
-    ----------
-    curve : dpteach.learning.erm_experiments.AccuracyCurve
-    baseline : float, optional
-        Accuracy of always predicting the majority class (drawn dotted).
-    title : str, optional
-    show_spread : bool
-        Shade mean ± one standard deviation over the trials.
-    ax : matplotlib Axes, optional
-    """
-    return to_matplotlib(accuracy_curve_data(curve, baseline=baseline, title=title,
-                                             show_spread=show_spread), ax=ax)
+plot_accuracy_curve = drawn(accuracy_curve_data)
 
 
 @validate(result=SENSITIVITY_RESULT)
@@ -342,18 +295,7 @@ def sensitivity_data(result) -> FigureData:
                       y_ticks=tuple((j, k) for j, k in enumerate(kinds)))
 
 
-@validate(result=SENSITIVITY_RESULT, ax=AXES)
-def plot_sensitivity(result, *, ax=None):
-    """How far the minimiser moved for each neighbouring data set, against 2/(nΛ).
-
-    Draws :func:`sensitivity_data` with matplotlib (arguments as there).
-
-    Parameters
-    ----------
-    result : dpteach.learning.erm_experiments.MinimizerSensitivityResult
-    ax : matplotlib Axes, optional
-    """
-    return to_matplotlib(sensitivity_data(result), ax=ax)
+plot_sensitivity = drawn(sensitivity_data)
 
 
 @validate(epsilons=EPSILONS, measured=RISKS, bounds=BOUNDS)
@@ -405,17 +347,7 @@ def excess_risk_data(epsilons, measured: dict, bounds: dict) -> FigureData:
                       log_y=True, x_ticks=_eps_ticks(eps))
 
 
-@validate(epsilons=EPSILONS, measured=RISKS, bounds=BOUNDS, ax=AXES)
-def plot_excess_risk(epsilons, measured: dict, bounds: dict, *, ax=None):
-    """Measured excess regularised risk J(w̃) − J(w*) against the bounds (log-log).
-
-    Draws :func:`excess_risk_data` with matplotlib (arguments as there).
-
-    Parameters
-    ----------
-    ax : matplotlib Axes, optional
-    """
-    return to_matplotlib(excess_risk_data(epsilons, measured, bounds), ax=ax)
+plot_excess_risk = drawn(excess_risk_data)
 
 
 #: lengths of noise vectors
@@ -472,19 +404,7 @@ def noise_norm_data(norms, d: int, beta: float, *, bins: int = 60) -> FigureData
                       y_domain=(0.0, 1.05 * max(float(heights.max()), float(density.max()))))
 
 
-@validate(norms=NORMS, d=integer(1, 100_000, example=3),
-          beta=real(1e-12, 1e12, low_open=True, example=1.0), bins=integer(2, 10_000, example=60),
-          ax=AXES)
-def plot_noise_norm(norms, d: int, beta: float, *, bins: int = 60, ax=None):
-    """Histogram of noise lengths ‖b‖ against the Gamma(d, 1/β) density.
-
-    Draws :func:`noise_norm_data` with matplotlib (arguments as there).
-
-    Parameters
-    ----------
-    ax : matplotlib Axes, optional
-    """
-    return to_matplotlib(noise_norm_data(norms, d, beta, bins=bins), ax=ax)
+plot_noise_norm = drawn(noise_norm_data)
 
 
 @validate(lams=LAMBDAS, accuracy=ACCURACIES, baseline=PROBABILITY.or_none(),
@@ -534,20 +454,7 @@ def lambda_scan_data(lams, accuracy: dict, *, epsilon: float, baseline: float | 
                       x_domain=(float(lams.min()) / 1.5, float(lams.max()) * 1.5))
 
 
-@validate(lams=LAMBDAS, accuracy=ACCURACIES, baseline=PROBABILITY.or_none(),
-          epsilon=real(1e-6, 1e3, low_open=True, example=1.0), ax=AXES)
-def plot_lambda_scan(lams, accuracy: dict, *, epsilon: float, baseline: float | None = None,
-                     ax=None):
-    """Test accuracy against the regularisation strength Λ (log axis), one line per method.
-
-    Draws :func:`lambda_scan_data` with matplotlib (arguments as there).
-
-    Parameters
-    ----------
-    ax : matplotlib Axes, optional
-    """
-    return to_matplotlib(lambda_scan_data(lams, accuracy, epsilon=epsilon, baseline=baseline),
-                         ax=ax)
+plot_lambda_scan = drawn(lambda_scan_data)
 
 
 def _line(model, name: str = "model"):

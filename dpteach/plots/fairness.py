@@ -47,11 +47,11 @@ import math
 import numpy as np
 from sklearn.metrics import accuracy_score
 
-from .._validation import check_choice, check_in_range
-from ..fairness import metrics as M
 from .. import tables
+from .._validation import anything, choice, real, validate
+from ..fairness import metrics as M
 from ._style import PALETTE
-from .figure import FigureData, Series, to_matplotlib
+from .figure import FigureData, Series, drawn
 
 __all__ = [
     "THRESHOLDS", "ADULT_MODEL", "GROUPS", "GAPS", "GRID_NAMES",
@@ -97,6 +97,9 @@ GAPS = {
 GRID_NAMES = ("accuracy",) + tuple(GAPS)
 _CLOUD_STEP = 5                   # the cloud shows every 5th threshold of each group (21²)
 _ACCURACY_FLOOR = 0.70            # the trade-off chart's y axis starts here (or lower)
+#: a group's threshold: 0 selects everyone, 1 (almost) no one
+THRESHOLD = real(0.0, 1.0, example=0.5)
+_PAIR = dict(female_threshold=THRESHOLD, male_threshold=THRESHOLD)
 
 
 # ------------------------------------------------------------------ the shipped table
@@ -108,15 +111,11 @@ def _table() -> dict:
     return table
 
 
-def _thresholds(female_threshold, male_threshold) -> tuple[float, float]:
-    return (check_in_range("female_threshold", female_threshold, 0.0, 1.0),
-            check_in_range("male_threshold", male_threshold, 0.0, 1.0))
-
-
 def _predict(score: np.ndarray, sex: np.ndarray, tf: float, tm: float) -> np.ndarray:
     return np.where(sex == 1, score >= tf, score >= tm).astype(np.int64)
 
 
+@validate(**_PAIR)
 def adult_predictions(female_threshold: float, male_threshold: float):
     """The shipped model's decisions on the Adult test split with a threshold per group.
 
@@ -132,11 +131,14 @@ def adult_predictions(female_threshold: float, male_threshold: float):
     -------
     (y_true, y_pred, sex) : three int64 arrays of length 15,060
     """
-    tf, tm = _thresholds(female_threshold, male_threshold)
+    tf, tm = female_threshold, male_threshold
     table = _table()
     return table["y"], _predict(table["score"], table["sex"], tf, tm), table["sex"]
 
 
+@validate(y_true=M.LABELS, y_pred=M.LABELS,
+          sensitive_features=anything("group labels, as the metrics module takes them "
+                                      "(checked there)"))
 def gap_values(y_true, y_pred, *, sensitive_features) -> dict[str, float]:
     """Accuracy and every gap of :data:`GAPS`, each one call of :mod:`dpteach.fairness.metrics`.
 
@@ -176,6 +178,7 @@ def gap_values(y_true, y_pred, *, sensitive_features) -> dict[str, float]:
                                              np.asarray(y_pred, dtype=float))), **gaps}
 
 
+@validate(**_PAIR)
 def fairness_gaps(female_threshold: float, male_threshold: float) -> dict[str, float]:
     """Accuracy and every gap of :data:`GAPS` of the shipped Adult model at these thresholds.
 
@@ -192,17 +195,18 @@ def fairness_gaps(female_threshold: float, male_threshold: float) -> dict[str, f
     dict
         ``"accuracy"`` and the keys of :data:`GAPS` → float.
     """
-    return dict(_gaps_at(*_thresholds(female_threshold, male_threshold)))
+    return dict(_gaps_at(female_threshold, male_threshold))
 
 
 @functools.lru_cache(maxsize=1024)
 def _gaps_at(tf: float, tm: float) -> tuple:
     """:func:`gap_values` at checked thresholds, as items (the page asks three times per
     slider move: the numbers and the two trade-off charts; about 5 ms each)."""
-    y, y_pred, sex = adult_predictions(tf, tm)
+    y, y_pred, sex = adult_predictions.__wrapped__(tf, tm)
     return tuple(gap_values(y, y_pred, sensitive_features=sex).items())
 
 
+@validate(**_PAIR)
 def group_rates(female_threshold: float, male_threshold: float):
     """Per-group rates of the shipped Adult model: :func:`dpteach.fairness.metrics.group_table`.
 
@@ -220,8 +224,8 @@ def group_rates(female_threshold: float, male_threshold: float):
         ``positive_predictive_value``, ``accuracy``). The PPV P(Y=1 | Ŷ=1) is NaN for a
         group whose threshold selects no one (0/0).
     """
-    tf, tm = _thresholds(female_threshold, male_threshold)
-    y, y_pred, sex = adult_predictions(tf, tm)
+    tf, tm = female_threshold, male_threshold
+    y, y_pred, sex = adult_predictions.__wrapped__(tf, tm)
     table = M.group_table(y, y_pred, sensitive_features=sex)
     table = table.rename(index=GROUPS).loc[[GROUPS[1], GROUPS[0]]]
     table.insert(0, "threshold", [tf, tm])
@@ -229,6 +233,7 @@ def group_rates(female_threshold: float, male_threshold: float):
 
 
 # --------------------------------------------------------------------------- ROC
+@validate(**_PAIR)
 def group_roc_data(female_threshold: float, male_threshold: float) -> FigureData:
     """Each group's ROC curve (threshold 0 … 1) and the operating point of its threshold.
 
@@ -251,7 +256,7 @@ def group_roc_data(female_threshold: float, male_threshold: float) -> FigureData
         (group name → rate at its threshold) and ``"curves"`` (group name → (FPR, TPR)
         arrays over the thresholds).
     """
-    tf, tm = _thresholds(female_threshold, male_threshold)
+    tf, tm = female_threshold, male_threshold
     table = _table()
     y, y_pred, sex = table["y"], _predict(table["score"], table["sex"], tf, tm), table["sex"]
     colours = {"women": PALETTE["vermillion"], "men": PALETTE["blue"]}
@@ -282,22 +287,7 @@ def group_roc_data(female_threshold: float, male_threshold: float) -> FigureData
         extra={"tpr": tpr, "fpr": fpr, "curves": curves})
 
 
-def plot_group_roc(female_threshold: float, male_threshold: float, ax=None):
-    """Each group's ROC curve and its operating point (:func:`group_roc_data`).
-
-    Parameters
-    ----------
-    female_threshold, male_threshold
-        As :func:`adult_predictions`.
-    ax : matplotlib Axes, optional
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Lines with gids ``"roc-women"``, ``"roc-men"``, ``"point-women"``, ``"point-men"``,
-        ``"chance"``.
-    """
-    return to_matplotlib(group_roc_data(female_threshold, male_threshold), ax=ax)
+plot_group_roc = drawn(group_roc_data)
 
 
 # ------------------------------------------------------------------- the trade-off
@@ -326,6 +316,7 @@ def _static_tradeoff(gap: str):
     return cloud, (stair_x, stair_y), single, float(acc.max())
 
 
+@validate(**_PAIR, gap=choice(*GAPS))
 def threshold_tradeoff_data(female_threshold: float, male_threshold: float, *,
                             gap: str = "demographic_parity") -> FigureData:
     """Accuracy against a fairness gap for every pair of group thresholds; the current pair.
@@ -353,9 +344,8 @@ def threshold_tradeoff_data(female_threshold: float, male_threshold: float, *,
         ``"cloud_thresholds"`` (women's and men's threshold of each cloud point),
         ``"best_accuracy"`` (over the grid).
     """
-    tf, tm = _thresholds(female_threshold, male_threshold)
-    gap = check_choice("gap", gap, tuple(GAPS))
-    now = fairness_gaps(tf, tm)
+    tf, tm = female_threshold, male_threshold
+    now = fairness_gaps.__wrapped__(tf, tm)
     (cx, cy, ctf, ctm), (fx, fy), (sx, sy), best = _static_tradeoff(gap)
     acc, g = now["accuracy"], now[gap]
     low = min(_ACCURACY_FLOOR, math.floor((acc - 0.01) * 50) / 50)
@@ -388,20 +378,4 @@ def threshold_tradeoff_data(female_threshold: float, male_threshold: float, *,
                "best_accuracy": best})
 
 
-def plot_threshold_tradeoff(female_threshold: float, male_threshold: float, *,
-                            gap: str = "demographic_parity", ax=None):
-    """Accuracy against a gap over every pair of thresholds (:func:`threshold_tradeoff_data`).
-
-    Parameters
-    ----------
-    female_threshold, male_threshold, gap
-        As :func:`threshold_tradeoff_data`.
-    ax : matplotlib Axes, optional
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Lines with gids ``"pairs"``, ``"frontier"``, ``"single"`` and ``"current"``.
-    """
-    return to_matplotlib(threshold_tradeoff_data(female_threshold, male_threshold, gap=gap),
-                         ax=ax)
+plot_threshold_tradeoff = drawn(threshold_tradeoff_data)

@@ -36,18 +36,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import (
-    ParameterError,
-    check_array,
-    check_in_range,
-    check_int,
-    check_nonnegative,
-    check_positive,
-    describe,
-)
+from .._validation import Domain, ParameterError, anything, array, describe, integer, real, validate
 from ..fairness import metrics as M
+from ..fairness.lfr import MAX_WEIGHT
 from ._style import CYCLE, PALETTE
-from .figure import FigureData, Series, to_matplotlib
+from .figure import FigureData, Series, drawn
 
 __all__ = [
     "MAX_GROUPS", "MAX_SWEEP_POINTS",
@@ -62,17 +55,55 @@ MAX_GROUPS = 7
 MAX_SWEEP_POINTS = 1000
 
 
-def _group_names(group_names, labels) -> dict:
-    """``group_names`` (None or a dict label → non-empty str) completed for ``labels``."""
-    if group_names is None:
-        group_names = {}
-    if not isinstance(group_names, dict) or not all(
-            isinstance(v, str) and v for v in group_names.values()):
-        raise TypeError(f"group_names must be a dict of group label → non-empty name (or None); "
-                        f"got group_names={describe(group_names)}")
-    return {label: group_names.get(label, f"A = {label}") for label in labels}
+def _names(name, value):
+    if value is None:
+        return {}
+    if isinstance(value, dict) and all(isinstance(v, str) and v for v in value.values()):
+        return value
+    raise GROUP_NAMES.refuse(name, value)
 
 
+#: legend names of the groups: None, or a dict group label → non-empty name
+GROUP_NAMES = Domain("None or a dict of group label → non-empty name", _names,
+                     edges=(None, {}), bad=["women", {0: ""}, {0: 1}, 3])
+_CALIBRATION = dict(y_true=M.LABELS, y_prob=M.SCORES,
+                    sensitive_features=anything("group labels: 2 to 7 groups, each with ≥ 2 "
+                                                "members (checked by the metrics module)"),
+                    n_bins=integer(1, M.MAX_BINS, example=10), group_names=GROUP_NAMES)
+#: the fairness weights A_z of a sweep
+AZ = array(ndim=1, low=0.0, high=MAX_WEIGHT, max_size=MAX_SWEEP_POINTS, example=[0.0, 1.0, 10.0])
+#: a score of each A_z's model (yAcc, yDiscrim), in [0, 1]
+UNIT_SCORES = array(ndim=1, low=0.0, high=1.0, max_size=MAX_SWEEP_POINTS,
+                    example=[0.8, 0.75, 0.7])
+def _text(name, value):
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    raise TEXT.refuse(name, value)
+
+
+def _labels(name, value):
+    if isinstance(value, (list, tuple)) and 1 <= len(value) <= MAX_GROUPS \
+            and all(isinstance(w, str) and w.strip() for w in value):
+        return tuple(w.strip() for w in value)
+    raise LABELS.refuse(name, value)
+
+
+#: a name in words (a data set's, for a title)
+TEXT = Domain("a non-empty string", _text, example="German credit", bad=["", "  ", 3])
+#: the names of 1 to MAX_GROUPS things on an axis, in words
+LABELS = Domain(f"a list or tuple of 1 to {MAX_GROUPS} non-empty strings", _labels,
+                example=("distance", "income only"), bad=[[], "ab", [1], [""]])
+_LFR = dict(Az=AZ, y_acc=UNIT_SCORES, y_discrim=UNIT_SCORES,
+            baseline=array(ndim=1, min_size=2, max_size=2, low=0.0, high=1.0,
+                           text="a pair (y_acc, y_discrim) in [0, 1]").or_none(),
+            selected=real(0.0, MAX_WEIGHT).or_none(), data_name=TEXT.or_none())
+#: a share of the people per metric (loss, parity gap, bound), in [0, 1]
+SHARES = array(ndim=1, low=0.0, high=1.0, max_size=MAX_GROUPS, example=[0.2, 0.1])
+_AWARENESS = dict(loss=SHARES, gap=SHARES, bound=SHARES, labels=LABELS,
+                  scale=real(1e-6, 1e6, example=1.0))
+
+
+@validate(**_CALIBRATION)
 def calibration_by_group_data(y_true, y_prob, *, sensitive_features, n_bins: int = 10,
                               group_names=None) -> FigureData:
     """Reliability diagram per group: observed rate of Y = 1 against the mean score, per bin.
@@ -92,7 +123,7 @@ def calibration_by_group_data(y_true, y_prob, *, sensitive_features, n_bins: int
     sensitive_features : array-like, shape (n,)
         Group labels: 2 to :data:`MAX_GROUPS` groups, each with ≥ 2 members (the rules of
         the metrics module).
-    n_bins : int in [1, :data:`dpteach.fairness.metrics.MAX_BINS`]
+    n_bins : int
     group_names : dict, optional
         Group label → name for the legend (default ``"A = <label>"``).
 
@@ -104,7 +135,6 @@ def calibration_by_group_data(y_true, y_prob, *, sensitive_features, n_bins: int
         ``"diagonal"``. ``extra``: ``"table"`` (the calibration DataFrame), ``"error"``
         (the largest ECE) and ``"names"`` (label → name).
     """
-    n_bins = check_int("n_bins", n_bins, minimum=1, maximum=M.MAX_BINS)
     table = M.calibration_by_group(y_true, y_prob, sensitive_features=sensitive_features,
                                    n_bins=n_bins)
     error = M.calibration_within_groups_error(y_true, y_prob,
@@ -114,7 +144,7 @@ def calibration_by_group_data(y_true, y_prob, *, sensitive_features, n_bins: int
     if len(labels) > MAX_GROUPS:
         raise ParameterError(f"sensitive_features may hold at most {MAX_GROUPS} groups for this "
                              f"figure (one colour each); got {len(labels)} groups")
-    names = _group_names(group_names, labels)
+    names = {label: group_names.get(label, f"A = {label}") for label in labels}
     series = [Series("diagonal", "perfectly calibrated", [0.0, 1.0], [0.0, 1.0],
                      colour=PALETTE["black"], dash="dotted", width=1.0)]
     for i, label in enumerate(labels):
@@ -133,30 +163,11 @@ def calibration_by_group_data(y_true, y_prob, *, sensitive_features, n_bins: int
         extra={"table": table, "error": error, "names": names})
 
 
-def plot_calibration_by_group(y_true, y_prob, *, sensitive_features, n_bins: int = 10,
-                              group_names=None, ax=None):
-    """Reliability diagram per group (:func:`calibration_by_group_data`, arguments there).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Lines with gids ``"group-0"``, ``"group-1"``, … and ``"diagonal"``.
-    """
-    return to_matplotlib(calibration_by_group_data(y_true, y_prob,
-                                                   sensitive_features=sensitive_features,
-                                                   n_bins=n_bins, group_names=group_names),
-                         ax=ax)
+plot_calibration_by_group = drawn(calibration_by_group_data)
 
 
 # ------------------------------------------------------------------ LFR: the A_z sweep
-def _unit_interval(name: str, value, n: int) -> np.ndarray:
-    arr = check_array(name, value, ndim=1, allow_bool=False)
-    if arr.shape != (n,) or np.any(arr < 0) or np.any(arr > 1):
-        raise ParameterError(f"{name} must hold {n} values in [0, 1] (one per point); got "
-                             f"{name}={describe(value)}")
-    return arr
-
-
+@validate(**_LFR)
 def lfr_tradeoff_data(Az, y_acc, y_discrim, *, baseline=None, selected=None,
                       data_name=None) -> FigureData:
     """LFR's trade-off as the fairness weight grows: yAcc against yDiscrim, one point per A_z.
@@ -172,12 +183,12 @@ def lfr_tradeoff_data(Az, y_acc, y_discrim, *, baseline=None, selected=None,
     Parameters
     ----------
     Az : array-like of float, shape (k,)
-        The fairness weights, finite and ≥ 0, 1 ≤ k ≤ :data:`MAX_SWEEP_POINTS`.
-    y_acc, y_discrim : array-like of float in [0, 1], shape (k,)
+        The fairness weights.
+    y_acc, y_discrim : array-like of float, shape (k,)
         yAcc and yDiscrim of the model fitted with each A_z.
     baseline : (float, float), optional
         ``(y_acc, y_discrim)`` of the unconstrained model (e.g. a logistic regression on
-        the same features), each in [0, 1]: one point.
+        the same features): one point.
     selected : float, optional
         One of the values of ``Az`` (to a relative 1e-9): that model is highlighted and
         named in the title.
@@ -192,24 +203,14 @@ def lfr_tradeoff_data(Az, y_acc, y_discrim, *, baseline=None, selected=None,
         ``extra``: ``"order"`` (the indices sorting ``Az``) and ``"selected_index"`` (or
         None).
     """
-    az = check_array("Az", Az, ndim=1, allow_bool=False)
-    k = az.shape[0]
-    if not 1 <= k <= MAX_SWEEP_POINTS or np.any(az < 0):
-        raise ParameterError(f"Az must hold 1 to {MAX_SWEEP_POINTS} weights ≥ 0; got "
-                             f"Az={describe(Az)}")
-    acc = _unit_interval("y_acc", y_acc, k)
-    disc = _unit_interval("y_discrim", y_discrim, k)
-    base = None
-    if baseline is not None:
-        if not isinstance(baseline, (tuple, list)) or len(baseline) != 2:
-            raise TypeError(f"baseline must be a pair (y_acc, y_discrim) or None; got "
-                            f"baseline={describe(baseline)}")
-        base = (check_in_range("baseline", baseline[0], 0.0, 1.0),
-                check_in_range("baseline", baseline[1], 0.0, 1.0))
+    az, acc, disc, base = Az, y_acc, y_discrim, baseline
+    for name, arr in (("y_acc", acc), ("y_discrim", disc)):
+        if arr.shape != az.shape:
+            raise ParameterError(f"{name} must hold one value per A_z ({az.size}); got "
+                                 f"{name} with shape {arr.shape}")
     index = None
     if selected is not None:
-        sel = check_nonnegative("selected", selected)
-        hit = np.flatnonzero(np.abs(az - sel) <= 1e-9 * np.maximum(np.abs(az), 1e-300))
+        hit = np.flatnonzero(np.abs(az - selected) <= 1e-9 * np.maximum(np.abs(az), 1e-300))
         if hit.size == 0:
             raise ParameterError(f"selected must be one of the A_z values; got "
                                  f"selected={describe(selected)}")
@@ -227,12 +228,7 @@ def lfr_tradeoff_data(Az, y_acc, y_discrim, *, baseline=None, selected=None,
                              colour=PALETTE["black"], width=4.0))
         xs.append(np.array([base[1]]))
         ys.append(np.array([base[0]]))
-    title = "Learning fair representations: accuracy against discrimination"
-    if data_name is not None:
-        if not isinstance(data_name, str) or not data_name.strip():
-            raise TypeError(f"data_name must be a non-empty string or None; got "
-                            f"data_name={describe(data_name)}")
-        title = f"{data_name.strip()}: accuracy against discrimination"
+    title = f"{data_name or 'Learning fair representations'}: accuracy against discrimination"
     if index is not None:
         series.append(Series("selected", f"Az = {az[index]:g}", [disc[index]], [acc[index]],
                              kind="points", colour=PALETTE["vermillion"], width=6.0))
@@ -250,20 +246,11 @@ def lfr_tradeoff_data(Az, y_acc, y_discrim, *, baseline=None, selected=None,
                       extra={"order": order, "selected_index": index})
 
 
-def plot_lfr_tradeoff(Az, y_acc, y_discrim, *, baseline=None, selected=None, data_name=None,
-                      ax=None):
-    """yAcc against yDiscrim over an A_z sweep (:func:`lfr_tradeoff_data`, arguments there).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Lines with gids ``"lfr"``, ``"lfr-points"``, ``"baseline"`` and ``"selected"``.
-    """
-    return to_matplotlib(lfr_tradeoff_data(Az, y_acc, y_discrim, baseline=baseline,
-                                           selected=selected, data_name=data_name), ax=ax)
+plot_lfr_tradeoff = drawn(lfr_tradeoff_data)
 
 
 # ------------------------------------------------------- fairness through awareness
+@validate(**_AWARENESS)
 def awareness_data(loss, gap, bound, *, labels, scale) -> FigureData:
     """What individual fairness costs and what it guarantees, for each of a few task metrics.
 
@@ -278,10 +265,10 @@ def awareness_data(loss, gap, bound, *, labels, scale) -> FigureData:
     Parameters
     ----------
     loss, gap, bound : array-like of float in [0, 1], shape (k,)
-        Per metric: the vendor's loss, its mapping's parity gap, d_EM; 1 ≤ k ≤ MAX_GROUPS.
+        Per metric: the vendor's loss, its mapping's parity gap, d_EM.
     labels : sequence of str, length k
         The metrics' names, in words (the x axis).
-    scale : float > 0
+    scale : float
         The metrics' scale s (d = min(1, s·‖x − y‖₂)), named in the title.
 
     Returns
@@ -289,13 +276,11 @@ def awareness_data(loss, gap, bound, *, labels, scale) -> FigureData:
     FigureData
         ``bars`` series ``"loss"``, ``"gap"`` and ``"bound"``; ``extra["scale"]``.
     """
-    k = len(labels) if isinstance(labels, (list, tuple)) else -1
-    if not 1 <= k <= MAX_GROUPS or not all(isinstance(w, str) and w.strip() for w in labels):
-        raise TypeError(f"labels must be 1 to {MAX_GROUPS} names (strings); got "
-                        f"labels={describe(labels)}")
-    values = [_unit_interval(name, v, k) for name, v in
-              (("loss", loss), ("gap", gap), ("bound", bound))]
-    s = check_positive("scale", scale)
+    k = len(labels)
+    for name, v in (("loss", loss), ("gap", gap), ("bound", bound)):
+        if v.size != k:
+            raise ParameterError(f"{name} must hold one value per label ({k}); got "
+                                 f"{name}={describe(v)}")
     x = np.arange(k, dtype=float)
     parts = (("loss", "the vendor's expected loss (what fairness costs it)", PALETTE["orange"]),
              ("gap", "parity gap of its fair mapping", PALETTE["blue"]),
@@ -303,20 +288,12 @@ def awareness_data(loss, gap, bound, *, labels, scale) -> FigureData:
               PALETTE["black"]))
     series = tuple(Series(key, label, x + 0.27 * (i - 1), v, kind="bars", width=0.25,
                           colour=colour) for i, ((key, label, colour), v)
-                   in enumerate(zip(parts, values)))
-    return FigureData(f"Individual fairness at metric scale s = {s:.3g}: cost and guarantee",
+                   in enumerate(zip(parts, (loss, gap, bound))))
+    return FigureData(f"Individual fairness at metric scale s = {scale:.3g}: cost and guarantee",
                       "task metric", "share of the people (0 to 1)",
                       series=series, x_domain=(-0.6, k - 0.4), y_domain=(0.0, 1.05),
-                      x_ticks=tuple((float(i), w.strip()) for i, w in enumerate(labels)),
-                      extra={"scale": s})
+                      x_ticks=tuple((float(i), w) for i, w in enumerate(labels)),
+                      extra={"scale": scale})
 
 
-def plot_awareness(loss, gap, bound, *, labels, scale, ax=None):
-    """The cost and guarantee of individual fairness per metric (:func:`awareness_data`).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Bars with gids ``"loss"``, ``"gap"`` and ``"bound"``.
-    """
-    return to_matplotlib(awareness_data(loss, gap, bound, labels=labels, scale=scale), ax=ax)
+plot_awareness = drawn(awareness_data)

@@ -12,8 +12,8 @@ and a title with ε and δ. Two renderers draw it:
   draws (Streamlit's ``st.vega_lite_chart``). The server sends a few kilobytes of numbers
   instead of a picture, so a slider move costs the computation and nothing else.
 
-The chapter's ``plot_x`` function is ``to_matplotlib(x_data(...), ax=ax)``; the app draws
-the same ``x_data(...)`` with ``to_vega_lite``. Both renderers use one colour-blind-safe
+The chapter's ``plot_x`` function is ``to_matplotlib(x_data(...), ax=ax)``, made by
+:func:`drawn`; the app draws the same ``x_data(...)`` with ``to_vega_lite``. Both renderers use one colour-blind-safe
 palette (:data:`dpteach.plots.PALETTE`, Okabe & Ito 2008), the same labels, one y axis per
 panel and a legend outside the plotting area (below it, or to its right), so that it never
 covers a curve: a student sees the same picture in the notebook and on the projector.
@@ -21,25 +21,27 @@ Matplotlib's artists, tickers and layout are imported only when :func:`to_matplo
 :func:`to_vega_lite` draws nothing (the browser does).
 
 Tooltips are the one thing only the browser shows (a printed figure has no pointer); every
-other feature of a FigureData is drawn by both renderers (``tests/plots/test_figure.py``).
+other feature of a FigureData is drawn by both renderers.
 """
 
 from __future__ import annotations
 
+import inspect
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from .._validation import FLAG, PROBABILITY, ArrayLike, Domain, ParameterError, anything, array, choice, \
-    integer, real, validate
+    function, integer, real, validate
 from . import _draw_matplotlib, _draw_vega_lite
 from ._layout import DASHES, FONT_SIZES, KINDS, LEGENDS, MAX_POINTS, STEPS
-from ._style import FIGSIZE, LINEAR_AXIS_MAX, PALETTE
+from ._style import AXES, FIGSIZE, LINEAR_AXIS_MAX, PALETTE
 
 __all__ = ["Series", "Rule", "Span", "Text", "HeatMap", "FigureData", "to_matplotlib",
-           "to_vega_lite", "FONT_SIZES", "MAX_POINTS"]
+           "to_vega_lite", "drawn", "FONT_SIZES", "MAX_POINTS"]
 
 #: words: a key, a label, a title, a colour
 TEXT: Domain = Domain("a string", lambda name, value: _text(name, value), example="a label",
@@ -330,6 +332,39 @@ def to_matplotlib(data: FigureData, ax=None, figsize=None):
         title, the legend and the panels.
     """
     return _draw_matplotlib.draw(data, ax, figsize)
+
+
+@validate(data=function("a data function x_data(...) that returns a FigureData"))
+def drawn(data: Callable[..., FigureData]) -> Callable[..., Any]:
+    """The chapter's ``plot_x``: ``x_data``'s figure drawn with matplotlib.
+
+    ``plot_x`` takes the arguments of ``x_data`` (the same names, defaults and teaching
+    domains) and ``ax``, the matplotlib Axes to draw on (None: a new figure), and returns the
+    ``Figure``; its lines, bars and rules carry the keys of ``x_data``'s series and rules as
+    gids.
+    """
+    core = getattr(data, "__wrapped__", data)
+    signature = inspect.signature(core)
+    params = list(signature.parameters.values())
+    kind = (inspect.Parameter.KEYWORD_ONLY if any(p.kind == p.KEYWORD_ONLY for p in params)
+            else inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    signature = signature.replace(parameters=[*params, inspect.Parameter("ax", kind, default=None)],
+                                  return_annotation="matplotlib.figure.Figure")
+
+    def plot(*args, **kwargs):
+        bound = signature.bind(*args, **kwargs)
+        ax = bound.arguments.pop("ax", None)
+        return to_matplotlib(core(*bound.args, **bound.kwargs), ax=ax)
+
+    name = "plot_" + data.__name__.removesuffix("_data")
+    plot.__name__ = plot.__qualname__ = name
+    plot.__module__ = data.__module__
+    plot.__signature__ = signature                          # type: ignore[attr-defined]
+    plot.__doc__ = (f"Draw :func:`{data.__name__}` with matplotlib; returns the ``Figure``.\n\n"
+                    f"    Arguments as :func:`{data.__name__}`, and ``ax``: the matplotlib Axes "
+                    "to draw on\n    (None: a new figure). Lines, bars and rules carry the keys "
+                    "of its series and\n    rules as gids.\n    ")
+    return validate(**getattr(data, "__domains__", {}), ax=AXES)(plot)
 
 
 @validate(data=FIGURE, height=integer(50, 2000, example=340))

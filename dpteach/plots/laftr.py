@@ -44,9 +44,9 @@ import math
 
 import numpy as np
 
-from .._validation import ParameterError, check_choice, check_nonnegative, describe
+from .._validation import Domain, ParameterError, choice, describe, real, validate
 from ._style import PALETTE
-from .figure import FigureData, Rule, Series, to_matplotlib
+from .figure import FigureData, Rule, Series, drawn
 
 __all__ = [
     "OBJECTIVES", "VARIANTS", "BASELINE", "GAPS", "TARGET_GAP", "GROUPS", "RATES",
@@ -95,103 +95,17 @@ _COLOURS = {("women", "model"): PALETTE["vermillion"], ("women", "baseline"): PA
 
 
 # --------------------------------------------------------------------------- the sweep
-@functools.lru_cache(maxsize=1)
-def _shipped():
-    from ..tables import load_gamma_sweep
-
-    return _checked(load_gamma_sweep())
-
-
-def _checked(sweep):
-    """``sweep`` checked: a DataFrame with the columns and ranges of the shipped sweep."""
-    import pandas as pd
-
-    if not isinstance(sweep, pd.DataFrame):
-        raise TypeError(f"sweep must be a pandas DataFrame of LAFTR fits (or None for the "
-                        f"shipped sweep); got sweep={describe(sweep)} of type "
-                        f"{type(sweep).__name__}")
-    missing = [c for c in _REQUIRED if c not in sweep.columns]
-    if missing:
-        raise ParameterError(f"sweep lacks the columns {missing} (it needs {list(_REQUIRED)}); "
-                             f"got sweep with columns {list(sweep.columns)}")
-    if sweep.columns.duplicated().any():
-        raise ParameterError(f"sweep's column names must be distinct; got sweep with columns "
-                             f"{list(sweep.columns)}")
-    n = len(sweep)
-    if not 1 <= n <= MAX_SWEEP_ROWS:
-        raise ParameterError(f"sweep must have 1 to {MAX_SWEEP_ROWS:,} rows; got {n:,} rows")
-    numeric = [c for c in ("gamma", *_SCORES, *_RATE_COLUMNS, *_OPTIONAL) if c in sweep.columns]
-    try:
-        values = sweep[numeric].to_numpy(dtype=float)
-    except (TypeError, ValueError, OverflowError) as exc:
-        raise ParameterError(f"sweep's columns {numeric} must hold real numbers; got sweep "
-                             f"with dtypes {sweep[numeric].dtypes.astype(str).tolist()}") from exc
-    cols = dict(zip(numeric, values.T))
-    bad = [c for c in numeric if c not in _OPTIONAL and not np.all(np.isfinite(cols[c]))]
-    top = {"eo_gap": 2.0, "gamma": math.inf, "fit_seconds": MAX_FIT_SECONDS}
-    bad += [c for c in numeric if np.any((cols[c] < 0) | (cols[c] > top.get(c, 1.0)))]
-    if bad:
-        raise ParameterError(f"sweep's columns {sorted(set(bad))} must be finite (the "
-                             f"optional ones may be NaN), γ ≥ 0, rates, accuracies and gaps in "
-                             f"[0, 1] (ΔEO in [0, 2]), fit_seconds in [0, {MAX_FIT_SECONDS:g}]; "
-                             f"got values outside that")
-    objectives = set(sweep["objective"].tolist())
-    unknown = objectives - set(OBJECTIVES) - {BASELINE}
-    if unknown:
-        raise ParameterError(f"sweep's objective column must hold {list(OBJECTIVES)} or "
-                             f"{BASELINE!r}; got {sorted(map(str, unknown))}")
-    if BASELINE not in objectives:
-        raise ParameterError(f"sweep needs the unfair MLP's rows (objective {BASELINE!r}); "
-                             f"got objectives {sorted(map(str, objectives))}")
-    # a view without ``attrs`` (the shipped sweep's metadata): pandas deep-copies them into
-    # every column it hands out, which made each figure 5x slower
-    sweep = sweep.copy(deep=False)
-    sweep.attrs = {}
-    return sweep
+#: a sweep of LAFTR fits: None for the shipped one, or a DataFrame of its columns and ranges
+SWEEP = Domain("None (the shipped sweep) or a pandas DataFrame of LAFTR fits with the shipped "
+               "sweep's columns and ranges", lambda name, value: _shipped() if value is None
+               else _checked(value), edges=(None,), bad=["sweep.csv", 3, [1, 2]])
+OBJECTIVE = choice(*OBJECTIVES)
+#: a fitted γ (one of the sweep's, checked against it)
+GAMMA = real(0.0, 1e6, example=1.0)
+GAP = choice(*GAPS).or_none()
 
 
-def _sweep(sweep):
-    return _shipped() if sweep is None else _checked(sweep)
-
-
-def _rows(sweep, objective: str):
-    objective = check_choice("objective", objective, OBJECTIVES)
-    rows = sweep[sweep["objective"] == objective]
-    if rows.empty:
-        raise ParameterError(f"sweep holds no fit of objective={objective!r}; it has "
-                             f"{sorted(set(sweep['objective']) - {BASELINE})}")
-    return objective, rows
-
-
-def _scores(rows) -> tuple[list, np.ndarray]:
-    """The score columns the rows have, and their values (rows × columns, float)."""
-    cols = [c for c in (*_SCORES, *_RATE_COLUMNS, *_OPTIONAL) if c in rows.columns]
-    return cols, rows[cols].to_numpy(dtype=float)
-
-
-def _column_stats(cols: list, values: np.ndarray) -> dict:
-    """``n_seeds`` (rows), and per column the mean and the sample standard deviation of its
-    finite values (sd 0 for one value; both NaN for none)."""
-    finite = np.isfinite(values)
-    count = finite.sum(axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.where(finite, values, 0.0).sum(axis=0) / count
-        dev = np.where(finite, values - mean, 0.0)
-        sd = np.sqrt((dev * dev).sum(axis=0) / (count - 1))
-    mean = np.where(count > 0, mean, math.nan)
-    sd = np.where(count > 1, sd, np.where(count == 1, 0.0, math.nan))
-    out = {"n_seeds": int(values.shape[0])}
-    for c, m, d in zip(cols, mean.tolist(), sd.tolist()):
-        out[c] = m
-        out[f"{c}_sd"] = d
-    return out
-
-
-def _stats(rows) -> dict:
-    """:func:`_column_stats` of the rows."""
-    return _column_stats(*_scores(rows))
-
-
+@validate(objective=OBJECTIVE, sweep=SWEEP)
 def sweep_gammas(objective: str, *, sweep=None) -> tuple[float, ...]:
     """The γ values fitted for ``objective``, ascending (the app's slider positions).
 
@@ -210,10 +124,11 @@ def sweep_gammas(objective: str, *, sweep=None) -> tuple[float, ...]:
     -------
     tuple of float
     """
-    _, rows = _rows(_sweep(sweep), objective)
+    _, rows = _rows(sweep, objective)
     return tuple(float(g) for g in np.unique(rows["gamma"].to_numpy(dtype=float)))
 
 
+@validate(objective=OBJECTIVE, sweep=SWEEP)
 def gamma_summary(objective: str, *, sweep=None):
     """Mean, standard deviation and number of seeds of every score, per γ of ``objective``.
 
@@ -232,7 +147,7 @@ def gamma_summary(objective: str, *, sweep=None):
     """
     import pandas as pd
 
-    _, rows = _rows(_sweep(sweep), objective)
+    _, rows = _rows(sweep, objective)
     cols, values = _scores(rows)
     gammas = rows["gamma"].to_numpy(dtype=float)
     stats = {float(g): _column_stats(cols, values[gammas == g]) for g in np.unique(gammas)}
@@ -242,17 +157,7 @@ def gamma_summary(objective: str, *, sweep=None):
     return table
 
 
-def _gamma(sweep, objective: str, gamma) -> float:
-    """``gamma`` checked: one of the γ values of ``objective`` (to a relative 1e-9; 0 exactly)."""
-    g = check_nonnegative("gamma", gamma)
-    options = sweep_gammas(objective, sweep=sweep)
-    for o in options:
-        if math.isclose(o, g, rel_tol=1e-9, abs_tol=0.0):
-            return o
-    raise ParameterError(f"gamma must be one of the fitted values {list(options)} of "
-                         f"objective={objective!r}; got gamma={describe(gamma)}")
-
-
+@validate(objective=OBJECTIVE, gamma=GAMMA, sweep=SWEEP)
 def model_summary(objective: str, gamma: float, *, sweep=None) -> dict:
     """The numbers of one model of the sweep and of the unfair MLP (mean ± sd over seeds).
 
@@ -271,23 +176,12 @@ def model_summary(objective: str, gamma: float, *, sweep=None) -> dict:
         with ``n_seeds`` and, for every score column, its mean (``<column>``) and sample
         standard deviation over seeds (``<column>_sd``).
     """
-    sweep = _sweep(sweep)
     objective, rows = _rows(sweep, objective)
     g = _gamma(sweep, objective, gamma)
     return {"objective": objective, "variant": VARIANTS[objective], "gamma": g,
             "target": TARGET_GAP[objective],
             "model": _stats(rows[rows["gamma"] == g]),
             "baseline": _stats(sweep[sweep["objective"] == BASELINE])}
-
-
-def _gap(objective: str, gap) -> str:
-    if gap is None:
-        return TARGET_GAP[objective]
-    return check_choice("gap", gap, tuple(GAPS))
-
-
-def _pm(mean: float, sd: float) -> str:
-    return f"{mean:.3f} ± {sd:.3f}"
 
 
 # ------------------------------------------------------------------------ the frontier
@@ -303,6 +197,7 @@ def _pareto(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.array(keep, dtype=int)
 
 
+@validate(objective=OBJECTIVE, gamma=GAMMA.or_none(), gap=GAP, sweep=SWEEP)
 def frontier_data(objective: str, gamma: float | None = None, *, gap: str | None = None,
                   sweep=None) -> FigureData:
     """Accuracy against a gap over the γ sweep of one LAFTR objective ([MCPZ18]_).
@@ -334,11 +229,10 @@ def frontier_data(objective: str, gamma: float | None = None, *, gap: str | None
         ``"selected"`` (the row of ``gamma`` as a dict, or None) and ``"baseline"`` (the
         unfair MLP's numbers).
     """
-    sweep = _sweep(sweep)
     objective, rows = _rows(sweep, objective)
-    gap = _gap(objective, gap)
+    gap = TARGET_GAP[objective] if gap is None else gap
     g = None if gamma is None else _gamma(sweep, objective, gamma)
-    summary = gamma_summary(objective, sweep=sweep)
+    summary = gamma_summary.__wrapped__(objective, sweep=sweep)
     base = _stats(sweep[sweep["objective"] == BASELINE])
     short, long = GAPS[gap]
     variant = VARIANTS[objective]
@@ -400,18 +294,7 @@ def frontier_data(objective: str, gamma: float | None = None, *, gap: str | None
                "selected": selected, "baseline": base})
 
 
-def plot_frontier(objective: str, gamma: float | None = None, *, gap: str | None = None,
-                  sweep=None, ax=None):
-    """Accuracy against a gap over the γ sweep (:func:`frontier_data`, arguments there).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Lines with gids ``"fits"``, ``"means"``, ``"frontier"``, ``"baseline"``,
-        ``"selected"``, ``"selected-sd-x"``, ``"selected-sd-y"`` (the last three with
-        ``gamma``) and ``"baseline-accuracy"``.
-    """
-    return to_matplotlib(frontier_data(objective, gamma, gap=gap, sweep=sweep), ax=ax)
+plot_frontier = drawn(frontier_data)
 
 
 # -------------------------------------------------------------------- per-group rates
@@ -420,6 +303,7 @@ _OFFSETS = {("women", "baseline"): -1.5, ("women", "model"): -0.5,
             ("men", "baseline"): 0.5, ("men", "model"): 1.5}
 
 
+@validate(objective=OBJECTIVE, gamma=GAMMA, sweep=SWEEP)
 def group_rates_data(objective: str, gamma: float, *, sweep=None) -> FigureData:
     """Selection rate, TPR and FPR of women and men: one LAFTR model against the unfair MLP.
 
@@ -444,8 +328,7 @@ def group_rates_data(objective: str, gamma: float, *, sweep=None) -> FigureData:
         ``"categories"`` (the rates' labels, at x = 0, 1, 2) and ``"summary"``
         (:func:`model_summary`).
     """
-    sweep = _sweep(sweep)
-    summary = model_summary(objective, gamma, sweep=sweep)
+    summary = model_summary.__wrapped__(objective, gamma, sweep=sweep)
     objective, g = summary["objective"], summary["gamma"]
     rows = sweep[(sweep["objective"] == objective) & (sweep["gamma"] == g)]
     model, base = summary["model"], summary["baseline"]
@@ -477,19 +360,109 @@ def group_rates_data(objective: str, gamma: float, *, sweep=None) -> FigureData:
         extra={"categories": tuple(RATES.values()), "summary": summary})
 
 
-def plot_group_rates(objective: str, gamma: float, *, sweep=None, ax=None):
-    """Per-group rates of one LAFTR model and the unfair MLP (:func:`group_rates_data`).
+plot_group_rates = drawn(group_rates_data)
 
-    Parameters
-    ----------
-    objective, gamma, sweep
-        As :func:`group_rates_data`.
-    ax : matplotlib Axes, optional
 
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Bars with gids ``"baseline-women"``, ``"model-women"``, ``"baseline-men"``,
-        ``"model-men"``; lines ``"seeds-women"``, ``"seeds-men"``.
-    """
-    return to_matplotlib(group_rates_data(objective, gamma, sweep=sweep), ax=ax)
+# ----------------------------------------------------------------------- helpers
+@functools.lru_cache(maxsize=1)
+def _shipped():
+    from ..tables import load_gamma_sweep
+
+    return _checked(load_gamma_sweep())
+
+
+def _checked(sweep):
+    """``sweep`` checked: a DataFrame with the columns and ranges of the shipped sweep."""
+    import pandas as pd
+
+    if not isinstance(sweep, pd.DataFrame):
+        raise SWEEP.refuse("sweep", sweep)
+    missing = [c for c in _REQUIRED if c not in sweep.columns]
+    if missing:
+        raise ParameterError(f"sweep lacks the columns {missing} (it needs {list(_REQUIRED)}); "
+                             f"got sweep with columns {list(sweep.columns)}")
+    if sweep.columns.duplicated().any():
+        raise ParameterError(f"sweep's column names must be distinct; got sweep with columns "
+                             f"{list(sweep.columns)}")
+    n = len(sweep)
+    if not 1 <= n <= MAX_SWEEP_ROWS:
+        raise ParameterError(f"sweep must have 1 to {MAX_SWEEP_ROWS:,} rows; got {n:,} rows")
+    numeric = [c for c in ("gamma", *_SCORES, *_RATE_COLUMNS, *_OPTIONAL) if c in sweep.columns]
+    try:
+        values = sweep[numeric].to_numpy(dtype=float)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise ParameterError(f"sweep's columns {numeric} must hold real numbers; got sweep "
+                             f"with dtypes {sweep[numeric].dtypes.astype(str).tolist()}") from exc
+    cols = dict(zip(numeric, values.T))
+    bad = [c for c in numeric if c not in _OPTIONAL and not np.all(np.isfinite(cols[c]))]
+    top = {"eo_gap": 2.0, "gamma": math.inf, "fit_seconds": MAX_FIT_SECONDS}
+    bad += [c for c in numeric if np.any((cols[c] < 0) | (cols[c] > top.get(c, 1.0)))]
+    if bad:
+        raise ParameterError(f"sweep's columns {sorted(set(bad))} must be finite (the "
+                             f"optional ones may be NaN), γ ≥ 0, rates, accuracies and gaps in "
+                             f"[0, 1] (ΔEO in [0, 2]), fit_seconds in [0, {MAX_FIT_SECONDS:g}]; "
+                             f"got values outside that")
+    objectives = set(sweep["objective"].tolist())
+    unknown = objectives - set(OBJECTIVES) - {BASELINE}
+    if unknown:
+        raise ParameterError(f"sweep's objective column must hold {list(OBJECTIVES)} or "
+                             f"{BASELINE!r}; got {sorted(map(str, unknown))}")
+    if BASELINE not in objectives:
+        raise ParameterError(f"sweep needs the unfair MLP's rows (objective {BASELINE!r}); "
+                             f"got objectives {sorted(map(str, objectives))}")
+    # a view without ``attrs`` (the shipped sweep's metadata): pandas deep-copies them into
+    # every column it hands out, which made each figure 5x slower
+    sweep = sweep.copy(deep=False)
+    sweep.attrs = {}
+    return sweep
+
+
+def _rows(sweep, objective: str):
+    rows = sweep[sweep["objective"] == objective]
+    if rows.empty:
+        raise ParameterError(f"sweep holds no fit of objective={objective!r}; it has "
+                             f"{sorted(set(sweep['objective']) - {BASELINE})}")
+    return objective, rows
+
+
+def _scores(rows) -> tuple[list, np.ndarray]:
+    """The score columns the rows have, and their values (rows × columns, float)."""
+    cols = [c for c in (*_SCORES, *_RATE_COLUMNS, *_OPTIONAL) if c in rows.columns]
+    return cols, rows[cols].to_numpy(dtype=float)
+
+
+def _column_stats(cols: list, values: np.ndarray) -> dict:
+    """``n_seeds`` (rows), and per column the mean and the sample standard deviation of its
+    finite values (sd 0 for one value; both NaN for none)."""
+    finite = np.isfinite(values)
+    count = finite.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(finite, values, 0.0).sum(axis=0) / count
+        dev = np.where(finite, values - mean, 0.0)
+        sd = np.sqrt((dev * dev).sum(axis=0) / (count - 1))
+    mean = np.where(count > 0, mean, math.nan)
+    sd = np.where(count > 1, sd, np.where(count == 1, 0.0, math.nan))
+    out = {"n_seeds": int(values.shape[0])}
+    for c, m, d in zip(cols, mean.tolist(), sd.tolist()):
+        out[c] = m
+        out[f"{c}_sd"] = d
+    return out
+
+
+def _stats(rows) -> dict:
+    """:func:`_column_stats` of the rows."""
+    return _column_stats(*_scores(rows))
+
+
+def _gamma(sweep, objective: str, gamma) -> float:
+    """``gamma`` checked: one of the γ values of ``objective`` (to a relative 1e-9; 0 exactly)."""
+    options = sweep_gammas.__wrapped__(objective, sweep=sweep)
+    for o in options:
+        if math.isclose(o, gamma, rel_tol=1e-9, abs_tol=0.0):
+            return o
+    raise ParameterError(f"gamma must be one of the fitted values {list(options)} of "
+                         f"objective={objective!r}; got gamma={describe(gamma)}")
+
+
+def _pm(mean: float, sd: float) -> str:
+    return f"{mean:.3f} ± {sd:.3f}"

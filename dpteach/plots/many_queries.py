@@ -42,7 +42,7 @@ from ..queries.linear import adult_universe, conjunction_queries, random_queries
 from ..queries.independent import independent_max_error
 from .. import tables
 from ._style import AXES, PALETTE
-from .figure import FigureData, Rule, Series, to_matplotlib
+from .figure import FigureData, Rule, Series, drawn, to_matplotlib
 
 __all__ = [
     "CROSSOVER_KS",
@@ -409,12 +409,7 @@ def mwem_rounds_data(rounds, errors, epsilon: float, *, reference=None) -> Figur
         extra={"best_T": int(T[int(np.argmin(mean))]), "mean": mean})
 
 
-@validate(rounds=ROUNDS, errors=ERRORS, epsilon=EPSILON,
-          reference=real(0.0, 1e15, example=0.1).or_none(), ax=AXES)
-def plot_mwem_rounds(rounds, errors, epsilon: float, *, reference=None, ax=None):
-    """Draw :func:`mwem_rounds_data` with matplotlib; returns the ``Figure``."""
-    return to_matplotlib(mwem_rounds_data(rounds, errors, epsilon, reference=reference),
-                         ax=ax)
+plot_mwem_rounds = drawn(mwem_rounds_data)
 
 
 @validate(errors=PMW_ERRORS, updated=UPDATED, threshold=real(0.0, 1.0, low_open=True, example=0.1))

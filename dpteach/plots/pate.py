@@ -41,27 +41,20 @@ import math
 
 import numpy as np
 
-from .._validation import (
-    ParameterError,
-    check_choice,
-    check_delta,
-    check_in_range,
-    check_int,
-    check_nonnegative,
-    check_positive,
-    describe,
-)
+from .._validation import (DELTA_POSITIVE, PROBABILITY, SCALE, ParameterError, array, choice,
+                           describe, integer, validate)
 from ..accounting.convert import rdp_to_epsilon
+from ..pate.aggregators import THRESHOLD
 from ..pate.analysis import (
     DEFAULT_PATE_ORDERS,
     gnmax_log_q,
     pate_expected_cost,
     threshold_log_pr_answered,
 )
-from ..pate.teachers import MAX_QUERIES, MAX_TEACHERS, VOTES
+from ..pate.teachers import MAX_QUERIES, N_TEACHERS
 from ..pate.answers import confident_gnmax_answer_probabilities, gnmax_answer_probabilities
 from ._style import PALETTE, refuse_undrawable, refuse_undrawable_log
-from .figure import FigureData, Rule, Series, to_matplotlib
+from .figure import FigureData, Rule, Series, drawn
 
 __all__ = [
     "VOTE_PRESETS", "REST_CHOICES", "MAX_BAR_CLASSES", "K_MAX_LIMIT", "agreement_votes",
@@ -87,8 +80,18 @@ K_MAX_LIMIT = MAX_QUERIES
 _K_POINTS = 120
 _BAR = 0.38                       # width of one of two bars side by side (x units)
 
+#: one vote histogram, drawn as bars
+HISTOGRAM = array(ndim=1, low=0, high=2**53 - 1, integers=True, min_size=2,
+                  max_size=MAX_BAR_CLASSES, example=[7, 2, 1])
+_ANSWER = dict(votes=HISTOGRAM, threshold=THRESHOLD, sigma1=SCALE, sigma2=SCALE)
+_PRIVACY = dict(_ANSWER, delta=DELTA_POSITIVE, k_max=integer(2, K_MAX_LIMIT, example=10_000,
+                                                               work=True),
+                mark_k=integer(1, K_MAX_LIMIT, work=True).or_none())
+
 
 # ------------------------------------------------------------------------- histograms
+@validate(n_teachers=N_TEACHERS, n_classes=integer(2, MAX_BAR_CLASSES, example=3),
+          agreement=PROBABILITY, rest=choice(*REST_CHOICES))
 def agreement_votes(n_teachers: int, n_classes: int, agreement: float,
                     rest: str = "spread") -> np.ndarray:
     """An illustrative vote histogram: a share ``agreement`` of the teachers for class 0.
@@ -125,10 +128,6 @@ def agreement_votes(n_teachers: int, n_classes: int, agreement: float,
     ParameterError
         If class 0 would not be a plurality.
     """
-    n_teachers = check_int("n_teachers", n_teachers, minimum=1, maximum=MAX_TEACHERS)
-    n_classes = check_int("n_classes", n_classes, minimum=2, maximum=MAX_BAR_CLASSES)
-    agreement = check_in_range("agreement", agreement, 0.0, 1.0)
-    rest = check_choice("rest", rest, REST_CHOICES)
     top = min(n_teachers, int(math.floor(agreement * n_teachers + 0.5)))
     votes = np.zeros(n_classes, dtype=np.int64)
     votes[0] = top
@@ -148,15 +147,6 @@ def agreement_votes(n_teachers: int, n_classes: int, agreement: float,
     return votes
 
 
-def _one_histogram(votes) -> np.ndarray:
-    """``votes`` checked: one histogram (1-d) of at most :data:`MAX_BAR_CLASSES` classes."""
-    v = VOTES("votes", votes)
-    if v.ndim != 1 or v.size > MAX_BAR_CLASSES:
-        raise ParameterError(f"votes must be one vote histogram (1-d) of 2 to {MAX_BAR_CLASSES} "
-                             f"classes; got votes of shape {v.shape}")
-    return v
-
-
 def _class_ticks(k: int) -> tuple:
     """Class j under its bar at x = j: every class up to 20, else every ⌈k/20⌉-th."""
     step = max(1, math.ceil(k / 20))
@@ -167,6 +157,7 @@ def _count(x: float) -> str:
     return f"{x:,.0f}" if x < 1e15 else f"{x:.4g}"
 
 
+@validate(votes=HISTOGRAM, threshold=THRESHOLD.or_none())
 def vote_histogram_data(votes, threshold: float | None = None) -> FigureData:
     """The teachers' votes on one query, as bars, with the threshold T of Confident-GNMax.
 
@@ -187,9 +178,7 @@ def vote_histogram_data(votes, threshold: float | None = None) -> FigureData:
         ``"teachers"`` (total votes), ``"plurality"`` (its class), ``"top"`` (its votes),
         ``"runner_up"`` (the second-highest count).
     """
-    v = _one_histogram(votes)
-    if threshold is not None:
-        threshold = check_nonnegative("threshold", threshold)
+    v = votes
     k = v.size
     top_class = int(np.argmax(v))
     top = float(v[top_class])
@@ -219,24 +208,11 @@ def vote_histogram_data(votes, threshold: float | None = None) -> FigureData:
         extra={"teachers": total, "plurality": top_class, "top": top, "runner_up": runner_up})
 
 
-def plot_vote_histogram(votes, threshold: float | None = None, ax=None):
-    """Bar chart of one query's votes with the threshold T (:func:`vote_histogram_data`).
-
-    Parameters
-    ----------
-    votes, threshold
-        As :func:`vote_histogram_data`.
-    ax : matplotlib Axes, optional
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Bars with gids ``"plurality"`` and ``"votes"``; the threshold line ``"threshold"``.
-    """
-    return to_matplotlib(vote_histogram_data(votes, threshold), ax=ax)
+plot_vote_histogram = drawn(vote_histogram_data)
 
 
 # ------------------------------------------------------------------- the noisy answer
+@validate(**_ANSWER)
 def answer_distribution_data(votes, threshold: float, sigma1: float,
                              sigma2: float) -> FigureData:
     """The exact distribution of the answer to one query: Confident-GNMax and GNMax alone.
@@ -269,10 +245,7 @@ def answer_distribution_data(votes, threshold: float, sigma1: float,
         ``"gnmax"`` (the probability arrays), ``"no_answer"``, ``"p_answer"`` (= 1 −
         no_answer), ``"plurality"`` (class), ``"q_bound"`` (q̃ of Prop. 7).
     """
-    v = _one_histogram(votes)
-    threshold = check_nonnegative("threshold", threshold)
-    sigma1 = check_positive("sigma1", sigma1)
-    sigma2 = check_positive("sigma2", sigma2)
+    v = votes
     confident, no_answer = confident_gnmax_answer_probabilities(v, threshold, sigma1, sigma2)
     gn = gnmax_answer_probabilities(v, sigma2)
     p_answer = math.exp(threshold_log_pr_answered(v, threshold, sigma1))
@@ -300,23 +273,7 @@ def answer_distribution_data(votes, threshold: float, sigma1: float,
                "q_bound": q_bound})
 
 
-def plot_answer_distribution(votes, threshold: float, sigma1: float, sigma2: float, ax=None):
-    """Bars of the answer's distribution: Confident-GNMax and GNMax alone.
-
-    Draws :func:`answer_distribution_data` (arguments and sources as there).
-
-    Parameters
-    ----------
-    votes, threshold, sigma1, sigma2
-        As :func:`answer_distribution_data`.
-    ax : matplotlib Axes, optional
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Bars with gids ``"confident"``, ``"no-answer"`` and ``"gnmax"``.
-    """
-    return to_matplotlib(answer_distribution_data(votes, threshold, sigma1, sigma2), ax=ax)
+plot_answer_distribution = drawn(answer_distribution_data)
 
 
 # ------------------------------------------------------------------------- the privacy
@@ -336,6 +293,7 @@ def _epsilons(rdp: np.ndarray, ks: np.ndarray, delta: float) -> np.ndarray:
                                         conversion="classic")[0] for k in ks])
 
 
+@validate(**_PRIVACY)
 def pate_privacy_data(votes, threshold: float, sigma1: float, sigma2: float,
                       delta: float = 1e-5, k_max: int = 10_000,
                       mark_k: int | None = None) -> FigureData:
@@ -381,14 +339,7 @@ def pate_privacy_data(votes, threshold: float, sigma1: float, sigma2: float,
         dict way → ε), ``"rdp"`` (way → the per-query RDP curve), ``"orders"``,
         ``"p_answer"``.
     """
-    v = _one_histogram(votes)
-    threshold = check_nonnegative("threshold", threshold)
-    sigma1 = check_positive("sigma1", sigma1)
-    sigma2 = check_positive("sigma2", sigma2)
-    delta = check_delta("delta", delta, allow_zero=False)
-    k_max = check_int("k_max", k_max, minimum=2, maximum=K_MAX_LIMIT)
-    if mark_k is not None:
-        mark_k = check_int("mark_k", mark_k, minimum=1, maximum=K_MAX_LIMIT)
+    v = votes
     args = dict(votes=votes, threshold=threshold, sigma1=sigma1, sigma2=sigma2, delta=delta,
                 k_max=k_max, mark_k=mark_k)
     orders = np.asarray(DEFAULT_PATE_ORDERS)
@@ -423,24 +374,4 @@ def pate_privacy_data(votes, threshold: float, sigma1: float, sigma2: float,
         log_x=True, log_y=True, x_integer=True, extra=extra)
 
 
-def plot_pate_privacy(votes, threshold: float, sigma1: float, sigma2: float,
-                      delta: float = 1e-5, k_max: int = 10_000, mark_k: int | None = None,
-                      ax=None):
-    """Total expected ε-cost (a forecast) of k Confident-GNMax queries against k,
-    data-independent and data-dependent.
-
-    Draws :func:`pate_privacy_data` (arguments and sources as there).
-
-    Parameters
-    ----------
-    votes, threshold, sigma1, sigma2, delta, k_max, mark_k
-        As :func:`pate_privacy_data`.
-    ax : matplotlib Axes, optional
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Lines with gids ``"data-independent"`` and ``"data-dependent"``; ``"mark_k"``.
-    """
-    return to_matplotlib(pate_privacy_data(votes, threshold, sigma1, sigma2, delta, k_max,
-                                           mark_k), ax=ax)
+plot_pate_privacy = drawn(pate_privacy_data)

@@ -25,19 +25,13 @@ import math
 
 import numpy as np
 
-from .._validation import (
-    SCALE,
-    ParameterError,
-    check_array,
-    check_in_range,
-    check_int,
-    check_nonnegative,
-    describe,
-)
-from ..pate.analysis import ORDERS, gnmax_rdp, gnmax_rdp_data_independent
-from ..pate.teachers import VOTES
+from .._validation import (PROBABILITY, SCALE, Domain, ParameterError, array, integer,
+                           validate)
+from ..pate.aggregators import THRESHOLD
+from ..pate.analysis import ANSWERED, ORDER, gnmax_rdp, gnmax_rdp_data_independent
+from ..pate.teachers import MAX_QUERIES, VOTES
 from ._style import CYCLE, PALETTE, refuse_undrawable, refuse_undrawable_log
-from .figure import FigureData, Rule, Series, to_matplotlib
+from .figure import FigureData, Rule, Series, drawn
 
 __all__ = [
     "MAX_CURVES", "MAX_CURVE_POINTS",
@@ -51,30 +45,75 @@ MAX_CURVES = 7
 MAX_CURVE_POINTS = 1000
 
 
-def _batch(votes) -> np.ndarray:
-    v = VOTES("votes", votes)
-    if v.ndim != 2:
-        raise ParameterError(f"votes must be a batch of vote histograms, shape (queries, "
-                             f"classes); got votes of shape {v.shape}")
-    return v
+def _batch(name, value):
+    votes = VOTES(name, value)
+    if votes.ndim == 2:
+        return votes
+    raise BATCH.refuse(name, value)
 
 
-def _mask(name: str, value, n: int) -> np.ndarray:
-    """``value`` as a boolean array of shape (n,) (a list, array or pandas Series of bools)."""
+#: a batch of vote histograms, one row per query
+BATCH = Domain("a batch of vote histograms, shape (queries, classes), " + VOTES.text[
+    VOTES.text.index("of whole-number"):], _batch, example=[[7, 2, 1], [3, 5, 2]],
+    edges=[e for e in VOTES.edges if np.ndim(e) == 2], bad=[*VOTES.bad, [7, 2, 1]])
+BINS = integer(1, 200, example=25)
+
+
+def _mask(name, value):
     try:
-        arr = np.asarray(value)
-    except (TypeError, ValueError):             # e.g. ragged nested lists
+        arr = None if value is None or isinstance(value, (str, bytes, dict)) else np.asarray(value)
+    except (TypeError, ValueError):                       # ragged nested lists
         arr = None
-    if arr is None or arr.dtype != bool or arr.shape != (n,):
-        raise ParameterError(f"{name} must be a boolean mask with one entry per query ({n}); "
-                             f"got {name}={describe(value)}")
-    return arr
+    if value is None or (arr is not None and arr.dtype == bool and arr.ndim == 1
+                         and arr.size <= MAX_QUERIES):
+        return arr
+    raise MASK.refuse(name, value)
 
 
-def _bins(bins) -> int:
-    return check_int("bins", bins, minimum=1, maximum=200)
+#: which queries: None, or True/False per query (a list, an array or a pandas Series)
+MASK = Domain("None or a 1-D boolean mask, one entry per query (a list, array or pandas "
+              "Series of True/False)", _mask, edges=(None,), bad=ANSWERED.bad)
 
 
+def _per_query(name: str, mask, votes) -> None:
+    if mask is not None and mask.shape[0] != votes.shape[0]:
+        raise ParameterError(f"{name} must hold one entry per query ({votes.shape[0]}); got "
+                             f"{name} with {mask.shape[0]}")
+
+
+#: ε of a learner's run (a log axis)
+_EPSILONS = array(ndim=1, low=1e-6, high=1e6, max_size=MAX_CURVE_POINTS)
+_ACCURACIES = array(ndim=1, low=0.0, high=1.0, max_size=MAX_CURVE_POINTS)
+
+
+def _curves(name, value):
+    if isinstance(value, dict) and 1 <= len(value) <= MAX_CURVES:
+        out = {}
+        for label, pair in value.items():
+            if not (isinstance(label, str) and label and isinstance(pair, (tuple, list))
+                    and len(pair) == 2):
+                break
+            eps, acc = _EPSILONS(name, pair[0]), _ACCURACIES(name, pair[1])
+            if eps.shape != acc.shape:
+                break
+            out[label] = (eps, acc)
+        else:
+            return out
+    raise CURVES.refuse(name, value)
+
+
+#: learners' curves: label → (ε's, accuracies)
+CURVES = Domain(f"a dict of 1 to {MAX_CURVES} curves, non-empty label → (epsilons, accuracies): "
+                f"1 to {MAX_CURVE_POINTS} ε's in [1e-06, 1000000] and as many accuracies in "
+                "[0, 1]", _curves, example={"PATE": ([1.0, 2.0], [0.8, 0.9])},
+                bad=[None, {}, [([1.0], [0.5])], {"": ([1.0], [0.5])}, {"a": ([1.0], [1.5])},
+                     {"a": ([0.0], [0.5])}, {"a": ([1.0, 2.0], [0.5])}, {"a": [1.0]}])
+_AGREEMENT = dict(votes=BATCH, correct=MASK, threshold=THRESHOLD.or_none(), bins=BINS)
+_COSTS = dict(votes=BATCH, sigma2=SCALE, order=ORDER, answered=MASK,
+              bins=integer(1, 200, example=30))
+
+
+@validate(**_AGREEMENT)
 def teacher_agreement_data(votes, correct=None, threshold: float | None = None,
                            bins: int = 25) -> FigureData:
     """How much the teachers agree: a histogram of the plurality's votes over many queries.
@@ -92,8 +131,8 @@ def teacher_agreement_data(votes, correct=None, threshold: float | None = None,
         :data:`dpteach.pate.teachers.VOTES`.
     correct : boolean mask, shape (queries,), optional
     threshold : float, optional
-        T ≥ 0, drawn as a vertical rule (the x axis extends to it).
-    bins : int in [1, 200]
+        T, drawn as a vertical rule (the x axis extends to it).
+    bins : int
         Equal-width bins from the smallest to the largest plurality count.
 
     Returns
@@ -105,11 +144,8 @@ def teacher_agreement_data(votes, correct=None, threshold: float | None = None,
         ``"wrong"`` (per bin, or None), ``"accuracy"`` (of the plurality, or None),
         ``"teachers"`` (the largest row total).
     """
-    v = _batch(votes)
-    mask = None if correct is None else _mask("correct", correct, v.shape[0])
-    if threshold is not None:
-        threshold = check_nonnegative("threshold", threshold)
-    bins = _bins(bins)
+    v, mask = votes, correct
+    _per_query("correct", mask, v)
     top, total = v.max(axis=1), v.sum(axis=1)
     lo, hi = float(top.min()), float(top.max())
     if hi - lo < 1.0:
@@ -145,18 +181,10 @@ def teacher_agreement_data(votes, correct=None, threshold: float | None = None,
                "accuracy": accuracy, "teachers": teachers})
 
 
-def plot_teacher_agreement(votes, correct=None, threshold: float | None = None,
-                           bins: int = 25, ax=None):
-    """Histogram of the plurality's votes (:func:`teacher_agreement_data`, arguments there).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Bars with gids ``"queries"`` and ``"wrong"``; the rule ``"threshold"``.
-    """
-    return to_matplotlib(teacher_agreement_data(votes, correct, threshold, bins), ax=ax)
+plot_teacher_agreement = drawn(teacher_agreement_data)
 
 
+@validate(**_COSTS)
 def query_costs_data(votes, sigma2: float, order: float, answered=None,
                      bins: int = 30) -> FigureData:
     """What each query's GNMax answer costs, data-dependent, against the data-independent cost.
@@ -173,11 +201,11 @@ def query_costs_data(votes, sigma2: float, order: float, answered=None,
     ----------
     votes : array-like, shape (queries, classes)
     sigma2 : float
-        σ₂ > 0.
+        σ₂.
     order : float
-        The Rényi order λ > 1.
+        The Rényi order λ.
     answered : boolean mask, shape (queries,), optional
-    bins : int in [1, 200]
+    bins : int
         Equal-width bins of log₁₀(ratio) from the smallest finite value (at most −1) to 0.
 
     Returns
@@ -188,14 +216,8 @@ def query_costs_data(votes, sigma2: float, order: float, answered=None,
         query), ``"data_independent"`` (λ/σ₂²), ``"edges"``, ``"counts"`` (series key →
         counts), ``"order"``.
     """
-    v = _batch(votes)
-    sigma2 = SCALE("sigma2", sigma2)                  # the teaching domains of dpteach.pate
-    orders = ORDERS("order", order)
-    if orders.size != 1:
-        raise ParameterError(f"order must be one Rényi order > 1; got order={describe(order)}")
-    order = float(orders[0])
-    mask = None if answered is None else _mask("answered", answered, v.shape[0])
-    bins = _bins(bins)
+    v, mask = votes, answered
+    _per_query("answered", mask, v)
     rdp = gnmax_rdp([order], v, sigma2)[:, 0]
     independent = float(gnmax_rdp_data_independent([order], sigma2)[0])
     refuse_undrawable_log("the data-independent cost λ/σ₂²",
@@ -237,30 +259,20 @@ def query_costs_data(votes, sigma2: float, order: float, answered=None,
                "counts": counts, "order": order})
 
 
-def plot_query_costs(votes, sigma2: float, order: float, answered=None, bins: int = 30,
-                     ax=None):
-    """Histogram of the queries' data-dependent GNMax costs (:func:`query_costs_data`).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Bars with gids ``"answered"`` and ``"not answered"`` (or ``"queries"``); the rule
-        ``"data-independent"``.
-    """
-    return to_matplotlib(query_costs_data(votes, sigma2, order, answered, bins), ax=ax)
+plot_query_costs = drawn(query_costs_data)
 
 
+@validate(curves=CURVES, baseline=PROBABILITY.or_none())
 def accuracy_vs_epsilon_data(curves, baseline: float | None = None) -> FigureData:
     """Test accuracy against ε (log axis) for several learners, with a non-private line.
 
     Parameters
     ----------
     curves : dict
-        Label (a non-empty string) → ``(epsilons, accuracies)``: 1 to
-        :data:`MAX_CURVE_POINTS` values ε > 0 (at most 1e200, the log axis) and as many
-        accuracies in [0, 1]; 1 to :data:`MAX_CURVES` curves. Say in the label which ε it is
+        Label (a non-empty string) → ``(epsilons, accuracies)``, one accuracy per ε.
+        Say in the label which ε it is
         (e.g. data-dependent PATE ε, which is not publishable, or (ε, δ) vs pure ε).
-    baseline : float in [0, 1], optional
+    baseline : float, optional
         The non-private model's accuracy (a horizontal rule).
 
     Returns
@@ -269,27 +281,8 @@ def accuracy_vs_epsilon_data(curves, baseline: float | None = None) -> FigureDat
         Per curve i: a ``line`` series ``"curve-i"`` (sorted by ε, with the label) and a
         ``points`` series ``"curve-i-points"``; rule ``"baseline"``.
     """
-    if not isinstance(curves, dict) or not 1 <= len(curves) <= MAX_CURVES:
-        raise TypeError(f"curves must be a dict of 1 to {MAX_CURVES} label → (epsilons, "
-                        f"accuracies); got curves={describe(curves)}")
-    if baseline is not None:
-        baseline = check_in_range("baseline", baseline, 0.0, 1.0)
     series, shown = [], []
-    for i, (label, pair) in enumerate(curves.items()):
-        if not isinstance(label, str) or not label:
-            raise TypeError(f"curves must have non-empty string labels; got a label "
-                            f"{describe(label)} in curves")
-        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
-            raise TypeError(f"curves[{label!r}] must be a pair (epsilons, accuracies); got "
-                            f"curves={describe(curves)}")
-        eps = check_array("curves", pair[0], ndim=1, allow_bool=False)
-        acc = check_array("curves", pair[1], ndim=1, allow_bool=False)
-        if eps.shape != acc.shape or eps.size > MAX_CURVE_POINTS:
-            raise ParameterError(f"curves[{label!r}] must hold 1 to {MAX_CURVE_POINTS} ε and as "
-                                 f"many accuracies; got {eps.size} and {acc.size}")
-        if np.any(eps <= 0) or np.any(acc < 0) or np.any(acc > 1):
-            raise ParameterError(f"curves[{label!r}] must have ε > 0 and accuracies in [0, 1]; "
-                                 f"got curves={describe(curves)}")
+    for i, (label, (eps, acc)) in enumerate(curves.items()):
         order = np.argsort(eps, kind="stable")
         colour = CYCLE[i % len(CYCLE)]
         series += [Series(f"curve-{i}", label, eps[order], acc[order], colour=colour),
@@ -304,12 +297,4 @@ def accuracy_vs_epsilon_data(curves, baseline: float | None = None) -> FigureDat
                       "test accuracy", series=tuple(series), rules=rules, log_x=True)
 
 
-def plot_accuracy_vs_epsilon(curves, baseline: float | None = None, ax=None):
-    """Test accuracy against ε for several learners (:func:`accuracy_vs_epsilon_data`).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Lines with gids ``"curve-0"``, ``"curve-1"``, …; the rule ``"baseline"``.
-    """
-    return to_matplotlib(accuracy_vs_epsilon_data(curves, baseline), ax=ax)
+plot_accuracy_vs_epsilon = drawn(accuracy_vs_epsilon_data)

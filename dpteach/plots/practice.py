@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import EPSILON, Domain, ParameterError, anything, array, describe, validate
+from .._validation import EPSILON, Domain, ParameterError, array, describe, validate
 from ._style import PALETTE
-from .figure import FigureData, Rule, Series, to_matplotlib
+from .figure import FigureData, Rule, Series, drawn
 
 __all__ = ["release_comparison_data", "plot_release_comparison"]
 
@@ -97,27 +97,7 @@ def release_comparison_data(categories, true_counts, releases, epsilon: float,
                       extra={"categories": tuple(categories)})
 
 
-@validate(categories=CATEGORIES, true_counts=TRUE_COUNTS, releases=RELEASES, epsilon=EPSILON,
-          x_title=X_TITLE, ax=anything("a matplotlib Axes to draw on, or None for a new figure"))
-def plot_release_comparison(categories, true_counts, releases, epsilon: float,
-                            x_title: str = "category", ax=None):
-    """Grouped bars: the true counts of a histogram and its noisy releases.
-
-    Draws :func:`release_comparison_data` (arguments as there), the category names
-    under their groups and a line at zero (a noisy count may fall below it).
-
-    Parameters
-    ----------
-    ax : matplotlib Axes, optional
-        Draw on these axes instead of a new figure.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Bars have gids ``"true"``, ``"release-0"``, ….
-    """
-    return to_matplotlib(release_comparison_data(categories, true_counts, releases, epsilon,
-                                                 x_title), ax=ax)
+plot_release_comparison = drawn(release_comparison_data)
 
 
 # ------------------------------------------------------------------ the domains' converters

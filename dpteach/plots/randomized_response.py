@@ -45,8 +45,8 @@ from ..mechanisms.randomized_response import (
     rr_std_error,
     simulate_rr_estimates,
 )
-from ._style import AXES, CYCLE, PALETTE
-from .figure import MAX_POINTS, FigureData, Rule, Series, Text, to_matplotlib
+from ._style import CYCLE, PALETTE
+from .figure import MAX_POINTS, FigureData, Rule, Series, Text, drawn
 
 __all__ = [
     "rr_estimator_data",
@@ -62,7 +62,6 @@ __all__ = [
 _LW = 2.2
 #: The two reports of a respondent, as the probability chart labels them (x = 0 and 1).
 REPORTS = ("report 'no'", "report 'yes'")
-_EXACT_LIMIT = 2_000_000   # simulate individual reports up to this many in total
 N_VALUES_MAX_SIZE = 10_000   # largest n grid of plot_rr_std_error / plot_local_vs_central
 
 #: γ: the truth with probability ½ + γ (rr_epsilon_from_gamma's domain)
@@ -194,41 +193,7 @@ def rr_estimator_data(true_rate: float, n: int, gamma: float | None = None,
                       extra={"mean": float(est.mean()), "std_error": se, "highest": highest})
 
 
-@validate(**simulate_rr_estimates.__domains__, ax=AXES)
-def plot_rr_estimator(true_rate: float, n: int, gamma: float | None = None,
-                      epsilon: float | None = None, n_trials: int = 2000, rng=None,
-                      simulation: str = "auto", ax=None):
-    """Histogram of the randomized-response estimate over simulated surveys.
-
-    Draws :func:`rr_estimator_data` (arguments as there): the histogram of the
-    estimates, the normal density with mean π and standard deviation
-    :func:`dpteach.mechanisms.randomized_response.rr_std_error` (the estimator is unbiased and,
-    by the central limit theorem, approximately normal), the true rate and
-    π ± 1.96 SE. Simulation as in :func:`simulate_rr_estimates`.
-
-    Parameters
-    ----------
-    true_rate : float
-        Population rate π in [0, 1].
-    n : int
-        Respondents per survey, ≥ 1.
-    gamma, epsilon : float
-        Exactly one: γ in (0, ½) or ε > 0.
-    n_trials : int
-        Number of simulated surveys, in [2, 10**6].
-    rng : None, int or numpy.random.Generator
-    simulation : {"auto", "reports", "binomial"}
-    ax : matplotlib Axes, optional
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Histogram bars have gid ``"estimates"``, the normal curve ``"normal"``,
-        the true rate line ``"true-rate"``, the interval's ends ``"ci-low"`` and
-        ``"ci-high"``.
-    """
-    return to_matplotlib(rr_estimator_data(true_rate, n, gamma, epsilon, n_trials, rng,
-                                           simulation), ax=ax)
+plot_rr_estimator = drawn(rr_estimator_data)
 
 
 @validate(gammas=GAMMAS, rate=PROBABILITY, n_values=N_VALUES)
@@ -269,23 +234,7 @@ def rr_std_error_data(gammas=(0.05, 0.1, 0.25, 0.4), rate: float = 0.5,
                       legend_title="truth with probability ½ + γ")
 
 
-@validate(gammas=GAMMAS, rate=PROBABILITY, n_values=N_VALUES, ax=AXES)
-def plot_rr_std_error(gammas=(0.05, 0.1, 0.25, 0.4), rate: float = 0.5, n_values=None,
-                      ax=None):
-    """Standard error of the RR estimator against n, one curve per γ (log-log).
-
-    Draws :func:`rr_std_error_data` with matplotlib (arguments as there).
-
-    Parameters
-    ----------
-    ax : matplotlib Axes, optional
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Curves have gids ``"gamma=<γ>"``.
-    """
-    return to_matplotlib(rr_std_error_data(gammas, rate, n_values), ax=ax)
+plot_rr_std_error = drawn(rr_std_error_data)
 
 
 @validate(gamma=GAMMA.or_none(), epsilon=EPSILON.or_none())
@@ -324,27 +273,7 @@ def rr_probabilities_data(gamma: float | None = None,
                       x_ticks=tuple(enumerate(REPORTS)))
 
 
-@validate(gamma=GAMMA.or_none(), epsilon=EPSILON.or_none(), ax=AXES)
-def plot_rr_probabilities(gamma: float | None = None, epsilon: float | None = None, ax=None):
-    """Bar chart of P(report | true bit) for randomized response.
-
-    Draws :func:`rr_probabilities_data` (arguments as there), each bar's probability
-    written above it. The largest ratio between the two rows is
-    ``(½+γ)/(½−γ) = e^ε``: the definition of ε-DP checked on every output
-    ([DR14]_ Sec 3.2).
-
-    Parameters
-    ----------
-    gamma, epsilon : float
-        Exactly one: γ in (0, ½) or ε > 0.
-    ax : matplotlib Axes, optional
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Bars have gids ``"true=0"`` and ``"true=1"``.
-    """
-    return to_matplotlib(rr_probabilities_data(gamma, epsilon), ax=ax)
+plot_rr_probabilities = drawn(rr_probabilities_data)
 
 
 @validate(epsilon=EPSILON, n_values=N_VALUES_LOCAL)
@@ -382,22 +311,7 @@ def local_vs_central_data(epsilon: float, n_values=None) -> FigureData:
                       log_y=True, x_integer=True)
 
 
-@validate(epsilon=EPSILON, n_values=N_VALUES_LOCAL, ax=AXES)
-def plot_local_vs_central(epsilon: float, n_values=None, ax=None):
-    """Error of local (randomized response) vs central (Laplace) counting at one ε.
-
-    Draws :func:`local_vs_central_data` with matplotlib (arguments as there).
-
-    Parameters
-    ----------
-    ax : matplotlib Axes, optional
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Curves have gids ``"local"`` and ``"central"``.
-    """
-    return to_matplotlib(local_vs_central_data(epsilon, n_values), ax=ax)
+plot_local_vs_central = drawn(local_vs_central_data)
 
 
 def _gammas(name: str, value: Any) -> list[float]:

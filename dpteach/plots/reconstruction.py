@@ -29,8 +29,8 @@ from typing import Any
 from .._validation import (DELTA, FLAG, PROBABILITY, Domain, ParameterError, array, integer,
                            real, validate)
 from ..attacks.reconstruction import dp_recovery_bound
-from ._style import AXES, CYCLE, PALETTE
-from .figure import TEXT, FigureData, Rule, Series, to_matplotlib
+from ._style import CYCLE, PALETTE
+from .figure import TEXT, FigureData, Rule, Series, drawn
 
 __all__ = [
     "MAX_CURVES", "MAX_CURVE_POINTS",
@@ -112,18 +112,7 @@ def recovery_vs_noise_data(relative_noise, fractions, *, n: int,
         x_domain=(0.0, 1.05 * top), y_domain=(0.4, 1.02))
 
 
-@validate(relative_noise=NOISES, fractions=CURVES, n=integer(1, 10**6, example=100),
-          highlight=NOISE_POINT, ax=AXES)
-def plot_recovery_vs_noise(relative_noise, fractions, *, n: int, highlight=None, ax=None):
-    """Fraction recovered against the error size (:func:`recovery_vs_noise_data`).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Lines with gids ``"curve-0"``, …; rules ``"chance"`` and ``"sqrt-n"``.
-    """
-    return to_matplotlib(recovery_vs_noise_data(relative_noise, fractions, n=n,
-                                                highlight=highlight), ax=ax)
+plot_recovery_vs_noise = drawn(recovery_vs_noise_data)
 
 
 @validate(epsilons=EPSILONS, fractions=CURVES, delta=DELTA, highlight=EPSILON_POINT)
@@ -175,18 +164,7 @@ def recovery_vs_epsilon_data(epsilons, fractions, *, delta: float = 0.0,
         log_x=True, y_domain=(0.4, 1.02))
 
 
-@validate(epsilons=EPSILONS, fractions=CURVES, delta=DELTA, highlight=EPSILON_POINT, ax=AXES)
-def plot_recovery_vs_epsilon(epsilons, fractions, *, delta: float = 0.0, highlight=None,
-                             ax=None):
-    """Fraction recovered against the total ε (:func:`recovery_vs_epsilon_data`).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Lines with gids ``"curve-0"``, …, ``"dp-bound"``; the rule ``"chance"``.
-    """
-    return to_matplotlib(recovery_vs_epsilon_data(epsilons, fractions, delta=delta,
-                                                  highlight=highlight), ax=ax)
+plot_recovery_vs_epsilon = drawn(recovery_vs_epsilon_data)
 
 
 @validate(x=XS, powers=CURVES, fpr=real(0.0, 1.0, low_open=True, high_open=True, example=0.05),
@@ -233,19 +211,7 @@ def tracing_power_data(x, powers, *, fpr: float, x_title: str = "number of attri
                       y_domain=(0.0, 1.02), x_integer=bool(np.all(xs == np.round(xs))))
 
 
-@validate(x=XS, powers=CURVES, fpr=real(0.0, 1.0, low_open=True, high_open=True, example=0.05),
-          x_title=TEXT, log_x=FLAG, ceiling=PROBABILITY.or_none(), ax=AXES)
-def plot_tracing_power(x, powers, *, fpr: float, x_title: str = "number of attributes d",
-                       log_x: bool = True, ceiling: float | None = None, ax=None):
-    """Tracing power against attributes or noise (:func:`tracing_power_data`).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Lines with gids ``"curve-0"``, …; rules ``"chance"`` and ``"dp-ceiling"``.
-    """
-    return to_matplotlib(tracing_power_data(x, powers, fpr=fpr, x_title=x_title, log_x=log_x,
-                                            ceiling=ceiling), ax=ax)
+plot_tracing_power = drawn(tracing_power_data)
 
 
 _VALUES: Domain = array(ndim=1, max_size=MAX_CURVE_POINTS, low=0.0, high=1.0)

@@ -27,8 +27,8 @@ from typing import Any
 from .._validation import (DELTA_POSITIVE, EPSILON, SENSITIVITY, VALUE, Domain, ParameterError,
                            array, integer, validate)
 from ..mechanisms import stability as robust, selection, sparse_vector
-from ._style import AXES, PALETTE
-from .figure import TEXT, FigureData, Rule, Series, Span, Text, to_matplotlib
+from ._style import PALETTE
+from .figure import TEXT, FigureData, Rule, Series, Span, Text, drawn
 
 __all__ = [
     "selection_probabilities_data", "plot_selection_probabilities",
@@ -104,25 +104,7 @@ def selection_probabilities_data(probabilities, labels=None, truth=None, title: 
                       x_ticks=_candidate_ticks(names))
 
 
-@validate(probabilities=PROBABILITIES, labels=NAMES,
-          truth=integer(0, BARS_MAX - 1, example=0).or_none(), title=TEXT, xlabel=TEXT, ax=AXES)
-def plot_selection_probabilities(probabilities, labels=None, truth=None, title: str = "",
-                                 xlabel: str = "candidate", ax=None):
-    """Bar chart of a selection mechanism's output distribution.
-
-    Draws :func:`selection_probabilities_data` with matplotlib (arguments as there).
-
-    Parameters
-    ----------
-    ax : matplotlib Axes, optional
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Bars have gid ``"probabilities"`` (and ``"truth"``).
-    """
-    return to_matplotlib(selection_probabilities_data(probabilities, labels, truth, title,
-                                                      xlabel), ax=ax)
+plot_selection_probabilities = drawn(selection_probabilities_data)
 
 
 @validate(scores=SCORES, **SELECTION)
@@ -143,15 +125,7 @@ def exponential_mechanism_data(scores, sensitivity: float, epsilon: float, label
               f"Δu = {_fmt(sensitivity)}")
 
 
-@validate(scores=SCORES, **SELECTION, ax=AXES)
-def plot_exponential_mechanism(scores, sensitivity: float, epsilon: float, labels=None,
-                               monotonic: bool = False, ax=None):
-    """Output distribution of the exponential mechanism for given scores.
-
-    Draws :func:`exponential_mechanism_data` with matplotlib (arguments as there).
-    """
-    return to_matplotlib(exponential_mechanism_data(scores, sensitivity, epsilon, labels,
-                                                    monotonic), ax=ax)
+plot_exponential_mechanism = drawn(exponential_mechanism_data)
 
 
 @validate(**_MEDIAN)
@@ -173,14 +147,7 @@ def private_median_data(data, candidates, epsilon: float,
               f"n = {x.size}, {cand.size} candidates")
 
 
-@validate(**_MEDIAN, ax=AXES)
-def plot_private_median(data, candidates, epsilon: float, neighbouring: str = "add_remove",
-                        ax=None):
-    """Distribution of :func:`dpteach.mechanisms.selection.private_median` over its candidates.
-
-    Draws :func:`private_median_data` with matplotlib (arguments as there).
-    """
-    return to_matplotlib(private_median_data(data, candidates, epsilon, neighbouring), ax=ax)
+plot_private_median = drawn(private_median_data)
 
 
 @validate(**_MODE)
@@ -200,14 +167,7 @@ def private_mode_data(data, candidates, epsilon: float,
               f"ε = {_fmt(epsilon)}, {_NEIGHBOURS.get(neighbouring, neighbouring)} neighbours")
 
 
-@validate(**_MODE, ax=AXES)
-def plot_private_mode(data, candidates, epsilon: float, neighbouring: str = "add_remove",
-                      ax=None):
-    """Distribution of :func:`dpteach.mechanisms.selection.private_mode` over its candidates.
-
-    Draws :func:`private_mode_data` with matplotlib (arguments as there).
-    """
-    return to_matplotlib(private_mode_data(data, candidates, epsilon, neighbouring), ax=ax)
+plot_private_mode = drawn(private_mode_data)
 
 
 @validate(scores=SCORES, **SELECTION)
@@ -245,20 +205,7 @@ def noisy_max_comparison_data(scores, sensitivity: float, epsilon: float, labels
                       x_domain=(-0.6, k - 0.4), x_ticks=_candidate_ticks(names))
 
 
-@validate(scores=SCORES, **SELECTION, ax=AXES)
-def plot_noisy_max_comparison(scores, sensitivity: float, epsilon: float, labels=None,
-                              monotonic: bool = False, ax=None):
-    """Side-by-side output distributions of three ε-DP selection mechanisms.
-
-    Draws :func:`noisy_max_comparison_data` with matplotlib (arguments as there).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Bar gids ``"gumbel"``, ``"laplace"``, ``"exponential"``.
-    """
-    return to_matplotlib(noisy_max_comparison_data(scores, sensitivity, epsilon, labels,
-                                                   monotonic), ax=ax)
+plot_noisy_max_comparison = drawn(noisy_max_comparison_data)
 
 
 def _advanced_per_query_epsilon(total: float, k: int, delta: float) -> float:
@@ -334,22 +281,7 @@ def svt_vs_composition_data(epsilon: float, k_max: int = 1000, sensitivity: floa
                       series=tuple(series), log_x=True, log_y=True, x_integer=True)
 
 
-@validate(epsilon=EPSILON, k_max=integer(2, 100_000, work=True, example=1000),
-          sensitivity=SENSITIVITY, max_above=integer(1, sparse_vector.MAX_ABOVE_MAX, example=1),
-          delta=DELTA_POSITIVE.or_none(), ax=AXES)
-def plot_svt_vs_composition(epsilon: float, k_max: int = 1000, sensitivity: float = 1.0,
-                            max_above: int = 1, delta: float | None = 1e-6, ax=None):
-    """Noise per query when k threshold queries share a total budget ε.
-
-    Draws :func:`svt_vs_composition_data` with matplotlib (arguments as there).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Line gids ``"svt"``, ``"laplace-basic"``, ``"laplace-advanced"``.
-    """
-    return to_matplotlib(svt_vs_composition_data(epsilon, k_max, sensitivity, max_above,
-                                                 delta), ax=ax)
+plot_svt_vs_composition = drawn(svt_vs_composition_data)
 
 
 @validate(event_probabilities=EVENTS, epsilon=EPSILON)
@@ -404,19 +336,7 @@ def event_privacy_loss_data(event_probabilities: dict, epsilon: float) -> Figure
                       x_ticks=tuple(zip(x, names)), extra={"losses": losses})
 
 
-@validate(event_probabilities=EVENTS, epsilon=EPSILON, ax=AXES)
-def plot_event_privacy_loss(event_probabilities: dict, epsilon: float, ax=None):
-    """Privacy loss ``|ln(p/p′)|`` of one output event for several mechanisms.
-
-    Draws :func:`event_privacy_loss_data` with matplotlib (arguments as there).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Bars have gid ``"loss"`` (an infinite loss is drawn at the top of the
-        axes and labelled ∞), the claimed ε has gid ``"epsilon"``.
-    """
-    return to_matplotlib(event_privacy_loss_data(event_probabilities, epsilon), ax=ax)
+plot_event_privacy_loss = drawn(event_privacy_loss_data)
 
 
 def _hist_bins(values: np.ndarray, n: int):
@@ -475,20 +395,7 @@ def block_estimates_data(estimates, lower: float, upper: float, released: float 
                       y_domain=(0.0, 1.1 * max(float(counts.max()), 1.0)), y_integer=True)
 
 
-@validate(estimates=ESTIMATES, lower=VALUE, upper=VALUE, released=VALUE.or_none(),
-          truth=VALUE.or_none(), ax=AXES)
-def plot_block_estimates(estimates, lower: float, upper: float, released: float | None = None,
-                         truth: float | None = None, ax=None):
-    """Histogram of subsample-and-aggregate block estimates (**non-private** view).
-
-    Draws :func:`block_estimates_data` with matplotlib (arguments as there).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Histogram bars gid ``"blocks"``, lines ``"released"`` and ``"truth"``.
-    """
-    return to_matplotlib(block_estimates_data(estimates, lower, upper, released, truth), ax=ax)
+plot_block_estimates = drawn(block_estimates_data)
 
 
 @validate(data=robust.median_distance_to_instability.__domains__["data"], lower=VALUE,
@@ -548,20 +455,7 @@ def ptr_distance_data(data, lower: float, upper: float, epsilon: float, delta: f
                       symlog_y=True, y_domain=(0.0, 2.0 * top), y_integer=True)
 
 
-@validate(data=robust.median_distance_to_instability.__domains__["data"], lower=VALUE,
-          upper=VALUE, epsilon=EPSILON, delta=DELTA_POSITIVE, bounds=BOUNDS.or_none(), ax=AXES)
-def plot_ptr_distance(data, lower: float, upper: float, epsilon: float, delta: float,
-                      bounds=None, ax=None):
-    """Distance to instability γ(b) of the median versus the proposed bound b.
-
-    Draws :func:`ptr_distance_data` with matplotlib (arguments as there).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Step line gid ``"distance"``, threshold line ``"threshold"``.
-    """
-    return to_matplotlib(ptr_distance_data(data, lower, upper, epsilon, delta, bounds), ax=ax)
+plot_ptr_distance = drawn(ptr_distance_data)
 
 
 def _candidate_ticks(names: list[str]) -> tuple:

@@ -35,7 +35,7 @@ from .._validation import (DELTA_POSITIVE, EPSILON, Domain, ParameterError, anyt
 from ..mechanisms.stability import (ANSWERS, mode_distance_to_instability,
                                     stable_selection_pass_probability)
 from ._style import PALETTE
-from .figure import FigureData, Series, Text, to_matplotlib
+from .figure import FigureData, Series, Text, drawn
 
 __all__ = ["block_votes_data", "plot_block_votes", "stable_selection_data",
            "plot_stable_selection"]
@@ -112,19 +112,7 @@ def block_votes_data(answers, epsilon: float, delta: float,
                "release_probability": chance, "counts": dict(counts)})
 
 
-@validate(answers=ANSWERS, epsilon=EPSILON, delta=DELTA_POSITIVE, n_records=RECORDS, ax=AXES)
-def plot_block_votes(answers, epsilon: float, delta: float, n_records: int | None = None,
-                     ax=None):
-    """How the blocks voted, and the chance that their most common answer is released.
-
-    Draws :func:`block_votes_data` with matplotlib (arguments as there).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Bars with gids ``"leader"`` and ``"others"``.
-    """
-    return to_matplotlib(block_votes_data(answers, epsilon, delta, n_records), ax=ax)
+plot_block_votes = drawn(block_votes_data)
 
 
 @validate(votes_by_size=VOTES_BY_SIZE, size=SIZE, epsilon=EPSILON, delta=DELTA_POSITIVE)
@@ -175,20 +163,7 @@ def stable_selection_data(votes_by_size, size: int, epsilon: float,
     return FigureData("", "", "", panels=(votes, curve))
 
 
-@validate(votes_by_size=VOTES_BY_SIZE, size=SIZE, epsilon=EPSILON, delta=DELTA_POSITIVE,
-          ax=AXES)
-def plot_stable_selection(votes_by_size, size: int, epsilon: float, delta: float, ax=None):
-    """The blocks' vote at one data size, above the chance of a release as the data grow.
-
-    Draws :func:`stable_selection_data` with matplotlib (arguments as there); ``ax``, if
-    given, is a sequence of two Axes.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Bars ``"leader"``, ``"others"``; line ``"release"``, point ``"chosen"``.
-    """
-    return to_matplotlib(stable_selection_data(votes_by_size, size, epsilon, delta), ax=ax)
+plot_stable_selection = drawn(stable_selection_data)
 
 
 # ------------------------------------------------------------------------------ helpers

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -25,8 +26,10 @@ from _props import (
 from hypothesis import strategies as st
 from matplotlib.figure import Figure
 
+from dpteach._validation import ParameterError
 from dpteach.audit import cases as C
 from dpteach.audit import one_run as O
+from dpteach.audit import runs as R
 from dpteach.audit.bounds import max_certifiable_epsilon
 from dpteach.plots import audit as P
 from dpteach.plots.figure import to_matplotlib, to_vega_lite
@@ -153,3 +156,54 @@ def test_bad_input_is_refused_by_name(laplace_result, one_run):
         call_rejects(f, {**orb, "delta": 1.0}, "delta")
         call_rejects(f, {**orb, "claimed_epsilon": math.inf}, "claimed_epsilon")
         call_rejects(f, {**orb, "r": 200_000, "m": 10**6}, "r")
+
+
+# ------------------------------------------------- results holding extreme numbers
+# (moved from test_audit_plots_edges.py: the generated tests cannot build an AuditResult or a
+# OneRunAudit of extreme outputs; the numeric parameters' edges are generated there)
+def wave(scale: float, n: int = 200) -> np.ndarray:
+    """n finite outputs spread over [−scale, scale] (sin keeps them finite for any scale)."""
+    return scale * np.sin(np.arange(n) * 0.7)
+
+
+def _drawn_or_refused(make, scale):
+    try:
+        data = make(scale)
+    except ParameterError as exc:                   # beyond what a figure can draw: named
+        assert re.search(r"\b(result|audit)\b", str(exc)), str(exc)
+        return
+    fig = to_matplotlib(data)
+    fig.canvas.draw()
+    assert all(math.isfinite(v) for ax in fig.axes for v in ax.get_xlim() + ax.get_ylim())
+    assert json.dumps(to_vega_lite(data))
+
+
+def _histograms_of(scale):
+    res = R.audit_samples(wave(scale), -wave(scale), claimed_epsilon=0.1)
+    return P.audit_histograms_data(res)
+
+
+def _canary_scores_of(scale):
+    inc = np.random.default_rng(1).random(50) < 0.5
+    return P.canary_scores_data(O.one_run_audit(wave(scale, 50), inc, k_plus=5, k_minus=5))
+
+
+# the audits take outputs up to 1e15 (their domain): from subnormal spreads to that
+@pytest.mark.parametrize("scale", [5e-324, 1e-300, 1e-12, 1.0, 1e12, 1e15])
+@pytest.mark.parametrize("make", [_histograms_of, _canary_scores_of], ids=["outputs", "scores"])
+def test_results_of_extreme_outputs_draw_or_are_refused_by_name(make, scale):
+    _drawn_or_refused(make, scale)
+
+
+def test_the_plot_functions_draw():
+    res = R.audit_samples(wave(1.0), wave(1.0) + 0.5, claimed_epsilon=0.5)
+    rng = np.random.default_rng(0)
+    inc = rng.random(50) < 0.5
+    one = O.one_run_audit(inc + rng.normal(0, 1, 50), inc, k_plus=5, k_minus=5)
+    figs = [P.plot_audit_histograms(res), P.plot_bound_convergence([10, 100], [0.1, 0.5],
+                                                                    claimed_epsilon=1.0),
+            P.plot_canary_scores(one), P.plot_one_run_bound(100, 10, delta=1e-3, points=5)]
+    for fig in figs:
+        fig.canvas.draw()
+        for ax in fig.axes:
+            assert all(math.isfinite(v) for v in ax.get_xlim() + ax.get_ylim())

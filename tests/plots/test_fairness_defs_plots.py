@@ -185,7 +185,7 @@ BAD_SCORES = st.one_of(NON_FINITE_ARRAYS, NOT_NUMERIC, st.sampled_from(
     [[0.5, 0.5], [0.5, 0.5, 1.5], [-0.1, 0.5, 0.5], np.ones((3, 1)), [True, False, True], "x",
      0.5, [0.5] * 4]))
 BAD_BASELINE = st.sampled_from([0.8, "0.8", (0.8,), (0.8, 0.1, 0.0), (1.5, 0.1), (0.8, -0.1),
-                                (math.nan, 0.1), {"a": 1}, np.array([0.8, 0.1]), ("a", "b")])
+                                (math.nan, 0.1), {"a": 1}, ("a", "b")])   # an array pair is a pair
 BAD_SELECTED = st.sampled_from([2.0, -1.0, math.nan, math.inf, "1", [1.0], 1e-5, 1e300, True])
 SW = dict(SWEEP, baseline=(0.81, 0.19), selected=1.0)
 for f in (FD.lfr_tradeoff_data, FD.plot_lfr_tradeoff):

@@ -585,11 +585,17 @@ def path_problems(func) -> list[str]:
     import ast
     import textwrap
 
+    from dpteach.plots.figure import drawn
+
+    want = func.__name__.removeprefix("plot_") + "_data"
+    inner = inspect.unwrap(func)
+    if inner.__code__ is drawn(lambda: None).__wrapped__.__code__:     # plot_x = drawn(x_data)
+        core = inspect.getclosurevars(inner).nonlocals["core"]
+        return [] if core.__name__ == want else [f"{func.__name__} draws {core.__name__}"]
     tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
     body = tree.body[0].body
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
         body = body[1:]                                            # the docstring
-    want = func.__name__.removeprefix("plot_") + "_data"
     ok = (len(body) == 1 and isinstance(body[0], ast.Return)
           and isinstance(call := body[0].value, ast.Call)
           and isinstance(call.func, ast.Name) and call.func.id == "to_matplotlib"
