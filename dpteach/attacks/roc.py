@@ -38,8 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import (DELTA, EPSILON, FLAG, Domain, ParameterError, array, describe, real,
-                           validate)
+from .._validation import DELTA, EPSILON, FLAG, Domain, array, real, refuse, validate
 
 __all__ = ["DEFAULT_LOW_FPRS", "AttackResult", "roc_from_scores",
            "dp_roc_bound", "dp_advantage_bound", "dp_auc_bound"]
@@ -160,17 +159,12 @@ def roc_from_scores(scores, is_member, *, sample_weight=None, low_fprs=DEFAULT_L
     AttackResult
     """
     if is_member.shape != scores.shape:
-        raise ParameterError(f"is_member must have one entry per score ({scores.size}); got "
-                             f"is_member with shape {is_member.shape}")
+        raise refuse("is_member", is_member, f"one entry per score ({scores.size})")
     if is_member.all() or not is_member.any():
-        raise ParameterError(f"is_member must contain both members (True) and non-members "
-                             f"(False); got is_member={describe(is_member)}")
+        raise refuse("is_member", is_member, "members (True) and non-members (False)")
     weights = np.ones(scores.size) if sample_weight is None else sample_weight
-    if weights.shape != scores.shape or not (weights[is_member].max() > 0
-                                             and weights[~is_member].max() > 0):
-        raise ParameterError(f"sample_weight must hold {scores.size} weights, with a positive "
-                             f"total for members and for non-members; got "
-                             f"sample_weight={describe(sample_weight)}")
+    if weights.shape != scores.shape or 0 in (weights[is_member].max(), weights[~is_member].max()):
+        raise refuse("sample_weight", sample_weight, f"{scores.size} weights, > 0 in each class")
     order = np.argsort(-scores, kind="mergesort")
     s, lab, w = scores[order], is_member[order], weights[order]
     # the last index of each run of equal scores: thresholds between distinct scores
