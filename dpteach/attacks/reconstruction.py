@@ -280,7 +280,7 @@ def calibrate_noise(k: int, epsilon: float, *, delta: float = 0.0, mechanism: st
     NoiseCalibration
     """
     if delta == 0 and (mechanism == "gaussian" or accounting == "zcdp"):
-        raise refuse("delta", delta, f"> 0 for {mechanism} noise with {accounting} accounting")
+        raise refuse("delta", delta, f"> 0 with mechanism={mechanism!r}, accounting={accounting!r}")
     if accounting == "zcdp":
         rho = rho_for_epsilon(epsilon, delta)     # the largest ρ that converts to (ε, δ)
         if mechanism == "gaussian":
