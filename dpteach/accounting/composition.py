@@ -43,7 +43,7 @@ import numpy as np
 from scipy import special
 
 from .._validation import (DELTA, DELTA_POSITIVE, EPSILON, EPSILON_OR_ZERO, PROBABILITY, Domain,
-                           ParameterError, array, integer, real, validate)
+                           ParameterError, array, integer, real, refuse, validate)
 
 __all__ = [
     "MAX_OPTIMAL_K",
@@ -230,9 +230,7 @@ def optimal_composition_epsilon(epsilon: float, delta: float, k: int, total_delt
     log_ratio = math.log1p(-total_delta) - k * math.log1p(-delta)
     if log_ratio > 0:
         least = -math.expm1(k * math.log1p(-delta))
-        raise ParameterError(f"total_delta must be at least 1 − (1 − delta)^k = {least:.3g} (no "
-                             f"finite total ε reaches less); got total_delta={total_delta!r} "
-                             f"with delta={delta!r}, k={k}")
+        raise refuse("total_delta", total_delta, f"at least 1 − (1 − delta)^k = {least:.3g}")
     t = -math.expm1(log_ratio)
 
     def ok(e):
@@ -477,8 +475,7 @@ def _one_per_epsilon(epsilons: np.ndarray, deltas: np.ndarray) -> np.ndarray:
     if deltas.size == 1:
         return np.full(epsilons.shape, deltas[0])
     if deltas.size != epsilons.size:
-        raise ParameterError(f"deltas must be a single number or one per epsilon: got "
-                             f"{deltas.size} deltas for {epsilons.size} epsilons")
+        raise refuse("deltas", deltas, f"one number, or one per epsilon ({epsilons.size})")
     return deltas
 
 

@@ -30,8 +30,7 @@ import numbers
 
 import numpy as np
 
-from .._validation import (DELTA_POSITIVE, EPSILON_OR_ZERO, Domain, ParameterError, array, choice,
-                           validate)
+from .._validation import DELTA_POSITIVE, EPSILON_OR_ZERO, Domain, array, choice, refuse, validate
 
 __all__ = ["MAX_ORDERS", "ORDERS", "RDP_VALUES", "CONVERSION", "check_orders",
            "rdp_to_epsilon", "rdp_to_delta"]
@@ -158,8 +157,7 @@ def _posinf(value):
 
 def _one_per_order(orders: np.ndarray, rdp: np.ndarray) -> None:
     if rdp.shape != orders.shape:
-        raise ParameterError(f"rdp must have one value per order: got {rdp.size} values "
-                             f"for {orders.size} orders")
+        raise refuse("rdp.shape", rdp.shape, f"{orders.shape}, one value per order")
 
 
 def _epsilons(orders: np.ndarray, rdp: np.ndarray, delta: float, conversion: str) -> np.ndarray:
