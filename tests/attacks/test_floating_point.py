@@ -156,7 +156,7 @@ def test_attack_refusals():
         fp.floating_point_attack("numpy", 0.0, 1.0, scale=1.0, bound=10.0)
     with pytest.raises(ValueError, match="granularity must be None with sampler='snapping'"):
         fp.floating_point_attack("snapping", 0.0, 1.0, scale=1.0, granularity=0.5)
-    with pytest.raises(ValueError, match="bound must satisfy"):
+    with pytest.raises(ValueError, match=r"bound must be in \(Δ/ε"):
         fp.floating_point_attack("snapping", 0.0, 1.0, scale=1.0, bound=0.5, n_trials=5)
     with pytest.raises(ValueError, match=r"u must be .* uniform doubles in \[2\*\*-53, 1 - 2\*\*-53\]"):
         fp.textbook_laplace_noise([0.0, 0.5], 1.0)              # 0 is not a uniform double
