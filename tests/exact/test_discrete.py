@@ -334,7 +334,7 @@ def test_snapping_epsilon_is_mironovs_formula():
 
 @pytest.mark.parametrize("bound", [1.0, 0.5, 2.0**46, 1e18])
 def test_snapping_refuses_bounds_outside_mironovs_range(bound):
-    with pytest.raises(ParameterError, match=r"bound must be in \(Δ/ε, 2\*\*46·Δ/ε\) = .*got bound"):
+    with pytest.raises(ParameterError, match=r"bound must be in \(Δ/ε, 2\*\*46·Δ/ε\) = "):
         snapping.snapping_mechanism(0.0, sensitivity=1.0, epsilon=1.0, bound=bound)
     with pytest.raises(ParameterError, match="bound"):
         snapping.snapping_epsilon(1.0, sensitivity=1.0, bound=bound)
