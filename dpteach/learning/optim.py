@@ -30,7 +30,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import RNG, Domain, ParameterError, array, function, integer, real, validate
+from .._validation import (RNG, Domain, ParameterError, array, function, integer, real, refuse,
+                           validate)
 
 __all__ = ["softmax", "log_softmax", "softmax_cross_entropy", "binary_cross_entropy_with_logits",
            "squared_error", "group_normalized_l1", "Adam", "gradient_check",
@@ -239,10 +240,9 @@ def group_normalized_l1(prob, target, groups, *, n_groups: int | None = None):
         sign(prob_i − target_i) / n_{g(i)} (the subgradient 0 where prob_i = target_i).
     """
     n = prob.shape[0]
-    if prob.shape[1:] not in ((), (1,)) or target.shape not in ((n,), (n, 1)) \
-            or groups.shape != (n,):
-        raise ParameterError(f"prob, target, groups must be (n,); got {prob.shape}, "
-                             f"{target.shape}, {groups.shape}")
+    shapes = (prob.shape, target.shape, groups.shape)
+    if shapes[0][1:] not in ((), (1,)) or shapes[1] not in ((n,), (n, 1)) or shapes[2] != (n,):
+        raise refuse("prob, target, groups shapes", shapes, "(n,) each (or (n, 1))")
     diff = prob.reshape(-1) - target.reshape(-1)
     if n_groups is None:
         _, index, counts = np.unique(groups, return_inverse=True, return_counts=True)
@@ -250,7 +250,7 @@ def group_normalized_l1(prob, target, groups, *, n_groups: int | None = None):
         index = groups.astype(np.intp)
         counts = np.bincount(index, minlength=n_groups)
         if counts.size > n_groups or not counts.all():       # an empty group has no mean
-            raise ParameterError(f"groups must hold each of 0..{n_groups - 1}; got {counts[:9]=}")
+            raise refuse("groups", groups, f"each of 0..{n_groups - 1} at least once")
     sums = np.bincount(index, weights=np.abs(diff), minlength=counts.size)
     grad = (np.sign(diff) / counts[index]).astype(prob.dtype, copy=False).reshape(prob.shape)
     return float(np.sum(sums / counts)), grad
@@ -397,5 +397,5 @@ def _loss(f) -> float:
     value = f()
     try:
         return _LOSS("f()", value)
-    except ParameterError as exc:
-        raise ParameterError(f"f must return the loss: {exc}") from None
+    except ParameterError:
+        raise refuse("f()", value, f"the loss, {_LOSS.text}") from None
