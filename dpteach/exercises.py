@@ -28,24 +28,12 @@ __all__ = ["assert_own_work", "names_used", "peak_memory_mib"]
 
 #: a package name such as "dpteach" or "sklearn.metrics"
 DOTTED = r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*"
-
-
-def _student_function(name: str, value):
-    if isinstance(_unwrap(value), types.FunctionType):
-        return value
-    raise STUDENT_FUNCTION.refuse(name, value)
-
-
-def _text(name: str, value):
-    if isinstance(value, str):
-        return value
-    raise EXERCISE.refuse(name, value)
-
-
 #: the student's function (a ``functools.partial`` or a bound method is unwrapped)
-STUDENT_FUNCTION = Domain("a Python function (def or lambda)", _student_function,
+STUDENT_FUNCTION = Domain("a Python function (def or lambda)",
+                          lambda name, value: _student_function(name, value),
                           bad=["not a function", None, 3, len])
-EXERCISE = Domain("a string: how the message names the exercise", _text,
+EXERCISE = Domain("a string: how the message names the exercise",
+                  lambda name, value: _text(name, value),
                   example="exercise 3", bad=[None, 3, b"exercise"])
 
 
@@ -181,6 +169,18 @@ def _has_contents(cell) -> bool:
     except ValueError:                                 # an empty cell
         return False
     return True
+
+
+def _student_function(name: str, value):
+    if isinstance(_unwrap(value), types.FunctionType):
+        return value
+    raise STUDENT_FUNCTION.refuse(name, value)
+
+
+def _text(name: str, value):
+    if isinstance(value, str):
+        return value
+    raise EXERCISE.refuse(name, value)
 
 
 def _unwrap(func):

@@ -51,8 +51,8 @@ from typing import Any
 import numpy as np
 from scipy import special, stats
 
-from .._validation import (EPSILON, FLAG, RNG, SCALE, VALUE, Domain, array, choice, integer,
-                           one_of, refuse, validate)
+from .._validation import (EPSILON, FLAG, RNG, SCALE, VALUE, Domain, array, choice, function,
+                           integer, one_of, refuse, validate)
 from ..mechanisms.noise import laplace_mechanism
 
 __all__ = [
@@ -68,28 +68,13 @@ MAX_ROWS = 10 ** 4          # rows of a database (the n² loops stay well under 
 MAX_THRESHOLD = 10 ** 6     # t of count_at_least and threshold_attack (t dummy rows)
 
 
-def _rows(name: str, value: Any) -> np.ndarray:
-    d = _NUMBERS(name, value)
-    if not 2 <= d.shape[0] <= MAX_ROWS:
-        raise DATABASE.refuse(f"{name}.shape", d.shape)
-    raw_kind = value.dtype.kind if isinstance(value, np.ndarray) else np.asarray(value).dtype.kind
-    if (raw_kind in "iu" and np.all(np.abs(d) <= 2**31)) or np.all((d == 0) | (d == 1)):
-        return d.astype(np.int64)          # integer data (bits, category codes) stays integer
-    return d
-
-
-def _query(name: str, value: Any) -> Callable:
-    if callable(value):
-        return value
-    raise _CALLABLE.refuse(name, value)
-
-
 #: the rows a query sees: numbers at most 10¹⁵ in size (a sum of 10⁴ of them stays finite)
 NUMBERS = array(low=-1e15, high=1e15, min_size=0, example=[0, 1, 1, 0, 1])
 _NUMBERS = array(ndim=(1, 2), low=-1e15, high=1e15)
 #: a database: one row per person (a 1-D array of values or a 2-D array of records)
 DATABASE = Domain(f"a 1-D or 2-D array of numbers in [-1e15, 1e15] with 2 to {MAX_ROWS} rows",
-                  _rows, example=[0, 1, 1, 0, 1], edges=([-1e15, 1e15, 0.0],),
+                  lambda name, value: _rows(name, value), example=[0, 1, 1, 0, 1],
+                  edges=([-1e15, 1e15, 0.0],),
                   bad=["abc", None, [[1.0, 2.0], [3.0]], [1.0], [0.0, np.nan], [0, np.inf],
                        np.zeros((2, 2, 2)), [True, False]])
 #: a database of bits, one per person
@@ -100,7 +85,7 @@ TARGET = integer(0, MAX_ROWS - 1, example=1)
 THRESHOLD = integer(1, MAX_THRESHOLD)
 REPEATS = integer(1, 1000)
 SCENARIO = choice(*SCENARIOS)
-_CALLABLE = Domain("a callable", _query, bad=["median", None, 3, b"sum", ["sum"]])
+_CALLABLE = function("a callable")
 QUERY = one_of(choice("sum", "mean"), _CALLABLE, text="'sum', 'mean' or a callable taking the rows")
 
 
@@ -538,7 +523,14 @@ def _answer(value: Any) -> np.ndarray:
     return _ANSWER("query's answer", value)
 
 
-
+def _rows(name: str, value: Any) -> np.ndarray:
+    d = _NUMBERS(name, value)
+    if not 2 <= d.shape[0] <= MAX_ROWS:
+        raise DATABASE.refuse(f"{name}.shape", d.shape)
+    raw_kind = value.dtype.kind if isinstance(value, np.ndarray) else np.asarray(value).dtype.kind
+    if (raw_kind in "iu" and np.all(np.abs(d) <= 2**31)) or np.all((d == 0) | (d == 1)):
+        return d.astype(np.int64)          # integer data (bits, category codes) stays integer
+    return d
 
 
 # Engineering notes. A database has at most MAX_ROWS = 10⁴ rows, so the sensitivity and

@@ -65,25 +65,6 @@ MAX_STATISTIC = 1e4              # |φ| and losses: logit_confidence gives at mo
 SIZES = f"M ≤ {MAX_MODELS} models and M·N ≤ {MAX_MEMBERSHIPS:,}"
 
 
-def _classifier(name: str, value: Any) -> Any:
-    if all(hasattr(value, m) for m in ("get_params", "fit", "predict", "predict_proba")):
-        return value
-    raise ESTIMATOR.refuse(name, value)
-
-
-def _experiment(name: str, value: Any) -> ShadowExperiment:
-    if not isinstance(value, ShadowExperiment):
-        raise EXPERIMENT.refuse(name, value)
-    member = MEMBERSHIP(f"{name}.membership", value.membership)
-    conf = STATISTICS(f"{name}.confidences", value.confidences)
-    loss = STATISTICS(f"{name}.losses", value.losses)
-    M, N = member.shape
-    shapes = (member.shape, conf.shape, loss.shape)
-    if len(set(shapes)) > 1 or M > MAX_MODELS or M * N > MAX_MEMBERSHIPS:
-        raise refuse(f"{name} shapes", shapes, f"one (M, N) with {SIZES}")
-    return dataclasses.replace(value, membership=member, confidences=conf, losses=loss)
-
-
 #: per-example losses of a model (finite)
 LOSSES = array(ndim=1, low=-1e15, high=1e15, example=[0.1, 0.2, 0.9])
 #: predicted class probabilities, one row per example
@@ -95,8 +76,9 @@ STATISTICS = array(ndim=2, low=-MAX_STATISTIC, high=MAX_STATISTIC,
                    example=[[0.5, 0.0], [0.0, 1.5], [-1.0, 2.0], [1.0, 2.5]])
 #: a scikit-learn classifier (cloned and fitted once per shadow model)
 ESTIMATOR = Domain("a scikit-learn classifier with get_params, fit, predict and predict_proba",
-                   _classifier, bad=[None, "classifier", 3])
-EXPERIMENT = Domain("a ShadowExperiment (see run_shadow_experiment)", _experiment,
+                   lambda name, value: _classifier(name, value), bad=[None, "classifier", 3])
+EXPERIMENT = Domain("a ShadowExperiment (see run_shadow_experiment)",
+                    lambda name, value: _experiment(name, value),
                     bad=[None, "experiment", 3])
 #: which models to attack: distinct model indices
 TARGETS = array(ndim=(0, 1), low=0, high=MAX_MODELS - 1, integers=True, example=[0, 1])
@@ -459,6 +441,25 @@ def _pool(member: np.ndarray, ts: list[int], scores: list, low_fprs, name: str) 
     return roc_from_scores.__wrapped__(np.concatenate(scores), np.concatenate(labels),
                                        sample_weight=np.concatenate(weights),
                                        low_fprs=low_fprs, name=name)
+
+
+def _classifier(name: str, value: Any) -> Any:
+    if all(hasattr(value, m) for m in ("get_params", "fit", "predict", "predict_proba")):
+        return value
+    raise ESTIMATOR.refuse(name, value)
+
+
+def _experiment(name: str, value: Any) -> ShadowExperiment:
+    if not isinstance(value, ShadowExperiment):
+        raise EXPERIMENT.refuse(name, value)
+    member = MEMBERSHIP(f"{name}.membership", value.membership)
+    conf = STATISTICS(f"{name}.confidences", value.confidences)
+    loss = STATISTICS(f"{name}.losses", value.losses)
+    M, N = member.shape
+    shapes = (member.shape, conf.shape, loss.shape)
+    if len(set(shapes)) > 1 or M > MAX_MODELS or M * N > MAX_MEMBERSHIPS:
+        raise refuse(f"{name} shapes", shapes, f"one (M, N) with {SIZES}")
+    return dataclasses.replace(value, membership=member, confidences=conf, losses=loss)
 
 
 # Engineering notes. Sizes are bounded so that a call finishes in seconds: at most 64 models

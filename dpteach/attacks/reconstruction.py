@@ -93,20 +93,12 @@ ACCOUNTINGS = ("basic", "zcdp")
 LP_SIZES = f"n ≤ {MAX_LP_N} and n·k ≤ {MAX_LP_ENTRIES:,}"
 
 
-def _queries(name: str, value: Any) -> np.ndarray:
-    q = _ZERO_ONE_MATRIX(name, value)
-    k, n = q.shape
-    if n <= MAX_N and k <= MAX_QUERIES and n * k <= MAX_ENTRIES:
-        return q
-    raise QUERIES.refuse(f"{name}.shape", q.shape)
-
-
 _ZERO_ONE_MATRIX = array(ndim=2, low=0, high=1, integers=True)
 #: the n secret bits
 BITS = array(ndim=1, max_size=MAX_N, low=0, high=1, integers=True, example=[0, 1, 1])
 #: who is in each sum: row j is the j-th subset
 QUERIES = Domain(f"a 0/1 matrix of shape (k, n), n ≤ {MAX_N}, k ≤ {MAX_QUERIES} and n·k ≤ "
-                 f"{MAX_ENTRIES}", _queries,
+                 f"{MAX_ENTRIES}", lambda name, value: _queries(name, value),
                  example=[[1, 0, 1], [0, 1, 1], [1, 1, 0], [1, 1, 1]],
                  bad=["abc", None, [[0, 2, 1]], [[0.5, 1, 0]], [0, 1, 1], [[math.nan]],
                       np.ones((1, MAX_N + 1))])
@@ -569,6 +561,14 @@ def _gaussian(k: int, epsilon: float, delta: float, accounting: str,
     eps0 = gaussian_epsilon(sigma, delta / k)
     return NoiseCalibration("gaussian", accounting, k, epsilon, delta, sigma, sigma, eps0,
                             gaussian_zcdp(sigma), k * eps0)
+
+
+def _queries(name: str, value: Any) -> np.ndarray:
+    q = _ZERO_ONE_MATRIX(name, value)
+    k, n = q.shape
+    if n <= MAX_N and k <= MAX_QUERIES and n * k <= MAX_ENTRIES:
+        return q
+    raise QUERIES.refuse(f"{name}.shape", q.shape)
 
 
 # Engineering notes. Sizes are bounded so that every call stays fast and small (one core,

@@ -89,13 +89,8 @@ CANARY_SCALE = real(1e-3, 1e6, example=1.0)
 CLASSIFIER = instance_of(DPSGDClassifier, "a DPSGDClassifier, unfitted (cloned, then trained)")
 
 
-def _fitted(name: str, value: Any) -> DPSGDClassifier:
-    if isinstance(value, DPSGDClassifier) and hasattr(value, "model_"):
-        return value
-    raise FITTED_CLASSIFIER.refuse(name, value)
-
-
-FITTED_CLASSIFIER = Domain("a fitted DPSGDClassifier", _fitted, bad=[None, DPSGDClassifier()])
+FITTED_CLASSIFIER = Domain("a fitted DPSGDClassifier", lambda name, value: _fitted(name, value),
+                           bad=[None, DPSGDClassifier()])
 
 
 @validate(m=CANARIES, r=GUESSES, v=CORRECT_GUESSES, epsilon=EPSILON_OR_ZERO, delta=DELTA)
@@ -434,6 +429,12 @@ def _check_mrv(m: int, r: int, v: int) -> None:
         raise refuse("r", r, f"at most m={m}")
     if v > r:                                   # correct guesses among the guesses
         raise refuse("v", v, f"at most r={r}")
+
+
+def _fitted(name: str, value: Any) -> DPSGDClassifier:
+    if isinstance(value, DPSGDClassifier) and hasattr(value, "model_"):
+        return value
+    raise FITTED_CLASSIFIER.refuse(name, value)
 
 
 def _p_value(m: int, r: int, v: int, eps: float, delta: float) -> float:
