@@ -230,7 +230,7 @@ class PLDAccountant:
         points = _grid_points(list(events.values()), self._interval)
         if points > MAX_GRID_POINTS:  # or fewer steps, or the RDP accountant
             raise refuse("value_discretization_interval", self._interval,
-                         f"larger: {what} needs {points:.3g} grid points (≤ {MAX_GRID_POINTS:,})")
+                         f"larger: {what} needs a PLD grid of {points:.2g} points (≤ 4e6)")
 
     def _remember(self, event: _Event) -> None:
         old = self._events.get(event.key)
