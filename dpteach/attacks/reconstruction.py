@@ -90,7 +90,7 @@ DP_NOISE_KINDS = ("dp_laplace", "dp_gaussian")
 DECODERS = ("least_squares", "lp_linf", "lp_l1")
 ACCOUNTINGS = ("basic", "zcdp")
 #: the sizes the LP decoders take
-LP_SIZES = f"n ≤ {MAX_LP_N} and n·k ≤ {MAX_LP_ENTRIES:,}"
+LP_SIZES = f"n ≤ {MAX_LP_N} and n·k ≤ {MAX_LP_ENTRIES}"
 
 
 _ZERO_ONE_MATRIX = array(ndim=2, low=0, high=1, integers=True)

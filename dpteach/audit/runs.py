@@ -520,8 +520,8 @@ def _check_claim(n_trials: int | None, eps: float, delta: float, confidence: flo
             need += f" (over the {TRIALS_MAX:,} allowed)" if needed > TRIALS_MAX else ""
         except ParameterError:
             need = "needs over 10**12 runs"
-        raise refuse("n_trials", n_trials, f"enough to refute claimed_epsilon={eps:g} (at most "
-                     f"{most:.3g} certified): refuting it {need}")
+        raise refuse("n_trials", n_trials, f"larger: too few to refute claimed_epsilon={eps:g} "
+                     f"(they certify ≤ {most:.3g}); refuting it {need}")
 
 
 def _draw(mechanism, data, name: str, n: int, gen) -> np.ndarray:
