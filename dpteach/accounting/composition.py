@@ -444,10 +444,8 @@ class BudgetAccountant:
         if not (self._fits(new_eps, self._epsilon) and self._fits(new_delta, self._delta)):
             rem_e, rem_d = self.remaining()
             what = f" ({label})" if label else ""
-            raise BudgetExceeded(
-                f"spending epsilon={epsilon}, delta={delta}{what} would exceed the budget "
-                f"(epsilon={self._epsilon}, delta={self._delta}); remaining: epsilon={rem_e}, "
-                f"delta={rem_d}")
+            raise BudgetExceeded(f"spending epsilon={epsilon}, delta={delta}{what} would exceed "
+                                 f"the budget; remaining: epsilon={rem_e}, delta={rem_d}")
         object.__setattr__(self, "_eps_spent", new_eps)
         object.__setattr__(self, "_delta_spent", new_delta)
         self._history.append(Spend(epsilon, delta, label))
