@@ -240,7 +240,7 @@ def _laplace_pld(eps0: float, k: int, delta: float, interval: float) -> float:
             warnings.simplefilter("ignore", RuntimeWarning)
             pld = acc.get_epsilon(delta)
     except ParameterError as exc:             # leave 'pld' out of methods
-        raise refuse("methods", "pld", f"computable here: {exc}") from exc
+        raise refuse("methods", "pld", f"without 'pld' here (the PLD fails: {exc})") from exc
     # k ε₀-DP mechanisms are (kε₀, 0)-DP: both are valid bounds, report the smaller
     return min(pld, k * eps0)
 

@@ -383,8 +383,7 @@ class BudgetAccountant:
         init(self, "_history", [])
 
     def __setattr__(self, name, value):
-        raise AttributeError(f"BudgetAccountant is read-only: cannot set {name!r} (the budget is "
-                             "fixed at construction; spend() is the only way to use it)")
+        raise AttributeError(f"BudgetAccountant is read-only (use spend()): cannot set {name!r}")
 
     def __delattr__(self, name):
         raise AttributeError(f"BudgetAccountant is read-only: cannot delete {name!r}")

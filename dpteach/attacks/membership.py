@@ -330,7 +330,7 @@ def lira_scores(target_confidences, shadow_confidences, shadow_membership, *,
         if m.shape != (shadows.shape[0], phi.size):
             raise refuse(f"{name}.shape", m.shape, f"(S, {phi.size}), one column per target")
     if member.all() or (mode == "online" and not member.any()):
-        raise refuse("shadow_membership", member, "with shadows out (and, online, in) of the data")
+        raise refuse("shadow_membership", member, "not all True (and online, not all False)")
     mu_out, sd_out = _world(shadows, ~member, fix_variance)
     if mode == "offline":
         return stats.norm.logcdf(phi, loc=mu_out, scale=sd_out)
