@@ -412,7 +412,7 @@ def background_knowledge_attack(table, quasi_identifiers, sensitive: str, target
     counts = in_class.value_counts(dropna=False)
     prior = {v: float(c / counts.sum()) for v, c in counts.items()}
     left = {v: c for v, c in counts.items() if not _struck(v, ruled_out)}
-    if not left:                                  # the class's values: sorted(prior)
+    if not left:                                  # every value of the class is struck
         raise refuse("ruled_out", ruled_out, f"free of one of {sorted(map(str, prior))}")
     total = sum(left.values())
     candidates = {v: float(c / total) for v, c in left.items()}
