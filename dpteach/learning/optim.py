@@ -70,26 +70,13 @@ BETA = real(0.0, 1.0, high_open=True, example=0.9)
 _GRAD = array(low=-MAX_GRADIENT, high=MAX_GRADIENT, min_size=0, dtype=np.floating)
 
 
-def _param_list(name, value):
-    params = list(value) if isinstance(value, (list, tuple)) else []
-    if not (all(map(_writable_floats, params)) and 0 < sum(p.size for p in params) <= MAX_PARAMS):
-        raise PARAMS.refuse(name, value)
-    return params
-
-
-def _grad_list(name, value):
-    if not isinstance(value, (list, tuple)):
-        raise GRADS.refuse(name, value)
-    return [_GRAD(f"{name}[{k}]", g) for k, g in enumerate(value)]
-
-
 #: the parameters an optimiser updates in place
 PARAMS = Domain(f"a non-empty list of writable float NumPy arrays (changed in place), at most "
-                f"{MAX_PARAMS:,} numbers in all", _param_list,
+                f"{MAX_PARAMS:,} numbers in all", lambda name, value: _param_list(name, value),
                 bad=[[], None, np.ones(2), [np.array([1, 2])], [[1.0, 2.0]], "params"])
 #: gradients, one real array per parameter (float32 stays float32)
 GRADS = Domain(f"a list of arrays of finite numbers in [-{MAX_GRADIENT:g}, {MAX_GRADIENT:g}], "
-               "one per parameter", _grad_list,
+               "one per parameter", lambda name, value: _grad_list(name, value),
                bad=[None, np.ones(2), [np.array([np.nan])], [np.array([1j])], [["a"]], "grads"])
 
 
@@ -399,3 +386,16 @@ def _loss(f) -> float:
         return _LOSS("f()", value)
     except ParameterError:
         raise refuse("f()", value, f"the loss, {_LOSS.text}") from None
+
+
+def _param_list(name, value):
+    params = list(value) if isinstance(value, (list, tuple)) else []
+    if not (all(map(_writable_floats, params)) and 0 < sum(p.size for p in params) <= MAX_PARAMS):
+        raise PARAMS.refuse(name, value)
+    return params
+
+
+def _grad_list(name, value):
+    if not isinstance(value, (list, tuple)):
+        raise GRADS.refuse(name, value)
+    return [_GRAD(f"{name}[{k}]", g) for k, g in enumerate(value)]
