@@ -78,14 +78,9 @@ K = integer(1, MAX_OPTIMAL_K, example=10)
 TOTAL_EPSILON = real(0.0, 1e9, example=0.5)
 
 
-def _label(name: str, value):
-    if value is None or isinstance(value, str):
-        return value
-    raise LABEL.refuse(name, value)
-
-
 #: a spend's name in the history
-LABEL = Domain("a string or None", _label, example="mean age", edges=(None, ""),
+LABEL = Domain("a string or None", lambda name, value: _label(name, value), example="mean age",
+               edges=(None, ""),
                bad=[1, 1.5, True, b"x", ["a"]])
 
 
@@ -527,6 +522,12 @@ def _total_delta(delta: float, k: int, pure: float, epsilon: float,
     else:
         log_keep = _log_one_minus_pure(epsilon, k, total_epsilon)
     return float(min(-math.expm1(k * math.log1p(-delta) + log_keep), 1.0))
+
+
+def _label(name: str, value):
+    if value is None or isinstance(value, str):
+        return value
+    raise LABEL.refuse(name, value)
 
 
 # Engineering notes. On the teaching domains (ε ≤ 500 per mechanism, k ≤ 10⁶) nothing

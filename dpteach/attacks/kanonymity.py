@@ -66,30 +66,17 @@ __all__ = [
 MAX_MONDRIAN_ROWS = 50_000
 
 
-def _rules(name: str, value: Any) -> dict:
-    if isinstance(value, dict) and 1 <= len(value) <= MAX_ATTRIBUTES \
-            and all(isinstance(c, str) for c in value):
-        return value
-    raise RULES.refuse(name, value)
-
-
-def _ruled_out(name: str, value: Any) -> list:
-    if isinstance(value, Iterable) and not isinstance(value, (str, bytes)):
-        values = list(value)
-        if len(values) <= 10_000:
-            return values
-    raise RULED_OUT.refuse(name, value)
-
-
 #: generalisation rules: column name → rule (see :func:`coarsen`)
-RULES = Domain(f"a dict of 1 to {MAX_ATTRIBUTES} column names → rules", _rules,
+RULES = Domain(f"a dict of 1 to {MAX_ATTRIBUTES} column names → rules",
+               lambda name, value: _rules(name, value),
                example={"age": 10}, bad=[None, [1], "zip", {}, {1: 2}])
 #: the class size k (at most the number of rows: checked against the table)
 K = integer(1, MAX_ROWS)
 #: a row position (at most the number of rows − 1: checked against the table)
 TARGET = integer(0, MAX_ROWS - 1)
 #: sensitive values an attacker rules out
-RULED_OUT = Domain("a list of at most 10,000 sensitive values", _ruled_out, example=[],
+RULED_OUT = Domain("a list of at most 10,000 sensitive values",
+                   lambda name, value: _ruled_out(name, value), example=[],
                    bad=["heart", 3, None, b"x"])
 #: the values of a numeric column that is coarsened (multiples of the width stay exact)
 COARSENABLE = array(low=-2.0**52, high=2.0**52)
@@ -546,6 +533,21 @@ def _struck(value, ruled_out: list) -> bool:
         except (TypeError, ValueError, ArithmeticError):
             continue
     return False
+
+
+def _rules(name: str, value: Any) -> dict:
+    if isinstance(value, dict) and 1 <= len(value) <= MAX_ATTRIBUTES \
+            and all(isinstance(c, str) for c in value):
+        return value
+    raise RULES.refuse(name, value)
+
+
+def _ruled_out(name: str, value: Any) -> list:
+    if isinstance(value, Iterable) and not isinstance(value, (str, bytes)):
+        values = list(value)
+        if len(values) <= 10_000:
+            return values
+    raise RULED_OUT.refuse(name, value)
 
 
 # Engineering notes. Mondrian takes at most MAX_MONDRIAN_ROWS = 50,000 rows: all 45,222

@@ -47,12 +47,6 @@ __all__ = ["DEFAULT_LOW_FPRS", "AttackResult", "roc_from_scores",
 DEFAULT_LOW_FPRS = (1e-2, 1e-3)
 
 
-def _string(name: str, value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    raise NAME.refuse(name, value)
-
-
 def _flags(ndim: int, example: list) -> Domain:
     """Membership labels: booleans, or 0s and 1s, as a boolean array (True = member)."""
     numbers = array(ndim=ndim, low=0, high=1, integers=True)
@@ -71,7 +65,8 @@ def _flags(ndim: int, example: list) -> Domain:
 
 
 #: a label for plots and summaries
-NAME = Domain("a string", _string, example="", bad=[3, None, b"x", ["a"], 1.5])
+NAME = Domain("a string", lambda name, value: _string(name, value), example="",
+              bad=[3, None, b"x", ["a"], 1.5])
 #: a false-positive rate at which an attack is read
 FPR_LEVEL = real(1e-6, 1 - 1e-6, example=0.05)
 #: the FPR levels of the TPR summaries: 1 to 100 of them
@@ -252,6 +247,12 @@ def dp_auc_bound(epsilon: float, delta: float = 0.0) -> float:
     """
     xs = np.array([0.0, (1 - delta) / (1 + math.exp(min(epsilon, 700))), 1 - delta, 1.0])
     return float(np.trapezoid(dp_roc_bound.__wrapped__(xs, epsilon, delta), xs))
+
+
+def _string(name: str, value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    raise NAME.refuse(name, value)
 
 
 # Engineering notes. In the teaching domain scores are finite, weights at most 1e15 and at

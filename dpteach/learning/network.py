@@ -94,17 +94,10 @@ L2 = real(0.0, 1e3, example=0.01)
 _SIZES = array(ndim=1, min_size=2, max_size=MAX_LAYERS, low=1, high=MAX_WIDTH, integers=True)
 
 
-def _layer_sizes(name, value) -> tuple:
-    sizes = tuple(int(s) for s in _SIZES(name, value))
-    if sum(a * b + b for a, b in zip(sizes[:-1], sizes[1:])) > MAX_PARAMS:
-        raise LAYER_SIZES.refuse(name, value)
-    return sizes
-
-
 #: (d_0, d_1, …, d_L): inputs, hidden layers, outputs
 LAYER_SIZES = Domain(f"2 to {MAX_LAYERS} layer widths (inputs, hidden layers, outputs), each "
                      f"an integer in [1, {MAX_WIDTH}], at most {MAX_PARAMS:,} weights and biases "
-                     "in all", _layer_sizes, example=(3, 2),
+                     "in all", lambda name, value: _layer_sizes(name, value), example=(3, 2),
                      edges=[(1, 1), (MAX_WIDTH, 1), (1,) * MAX_LAYERS],
                      bad=[(3,), (3, 0), (0, 2), (3, 2.5), "32", 3, None, (3,) * (MAX_LAYERS + 1),
                           (MAX_WIDTH, MAX_WIDTH)])
@@ -606,6 +599,14 @@ def _leaky_relu_grad(h):
 
 _ACTIVATION_FUNCTIONS = {"relu": (_relu, _relu_grad), "tanh": (np.tanh, _tanh_grad),
                          "leaky_relu": (_leaky_relu, _leaky_relu_grad)}
+
+
+def _layer_sizes(name, value) -> tuple:
+    sizes = tuple(int(s) for s in _SIZES(name, value))
+    if sum(a * b + b for a, b in zip(sizes[:-1], sizes[1:])) > MAX_PARAMS:
+        raise LAYER_SIZES.refuse(name, value)
+    return sizes
+
 
 # Engineering notes. One module for both uses (DP-SGD's classifier and the chained
 # representation networks) because they share the forward pass and the backward recursion
