@@ -30,8 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import (RNG, Domain, ParameterError, array, function, integer, real, refuse,
-                           validate)
+from .._validation import RNG, Domain, array, function, integer, real, refuse, validate
 
 __all__ = ["softmax", "log_softmax", "softmax_cross_entropy", "binary_cross_entropy_with_logits",
            "squared_error", "group_normalized_l1", "Adam", "gradient_check",
@@ -134,7 +133,7 @@ def binary_cross_entropy_with_logits(logits, y):
     """
     n = logits.shape[0]
     if logits.shape[1:] not in ((), (1,)) or y.shape not in ((n,), (n, 1)):
-        raise ParameterError(f"logits, y must be (n,) or (n, 1); got {logits.shape}, {y.shape}")
+        raise refuse("logits, y shapes", (logits.shape, y.shape), "(n,) or (n, 1) each")
     z, t = logits.reshape(-1), y.reshape(-1)
     loss = np.maximum(z, 0) - z * t + np.log1p(np.exp(-np.abs(z)))
     sigma = 0.5 * (1.0 + np.tanh(0.5 * z))             # σ(z), no overflow for any z
@@ -160,7 +159,7 @@ def softmax_cross_entropy(logits, y):
     """
     n, k = logits.shape
     if y.shape != (n,) or y.max() >= k:
-        raise ParameterError(f"y must be {n} classes < {k} like logits; got y={y[:5]}...")
+        raise refuse("y", y, f"{n} classes in [0, {k}), one per row of logits")
     t = y.astype(np.intp)
     logp = log_softmax.__wrapped__(logits)
     rows = np.arange(n)
@@ -189,7 +188,7 @@ def squared_error(pred, target):
         2 (pred − target)/n.
     """
     if target.shape != pred.shape:
-        raise ParameterError(f"target must have pred's shape {pred.shape}; got {target.shape}")
+        raise refuse("target.shape", target.shape, f"pred.shape {pred.shape}")
     n, diff = pred.shape[0], pred - target
     return float(np.sum(diff * diff) / n), (diff * (2.0 / n)).astype(pred.dtype, copy=False)
 
@@ -292,7 +291,7 @@ class Adam:
         ``grads`` is a list of arrays aligned with ``params`` (the same shapes).
         """
         if [g.shape for g in grads] != [p.shape for p in self.params]:
-            raise ParameterError(f"grads must have the shapes of params; got {_shapes(grads)}")
+            raise refuse("grads' shapes", _shapes(grads), f"those of params {_shapes(self.params)}")
         self._step(grads)
 
     def _step(self, grads) -> None:
@@ -339,7 +338,7 @@ def gradient_check(f, params, grads, *, eps: float = 1e-6, n_checks: int = 20,
         Which entries are checked.
     """
     if [g.shape for g in grads] != [p.shape for p in params]:
-        raise ParameterError(f"grads must have the shapes of params; got {_shapes(grads)}")
+        raise refuse("grads' shapes", _shapes(grads), f"those of params, {_shapes(params)}")
     worst = 0.0
     for p, g in zip(params, grads):
         idx = np.arange(p.size) if p.size <= n_checks else rng.choice(p.size, n_checks,
@@ -356,7 +355,7 @@ def gradient_check(f, params, grads, *, eps: float = 1e-6, n_checks: int = 20,
             finally:
                 p[pos] = old
             if theta_up == theta_down:
-                raise ParameterError(f"eps must move params[{pos}]={old:.3g}; got eps={eps!r}")
+                raise refuse("eps", eps, f"large enough to move params[{pos}]={old:.3g}")
             # divide by the step actually taken (θ ± h is rounded to the array's dtype)
             numeric[j] = (up - down) / (theta_up - theta_down)
         a = g.reshape(-1)[idx].astype(np.float64)
@@ -381,11 +380,7 @@ _LOSS = real(-1e300, 1e300)
 def _loss(f) -> float:
     """f() as a float, refused by name unless it is a real number of magnitude ≤ 1e300
     (then the difference of two losses is finite too)."""
-    value = f()
-    try:
-        return _LOSS("f()", value)
-    except ParameterError:
-        raise refuse("f()", value, f"the loss, {_LOSS.text}") from None
+    return _LOSS("f() (the loss)", f())
 
 
 def _param_list(name, value):
