@@ -227,7 +227,7 @@ class Network:
         """
         shapes = [(grad_out.shape[0], d) for d in self.layer_sizes]
         if _shapes(cache.inputs) + [grad_out.shape] != shapes:
-            raise refuse("cache, grad_out shapes", _shapes(cache.inputs) + [grad_out.shape], shapes)
+            raise refuse("cache, grad_out", grad_out.shape, f"of shapes {shapes}")
         with np.errstate(over="ignore", invalid="ignore"):     # refused below, by name
             grads, grad_X = self._backward(cache, grad_out.astype(self.dtype, copy=False),
                                            input_grad)
