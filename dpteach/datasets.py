@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 from sklearn.datasets import make_moons
 
-from ._validation import (FLAG, PROBABILITY, RNG, Domain, ParameterError, integer, real, validate)
+from ._validation import FLAG, PROBABILITY, RNG, Domain, integer, real, refuse, validate
 
 __all__ = [
     "ADULT_COLUMNS",
@@ -253,7 +253,7 @@ def make_toy_data(n: int = 200, rng=0):
     y : ndarray of int, shape (n,)
     """
     if n % 2:
-        raise ParameterError(f"n must be even (n/2 points per class); got n={n}")
+        raise refuse("n", n, "even (n/2 points per class)")
     centres = np.array([[-0.6, -0.2], [1.2, 0.9]])
     y = np.repeat([0, 1], n // 2)
     X = centres[y] + 0.8 * rng.standard_normal((n, 2))
@@ -380,8 +380,7 @@ def _adult_table(name: str, value):
         raise ADULT_TABLE.refuse(name, value)
     missing = [c for c in ADULT_COLUMNS if c not in value.columns]
     if missing:
-        raise ParameterError(f"{name} must be a DataFrame with the columns of load_adult(); "
-                             f"got {name} without the column(s) {missing}")
+        raise refuse(f"{name}'s missing columns", missing, "none (those of load_adult())")
     return value
 
 
@@ -389,26 +388,20 @@ def _check_labels(df: pd.DataFrame) -> None:
     """The label and split columns hold the documented values."""
     labels = df["income"].dropna()
     if not labels.isin(["<=50K", ">50K"]).all():
-        raise ParameterError("df['income'] must be '<=50K' or '>50K'; got df with income values "
-                             f"{sorted(set(labels) - {'<=50K', '>50K'}, key=str)[:5]}")
+        raise refuse("df['income']", sorted(set(labels) - {"<=50K", ">50K"}), "'<=50K' or '>50K'")
     if "split" in df.columns and not df["split"].isin(["train", "test"]).all():
-        raise ParameterError("df['split'] must be 'train' or 'test'; got df with split values "
-                             f"{sorted(set(df['split']) - {'train', 'test'}, key=str)[:5]}")
+        raise refuse("df['split']", sorted(set(df["split"]) - {"train", "test"}),
+                     "'train' or 'test'")
 
 
 def _numeric_column(df: pd.DataFrame, col: str) -> np.ndarray:
     """Column ``col`` as finite floats."""
     try:
         v = df[col].to_numpy(dtype=float)
-    except OverflowError as exc:              # a Python int beyond the float range
-        raise ParameterError(f"df['{col}'] must hold finite numbers; got df with an integer "
-                             f"beyond the float64 range in {col}") from exc
-    except (TypeError, ValueError) as exc:
-        raise ParameterError(f"df['{col}'] must be numeric; got df with a non-number "
-                             f"in {col}") from exc
-    if not np.all(np.isfinite(v)):
-        raise ParameterError(f"df['{col}'] must hold finite numbers; got df with a missing "
-                             f"or infinite value in {col}")
+    except (OverflowError, TypeError, ValueError):      # an int beyond float64, a string
+        v = None
+    if v is None or not np.all(np.isfinite(v)):
+        raise refuse(f"df['{col}']", df[col].tolist(), "finite numbers, none missing")
     return v
 
 
@@ -417,9 +410,7 @@ def _categorical_column(df: pd.DataFrame, col: str, cats: list) -> np.ndarray:
     values = df[col].to_numpy()
     unknown = ~(pd.isna(values) | np.isin(values, cats))
     if np.any(unknown):
-        raise ParameterError(f"df['{col}'] must hold the categories of adult.names (or a missing "
-                             f"value); got df with {col} values "
-                             f"{sorted(set(values[unknown]), key=str)[:5]}")
+        raise refuse(f"df['{col}']", sorted(set(values[unknown]), key=str), "the categories of adult.names")
     return values
 
 

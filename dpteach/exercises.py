@@ -24,13 +24,19 @@ import re
 import types
 from collections.abc import Callable, Iterator
 
-from ._validation import ParameterError, anything, describe, function, validate
+from ._validation import Domain, refuse, validate
 
 __all__ = ["assert_own_work", "names_used", "peak_memory_mib", "show_feedback_first"]
 
+#: a package name such as "dpteach" or "sklearn.metrics"
+DOTTED = r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*"
 #: the student's function (a ``functools.partial`` or a bound method is unwrapped)
-STUDENT_FUNCTION = function("a Python function (def or lambda)")
-EXERCISE = anything("a string: how the message names the exercise")
+STUDENT_FUNCTION = Domain("a Python function (def or lambda)",
+                          lambda name, value: _student_function(name, value),
+                          bad=["not a function", None, 3, len])
+EXERCISE = Domain("a string: how the message names the exercise",
+                  lambda name, value: _text(name, value),
+                  example="exercise 3", bad=[None, 3, b"exercise"])
 
 
 @validate(func=STUDENT_FUNCTION)
@@ -56,9 +62,6 @@ def names_used(func: Callable) -> dict[str, object]:
         none).
     """
     func = _unwrap(func)
-    if not isinstance(func, types.FunctionType):
-        raise ParameterError(f"func must be a Python function (def or lambda); got "
-                             f"func={describe(func)} of type {type(func).__name__}")
     found: dict[str, object] = {}
     todo, seen = [func], set()
     while todo:
@@ -105,23 +108,13 @@ def assert_own_work(func: Callable, *answers, exercise: str = "this exercise") -
     AssertionError
         Naming the function, the name it used and what to do instead.
     ParameterError
-        If ``func`` is not a Python function, an answer is neither callable nor a dotted
-        package name, no answer is given, or ``exercise`` is not a string.
+        If no answer is given, or one is neither callable nor a dotted package name.
     """
     used = names_used.__wrapped__(func)
     name = getattr(_unwrap(func), "__name__", "your function")
-    if not isinstance(exercise, str):
-        raise ParameterError(f"exercise must be a string; got exercise={describe(exercise)}")
-    if not answers:
-        raise ParameterError("answers must name at least one function or package; got none")
-    for answer in answers:
-        if isinstance(answer, str) and not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*",
-                                                        answer):
-            raise ParameterError(f"answers must be functions or dotted package names such as "
-                                 f"'dpteach'; got answers containing {answer!r}")
-        if not isinstance(answer, str) and not callable(answer):
-            raise ParameterError(f"answers must be functions or package names; got answers "
-                                 f"containing {describe(answer)}")
+    if not answers or not all(callable(a) or isinstance(a, str) and re.fullmatch(DOTTED, a)
+                              for a in answers):
+        raise refuse("answers", answers, "one or more functions or package names ('dpteach')")
     for answer in answers:
         if isinstance(answer, str):
             for ref, obj in used.items():
@@ -209,6 +202,18 @@ def _has_contents(cell) -> bool:
     except ValueError:                                 # an empty cell
         return False
     return True
+
+
+def _student_function(name: str, value):
+    if isinstance(_unwrap(value), types.FunctionType):
+        return value
+    raise STUDENT_FUNCTION.refuse(name, value)
+
+
+def _text(name: str, value):
+    if isinstance(value, str):
+        return value
+    raise EXERCISE.refuse(name, value)
 
 
 def _unwrap(func):

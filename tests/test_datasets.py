@@ -139,11 +139,11 @@ def test_adult_arrays_without_sex_and_with_missing(adult):
 def test_adult_arrays_refuses_unknown_values(adult):
     df = adult.head(50).copy()
     df.loc[3, "sex"] = " Male"
-    with pytest.raises(ValueError, match=r"df\['sex'\] must hold the categories.*' Male'"):
+    with pytest.raises(ValueError, match=r"df\['sex'\] must be the categories of adult.names; got .*' Male'"):
         ds.adult_arrays(df)
     df = adult.head(50).copy()
     df.loc[3, "income"] = "<=50K."
-    with pytest.raises(ValueError, match=r"df\['income'\] must be '<=50K' or '>50K'"):
+    with pytest.raises(ValueError, match=r"df\['income'\] must be '<=50K' or '>50K'; got .*'<=50K.'"):
         ds.adult_arrays(df)
     df = adult.head(50).copy()
     df.loc[3, "split"] = "validation"
@@ -152,10 +152,11 @@ def test_adult_arrays_refuses_unknown_values(adult):
     df = adult.head(50).copy()
     df["age"] = df["age"].astype(float)
     df.loc[3, "age"] = np.nan
-    with pytest.raises(ValueError, match=r"df\['age'\] must hold finite numbers"):
+    with pytest.raises(ValueError, match=r"df\['age'\] must be finite numbers, none missing"):
         ds.adult_arrays(df, drop_missing=False)
     with pytest.raises(ParameterError,
-                       match=r"df must be a DataFrame .* without the column\(s\) \['income'\]"):
+                       match=r"df's missing columns must be none \(those of load_adult\(\)\); "
+                             r"got df's missing columns=\['income'\]"):
         ds.adult_arrays(adult.drop(columns="income"))
 
 
@@ -171,7 +172,7 @@ def _adult_with(adult, column, value):
 def test_adult_arrays_numeric_columns_at_the_ends(adult):
     # an int beyond the float range: refused by name (pandas raised a bare OverflowError)
     for value in (10**400, -(10**400)):
-        with pytest.raises(ParameterError, match=r"df\['age'\] must hold finite numbers"):
+        with pytest.raises(ParameterError, match=r"df\['age'\] must be finite numbers, none missing"):
             ds.adult_arrays(_adult_with(adult, "age", value))
     # values beyond the public bounds are clipped onto them: exactly 1 and 0
     arr = ds.adult_arrays(_adult_with(adult, "capital-gain", 1.7976931348623157e308))

@@ -145,13 +145,13 @@ def test_bad_input_is_refused_clearly():
     honest = notebook(HONEST)["expected_unique"]
     with pytest.raises(TypeError, match="func must be a Python function .* of type ufunc"):
         assert_own_work(np.sqrt, L.expected_fraction_unique)
-    with pytest.raises(TypeError, match="answers must be functions or package names; got "
-                                        "answers containing 3"):
+    with pytest.raises(TypeError, match=r"answers must be one or more functions or package "
+                                        r"names \('dpteach'\); got answers=\(3,\)"):
         assert_own_work(honest, 3)
-    with pytest.raises(ParameterError, match="answers must name at least one"):
+    with pytest.raises(ParameterError, match=r"answers must be one or more .*; got answers=\(\)"):
         assert_own_work(honest)
-    with pytest.raises(ParameterError, match="dotted package names .* got answers containing "
-                                             "'dpteach.'"):
+    with pytest.raises(ParameterError, match=r"answers must be one or more .*; got "
+                                             r"answers=\('dpteach.',\)"):
         assert_own_work(honest, "dpteach.")
 
 

@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from .._validation import DELTA_POSITIVE, EPSILON, ParameterError, choice, describe, real, validate
+from .._validation import DELTA_POSITIVE, EPSILON, ParameterError, choice, real, refuse, validate
 from .convert import rdp_to_epsilon
 from .pld import INTERVAL, PLDAccountant
 from .rdp import DEFAULT_ORDERS, STEPS
@@ -177,11 +177,9 @@ def get_noise_multiplier(*, target_epsilon: float, target_delta: float, sample_r
     # (≤ 1e6): at most ~300 evaluations, ~20 with the factor 4
     while eps(hi) > target_epsilon:
         if hi >= max_noise_multiplier:
-            raise ParameterError(
-                f"target_epsilon={describe(target_epsilon)} is not reachable with "
-                f"noise_multiplier <= max_noise_multiplier={describe(max_noise_multiplier)} "
-                f"(target_delta={describe(target_delta)}, sample_rate={describe(q)}, "
-                f"steps={steps}); with RDP, very small targets may need larger orders")
+            raise refuse("target_epsilon", target_epsilon, f"larger: it is not reachable with "
+                         f"noise_multiplier ≤ max_noise_multiplier={max_noise_multiplier:g} "
+                         f"(target_delta={target_delta:g}, sample_rate={q:g}, steps={steps})")
         hi = min(hi * factor, max_noise_multiplier)
     lo = hi / factor
     while eps(lo) <= target_epsilon:

@@ -43,7 +43,7 @@ import warnings
 
 import numpy as np
 
-from .._validation import (DELTA_POSITIVE, Domain, ParameterError, array, choice, describe, real,
+from .._validation import (DELTA_POSITIVE, Domain, ParameterError, array, choice, real, refuse,
                            validate)
 from ..mechanisms.noise import gaussian_epsilon
 from .composition import MAX_OPTIMAL_K, advanced_composition, optimal_composition_epsilon
@@ -133,16 +133,14 @@ def composition_epsilons(ks, *, mechanism: str = "laplace", epsilon: float | Non
     """
     ks = ks.astype(np.int64)
     if int(ks.sum()) > MAX_TOTAL_QUERIES:
-        raise ParameterError(f"ks must sum to at most {MAX_TOTAL_QUERIES}; got a total of "
-                             f"{int(ks.sum())} in ks")
+        raise refuse("ks", ks, f"of sum at most {MAX_TOTAL_QUERIES:,} (not {int(ks.sum()):,})")
     orders = np.asarray(DEFAULT_ORDERS, dtype=float)
     out = {m: np.empty(ks.size) for m in methods}
     # the loops call the unchecked functions: every argument is derived from checked ones
     # (a per-query δ₀ = δ/(2k) may lie below DELTA's 1e-50)
     if mechanism == "laplace":
         if epsilon is None:
-            raise ParameterError("epsilon (ε₀ of each Laplace query) is required for "
-                                 "mechanism='laplace'; got epsilon=None")
+            raise refuse("epsilon", epsilon, "ε₀ of each query (a number) with mechanism='laplace'")
         eps0 = epsilon
         # scale 1/ε₀ with sensitivity 1 is scale 1 with sensitivity ε₀ (no overflow of 1/ε₀)
         lap_rdp = laplace_rdp(orders, scale=1.0, sensitivity=eps0)
@@ -161,8 +159,7 @@ def composition_epsilons(ks, *, mechanism: str = "laplace", epsilon: float | Non
                 out["pld"][i] = _laplace_pld(eps0, k, delta, value_discretization_interval)
     else:
         if sigma is None:
-            raise ParameterError("sigma (the noise of each Gaussian query) is required for "
-                                 "mechanism='gaussian'; got sigma=None")
+            raise refuse("sigma", sigma, "each query's noise (a number) with mechanism='gaussian'")
         g_rdp = gaussian_rdp(orders, sigma)
         classic = {"basic", "advanced", "optimal"} & set(methods)
         for i, k in enumerate(ks):
@@ -242,11 +239,8 @@ def _laplace_pld(eps0: float, k: int, delta: float, interval: float) -> float:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             pld = acc.get_epsilon(delta)
-    except ParameterError as exc:
-        raise ParameterError(
-            f"the PLD of k={k} Laplace queries cannot be computed for epsilon={describe(eps0)}, "
-            f"ks and value_discretization_interval={describe(interval)} (leave 'pld' out of "
-            f"methods): {exc}") from exc
+    except ParameterError as exc:             # leave 'pld' out of methods
+        raise refuse("methods", "pld", f"without 'pld' here (the PLD fails: {exc})") from exc
     # k ε₀-DP mechanisms are (kε₀, 0)-DP: both are valid bounds, report the smaller
     return min(pld, k * eps0)
 

@@ -43,7 +43,7 @@ import numpy as np
 from scipy import special
 
 from .._validation import (DELTA, DELTA_POSITIVE, EPSILON, EPSILON_OR_ZERO, PROBABILITY, Domain,
-                           ParameterError, array, integer, real, validate)
+                           ParameterError, array, integer, real, refuse, validate)
 
 __all__ = [
     "MAX_OPTIMAL_K",
@@ -78,14 +78,9 @@ K = integer(1, MAX_OPTIMAL_K, example=10)
 TOTAL_EPSILON = real(0.0, 1e9, example=0.5)
 
 
-def _label(name: str, value):
-    if value is None or isinstance(value, str):
-        return value
-    raise LABEL.refuse(name, value)
-
-
 #: a spend's name in the history
-LABEL = Domain("a string or None", _label, example="mean age", edges=(None, ""),
+LABEL = Domain("a string or None", lambda name, value: _label(name, value), example="mean age",
+               edges=(None, ""),
                bad=[1, 1.5, True, b"x", ["a"]])
 
 
@@ -230,9 +225,7 @@ def optimal_composition_epsilon(epsilon: float, delta: float, k: int, total_delt
     log_ratio = math.log1p(-total_delta) - k * math.log1p(-delta)
     if log_ratio > 0:
         least = -math.expm1(k * math.log1p(-delta))
-        raise ParameterError(f"total_delta must be at least 1 − (1 − delta)^k = {least:.3g} (no "
-                             f"finite total ε reaches less); got total_delta={total_delta!r} "
-                             f"with delta={delta!r}, k={k}")
+        raise refuse("total_delta", total_delta, f"at least 1 − (1 − delta)^k = {least:.3g}")
     t = -math.expm1(log_ratio)
 
     def ok(e):
@@ -385,8 +378,7 @@ class BudgetAccountant:
         init(self, "_history", [])
 
     def __setattr__(self, name, value):
-        raise AttributeError(f"BudgetAccountant is read-only: cannot set {name!r} (the budget is "
-                             "fixed at construction; spend() is the only way to use it)")
+        raise AttributeError(f"BudgetAccountant is read-only (use spend()): cannot set {name!r}")
 
     def __delattr__(self, name):
         raise AttributeError(f"BudgetAccountant is read-only: cannot delete {name!r}")
@@ -446,10 +438,8 @@ class BudgetAccountant:
         if not (self._fits(new_eps, self._epsilon) and self._fits(new_delta, self._delta)):
             rem_e, rem_d = self.remaining()
             what = f" ({label})" if label else ""
-            raise BudgetExceeded(
-                f"spending epsilon={epsilon}, delta={delta}{what} would exceed the budget "
-                f"(epsilon={self._epsilon}, delta={self._delta}); remaining: epsilon={rem_e}, "
-                f"delta={rem_d}")
+            raise BudgetExceeded(f"spending epsilon={epsilon}, delta={delta}{what} would exceed "
+                                 f"the budget; remaining: epsilon={rem_e}, delta={rem_d}")
         object.__setattr__(self, "_eps_spent", new_eps)
         object.__setattr__(self, "_delta_spent", new_delta)
         self._history.append(Spend(epsilon, delta, label))
@@ -477,8 +467,7 @@ def _one_per_epsilon(epsilons: np.ndarray, deltas: np.ndarray) -> np.ndarray:
     if deltas.size == 1:
         return np.full(epsilons.shape, deltas[0])
     if deltas.size != epsilons.size:
-        raise ParameterError(f"deltas must be a single number or one per epsilon: got "
-                             f"{deltas.size} deltas for {epsilons.size} epsilons")
+        raise refuse("deltas", deltas, f"one number, or one per epsilon ({epsilons.size})")
     return deltas
 
 
@@ -533,6 +522,12 @@ def _total_delta(delta: float, k: int, pure: float, epsilon: float,
     else:
         log_keep = _log_one_minus_pure(epsilon, k, total_epsilon)
     return float(min(-math.expm1(k * math.log1p(-delta) + log_keep), 1.0))
+
+
+def _label(name: str, value):
+    if value is None or isinstance(value, str):
+        return value
+    raise LABEL.refuse(name, value)
 
 
 # Engineering notes. On the teaching domains (ε ≤ 500 per mechanism, k ≤ 10⁶) nothing

@@ -30,8 +30,7 @@ import numbers
 
 import numpy as np
 
-from .._validation import (DELTA_POSITIVE, EPSILON_OR_ZERO, Domain, ParameterError, array, choice,
-                           validate)
+from .._validation import DELTA_POSITIVE, EPSILON_OR_ZERO, Domain, array, choice, refuse, validate
 
 __all__ = ["MAX_ORDERS", "ORDERS", "RDP_VALUES", "CONVERSION", "check_orders",
            "rdp_to_epsilon", "rdp_to_delta"]
@@ -50,17 +49,9 @@ _RDP_TEXT = ("a number or 1-D array of RDP values r(α) ≥ 0 (inf: no bound at 
 _FINITE_RDP = array(ndim=(0, 1), low=0.0, max_size=MAX_ORDERS, text=_RDP_TEXT)
 
 
-def _rdp_values(name: str, value) -> np.ndarray:
-    inf = _posinf(value)
-    if inf is None:
-        return _FINITE_RDP(name, value).reshape(-1)
-    finite = _FINITE_RDP(name, np.where(inf, 0.0, value)).reshape(-1)
-    return np.where(inf.reshape(-1), np.inf, finite)
-
-
 #: RDP values r(α) ≥ 0, one per order; +inf says "no bound at this order" (the PATE curves
 #: reach it at extreme noise), and the conversions then use the other orders
-RDP_VALUES = Domain(_RDP_TEXT, _rdp_values, example=[0.1, 0.5],
+RDP_VALUES = Domain(_RDP_TEXT, lambda name, value: _rdp_values(name, value), example=[0.1, 0.5],
                     edges=([0.0], [1e300]),
                     bad=["abc", None, [[1.0, 2.0], [3.0]], [math.nan], [-math.inf], [True],
                          [1j], [-1.0], []])
@@ -158,8 +149,7 @@ def _posinf(value):
 
 def _one_per_order(orders: np.ndarray, rdp: np.ndarray) -> None:
     if rdp.shape != orders.shape:
-        raise ParameterError(f"rdp must have one value per order: got {rdp.size} values "
-                             f"for {orders.size} orders")
+        raise refuse("rdp.shape", rdp.shape, f"{orders.shape}, one value per order")
 
 
 def _epsilons(orders: np.ndarray, rdp: np.ndarray, delta: float, conversion: str) -> np.ndarray:
@@ -173,6 +163,14 @@ def _epsilons(orders: np.ndarray, rdp: np.ndarray, delta: float, conversion: str
     # with the order, [vEH14]_ Thm 3) and TV ≤ √(1 − e^{−KL}) ([BH79]_), and an
     # (0, δ) guarantee is exactly TV ≤ δ.
     return np.where(-np.expm1(-rdp) <= delta**2, 0.0, eps)
+
+
+def _rdp_values(name: str, value) -> np.ndarray:
+    inf = _posinf(value)
+    if inf is None:
+        return _FINITE_RDP(name, value).reshape(-1)
+    finite = _FINITE_RDP(name, np.where(inf, 0.0, value)).reshape(-1)
+    return np.where(inf.reshape(-1), np.inf, finite)
 
 
 # Engineering notes. On the teaching domain (α in (1, 1e9], δ ≥ 1e-50) every term is

@@ -37,8 +37,8 @@ import warnings
 
 import numpy as np
 
-from .._validation import (DELTA_POSITIVE, EPSILON_OR_ZERO, SCALE, SENSITIVITY, ParameterError,
-                           describe, real, validate)
+from .._validation import (DELTA_POSITIVE, EPSILON_OR_ZERO, SCALE, SENSITIVITY, describe, real,
+                           refuse, validate)
 from .rdp import STEPS, Step
 from .sampled_gaussian import NOISE_MULTIPLIER, SAMPLE_RATE, subsampled_gaussian_rdp
 
@@ -208,11 +208,8 @@ class PLDAccountant:
         eps = float(self._run(f"delta={describe(delta)}", self._pld.get_epsilon_for_delta, delta))
         if math.isinf(eps) and all(key[0] == "laplace" for key in self._events):
             eps = math.fsum(e.count * e.width / 2 for e in self._events.values())
-        if not math.isfinite(eps):
-            raise ParameterError(f"delta must exceed the probability that this PLD's "
-                                 f"discretization leaves at an infinite privacy loss; got "
-                                 f"delta={describe(delta)} (use a larger delta, or the RDP "
-                                 f"accountant)")
+        if not math.isfinite(eps):    # or use the RDP accountant
+            raise refuse("delta", delta, "above the PLD's mass at an infinite privacy loss")
         return max(eps, 0.0)
 
     @validate(epsilon=EPSILON_OR_ZERO)
@@ -223,7 +220,7 @@ class PLDAccountant:
         d = float(self._run(f"epsilon={describe(epsilon)}", self._pld.get_delta_for_epsilon,
                             epsilon))
         if math.isnan(d):
-            raise ParameterError(f"dp_accounting returned no δ for epsilon={describe(epsilon)}")
+            raise refuse("epsilon", epsilon, "one for which dp_accounting returns a δ")
         return min(max(d, 0.0), 1.0)
 
     def _check_grid(self, event: _Event, what: str) -> None:
@@ -231,11 +228,9 @@ class PLDAccountant:
         old = events.get(event.key)
         events[event.key] = event if old is None else old.plus(event.count)
         points = _grid_points(list(events.values()), self._interval)
-        if points > MAX_GRID_POINTS:
-            raise ParameterError(
-                f"{what} with value_discretization_interval={describe(self._interval)} would "
-                f"need a PLD grid of about {points:.3g} points (at most {MAX_GRID_POINTS:,}); "
-                "use a larger value_discretization_interval, fewer steps, or the RDP accountant")
+        if points > MAX_GRID_POINTS:  # or fewer steps, or the RDP accountant
+            raise refuse("value_discretization_interval", self._interval,
+                         f"larger: {what} needs a PLD grid of {points:.2g} points (≤ 4e6)")
 
     def _remember(self, event: _Event) -> None:
         old = self._events.get(event.key)
@@ -248,9 +243,8 @@ class PLDAccountant:
                 warnings.simplefilter("ignore", RuntimeWarning)
                 return func(*args, **kwargs)
         except (ValueError, ArithmeticError, MemoryError, IndexError) as exc:
-            raise ParameterError(f"dp_accounting cannot compute the PLD for {what} with "
-                                 f"value_discretization_interval={describe(self._interval)}: "
-                                 f"{type(exc).__name__}: {exc}") from exc
+            raise refuse("value_discretization_interval", self._interval,
+                         f"one dp_accounting can use for {what} ({exc!r})") from exc
 
     def _self_composed(self, single, count: int):
         """``single.self_compose(count)``, in two stages for count > 2^17.

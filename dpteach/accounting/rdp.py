@@ -35,8 +35,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import (DELTA_POSITIVE, EPSILON_OR_ZERO, ParameterError, SCALE, SENSITIVITY,
-                           integer, real, validate)
+from .._validation import (DELTA_POSITIVE, EPSILON_OR_ZERO, SCALE, SENSITIVITY, integer, real,
+                           refuse, validate)
 from .convert import CONVERSION, ORDERS, RDP_VALUES, rdp_to_delta, rdp_to_epsilon
 from .sampled_gaussian import (
     NOISE_MULTIPLIER,
@@ -289,8 +289,7 @@ class RDPAccountant:
             Repetitions.
         """
         if rdp.shape != self._orders.shape:
-            raise ParameterError(f"rdp must have one value per order: got {rdp.size} values "
-                                 f"for {self._orders.size} orders")
+            raise refuse("rdp.shape", rdp.shape, f"{self._orders.shape}, one value per order")
         with np.errstate(over="ignore"):          # beyond 1e308: no bound at that order
             self._rdp = self._rdp + count * rdp
 

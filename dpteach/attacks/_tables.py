@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import Domain, ParameterError, describe
+from .._validation import Domain, refuse
 
 #: Largest table (rows) the anonymisation chapters accept (Adult has 48,842).
 MAX_ROWS = 100_000
@@ -32,8 +32,7 @@ def table(max_rows: int = MAX_ROWS) -> Domain:
         if not isinstance(value, pd.DataFrame):
             raise domain.refuse(name, value)
         if not 1 <= len(value) <= max_rows:
-            raise ParameterError(f"{name} must be {domain.text}; got {name} with "
-                                 f"{len(value):,} rows")
+            raise refuse(f"len({name})", len(value), f"1 to {max_rows:,} (rows)")
         return value
 
     domain = Domain(f"a pandas DataFrame of 1 to {max_rows:,} rows", convert,
@@ -77,10 +76,7 @@ def columns_of(table: pd.DataFrame, columns: list, name: str,
     DataFrame may repeat a column name; such a column cannot be grouped on)."""
     for c in columns:
         if c not in table.columns:
-            raise ParameterError(f"{name} must name columns of {table_name}; got {name}="
-                                 f"{describe(columns)}, and {c!r} is not one of "
-                                 f"{describe(list(table.columns))}")
+            raise refuse(name, columns, f"columns of {table_name} {list(table.columns)}")
         if int((table.columns == c).sum()) > 1:
-            raise ParameterError(f"{table_name} must have one column named {c!r} (it has "
-                                 f"several); got {name}={describe(columns)}")
+            raise refuse(f"{table_name}.columns", list(table.columns), f"one {c!r}, not several")
     return columns

@@ -51,8 +51,8 @@ from typing import Any
 import numpy as np
 from scipy import special, stats
 
-from .._validation import (EPSILON, FLAG, RNG, SCALE, VALUE, Domain, ParameterError, array, choice,
-                           integer, one_of, validate)
+from .._validation import (EPSILON, FLAG, RNG, SCALE, VALUE, Domain, array, choice, function,
+                           integer, one_of, refuse, validate)
 from ..mechanisms.noise import laplace_mechanism
 
 __all__ = [
@@ -68,28 +68,13 @@ MAX_ROWS = 10 ** 4          # rows of a database (the n² loops stay well under 
 MAX_THRESHOLD = 10 ** 6     # t of count_at_least and threshold_attack (t dummy rows)
 
 
-def _rows(name: str, value: Any) -> np.ndarray:
-    d = _NUMBERS(name, value)
-    if not 2 <= d.shape[0] <= MAX_ROWS:
-        raise ParameterError(f"{name} must be {DATABASE.text}; got {name} with shape {d.shape}")
-    raw_kind = value.dtype.kind if isinstance(value, np.ndarray) else np.asarray(value).dtype.kind
-    if (raw_kind in "iu" and np.all(np.abs(d) <= 2**31)) or np.all((d == 0) | (d == 1)):
-        return d.astype(np.int64)          # integer data (bits, category codes) stays integer
-    return d
-
-
-def _query(name: str, value: Any) -> Callable:
-    if callable(value):
-        return value
-    raise _CALLABLE.refuse(name, value)
-
-
 #: the rows a query sees: numbers at most 10¹⁵ in size (a sum of 10⁴ of them stays finite)
 NUMBERS = array(low=-1e15, high=1e15, min_size=0, example=[0, 1, 1, 0, 1])
 _NUMBERS = array(ndim=(1, 2), low=-1e15, high=1e15)
 #: a database: one row per person (a 1-D array of values or a 2-D array of records)
 DATABASE = Domain(f"a 1-D or 2-D array of numbers in [-1e15, 1e15] with 2 to {MAX_ROWS} rows",
-                  _rows, example=[0, 1, 1, 0, 1], edges=([-1e15, 1e15, 0.0],),
+                  lambda name, value: _rows(name, value), example=[0, 1, 1, 0, 1],
+                  edges=([-1e15, 1e15, 0.0],),
                   bad=["abc", None, [[1.0, 2.0], [3.0]], [1.0], [0.0, np.nan], [0, np.inf],
                        np.zeros((2, 2, 2)), [True, False]])
 #: a database of bits, one per person
@@ -100,7 +85,7 @@ TARGET = integer(0, MAX_ROWS - 1, example=1)
 THRESHOLD = integer(1, MAX_THRESHOLD)
 REPEATS = integer(1, 1000)
 SCENARIO = choice(*SCENARIOS)
-_CALLABLE = Domain("a callable", _query, bad=["median", None, 3, b"sum", ["sum"]])
+_CALLABLE = function("a callable")
 QUERY = one_of(choice("sum", "mean"), _CALLABLE, text="'sum', 'mean' or a callable taking the rows")
 
 
@@ -213,17 +198,13 @@ def local_sensitivity(query, db, parallel=None, norm: int = 1) -> LocalSensitivi
     n = db.shape[0]
     if parallel is not None and (db.ndim != 1 or parallel.shape != (n, n - 1) or not all(
             np.array_equal(row, np.delete(db, i)) for i, row in enumerate(parallel))):
-        raise ParameterError(
-            f"parallel must hold the 1-D db with row i removed in row i, shape (n, n-1) = "
-            f"({n}, {n - 1}), as make_parallel_databases returns; got parallel with shape "
-            f"{parallel.shape} for db with shape {db.shape}")
+        raise refuse("parallel", parallel, "make_parallel_databases(db) of a 1-D db")
     full = _answer(q(db))
     diffs = np.empty((n,) + full.shape)
     for i in range(n):
         value = _answer(q(np.delete(db, i, axis=0)))
         if value.shape != full.shape:
-            raise ParameterError(f"query must return the same shape on every neighbour; got "
-                                 f"shape {full.shape} on db, {value.shape} without row {i}")
+            raise refuse("query", q, f"of one shape on every neighbour (row {i}: {value.shape})")
         diffs[i] = full - value
     sizes = np.abs(diffs) if full.ndim == 0 else np.linalg.norm(diffs, ord=norm, axis=1)
     worst = int(np.argmax(sizes))
@@ -265,7 +246,8 @@ def differencing_attack(db, target: int, query: str = "sum") -> DifferencingResu
     -------
     DifferencingResult
     """
-    _check_target(target, db)
+    if target >= db.size:
+        raise refuse("target", target, f"a row of db, in [0, {db.size - 1}]")
     n = db.size
     full, without = _NAMED[query](db), _NAMED[query](np.delete(db, target))
     value = full - without if query == "sum" else n * full - (n - 1) * without
@@ -352,7 +334,8 @@ def threshold_attack(db, target: int, threshold: int,
     -------
     ThresholdAttackResult
     """
-    _check_target(target, db)
+    if target >= db.size:
+        raise refuse("target", target, f"a row of db, in [0, {db.size - 1}]")
     others = np.delete(db, target)
     m = others.size
     n_dummies = threshold if allow_dummies else 0
@@ -513,7 +496,8 @@ def simulate_noisy_attack(db, target: int, epsilon: float, k: int = 1,
     float
         Fraction of trials in which the guess equals ``db[target]``.
     """
-    _check_target(target, db)
+    if target >= db.size:
+        raise refuse("target", target, f"a row of db, in [0, {db.size - 1}]")
     full = _sum(db)
     rest = full - db[target]
     answers = laplace_mechanism(np.full((n_trials, k), full), 1.0, epsilon, rng=rng)
@@ -539,10 +523,14 @@ def _answer(value: Any) -> np.ndarray:
     return _ANSWER("query's answer", value)
 
 
-def _check_target(target: int, db: np.ndarray) -> None:
-    if target >= db.size:
-        raise ParameterError(f"target must be a row of db, in [0, {db.size - 1}]; got "
-                             f"target={target}")
+def _rows(name: str, value: Any) -> np.ndarray:
+    d = _NUMBERS(name, value)
+    if not 2 <= d.shape[0] <= MAX_ROWS:
+        raise DATABASE.refuse(f"{name}.shape", d.shape)
+    raw_kind = value.dtype.kind if isinstance(value, np.ndarray) else np.asarray(value).dtype.kind
+    if (raw_kind in "iu" and np.all(np.abs(d) <= 2**31)) or np.all((d == 0) | (d == 1)):
+        return d.astype(np.int64)          # integer data (bits, category codes) stays integer
+    return d
 
 
 # Engineering notes. A database has at most MAX_ROWS = 10⁴ rows, so the sensitivity and

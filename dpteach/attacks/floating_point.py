@@ -80,8 +80,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .._validation import (RNG, SCALE, VALUE, ParameterError, array, choice, integer, real,
-                           validate)
+from .._validation import RNG, SCALE, VALUE, array, choice, integer, real, refuse, validate
 from ..exact.secure import DEFAULT_GRANULARITY, GRANULARITY, secure_laplace_mechanism
 from ..exact.snapping import snapping_mechanism
 from ..mechanisms.noise import laplace_mechanism
@@ -311,14 +310,11 @@ def floating_point_attack(sampler: str, value: float, value_prime: float, *, sca
     """
     v0, v1, b = value, value_prime, scale
     if v0 == v1:
-        raise ParameterError(f"value and value_prime must differ; got value={value!r}, "
-                             f"value_prime={value_prime!r}")
+        raise refuse("value_prime", value_prime, f"different from value = {value!r}")
     if sampler != "snapping" and bound is not None:
-        raise ParameterError(f"bound applies only to sampler='snapping'; got bound={bound!r}, "
-                             f"sampler={sampler!r}")
+        raise refuse("bound", bound, f"None with sampler={sampler!r} (it is for 'snapping')")
     if sampler != "discrete" and granularity is not None:
-        raise ParameterError("granularity applies only to sampler='discrete'; got "
-                             f"granularity={granularity!r}, sampler={sampler!r}")
+        raise refuse("granularity", granularity, f"None with sampler={sampler!r} (for 'discrete')")
     clamp = max(abs(v0), abs(v1)) + 100.0 * b if bound is None else bound
     step = DEFAULT_GRANULARITY if granularity is None else granularity
 

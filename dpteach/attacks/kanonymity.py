@@ -50,7 +50,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import Domain, ParameterError, array, choice, describe, integer, validate
+from .._validation import Domain, array, choice, integer, refuse, validate
 from ._tables import COLUMN, COLUMNS, MAX_ATTRIBUTES, MAX_ROWS, TABLE, columns_of, table
 from .linkage import class_sizes, equivalence_classes
 
@@ -66,30 +66,17 @@ __all__ = [
 MAX_MONDRIAN_ROWS = 50_000
 
 
-def _rules(name: str, value: Any) -> dict:
-    if isinstance(value, dict) and 1 <= len(value) <= MAX_ATTRIBUTES \
-            and all(isinstance(c, str) for c in value):
-        return value
-    raise RULES.refuse(name, value)
-
-
-def _ruled_out(name: str, value: Any) -> list:
-    if isinstance(value, Iterable) and not isinstance(value, (str, bytes)):
-        values = list(value)
-        if len(values) <= 10_000:
-            return values
-    raise RULED_OUT.refuse(name, value)
-
-
 #: generalisation rules: column name → rule (see :func:`coarsen`)
-RULES = Domain(f"a dict of 1 to {MAX_ATTRIBUTES} column names → rules", _rules,
+RULES = Domain(f"a dict of 1 to {MAX_ATTRIBUTES} column names → rules",
+               lambda name, value: _rules(name, value),
                example={"age": 10}, bad=[None, [1], "zip", {}, {1: 2}])
 #: the class size k (at most the number of rows: checked against the table)
 K = integer(1, MAX_ROWS)
 #: a row position (at most the number of rows − 1: checked against the table)
 TARGET = integer(0, MAX_ROWS - 1)
 #: sensitive values an attacker rules out
-RULED_OUT = Domain("a list of at most 10,000 sensitive values", _ruled_out, example=[],
+RULED_OUT = Domain("a list of at most 10,000 sensitive values",
+                   lambda name, value: _ruled_out(name, value), example=[],
                    bad=["heart", 3, None, b"x"])
 #: the values of a numeric column that is coarsened (multiples of the width stay exact)
 COARSENABLE = array(low=-2.0**52, high=2.0**52)
@@ -151,7 +138,8 @@ def suppress_small_classes(table, quasi_identifiers, k: int) -> pd.DataFrame:
         The kept rows (original index), k-anonymous on ``quasi_identifiers``.
     """
     sizes = class_sizes.__wrapped__(table, quasi_identifiers)
-    _check_k(k, len(table))
+    if k > len(table):
+        raise refuse("k", k, f"at most the number of rows of table ({len(table)})")
     return table[sizes >= k]
 
 
@@ -238,7 +226,8 @@ def mondrian_anonymize(table, quasi_identifiers, k: int) -> KAnonymousTable:
     KAnonymousTable
     """
     cols = columns_of(table, quasi_identifiers, "quasi_identifiers")
-    _check_k(k, len(table))
+    if k > len(table):
+        raise refuse("k", k, f"at most the number of rows of table ({len(table)})")
     columns = [_ordered_codes(c, table[c]) for c in cols]
     X = np.column_stack([c[0] for c in columns])
     widths = X.max(axis=0) - X.min(axis=0)
@@ -404,16 +393,14 @@ def background_knowledge_attack(table, quasi_identifiers, sensitive: str, target
     """
     cols = _attack_columns(table, quasi_identifiers, sensitive)
     if target >= len(table):
-        raise ParameterError(f"target must be a row position of table, in [0, "
-                             f"{len(table) - 1}]; got target={target}")
+        raise refuse("target", target, f"a row position of table, in [0, {len(table) - 1}]")
     codes = equivalence_classes.__wrapped__(table, cols)
     in_class = table[sensitive][codes == codes[target]]
     counts = in_class.value_counts(dropna=False)
     prior = {v: float(c / counts.sum()) for v, c in counts.items()}
     left = {v: c for v, c in counts.items() if not _struck(v, ruled_out)}
-    if not left:
-        raise ParameterError(f"ruled_out must leave at least one sensitive value of the target's "
-                             f"class {sorted(map(str, prior))}; got ruled_out={describe(ruled_out)}")
+    if not left:                                  # every value of the class is struck
+        raise refuse("ruled_out", ruled_out, f"free of one of {sorted(map(str, prior))}")
     total = sum(left.values())
     candidates = {v: float(c / total) for v, c in left.items()}
     learned = next(iter(candidates)) if len(candidates) == 1 else None
@@ -426,20 +413,13 @@ _WIDTH = integer(1, 10**9)
 _PREFIX = integer(0, 10**6)
 
 
-def _check_k(k: int, n: int) -> None:
-    if k > n:
-        raise ParameterError(f"k must be at most the number of rows of table ({n}): no "
-                             f"table of {n} rows has classes of {k}; got k={k}")
-
-
 def _attack_columns(table: pd.DataFrame, quasi_identifiers: list, sensitive: str) -> list:
     """The quasi-identifiers of an attack, checked (with the sensitive column, which must
     not be one of them)."""
     cols = columns_of(table, quasi_identifiers, "quasi_identifiers")
     columns_of(table, [sensitive], "sensitive")
     if sensitive in cols:
-        raise ParameterError(f"sensitive must not be a quasi-identifier; got sensitive="
-                             f"{sensitive!r} with quasi_identifiers={describe(cols)}")
+        raise refuse("sensitive", sensitive, f"a column not in quasi_identifiers {cols}")
     equivalence_classes.__wrapped__(table, cols)          # hashable values, named errors
     return cols
 
@@ -471,17 +451,14 @@ def _ordered_codes(name: str, series: pd.Series):
     if pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(series):
         return MONDRIAN_NUMBERS(f"table[{name!r}]", series.to_numpy(dtype=float)), "number", None
     if series.isna().any():
-        raise ParameterError(f"table[{name!r}] must have no missing values for Mondrian; got "
-                             f"{int(series.isna().sum())} missing")
+        raise refuse(f"table[{name!r}]", series.tolist(), "without missing values (Mondrian)")
     if pd.api.types.is_datetime64_any_dtype(series.dtype):
         days = series.to_numpy(dtype="datetime64[D]").astype(np.int64)
         return days.astype(float), "date", None
     try:
         codes, labels = pd.factorize(series, sort=True)
-    except TypeError as exc:
-        raise ParameterError(f"table[{name!r}] must hold sortable values (all strings or all "
-                             f"numbers); got table[{name!r}]={describe(series.tolist())}: "
-                             f"{exc}") from None
+    except TypeError:
+        raise refuse(f"table[{name!r}]", series.tolist(), "sortable (all str or numbers)") from None
     return codes.astype(float), "category", np.asarray(labels, dtype=object)
 
 
@@ -556,6 +533,21 @@ def _struck(value, ruled_out: list) -> bool:
         except (TypeError, ValueError, ArithmeticError):
             continue
     return False
+
+
+def _rules(name: str, value: Any) -> dict:
+    if isinstance(value, dict) and 1 <= len(value) <= MAX_ATTRIBUTES \
+            and all(isinstance(c, str) for c in value):
+        return value
+    raise RULES.refuse(name, value)
+
+
+def _ruled_out(name: str, value: Any) -> list:
+    if isinstance(value, Iterable) and not isinstance(value, (str, bytes)):
+        values = list(value)
+        if len(values) <= 10_000:
+            return values
+    raise RULED_OUT.refuse(name, value)
 
 
 # Engineering notes. Mondrian takes at most MAX_MONDRIAN_ROWS = 50,000 rows: all 45,222

@@ -65,7 +65,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._validation import POSITIVE_COUNT, RNG, ParameterError, describe, integer, validate
+from .._validation import POSITIVE_COUNT, RNG, integer, refuse, validate
 from ..datasets import load_adult
 from ._tables import COLUMN, COLUMNS, MAX_ATTRIBUTES, MAX_ROWS, TABLE, columns_of
 
@@ -357,14 +357,10 @@ def linkage_attack(release, roster, quasi_identifiers, sensitive: str) -> Linkag
     columns_of(roster, cols, "quasi_identifiers", "roster")
     columns_of(release, [sensitive], "sensitive", "release")
     if sensitive in cols:
-        raise ParameterError(f"sensitive must not be a quasi-identifier; got sensitive="
-                             f"{sensitive!r} with quasi_identifiers={describe(cols)}")
+        raise refuse("sensitive", sensitive, f"a column not in quasi_identifiers {cols}")
     for c in cols:
         if _kind(release[c].dtype) != _kind(roster[c].dtype):
-            raise ParameterError(f"quasi_identifiers must have comparable types in release and "
-                                 f"roster; got quasi_identifiers={describe(cols)} with column "
-                                 f"{c!r} of dtype {release[c].dtype} in release and "
-                                 f"{roster[c].dtype} in roster")
+            raise refuse("quasi_identifiers", cols, f"of one type in release and roster ({c!r})")
     _group_codes(release, cols, "release")          # hashable values, named errors
     _group_codes(roster, cols, "roster")
     groups = release.groupby(cols, dropna=False, sort=False, observed=True)[sensitive]
@@ -377,9 +373,7 @@ def linkage_attack(release, roster, quasi_identifiers, sensitive: str) -> Linkag
             warnings.simplefilter("ignore", UserWarning)
             merged = left[cols].merge(summary, on=cols, how="left", sort=False)
     except (TypeError, ValueError) as exc:
-        raise ParameterError(f"quasi_identifiers must have comparable types in release and "
-                             f"roster; got quasi_identifiers={describe(cols)} where the join "
-                             f"fails: {exc}") from None
+        raise refuse("quasi_identifiers", cols, f"comparable in release, roster ({exc})") from None
     candidates = merged["candidates"].fillna(0).to_numpy(dtype=np.int64)
     learned = (candidates > 0) & (merged["_distinct"].to_numpy() == 1)
     matches = roster.copy()
@@ -400,10 +394,8 @@ def _group_codes(table: pd.DataFrame, columns: list, name: str = "table") -> np.
     a value of their own)."""
     try:
         codes = table.groupby(columns, dropna=False, sort=False, observed=True).ngroup()
-    except TypeError as exc:              # unhashable cells (lists, dicts) cannot be grouped
-        raise ParameterError(f"{name} must hold hashable values (numbers, strings, dates) in "
-                             f"{describe(columns)}; got {name} where grouping fails: "
-                             f"{exc}") from None
+    except TypeError:                     # unhashable cells (lists, dicts) cannot be grouped
+        raise refuse(f"{name}[{columns}]", "unhashable cells", "numbers, strings, dates") from None
     return codes.to_numpy(dtype=np.int64)
 
 

@@ -48,8 +48,8 @@ from scipy import stats
 from sklearn.base import clone
 from tqdm.auto import tqdm
 
-from .._validation import (FLAG, RNG, Domain, ParameterError, anything, array, choice, describe,
-                           integer, real, validate)
+from .._validation import (FLAG, RNG, Domain, anything, array, choice, integer, real, refuse,
+                           validate)
 from .roc import DEFAULT_LOW_FPRS, LOW_FPRS, MEMBERSHIP, NAME, AttackResult, roc_from_scores
 
 __all__ = [
@@ -62,28 +62,7 @@ __all__ = [
 MAX_MODELS = 64                  # shadow/target models in one experiment
 MAX_MEMBERSHIPS = 200_000        # n_models · n_examples
 MAX_STATISTIC = 1e4              # |φ| and losses: logit_confidence gives at most 1418
-
-
-def _classifier(name: str, value: Any) -> Any:
-    if all(hasattr(value, m) for m in ("get_params", "fit", "predict", "predict_proba")):
-        return value
-    raise ESTIMATOR.refuse(name, value)
-
-
-def _experiment(name: str, value: Any) -> ShadowExperiment:
-    if not isinstance(value, ShadowExperiment):
-        raise EXPERIMENT.refuse(name, value)
-    member = MEMBERSHIP(f"{name}.membership", value.membership)
-    conf = STATISTICS(f"{name}.confidences", value.confidences)
-    loss = STATISTICS(f"{name}.losses", value.losses)
-    M, N = member.shape
-    if conf.shape != member.shape or loss.shape != member.shape or M > MAX_MODELS \
-            or M * N > MAX_MEMBERSHIPS:
-        raise ParameterError(f"{name} must hold (n_models, n_examples) arrays, n_models ≤ "
-                             f"{MAX_MODELS}, n_models·n_examples ≤ {MAX_MEMBERSHIPS:,}; got "
-                             f"membership {member.shape}, confidences {conf.shape}, losses "
-                             f"{loss.shape}")
-    return dataclasses.replace(value, membership=member, confidences=conf, losses=loss)
+SIZES = f"M ≤ {MAX_MODELS} models and M·N ≤ {MAX_MEMBERSHIPS:,}"
 
 
 #: per-example losses of a model (finite)
@@ -97,8 +76,9 @@ STATISTICS = array(ndim=2, low=-MAX_STATISTIC, high=MAX_STATISTIC,
                    example=[[0.5, 0.0], [0.0, 1.5], [-1.0, 2.0], [1.0, 2.5]])
 #: a scikit-learn classifier (cloned and fitted once per shadow model)
 ESTIMATOR = Domain("a scikit-learn classifier with get_params, fit, predict and predict_proba",
-                   _classifier, bad=[None, "classifier", 3])
-EXPERIMENT = Domain("a ShadowExperiment (see run_shadow_experiment)", _experiment,
+                   lambda name, value: _classifier(name, value), bad=[None, "classifier", 3])
+EXPERIMENT = Domain("a ShadowExperiment (see run_shadow_experiment)",
+                    lambda name, value: _experiment(name, value),
                     bad=[None, "experiment", 3])
 #: which models to attack: distinct model indices
 TARGETS = array(ndim=(0, 1), low=0, high=MAX_MODELS - 1, integers=True, example=[0, 1])
@@ -194,8 +174,7 @@ def membership_matrix(n_models: int, n_examples: int, rng=None) -> np.ndarray:
     rng : None, int or numpy.random.Generator
     """
     if n_models * n_examples > MAX_MEMBERSHIPS:
-        raise ParameterError(f"n_models * n_examples must be at most {MAX_MEMBERSHIPS:,}; got "
-                             f"n_models={n_models}, n_examples={n_examples}")
+        raise refuse("n_examples", n_examples, f"≤ {MAX_MEMBERSHIPS // n_models:,} ({SIZES})")
     return rng.random((n_models, n_examples)) < 0.5
 
 
@@ -268,15 +247,13 @@ def run_shadow_experiment(estimator, X, y, n_models: int = 8, rng=None,
     y = np.asarray(y)
     M, N = n_models, X.shape[0]
     if y.shape != (N,):
-        raise ParameterError(f"y must have shape ({N},); got y with shape {y.shape}")
+        raise refuse("y.shape", y.shape, f"({N},), one label per row of X")
     if not 2 <= N <= MAX_MEMBERSHIPS // M:
-        raise ParameterError(f"X must have 2 to {MAX_MEMBERSHIPS // M} rows for n_models={M}; "
-                             f"got X with shape {X.shape}")
+        raise refuse("X.shape", X.shape, f"(N, d), 2 ≤ N ≤ {MAX_MEMBERSHIPS // M:,} (n_models={M})")
     member = membership_matrix.__wrapped__(M, N, rng)
     sizes = member.sum(axis=1)
-    if np.any((sizes == 0) | (sizes == N)):
-        raise ParameterError(f"X has too few rows: a model's random half is empty or holds all "
-                             f"of them; got X with {N} rows for n_models={M}")
+    if np.any((sizes == 0) | (sizes == N)):     # likely only for tiny N
+        raise refuse("X.shape", X.shape, "more rows: a model's random half is empty or all")
     conf, loss = np.empty((M, N)), np.empty((M, N))
     tr_acc, te_acc, eps = np.empty(M), np.empty(M), np.full(M, np.nan)
     params = estimator.get_params(deep=False)
@@ -289,9 +266,8 @@ def run_shadow_experiment(estimator, X, y, n_models: int = 8, rng=None,
             est.set_params(random_state=seed)
         try:
             est.fit(X[member[m]], y[member[m]])
-        except ValueError as exc:
-            raise ParameterError(f"estimator cannot be fitted on model {m}'s random half of "
-                                 f"(X, y): {exc}; got X with {N} rows") from exc
+        except ValueError as exc:                 # e.g. a half with one class
+            raise refuse("estimator", estimator, f"fittable on model {m}'s half: {exc}") from exc
         proba = PROBA("estimator.predict_proba(X)", est.predict_proba(X))
         classes = list(est.classes_)
         col = np.array([classes.index(v) if v in classes else -1 for v in y])
@@ -350,13 +326,11 @@ def lira_scores(target_confidences, shadow_confidences, shadow_membership, *,
     each example; this teaching version uses the example alone.
     """
     phi, shadows, member = target_confidences, shadow_confidences, shadow_membership
-    if shadows.shape[1] != phi.size or member.shape != shadows.shape:
-        raise ParameterError(f"shadow_confidences and shadow_membership must have shape "
-                             f"(S, {phi.size}); got shadow_confidences with shape "
-                             f"{shadows.shape} and shadow_membership with shape {member.shape}")
+    for name, m in (("shadow_confidences", shadows), ("shadow_membership", member)):
+        if m.shape != (shadows.shape[0], phi.size):
+            raise refuse(f"{name}.shape", m.shape, f"(S, {phi.size}), one column per target")
     if member.all() or (mode == "online" and not member.any()):
-        raise ParameterError(f"shadow_membership must hold shadows without the examples (and, "
-                             f"online, with them); got shadow_membership={describe(member)}")
+        raise refuse("shadow_membership", member, "not all True (and online, not all False)")
     mu_out, sd_out = _world(shadows, ~member, fix_variance)
     if mode == "offline":
         return stats.norm.logcdf(phi, loc=mu_out, scale=sd_out)
@@ -389,8 +363,7 @@ def lira_attack(experiment: ShadowExperiment, targets=None, *, mode: str = "onli
     """
     member, conf = experiment.membership, experiment.confidences
     if member.shape[0] < 2:
-        raise ParameterError(f"experiment must hold a shadow model besides the target; got "
-                             f"experiment with n_models={member.shape[0]}")
+        raise refuse("experiment.n_models", member.shape[0], "≥ 2: a target and a shadow")
     ts = _target_list(targets, member.shape[0])
     scores = []
     for t in ts:
@@ -417,9 +390,7 @@ def loss_attack(experiment: ShadowExperiment, targets=None, *, low_fprs=DEFAULT_
 # ------------------------------------------------------------------ helpers
 def _true_class_proba(proba: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if y.shape != (proba.shape[0],) or (y.size and y.max() >= proba.shape[1]):
-        raise ParameterError(f"y must hold one column index of proba in [0, "
-                             f"{proba.shape[1] - 1}] per row ({proba.shape[0]}); got "
-                             f"y={describe(y)}")
+        raise refuse("y", y, f"a column of proba in [0, {proba.shape[1] - 1}] per row")
     rows, y = np.arange(proba.shape[0]), y.astype(np.intp)
     p_true = proba[rows, y]
     # summing the other classes keeps 1 - p accurate when p is close to 1
@@ -451,8 +422,7 @@ def _target_list(targets, n_models: int) -> list[int]:
         return list(range(n_models))
     t = np.atleast_1d(targets).astype(np.int64)
     if t.max() >= n_models or np.unique(t).size != t.size:
-        raise ParameterError(f"targets must be distinct model indices in [0, {n_models - 1}]; "
-                             f"got targets={describe(targets)}")
+        raise refuse("targets", targets, f"distinct model indices in [0, {n_models - 1}]")
     return [int(v) for v in t]
 
 
@@ -466,13 +436,30 @@ def _pool(member: np.ndarray, ts: list[int], scores: list, low_fprs, name: str) 
     """
     labels = [member[t] for t in ts]
     if any(lab.all() or not lab.any() for lab in labels):
-        raise ParameterError(f"experiment.membership must give each target members and "
-                             f"non-members; got targets {ts} with "
-                             f"{[int(lab.sum()) for lab in labels]} members")
+        raise refuse("targets", ts, "models with members and non-members")
     weights = [np.where(lab, 1.0 / lab.sum(), 1.0 / (~lab).sum()) for lab in labels]
     return roc_from_scores.__wrapped__(np.concatenate(scores), np.concatenate(labels),
                                        sample_weight=np.concatenate(weights),
                                        low_fprs=low_fprs, name=name)
+
+
+def _classifier(name: str, value: Any) -> Any:
+    if all(hasattr(value, m) for m in ("get_params", "fit", "predict", "predict_proba")):
+        return value
+    raise ESTIMATOR.refuse(name, value)
+
+
+def _experiment(name: str, value: Any) -> ShadowExperiment:
+    if not isinstance(value, ShadowExperiment):
+        raise EXPERIMENT.refuse(name, value)
+    member = MEMBERSHIP(f"{name}.membership", value.membership)
+    conf = STATISTICS(f"{name}.confidences", value.confidences)
+    loss = STATISTICS(f"{name}.losses", value.losses)
+    M, N = member.shape
+    shapes = (member.shape, conf.shape, loss.shape)
+    if len(set(shapes)) > 1 or M > MAX_MODELS or M * N > MAX_MEMBERSHIPS:
+        raise refuse(f"{name} shapes", shapes, f"one (M, N) with {SIZES}")
+    return dataclasses.replace(value, membership=member, confidences=conf, losses=loss)
 
 
 # Engineering notes. Sizes are bounded so that a call finishes in seconds: at most 64 models

@@ -57,7 +57,7 @@ from typing import Any
 import numpy as np
 from scipy import linalg, optimize, sparse, special
 
-from .._validation import (DELTA, RNG, Domain, ParameterError, array, choice, integer, one_of, real,
+from .._validation import (DELTA, RNG, Domain, array, choice, integer, one_of, real, refuse,
                            validate)
 from ..accounting.zcdp import gaussian_zcdp, pure_dp_to_zcdp, rho_for_epsilon
 from ..mechanisms.noise import gaussian_epsilon, gaussian_mechanism, gaussian_sigma, \
@@ -89,14 +89,8 @@ NOISE_KINDS = ("none", "bounded", "gaussian", "laplace", "corrupt")
 DP_NOISE_KINDS = ("dp_laplace", "dp_gaussian")
 DECODERS = ("least_squares", "lp_linf", "lp_l1")
 ACCOUNTINGS = ("basic", "zcdp")
-
-
-def _queries(name: str, value: Any) -> np.ndarray:
-    q = _ZERO_ONE_MATRIX(name, value)
-    k, n = q.shape
-    if n <= MAX_N and k <= MAX_QUERIES and n * k <= MAX_ENTRIES:
-        return q
-    raise ParameterError(f"{name} must be {QUERIES.text}; got {name} with shape {q.shape}")
+#: the sizes the LP decoders take
+LP_SIZES = f"n ≤ {MAX_LP_N} and n·k ≤ {MAX_LP_ENTRIES}"
 
 
 _ZERO_ONE_MATRIX = array(ndim=2, low=0, high=1, integers=True)
@@ -104,7 +98,7 @@ _ZERO_ONE_MATRIX = array(ndim=2, low=0, high=1, integers=True)
 BITS = array(ndim=1, max_size=MAX_N, low=0, high=1, integers=True, example=[0, 1, 1])
 #: who is in each sum: row j is the j-th subset
 QUERIES = Domain(f"a 0/1 matrix of shape (k, n), n ≤ {MAX_N}, k ≤ {MAX_QUERIES} and n·k ≤ "
-                 f"{MAX_ENTRIES}", _queries,
+                 f"{MAX_ENTRIES}", lambda name, value: _queries(name, value),
                  example=[[1, 0, 1], [0, 1, 1], [1, 1, 0], [1, 1, 1]],
                  bad=["abc", None, [[0, 2, 1]], [[0.5, 1, 0]], [0, 1, 1], [[math.nan]],
                       np.ones((1, MAX_N + 1))])
@@ -141,7 +135,8 @@ def subset_sum_queries(n: int, k: int, rng=None) -> np.ndarray:
     -------
     numpy.ndarray of float64, shape (k, n)
     """
-    _check_entries(n, k)
+    if n * k > MAX_ENTRIES:
+        raise refuse("k", k, f"≤ {MAX_ENTRIES // n:,} with n = {n} (n·k ≤ {MAX_ENTRIES:,})")
     return rng.integers(0, 2, size=(k, n)).astype(float)
 
 
@@ -175,12 +170,12 @@ def noisy_answers(secret, queries, *, noise: str = "bounded", size: float = 0.0,
     -------
     numpy.ndarray, shape (k,)
     """
-    _check_secret(secret, queries)
+    if secret.size != queries.shape[1]:
+        raise refuse("secret", secret, f"one bit per column of queries ({queries.shape[1]})")
     if noise == "none" and size != 0:
-        raise ParameterError(f"size must be 0 with noise='none'; got size={size!r}")
+        raise refuse("size", size, "0 with noise='none'")
     if noise == "corrupt" and size > 1:
-        raise ParameterError(f"size must be a fraction in [0, 1] with noise='corrupt'; got "
-                             f"size={size!r}")
+        raise refuse("size", size, "a fraction in [0, 1] with noise='corrupt'")
     exact = queries @ secret
     k = exact.size
     if noise == "bounded":
@@ -277,17 +272,14 @@ def calibrate_noise(k: int, epsilon: float, *, delta: float = 0.0, mechanism: st
     NoiseCalibration
     """
     if delta == 0 and (mechanism == "gaussian" or accounting == "zcdp"):
-        raise ParameterError(f"delta must be in (0, 1) for mechanism={mechanism!r} with "
-                             f"accounting={accounting!r} (only Laplace with basic composition "
-                             f"is pure epsilon-DP); got delta=0")
+        raise refuse("delta", delta, f"> 0 with mechanism={mechanism!r}, accounting={accounting!r}")
     if accounting == "zcdp":
         rho = rho_for_epsilon(epsilon, delta)     # the largest ρ that converts to (ε, δ)
         if mechanism == "gaussian":
             return _gaussian(k, epsilon, delta, accounting, math.sqrt(k / (2 * rho)))
     eps0 = epsilon / k if accounting == "basic" else math.sqrt(2 * rho / k)
     if not 1e-6 <= eps0 <= 1e3:
-        raise ParameterError(f"epsilon and k must give each answer an ε in [1e-6, 1000]; got "
-                             f"epsilon={epsilon!r}, k={k}: ε per answer {eps0:.3g}")
+        raise refuse("epsilon", epsilon, f"such that each of k={k} answers has ε in [1e-6, 1e3]")
     if mechanism == "gaussian":
         return _gaussian(k, epsilon, delta, accounting, gaussian_sigma(1.0, eps0, delta / k))
     b = 1.0 / eps0
@@ -321,7 +313,8 @@ def private_answers(secret, queries, *, epsilon: float, delta: float = 0.0,
     (numpy.ndarray, NoiseCalibration)
         The k answers and the calibration used.
     """
-    _check_secret(secret, queries)
+    if secret.size != queries.shape[1]:
+        raise refuse("secret", secret, f"one bit per column of queries ({queries.shape[1]})")
     k = queries.shape[0]
     cal = calibrate_noise(k, epsilon, delta=delta, mechanism=mechanism, accounting=accounting)
     exact = queries @ secret
@@ -399,8 +392,7 @@ def reconstruct_lp(queries, answers, *, norm: str = "l1") -> np.ndarray:
     """
     k, n = queries.shape
     if n > MAX_LP_N or n * k > MAX_LP_ENTRIES:
-        raise ParameterError(f"queries must have n ≤ {MAX_LP_N} and n·k ≤ {MAX_LP_ENTRIES} "
-                             f"for the LP decoder; got queries with shape {queries.shape}")
+        raise refuse("queries.shape", queries.shape, f"(k, n) with {LP_SIZES}")
     a = _clip_answers(queries, answers)
     Q = sparse.csr_matrix(queries)
     eye = sparse.identity(k, format="csr")
@@ -416,8 +408,6 @@ def reconstruct_lp(queries, answers, *, norm: str = "l1") -> np.ndarray:
         A_ub = sparse.vstack([sparse.hstack([Q, -one]), sparse.hstack([-Q, -one])], format="csc")
         res = optimize.linprog(c, A_ub=A_ub, b_ub=np.r_[a, -a],
                                bounds=[(0, 1)] * n + [(0, None)], method="highs-ipm")
-    if res.x is None:                    # feasible and bounded by construction
-        raise RuntimeError(f"the LP decoder failed: {res.message}")
     return (res.x[:n] > 0.5).astype(np.int64)
 
 
@@ -425,8 +415,7 @@ def reconstruct_lp(queries, answers, *, norm: str = "l1") -> np.ndarray:
 def fraction_recovered(guess, secret) -> float:
     """Fraction of the bits of ``guess`` equal to ``secret`` (two 0/1 vectors, same length)."""
     if guess.shape != secret.shape:
-        raise ParameterError(f"guess must have as many bits as secret ({secret.size}); got "
-                             f"guess with shape {guess.shape}")
+        raise refuse("guess", guess, f"{secret.size} bits, as many as secret")
     return float(np.mean(guess == secret))
 
 
@@ -525,17 +514,15 @@ def reconstruction_attack(n: int, k: int, *, noise: str = "bounded", size: float
     -------
     ReconstructionResult
     """
-    _check_entries(n, k)
+    if n * k > MAX_ENTRIES:
+        raise refuse("k", k, f"≤ {MAX_ENTRIES // n:,} with n = {n} (n·k ≤ {MAX_ENTRIES:,})")
     if decoder != "least_squares" and (n > MAX_LP_N or n * k > MAX_LP_ENTRIES):
-        raise ParameterError(f"n and k must satisfy n ≤ {MAX_LP_N} and n·k ≤ {MAX_LP_ENTRIES} "
-                             f"for decoder={decoder!r}; got n={n}, k={k}")
+        raise refuse("decoder", decoder, f"'least_squares' unless {LP_SIZES} (n={n}, k={k})")
     dp = noise in DP_NOISE_KINDS
     if dp != (epsilon is not None):
-        raise ParameterError(f"epsilon is required with noise in {DP_NOISE_KINDS} and refused "
-                             f"with the others; got epsilon={epsilon!r} with noise={noise!r}")
+        raise refuse("epsilon", epsilon, f"given with noise in {DP_NOISE_KINDS}, else None")
     if dp and size != 0:
-        raise ParameterError(f"size must be 0 with noise={noise!r} (epsilon sets the noise); "
-                             f"got size={size!r}")
+        raise refuse("size", size, f"0 with noise={noise!r} (epsilon sets the noise)")
     calibration = (calibrate_noise(k, epsilon, delta=delta, mechanism=noise[3:],
                                    accounting=accounting) if dp else None)
     secret = rng.integers(0, 2, n).astype(float)
@@ -559,24 +546,11 @@ def reconstruction_attack(n: int, k: int, *, noise: str = "bounded", size: float
 
 
 # ------------------------------------------------------------------ helpers
-def _check_entries(n: int, k: int) -> None:
-    if n * k > MAX_ENTRIES:
-        raise ParameterError(f"n * k must be at most {MAX_ENTRIES} (the query matrix); got "
-                             f"n={n}, k={k}")
-
-
-def _check_secret(secret: np.ndarray, queries: np.ndarray) -> None:
-    if secret.size != queries.shape[1]:
-        raise ParameterError(f"secret must have one bit per column of queries "
-                             f"({queries.shape[1]}); got secret with shape {secret.shape}")
-
-
 def _clip_answers(q: np.ndarray, a: np.ndarray) -> np.ndarray:
     """Each true answer lies in [0, |S_j|]; moving a noisy one into that range never
     increases its error, and keeps the decoders' numbers of the size of n."""
     if a.shape != (q.shape[0],):
-        raise ParameterError(f"answers must have one entry per row of queries ({q.shape[0]}); "
-                             f"got answers with shape {a.shape}")
+        raise refuse("answers.shape", a.shape, f"({q.shape[0]},), one answer per query")
     return np.clip(a, 0.0, q.sum(axis=1))
 
 
@@ -587,6 +561,14 @@ def _gaussian(k: int, epsilon: float, delta: float, accounting: str,
     eps0 = gaussian_epsilon(sigma, delta / k)
     return NoiseCalibration("gaussian", accounting, k, epsilon, delta, sigma, sigma, eps0,
                             gaussian_zcdp(sigma), k * eps0)
+
+
+def _queries(name: str, value: Any) -> np.ndarray:
+    q = _ZERO_ONE_MATRIX(name, value)
+    k, n = q.shape
+    if n <= MAX_N and k <= MAX_QUERIES and n * k <= MAX_ENTRIES:
+        return q
+    raise QUERIES.refuse(f"{name}.shape", q.shape)
 
 
 # Engineering notes. Sizes are bounded so that every call stays fast and small (one core,

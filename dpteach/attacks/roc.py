@@ -38,20 +38,13 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import (DELTA, EPSILON, FLAG, Domain, ParameterError, array, describe, real,
-                           validate)
+from .._validation import DELTA, EPSILON, FLAG, Domain, array, real, refuse, validate
 
 __all__ = ["DEFAULT_LOW_FPRS", "AttackResult", "roc_from_scores",
            "dp_roc_bound", "dp_advantage_bound", "dp_auc_bound"]
 
 #: FPR levels at which attacks report their TPR by default.
 DEFAULT_LOW_FPRS = (1e-2, 1e-3)
-
-
-def _string(name: str, value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    raise NAME.refuse(name, value)
 
 
 def _flags(ndim: int, example: list) -> Domain:
@@ -72,7 +65,8 @@ def _flags(ndim: int, example: list) -> Domain:
 
 
 #: a label for plots and summaries
-NAME = Domain("a string", _string, example="", bad=[3, None, b"x", ["a"], 1.5])
+NAME = Domain("a string", lambda name, value: _string(name, value), example="",
+              bad=[3, None, b"x", ["a"], 1.5])
 #: a false-positive rate at which an attack is read
 FPR_LEVEL = real(1e-6, 1 - 1e-6, example=0.05)
 #: the FPR levels of the TPR summaries: 1 to 100 of them
@@ -160,17 +154,12 @@ def roc_from_scores(scores, is_member, *, sample_weight=None, low_fprs=DEFAULT_L
     AttackResult
     """
     if is_member.shape != scores.shape:
-        raise ParameterError(f"is_member must have one entry per score ({scores.size}); got "
-                             f"is_member with shape {is_member.shape}")
+        raise refuse("is_member", is_member, f"one entry per score ({scores.size})")
     if is_member.all() or not is_member.any():
-        raise ParameterError(f"is_member must contain both members (True) and non-members "
-                             f"(False); got is_member={describe(is_member)}")
+        raise refuse("is_member", is_member, "both members (True) and non-members (False)")
     weights = np.ones(scores.size) if sample_weight is None else sample_weight
-    if weights.shape != scores.shape or not (weights[is_member].max() > 0
-                                             and weights[~is_member].max() > 0):
-        raise ParameterError(f"sample_weight must hold {scores.size} weights, with a positive "
-                             f"total for members and for non-members; got "
-                             f"sample_weight={describe(sample_weight)}")
+    if weights.shape != scores.shape or 0 in (weights[is_member].max(), weights[~is_member].max()):
+        raise refuse("sample_weight", sample_weight, f"{scores.size} weights, > 0 in each class")
     order = np.argsort(-scores, kind="mergesort")
     s, lab, w = scores[order], is_member[order], weights[order]
     # the last index of each run of equal scores: thresholds between distinct scores
@@ -258,6 +247,12 @@ def dp_auc_bound(epsilon: float, delta: float = 0.0) -> float:
     """
     xs = np.array([0.0, (1 - delta) / (1 + math.exp(min(epsilon, 700))), 1 - delta, 1.0])
     return float(np.trapezoid(dp_roc_bound.__wrapped__(xs, epsilon, delta), xs))
+
+
+def _string(name: str, value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    raise NAME.refuse(name, value)
 
 
 # Engineering notes. In the teaching domain scores are finite, weights at most 1e15 and at

@@ -45,8 +45,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from .._validation import (DELTA_POSITIVE, EPSILON, RNG, ParameterError, array, choice, integer,
-                           real, validate)
+from .._validation import (DELTA_POSITIVE, EPSILON, RNG, array, choice, integer,
+                           real, refuse, validate)
 from ..mechanisms.noise import gaussian_sigma
 from .roc import FPR_LEVEL, AttackResult, roc_from_scores
 
@@ -136,10 +136,9 @@ def tracing_statistic(targets, released_means, reference_means, *,
     """
     y = np.atleast_2d(targets)
     q, p = released_means, reference_means
-    if q.shape != (y.shape[1],) or p.shape != q.shape:
-        raise ParameterError(f"released_means and reference_means must have one entry per "
-                             f"attribute ({y.shape[1]}); got released_means with shape "
-                             f"{q.shape} and reference_means with shape {p.shape}")
+    for name, means in (("released_means", q), ("reference_means", p)):
+        if means.shape != (y.shape[1],):
+            raise refuse(f"{name}.shape", means.shape, f"({y.shape[1]},), one per attribute")
     if method == "inner_product":
         out = (y - p) @ (q - p)
     else:
@@ -224,12 +223,10 @@ def tracing_attack(n: int, d: int, *, noise_std: float = 0.0, epsilon: float | N
     """
     m = min(n, 1000) if n_targets is None else n_targets
     if m > n:
-        raise ParameterError(f"n_targets must be at most n (members are scored, as many "
-                             f"non-members); got n_targets={m}, n={n}")
+        raise refuse("n_targets", m, f"at most n = {n} (members scored, as many non-members)")
     for name, rows in (("n", n), ("n_targets", m), ("reference_size", reference_size)):
         if rows is not None and rows * d > MAX_TRACE_ENTRIES:
-            raise ParameterError(f"{name} * d must be at most {MAX_TRACE_ENTRIES}; got "
-                                 f"{name}={rows}, d={d}")
+            raise refuse("d", d, f"≤ {MAX_TRACE_ENTRIES // rows:,} with {name} = {rows:,}")
     sigma = _noise_std(n, d, noise_std, epsilon, delta)
     p = population_frequencies.__wrapped__(d, rng)
     members = _bernoulli_rows(p, n, rng)
@@ -300,8 +297,7 @@ def _noise_std(n: int, d: int, noise_std: float, epsilon: float | None, delta: f
     if epsilon is None:
         return noise_std
     if noise_std != 0:
-        raise ParameterError(f"noise_std and epsilon exclude each other (epsilon calibrates "
-                             f"the noise); got noise_std={noise_std!r}, epsilon={epsilon!r}")
+        raise refuse("noise_std", noise_std, "0 when epsilon is given (it calibrates the noise)")
     return means_noise_std.__wrapped__(n, d, epsilon, delta)
 
 

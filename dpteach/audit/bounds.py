@@ -54,8 +54,8 @@ from typing import Any
 import numpy as np
 from scipy import special, stats
 
-from .._validation import (DELTA, DELTA_POSITIVE, EPSILON_OR_ZERO, PROBABILITY, ParameterError,
-                           array, integer, one_of, real, validate)
+from .._validation import (DELTA, DELTA_POSITIVE, EPSILON_OR_ZERO, PROBABILITY, array, integer,
+                           one_of, real, refuse, validate)
 from ..mechanisms.noise import gaussian_epsilon
 
 __all__ = [
@@ -115,8 +115,7 @@ def clopper_pearson_bounds(count, n, *, confidence: float = 0.95) -> tuple[Any, 
     scalar = np.ndim(count) == 0 and np.ndim(n) == 0
     c, m = _same_length("count", count, "n", n)
     if np.any(c > m):
-        raise ParameterError(f"count must be at most n, element by element; got count="
-                             f"{_shown(count)} and n={_shown(n)}")
+        raise refuse("count", count, f"at most n = {_shown(n)}, element by element")
     alpha = _alpha(confidence)
     lo, hi = _cp_lower(c, m, alpha), _cp_upper(c, m, alpha)
     return (float(lo), float(hi)) if scalar else (lo, hi)
@@ -320,9 +319,7 @@ def audit_trials_needed(claimed_epsilon: float, *, delta: float = 0.0,
     limit = TRIALS_SEARCH_MAX // 2
     most = _max_bound(limit, delta, alpha)
     if most <= claimed_epsilon:
-        raise ParameterError(f"claimed_epsilon={claimed_epsilon!r} cannot be refuted by "
-                             f"{TRIALS_SEARCH_MAX:.0e} trials per side (delta={delta!r}, "
-                             f"confidence={confidence!r}): they certify at most {most:.3g}")
+        raise refuse("claimed_epsilon", claimed_epsilon, f"< {most:.3g} for 1e12 trials per side")
     lo, hi = 0, 1                                 # invariant: _max_bound(hi) > eps ≥ (at lo)
     while _max_bound(hi, delta, alpha) <= claimed_epsilon:
         lo, hi = hi, min(2 * hi, limit)
@@ -360,7 +357,7 @@ def _count_bounds(count: int, n: int, count_prime: int, n_prime: int,
     for name, c, n_name, m in (("count", count, "n", n), ("count_prime", count_prime,
                                                          "n_prime", n_prime)):
         if c > m:
-            raise ParameterError(f"{name} must be at most {n_name}={m}; got {name}={c}")
+            raise refuse(name, c, f"at most {n_name}={m}")
     alpha = _alpha(confidence)
     p_lo = _cp_lower(np.array(float(count)), np.array(float(n)), alpha)
     p_hi = _cp_upper(np.array(float(count_prime)), np.array(float(n_prime)), alpha)
@@ -400,8 +397,7 @@ def _same_length(name: str, a, name_prime: str, b) -> tuple[np.ndarray, np.ndarr
     try:
         a2, b2 = np.broadcast_arrays(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
     except ValueError:
-        raise ParameterError(f"{name} and {name_prime} must have the same length; got shapes "
-                             f"{np.shape(a)} and {np.shape(b)}") from None
+        raise refuse(f"{name_prime}.shape", np.shape(b), f"{name}.shape {np.shape(a)}") from None
     return a2, b2
 
 

@@ -76,7 +76,7 @@ from typing import Any
 import numpy as np
 from scipy import optimize, stats
 
-from .._validation import FLAG, RNG, ParameterError, array, choice, real, validate
+from .._validation import FLAG, RNG, array, choice, real, refuse, validate
 from ..mechanisms.definition import smallest_epsilon
 from ..mechanisms.noise import gaussian_epsilon
 from ..pate.analysis import DEFAULT_PATE_ORDERS, pate_epsilon
@@ -231,11 +231,9 @@ def pair_epsilon(p, p_prime) -> float:
     """
     for name, dist in (("p", p), ("p_prime", p_prime)):
         if abs(float(dist.sum()) - 1.0) > 1e-9:
-            raise ParameterError(f"{name} must be a probability vector summing to 1; got "
-                                 f"{name} summing to {float(dist.sum()):.12g}")
+            raise refuse(name, dist, f"a probability vector (sum {float(dist.sum()):.12g}, not 1)")
     if p.shape != p_prime.shape:
-        raise ParameterError(f"p and p_prime must have the same length; got shapes {p.shape} "
-                             f"and {p_prime.shape}")
+        raise refuse("p_prime.shape", p_prime.shape, f"p.shape {p.shape}")
     if np.any((p > 0) != (p_prime > 0)):
         return math.inf
     both = (p > 0) & (p_prime > 0)
@@ -268,8 +266,7 @@ def audit_case(name: str, epsilon: float = 1.0, *, delta: float = 1e-5,
     eps = epsilon
     if bug:
         if name not in PLANTED_BUGS:
-            raise ParameterError(f"bug=True needs a mechanism with a planted twin, one of "
-                                 f"{sorted(PLANTED_BUGS)}; got name={name!r}")
+            raise refuse("name", name, f"one of {sorted(PLANTED_BUGS)} with bug=True")
         name = PLANTED_BUGS[name]
     kw: dict[str, Any] = dict(claimed_epsilon=eps, delta=0.0, bound="dp",
                               planted_bug=name in BUGS)
@@ -611,10 +608,7 @@ def _gnmax_sigma(epsilon: float, delta: float) -> float:
     """
     floor = math.log(1 / delta) / (max(DEFAULT_PATE_ORDERS) - 1)
     if epsilon < 1.01 * floor:
-        raise ParameterError(f"epsilon must be at least {1.01 * floor:.4g} for the gnmax case "
-                             f"at delta={delta!r} (PATE's analysis cannot claim less: its "
-                             f"orders end at {max(DEFAULT_PATE_ORDERS):g}); got "
-                             f"epsilon={epsilon!r}")
+        raise refuse("epsilon", epsilon, f"at least {1.01 * floor:.4g} (gnmax, delta={delta:g})")
     log_sigma = optimize.brentq(lambda t: _gnmax_claim(math.exp(t), delta) - epsilon,
                                 math.log(1e-3), math.log(1e5), xtol=1e-13, rtol=1e-13)
     sigma = math.exp(log_sigma)

@@ -40,13 +40,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy import special, stats
 from sklearn.base import clone
 
-from .._validation import (DELTA, EPSILON_OR_ZERO, RNG, ParameterError, anything, array, describe,
-                           integer, real, validate)
+from .._validation import (DELTA, EPSILON_OR_ZERO, RNG, Domain, array, instance_of, integer, real,
+                           refuse, validate)
 from ..learning.dpsgd import DPSGDClassifier
 
 __all__ = [
@@ -85,8 +86,11 @@ LABELS = array(ndim=1, dtype=None, text="class labels: a 1-D array of finite num
 N_CANARIES = integer(2, CANARIES_MAX, work=True, example=10)
 #: the canary's feature value
 CANARY_SCALE = real(1e-3, 1e6, example=1.0)
-CLASSIFIER = anything("a DPSGDClassifier, unfitted (it is cloned and trained once)")
-FITTED_CLASSIFIER = anything("a fitted DPSGDClassifier")
+CLASSIFIER = instance_of(DPSGDClassifier, "a DPSGDClassifier, unfitted (cloned, then trained)")
+
+
+FITTED_CLASSIFIER = Domain("a fitted DPSGDClassifier", lambda name, value: _fitted(name, value),
+                           bad=[None, DPSGDClassifier()])
 
 
 @validate(m=CANARIES, r=GUESSES, v=CORRECT_GUESSES, epsilon=EPSILON_OR_ZERO, delta=DELTA)
@@ -183,8 +187,7 @@ def one_run_guesses(scores, k_plus: int, k_minus: int) -> np.ndarray:
         In {−1, 0, +1}, one per canary.
     """
     if k_plus + k_minus > scores.size:
-        raise ParameterError(f"k_plus + k_minus must be at most the number of canaries "
-                             f"({scores.size}); got k_plus={k_plus}, k_minus={k_minus}")
+        raise refuse("k_plus", k_plus, f"at most {scores.size} canaries - k_minus={k_minus}")
     order = np.argsort(scores, kind="stable")
     guesses = np.zeros(scores.size, dtype=np.int8)
     if k_minus:
@@ -251,8 +254,7 @@ def one_run_audit(scores, included, *, k_plus: int, k_minus: int, delta: float =
     OneRunAudit
     """
     if included.size != scores.size:
-        raise ParameterError(f"included must hold one True/False per canary ({scores.size}); "
-                             f"got included with shape {included.shape}")
+        raise refuse("included.shape", included.shape, f"({scores.size},), one per canary")
     inc = included.astype(bool)
     guesses = one_run_guesses.__wrapped__(scores, k_plus, k_minus)
     made = guesses != 0
@@ -296,14 +298,12 @@ def add_canaries(X, y, n_canaries: int, *, scale: float = 1.0,
     n, d = X.shape
     m = n_canaries
     if y.shape[0] != n:
-        raise ParameterError(f"y must have one label per row of X ({n}); got y with shape "
-                             f"{y.shape}")
+        raise refuse("y.shape", y.shape, f"({n},), one label per row of X")
     if (n + m) * (d + m) > ENTRIES_MAX:
-        raise ParameterError(f"(n + n_canaries)·(d + n_canaries) must be at most "
-                             f"{ENTRIES_MAX:.0e} entries; got n={n}, d={d}, n_canaries={m}")
+        raise refuse("n_canaries", m, f"with (n + it)·(d + it) ≤ 2e7 for X.shape={X.shape}")
     classes = np.unique(y)
     if classes.size < 2:
-        raise ParameterError(f"y must contain at least 2 classes; got classes {classes!r}")
+        raise refuse("y", y, "labels of at least 2 classes")
     labels = classes[rng.integers(0, classes.size, size=m)]
     included = rng.random(m) < 0.5
     canaries = np.zeros((m, d + m))
@@ -329,20 +329,14 @@ def canary_scores(classifier, canaries, labels) -> np.ndarray:
         Large when the model has learned the canary's label, as it can only if the canary was
         in the training set (or by the noise).
     """
-    if not isinstance(classifier, DPSGDClassifier) or not hasattr(classifier, "model_"):
-        raise ParameterError(f"classifier must be a fitted DPSGDClassifier; got "
-                             f"classifier={describe(classifier)}")
     features = classifier.model_.layer_sizes[0]
     if canaries.shape[1] != features:
-        raise ParameterError(f"canaries must have the classifier's {features} features; got "
-                             f"canaries with shape {canaries.shape}")
+        raise refuse("canaries.shape", canaries.shape, f"(m, {features}): the model's features")
     if labels.shape != (canaries.shape[0],):
-        raise ParameterError(f"labels must hold one label per canary ({canaries.shape[0]}); "
-                             f"got labels with shape {labels.shape}")
+        raise refuse("labels.shape", labels.shape, f"({canaries.shape[0]},), one per canary")
     idx = np.minimum(np.searchsorted(classifier.classes_, labels), classifier.classes_.size - 1)
     if np.any(classifier.classes_[idx] != labels):
-        raise ParameterError("labels must be classes the classifier knows; got labels with "
-                             f"values outside {classifier.classes_!r}")
+        raise refuse("labels", labels, f"classes the classifier knows, {classifier.classes_}")
     logits = classifier.logits(canaries)
     rows = np.arange(canaries.shape[0])
     own = logits[rows, idx]
@@ -417,12 +411,8 @@ def one_run_audit_dpsgd(classifier, X, y, *, n_canaries: int = 1000, canary_scal
     -------
     OneRunDPSGD
     """
-    if not isinstance(classifier, DPSGDClassifier):
-        raise ParameterError(f"classifier must be a DPSGDClassifier (or a subclass); got "
-                             f"classifier={describe(classifier)}")
     if k_plus + k_minus > n_canaries:
-        raise ParameterError(f"k_plus + k_minus must be at most n_canaries ({n_canaries}); "
-                             f"got k_plus={k_plus}, k_minus={k_minus}")
+        raise refuse("k_plus", k_plus, f"at most n_canaries={n_canaries} - k_minus={k_minus}")
     X_train, y_train, canaries, labels, included = add_canaries.__wrapped__(
         X, y, n_canaries, scale=canary_scale, rng=rng)
     model = clone(classifier).fit(X_train, y_train)
@@ -436,9 +426,15 @@ def one_run_audit_dpsgd(classifier, X, y, *, n_canaries: int = 1000, canary_scal
 # ---------------------------------------------------------------------------- helpers
 def _check_mrv(m: int, r: int, v: int) -> None:
     if r > m:                                   # guesses among the canaries
-        raise ParameterError(f"r must be at most m={m}; got r={r}")
+        raise refuse("r", r, f"at most m={m}")
     if v > r:                                   # correct guesses among the guesses
-        raise ParameterError(f"v must be at most r={r}; got v={v}")
+        raise refuse("v", v, f"at most r={r}")
+
+
+def _fitted(name: str, value: Any) -> DPSGDClassifier:
+    if isinstance(value, DPSGDClassifier) and hasattr(value, "model_"):
+        return value
+    raise FITTED_CLASSIFIER.refuse(name, value)
 
 
 def _p_value(m: int, r: int, v: int, eps: float, delta: float) -> float:

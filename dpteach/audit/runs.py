@@ -57,7 +57,8 @@ from typing import Any
 import numpy as np
 
 from .._validation import (DELTA, EPSILON, EPSILON_OR_ZERO, RNG, SENSITIVITY, VALUE,
-                           ParameterError, anything, array, choice, function, integer, validate)
+                           ParameterError, anything, array, choice, function, integer, refuse,
+                           validate)
 from .bounds import (
     CONFIDENCE,
     audit_trials_needed,
@@ -263,9 +264,7 @@ def audit_samples(outputs, outputs_prime, *, claimed_epsilon: float, delta: floa
     AuditResult
     """
     if outputs_prime.size != outputs.size:
-        raise ParameterError(f"outputs_prime must hold one output per run of outputs "
-                             f"({outputs.size}); got outputs_prime with shape "
-                             f"{outputs_prime.shape}")
+        raise refuse("outputs_prime.shape", outputs_prime.shape, f"({outputs.size},), as outputs")
     _check_claim(outputs.size, claimed_epsilon, delta, confidence, bound)
     return _audit(outputs, outputs_prime, claimed_epsilon, delta, confidence, test, bound, bins)
 
@@ -389,12 +388,9 @@ def svt_pattern_frequency(values, answers, threshold: float, epsilon: float, n_t
     """
     pattern = answers.astype(bool)
     if pattern.size > values.size:
-        raise ParameterError(f"answers must not be longer than values ({values.size}); got "
-                             f"{pattern.size} answers")
-    if n_trials * pattern.size > QUERY_RUNS_MAX:
-        raise ParameterError(f"n_trials × len(answers) must be at most {QUERY_RUNS_MAX:,} "
-                             f"(each run answers the queries one at a time); got "
-                             f"n_trials={n_trials} with {pattern.size} answers")
+        raise refuse("answers", answers, f"at most as long as values ({values.size})")
+    if n_trials * pattern.size > QUERY_RUNS_MAX:      # each run answers the queries one by one
+        raise refuse("n_trials", n_trials, f"≤ {QUERY_RUNS_MAX:,} / len(answers) = {pattern.size}")
     if pattern.size == 0:
         return n_trials
     q = values[:pattern.size]
@@ -511,9 +507,8 @@ def _check_claim(n_trials: int | None, eps: float, delta: float, confidence: flo
                  bound: str) -> None:
     """The rules tying the claim to the bound and to the runs: the μ-GDP bound needs δ > 0,
     and ``n_trials`` runs must be able to certify more than the claim."""
-    if bound == "gdp" and delta == 0:
-        raise ParameterError("bound='gdp' needs delta > 0: a mu-GDP mechanism with mu > 0 is "
-                             "not (epsilon, 0)-DP for any finite epsilon; got delta=0")
+    if bound == "gdp" and delta == 0:        # μ-GDP with μ > 0 is (ε, 0)-DP for no finite ε
+        raise refuse("delta", delta, "> 0 with bound='gdp'")
     if n_trials is None:
         return
     n_eval = n_trials - n_trials // 2
@@ -522,22 +517,18 @@ def _check_claim(n_trials: int | None, eps: float, delta: float, confidence: flo
         try:
             needed = audit_trials_needed.__wrapped__(eps, delta=delta, confidence=confidence)
             need = f"needs n_trials >= {needed:,}"
-            if needed > TRIALS_MAX:
-                need += f", more than the {TRIALS_MAX:,} an audit may run"
+            need += f" (over the {TRIALS_MAX:,} allowed)" if needed > TRIALS_MAX else ""
         except ParameterError:
-            need = f"no n_trials up to {TRIALS_MAX:,} suffices"
-        raise ParameterError(
-            f"n_trials={n_trials:,} runs per side are too few to say anything about "
-            f"claimed_epsilon={eps:g}: the best possible outcome certifies only epsilon >= "
-            f"{most:.3g} (delta={delta:g}, confidence={confidence:g}); refuting the claim "
-            f"{need}")
+            need = "needs over 10**12 runs"
+        raise refuse("n_trials", n_trials, f"larger: too few to refute claimed_epsilon={eps:g} "
+                     f"(they certify ≤ {most:.3g}); refuting it {need}")
 
 
 def _draw(mechanism, data, name: str, n: int, gen) -> np.ndarray:
     what = f"the outputs of mechanism({name}, size, rng)"
     out = OUTPUTS.convert(what, mechanism(data, n, gen))
     if out.size != n:
-        raise ParameterError(f"{what} must hold one output per run ({n}); got {out.size}")
+        raise refuse(f"len({what})", out.size, f"{n}, one per run")
     return out
 
 

@@ -67,7 +67,7 @@ from fractions import Fraction
 import numpy as np
 from scipy import optimize
 
-from .._validation import EPSILON, SENSITIVITY, ParameterError, array, real, validate
+from .._validation import EPSILON, SENSITIVITY, array, real, refuse, validate
 from ..accounting.zcdp import zcdp_to_epsilon
 from ..mechanisms.noise import GAUSSIAN_DELTA
 from .discrete import EXACT_RNG, sample_discrete_gaussian, sample_discrete_laplace
@@ -122,8 +122,9 @@ def secure_laplace_mechanism(value, sensitivity: float, epsilon: float, rng=None
     k = _grid(value, g)
     steps = math.ceil(Fraction(sensitivity) / g) + max(value.size, 1) - 1  # Δ₁ in grid units
     scale = Fraction(steps) / Fraction(epsilon)
-    if scale > 2 ** 50:
-        raise _too_much_noise("discrete Laplace scale (⌈Δ/g⌉ + d − 1)/ε", "2**50", g, epsilon)
+    if scale > 2 ** 50:       # or a larger epsilon
+        raise refuse("granularity", granularity, f"coarser: the discrete Laplace scale (⌈Δ/g⌉ "
+                     f"+ d − 1)/ε ≤ 2**50 grid units (epsilon={epsilon!r})")
     noise = sample_discrete_laplace(scale, size=max(value.size, 1), rng=rng)
     return _release(k, noise[:value.size], g, value.shape)
 
@@ -172,8 +173,9 @@ def secure_gaussian_mechanism(value, sensitivity: float, epsilon: float, delta: 
                          else Fraction(math.nextafter(math.sqrt(d), math.inf)))
     rho = _secure_rho(epsilon, delta)
     sigma2 = steps * steps / (2 * Fraction(rho))
-    if sigma2 > 2 ** 100:
-        raise _too_much_noise("discrete Gaussian σ² = Δ₂²/(2ρ)", "2**100", g, epsilon)
+    if sigma2 > 2 ** 100:     # or a larger epsilon
+        raise refuse("granularity", granularity, f"coarser: the discrete Gaussian σ² = Δ₂²/(2ρ) "
+                     f"≤ 2**100 grid units (epsilon={epsilon!r})")
     noise = sample_discrete_gaussian(sigma2, size=d, rng=rng)
     return _release(k, noise[:value.size], g, value.shape)
 
@@ -219,10 +221,7 @@ def _release(k: list[int], noise, g: Fraction, shape):
     return float(out) if out.ndim == 0 else out
 
 
-def _too_much_noise(what: str, limit: str, g: Fraction, epsilon: float):
-    return ParameterError(f"the {what} in grid units exceeds {limit}: choose a coarser "
-                          f"granularity or a larger epsilon; got granularity={float(g)!r}, "
-                          f"epsilon={epsilon!r}")
+
 
 
 # Engineering notes. Pure Python: about 6-10 µs per coordinate on a 2-core machine (more

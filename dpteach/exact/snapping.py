@@ -28,7 +28,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .._validation import EPSILON, SENSITIVITY, ParameterError, array, real, validate
+from .._validation import EPSILON, SENSITIVITY, array, real, refuse, validate
 from .discrete import EXACT_RNG, random_source
 
 __all__ = ["snapping_mechanism", "snapping_epsilon", "ETA", "SNAPPING_SIZE_MAX"]
@@ -135,11 +135,9 @@ def _snapping_setup(sensitivity: float, epsilon: float, bound: float):
     that ties the bound to the noise scale: λ < B < 2**46·λ."""
     lam = 1.0 / epsilon                       # noise scale λ for f/Δ
     b = bound / sensitivity                   # clamping bound B for f/Δ
-    if not lam < b < 2.0 ** 46 * lam:
-        raise ParameterError(
-            "bound must satisfy sensitivity/epsilon < bound < 2**46·sensitivity/epsilon "
-            f"(the range of [M12]'s theorem: λ < B < 2**46·λ); got bound={bound!r}, "
-            f"sensitivity={sensitivity!r}, epsilon={epsilon!r}")
+    if not lam < b < 2.0 ** 46 * lam:       # the range of [M12]'s theorem: λ < B < 2**46·λ
+        low = sensitivity / epsilon
+        raise refuse("bound", bound, f"in (Δ/ε, 2**46·Δ/ε) = ({low:g}, {2.0 ** 46 * low:g})")
     mant, exp = math.frexp(lam)
     big_lam = lam if mant == 0.5 else math.ldexp(1.0, exp)   # smallest power of 2 ≥ λ
     return lam, big_lam, b

@@ -70,6 +70,7 @@ from .._validation import (
     instance_of,
     one_of,
     real,
+    refuse,
     validate,
     validate_params,
 )
@@ -425,13 +426,13 @@ class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
         method, epsilon, data_norm = p["method"], p["epsilon"], p["data_norm"]
         fit_intercept, gen = p["fit_intercept"], p["rng"]
         if p["lam"] is not None and p["C"] is not None:
-            raise ParameterError(f"give lam or C, not both; got lam={self.lam!r}, C={self.C!r}")
+            raise refuse("C", self.C, f"None when lam is given (lam={self.lam!r}): lam or C")
         X, y = _validated(lambda: validate_data(self, X, y, dtype=np.float64, y_numeric=False),
                           "X and y must be real, finite arrays with one label per row of X")
         _validated(lambda: check_classification_targets(y), "y must hold class labels")
         y_type = type_of_target(y, input_name="y")
         classes = np.unique(y)
-        if y_type != "binary" or classes.shape[0] != 2:
+        if y_type != "binary" or classes.shape[0] != 2:     # scikit-learn's check_estimator's words
             raise ParameterError("Only binary classification is supported. The type of the target "
                                  f"is {y_type}: y must contain exactly 2 classes; got "
                                  f"{classes.shape[0]} class(es)")
@@ -497,7 +498,7 @@ def _problem(Z, s) -> LogisticProblem:
     """``Z`` itself if it is a :class:`LogisticProblem` (then ``s`` is None), else the problem
     built from ``(Z, s)``."""
     if isinstance(Z, LogisticProblem) != (s is None):
-        raise ParameterError(f"s must be None exactly when Z is a LogisticProblem; got s={s!r}")
+        raise refuse("s", s, "None exactly when Z is a LogisticProblem")
     return Z if s is None else LogisticProblem(Z, s)
 
 

@@ -39,6 +39,7 @@ from .._validation import (
     choice,
     integer,
     one_of,
+    refuse,
     validate,
 )
 from ..datasets import TOY_DATA_NORM, TOY_SIZE, make_toy_data
@@ -149,13 +150,8 @@ def minimizer_sensitivity(X, y, lam: float, *, n_random: int = 50, n_adversarial
     MinimizerSensitivityResult
     """
     if n_random + n_adversarial < 1:
-        raise ParameterError("n_random + n_adversarial must be >= 1; got 0 + 0")
-    y = np.asarray(y)
-    if y.shape != (X.shape[0],):
-        raise ParameterError(f"y must have one label per row of X ({X.shape[0]}); got {y.shape}")
-    classes = np.unique(y)
-    if classes.shape[0] != 2:
-        raise ParameterError(f"y must contain exactly 2 classes; got {classes.shape[0]}")
+        raise refuse("n_random", n_random, "≥ 1 when n_adversarial = 0")
+    y, classes = _binary_labels("y", y, X.shape[0])
     gen = rng
     n, d = X.shape
     Z = bound_rows(X, data_norm, fit_intercept)
@@ -308,17 +304,16 @@ def accuracy_vs_epsilon(X_train, y_train, X_test, y_test, epsilons, lam: float, 
     methods = (methods,) if isinstance(methods, str) else tuple(methods)
     trials = n_trials if isinstance(n_trials, dict) else {m: n_trials for m in methods}
     if set(methods) - {"objective", "output"} or set(trials) != set(methods):
-        raise ParameterError(f"methods, n_trials must name the same methods; got {trials}")
+        raise refuse("methods, n_trials", (methods, n_trials),
+                     "the same methods, of 'objective' and 'output'")
     if not all(isinstance(r, (int, np.integer)) and 2 <= r <= MAX_TRIALS for r in trials.values()):
-        raise ParameterError(f"n_trials must be in [2, {MAX_TRIALS:,}]; got n_trials={trials}")
+        raise refuse("n_trials", n_trials, f"counts in [2, {MAX_TRIALS:,}]")
     if X_test.shape[1] != X_train.shape[1]:
-        raise ParameterError(f"X_test must have the columns of X_train; got {X_test.shape}")
-    y_train, y_test = np.asarray(y_train), np.asarray(y_test)
-    if y_train.shape != X_train.shape[:1] or y_test.shape != X_test.shape[:1]:
-        raise ParameterError("y_train / y_test must have one label per row of X_train / X_test")
-    classes = np.unique(y_train)
-    if classes.shape[0] != 2:
-        raise ParameterError(f"y_train must contain exactly 2 classes; got {classes.shape[0]}")
+        raise refuse("X_test.shape", X_test.shape, f"(m, {X_train.shape[1]}), as X_train")
+    y_train, classes = _binary_labels("y_train", y_train, X_train.shape[0])
+    y_test = np.asarray(y_test)
+    if y_test.shape != X_test.shape[:1]:
+        raise refuse("y_test.shape", y_test.shape, f"{X_test.shape[:1]}, one label per row")
     eps_arr, gen = epsilons, rng
     problem = LogisticProblem(bound_rows(X_train, data_norm, fit_intercept),
                               np.where(y_train == classes[1], 1.0, -1.0))
@@ -435,3 +430,12 @@ def toy_fits(epsilon: float = 1.0, lam: float = 0.01, method: str = "objective",
                                            **kw).fit(X, y) for i in range(n_fits))
     return ToyFits(X=X, y=y, nonprivate=base, private=fits, epsilon=epsilon, lam=lam,
                    method=method, data_norm=data_norm, seed=seed)
+
+
+def _binary_labels(name: str, y, rows: int) -> tuple[np.ndarray, np.ndarray]:
+    """``y`` as an array of one label per row, and its two classes."""
+    y = np.asarray(y)
+    classes = np.unique(y)
+    if y.shape != (rows,) or classes.shape[0] != 2:
+        raise refuse(name, y, f"{rows} labels (one per row) of exactly 2 classes")
+    return y, classes

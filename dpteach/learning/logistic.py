@@ -83,20 +83,6 @@ MAX_WEIGHT_NORM = 1e150
 _NORM_TOL = 1e-9        # floating-point slack when checking ‖z‖ ≤ 1
 
 
-def _unit_rows(name, value):
-    Z = _ROWS(name, value)
-    if _row_norms(Z).max() > 1.0 + _NORM_TOL:
-        raise UNIT_ROWS.refuse(name, value)
-    return Z
-
-
-def _signs(name, value):
-    s = _SIGNS(name, value)
-    if not np.all(np.abs(s) == 1.0):
-        raise SIGNS.refuse(name, value)
-    return s
-
-
 #: n, the number of training rows
 N_ROWS = integer(1, MAX_ROWS, example=10)
 #: Λ, the ridge coefficient of J (the course uses 1e-4 to 4)
@@ -111,11 +97,13 @@ _UNIT_TEXT = "a 2-D array (n, d) of rows of Euclidean norm <= 1 (map raw rows wi
 _ROWS = array(ndim=2, low=-1.0 - _NORM_TOL, high=1.0 + _NORM_TOL, text=_UNIT_TEXT)
 _SIGNS = array(ndim=1, low=-1.0, high=1.0, integers=True, text="a 1-D array of labels -1 and +1")
 #: rows z_i of Euclidean norm ≤ 1 ([CMS11]'s assumption; map raw rows with bound_rows)
-UNIT_ROWS = Domain(_UNIT_TEXT, _unit_rows, example=[[0.6, 0.0], [0.0, -0.8], [0.3, 0.4]],
+UNIT_ROWS = Domain(_UNIT_TEXT, lambda name, value: _unit_rows(name, value),
+                   example=[[0.6, 0.0], [0.0, -0.8], [0.3, 0.4]],
                    edges=[[[1.0, 0.0]], [[0.0, 0.0]]],
                    bad=[[[1.0, 1.0]], [[np.nan, 0.0]], [0.5, 0.5], "Z", None])
 #: labels s_i ∈ {−1, +1}
-SIGNS = Domain("a 1-D array of labels -1 and +1", _signs, example=[1, -1, 1],
+SIGNS = Domain("a 1-D array of labels -1 and +1", lambda name, value: _signs(name, value),
+               example=[1, -1, 1],
                bad=[[0, 1], [2, -1], [[1, -1]], "s", None, [np.nan]])
 #: a weight vector or a linear term, entries of magnitude ≤ 1e15 (so its norm stays far
 #: below MAX_WEIGHT_NORM)
@@ -556,3 +544,16 @@ class _Design:
         upper = blas.dsyrk(1.0, B, trans=1)
         return np.triu(upper) + np.triu(upper, 1).T
 
+
+def _unit_rows(name, value):
+    Z = _ROWS(name, value)
+    if _row_norms(Z).max() > 1.0 + _NORM_TOL:
+        raise UNIT_ROWS.refuse(name, value)
+    return Z
+
+
+def _signs(name, value):
+    s = _SIGNS(name, value)
+    if not np.all(np.abs(s) == 1.0):
+        raise SIGNS.refuse(name, value)
+    return s

@@ -56,8 +56,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import (FLAG, RNG, Domain, ParameterError, array, choice, instance_of,
-                          real, validate)
+from .._validation import FLAG, RNG, Domain, array, choice, instance_of, real, refuse, validate
 from .optim import CLASS_INDICES, GRADS, LEARNING_RATE, MAX_INPUT, MAX_PARAMS, softmax
 
 __all__ = ["Network", "ForwardCache", "BackwardTrace", "clip_factors", "activation_functions",
@@ -94,17 +93,10 @@ L2 = real(0.0, 1e3, example=0.01)
 _SIZES = array(ndim=1, min_size=2, max_size=MAX_LAYERS, low=1, high=MAX_WIDTH, integers=True)
 
 
-def _layer_sizes(name, value) -> tuple:
-    sizes = tuple(int(s) for s in _SIZES(name, value))
-    if sum(a * b + b for a, b in zip(sizes[:-1], sizes[1:])) > MAX_PARAMS:
-        raise LAYER_SIZES.refuse(name, value)
-    return sizes
-
-
 #: (d_0, d_1, …, d_L): inputs, hidden layers, outputs
 LAYER_SIZES = Domain(f"2 to {MAX_LAYERS} layer widths (inputs, hidden layers, outputs), each "
                      f"an integer in [1, {MAX_WIDTH}], at most {MAX_PARAMS:,} weights and biases "
-                     "in all", _layer_sizes, example=(3, 2),
+                     "in all", lambda name, value: _layer_sizes(name, value), example=(3, 2),
                      edges=[(1, 1), (MAX_WIDTH, 1), (1,) * MAX_LAYERS],
                      bad=[(3,), (3, 0), (0, 2), (3, 2.5), "32", 3, None, (3,) * (MAX_LAYERS + 1),
                           (MAX_WIDTH, MAX_WIDTH)])
@@ -235,7 +227,7 @@ class Network:
         """
         shapes = [(grad_out.shape[0], d) for d in self.layer_sizes]
         if _shapes(cache.inputs) + [grad_out.shape] != shapes:
-            raise ParameterError(f"cache, grad_out must fit {shapes}; got {grad_out.shape}")
+            raise refuse("cache, grad_out", grad_out.shape, f"of shapes {shapes}")
         with np.errstate(over="ignore", invalid="ignore"):     # refused below, by name
             grads, grad_X = self._backward(cache, grad_out.astype(self.dtype, copy=False),
                                            input_grad)
@@ -339,7 +331,7 @@ class Network:
         size = n * sum(A.shape[1] * D.shape[1] + D.shape[1]
                        for A, D in zip(trace.inputs, trace.errors))
         if size > cap:
-            raise ParameterError(f"trace must give <= {cap:,} numbers (fewer rows); got {size:,}")
+            raise refuse("trace size", size, f"≤ {cap:,} numbers (pass fewer rows)")
         out = []
         for A, D in zip(trace.inputs, trace.errors):
             out += [np.einsum("ni,nj->nij", A, D), D.copy()]
@@ -376,7 +368,7 @@ class Network:
         ordinary gradient sum. ``weights`` holds one number c_i per example of ``trace``.
         """
         if weights.shape != trace.losses.shape:
-            raise ParameterError(f"weights must be one per example of trace; got {weights.shape}")
+            raise refuse("weights.shape", weights.shape, f"{trace.losses.shape}, one per example")
         c = weights.astype(trace.errors[0].dtype, copy=False)
         return _weighted_sum(trace.inputs, trace.errors, c)
 
@@ -456,9 +448,9 @@ class Network:
         d, k, n = self.layer_sizes[0], self.layer_sizes[-1], X.shape[0]
         rows = MAX_ACTIVATIONS // sum(self.layer_sizes) if cached else n
         if X.shape[1] != d or n > rows:
-            raise ParameterError(f"X must be (n <= {rows:,}, {d}) (pass batches); got {X.shape}")
+            raise refuse("X.shape", X.shape, f"(n ≤ {rows:,}, {d}) (pass batches)")
         if y is not None and (y.shape != (n,) or y.max(initial=0) >= k):
-            raise ParameterError(f"y must be {n} classes < {k} like X; got y={y[:5]}...")
+            raise refuse("y", y, f"{n} classes in [0, {k}), one per row of X")
         return X.astype(self.dtype, copy=False), None if y is None else y.astype(np.intp)
 
     def _outputs(self, X, cached):
@@ -470,7 +462,7 @@ class Network:
 
     def _aligned(self, grads: list) -> list:
         if _shapes(grads) != _shapes(self.params):
-            raise ParameterError(f"grads must be aligned with params; got {_shapes(grads)}")
+            raise refuse("grads' shapes", _shapes(grads), f"those of params {_shapes(self.params)}")
         return grads
 
 
@@ -577,7 +569,7 @@ def _clip(norms: np.ndarray, C: float) -> np.ndarray:
 
 def _refuse_overflow(what: str, arrays: list, name: str) -> None:
     if not all(np.isfinite(a).all() for a in arrays if a is not None):
-        raise ParameterError(f"{name} overflowed the {what} pass (have the parameters diverged?)")
+        raise refuse(f"{name} ({what} pass)", "overflowed", "finite (did the parameters diverge?)")
 
 
 def _shapes(arrays: list) -> list:
@@ -606,6 +598,14 @@ def _leaky_relu_grad(h):
 
 _ACTIVATION_FUNCTIONS = {"relu": (_relu, _relu_grad), "tanh": (np.tanh, _tanh_grad),
                          "leaky_relu": (_leaky_relu, _leaky_relu_grad)}
+
+
+def _layer_sizes(name, value) -> tuple:
+    sizes = tuple(int(s) for s in _SIZES(name, value))
+    if sum(a * b + b for a, b in zip(sizes[:-1], sizes[1:])) > MAX_PARAMS:
+        raise LAYER_SIZES.refuse(name, value)
+    return sizes
+
 
 # Engineering notes. One module for both uses (DP-SGD's classifier and the chained
 # representation networks) because they share the forward pass and the backward recursion

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import RNG, Domain, ParameterError, array, function, integer, real, validate
+from .._validation import RNG, Domain, array, function, integer, real, refuse, validate
 
 __all__ = ["softmax", "log_softmax", "softmax_cross_entropy", "binary_cross_entropy_with_logits",
            "squared_error", "group_normalized_l1", "Adam", "gradient_check",
@@ -69,26 +69,13 @@ BETA = real(0.0, 1.0, high_open=True, example=0.9)
 _GRAD = array(low=-MAX_GRADIENT, high=MAX_GRADIENT, min_size=0, dtype=np.floating)
 
 
-def _param_list(name, value):
-    params = list(value) if isinstance(value, (list, tuple)) else []
-    if not (all(map(_writable_floats, params)) and 0 < sum(p.size for p in params) <= MAX_PARAMS):
-        raise PARAMS.refuse(name, value)
-    return params
-
-
-def _grad_list(name, value):
-    if not isinstance(value, (list, tuple)):
-        raise GRADS.refuse(name, value)
-    return [_GRAD(f"{name}[{k}]", g) for k, g in enumerate(value)]
-
-
 #: the parameters an optimiser updates in place
 PARAMS = Domain(f"a non-empty list of writable float NumPy arrays (changed in place), at most "
-                f"{MAX_PARAMS:,} numbers in all", _param_list,
+                f"{MAX_PARAMS:,} numbers in all", lambda name, value: _param_list(name, value),
                 bad=[[], None, np.ones(2), [np.array([1, 2])], [[1.0, 2.0]], "params"])
 #: gradients, one real array per parameter (float32 stays float32)
 GRADS = Domain(f"a list of arrays of finite numbers in [-{MAX_GRADIENT:g}, {MAX_GRADIENT:g}], "
-               "one per parameter", _grad_list,
+               "one per parameter", lambda name, value: _grad_list(name, value),
                bad=[None, np.ones(2), [np.array([np.nan])], [np.array([1j])], [["a"]], "grads"])
 
 
@@ -146,7 +133,7 @@ def binary_cross_entropy_with_logits(logits, y):
     """
     n = logits.shape[0]
     if logits.shape[1:] not in ((), (1,)) or y.shape not in ((n,), (n, 1)):
-        raise ParameterError(f"logits, y must be (n,) or (n, 1); got {logits.shape}, {y.shape}")
+        raise refuse("logits, y shapes", (logits.shape, y.shape), "(n,) or (n, 1) each")
     z, t = logits.reshape(-1), y.reshape(-1)
     loss = np.maximum(z, 0) - z * t + np.log1p(np.exp(-np.abs(z)))
     sigma = 0.5 * (1.0 + np.tanh(0.5 * z))             # σ(z), no overflow for any z
@@ -172,7 +159,7 @@ def softmax_cross_entropy(logits, y):
     """
     n, k = logits.shape
     if y.shape != (n,) or y.max() >= k:
-        raise ParameterError(f"y must be {n} classes < {k} like logits; got y={y[:5]}...")
+        raise refuse("y", y, f"{n} classes in [0, {k}), one per row of logits")
     t = y.astype(np.intp)
     logp = log_softmax.__wrapped__(logits)
     rows = np.arange(n)
@@ -201,7 +188,7 @@ def squared_error(pred, target):
         2 (pred − target)/n.
     """
     if target.shape != pred.shape:
-        raise ParameterError(f"target must have pred's shape {pred.shape}; got {target.shape}")
+        raise refuse("target.shape", target.shape, f"pred.shape {pred.shape}")
     n, diff = pred.shape[0], pred - target
     return float(np.sum(diff * diff) / n), (diff * (2.0 / n)).astype(pred.dtype, copy=False)
 
@@ -239,10 +226,9 @@ def group_normalized_l1(prob, target, groups, *, n_groups: int | None = None):
         sign(prob_i − target_i) / n_{g(i)} (the subgradient 0 where prob_i = target_i).
     """
     n = prob.shape[0]
-    if prob.shape[1:] not in ((), (1,)) or target.shape not in ((n,), (n, 1)) \
-            or groups.shape != (n,):
-        raise ParameterError(f"prob, target, groups must be (n,); got {prob.shape}, "
-                             f"{target.shape}, {groups.shape}")
+    shapes = (prob.shape, target.shape, groups.shape)
+    if shapes[0][1:] not in ((), (1,)) or shapes[1] not in ((n,), (n, 1)) or shapes[2] != (n,):
+        raise refuse("prob, target, groups shapes", shapes, "(n,) each (or (n, 1))")
     diff = prob.reshape(-1) - target.reshape(-1)
     if n_groups is None:
         _, index, counts = np.unique(groups, return_inverse=True, return_counts=True)
@@ -250,7 +236,7 @@ def group_normalized_l1(prob, target, groups, *, n_groups: int | None = None):
         index = groups.astype(np.intp)
         counts = np.bincount(index, minlength=n_groups)
         if counts.size > n_groups or not counts.all():       # an empty group has no mean
-            raise ParameterError(f"groups must hold each of 0..{n_groups - 1}; got {counts[:9]=}")
+            raise refuse("groups", groups, f"each of 0..{n_groups - 1} at least once")
     sums = np.bincount(index, weights=np.abs(diff), minlength=counts.size)
     grad = (np.sign(diff) / counts[index]).astype(prob.dtype, copy=False).reshape(prob.shape)
     return float(np.sum(sums / counts)), grad
@@ -305,7 +291,7 @@ class Adam:
         ``grads`` is a list of arrays aligned with ``params`` (the same shapes).
         """
         if [g.shape for g in grads] != [p.shape for p in self.params]:
-            raise ParameterError(f"grads must have the shapes of params; got {_shapes(grads)}")
+            raise refuse("grads' shapes", _shapes(grads), f"those of params {_shapes(self.params)}")
         self._step(grads)
 
     def _step(self, grads) -> None:
@@ -352,7 +338,7 @@ def gradient_check(f, params, grads, *, eps: float = 1e-6, n_checks: int = 20,
         Which entries are checked.
     """
     if [g.shape for g in grads] != [p.shape for p in params]:
-        raise ParameterError(f"grads must have the shapes of params; got {_shapes(grads)}")
+        raise refuse("grads' shapes", _shapes(grads), f"those of params, {_shapes(params)}")
     worst = 0.0
     for p, g in zip(params, grads):
         idx = np.arange(p.size) if p.size <= n_checks else rng.choice(p.size, n_checks,
@@ -369,7 +355,7 @@ def gradient_check(f, params, grads, *, eps: float = 1e-6, n_checks: int = 20,
             finally:
                 p[pos] = old
             if theta_up == theta_down:
-                raise ParameterError(f"eps must move params[{pos}]={old:.3g}; got eps={eps!r}")
+                raise refuse("eps", eps, f"large enough to move params[{pos}]={old:.3g}")
             # divide by the step actually taken (θ ± h is rounded to the array's dtype)
             numeric[j] = (up - down) / (theta_up - theta_down)
         a = g.reshape(-1)[idx].astype(np.float64)
@@ -394,8 +380,17 @@ _LOSS = real(-1e300, 1e300)
 def _loss(f) -> float:
     """f() as a float, refused by name unless it is a real number of magnitude ≤ 1e300
     (then the difference of two losses is finite too)."""
-    value = f()
-    try:
-        return _LOSS("f()", value)
-    except ParameterError as exc:
-        raise ParameterError(f"f must return the loss: {exc}") from None
+    return _LOSS("f() (the loss)", f())
+
+
+def _param_list(name, value):
+    params = list(value) if isinstance(value, (list, tuple)) else []
+    if not (all(map(_writable_floats, params)) and 0 < sum(p.size for p in params) <= MAX_PARAMS):
+        raise PARAMS.refuse(name, value)
+    return params
+
+
+def _grad_list(name, value):
+    if not isinstance(value, (list, tuple)):
+        raise GRADS.refuse(name, value)
+    return [_GRAD(f"{name}[{k}]", g) for k, g in enumerate(value)]

@@ -44,9 +44,8 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from .._validation import (DELTA, EPSILON, EPSILON_OR_ZERO, FLAG, PROBABILITY, RNG,
-                           SENSITIVITY, VALUE, Domain, ParameterError, array, describe, integer,
-                           one_of, validate)
+from .._validation import (DELTA, EPSILON, EPSILON_OR_ZERO, FLAG, PROBABILITY, RNG, SENSITIVITY,
+                           VALUE, Domain, array, describe, integer, one_of, refuse, validate)
 
 __all__ = ["laplace_event_probability", "smallest_delta", "smallest_epsilon", "posterior_bound", "group_privacy",
            "publish_random_records"]
@@ -104,8 +103,7 @@ def laplace_event_probability(low, high, value: float, sensitivity: float, epsil
     """
     low, high = np.broadcast_arrays(low, high)
     if np.any(low > high):
-        raise ParameterError(f"low must be at most high (the interval (low, high]); got "
-                             f"low={describe(low.tolist())} and high={describe(high.tolist())}")
+        raise refuse("low", low.tolist(), f"at most high={describe(high.tolist())}: (low, high]")
     scale = sensitivity / epsilon
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):  # empty: below
         u, v = (low - value) / scale, (high - value) / scale
@@ -299,24 +297,20 @@ def _pair(p: np.ndarray, p_prime: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Two probability vectors over the same outcomes (the rule that ties them)."""
     for name, dist in (("p", p), ("p_prime", p_prime)):
         if abs(float(dist.sum()) - 1.0) > 1e-9:
-            raise ParameterError(f"{name} must be a probability vector summing to 1; got "
-                                 f"{name}={describe(dist.tolist())} summing to "
-                                 f"{float(dist.sum()):.12g}")
+            raise refuse(name, dist.tolist(), f"a probability vector (sum {dist.sum():.12g})")
     if p.shape != p_prime.shape:
-        raise ParameterError(f"p and p_prime must give the probabilities of the same outcomes; "
-                             f"got {p.size} and {p_prime.size} outcomes")
+        raise refuse("p_prime.shape", p_prime.shape, f"p.shape {p.shape}: the same outcomes")
     return p, p_prime
 
 
 def _ends(name: str, value: Any) -> Any:
     """Interval ends: a float, or a float array; infinities allowed, NaN refused."""
-    if isinstance(value, (bool, np.bool_, str, bytes)) or value is None:
-        raise ENDS.refuse(name, value)
-    try:
+    try:                          # numbers only: not booleans, strings, None or NaN
         arr = np.asarray(value, dtype=float)
+        ok = np.asarray(value).dtype.kind in "iuf" and not np.any(np.isnan(arr))
     except (TypeError, ValueError, OverflowError):
-        raise ENDS.refuse(name, value) from None
-    if np.asarray(value).dtype.kind not in "iuf" or np.any(np.isnan(arr)):
+        ok = False
+    if not ok:
         raise ENDS.refuse(name, value)
     return float(arr) if arr.ndim == 0 else arr
 
@@ -325,13 +319,11 @@ def _records(name: str, value: Any) -> Any:
     """The records as given (a pandas object) or as an array of at least one dimension."""
     if hasattr(value, "iloc") and hasattr(value, "__len__"):       # a pandas table or column
         return value
-    if value is None or isinstance(value, (str, bytes, dict)):
-        raise RECORDS.refuse(name, value)
     try:
-        arr = np.asarray(value)
+        arr = None if value is None or isinstance(value, (str, bytes, dict)) else np.asarray(value)
     except (TypeError, ValueError):                                  # ragged nested lists
-        raise RECORDS.refuse(name, value) from None
-    if arr.ndim == 0:
+        arr = None
+    if arr is None or arr.ndim == 0:
         raise RECORDS.refuse(name, value)
     return arr
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from .._validation import RNG, ParameterError, integer, real, validate
+from .._validation import RNG, integer, real, refuse, validate
 
 __all__ = ["l2_laplace_norm_distribution", "sample_l2_laplace"]
 
@@ -113,8 +113,7 @@ def sample_l2_laplace(dim: int, beta: float, size: int | None = None,
        on n-dimensional spheres. CACM 2(4), 1959.
     """
     if size is not None and size * dim > ENTRIES_MAX:
-        raise ParameterError(f"size × dim must be at most {ENTRIES_MAX:.0e} entries; got "
-                             f"size={size}, dim={dim}")
+        raise refuse("size", size, f"≤ {ENTRIES_MAX // dim:,} with dim={dim} (size·dim ≤ 1e7)")
     m = 1 if size is None else size
     g = rng.standard_normal((m, dim))
     norms = np.linalg.norm(g, axis=1, keepdims=True)

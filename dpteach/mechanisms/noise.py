@@ -31,20 +31,8 @@ import math
 import numpy as np
 from scipy import optimize, special
 
-from .._validation import (
-    DELTA_POSITIVE,
-    EPSILON,
-    RNG,
-    SCALE,
-    SENSITIVITY,
-    VALUE,
-    VALUES,
-    ParameterError,
-    choice,
-    one_of,
-    real,
-    validate,
-)
+from .._validation import (DELTA_POSITIVE, EPSILON, RNG, SCALE, SENSITIVITY, VALUE, VALUES, choice,
+                           one_of, real, refuse, validate)
 
 __all__ = [
     "laplace_scale",
@@ -140,11 +128,8 @@ def gaussian_sigma(sensitivity: float, epsilon: float, delta: float,
     """
     if method == "analytic":
         return _analytic_sigma(sensitivity, epsilon, delta)
-    if epsilon >= 1:
-        raise ParameterError(
-            f"epsilon must be < 1 for the classic Gaussian bound (Dwork & Roth Thm A.1); "
-            f"got epsilon={epsilon!r}. Use method='analytic', which is valid for every "
-            "epsilon > 0.")
+    if epsilon >= 1:          # method='analytic' is valid for every epsilon > 0
+        raise refuse("epsilon", epsilon, "< 1 with method='classic' (Dwork & Roth Thm A.1)")
     return sensitivity * math.sqrt(2 * (math.log(1.25) - math.log(delta))) / epsilon
 
 

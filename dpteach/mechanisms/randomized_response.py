@@ -31,8 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from .._validation import (EPSILON, POSITIVE_COUNT, PROBABILITY, RNG, ParameterError,
-                           array, choice, integer, real, validate)
+from .._validation import (EPSILON, POSITIVE_COUNT, PROBABILITY, RNG, array, choice, integer, real,
+                           refuse, validate)
 
 __all__ = [
     "rr_epsilon_from_gamma",
@@ -358,10 +358,8 @@ def simulate_rr_estimates(true_rate: float, n: int, gamma: float | None = None,
     numpy.ndarray of shape (n_trials,)
     """
     p = 0.5 + _gamma(gamma, epsilon)
-    if simulation == "reports" and n * n_trials > REPORTS_MAX:
-        raise ParameterError(f"n × n_trials must be at most {REPORTS_MAX:.0e} reports with "
-                             f"simulation='reports' (or use 'binomial', which has the same "
-                             f"distribution); got n={n}, n_trials={n_trials}")
+    if simulation == "reports" and n * n_trials > REPORTS_MAX:   # 'binomial': same law
+        raise refuse("n_trials", n_trials, f"≤ {REPORTS_MAX // n:,} (n={n}, simulation='reports')")
     if simulation == "auto":
         simulation = "reports" if n * n_trials <= _AUTO_REPORTS else "binomial"
     kw = {"gamma": gamma} if gamma is not None else {"epsilon": epsilon}
@@ -447,8 +445,7 @@ _AUTO_REPORTS = 2_000_000   # "auto" simulates individual reports up to this man
 def _gamma(gamma: float | None, epsilon: float | None) -> float:
     """γ from exactly one of ``gamma`` / ``epsilon`` (both already checked)."""
     if (gamma is None) == (epsilon is None):
-        raise ParameterError("give exactly one of gamma (truth with probability 1/2 + gamma) or "
-                             f"epsilon; got gamma={gamma!r}, epsilon={epsilon!r}")
+        raise refuse("gamma", gamma, f"None exactly when epsilon is given (epsilon={epsilon})")
     return gamma if gamma is not None else rr_gamma_from_epsilon.__wrapped__(epsilon)
 
 
@@ -463,8 +460,7 @@ def _k_rr_probs(k: int, epsilon: float) -> tuple[float, float]:
 def _below_k(name: str, values: np.ndarray, k: int) -> np.ndarray:
     """Category labels as int64, each below k (the rule tying ``values`` to ``k``)."""
     if values.size and values.max() >= k:
-        raise ParameterError(f"{name} must be integers in [0, {k - 1}] for k={k}; got {name} "
-                             f"containing {np.unique(values[values >= k])[:5].astype(int)}")
+        raise refuse(name, values, f"integers in [0, {k - 1}] for k={k}")
     return values.astype(np.int64)
 
 

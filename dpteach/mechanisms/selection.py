@@ -53,8 +53,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import special, stats
 
-from .._validation import (EPSILON, FLAG, RNG, SENSITIVITY, Domain, ParameterError,
-                           array, choice, integer, validate)
+from .._validation import (EPSILON, FLAG, RNG, SENSITIVITY, Domain, array, choice, integer, refuse,
+                           validate)
 
 __all__ = [
     "exponential_mechanism_probabilities",
@@ -405,10 +405,8 @@ def report_noisy_max_probabilities(scores, sensitivity: float, epsilon: float,
     numpy.ndarray, shape (k,)
         Probabilities summing to 1 (to ~1e-12).
     """
-    if noise != "gumbel" and scores.size > QUADRATURE_K_MAX:
-        raise ParameterError(f"scores must have at most {QUADRATURE_K_MAX} entries for the exact "
-                             f"probabilities with noise={noise!r} (time grows as k²; "
-                             f"noise='gumbel' has no limit); got {scores.size} scores")
+    if noise != "gumbel" and scores.size > QUADRATURE_K_MAX:     # time grows as k²
+        raise refuse("len(scores)", scores.size, f"≤ {QUADRATURE_K_MAX:,} with noise={noise!r}")
     z = _rnm_logits(scores, sensitivity, epsilon, monotonic)
     if noise == "gumbel":
         return special.softmax(z)
@@ -425,10 +423,8 @@ _GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(16)
 
 def _check_draws(size: int | None, k: int) -> None:
     """The rule tying ``size`` to the number of candidates: ``size·k ≤ DRAWS_MAX``."""
-    if size is not None and size * k > DRAWS_MAX:
-        raise ParameterError(f"size × number of candidates must be at most {DRAWS_MAX:.0e} "
-                             f"(each draw needs one noise value per candidate); got size={size} "
-                             f"with {k} candidates")
+    if size is not None and size * k > DRAWS_MAX:       # one noise value per candidate each
+        raise refuse("size", size, f"≤ {DRAWS_MAX // k:,} with {k} candidates (size·k ≤ 2e7)")
 
 
 def _labels(domain: Domain, name: str, value, min_size: int) -> np.ndarray:
@@ -452,8 +448,7 @@ def _distinct(name: str, arr: np.ndarray) -> np.ndarray:
     import pandas as pd
 
     if not pd.Index(arr).is_unique:
-        raise ParameterError(f"{name} must be distinct (each candidate listed once); "
-                             f"got {arr.size} entries with repeats")
+        raise refuse(name, arr, "distinct (each candidate listed once)")
     return arr
 
 

@@ -42,8 +42,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from .._validation import (COUNT, DELTA, EPSILON, RNG, SENSITIVITY, VALUE,
-                           ParameterError, array, integer, validate)
+from .._validation import (COUNT, DELTA, EPSILON, RNG, SENSITIVITY, VALUE, array, integer, refuse,
+                           validate)
 
 __all__ = [
     "SparseVector",
@@ -194,11 +194,8 @@ class SparseVector:
         answer : float
             The query's exact value on the dataset.
         """
-        if self.halted:
-            raise RuntimeError(
-                f"this SparseVector has halted after max_above={self.max_above} 'above' answers "
-                f"({self.n_answered} queries answered); its privacy budget is spent. "
-                "Start a new one (and pay for it) to ask more.")
+        if self.halted:       # its budget is spent: start a new one (and pay for it) to ask more
+            raise RuntimeError(f"halted after max_above={self.max_above} 'above' answers")
         noisy = answer + float(self._gen.laplace(0.0, self.query_noise_scale))
         above = noisy >= self._noisy_threshold
         self._answers.append(bool(above))
@@ -343,8 +340,7 @@ def as_transcript(answers, n_queries: int | None = None) -> np.ndarray:
     numpy.ndarray of bool, shape (len(answers),)
     """
     if n_queries is not None and answers.size > n_queries:
-        raise ParameterError(f"answers must not be longer than values ({n_queries}); "
-                             f"got {answers.size} answers")
+        raise refuse("answers", answers, f"at most as long as values ({n_queries})")
     return answers.astype(bool)
 
 
@@ -445,10 +441,8 @@ def _threshold_scale(epsilon: float, sensitivity: float, max_above: int, delta: 
     """σ of :func:`sparse_vector_noise_scales` (its arguments already checked)."""
     if delta == 0:
         return 2.0 * max_above * sensitivity / epsilon
-    if epsilon >= 1:
-        raise ParameterError(
-            f"epsilon must be < 1 when delta > 0 (Dwork & Roth Cor 3.21, used by Thm 3.25); "
-            f"got epsilon={epsilon!r}. Use delta=0 for the pure-DP allocation.")
+    if epsilon >= 1:          # delta=0 gives the pure-DP allocation
+        raise refuse("epsilon", epsilon, "< 1 when delta > 0 (Dwork & Roth Cor 3.21, Thm 3.25)")
     return math.sqrt(32.0 * max_above * -math.log(delta)) * sensitivity / epsilon
 
 

@@ -51,9 +51,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import (COUNT, DELTA_POSITIVE, EPSILON, RNG, VALUE, Domain,
-                           ParameterError, array, choice, describe, function, integer, one_of,
-                           real, validate)
+from .._validation import (COUNT, DELTA_POSITIVE, EPSILON, RNG, VALUE, Domain, array, choice,
+                           function, integer, one_of, real, refuse, validate)
 from .definition import RECORDS as TABLE
 from .noise import laplace_mechanism
 from .selection import private_median
@@ -139,8 +138,7 @@ def block_estimates(data, statistic="mean", n_blocks: int = 10,
         try:
             out[j] = float(value)
         except (TypeError, ValueError) as exc:
-            raise ParameterError(f"statistic must return one number per block; got "
-                                 f"{value!r}") from exc
+            raise refuse("statistic(block)", value, "one number per block") from exc
     return out
 
 
@@ -610,15 +608,13 @@ def _statistic(name: str, value):
 def _check_range(lower: float, upper: float) -> None:
     """The rule tying the two ends of the public range: b − a ≥ 1e-6."""
     if not upper - lower >= MIN_WIDTH:
-        raise ParameterError(f"upper must exceed lower by at least {MIN_WIDTH:g}; got "
-                             f"lower={lower!r}, upper={upper!r}")
+        raise refuse("upper", upper, f"at least lower + {MIN_WIDTH:g} (lower={lower!r})")
 
 
 def _at_most_rows(n_blocks: int, data: np.ndarray) -> None:
     """The rule tying the number of blocks to the data: m ≤ n."""
     if n_blocks > data.shape[0]:
-        raise ParameterError(f"n_blocks must be at most the number of records "
-                             f"({data.shape[0]}); got n_blocks={n_blocks}")
+        raise refuse("n_blocks", n_blocks, f"at most the number of records ({data.shape[0]})")
 
 
 def _clip_estimates(est: np.ndarray, lower: float, upper: float) -> np.ndarray:
@@ -660,16 +656,11 @@ def _answers(name: str, value):
         try:
             hash(a)
         except TypeError:
-            raise ParameterError(f"{name} must be hashable (a name, a number, a tuple); block "
-                                 f"{j} gave {describe(a)} of type {type(a).__name__}: return "
-                                 "tuple(...) instead of a list or an array") from None
+            raise refuse(name, a, f"hashable, a tuple not {type(a).__name__} (block {j})") from None
         if a is None or a != a:
-            raise ParameterError(f"{name} must be equal to themselves (not None, not NaN); "
-                                 f"block {j} gave {describe(a)}")
-    if len(kinds) > 1:
-        raise ParameterError(f"{name} must all have one type (answers of different types are "
-                             f"never counted together); got types "
-                             f"{sorted(k.__name__ for k in kinds)}")
+            raise refuse(name, a, f"equal to themselves, not None or NaN (block {j})")
+    if len(kinds) > 1:                # answers of different types never count together
+        raise refuse(f"{name}' types", sorted(k.__name__ for k in kinds), "one type")
     return list(value)
 
 

@@ -337,7 +337,7 @@ def test_rules_between_arguments_are_refused_by_name():
     assert lira_scores([0.0], [[0.0], [1.0]], [[False], [False]], mode="offline").shape == (1,)
     with pytest.raises(ParameterError, match="y"):
         logit_confidence([[0.5, 0.5]], [2])
-    with pytest.raises(ParameterError, match=r"n_models \* n_examples"):     # ≤ 200,000
+    with pytest.raises(ParameterError, match=r"n_examples must be ≤ 3,125"):  # 64·3,125 = 200,000
         membership_matrix(64, 10**4)
     exp = ShadowExperiment(membership=np.array([[True, False], [False, True]]),
                            confidences=np.zeros((2, 2)), losses=np.zeros((2, 2)),
@@ -353,7 +353,8 @@ def test_rules_between_arguments_are_refused_by_name():
     y = np.arange(20) % 2
     with pytest.raises(ParameterError, match="y"):
         run_shadow_experiment(LogisticRegression(), X, y[:5])
-    with pytest.raises(ParameterError, match="X must have"):         # n_models·N ≤ 200,000
+    # 64 models · N rows ≤ 200,000
+    with pytest.raises(ParameterError, match=r"X.shape must be \(N, d\), 2 ≤ N ≤ 3,125"):
         run_shadow_experiment(LogisticRegression(), np.zeros((5000, 1)), np.arange(5000) % 2,
                               n_models=64)
 

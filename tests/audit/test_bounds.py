@@ -156,11 +156,11 @@ def test_rules_tying_counts_to_runs_name_both():
         B.epsilon_lower_bound(11, 10, 1, 10)
     with pytest.raises(ParameterError, match=r"count_prime must be at most n_prime=10"):
         B.gdp_mu_lower_bound(5, 10, 11, 10)
-    with pytest.raises(ParameterError, match="count must be at most n, element by element"):
+    with pytest.raises(ParameterError, match="count must be at most n = .*, element by element"):
         B.clopper_pearson_bounds([1, 4], 3)
-    with pytest.raises(ParameterError, match="count and n must have the same length"):
+    with pytest.raises(ParameterError, match=r"n.shape must be count.shape"):
         B.clopper_pearson_bounds([1, 1], [3, 3, 3])
-    with pytest.raises(ParameterError, match="p and p_prime must have the same length"):
+    with pytest.raises(ParameterError, match=r"p_prime.shape must be p.shape"):
         B.epsilon_from_probabilities([0.5, 0.2, 0.1], [0.1, 0.2])
-    with pytest.raises(ParameterError, match="p and p_prime must have the same length"):
+    with pytest.raises(ParameterError, match=r"p_prime.shape must be p.shape"):
         B.mu_from_probabilities([0.5, 0.2, 0.1], [0.1, 0.2])

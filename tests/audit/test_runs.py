@@ -261,11 +261,11 @@ def test_audits_beyond_the_teaching_domain_are_refused():
 def test_rules_tying_arguments_together_name_them():
     valid = dict(mechanism=_laplace, d=0.0, d_prime=1.0, claimed_epsilon=1.0, n_trials=100,
                  rng=0)
-    with pytest.raises(ParameterError, match="bound='gdp' needs delta > 0"):
+    with pytest.raises(ParameterError, match="delta must be > 0 with bound='gdp'"):
         R.audit_mechanism(**{**valid, "bound": "gdp"})
     for bad in (lambda d, s, r: np.zeros(s + 1), lambda d, s, r: np.full(s, np.nan),
                 lambda d, s, r: ["x"] * s, lambda d, s, r: np.zeros((s, 2))):
         with pytest.raises(ParameterError, match=r"the outputs of mechanism\(d, size, rng\)"):
             R.audit_mechanism(**{**valid, "mechanism": bad})
-    with pytest.raises(ParameterError, match="outputs_prime must hold one output per run"):
+    with pytest.raises(ParameterError, match=r"outputs_prime.shape must be \(100,\), as outputs"):
         R.audit_samples(np.arange(100.0), np.zeros(99), claimed_epsilon=1.0)

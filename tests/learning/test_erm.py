@@ -531,7 +531,7 @@ def test_estimator_rejects_bad_params(blobs):
         strategy = NOT_A_NUMBER.filter(lambda v: v is not None) if arg in ("lam", "C") \
             else NOT_A_NUMBER
         assert_rejects_bad_values(fit_with, {arg: 1.0}, arg, strategy)
-    with pytest.raises(ValueError, match="lam or C, not both"):
+    with pytest.raises(ValueError, match="lam or C"):
         fit_with(lam=0.1, C=1.0)
     with pytest.raises(ValueError, match="method"):
         fit_with(method="exponential")

@@ -135,9 +135,9 @@ def test_smallest_delta_of_the_binned_gaussian_mechanism():
 
 
 def test_smallest_delta_refuses_what_is_not_a_pair_of_distributions():
-    with pytest.raises(ParameterError, match=r"p must be a probability vector summing to 1"):
+    with pytest.raises(ParameterError, match=r"p must be a probability vector \(sum 1.1\)"):
         d.smallest_delta([0.5, 0.6], [0.5, 0.5], 1.0)
-    with pytest.raises(ParameterError, match=r"p and p_prime .* same outcomes"):
+    with pytest.raises(ParameterError, match=r"p_prime.shape must be p.shape .* same outcomes"):
         d.smallest_delta([0.5, 0.5], [0.25, 0.25, 0.5], 1.0)
     with pytest.raises(ParameterError, match=r"epsilon"):
         d.smallest_delta([0.5, 0.5], [0.5, 0.5], -1.0)

@@ -16,8 +16,9 @@ from dpteach.mechanisms import l2_laplace as l2
 
 def test_size_times_dim_is_bounded():
     # the result holds size × dim doubles: at most 10**7 (80 MB)
-    with pytest.raises(ParameterError, match=r"size × dim must be at most 1e\+07 entries; got "
-                                             r"size=10001, dim=1000"):
+    with pytest.raises(ParameterError,
+                       match=r"size must be ≤ 10,000 with dim=1000 \(size·dim ≤ 1e7\); "
+                             r"got size=10001"):
         l2.sample_l2_laplace(1000, 1.0, size=10_001, rng=0)
     assert l2.sample_l2_laplace(1000, 1.0, size=10, rng=0).shape == (10, 1000)
 

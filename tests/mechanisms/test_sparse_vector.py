@@ -135,9 +135,9 @@ def test_the_rules_tying_two_arguments():
         with pytest.raises(ParameterError, match=r"epsilon must be < 1 when delta > 0"):
             call()
     # a transcript cannot answer more queries than were asked
-    with pytest.raises(ParameterError, match=r"answers must not be longer than values \(2\)"):
+    with pytest.raises(ParameterError, match=r"answers must be at most as long as values \(2\)"):
         SV.sparse_vector_pattern_probability([1.0, 2.0], [False, False, True], 0.0, 1.0)
-    with pytest.raises(ParameterError, match=r"answers must not be longer than values \(3\)"):
+    with pytest.raises(ParameterError, match=r"answers must be at most as long as values \(3\)"):
         SV.as_transcript([True, False, True, False], 3)
 
 
