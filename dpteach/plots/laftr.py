@@ -97,8 +97,8 @@ _COLOURS = {("women", "model"): PALETTE["vermillion"], ("women", "baseline"): PA
 # --------------------------------------------------------------------------- the sweep
 #: a sweep of LAFTR fits: None for the shipped one, or a DataFrame of its columns and ranges
 SWEEP = Domain("None (the shipped sweep) or a pandas DataFrame of LAFTR fits with the shipped "
-               "sweep's columns and ranges", lambda name, value: _shipped() if value is None
-               else _checked(value), edges=(None,), bad=["sweep.csv", 3, [1, 2]])
+               "sweep's columns and ranges", lambda name, value: _sweep(value),
+               edges=(None,), bad=["sweep.csv", 3, [1, 2]])
 OBJECTIVE = choice(*OBJECTIVES)
 #: a fitted γ (one of the sweep's, checked against it)
 GAMMA = real(0.0, 1e6, example=1.0)
@@ -364,6 +364,10 @@ plot_group_rates = drawn(group_rates_data)
 
 
 # ----------------------------------------------------------------------- helpers
+def _sweep(value):
+    return _shipped() if value is None else _checked(value)
+
+
 @functools.lru_cache(maxsize=1)
 def _shipped():
     from ..tables import load_gamma_sweep

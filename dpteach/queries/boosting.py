@@ -116,9 +116,11 @@ def boosting_for_queries(queries, hist, *, rounds: int, sample_size: int, lam: f
         total += a
         u = np.exp(-alpha * (total - total.min()))       # the same D: a constant factor
         weights.append(u / u.sum())                                          # 4. normalise
-        synopses.append(answer), scores.append(a), sampled.append(S)
-    synopses = np.array(synopses)
-    return BoostingResult(np.median(synopses, axis=0), synopses, np.array(weights),
+        synopses.append(answer)
+        scores.append(a)
+        sampled.append(S)
+    table = np.array(synopses)
+    return BoostingResult(np.median(table, axis=0), table, np.array(weights),
                           np.array(scores), np.array(sampled), alpha)
 
 
