@@ -10,7 +10,7 @@ in :mod:`dpteach.plots.fairness`; this module draws the rest of the chapter:
   grows: accuracy yAcc against discrimination yDiscrim ([ZWSPD13]_, Sec. 4), one point per
   A_z (e.g. of the shipped sweep :func:`dpteach.tables.load_lfr_grid`), with the
   unconstrained model for comparison;
-* :func:`awareness_data` — fairness through awareness ([DHPRZ12]_) under a few task
+* :func:`awareness_data` — fairness through awareness ([DHP+12]_) under a few task
   metrics: what the vendor's cheapest individually fair mapping costs it, its parity gap,
   and the Earthmover bound on the parity gap of every fair mapping (Sec. 3).
 
@@ -24,7 +24,7 @@ References
    groups and balance for the positive and negative class.
 .. [C17] A. Chouldechova. "Fair prediction with disparate impact: a study of bias in
    recidivism prediction instruments." Big Data 5(2), 2017.
-.. [DHPRZ12] C. Dwork, M. Hardt, T. Pitassi, O. Reingold, R. Zemel. "Fairness through
+.. [DHP+12] C. Dwork, M. Hardt, T. Pitassi, O. Reingold, R. Zemel. "Fairness through
    awareness." ITCS 2012: the linear program (Sec. 2) and the Earthmover bound on the
    statistical-parity gap of a Lipschitz mapping (Sec. 3).
 .. [ZWSPD13] R. Zemel, Y. Wu, K. Swersky, T. Pitassi, C. Dwork. "Learning fair
@@ -254,7 +254,7 @@ plot_lfr_tradeoff = drawn(lfr_tradeoff_data)
 def awareness_data(loss, gap, bound, *, labels, scale) -> FigureData:
     """What individual fairness costs and what it guarantees, for each of a few task metrics.
 
-    For each task metric d (Dwork et al. [DHPRZ12]_): the vendor's expected loss under its
+    For each task metric d (Dwork et al. [DHP+12]_): the vendor's expected loss under its
     cheapest d-Lipschitz mapping (the linear program of Sec. 2,
     :func:`dpteach.fairness.awareness.fair_mapping`), that mapping's statistical-parity gap
     (:func:`~dpteach.fairness.awareness_parity.statistical_parity_gap`) and the Earthmover
