@@ -43,7 +43,8 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
-from .._validation import PROBABILITY, RNG, Domain, array, integer, refuse, validate
+from .._validation import (PROBABILITY, RNG, Domain, array, instance_of, integer, one_of, refuse,
+                           validate)
 
 __all__ = [
     "UNIVERSE_MAX",
@@ -270,13 +271,10 @@ class Universe:
 
 
 #: a universe (the argument of marginal_queries and sample_rows)
-UNIVERSE = Domain("a Universe", lambda name, value: _universe(name, value),
-                  bad=[None, 3, "abc", ("sex",)])
+UNIVERSE = instance_of(Universe, "a Universe")
 #: a universe, or just its number of cells
-UNIVERSE_OR_SIZE = Domain("a Universe or its number of cells |U| in [1, 1000000]",
-                          lambda name, value: _universe_or_size(name, value), example=10,
-                          edges=(1, UNIVERSE_MAX), bad=[0, UNIVERSE_MAX + 1, 2.5, "abc", None,
-                                                        True])
+UNIVERSE_OR_SIZE = one_of(UNIVERSE, _CELLS,
+                          text=f"a Universe or its number of cells |U|, {_CELLS.text}")
 
 
 @validate(columns=ADULT_COLUMNS, bins=BINS)
@@ -575,21 +573,6 @@ def _frame(name: str, value):
     if isinstance(value, pd.DataFrame) and len(value) <= 10**8:
         return value
     raise DATAFRAME.refuse(name, value)
-
-
-def _universe(name: str, value) -> Universe:
-    if isinstance(value, Universe):
-        return value
-    raise UNIVERSE.refuse(name, value)
-
-
-def _universe_or_size(name: str, value):
-    if isinstance(value, Universe):
-        return value
-    try:
-        return _CELLS(name, value)
-    except ValueError:
-        raise UNIVERSE_OR_SIZE.refuse(name, value) from None
 
 
 def _matrix(name: str, value):
