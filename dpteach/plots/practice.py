@@ -77,8 +77,7 @@ def release_comparison_data(categories, true_counts, releases, epsilon: float,
     """
     k = len(categories)
     if true_counts.size != k or any(r.size != k for r in releases.values()):
-        raise refuse("true_counts, releases sizes", (true_counts.size, [r.size for r in
-                     releases.values()]), f"one count per category (categories has {k})")
+        raise refuse("true_counts, releases", releases, f"{k} counts each (categories has {k})")
     groups = 1 + len(releases)
     width = 0.8 / groups
     x = np.arange(k, dtype=float)
