@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -50,8 +51,8 @@ __all__ = [
 #: The data sets of the grid.
 GRID_DATASETS = ("adult", "german")
 #: Settings shared by every entry of the grid (A_z varies; see :data:`GRID_AZ`).
-GRID_SETTINGS = {"n_prototypes": 10, "Ax": 0.01, "Ay": 1.0, "alpha": "per_group",
-                 "n_starts": 3, "max_iter": 100, "rng": 0}
+GRID_SETTINGS: dict[str, Any] = {"n_prototypes": 10, "Ax": 0.01, "Ay": 1.0, "alpha": "per_group",
+                                  "n_starts": 3, "max_iter": 100, "rng": 0}
 #: The A_z values of the grid: 0 (no parity term) and 11 values from 0.01 to 30, log-spaced.
 GRID_AZ = (0.0, *np.round(np.geomspace(0.01, 30.0, 11), 6).tolist())
 #: k of the consistency yNN.

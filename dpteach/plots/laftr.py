@@ -97,8 +97,8 @@ _COLOURS = {("women", "model"): PALETTE["vermillion"], ("women", "baseline"): PA
 # --------------------------------------------------------------------------- the sweep
 #: a sweep of LAFTR fits: None for the shipped one, or a DataFrame of its columns and ranges
 SWEEP = Domain("None (the shipped sweep) or a pandas DataFrame of LAFTR fits with the shipped "
-               "sweep's columns and ranges", lambda name, value: _shipped() if value is None
-               else _checked(value), edges=(None,), bad=["sweep.csv", 3, [1, 2]])
+               "sweep's columns and ranges", lambda name, value: _checked(value), edges=(None,),
+               bad=["sweep.csv", 3, [1, 2]])
 OBJECTIVE = choice(*OBJECTIVES)
 #: a fitted γ (one of the sweep's, checked against it)
 GAMMA = real(0.0, 1e6, example=1.0)
@@ -372,9 +372,12 @@ def _shipped():
 
 
 def _checked(sweep):
-    """``sweep`` checked: a DataFrame with the columns and ranges of the shipped sweep."""
+    """``sweep`` checked: a DataFrame with the columns and ranges of the shipped sweep
+    (None: the shipped sweep)."""
     import pandas as pd
 
+    if sweep is None:
+        return _shipped()
     if not isinstance(sweep, pd.DataFrame):
         raise SWEEP.refuse("sweep", sweep)
     missing = [c for c in _REQUIRED if c not in sweep.columns]
