@@ -49,17 +49,17 @@ from __future__ import annotations
 import functools
 import io
 import json
-import sys
+import math
 from dataclasses import dataclass
 from importlib import resources
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 if TYPE_CHECKING:                      # pandas is imported by the loaders that need it
     import pandas as pd
 
-from ._validation import ParameterError, anything, choice, describe, real, validate
+from ._validation import anything, choice, real, refuse, validate
 
 __all__ = [
     "COMPOSITION_TABLE",
@@ -106,6 +106,7 @@ APP_PLD_INTERVAL = 1e-3
 GRID_DATASET = choice("adult", "german")
 GRID_AZ = real(0.0, 1e6)
 REFIT = anything("a dict returned by dpteach.fairness.lfr_grid.lfr_grid_entry")
+_FINITE = real(-math.inf, math.inf, low_open=True, high_open=True)     # each number of a refit
 
 
 # ------------------------------------------------------------------ privacy accounting
@@ -306,8 +307,7 @@ class LFRGrid:
         table = self.results[dataset]
         hit = np.flatnonzero(np.isclose(table["Az"].to_numpy(), Az, rtol=1e-9, atol=1e-12))
         if hit.size == 0:
-            raise ParameterError(f"Az must be one of the grid's values "
-                                 f"{table['Az'].tolist()}; got Az={describe(Az)}")
+            raise refuse("Az", Az, f"one of the grid's values {table['Az'].tolist()}")
         return table.iloc[int(hit[0])]
 
     def same_build(self) -> bool:
@@ -341,23 +341,15 @@ class LFRGrid:
         :func:`~dpteach.fairness.lfr_grid.lfr_grid_entry` result (``fit_seconds`` and
         ``n_iter`` left out), against the row with the same A_z."""
         if not isinstance(entry, dict) or "Az" not in entry:
-            raise ParameterError("entry must be a dict returned by lfr_grid_entry; got "
-                                 f"entry={describe(entry)}")
+            raise refuse("entry", entry, "a dict returned by lfr_grid_entry")
         row = self.entry(dataset, entry["Az"])
         keys = [k for k in row.index if k not in ("fit_seconds", "n_iter", "Az")]
         missing = [k for k in keys if k not in entry]
         if missing:
-            raise ParameterError(f"entry must hold every number of lfr_grid_entry; got entry "
-                                 f"without {missing[:3]}")
+            raise refuse("entry", entry, f"a full lfr_grid_entry dict (lacks {missing[:3]})")
         out = {}
         for key in keys:
-            value = entry[key]
-            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float,
-                                                                              np.number)) \
-                    or not abs(cast(float, value)) <= sys.float_info.max:
-                raise ParameterError(f"entry[{key!r}] must be a finite number; got "
-                                     f"{describe(value)}")
-            out[key] = abs(float(row[key]) - float(value))
+            out[key] = abs(float(row[key]) - _FINITE(f"entry[{key!r}]", entry[key]))
         return out
 
 

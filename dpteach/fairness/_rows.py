@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import ParameterError
+from .._validation import refuse
 
 
 def sigmoid(z):
@@ -16,7 +16,7 @@ def check_same_length(**arrays) -> int:
     """The common number of rows of ``arrays`` (by argument name); refuses different ones."""
     lengths = {name: len(a) for name, a in arrays.items()}
     if len(set(lengths.values())) > 1:
-        raise ParameterError(f"{', '.join(lengths)} must have one entry per row; got {lengths}")
+        raise refuse(", ".join(lengths), lengths, "of one length (one entry per row)")
     return next(iter(lengths.values()))
 
 
@@ -25,5 +25,5 @@ def fitted_group_codes(groups_, g) -> np.ndarray:
     domains), which must be among the two groups seen in fit."""
     unknown = [label for label in g.labels.tolist() if not np.any(groups_ == label)]
     if unknown:
-        raise ParameterError(f"sensitive_features: only groups seen in fit; got {unknown[:3]}")
+        raise refuse("sensitive_features", unknown[:3], "only groups seen in fit")
     return (g.labels[g.codes] == groups_[1]).astype(np.intp)

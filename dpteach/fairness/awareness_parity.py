@@ -30,7 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
-from .._validation import RNG, Domain, ParameterError, array, integer, real, validate
+from .._validation import RNG, Domain, array, integer, real, refuse, validate
 from ._rows import check_same_length
 from .awareness import DISTANCES, MAX_INDIVIDUALS, TOLERANCE, FairMapping, fair_mapping
 from .metrics import SEVERAL_GROUPS
@@ -197,7 +197,7 @@ def feature_metric(X, *, scale: float = 1.0, groups=None, group_distance: float 
     ndarray, shape (n, n)
     """
     if group_distance > 0 and groups is None:
-        raise ParameterError(f"group_distance > 0 needs groups; got {group_distance!r}, None")
+        raise refuse("groups", groups, f"given with group_distance={group_distance!r} > 0")
     n = X.shape[0]
     top = float(np.max(np.abs(X)))
     Z = X / top if top > 0 else X                 # in [-1, 1]: no overflow in the squares
@@ -283,7 +283,7 @@ def adult_awareness_example(n: int = 200, *, scale: float = 0.1, rng=None) -> Aw
     from ..datasets import adult_arrays
 
     if n % 2:
-        raise ParameterError(f"n must be even (half women, half men); got n={n}")
+        raise refuse("n", n, "even (half women, half men)")
     data = adult_arrays(include_sex=False)
     train = data.split == "train"
     women = np.flatnonzero(train & (data.sex == 1))

@@ -46,7 +46,7 @@ from scipy import linalg, stats
 from threadpoolctl import threadpool_limits
 
 from .._validation import (FLAG, RNG, Domain, ParameterError, array, choice, describe, integer,
-                           real, validate)
+                           real, refuse, validate)
 from ..attacks.membership import ShadowExperiment, lira_scores
 from ..attacks.roc import roc_from_scores
 from ..learning.dpsgd import DPSGDClassifier
@@ -325,8 +325,7 @@ def membership_advantage_by_group(experiment, *, sensitive_features, attack: str
         idx = np.flatnonzero(labels == g)
         used = [t for t in range(M) if 0 < member[t, idx].sum() < idx.size]
         if not used:
-            raise ParameterError(f"sensitive_features: each group needs members and non-members; "
-                                 f"got none in group {g!r}")
+            raise refuse("sensitive_features group", g, "one with members and non-members")
         sc = [scores[t][idx] for t in used]
         labs = [member[t, idx] for t in used]
         adv, auc = _weighted_advantage(sc, labs)

@@ -29,6 +29,7 @@ from __future__ import annotations
 import time
 from typing import Any
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 

@@ -35,8 +35,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import (Domain, ParameterError, array, choice, integer, real,
-                           validate)
+from .._validation import Domain, array, choice, integer, real, refuse, validate
 from ..learning.network import Network
 from ..learning.optim import binary_cross_entropy_with_logits, squared_error
 from ._rows import check_same_length, sigmoid
@@ -155,7 +154,7 @@ class RepresentationClassifier(ClassifierMixin, TransformerMixin, BaseEstimator)
         Returns (X, y as float (n, 1) column, a codes as float (n, 1) column)."""
         check_same_length(X=X, y=y, sensitive_features=groups.codes)
         if np.unique(y).shape[0] != 2:
-            raise ParameterError(f"y must contain both labels 0 and 1; got only {int(y[0])}s")
+            raise refuse("y", y, "labels with both 0 and 1")
         d = X.shape[1]
         seeds = gen.integers(0, 2**63 - 1, size=3)
         self.encoder_ = Network((d, *hidden, latent_dim), activation, rng=int(seeds[0]))
@@ -225,13 +224,13 @@ class RepresentationClassifier(ClassifierMixin, TransformerMixin, BaseEstimator)
         self.history_ = pd.DataFrame(rows)
         nets = [getattr(self, name) for name in ("encoder_", "classifier_", "decoder_")]
         if not all(np.all(np.isfinite(p)) for net in nets if net is not None for p in net.params):
-            raise ParameterError(f"diverged: lower learning_rate; got {self.learning_rate}")
+            raise refuse("learning_rate", self.learning_rate, "lower: the fit diverged")
 
     def _check_columns(self, X):
         """``X`` for a fitted model: as many columns as in fit."""
         check_is_fitted(self, "encoder_")
         if X.shape[1] != self.n_features_in_:
-            raise ParameterError(f"X must have {self.n_features_in_} columns; got {X.shape}")
+            raise refuse("X", X, f"of {self.n_features_in_} columns (as in fit), not {X.shape[1]}")
         return X
 
 

@@ -53,7 +53,7 @@ from typing import Any
 import numpy as np
 from scipy.special import log_ndtr, logsumexp
 
-from .._validation import (DELTA_POSITIVE, FLAG, SCALE, Domain, ParameterError, array, choice,
+from .._validation import (DELTA_POSITIVE, FLAG, SCALE, Domain, array, choice, refuse,
                            real, validate)
 from ..accounting.convert import rdp_to_epsilon
 from .aggregators import THRESHOLD
@@ -366,9 +366,8 @@ def pate_epsilon(votes, *, sigma2: float, delta: float, threshold: float | None 
     """
     v = np.atleast_2d(votes)
     if (threshold is None) != (sigma1 is None):
-        raise ParameterError("threshold and sigma1 must be given together (Confident-GNMax) or "
-                             f"both omitted (GNMax); got threshold={threshold!r}, "
-                             f"sigma1={sigma1!r}")
+        raise refuse("threshold", threshold, f"given with sigma1 (Confident-GNMax) or both "
+                                             f"omitted (GNMax) (sigma1={sigma1})")
     _one_per_query(answered, v)
     if threshold is not None and sigma1 is not None:
         _need_answered(answered, "pate_epsilon")
@@ -572,16 +571,13 @@ def _confident_gnmax_parts(orders, v, threshold, sigma1, sigma2, data_dependent)
 
 def _need_answered(answered, where: str) -> None:
     if answered is None:
-        raise ParameterError(f"{where} of Confident-GNMax needs answered, the boolean mask of "
-                             "the queries the run answered; got answered=None. For the "
-                             "expected cost of the paper's tables (a forecast, not an ε) call "
-                             "pate_expected_cost")
+        raise refuse("answered", None, f"the run's mask of answered queries for {where} of "
+                     "Confident-GNMax (for a forecast, not an ε, call pate_expected_cost)")
 
 
 def _one_per_query(answered: np.ndarray | None, votes: np.ndarray) -> None:
     if answered is not None and answered.shape != (votes.shape[0],):
-        raise ParameterError(f"answered must have one entry per query ({votes.shape[0]}); got "
-                             f"answered of shape {answered.shape}")
+        raise refuse("answered", answered, f"one entry per query ({votes.shape[0]})")
 
 
 def _to_privacy(rdp, orders, delta, conversion, answered, convention, data_dependent):

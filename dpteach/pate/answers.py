@@ -28,7 +28,7 @@ import math
 import numpy as np
 from scipy.special import log_ndtr, ndtr
 
-from .._validation import SCALE, ParameterError, validate
+from .._validation import SCALE, refuse, validate
 from .aggregators import THRESHOLD
 from .teachers import VOTES
 
@@ -147,10 +147,8 @@ def _win_probabilities(t: np.ndarray, noise: str) -> np.ndarray:
     grid = np.arange(lo, hi + 0.5)
     n_nodes = (grid.size - 1 + (m if kinks else 0)) * _GL_X.size
     if q * m * n_nodes > MAX_EXACT_WORK:
-        raise ParameterError(f"votes must need at most {MAX_EXACT_WORK:.0e} quadrature "
-                             f"evaluations (queries × distinct counts near the top × nodes); "
-                             f"got votes of shape {t.shape} with up to {m} distinct counts "
-                             f"near the top ({q * m * n_nodes:.2g} evaluations)")
+        raise refuse("votes", t, f"≤ {MAX_EXACT_WORK:.0e} quadrature evaluations (queries × "
+                                 f"distinct top counts × nodes; it needs {q * m * n_nodes:.2g})")
     out = np.zeros((q, m))
     rows_per = max(1, _CHUNK // (m * n_nodes))
     block = max(1, min(m, _CHUNK // n_nodes))

@@ -61,7 +61,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import log_ndtr, ndtri_exp
 
-from .._validation import (DELTA_POSITIVE, FLAG, RNG, SCALE, ParameterError, array, integer,
+from .._validation import (DELTA_POSITIVE, FLAG, RNG, SCALE, array, integer, refuse,
                            real, validate)
 from .aggregators import THRESHOLD
 from .analysis import (ANSWERED, ORDER, ORDERS, SPENT, gnmax_log_q, gnmax_rdp_from_log_q,
@@ -160,8 +160,7 @@ def gnss_rdp(orders, beta: float, sigma_ss: float) -> np.ndarray:
     r(λ) = λe^{2b}/σ_s² + (bλ − ½ ln(1 − 2λb))/(λ − 1), for orders 1 < λ < 1/(2b).
     """
     if np.any(orders * beta >= 0.5):
-        raise ParameterError(f"orders must be below 1/(2*beta) = {1 / (2 * beta):.6g} for GNSS; "
-                             f"got an order {float(orders.max())!r} with beta={beta!r}")
+        raise refuse("orders", orders, f"below 1/(2·beta) = {1 / (2 * beta):.6g} for GNSS")
     return (orders * math.exp(2.0 * beta) / sigma_ss / sigma_ss
             + (beta * orders - 0.5 * np.log1p(-2.0 * (orders * beta))) / (orders - 1.0))
 
@@ -228,17 +227,14 @@ def sanitised_epsilon(votes, answered=None, *, sigma2: float, delta: float, orde
     """
     v = np.atleast_2d(votes)
     if (threshold is None) != (sigma1 is None):
-        raise ParameterError("threshold and sigma1 must be given together or both omitted; got "
-                             f"threshold={threshold!r}, sigma1={sigma1!r}")
+        raise refuse("threshold", threshold, f"given with sigma1 or both omitted (sigma1={sigma1})")
     mask = np.ones(v.shape[0], dtype=bool) if answered is None else answered
     if mask.shape != (v.shape[0],):
-        raise ParameterError(f"answered must have one entry per query ({v.shape[0]}); got "
-                             f"answered of shape {mask.shape}")
+        raise refuse("answered", answered, f"one entry per query ({v.shape[0]})")
     if beta is None:
         beta = 0.4 / order
     elif beta >= 0.5 / order:
-        raise ParameterError(f"beta must be below 1/(2*order) = {0.5 / order:.6g}; got "
-                             f"beta={beta!r} with order={order!r}")
+        raise refuse("beta", beta, f"below 1/(2·order) = {0.5 / order:.6g} (order={order})")
     teachers = _teachers(v, n_teachers)
 
     lq = np.atleast_1d(gnmax_log_q(v, sigma2))
@@ -346,9 +342,8 @@ def _require_c5(sigma: float, order: float, k: int, name: str = "sigma") -> bool
     """Raise unless C5 holds; return whether C6 holds too."""
     c5, c6 = _conditions(sigma, order, k)
     if not c5:
-        raise ParameterError(f"the smooth-sensitivity bound of GNMax needs condition C5 "
-                             f"([PSMRTE18], App. C), which fails for {name}={sigma!r}, "
-                             f"order={order!r} and {k} classes; choose another order")
+        raise refuse(name, sigma, f"such that condition C5 ([PSMRTE18], App. C) holds at "
+                                  f"order={order}, {k} classes; choose another order")
     return c6
 
 
@@ -380,12 +375,9 @@ def _teachers(votes: np.ndarray, n_teachers: int | None) -> int:
     top = int(votes.sum(axis=-1).max())
     teachers = top if n_teachers is None else n_teachers
     if not (top <= teachers and 1 <= teachers <= MAX_TEACHERS):
-        raise ParameterError(f"n_teachers must be at least the largest number of votes in a "
-                             f"query ({top}), at least 1 and at most {MAX_TEACHERS}; got "
-                             f"n_teachers={n_teachers!r}")
+        raise refuse("n_teachers", n_teachers, f"in [{max(top, 1)}, {MAX_TEACHERS}] (≥ the votes)")
     if votes.shape[0] * (teachers + 1) > MAX_WORK:
-        raise ParameterError(f"queries × (n_teachers + 1) must be at most {MAX_WORK:,}; got "
-                             f"{votes.shape[0]} queries and n_teachers={teachers}")
+        raise refuse("n_teachers", teachers, f"≤ {MAX_WORK:,} / {votes.shape[0]} queries − 1")
     return teachers
 
 

@@ -23,8 +23,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.dummy import DummyClassifier
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import (DELTA_POSITIVE, RNG, SCALE, ParameterError, choice, describe,
-                           validate, validate_params)
+from .._validation import (DELTA_POSITIVE, RNG, SCALE, choice, refuse, validate,
+                           validate_params)
 from .aggregators import THRESHOLD, confident_gnmax, gnmax, lnmax
 from .analysis import lnmax_epsilon, pate_epsilon, pate_expected_cost
 from .teachers import FEATURES, LABELS, MODEL, VOTES, default_model
@@ -136,13 +136,11 @@ class PATEStudent(ClassifierMixin, BaseEstimator):
         p = validate_params(self, store=False)
         threshold, sigma1, sigma2, delta = p["threshold"], p["sigma1"], p["sigma2"], p["delta"]
         if votes.ndim != 2 or votes.shape[0] != X.shape[0]:
-            raise ParameterError(f"votes must have shape (queries, classes) with one row per "
-                                 f"row of X ({X.shape[0]}); got votes of shape {votes.shape}")
+            raise refuse("votes", votes, "of shape (queries, classes), one row per row of X")
         classes = (np.arange(votes.shape[1]) if p["classes"] is None
                    else p["classes"].astype(np.int64))
         if classes.shape[0] != votes.shape[1] or np.unique(classes).size != classes.size:
-            raise ParameterError(f"classes must be {votes.shape[1]} distinct labels, one per "
-                                 f"column of votes; got classes={describe(self.classes)}")
+            raise refuse("classes", self.classes, f"{votes.shape[1]} distinct labels, one a column")
         gen = p["rng"]
         if p["aggregator"] == "confident_gnmax":
             ans = confident_gnmax(votes, threshold, sigma1, sigma2, gen)
@@ -170,9 +168,8 @@ class PATEStudent(ClassifierMixin, BaseEstimator):
         self.n_answered_ = int(np.count_nonzero(answered))
         self.noisy_labels_ = np.where(answered, classes[np.maximum(labels, 0)], -1)
         if self.n_answered_ == 0:
-            raise ParameterError(f"threshold={describe(self.threshold)} answered no query "
-                                 f"(sigma1={describe(self.sigma1)}): the student has no labels "
-                                 "to learn from; lower the threshold or ask more queries")
+            raise refuse("threshold", self.threshold, f"low enough to answer a query (sigma1 = "
+                                                      f"{self.sigma1}): none answered, no labels")
         y = labels[answered]
         template = default_model() if p["model"] is None else clone(p["model"])
         model = DummyClassifier(strategy="constant", constant=y[0]) if np.all(y == y[0]) \
@@ -203,5 +200,4 @@ class PATEStudent(ClassifierMixin, BaseEstimator):
     def _check_rows(self, X: np.ndarray) -> None:
         check_is_fitted(self, "model_")
         if X.shape[1] != self.n_features_in_:
-            raise ParameterError(f"X must have {self.n_features_in_} columns (as in fit); got "
-                                 f"X of shape {X.shape}")
+            raise refuse("X", X, f"of {self.n_features_in_} columns (as in fit), not {X.shape[1]}")

@@ -40,7 +40,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
-from .._validation import RNG, Domain, ParameterError, array, integer, validate, validate_params
+from .._validation import RNG, Domain, array, integer, refuse, validate, validate_params
 
 __all__ = [
     "MAX_ROWS", "MAX_TEACHERS", "MAX_CLASSES", "MAX_QUERIES", "MAX_CELLS",
@@ -123,8 +123,7 @@ def partition_indices(n: int, n_teachers: int, rng=None) -> list[np.ndarray]:
         ``n_teachers`` sorted index arrays holding ``0..n-1`` once each.
     """
     if n_teachers > n:
-        raise ParameterError(f"n_teachers must be at most the number of rows n={n} (more "
-                             f"teachers than rows); got n_teachers={n_teachers}")
+        raise refuse("n_teachers", n_teachers, f"at most n = {n} rows (more teachers than rows)")
     order = rng.permutation(n)
     return [np.sort(part) for part in np.array_split(order, n_teachers)]
 
@@ -173,12 +172,10 @@ class TeacherEnsemble(ClassifierMixin, BaseEstimator):
         shape (n,) with 2 to :data:`MAX_CLASSES` distinct values."""
         params = validate_params(self, store=False)
         if y.shape[0] != X.shape[0]:
-            raise ParameterError(f"y must have one label per row of X ({X.shape[0]}); got y "
-                                 f"with {y.shape[0]} labels")
+            raise refuse("y", y, f"one label per row of X ({X.shape[0]})")
         classes, index = np.unique(y.astype(np.int64), return_inverse=True)
         if not 2 <= classes.size <= MAX_CLASSES:
-            raise ParameterError(f"y must hold between 2 and {MAX_CLASSES} classes; got "
-                                 f"{classes.size} distinct label(s)")
+            raise refuse("y", y, f"labels of 2 to {MAX_CLASSES} classes (not {classes.size})")
         gen = params["rng"]
         parts = partition_indices(X.shape[0], params["n_teachers"], gen)
         template = default_model() if params["model"] is None else clone(params["model"])
@@ -234,12 +231,9 @@ class TeacherEnsemble(ClassifierMixin, BaseEstimator):
         """Fitted, ``X`` with the columns of fit, and at most MAX_CELLS results."""
         check_is_fitted(self)
         if X.shape[1] != self.n_features_in_:
-            raise ParameterError(f"X must have {self.n_features_in_} columns (as in fit); got "
-                                 f"X of shape {X.shape}")
+            raise refuse("X", X, f"of {self.n_features_in_} columns (as in fit), not {X.shape[1]}")
         if X.shape[0] * per_row > MAX_CELLS:
-            raise ParameterError(f"X must have at most {MAX_CELLS // per_row} rows for "
-                                 f"{per_row} {what} (rows × {what} ≤ {MAX_CELLS:,}); got X of "
-                                 f"shape {X.shape}")
+            raise refuse("X", X, f"of at most {MAX_CELLS // per_row} rows for {per_row} {what}")
 
 
 @validate(X=FEATURES, y=LABELS, n_teachers=N_TEACHERS, model=MODEL, rng=RNG)
@@ -266,13 +260,10 @@ def vote_histograms(predictions, n_classes: int) -> np.ndarray:
     """
     q = predictions.shape[1]
     if predictions.max() >= n_classes:
-        raise ParameterError(f"predictions must hold class indices 0..{n_classes - 1} "
-                             f"(n_classes={n_classes}); got a prediction "
-                             f"{int(predictions.max())}")
+        raise refuse("predictions", predictions, f"class indices below n_classes = {n_classes}")
     if q * n_classes > MAX_CELLS:
-        raise ParameterError(f"predictions must have at most {MAX_CELLS // n_classes} queries "
-                             f"(columns) for n_classes={n_classes}; got predictions of shape "
-                             f"{predictions.shape}")
+        raise refuse("predictions", predictions, f"≤ {MAX_CELLS // n_classes} columns (queries) "
+                                                 f"for n_classes = {n_classes}")
     flat = (predictions.astype(np.int64) + n_classes * np.arange(q, dtype=np.int64)).ravel()
     return np.bincount(flat, minlength=q * n_classes).reshape(q, n_classes)
 
@@ -287,7 +278,7 @@ def _votes(name: str, value: Any) -> np.ndarray:
     votes = _COUNTS(name, value)
     if 2 <= votes.shape[-1] <= MAX_CLASSES and (votes.ndim == 1 or votes.shape[0] <= MAX_QUERIES):
         return votes
-    raise ParameterError(f"{name} must be {VOTES.text}; got {name} with shape {votes.shape}")
+    raise refuse(name, value, f"{VOTES.text} (shape {votes.shape})")
 
 
 def _model(name: str, value: Any) -> Any:

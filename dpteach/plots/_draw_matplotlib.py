@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import ParameterError, describe
+from .._validation import refuse
 from ._layout import legend_columns, placeable, tick_angle
 from ._style import new_axes
 
@@ -57,8 +57,7 @@ def _panel_axes(data, ax, figsize):
         return list(fig.subplots(n, 1, squeeze=False)[:, 0])
     axes = list(ax) if isinstance(ax, (list, tuple, np.ndarray)) else [ax]
     if len(axes) != n or not all(isinstance(a, Axes) for a in axes):
-        raise ParameterError(f"ax must be a sequence of {n} matplotlib Axes (one per panel of this "
-                        f"figure) or None; got ax={describe(ax)}")
+        raise refuse("ax", ax, f"None or a sequence of {n} matplotlib Axes (one per panel)")
     return axes
 
 

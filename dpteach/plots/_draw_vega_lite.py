@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import ParameterError
+from .._validation import refuse
 from ._layout import DASHES, FONT_SIZES, MAX_POINTS, STEPS, legend_columns, placeable, tick_angle
 
 
@@ -244,9 +244,7 @@ def _heatmap_layer(h, x_enc: dict, y_enc: dict) -> dict:
         ex = np.concatenate([[h.x[0] - dx[0]], h.x[:-1] + dx, [h.x[-1] + dx[-1]]])
         ey = np.concatenate([[h.y[0] - dy[0]], h.y[:-1] + dy, [h.y[-1] + dy[-1]]])
     if not (np.all(np.isfinite(ex)) and np.all(np.isfinite(ey))):
-        raise ParameterError(f"the cells of heat map {h.key!r} reach beyond the float range; "
-                             f"got x in [{h.x[0]:.3g}, {h.x[-1]:.3g}], y in "
-                             f"[{h.y[0]:.3g}, {h.y[-1]:.3g}]")
+        raise refuse(f"x, y of heat map {h.key!r}", (h.x, h.y), "cells within the float range")
     uniform = (np.allclose(np.diff(h.x), h.x[1] - h.x[0], rtol=1e-9, atol=0)
                and np.allclose(np.diff(h.y), h.y[1] - h.y[0], rtol=1e-9, atol=0))
     z = [[round(float(v), 4) if math.isfinite(v) else None for v in row] for row in h.z]

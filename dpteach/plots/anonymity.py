@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import Domain, ParameterError, array, integer, validate
+from .._validation import Domain, array, integer, refuse, validate
 from ._style import CYCLE, PALETTE
 from .figure import FigureData, Rule, Series, drawn
 
@@ -88,8 +88,7 @@ def uniqueness_curve_data(curves, attributes=None) -> FigureData:
     title = "Curse of dimensionality: unique records as attributes grow"
     if attributes is not None:
         if len(attributes) != longest:
-            raise ParameterError(f"attributes must name the {longest} attributes of the longest "
-                                 f"curve, one per point; got {len(attributes)} names")
+            raise refuse("attributes", attributes, f"{longest} names, one per point of the longest")
         names = [a.replace("_", " ").replace("-", " ")         # birth_date: "birth date",
                  for a in attributes]                          # marital-status: "marital status"
         title += "\n" + "\n".join(textwrap.wrap("in order: " + " + ".join(names), 60))

@@ -21,7 +21,7 @@ from scipy import special, stats
 
 from typing import Any
 
-from .._validation import EPSILON, Domain, ParameterError, array, choice, integer, validate
+from .._validation import EPSILON, Domain, array, choice, integer, refuse, validate
 from ..attacks.differencing import (
     SCENARIOS,
     dp_success_bound,
@@ -93,8 +93,7 @@ def neighbour_differences_data(query, db, name: str | None = None) -> FigureData
     values = db
     rep = local_sensitivity(query, db)
     if rep.differences.ndim != 1 or rep.sensitivity > MAX_DRAWN:
-        raise ParameterError(f"query must give one number per database, differences up to "
-                             f"{MAX_DRAWN:g}; got differences of shape {rep.differences.shape}")
+        raise refuse("query", query, f"one number per database, differences ≤ {MAX_DRAWN:g}")
     is_bits = bool(np.all((values == 0) | (values == 1)))
     idx = np.arange(rep.differences.size, dtype=float)
     if is_bits:

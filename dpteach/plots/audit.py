@@ -25,8 +25,8 @@ import math
 
 import numpy as np
 
-from .._validation import (DELTA, EPSILON_OR_ZERO, ParameterError, array, describe, integer,
-                           instance_of, real, validate)
+from .._validation import (DELTA, EPSILON_OR_ZERO, array, instance_of, integer, real, refuse,
+                           validate)
 from ..audit.bounds import CONFIDENCE, max_certifiable_epsilon
 from ..audit.one_run import BETA, CANARIES, OneRunAudit, one_run_audit_bound
 from ..audit.runs import TRIALS_MAX, AuditResult
@@ -168,8 +168,7 @@ def bound_convergence_data(trials, bounds, *, claimed_epsilon: float,
     """
     t, b, claim, truth = trials, bounds, claimed_epsilon, true_epsilon
     if b.shape != t.shape:
-        raise ParameterError(f"bounds must hold one number per entry of trials ({t.size}); "
-                             f"got bounds={describe(bounds)}")
+        raise refuse("bounds", bounds, f"one number per entry of trials ({t.size})")
     order = np.argsort(t)
     t, b = t[order], b[order]
     most = np.array([max_certifiable_epsilon(int(n) - int(n) // 2, delta=delta,
@@ -281,7 +280,7 @@ def one_run_bound_data(m: int, r: int, *, delta: float = 0.0, beta: float = 0.05
         ``extra``: ``"v"`` (the correct-guess counts), ``"bound"``, ``"bound_delta0"``.
     """
     if r > m:
-        raise ParameterError(f"r must be at most m; got r={r} with m={m}")
+        raise refuse("r", r, f"at most m={m}")
     claim = claimed_epsilon
     v = np.unique(np.round(np.linspace(r / 2, r, points)).astype(int))
     at = np.array([one_run_audit_bound(m, r, int(k), delta=delta, beta=beta) for k in v])

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import DELTA_POSITIVE, ParameterError, array, choice, integer, real, validate
+from .._validation import DELTA_POSITIVE, array, choice, integer, real, refuse, validate
 from ..accounting.compare import METHOD_LABELS, composition_epsilons, dpsgd_epsilons
 from ..accounting.convert import CONVERSION, ORDERS, RDP_VALUES, rdp_to_epsilon
 from ._style import PALETTE, refuse_undrawable, refuse_undrawable_log
@@ -122,8 +122,7 @@ def composition_tradeoff_data(k: int = 100, *, mechanism: str = "laplace",
     laplace = mechanism == "laplace"
     wrong, mark = ("sigma", sigma) if laplace else ("epsilon", epsilon)
     if mark is not None:
-        raise ParameterError(f"{wrong} marks {'Gaussian' if laplace else 'Laplace'} answers; "
-                             f"got {wrong}={mark!r} with mechanism={mechanism!r}")
+        raise refuse(wrong, mark, f"None with mechanism={mechanism!r} (it marks the other one)")
     values = np.array(LAPLACE_EPSILONS if laplace else GAUSSIAN_SIGMAS)
     marked = epsilon if laplace else sigma
 
@@ -204,13 +203,11 @@ def dpsgd_tradeoff_data(n: int = 60_000, epochs: int = 64, *,
     """
     sizes = [int(b) for b in np.unique(batch_sizes)]
     if sizes[-1] > n:
-        raise ParameterError(f"batch_sizes must be at most n (an expected batch of at most "
-                             f"every example); got batch_sizes={list(batch_sizes)!r} with n={n}")
+        raise refuse("batch_sizes", batch_sizes, f"at most n = {n} (the expected batch)")
     if (batch is None) != (noise_multiplier is None):
-        raise ParameterError("batch and noise_multiplier mark one run together: give both or "
-                             f"neither; got batch={batch!r}, noise_multiplier={noise_multiplier!r}")
+        raise refuse("noise_multiplier", noise_multiplier, f"given iff batch is (batch={batch})")
     if batch is not None and batch > n:
-        raise ParameterError(f"batch must be at most n; got batch={batch} with n={n}")
+        raise refuse("batch", batch, f"at most n = {n}")
     sigmas = np.array(DPSGD_SIGMAS)
 
     def run(b: int) -> tuple[float, int]:
@@ -279,11 +276,9 @@ def rdp_orders_data(orders, rdp, delta: float, conversion: str = "improved") -> 
         and ``"best_epsilon"``.
     """
     if orders.size < 2 or rdp.shape != orders.shape:
-        raise ParameterError(f"orders and rdp must hold one value per order, at least two; got "
-                             f"{orders.size} orders and {rdp.size} values of rdp")
+        raise refuse("orders", orders, f"≥ 2 orders, each with a value of rdp ({rdp.size})")
     if not np.all(np.isfinite(rdp)):
-        raise ParameterError("rdp must be finite at every order to be drawn; got an infinite "
-                             "value in rdp")
+        raise refuse("rdp", rdp, "finite at every order (to be drawn)")
     order = np.argsort(orders)
     alphas, r = orders[order], rdp[order]
     eps = np.array([rdp_to_epsilon.__wrapped__(alphas[i:i + 1], r[i:i + 1], delta,

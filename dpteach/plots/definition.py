@@ -32,8 +32,7 @@ import math
 
 import numpy as np
 
-from .._validation import (DELTA, EPSILON, PROBABILITY, ParameterError, array, describe,
-                           real, validate)
+from .._validation import DELTA, EPSILON, PROBABILITY, array, real, refuse, validate
 from ..attacks.roc import dp_roc_bound
 from ..mechanisms.definition import laplace_event_probability, posterior_bound
 from ._style import PALETTE
@@ -78,12 +77,9 @@ def event_probabilities_data(epsilon: float, low: float, high: float, count: flo
         smaller) and ``"bound"`` (e^{|count − count′|·ε}).
     """
     if not low < high:
-        raise ParameterError(f"low must be below high (the event (low, high]); got low={low!r} "
-                             f"and high={high!r}")
+        raise refuse("low", low, f"below high={high!r} (the event (low, high])")
     if abs(count - count_prime) * epsilon > 700:            # e^{kε} beyond the float range
-        raise ParameterError(f"count and count_prime must differ by at most 700/epsilon, so "
-                             f"that the bound e^(|count − count_prime|·ε) is a number; got "
-                             f"count={count!r}, count_prime={count_prime!r}, epsilon={epsilon!r}")
+        raise refuse("count_prime", count_prime, f"within 700/ε of count={count!r} (e^(kε) finite)")
     scale = 1.0 / epsilon
     log_p = laplace_event_probability(low, high, count, 1.0, epsilon, log=True)
     log_q = laplace_event_probability(low, high, count_prime, 1.0, epsilon, log=True)
@@ -193,8 +189,7 @@ def dp_test_region_data(epsilon: float, delta: float = 0.0, fpr=None, tpr=None,
         curve rises above the region (≤ 0 inside; None without a curve).
     """
     if (fpr is None) != (tpr is None) or (fpr is not None and fpr.shape != tpr.shape):
-        raise ParameterError(f"fpr and tpr must both be given, with the same length, or both "
-                             f"be None; got fpr={describe(fpr)} and tpr={describe(tpr)}")
+        raise refuse("fpr and tpr", (fpr, tpr), "both None or both given, of the same length")
     corner = (1 - delta) / (1 + math.exp(min(epsilon, 700.0)))
     grid = np.unique(np.r_[np.linspace(0.0, 1.0, 401), corner, 1 - corner, delta, 1 - delta])
     upper = dp_roc_bound(grid, epsilon, delta)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import Domain, ParameterError, array, real, validate
+from .._validation import Domain, array, real, refuse, validate
 from ._style import CYCLE
 from .figure import TEXT, FigureData, Rule, Series, drawn
 
@@ -97,11 +97,9 @@ def group_accuracy_data(epsilons, mean, *, groups, sd=None, nonprivate=None,
     shapes = {"mean": acc.shape, "sd": None if sd is None else sd.shape}
     for name, shape in shapes.items():
         if shape is not None and shape != (g, k):
-            raise ParameterError(f"{name} must have one row per entry of groups and one column "
-                                 f"per entry of epsilons, shape {(g, k)}; got shape {shape}")
+            raise refuse(f"{name}.shape", shape, f"{(g, k)} (rows: groups, columns: epsilons)")
     if base is not None and (base.shape != (g,) or np.isinf(base).any()):
-        raise ParameterError(f"nonprivate must hold one accuracy in [0, 1] (or NaN) per entry "
-                             f"of groups ({g}); got {base.tolist()}")
+        raise refuse("nonprivate", base, f"one accuracy in [0, 1] (or NaN) per group ({g})")
     order = np.argsort(eps, kind="stable")
     x = eps[order]
     series, ys = [], [acc]

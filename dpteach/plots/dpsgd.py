@@ -23,7 +23,7 @@ import numpy as np
 
 from typing import Any, cast
 
-from .._validation import (DELTA, FLAG, PROBABILITY, Domain, ParameterError, array, integer, real, validate)
+from .._validation import (DELTA, FLAG, PROBABILITY, Domain, array, integer, real, refuse, validate)
 from ..attacks.roc import AttackResult, dp_roc_bound
 from ..learning.dpsgd import MAX_GRAD_NORM
 from ._style import CYCLE, PALETTE
@@ -164,8 +164,7 @@ def privacy_utility_data(epsilons, accuracies, *, baseline: float | None = None,
     """
     eps, acc = epsilons, accuracies
     if eps.shape != acc.shape:
-        raise ParameterError(f"epsilons and accuracies must have the same length; got {eps.size} "
-                             f"and {acc.size}")
+        raise refuse("accuracies", acc, f"one per ε ({eps.size})")
     order = np.argsort(eps)
     series = (Series("utility", label, eps[order], acc[order], colour=PALETTE["blue"],
                      width=_LW),
@@ -313,15 +312,14 @@ def decision_grid(clf, X, grid_size: int = 60, pad: float = 0.5):
         Margin around the data.
     """
     if X.shape[1] != 2:
-        raise ParameterError(f"X must have 2 columns; got X of shape {X.shape}")
+        raise refuse("X", X, "of 2 columns")
     res = grid_size
     x0 = np.linspace(X[:, 0].min() - pad, X[:, 0].max() + pad, res)
     x1 = np.linspace(X[:, 1].min() - pad, X[:, 1].max() + pad, res)
     g0, g1 = np.meshgrid(x0, x1)
     p = np.asarray(clf.predict_proba(np.column_stack([g0.ravel(), g1.ravel()])))[:, 1]
     if not np.all(np.isfinite(p)):
-        raise ParameterError(f"clf gave non-finite probabilities on the grid around X; got "
-                             f"pad={pad:g} and X with max |x| = {np.max(np.abs(X)):.3g}")
+        raise refuse("clf", clf, f"a model finite on the grid around X (pad={pad:g})")
     return x0, x1, p.reshape(g0.shape)
 
 
@@ -369,12 +367,12 @@ def probability_grid_data(x0, x1, p, X, y, *, title: str | None = None) -> Figur
         Heat map ``"probability"``, line ``"boundary"`` (P = 0.5, pieces separated by
         NaN) and points ``"class-<c>"`` for each class c.
     """
-    if np.any(np.diff(x0) <= 0) or np.any(np.diff(x1) <= 0) or p.shape != (x1.size, x0.size):
-        raise ParameterError(f"x0 and x1 must increase and p have shape (x1.size, x0.size) = "
-                             f"{(x1.size, x0.size)}; got p of shape {p.shape}")
+    if np.any(np.diff(x0) <= 0) or np.any(np.diff(x1) <= 0):
+        raise refuse("x0, x1", (x0, x1), "increasing")
+    if p.shape != (x1.size, x0.size):
+        raise refuse("p", p, f"of shape (x1.size, x0.size) = {(x1.size, x0.size)}")
     if X.shape[1] != 2 or y.shape != (X.shape[0],) or np.unique(y).size > 2:
-        raise ParameterError(f"X must have 2 columns and y one label per row of X, at most two "
-                             f"classes; got X of shape {X.shape}, y of shape {y.shape}")
+        raise refuse("X, y shapes", (X.shape, y.shape), "(n, 2), (n,) with ≤ 2 classes")
     series = [Series("boundary", "P(class 1) = 0.5", *_boundary(x0, x1, p),
                      colour=PALETTE["black"], width=1.2)]
     for k, c in enumerate(np.unique(y)[:2]):

@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import (FLAG, PROBABILITY, Domain, ParameterError, array, choice,
-                           instance_of, integer, real, validate)
+from .._validation import (FLAG, PROBABILITY, Domain, array, choice, instance_of,
+                           integer, real, refuse, validate)
 from ..learning.erm_experiments import AccuracyCurve, MinimizerSensitivityResult, ToyFits
 from ._style import PALETTE
 from .figure import TEXT, FigureData, Rule, Series, drawn
@@ -132,8 +132,7 @@ def decision_boundaries_data(X, y, nonprivate, private=(), *, method: str = "obj
         the plotted box: the data's range widened by 0.5 on each side.
     """
     if X.shape[1] != 2 or y.shape != (X.shape[0],) or np.unique(y).size > 2:
-        raise ParameterError(f"X must have 2 columns and y one label per row of X, at most two "
-                             f"classes; got X of shape {X.shape}, y of shape {y.shape}")
+        raise refuse("X, y shapes", (X.shape, y.shape), "(n, 2), (n,) with ≤ 2 classes")
     pad = 0.5
     xlim = (float(X[:, 0].min() - pad), float(X[:, 0].max() + pad))
     ylim = (float(X[:, 1].min() - pad), float(X[:, 1].max() + pad))
@@ -326,8 +325,7 @@ def excess_risk_data(epsilons, measured: dict, bounds: dict) -> FigureData:
     checked = {m: (vals, bounds.get(m)) for m, vals in measured.items()}
     if not measured or any(vals.shape[0] != eps.size or (b is not None and b.shape != eps.shape)
                            for vals, b in checked.values()):
-        raise ParameterError(f"measured (one row per ε, at least one method) and bounds (one value "
-                             f"per ε) must fit epsilons; got {eps.size} ε")
+        raise refuse("measured, bounds", measured, f"≥ 1 method, a row (value) per ε ({eps.size})")
     series = []
     for m, (vals, b) in checked.items():
         colour = METHOD_COLOURS[m]
@@ -432,8 +430,7 @@ def lambda_scan_data(lams, accuracy: dict, *, epsilon: float, baseline: float | 
         ``baseline``.
     """
     if any(np.asarray(v).shape != lams.shape for v in accuracy.values()):
-        raise ParameterError(f"accuracy must give one value per Λ ({lams.size}); got shapes "
-                             f"{[np.asarray(v).shape for v in accuracy.values()]}")
+        raise refuse("accuracy", accuracy, f"one value per Λ ({lams.size}) per method")
     series = []
     for m, acc in accuracy.items():
         colour = METHOD_COLOURS[m]
@@ -471,7 +468,7 @@ def _line(model, name: str = "model"):
         raise MODEL.refuse(name, model)
     coef, b = _COEF(f"{name} coef", coef), _INTERCEPT(f"{name} intercept", b)
     if not np.any(coef):
-        raise ParameterError(f"{name} must have a coef other than 0 (a boundary to draw); got 0")
+        raise refuse(f"{name} coef", coef, "other than 0 (a boundary to draw)")
     return coef, float(b[0])
 
 
@@ -497,17 +494,8 @@ def _by_method(name: str, value: Any, ndim: int) -> dict:
 
 def _accuracies(name: str, value: Any) -> dict:
     if not isinstance(value, dict) or not value or not set(value) <= set(METHOD_LABELS):
-        raise ParameterError(f"{name} must be a non-empty dict with keys among "
-                             f"{sorted(METHOD_LABELS)}; got {value!r}")
-    out = {}
-    for m, v in value.items():
-        try:
-            a = np.asarray(v, dtype=float)
-        except (TypeError, ValueError):
-            raise ParameterError(f"{name}[{m!r}] must be an array of accuracies in [0, 1]; "
-                                 f"got {v!r}") from None
-        if a.ndim != 1 or a.size == 0 or not np.all((a >= 0) & (a <= 1)):
-            raise ParameterError(f"{name}[{m!r}] must be a 1-d array of accuracies in [0, 1]; "
-                                 f"got {v!r}")
-        out[m] = a
-    return out
+        raise refuse(name, value, f"a non-empty dict with keys among {sorted(METHOD_LABELS)}")
+    return {m: _ACCURACY(f"{name}[{m!r}]", v) for m, v in value.items()}
+
+
+_ACCURACY = array(ndim=1, low=0, high=1)

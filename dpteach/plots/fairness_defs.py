@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import Domain, ParameterError, anything, array, describe, integer, real, validate
+from .._validation import Domain, anything, array, integer, real, refuse, validate
 from ..fairness import metrics as M
 from ..fairness.lfr import MAX_WEIGHT
 from ._style import CYCLE, PALETTE
@@ -142,8 +142,7 @@ def calibration_by_group_data(y_true, y_prob, *, sensitive_features, n_bins: int
                                               n_bins=n_bins)
     labels = list(dict.fromkeys(table["group"].tolist()))
     if len(labels) > MAX_GROUPS:
-        raise ParameterError(f"sensitive_features may hold at most {MAX_GROUPS} groups for this "
-                             f"figure (one colour each); got {len(labels)} groups")
+        raise refuse("sensitive_features", labels, f"≤ {MAX_GROUPS} groups (one colour each)")
     names = {label: group_names.get(label, f"A = {label}") for label in labels}
     series = [Series("diagonal", "perfectly calibrated", [0.0, 1.0], [0.0, 1.0],
                      colour=PALETTE["black"], dash="dotted", width=1.0)]
@@ -206,14 +205,12 @@ def lfr_tradeoff_data(Az, y_acc, y_discrim, *, baseline=None, selected=None,
     az, acc, disc, base = Az, y_acc, y_discrim, baseline
     for name, arr in (("y_acc", acc), ("y_discrim", disc)):
         if arr.shape != az.shape:
-            raise ParameterError(f"{name} must hold one value per A_z ({az.size}); got "
-                                 f"{name} with shape {arr.shape}")
+            raise refuse(name, arr, f"one value per A_z ({az.size})")
     index = None
     if selected is not None:
         hit = np.flatnonzero(np.abs(az - selected) <= 1e-9 * np.maximum(np.abs(az), 1e-300))
         if hit.size == 0:
-            raise ParameterError(f"selected must be one of the A_z values; got "
-                                 f"selected={describe(selected)}")
+            raise refuse("selected", selected, "one of the A_z values")
         index = int(hit[0])
     order = np.argsort(az, kind="stable")
     series = [Series("lfr", "LFR, fairness weight Az from {:g} to {:g}".format(az.min(),
@@ -279,8 +276,7 @@ def awareness_data(loss, gap, bound, *, labels, scale) -> FigureData:
     k = len(labels)
     for name, v in (("loss", loss), ("gap", gap), ("bound", bound)):
         if v.size != k:
-            raise ParameterError(f"{name} must hold one value per label ({k}); got "
-                                 f"{name}={describe(v)}")
+            raise refuse(name, v, f"one value per label ({k})")
     x = np.arange(k, dtype=float)
     parts = (("loss", "the vendor's expected loss (what fairness costs it)", PALETTE["orange"]),
              ("gap", "parity gap of its fair mapping", PALETTE["blue"]),

@@ -34,8 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import FLAG, PROBABILITY, ArrayLike, Domain, ParameterError, anything, array, choice, \
-    function, integer, real, validate
+from .._validation import FLAG, PROBABILITY, ArrayLike, Domain, anything, array, choice, \
+    function, integer, real, refuse, validate
 from . import _draw_matplotlib, _draw_vega_lite
 from ._layout import DASHES, FONT_SIZES, KINDS, LEGENDS, MAX_POINTS, STEPS
 from ._style import AXES, FIGSIZE, LINEAR_AXIS_MAX, PALETTE
@@ -142,8 +142,7 @@ class Series:
         if self.kind == "band":
             sizes.append(-1 if self.y2 is None else self.y2.size)
         if any(size != n for size in sizes):
-            raise ParameterError(f"y, the tooltips (and y2 of a band) must have one value per x of "
-                                 f"series {self.key!r}; got {n} x and {sizes}")
+            raise refuse(f"sizes (y, tooltips, y2) of {self.key!r}", sizes, f"{n} each, one per x")
 
 
 @validate(key=TEXT, axis=choice("x", "y"), value=PLACE, label=TEXT, colour=TEXT,
@@ -218,13 +217,12 @@ class HeatMap:
     opacity: float = 0.55
 
     def __post_init__(self):
-        if np.any(np.diff(self.x) <= 0) or np.any(np.diff(self.y) <= 0) \
-                or self.z.shape != (self.y.size, self.x.size):
-            raise ParameterError(f"x and y of heat map {self.key!r} must increase, z have shape "
-                                 f"(y.size, x.size); got z of shape {self.z.shape}")
+        if np.any(np.diff(self.x) <= 0) or np.any(np.diff(self.y) <= 0):
+            raise refuse(f"x, y of heat map {self.key!r}", (self.x, self.y), "increasing")
+        if self.z.shape != (self.y.size, self.x.size):
+            raise refuse(f"z of heat map {self.key!r}", self.z, "of shape (y.size, x.size)")
         if len(self.stops) != len(self.colours) or np.any(np.diff(self.stops) <= 0):
-            raise ParameterError(f"stops and colours of heat map {self.key!r} must increase, one colour "
-                                 f"per stop; got {len(self.stops)} and {len(self.colours)}")
+            raise refuse(f"stops of heat map {self.key!r}", self.stops, "increasing, 1 per colour")
 
 
 @validate(title=TEXT, x_title=TEXT, y_title=TEXT, series=SERIES, rules=RULES, log_x=FLAG,
@@ -289,8 +287,8 @@ class FigureData:
     def __post_init__(self):
         if self.panels and (self.series or self.rules or self.spans or self.texts
                             or self.heatmap is not None or any(p.panels for p in self.panels)):
-            raise ParameterError("panels must be FigureData without panels of their own, and a "
-                                 "figure of panels has no series, rules, spans, texts or heat map")
+            raise refuse("panels", self.panels, "without panels, in a figure without series, "
+                                                "rules, spans, texts or heat map")
 
     @validate(key=TEXT)
     def series_by_key(self, key: str) -> Series:

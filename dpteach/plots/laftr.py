@@ -44,7 +44,7 @@ import math
 
 import numpy as np
 
-from .._validation import Domain, ParameterError, choice, describe, real, validate
+from .._validation import Domain, choice, real, refuse, validate
 from ._style import PALETTE
 from .figure import FigureData, Rule, Series, drawn
 
@@ -97,8 +97,8 @@ _COLOURS = {("women", "model"): PALETTE["vermillion"], ("women", "baseline"): PA
 # --------------------------------------------------------------------------- the sweep
 #: a sweep of LAFTR fits: None for the shipped one, or a DataFrame of its columns and ranges
 SWEEP = Domain("None (the shipped sweep) or a pandas DataFrame of LAFTR fits with the shipped "
-               "sweep's columns and ranges", lambda name, value: _sweep(value),
-               edges=(None,), bad=["sweep.csv", 3, [1, 2]])
+               "sweep's columns and ranges", lambda name, value: _checked(value), edges=(None,),
+               bad=["sweep.csv", 3, [1, 2]])
 OBJECTIVE = choice(*OBJECTIVES)
 #: a fitted γ (one of the sweep's, checked against it)
 GAMMA = real(0.0, 1e6, example=1.0)
@@ -364,10 +364,6 @@ plot_group_rates = drawn(group_rates_data)
 
 
 # ----------------------------------------------------------------------- helpers
-def _sweep(value):
-    return _shipped() if value is None else _checked(value)
-
-
 @functools.lru_cache(maxsize=1)
 def _shipped():
     from ..tables import load_gamma_sweep
@@ -376,44 +372,41 @@ def _shipped():
 
 
 def _checked(sweep):
-    """``sweep`` checked: a DataFrame with the columns and ranges of the shipped sweep."""
+    """``sweep`` checked: a DataFrame with the columns and ranges of the shipped sweep
+    (None: the shipped sweep)."""
     import pandas as pd
 
+    if sweep is None:
+        return _shipped()
     if not isinstance(sweep, pd.DataFrame):
         raise SWEEP.refuse("sweep", sweep)
     missing = [c for c in _REQUIRED if c not in sweep.columns]
     if missing:
-        raise ParameterError(f"sweep lacks the columns {missing} (it needs {list(_REQUIRED)}); "
-                             f"got sweep with columns {list(sweep.columns)}")
+        raise refuse("sweep's columns", list(sweep.columns), f"{list(_REQUIRED)}, lacks {missing}")
     if sweep.columns.duplicated().any():
-        raise ParameterError(f"sweep's column names must be distinct; got sweep with columns "
-                             f"{list(sweep.columns)}")
+        raise refuse("sweep's columns", list(sweep.columns), "distinct names")
     n = len(sweep)
     if not 1 <= n <= MAX_SWEEP_ROWS:
-        raise ParameterError(f"sweep must have 1 to {MAX_SWEEP_ROWS:,} rows; got {n:,} rows")
+        raise refuse("len(sweep)", n, f"1 to {MAX_SWEEP_ROWS:,} rows")
     numeric = [c for c in ("gamma", *_SCORES, *_RATE_COLUMNS, *_OPTIONAL) if c in sweep.columns]
     try:
         values = sweep[numeric].to_numpy(dtype=float)
     except (TypeError, ValueError, OverflowError) as exc:
-        raise ParameterError(f"sweep's columns {numeric} must hold real numbers; got sweep "
-                             f"with dtypes {sweep[numeric].dtypes.astype(str).tolist()}") from exc
+        raise refuse("sweep's columns", list(sweep.columns), f"real numbers in {numeric}") from exc
     cols = dict(zip(numeric, values.T))
     bad = [c for c in numeric if c not in _OPTIONAL and not np.all(np.isfinite(cols[c]))]
     top = {"eo_gap": 2.0, "gamma": math.inf, "fit_seconds": MAX_FIT_SECONDS}
     bad += [c for c in numeric if np.any((cols[c] < 0) | (cols[c] > top.get(c, 1.0)))]
     if bad:
-        raise ParameterError(f"sweep's columns {sorted(set(bad))} must be finite (the "
-                             f"optional ones may be NaN), γ ≥ 0, rates, accuracies and gaps in "
-                             f"[0, 1] (ΔEO in [0, 2]), fit_seconds in [0, {MAX_FIT_SECONDS:g}]; "
-                             f"got values outside that")
+        raise refuse("sweep's columns", sorted(set(bad)), f"finite (optional: or NaN), γ ≥ 0, "
+                     f"rates in [0, 1] (ΔEO ≤ 2), fit_seconds ≤ {MAX_FIT_SECONDS:g}")
     objectives = set(sweep["objective"].tolist())
     unknown = objectives - set(OBJECTIVES) - {BASELINE}
     if unknown:
-        raise ParameterError(f"sweep's objective column must hold {list(OBJECTIVES)} or "
-                             f"{BASELINE!r}; got {sorted(map(str, unknown))}")
+        raise refuse("sweep's objectives", sorted(map(str, unknown)),
+                     f"in {(*OBJECTIVES, BASELINE)}")
     if BASELINE not in objectives:
-        raise ParameterError(f"sweep needs the unfair MLP's rows (objective {BASELINE!r}); "
-                             f"got objectives {sorted(map(str, objectives))}")
+        raise refuse("sweep's objectives", sorted(map(str, objectives)), f"with {BASELINE!r}")
     # a view without ``attrs`` (the shipped sweep's metadata): pandas deep-copies them into
     # every column it hands out, which made each figure 5x slower
     sweep = sweep.copy(deep=False)
@@ -424,8 +417,7 @@ def _checked(sweep):
 def _rows(sweep, objective: str):
     rows = sweep[sweep["objective"] == objective]
     if rows.empty:
-        raise ParameterError(f"sweep holds no fit of objective={objective!r}; it has "
-                             f"{sorted(set(sweep['objective']) - {BASELINE})}")
+        raise refuse("objective", objective, f"fitted in sweep: {set(sweep['objective'])}")
     return objective, rows
 
 
@@ -464,8 +456,7 @@ def _gamma(sweep, objective: str, gamma) -> float:
     for o in options:
         if math.isclose(o, gamma, rel_tol=1e-9, abs_tol=0.0):
             return o
-    raise ParameterError(f"gamma must be one of the fitted values {list(options)} of "
-                         f"objective={objective!r}; got gamma={describe(gamma)}")
+    raise refuse("gamma", gamma, f"one of the fitted values {list(options)} of {objective!r}")
 
 
 def _pm(mean: float, sd: float) -> str:

@@ -37,7 +37,7 @@ import math
 
 import numpy as np
 
-from .._validation import EPSILON, Domain, ParameterError, array, integer, real, validate
+from .._validation import EPSILON, Domain, array, integer, real, refuse, validate
 from ..queries.linear import adult_universe, conjunction_queries, random_queries
 from ..queries.independent import independent_max_error
 from .. import tables
@@ -333,8 +333,7 @@ def boosting_rounds_data(median_errors, round_errors, *, reference=None) -> Figu
     MWEM's error at the same ε, a rule.
     """
     if median_errors.size != round_errors.size:
-        raise ParameterError(f"median_errors and round_errors need one value per round; got "
-                             f"{median_errors.size} and {round_errors.size}")
+        raise refuse("round_errors", round_errors, f"one per round ({median_errors.size})")
     t = np.arange(1, median_errors.size + 1)
     rules = () if reference is None else (
         Rule("reference", "y", float(reference), label="MWEM at the same ε"),)
@@ -383,8 +382,7 @@ def mwem_rounds_data(rounds, errors, epsilon: float, *, reference=None) -> Figur
     T, err = rounds, errors
     if np.unique(T).size != T.size or err.shape[0] != T.size \
             or (err.ndim == 2 and err.shape[1] > ROUNDS_MAX):
-        raise ParameterError(f"rounds must be distinct and errors have one row per entry of rounds "
-                             f"({T.size}), at most {ROUNDS_MAX} runs; got errors of shape {err.shape}")
+        raise refuse("rounds, errors", (T, err), f"distinct; a row per round, ≤ {ROUNDS_MAX} runs")
     order = np.argsort(T)
     T, err = T[order], err[order]
     runs = err if err.ndim == 2 else err[:, None]
@@ -436,8 +434,7 @@ def pmw_errors_data(errors, updated, threshold: float) -> FigureData:
     """
     err, upd, alpha = errors, updated.astype(bool), threshold
     if upd.shape != err.shape:
-        raise ParameterError(f"updated must be True/False, one per entry of errors ({err.size}); "
-                             f"got {upd.size}")
+        raise refuse("updated", upd, f"True/False, one per entry of errors ({err.size})")
     idx = np.arange(1, err.size + 1, dtype=float)
     series = (Series("free", "synthetic answer (free)", idx[~upd], err[~upd], kind="points",
                      colour=PALETTE["blue"], width=1.2),

@@ -41,8 +41,8 @@ import math
 
 import numpy as np
 
-from .._validation import (DELTA_POSITIVE, PROBABILITY, SCALE, ParameterError, array, choice,
-                           describe, integer, validate)
+from .._validation import (DELTA_POSITIVE, PROBABILITY, SCALE, array, choice, integer,
+                           refuse, validate)
 from ..accounting.convert import rdp_to_epsilon
 from ..pate.aggregators import THRESHOLD
 from ..pate.analysis import (
@@ -140,10 +140,7 @@ def agreement_votes(n_teachers: int, n_classes: int, agreement: float,
         votes[1:1 + extra] += 1
     if votes[1:].max() > top:
         need = "½" if rest == "runner-up" else f"1/{n_classes}"
-        raise ParameterError(
-            f"agreement must leave class 0 the plurality: with rest={rest!r} it must be at "
-            f"least about {need}; got agreement={describe(agreement)} ({top} of "
-            f"{n_teachers} votes for class 0, {int(votes[1:].max())} for class 1)")
+        raise refuse("agreement", agreement, f"≳ {need} with rest={rest!r} (class 0 the plurality)")
     return votes
 
 

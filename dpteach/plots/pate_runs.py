@@ -25,8 +25,7 @@ import math
 
 import numpy as np
 
-from .._validation import (PROBABILITY, SCALE, Domain, ParameterError, array, integer,
-                           validate)
+from .._validation import PROBABILITY, SCALE, Domain, array, integer, refuse, validate
 from ..pate.aggregators import THRESHOLD
 from ..pate.analysis import ANSWERED, ORDER, gnmax_rdp, gnmax_rdp_data_independent
 from ..pate.teachers import MAX_QUERIES, VOTES
@@ -77,8 +76,7 @@ MASK = Domain("None or a 1-D boolean mask, one entry per query (a list, array or
 
 def _per_query(name: str, mask, votes) -> None:
     if mask is not None and mask.shape[0] != votes.shape[0]:
-        raise ParameterError(f"{name} must hold one entry per query ({votes.shape[0]}); got "
-                             f"{name} with {mask.shape[0]}")
+        raise refuse(name, mask, f"one entry per query ({votes.shape[0]})")
 
 
 #: ε of a learner's run (a log axis)

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import EPSILON, Domain, ParameterError, array, describe, validate
+from .._validation import EPSILON, Domain, array, refuse, validate
 from ._style import PALETTE
 from .figure import FigureData, Rule, Series, drawn
 
@@ -77,10 +77,7 @@ def release_comparison_data(categories, true_counts, releases, epsilon: float,
     """
     k = len(categories)
     if true_counts.size != k or any(r.size != k for r in releases.values()):
-        raise ParameterError(
-            f"true_counts and every array of releases must have one count per category: "
-            f"categories has {k}, true_counts {true_counts.size}, releases "
-            f"{describe({label: r.size for label, r in releases.items()})}")
+        raise refuse("true_counts, releases", releases, f"{k} counts each (categories has {k})")
     groups = 1 + len(releases)
     width = 0.8 / groups
     x = np.arange(k, dtype=float)

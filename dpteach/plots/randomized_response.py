@@ -36,7 +36,7 @@ from scipy import stats
 
 from typing import Any
 
-from .._validation import EPSILON, PROBABILITY, Domain, ParameterError, array, validate
+from .._validation import EPSILON, PROBABILITY, Domain, array, refuse, validate
 from ..mechanisms.randomized_response import (
     central_laplace_rate_std,
     rr_epsilon_from_gamma,
@@ -84,8 +84,7 @@ def _privacy_kwargs(gamma, epsilon) -> dict:
 def _truth_prob(gamma, epsilon) -> tuple[float, float, float]:
     """Validate (gamma xor epsilon); return (p_truth, gamma, epsilon)."""
     if (gamma is None) == (epsilon is None):
-        raise ParameterError("give exactly one of gamma (truth with probability 1/2 + gamma) or "
-                             f"epsilon; got gamma={gamma!r}, epsilon={epsilon!r}")
+        raise refuse("gamma", gamma, f"given iff epsilon is not (epsilon={epsilon!r})")
     if gamma is not None:
         eps = rr_epsilon_from_gamma(gamma)   # validates gamma in (0, 1/2)
         gam = float(gamma)

@@ -26,8 +26,7 @@ import numpy as np
 
 from typing import Any
 
-from .._validation import (DELTA, FLAG, PROBABILITY, Domain, ParameterError, array, integer,
-                           real, validate)
+from .._validation import DELTA, FLAG, PROBABILITY, Domain, array, integer, real, refuse, validate
 from ..attacks.reconstruction import dp_recovery_bound
 from ._style import CYCLE, PALETTE
 from .figure import TEXT, FigureData, Rule, Series, drawn
@@ -199,7 +198,7 @@ def tracing_power_data(x, powers, *, fpr: float, x_title: str = "number of attri
     xs, curves = x, powers
     _one_per_x("powers", curves, "x", xs)
     if log_x and np.any(xs <= 0):
-        raise ParameterError(f"x must be > 0 on a log axis (log_x=True); got min(x)={xs.min():g}")
+        raise refuse("x", xs, "> 0 on a log axis (log_x=True)")
     rules = [Rule("chance", "y", fpr, f"chance: power = FPR = {fpr:g}", PALETTE["black"],
                   "dotted")]
     if ceiling is not None:
@@ -227,8 +226,7 @@ def _curves(name: str, value: Any) -> dict:
 
 def _one_per_x(name: str, curves: dict, x_name: str, x: np.ndarray) -> None:
     if any(y.shape != x.shape for y in curves.values()):
-        raise ParameterError(f"{name} must hold one value per {x_name} ({x.size}); got "
-                             f"{[y.size for y in curves.values()]}")
+        raise refuse(name, curves, f"one value per {x_name} ({x.size}) in each curve")
 
 
 _PAIR: Domain = array(ndim=1, min_size=2, max_size=2)

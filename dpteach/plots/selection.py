@@ -25,7 +25,7 @@ from scipy import optimize
 from typing import Any
 
 from .._validation import (DELTA_POSITIVE, EPSILON, SENSITIVITY, VALUE, Domain, ParameterError,
-                           array, integer, validate)
+                           array, integer, refuse, validate)
 from ..mechanisms import stability as robust, selection, sparse_vector
 from ._style import PALETTE
 from .figure import TEXT, FigureData, Rule, Series, Span, Text, drawn
@@ -91,7 +91,7 @@ def selection_probabilities_data(probabilities, labels=None, truth=None, title: 
     p = probabilities
     names = _labels(labels, p.size)
     if truth is not None and truth >= p.size:
-        raise ParameterError(f"truth must be a candidate's index, below {p.size}; got truth={truth}")
+        raise refuse("truth", truth, f"a candidate's index, below {p.size}")
     x = np.arange(p.size, dtype=float)
     series = [Series("probabilities", "other candidates" if truth is not None else "", x, p,
                      kind="bars", width=0.8, colour=PALETTE["blue"])]
@@ -371,7 +371,7 @@ def block_estimates_data(estimates, lower: float, upper: float, released: float 
     """
     est = estimates
     if not upper > lower:
-        raise ParameterError(f"upper must be > lower; got lower={lower!r}, upper={upper!r}")
+        raise refuse("upper", upper, f"> lower = {lower!r}")
     counts, edges = np.histogram(est, bins=_hist_bins(est, min(40, max(5, est.size // 3))))
     width = np.diff(edges)
     rules = []
@@ -430,11 +430,10 @@ def ptr_distance_data(data, lower: float, upper: float, epsilon: float, delta: f
         at n + 1), the rule ``"threshold"``; a y axis linear up to 1 and logarithmic beyond.
     """
     if not upper > lower:
-        raise ParameterError(f"upper must be > lower; got lower={lower!r}, upper={upper!r}")
+        raise refuse("upper", upper, f"> lower = {lower!r}")
     bs = np.linspace(0.0, upper - lower, 200) if bounds is None else bounds
     if np.any((bs > 0) & (bs < 1e-9)):
-        raise ParameterError(f"bounds must be 0 or at least 1e-9 (median_distance_to_instability's "
-                             f"bound); got bounds with min {bs[bs > 0].min():.3g}")
+        raise refuse("bounds", bs, "0 or ≥ 1e-9 (median_distance_to_instability's bound)")
     threshold = -math.log(delta) * 2 / epsilon      # ln(1/δ)/(ε/2)
     n = np.asarray(data).size
     gam = np.array([robust.median_distance_to_instability.__wrapped__(data, b, lower, upper)
@@ -473,7 +472,7 @@ def _labels(labels, k: int) -> list[str]:
         return [str(i) for i in range(k)]
     out = [str(v) for v in labels]
     if len(out) != k:
-        raise ParameterError(f"labels must have one entry per candidate ({k}); got {len(out)}")
+        raise refuse("labels", out, f"one entry per candidate ({k})")
     return out
 
 

@@ -30,8 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import (DELTA_POSITIVE, EPSILON, Domain, ParameterError, anything, integer,
-                           validate)
+from .._validation import DELTA_POSITIVE, EPSILON, Domain, anything, integer, refuse, validate
 from ..mechanisms.stability import (ANSWERS, mode_distance_to_instability,
                                     stable_selection_pass_probability)
 from ._style import PALETTE
@@ -139,12 +138,10 @@ def stable_selection_data(votes_by_size, size: int, epsilon: float,
         the line's values.
     """
     if size not in votes_by_size:
-        raise ParameterError(f"size must be one of the sizes of votes_by_size "
-                             f"({', '.join(str(n) for n in votes_by_size)}); got size={size}")
+        raise refuse("size", size, f"one of the sizes of votes_by_size {list(votes_by_size)}")
     blocks = {len(answers) for splits in votes_by_size.values() for answers in splits}
     if len(blocks) > 1:
-        raise ParameterError(f"votes_by_size must hold splits into one number of blocks; got "
-                             f"{sorted(blocks)} blocks")
+        raise refuse("votes_by_size", blocks, "splits into one number of blocks")
     sizes = np.array(list(votes_by_size), dtype=float)
     chance = np.array([np.mean([_release_probability(a, epsilon, delta) for a in splits])
                        for splits in votes_by_size.values()])

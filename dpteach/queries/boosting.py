@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import DELTA_POSITIVE, EPSILON, RNG, ParameterError, integer, real, validate
+from .._validation import DELTA_POSITIVE, EPSILON, RNG, integer, real, refuse, validate
 from ..accounting.composition import advanced_composition
 from .linear import HISTOGRAM, QUERIES
 
@@ -98,9 +98,8 @@ def boosting_for_queries(queries, hist, *, rounds: int, sample_size: int, lam: f
     """
     true, Q, n = queries.answer(hist), queries.matrix, float(hist.sum())
     if (work := rounds * (sample_size * (passes + 1) + queries.k) * hist.size) > 10**9:
-        raise ParameterError(f"rounds={rounds}, sample_size={sample_size}, passes={passes} on "
-                             f"{queries.k:,} queries over {hist.size:,} cells make {work:.2g} "
-                             "cell operations, more than 1e9 (a few seconds)")
+        raise refuse("rounds, sample_size, passes", (rounds, sample_size, passes),
+                     f"≤ 1e9 cell operations on k={queries.k}, |U|={hist.size} (got {work:.2g})")
     alpha = 0.5 * math.log((1 + 2 * eta) / (1 - 2 * eta))
     weights, total = [np.full(queries.k, 1.0 / queries.k)], np.zeros(queries.k)
     synopses, scores, sampled = [], [], []

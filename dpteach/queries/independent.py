@@ -41,8 +41,8 @@ import math
 import numpy as np
 from scipy import integrate, special
 
-from .._validation import (DELTA_POSITIVE, EPSILON, RNG, SENSITIVITY, ParameterError, choice,
-                           integer, real, validate)
+from .._validation import (DELTA_POSITIVE, EPSILON, RNG, SENSITIVITY, choice, integer, real,
+                           refuse, validate)
 from .linear import COUNT_MAX, HISTOGRAM, QUERIES
 
 __all__ = [
@@ -238,9 +238,7 @@ def histogram_answers(queries, hist, epsilon: float, *, rng=None) -> np.ndarray:
     numpy.ndarray, shape (k,)
     """
     if queries.universe_size != hist.size:
-        raise ParameterError(f"queries must be linear over the universe of hist: one column "
-                             f"per cell; got {queries.universe_size} columns for the "
-                             f"{hist.size} cells of hist")
+        raise refuse("queries", queries, f"one column per cell of hist ({hist.size})")
     return queries.matrix @ (hist + rng.laplace(0.0, 1 / epsilon, size=hist.size))
 
 

@@ -43,8 +43,8 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
-from .._validation import (PROBABILITY, RNG, Domain, ParameterError, array, describe, integer,
-                           refuse, validate)
+from .._validation import (PROBABILITY, RNG, Domain, array, instance_of, integer, one_of, refuse,
+                           validate)
 
 __all__ = [
     "UNIVERSE_MAX",
@@ -239,9 +239,8 @@ class Universe:
         missing = [c for c in self.columns if c not in df.columns]
         twice = [c for c in self.columns if np.sum(df.columns == c) > 1]
         if missing or twice:
-            raise ParameterError(f"df must have each of the universe's columns "
-                                 f"{list(self.columns)} once; got df without {missing}"
-                                 + (f" and with {twice} more than once" if twice else ""))
+            raise refuse("df", df, f"a frame with each of the columns {list(self.columns)} once "
+                               f"({missing} missing, {twice} twice)")
         codes = []
         for col, lv, e in zip(self.columns, self.levels, cast(tuple, self.edges)):
             values = df[col]
@@ -256,12 +255,8 @@ class Universe:
                 bad &= ~inside
             if np.any(bad):
                 shown = sorted({str(x) for x in values[bad][:1000]})[:5]
-                raise ParameterError(f"df[{col!r}] must hold "
-                                     + (f"one of its levels {list(lv)}" if e is None else
-                                        f"numbers in [{e[0]:g}, {e[-1]:g}) or its bin labels "
-                                        f"{list(lv)}")
-                                     + f"; got df with {int(bad.sum())} other value(s), "
-                                       f"e.g. {shown}")
+                raise refuse(f"df[{col!r}]", shown, f"in the levels {list(lv)}"
+                             + (f" or numbers in [{e[0]:g}, {e[-1]:g})" if e else ""))
             codes.append(code)
         if not codes[0].size:
             return np.zeros(self.size)
@@ -276,13 +271,10 @@ class Universe:
 
 
 #: a universe (the argument of marginal_queries and sample_rows)
-UNIVERSE = Domain("a Universe", lambda name, value: _universe(name, value),
-                  bad=[None, 3, "abc", ("sex",)])
+UNIVERSE = instance_of(Universe, "a Universe")
 #: a universe, or just its number of cells
-UNIVERSE_OR_SIZE = Domain("a Universe or its number of cells |U| in [1, 1000000]",
-                          lambda name, value: _universe_or_size(name, value), example=10,
-                          edges=(1, UNIVERSE_MAX), bad=[0, UNIVERSE_MAX + 1, 2.5, "abc", None,
-                                                        True])
+UNIVERSE_OR_SIZE = one_of(UNIVERSE, _CELLS,
+                          text=f"a Universe or its number of cells |U|, {_CELLS.text}")
 
 
 @validate(columns=ADULT_COLUMNS, bins=BINS)
@@ -372,9 +364,7 @@ class LinearQueries:
     def answer(self, hist) -> np.ndarray:
         """The exact answers ``Q x`` (counts) on a histogram over the universe."""
         if self.universe_size != hist.size:
-            raise ParameterError(f"queries must be linear over the universe of hist: one column "
-                                 f"per cell; got {self.universe_size} columns for the "
-                                 f"{hist.size} cells of hist")
+            raise refuse("queries", self, f"one column per cell of hist ({hist.size})")
         return self._matrix @ hist
 
     @validate(k=integer(1, QUERIES_MAX))
@@ -432,8 +422,8 @@ def marginal_queries(universe: Universe, ways: int = 2) -> LinearQueries:
     combos = list(itertools.combinations(range(len(universe.columns)), ways))
     k = sum(math.prod(universe.shape[c] for c in combo) for combo in combos)
     if k > QUERIES_MAX or k * universe.size > MATRIX_MAX:
-        raise ParameterError(f"ways={ways} gives {k:,} queries over {universe.size:,} cells, "
-                             f"more than {QUERIES_MAX:,} queries or {MATRIX_MAX:,} entries")
+        raise refuse("ways", ways, f"at most {QUERIES_MAX:,} queries, {MATRIX_MAX:,} entries "
+                                   f"(gives {k:,} over {universe.size:,} cells)")
     rows, names = [], []
     for combo in combos:
         for levels in itertools.product(*(range(universe.shape[c]) for c in combo)):
@@ -492,9 +482,7 @@ def conjunction_queries(universe: Universe, k: int, *, keep: float = 0.9,
     rng : None, int or numpy.random.Generator
     """
     if k * universe.size > MATRIX_MAX:
-        raise ParameterError(f"k must be at most {MATRIX_MAX:,} / |U| = "
-                             f"{MATRIX_MAX // universe.size:,} for a universe of "
-                             f"{universe.size:,} cells; got k={k}")
+        raise refuse("k", k, f"at most {MATRIX_MAX // universe.size:,} (10**7 / |U| cells)")
     codes = np.indices(universe.shape).reshape(len(universe.shape), -1)
     rows = np.ones((k, universe.size), dtype=bool)
     for row in rows:
@@ -530,8 +518,7 @@ def max_error(queries, hist, *, answers=None, synthetic=None) -> float:
     """
     true = queries.answer(hist)
     if (answers is None) == (synthetic is None):
-        raise ParameterError("max_error needs exactly one of answers= or synthetic=; got "
-                             + ("neither" if answers is None else "both"))
+        raise refuse("answers", answers, "given exactly when synthetic is not (exactly one)")
     if answers is not None and answers.size != queries.k:
         raise refuse("answers", answers, f"one estimate per query ({queries.k})")
     if synthetic is not None and synthetic.size != hist.size:
@@ -555,8 +542,7 @@ def _levels(name: str, value):
     levels = tuple(NAMES(name, lv) for lv in value)
     size = math.prod(len(lv) for lv in levels)
     if size > UNIVERSE_MAX:
-        raise ParameterError(f"{name} must give a universe of at most {UNIVERSE_MAX:,} cells; "
-                             f"got {size:,} cells ({' × '.join(str(len(v)) for v in levels)})")
+        raise refuse(name, value, f"a universe of at most {UNIVERSE_MAX:,} cells (not {size:,})")
     return levels
 
 
@@ -589,29 +575,12 @@ def _frame(name: str, value):
     raise DATAFRAME.refuse(name, value)
 
 
-def _universe(name: str, value) -> Universe:
-    if isinstance(value, Universe):
-        return value
-    raise UNIVERSE.refuse(name, value)
-
-
-def _universe_or_size(name: str, value):
-    if isinstance(value, Universe):
-        return value
-    try:
-        return _CELLS(name, value)
-    except ParameterError:
-        raise UNIVERSE_OR_SIZE.refuse(name, value) from None
-
-
 def _matrix(name: str, value):
     if callable(value) and not isinstance(value, np.ndarray):
-        raise ParameterError(f"{name} must be {MATRIX.text}; a function is not a linear query: "
-                             f"write down its value on every cell of the universe; got "
-                             f"{name}={describe(value)}")
+        raise refuse(name, value, f"{MATRIX.text} (a function is not: give its value per cell)")
     m = _MATRIX(name, value)
     if m.shape[0] > QUERIES_MAX:
-        raise ParameterError(f"{name} must be {MATRIX.text}; got {m.shape[0]:,} rows")
+        raise refuse(name, f"<{m.shape[0]:,} rows>", MATRIX.text)
     return m
 
 
@@ -627,7 +596,7 @@ def _histogram(name: str, value) -> np.ndarray:
     x = _COUNTS(name, value)
     n = math.fsum(x)
     if not 1 <= n <= COUNT_MAX:
-        raise ParameterError(f"{name} must be {HISTOGRAM.text}; got n = Σ counts = {n:g}")
+        raise refuse(name, value, f"{HISTOGRAM.text} (n = Σ counts = {n:g})")
     return x
 
 

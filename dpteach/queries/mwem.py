@@ -58,8 +58,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._validation import (DELTA_POSITIVE, EPSILON, RNG, ParameterError, array, describe, integer,
-                           real, validate)
+from .._validation import (DELTA_POSITIVE, EPSILON, RNG, ParameterError, array, integer, real,
+                           refuse, validate)
 from ..accounting.composition import advanced_composition, basic_composition
 from ..accounting.convert import rdp_to_epsilon
 from ..accounting.rdp import DEFAULT_ORDERS, laplace_rdp
@@ -328,8 +328,7 @@ def sample_rows(universe: Universe, synthetic, n_rows: int, rng=None) -> pd.Data
         ``n_rows`` rows, one column per universe column.
     """
     if synthetic.size != universe.size or synthetic.max() == 0:
-        raise ParameterError(f"synthetic must hold {universe.size} weights (one per cell), not "
-                             f"all 0; got synthetic={describe(synthetic)}")
+        raise refuse("synthetic", synthetic, f"{universe.size} weights (one per cell), not all 0")
     p = synthetic / synthetic.max()
     idx = rng.choice(universe.size, size=n_rows, p=p / p.sum())
     return universe.decode(idx)
@@ -442,8 +441,7 @@ def _split(epsilon: float, split) -> tuple[float, float]:
     if split is None:
         return epsilon / 2.0, epsilon / 2.0
     if not math.isclose(math.fsum(split), epsilon, rel_tol=1e-9):
-        raise ParameterError(f"split must add up to the budget epsilon={epsilon!r}; got "
-                             f"split={describe(split)}, which adds up to {math.fsum(split)!r}")
+        raise refuse("split", split, f"adding up to the budget epsilon={epsilon!r}")
     return float(split[0]), float(split[1])
 
 
@@ -451,9 +449,8 @@ def _bounded_work(k: int, size: int, updates: int, rounds: int, what: str) -> No
     """At most UPDATES_MAX updates and WORK_MAX cell operations: what finishes in seconds."""
     work = max(rounds, 1) * k * size + updates * size
     if updates > UPDATES_MAX or work > WORK_MAX:
-        raise ParameterError(f"{what} on {k:,} queries over {size:,} cells make {updates:,} "
-                             f"updates and {work:.2g} cell operations, more than "
-                             f"{UPDATES_MAX:.0e} updates or {WORK_MAX:.0e} (a few seconds)")
+        raise ParameterError(f"{what} must make ≤ {UPDATES_MAX:.0e} updates, ≤ {WORK_MAX:.0e} cell"
+                             f" operations; got {updates:,}, {work:.2g} (k={k}, |U|={size})")
 
 
 def _mw_step(synthetic: np.ndarray, query: np.ndarray, measured: float, n: float) -> np.ndarray:

@@ -476,9 +476,9 @@ def test_fair_mapping_rejects_combinations():
             fair_mapping(**{"loss": LOSS2, "distances": D2, **kwargs})
     with pytest.raises(ParameterError, match="fixed_outcomes must map"):
         fair_mapping(LOSS2, D2, fixed_outcomes={2: 0})
-    with pytest.raises(ParameterError, match="group_distance > 0 needs groups"):
+    with pytest.raises(ParameterError, match="groups must be given with group_distance=.* > 0"):
         feature_metric(np.eye(2), group_distance=0.5)
-    with pytest.raises(ParameterError, match="mapping, groups must have one entry per row"):
+    with pytest.raises(ParameterError, match=r"mapping, groups must be of one length \(one entry"):
         statistical_parity_gap(np.eye(2), [0, 1, 1])
 
 

@@ -277,7 +277,7 @@ def test_objectives_need_their_cells():
 def test_prediction_time_errors():
     X, y, a = train()
     m = fitted()
-    with pytest.raises(ParameterError, match="X must have 4 columns"):
+    with pytest.raises(ParameterError, match="X must be of 4 columns"):
         m.predict(X[:, :3])
     with pytest.raises(ParameterError, match="only groups seen in fit"):
         m.adv_loss(X[:3], y[:3], sensitive_features=[0, 1, 5])

@@ -116,5 +116,5 @@ def test_rules_that_tie_arguments_are_refused_by_name(params, X, votes, name):
 def test_predict_needs_the_columns_of_fit():
     s = PATEStudent(aggregator="gnmax", sigma2=1.0, rng=0).fit(X4, V4)
     for method in (s.predict, s.predict_proba):
-        with pytest.raises(ParameterError, match=r"X must have 2 columns"):
+        with pytest.raises(ParameterError, match=r"X must be of 2 columns"):
             method(np.zeros((2, 3)))

@@ -172,7 +172,7 @@ def test_rows_times_teachers_is_bounded():
     X, y = make_toy_data(400, rng=0)
     ens = train_teachers(X, y, 200, rng=0)                      # 200 teachers: 50,000 rows
     assert ens.predict_all(np.zeros((MAX_CELLS // 200, 2))).shape == (200, MAX_CELLS // 200)
-    with pytest.raises(ParameterError, match=r"X must have at most 50000 rows for 200 "):
+    with pytest.raises(ParameterError, match=r"X must be of at most 50000 rows for 200 "):
         ens.predict_all(np.zeros((MAX_CELLS // 200 + 1, 2)))
 
 

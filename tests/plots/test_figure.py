@@ -93,7 +93,7 @@ def test_vega_lite_drops_points_it_cannot_place_and_thins_long_series():
 
 
 def test_bad_series_are_refused_naming_the_argument():
-    with pytest.raises(ParameterError, match="one value per x"):
+    with pytest.raises(ParameterError, match=r"sizes \(y, tooltips, y2\).*2 each, one per x"):
         Series("s", "s", [1, 2], [1])
     with pytest.raises(ParameterError, match="kind"):
         Series("s", "s", [1], [1], kind="pie")

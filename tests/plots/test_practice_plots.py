@@ -38,7 +38,7 @@ def test_the_bars_are_the_numbers_given_one_group_per_category():
 def test_counts_must_match_the_categories():
     with pytest.raises(ParameterError, match="true_counts.*releases"):
         release_comparison_data(CATEGORIES, TRUE[:2], RELEASES, 1.0)
-    with pytest.raises(ParameterError, match="categories has 3"):
+    with pytest.raises(ParameterError, match=r"categories has 3"):
         release_comparison_data(CATEGORIES, TRUE, {"dpteach": [1.0, 2.0]}, 1.0)
 
 

@@ -495,8 +495,8 @@ def test_to_histogram_refuses_a_column_given_twice():
     # pandas selects both columns and crashed with a bare error; now the refusal names df
     u = Universe(("a",), (("x", "y"),))
     df = pd.DataFrame([["x", "y"], ["y", "x"]], columns=["a", "a"])
-    with pytest.raises(ParameterError, match=r"df must have each of the universe's columns "
-                                             r"\['a'\] once.*\['a'\] more than once"):
+    with pytest.raises(ParameterError, match=r"df must be a frame with each of the columns "
+                                             r"\['a'\] once.*\['a'\] twice"):
         u.to_histogram(df)
 
 
