@@ -21,8 +21,7 @@ called through a factory in :data:`EXAMPLES` that makes the instance (fits it, l
 returns the call and its valid arguments. Classes in :data:`RECORDS` hold results the library
 makes; their public methods are covered like functions.
 ``benchmarks/bench_domains.py`` times the upper ends of the work sizes instead (a test does
-not read the clock). Modules whose checks are still written out are listed in
-:data:`WRITTEN_OUT` until they are converted.
+not read the clock). Every module declares its domains.
 """
 
 from __future__ import annotations
@@ -55,8 +54,6 @@ from dpteach.pate.student import PATEStudent
 from dpteach.pate.teachers import TeacherEnsemble
 from dpteach.attacks.membership import ShadowExperiment
 
-#: modules not yet converted to declarations (none left: every module declares its domains)
-WRITTEN_OUT: set[str] = set()
 
 def _attacks_examples() -> dict[str, dict[str, Any]]:
     from sklearn.dummy import DummyClassifier
@@ -894,10 +891,6 @@ NO_EDGES.update({
 
 
 # ------------------------------------------------------------------------- the walk
-def _converted(module_name: str) -> bool:
-    return not any(module_name == w or module_name.startswith(w + ".") for w in WRITTEN_OUT)
-
-
 def library_modules() -> dict[str, Any]:
     found = {}
     for info in pkgutil.walk_packages(dpteach.__path__, "dpteach."):
@@ -909,12 +902,10 @@ def library_modules() -> dict[str, Any]:
 
 def public_callables() -> dict[str, Callable]:
     """"module:qualname" → callable, for the public functions, classes and their public
-    methods defined in the converted modules. A dataclass is a record of results (its
+    methods defined in the library's modules. A dataclass is a record of results (its
     fields are documented, not declared): only its methods are listed."""
     out = {}
     for name, module in library_modules().items():
-        if not _converted(name):
-            continue
         for attr, obj in vars(module).items():
             if attr.startswith("_") or getattr(obj, "__module__", None) != name:
                 continue
@@ -1037,7 +1028,7 @@ def _cases(kind: str) -> list:
 
 
 # -------------------------------------------------------------------------- tests
-def test_the_walk_finds_the_converted_modules():
+def test_the_walk_finds_the_library_modules():
     assert "dpteach.mechanisms.noise:laplace_mechanism" in CALLABLES
 
 
