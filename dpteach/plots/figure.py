@@ -36,7 +36,8 @@ import numpy as np
 
 from .._validation import FLAG, PROBABILITY, ArrayLike, Domain, anything, array, choice, \
     function, integer, real, refuse, validate
-from . import _draw_matplotlib, _draw_vega_lite
+from ._draw_matplotlib import draw as draw_matplotlib
+from ._draw_vega_lite import spec as vega_lite_spec
 from ._layout import DASHES, FONT_SIZES, KINDS, LEGENDS, MAX_POINTS, STEPS
 from ._style import AXES, FIGSIZE, LINEAR_AXIS_MAX, PALETTE
 
@@ -329,7 +330,7 @@ def to_matplotlib(data: FigureData, ax=None, figsize=None):
         Width and height of a new figure in inches; default 6.4 wide, tall enough for the
         title, the legend and the panels.
     """
-    return _draw_matplotlib.draw(data, ax, figsize)
+    return draw_matplotlib(data, ax, figsize)
 
 
 @validate(data=function("a data function x_data(...) that returns a FigureData"))
@@ -376,7 +377,7 @@ def to_vega_lite(data: FigureData, *, height: int = 340) -> dict:
     log axis) are left out, since Vega-Lite cannot place them; a line breaks there.
     A figure of panels is a vertical concatenation, each panel ``height`` pixels high.
     """
-    return _draw_vega_lite.spec(data, height)
+    return vega_lite_spec(data, height)
 
 
 # ------------------------------------------------------------------------------ helpers
