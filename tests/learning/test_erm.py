@@ -704,7 +704,7 @@ def test_plot_accuracy_sensitivity_and_excess_risk(blobs):
     eps = np.array([0.5, 1.0])
     fig = plot_excess_risk(eps, {"output": np.ones((2, 3))}, {"output": np.array([2.0, 2.0])})
     assert len(_lines(fig, "bound-output")) == 1
-    with pytest.raises(ValueError, match="one row per ε"):
+    with pytest.raises(ValueError, match=r"a row \(value\) per ε"):
         plot_excess_risk(eps, {"output": np.ones((3, 3))}, {})
     with pytest.raises(ValueError, match="method"):
         plot_excess_risk(eps, {"laplace": np.ones((2, 3))}, {})
