@@ -187,8 +187,7 @@ def local_sensitivity(query, db, parallel=None, norm: int = 1) -> LocalSensitivi
     """
     q = _NAMED[query] if isinstance(query, str) else query
     n = db.shape[0]
-    if parallel is not None and (db.ndim != 1 or parallel.shape != (n, n - 1) or not all(
-            np.array_equal(row, np.delete(db, i)) for i, row in enumerate(parallel))):
+    if parallel is not None and not _are_neighbours(parallel, db):
         raise refuse("parallel", parallel, "make_parallel_databases(db) of a 1-D db")
     full = _answer(q(db))
     diffs = np.empty((n,) + full.shape)
@@ -436,6 +435,13 @@ def simulate_noisy_attack(db, target: int, epsilon: float, k: int = 1,
 _sum, _mean = query_sum.__wrapped__, query_mean.__wrapped__     # unchecked, for the loops
 _NAMED = {"sum": _sum, "mean": _mean}
 _ANSWER = array(ndim=(0, 1), low=-1e15, high=1e15)
+
+
+def _are_neighbours(parallel: np.ndarray, db: np.ndarray) -> bool:
+    """Whether row i of ``parallel`` is the 1-D ``db`` without row i, for every i."""
+    n = db.shape[0]
+    return db.ndim == 1 and parallel.shape == (n, n - 1) and all(
+        np.array_equal(row, np.delete(db, i)) for i, row in enumerate(parallel))
 
 
 def _row_of(db: np.ndarray, target: int) -> None:

@@ -38,7 +38,8 @@ import numpy as np
 import pandas as pd
 
 from .._validation import Domain, array, choice, integer, refuse, validate
-from ._tables import COLUMN, COLUMNS, MAX_ATTRIBUTES, MAX_ROWS, TABLE, columns_of, table
+from ._tables import (COLUMN, COLUMNS, MAX_ATTRIBUTES, MAX_ROWS, TABLE, attack_columns,
+                      columns_of, table)
 from .linkage import class_sizes, equivalence_classes
 
 __all__ = [
@@ -258,7 +259,7 @@ def homogeneity_attack(table, quasi_identifiers, sensitive: str) -> HomogeneityR
     ``table`` is e.g. the ``table`` of :func:`mondrian_anonymize`, the quasi-identifiers
     its generalised columns, and ``sensitive`` a column that is not one of them.
     """
-    cols = _attack_columns(table, quasi_identifiers, sensitive)
+    cols = attack_columns(table, quasi_identifiers, sensitive)
     groups = table.groupby(cols, dropna=False, sort=False, observed=True)[sensitive]
     classes = pd.DataFrame({"size": groups.size(),
                             "distinct": groups.nunique(dropna=False),
@@ -322,7 +323,7 @@ def background_knowledge_attack(table, quasi_identifiers, sensitive: str, target
     ParameterError
         If ``ruled_out`` strikes every value of the target's class.
     """
-    cols = _attack_columns(table, quasi_identifiers, sensitive)
+    cols = attack_columns(table, quasi_identifiers, sensitive)
     if target >= len(table):
         raise refuse("target", target, f"a row position of table, in [0, {len(table) - 1}]")
     codes = equivalence_classes.__wrapped__(table, cols)
@@ -348,17 +349,6 @@ def _at_most_rows(k: int, table: pd.DataFrame) -> None:
     """Refuse a class size ``k`` larger than the table."""
     if k > len(table):
         raise refuse("k", k, f"at most the number of rows of table ({len(table)})")
-
-
-def _attack_columns(table: pd.DataFrame, quasi_identifiers: list, sensitive: str) -> list:
-    """The quasi-identifiers of an attack, checked (with the sensitive column, which must
-    not be one of them)."""
-    cols = columns_of(table, quasi_identifiers, "quasi_identifiers")
-    columns_of(table, [sensitive], "sensitive")
-    if sensitive in cols:
-        raise refuse("sensitive", sensitive, f"a column not in quasi_identifiers {cols}")
-    equivalence_classes.__wrapped__(table, cols)          # hashable values, named errors
-    return cols
 
 
 def _coarsen_column(name: str, series: pd.Series, rule) -> pd.Series:

@@ -52,7 +52,8 @@ import pandas as pd
 
 from .._validation import POSITIVE_COUNT, RNG, integer, refuse, validate
 from ..datasets import load_adult
-from ._tables import COLUMN, COLUMNS, MAX_ATTRIBUTES, MAX_ROWS, TABLE, columns_of
+from ._tables import (COLUMN, COLUMNS, MAX_ATTRIBUTES, MAX_ROWS, TABLE, attack_columns,
+                      columns_of, group_codes)
 
 __all__ = [
     "REFERENCE_DATE", "MAX_ROWS", "MAX_ATTRIBUTES",
@@ -89,7 +90,7 @@ def equivalence_classes(table, quasi_identifiers) -> np.ndarray:
     :mod:`dpteach.attacks.kanonymity` generalises tables until every class is large.
     The quasi-identifiers must hold hashable values.
     """
-    return _group_codes(table, columns_of(table, quasi_identifiers, "quasi_identifiers"))
+    return group_codes(table, columns_of(table, quasi_identifiers, "quasi_identifiers"))
 
 
 # ----------------------------------------------------------------------- data
@@ -191,7 +192,7 @@ def uniqueness_curve(table, attributes) -> np.ndarray:
     cols = columns_of(table, attributes, "attributes")
     out = np.empty(len(cols))
     for j in range(len(cols)):
-        codes = _group_codes(table, cols[: j + 1])
+        codes = group_codes(table, cols[: j + 1])
         out[j] = np.mean(np.bincount(codes)[codes] == 1)
     return out
 
@@ -279,16 +280,12 @@ def linkage_attack(release, roster, quasi_identifiers, sensitive: str) -> Linkag
     sensitive : str
         A column of ``release``, not a quasi-identifier.
     """
-    cols = columns_of(release, quasi_identifiers, "quasi_identifiers", "release")
+    cols = attack_columns(release, quasi_identifiers, sensitive, "release")
     columns_of(roster, cols, "quasi_identifiers", "roster")
-    columns_of(release, [sensitive], "sensitive", "release")
-    if sensitive in cols:
-        raise refuse("sensitive", sensitive, f"a column not in quasi_identifiers {cols}")
     for c in cols:
         if _kind(release[c].dtype) != _kind(roster[c].dtype):
             raise refuse("quasi_identifiers", cols, f"of one type in release and roster ({c!r})")
-    _group_codes(release, cols, "release")          # hashable values, named errors
-    _group_codes(roster, cols, "roster")
+    group_codes(roster, cols, "roster")             # hashable values, named errors
     groups = release.groupby(cols, dropna=False, sort=False, observed=True)[sensitive]
     summary = pd.DataFrame({"candidates": groups.size(),
                             "_distinct": groups.nunique(dropna=False),
@@ -315,16 +312,6 @@ def linkage_attack(release, roster, quasi_identifiers, sensitive: str) -> Linkag
 
 
 # ------------------------------------------------------------------ helpers
-def _group_codes(table: pd.DataFrame, columns: list, name: str = "table") -> np.ndarray:
-    """An integer per row naming its equivalence class on ``columns`` (missing values are
-    a value of their own)."""
-    try:
-        codes = table.groupby(columns, dropna=False, sort=False, observed=True).ngroup()
-    except TypeError:                     # unhashable cells (lists, dicts) cannot be grouped
-        raise refuse(f"{name}[{columns}]", "unhashable cells", "numbers, strings, dates") from None
-    return codes.to_numpy(dtype=np.int64)
-
-
 def _kind(dtype) -> str:
     """"number", "date" or "other": the kinds of column a join can compare."""
     if pd.api.types.is_datetime64_any_dtype(dtype):

@@ -136,10 +136,9 @@ def noisy_answers(secret, queries, *, noise: str = "bounded", size: float = 0.0,
     ``queries`` come from :func:`subset_sum_queries`; ``size`` is the bound, standard
     deviation or scale, and for ``"corrupt"`` the fraction, at most 1.
     """
-    if noise == "none" and size != 0:
-        raise refuse("size", size, "0 with noise='none'")
-    if noise == "corrupt" and size > 1:
-        raise refuse("size", size, "a fraction in [0, 1] with noise='corrupt'")
+    most = {"none": 0.0, "corrupt": 1.0}.get(noise, MAX_NOISE)     # "corrupt": a fraction
+    if size > most:
+        raise refuse("size", size, f"at most {most:g} with noise={noise!r}")
     exact = _subset_sums(secret, queries)
     k = exact.size
     if noise == "bounded":

@@ -141,10 +141,9 @@ def roc_from_scores(scores, is_member, *, sample_weight=None, low_fprs=DEFAULT_L
     name : str
         Label used in plots.
     """
-    if is_member.shape != scores.shape:
-        raise refuse("is_member", is_member, f"one entry per score ({scores.size})")
-    if is_member.all() or not is_member.any():
-        raise refuse("is_member", is_member, "both members (True) and non-members (False)")
+    if is_member.shape != scores.shape or is_member.all() or not is_member.any():
+        raise refuse("is_member", is_member, f"{scores.size} labels (one per score), both "
+                     "members (True) and non-members (False)")
     weights = np.ones(scores.size) if sample_weight is None else sample_weight
     if weights.shape != scores.shape or 0 in (weights[is_member].max(), weights[~is_member].max()):
         raise refuse("sample_weight", sample_weight, f"{scores.size} weights, > 0 in each class")
