@@ -20,6 +20,7 @@ Two tests decide whether an output x could have come from an input v:
 uniforms), and :func:`precision_test`, valid for *any* sampler that outputs ``v ⊕ y``
 for a double y (it only looks at the last bit of x). Both are *sound*: they never
 declare an output impossible that the sampler can produce (tested).
+
 :func:`floating_point_attack` runs a mechanism on a secret choice of two neighbouring
 inputs, rules inputs out with a test, and guesses the closer input when neither is
 ruled out. Against the NumPy sampler with inputs 0 and 1 the exact test rules one
