@@ -2,7 +2,8 @@
 
 :mod:`dpteach.attacks.linkage` and :mod:`dpteach.attacks.kanonymity` declare their table
 arguments with these domains. The rule that ties the two together (the columns must be
-columns of the table, each present once) is :func:`columns_of`.
+columns of the table, each present once) is :func:`columns_of`; :func:`attack_columns` adds
+the rules of an attack's sensitive column.
 """
 
 from __future__ import annotations
@@ -75,8 +76,28 @@ def columns_of(table: pd.DataFrame, columns: list, name: str,
     """``columns``, each checked to be a column of ``table`` that occurs in it once (a
     DataFrame may repeat a column name; such a column cannot be grouped on)."""
     for c in columns:
-        if c not in table.columns:
-            raise refuse(name, columns, f"columns of {table_name} {list(table.columns)}")
-        if int((table.columns == c).sum()) > 1:
-            raise refuse(f"{table_name}.columns", list(table.columns), f"one {c!r}, not several")
+        if int((table.columns == c).sum()) != 1:
+            raise refuse(name, columns, f"columns of {table_name} {list(table.columns)}, each once")
     return columns
+
+
+def attack_columns(table: pd.DataFrame, quasi_identifiers: list, sensitive: str,
+                   table_name: str = "table") -> list:
+    """The quasi-identifiers of an attack, checked with its ``sensitive`` column: columns of
+    ``table`` with hashable values, the sensitive column not one of them."""
+    cols = columns_of(table, quasi_identifiers, "quasi_identifiers", table_name)
+    columns_of(table, [sensitive], "sensitive", table_name)
+    if sensitive in cols:
+        raise refuse("sensitive", sensitive, f"a column not in quasi_identifiers {cols}")
+    group_codes(table, cols, table_name)
+    return cols
+
+
+def group_codes(table: pd.DataFrame, columns: list, name: str = "table") -> np.ndarray:
+    """An integer per row naming its equivalence class on ``columns`` (missing values are
+    a value of their own)."""
+    try:
+        codes = table.groupby(columns, dropna=False, sort=False, observed=True).ngroup()
+    except TypeError:                     # unhashable cells (lists, dicts) cannot be grouped
+        raise refuse(f"{name}[{columns}]", "unhashable cells", "numbers, strings, dates") from None
+    return codes.to_numpy(dtype=np.int64)

@@ -118,11 +118,6 @@ def count_at_least(threshold: int) -> Callable[[np.ndarray], float]:
     on most databases no single row flips it, so its *local* sensitivity is
     often 0 ([NA]_, "Sensitivity"). An adaptive attacker can still use it to
     learn any bit (:func:`threshold_attack`).
-
-    Parameters
-    ----------
-    threshold : int
-        t.
     """
 
     @validate(x=NUMBERS)
@@ -189,15 +184,10 @@ def local_sensitivity(query, db, parallel=None, norm: int = 1) -> LocalSensitivi
         if omitted.
     norm : {1, 2}
         The ℓ_p norm used for vector-valued queries (irrelevant for scalars).
-
-    Returns
-    -------
-    LocalSensitivityReport
     """
     q = _NAMED[query] if isinstance(query, str) else query
     n = db.shape[0]
-    if parallel is not None and (db.ndim != 1 or parallel.shape != (n, n - 1) or not all(
-            np.array_equal(row, np.delete(db, i)) for i, row in enumerate(parallel))):
+    if parallel is not None and not _are_neighbours(parallel, db):
         raise refuse("parallel", parallel, "make_parallel_databases(db) of a 1-D db")
     full = _answer(q(db))
     diffs = np.empty((n,) + full.shape)
@@ -234,20 +224,8 @@ def differencing_attack(db, target: int, query: str = "sum") -> DifferencingResu
     with the mean over n rows, ``x_i = n·q(D) − (n−1)·q(D_{−i})``. No noise,
     so the attack always succeeds: the simplest instance of the reconstruction
     attacks of [DN03]_ (see also [NA]_, "De-identification").
-
-    Parameters
-    ----------
-    db : array_like of 0/1
-    target : int
-        Row index i in [0, n−1].
-    query : {"sum", "mean"}
-
-    Returns
-    -------
-    DifferencingResult
     """
-    if target >= db.size:
-        raise refuse("target", target, f"a row of db, in [0, {db.size - 1}]")
+    _row_of(db, target)
     n = db.size
     full, without = _NAMED[query](db), _NAMED[query](np.delete(db, target))
     value = full - without if query == "sum" else n * full - (n - 1) * without
@@ -320,22 +298,8 @@ def threshold_attack(db, target: int, threshold: int,
     search needs the other rows to hold at least t ones; if they hold exactly
     t − 1 the final question still reveals a 1 but cannot tell a 0 from "too
     few ones", and with fewer the attack learns nothing (guess None).
-
-    Parameters
-    ----------
-    db : array_like of 0/1
-    target : int
-        Row index in [0, n−1].
-    threshold : int
-        t.
-    allow_dummies : bool
-
-    Returns
-    -------
-    ThresholdAttackResult
     """
-    if target >= db.size:
-        raise refuse("target", target, f"a row of db, in [0, {db.size - 1}]")
+    _row_of(db, target)
     others = np.delete(db, target)
     m = others.size
     n_dummies = threshold if allow_dummies else 0
@@ -377,10 +341,6 @@ def dp_success_bound(epsilon: float) -> float:
     ``P_FA + P_MD ≥ 2/(1 + e^ε)``, so the success probability
     ``1 − (P_FA + P_MD)/2`` is at most ``e^ε/(1 + e^ε)``. Randomized response
     attains it.
-
-    Parameters
-    ----------
-    epsilon : float
     """
     return float(special.expit(epsilon))
 
@@ -400,15 +360,6 @@ def laplace_sum_sf(m: int, a: float, scale: float = 1.0) -> float:
     pmf. All terms are probabilities, so the sum is stable; it costs O(m).
     m = 1 gives ``½e^{−a}``, m = 2 gives ``½e^{−a}(1 + a/2)``. For a < 0,
     symmetry gives ``1 − P(sum > −a)``.
-
-    Parameters
-    ----------
-    m : int
-        Number of terms.
-    a : float
-        The threshold.
-    scale : float
-        Laplace scale b.
     """
     if a < 0:
         return 1.0 - laplace_sum_sf.__wrapped__(m, -a, scale)
@@ -449,18 +400,6 @@ def noisy_attack_success(epsilon: float, k: int = 1, scenario: str = "known_rest
     ``dp_success_bound(k·ε)``. For k > 1 averaging is not the optimal test
     (a likelihood-ratio test on all answers does slightly better); it is
     shown because it is what an analyst would do.
-
-    Parameters
-    ----------
-    epsilon : float
-        ε of each noisy answer.
-    k : int
-        Repetitions of each query.
-    scenario : {"known_rest", "two_queries"}
-
-    Returns
-    -------
-    float
     """
     m = k if scenario == "known_rest" else 2 * k
     # noise = S_m / k > 1/2  ⇔  S_m > k/2, with Laplace scale 1/ε
@@ -477,27 +416,10 @@ def simulate_noisy_attack(db, target: int, epsilon: float, k: int = 1,
     Answers come from :func:`dpteach.mechanisms.noise.laplace_mechanism` (sensitivity
     1, budget ``epsilon`` per answer), and the guess is made exactly as in
     :func:`noisy_attack_success`, whose value this estimates (the success
-    rate over T trials has standard deviation ``√(s(1−s)/T)``).
-
-    Parameters
-    ----------
-    db : array_like of 0/1
-    target : int
-        Row index in [0, n−1].
-    epsilon : float
-    k : int
-        Repetitions of each query.
-    scenario : {"known_rest", "two_queries"}
-    n_trials : int
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    float
-        Fraction of trials in which the guess equals ``db[target]``.
+    rate over T trials has standard deviation ``√(s(1−s)/T)``). ``epsilon`` is the ε of
+    each answer, ``k`` the repetitions of each query.
     """
-    if target >= db.size:
-        raise refuse("target", target, f"a row of db, in [0, {db.size - 1}]")
+    _row_of(db, target)
     full = _sum(db)
     rest = full - db[target]
     answers = laplace_mechanism(np.full((n_trials, k), full), 1.0, epsilon, rng=rng)
@@ -513,6 +435,19 @@ def simulate_noisy_attack(db, target: int, epsilon: float, k: int = 1,
 _sum, _mean = query_sum.__wrapped__, query_mean.__wrapped__     # unchecked, for the loops
 _NAMED = {"sum": _sum, "mean": _mean}
 _ANSWER = array(ndim=(0, 1), low=-1e15, high=1e15)
+
+
+def _are_neighbours(parallel: np.ndarray, db: np.ndarray) -> bool:
+    """Whether row i of ``parallel`` is the 1-D ``db`` without row i, for every i."""
+    n = db.shape[0]
+    return db.ndim == 1 and parallel.shape == (n, n - 1) and all(
+        np.array_equal(row, np.delete(db, i)) for i, row in enumerate(parallel))
+
+
+def _row_of(db: np.ndarray, target: int) -> None:
+    """Refuse a ``target`` that is not a row of ``db``."""
+    if target >= db.size:
+        raise refuse("target", target, f"a row of db, in [0, {db.size - 1}]")
 
 
 def _answer(value: Any) -> np.ndarray:
@@ -533,11 +468,4 @@ def _rows(name: str, value: Any) -> np.ndarray:
     return d
 
 
-# Engineering notes. A database has at most MAX_ROWS = 10⁴ rows, so the sensitivity and
-# reconstruction loops (n queries on n − 1 rows each) stay well under a second; they call the
-# unchecked queries (_sum, _mean). Values are at most 1e15 in size, so no sum overflows and
-# an answer difference stays finite; inside the domain 1/ε ≤ 10⁶ and a/scale ≤ 10²⁷, where
-# the Poisson CDF is an ordinary probability. A simulation draws n_trials·k ≤ 10⁷ noisy
-# answers per query (80 MB). The exact attack, the adaptive attacker and the noisy attack
-# share one file: they are one story, told in this order in notebook 01. Tests:
-# tests/attacks/test_differencing.py and tests/test_domains.py.
+# Engineering notes: docs/library/attacks.md.

@@ -16,35 +16,24 @@ differently for different ``value``. So many doubles can come out of
 0. No ε survives that: the privacy loss of such an output is infinite.
 
 Two tests decide whether an output x could have come from an input v:
+:func:`impossible_under`, exact for NumPy's sampler (a bisection over the 2**53
+uniforms), and :func:`precision_test`, valid for *any* sampler that outputs ``v ⊕ y``
+for a double y (it only looks at the last bit of x). Both are *sound*: they never
+declare an output impossible that the sampler can produce (tested).
 
-* :func:`impossible_under` (the exact test): does any of the 2**53 uniform
-  doubles give ``v ⊕ noise(u) = x``? The map u ↦ v ⊕ noise(u) is monotone, so
-  a bisection over u answers it exactly.
-* :func:`precision_test` (the simple precision test, valid for *any* noise
-  sampler that outputs ``v ⊕ y`` for a double y): the exact sum of v and y is a
-  multiple of the smaller of their two "quanta" (the value of the last
-  mantissa bit), and rounding keeps it one. Since |y| ≈ |x - v|, an output
-  with a finer last bit than ``min(quantum(v), quantum(|x - v|))`` is
-  impossible from v. Example: from v = 1, every output in [0.25, 0.5) is a
-  multiple of 2**-53, while half of the doubles there are not.
-
-Both tests are *sound*: they never declare an output impossible that the
-sampler can produce (tested). :func:`floating_point_attack` runs a mechanism on
-a secret choice of two neighbouring inputs, rules inputs out with a test, and
-guesses the closer input when neither is ruled out. Against the NumPy sampler
-with inputs 0 and 1 the exact test rules one input out in about 80% of the
-trials and the attack is right about 90% of the time *whatever the noise
-scale*: at scale 100 (ε = 0.01, so no test should win more than 50.2%) just as
-at scale 1. The precision test
-is weaker: at ε = 1 its overall success (70%) stays below the 73% that DP
-allows, yet about 36% of the outputs from input 0 are impossible from input 1
-(81% with the exact test): an event of probability 0.36 under one input and 0
-under the other, so the mechanism is not even (ε, 0.35)-DP for any ε.
-Against the snapping mechanism
-(:func:`dpteach.exact.snapping.snapping_mechanism`) and the exact discrete Laplace
-(``secure_laplace_mechanism(...)``) it rules nothing out (their possible
-outputs form a grid that does not depend on the input) and its success stays
-at what DP allows, ``e^ε/(1 + e^ε)``.
+:func:`floating_point_attack` runs a mechanism on a secret choice of two neighbouring
+inputs, rules inputs out with a test, and guesses the closer input when neither is
+ruled out. Against the NumPy sampler with inputs 0 and 1 the exact test rules one
+input out in about 80% of the trials and the attack is right about 90% of the time
+*whatever the noise scale*: at scale 100 (ε = 0.01, so no test should win more than
+50.2%) just as at scale 1. The precision test is weaker: at ε = 1 its overall success
+(70%) stays below the 73% that DP allows, yet about 36% of the outputs from input 0
+are impossible from input 1 (81% with the exact test): an event of probability 0.36
+under one input and 0 under the other, so the mechanism is not even (ε, 0.35)-DP for
+any ε. Against the snapping mechanism (:func:`dpteach.exact.snapping.snapping_mechanism`)
+and the exact discrete Laplace (``secure_laplace_mechanism(...)``) it rules nothing out
+(their possible outputs form a grid that does not depend on the input) and its success
+stays at what DP allows, ``e^ε/(1 + e^ε)``.
 
 Examples
 --------
@@ -118,19 +107,7 @@ def textbook_laplace_noise(u, scale: float) -> float | np.ndarray:
     operation rounded to double precision, log from the C library: bit for bit
     ``Generator.laplace(0, b)`` when u are the doubles ``Generator.random()``
     draws from the same state (tested). It is the inverse-CDF sampler of
-    [M12]_: the noise for the uniform u.
-
-    Parameters
-    ----------
-    u : float or array_like
-        Uniform doubles in (0, 1).
-    scale : float
-        The Laplace scale b.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        Same shape as ``u``.
+    [M12]_: the noise for the uniform u, with Laplace scale b = ``scale``; same shape as ``u``.
     """
     out = _noise(u.ravel(), scale).reshape(u.shape)
     return float(out) if out.ndim == 0 else out
@@ -148,21 +125,7 @@ def impossible_under(outputs, value_prime: float, scale: float) -> bool | np.nda
     value_prime need negative noise (u < ½), outputs above it positive noise;
     on each branch the output is monotone in u, so a bisection over the 2**52
     candidate u decides it exactly (about 53 evaluations per output). Sound:
-    an output the sampler can produce is never flagged.
-
-    Parameters
-    ----------
-    outputs : float or array_like
-        Observed outputs.
-    value_prime : float
-        The input to test (the neighbouring answer).
-    scale : float
-        The noise scale b = Δ/ε of the mechanism.
-
-    Returns
-    -------
-    bool or numpy.ndarray of bool
-        Same shape as ``outputs``.
+    an output the sampler can produce is never flagged. Same shape as ``outputs``.
     """
     x, v = outputs.ravel(), value_prime
     possible = x == v                                   # u = ½ gives noise +0
@@ -194,17 +157,8 @@ def precision_test(outputs, value_prime: float) -> bool | np.ndarray:
     must be a multiple of 2**-53; half of the doubles in [0.25, 0.5) (those
     with the 2**-54 bit set) are impossible from 1, but possible from 0.
 
-    Parameters
-    ----------
-    outputs : float or array_like
-        Observed outputs.
-    value_prime : float
-        The input to test.
-
-    Returns
-    -------
-    bool or numpy.ndarray of bool
-        True where the output is impossible from ``value_prime``.
+    Returns True where the output is impossible from ``value_prime`` (same shape as
+    ``outputs``).
     """
     x, v = outputs.ravel(), value_prime
     flagged = np.zeros(x.size, dtype=bool)
@@ -226,8 +180,6 @@ class FloatingPointAttackResult:
 
     Attributes
     ----------
-    sampler, test : str
-        What was attacked, and how.
     n_trials : int
         Number of secret draws (each input with probability ½).
     success_rate : float
@@ -285,18 +237,13 @@ def floating_point_attack(sampler: str, value: float, value_prime: float, *, sca
 
     Parameters
     ----------
-    sampler : {"numpy", "snapping", "discrete"}
     value, value_prime : float
         The two neighbouring answers, different.
     scale : float
         Noise scale Δ/ε, in the units of the answers.
-    n_trials : int
-    test : {"exact", "precision"}
-    bound : float or None
-        Clamping bound of ``"snapping"`` (None: the default above); must be None
-        for the other samplers.
-    granularity : float or None
-        Grid step of ``"discrete"`` (None: 2**-20); must be None for the others.
+    bound, granularity : float or None
+        Clamping bound of ``"snapping"`` (None: the default above) and grid step of
+        ``"discrete"`` (None: 2**-20); each must be None for the other samplers.
     rng : None, int or numpy.random.Generator
         Seeds everything (the secure samplers then run on a reproducible,
         not secure, stream: this is a simulation).
@@ -427,10 +374,4 @@ def _snapping_grid(x: np.ndarray, scale: float, bound: float) -> np.ndarray:
     return out
 
 
-# Engineering notes. In the teaching domain (|value| ≤ 1e15, scale ≤ 1e15, and the attack's
-# scale ≤ 1e6, the mechanisms' sensitivity domain) the textbook noise is at most 37.5·scale
-# in size, so no output, bisection step or sum overflows and no branch guards against it.
-# The attack's ε = |value − value′|/scale may be huge; e^−ε then underflows harmlessly to 0
-# in dp_bound. Tests: tests/attacks/test_floating_point.py (bit-for-bit agreement with
-# NumPy's sampler, soundness on hundreds of thousands of outputs, brute-force witnesses) and
-# tests/test_domains.py.
+# Engineering notes: docs/library/attacks.md.

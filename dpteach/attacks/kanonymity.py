@@ -5,22 +5,9 @@ and that a roster puts names back on a "de-identified" release. The classic
 repair is **k-anonymity** ([Sw02]_): generalise the quasi-identifiers (ZIP code
 02139 → 0213*, a birth date → its year) and suppress what is still rare, until
 every combination that occurs, occurs at least k times. This module builds
-such tables and breaks them:
-
-* generalisation by hand: :func:`coarsen` (global recoding) and
-  :func:`suppress_small_classes` ([Sw02]_);
-* LeFevre, DeWitt and Ramakrishnan's **Mondrian** algorithm ([LDR06]_,
-  :func:`mondrian_anonymize`), with its information loss ([XWP+06]_) and the
-  discernibility and average-class-size metrics of [LDR06]_;
-  :func:`dpteach.attacks.linkage.anonymity_level` checks the result;
-* the **homogeneity** and **background-knowledge** attacks on a k-anonymous
-  table and the ℓ-diversity it motivates ([MKGV07]_;
-  :func:`homogeneity_attack`, :func:`background_knowledge_attack`,
-  :func:`l_diversity`).
-
-Tables hold at most 100,000 rows and 50 quasi-identifiers, as in
-:mod:`dpteach.attacks.linkage`; Mondrian takes at most :data:`MAX_MONDRIAN_ROWS` =
-50,000 rows.
+such tables, by hand or with LeFevre, DeWitt and Ramakrishnan's **Mondrian**
+algorithm ([LDR06]_), and breaks them with the **homogeneity** and
+**background-knowledge** attacks that motivate ℓ-diversity ([MKGV07]_).
 
 References
 ----------
@@ -51,7 +38,8 @@ import numpy as np
 import pandas as pd
 
 from .._validation import Domain, array, choice, integer, refuse, validate
-from ._tables import COLUMN, COLUMNS, MAX_ATTRIBUTES, MAX_ROWS, TABLE, columns_of, table
+from ._tables import (COLUMN, COLUMNS, MAX_ATTRIBUTES, MAX_ROWS, TABLE, attack_columns,
+                      columns_of, table)
 from .linkage import class_sizes, equivalence_classes
 
 __all__ = [
@@ -98,18 +86,8 @@ def coarsen(table, rules: dict) -> pd.DataFrame:
       c characters and star the rest ("021**" for c = 3);
     * any column, ``"*"``: suppress the column (every value becomes "*").
 
-    Columns without a rule are unchanged. The coarsened columns hold strings.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-    rules : dict
-        Column name → rule.
-
-    Returns
-    -------
-    pandas.DataFrame
-        A new table, same index.
+    Columns without a rule are unchanged. The coarsened columns hold strings. Returns
+    a new table, with the same index.
     """
     columns_of(table, list(rules), "rules")
     out = table.copy()
@@ -123,23 +101,11 @@ def suppress_small_classes(table, quasi_identifiers, k: int) -> pd.DataFrame:
     """Drop the rows whose class on ``quasi_identifiers`` has fewer than k rows.
 
     Suppression ([Sw02]_): after generalisation, the rows that are still
-    too rare are withheld, which makes the rest k-anonymous (possibly empty).
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-    quasi_identifiers : str or list of str
-    k : int
-        At most the number of rows.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The kept rows (original index), k-anonymous on ``quasi_identifiers``.
+    too rare are withheld, which makes the rest k-anonymous (possibly empty). Returns
+    the kept rows, with their original index; k is at most the number of rows.
     """
     sizes = class_sizes.__wrapped__(table, quasi_identifiers)
-    if k > len(table):
-        raise refuse("k", k, f"at most the number of rows of table ({len(table)})")
+    _at_most_rows(k, table)
     return table[sizes >= k]
 
 
@@ -158,8 +124,6 @@ class KAnonymousTable:
         The class of each row (0 .. n_classes − 1).
     class_sizes : numpy.ndarray of int64
         Rows per class, each ≥ k.
-    k : int
-    quasi_identifiers : tuple of str
     information_loss : float
         Mean over rows and quasi-identifiers of the class's width relative to the
         column's range, in [0, 1] (0: nothing generalised; the normalised certainty
@@ -209,25 +173,13 @@ def mondrian_anonymize(table, quasi_identifiers, k: int) -> KAnonymousTable:
     result by the quasi-identifiers gives back the classes: the output is
     k-anonymous. Nothing is suppressed: every row is kept.
 
-    Cost: about n·d·log(n/k) operations.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        The quasi-identifiers without missing values.
-    quasi_identifiers : str or list of str
-        Columns of ``table``: numbers (at most 1e15 in size), dates, or sortable
-        values (strings).
-    k : int
-        At most the number of rows.
-
-    Returns
-    -------
-    KAnonymousTable
+    Cost: about n·d·log(n/k) operations. The quasi-identifiers hold numbers (at most
+    1e15 in size), dates, or sortable values (strings), without missing values; k is
+    at most the number of rows. :func:`dpteach.attacks.linkage.anonymity_level` checks
+    the result.
     """
     cols = columns_of(table, quasi_identifiers, "quasi_identifiers")
-    if k > len(table):
-        raise refuse("k", k, f"at most the number of rows of table ({len(table)})")
+    _at_most_rows(k, table)
     columns = [_ordered_codes(c, table[c]) for c in cols]
     X = np.column_stack([c[0] for c in columns])
     widths = X.max(axis=0) - X.min(axis=0)
@@ -304,21 +256,10 @@ def homogeneity_attack(table, quasi_identifiers, sensitive: str) -> HomogeneityR
     rows say: if all rows of a class share the sensitive value, anyone who can
     place a person in the class learns it ([MKGV07]_, the homogeneity
     attack: Bob's neighbour is in a class where everybody has heart disease).
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        E.g. the ``table`` of :func:`mondrian_anonymize`.
-    quasi_identifiers : str or list of str
-        The generalised columns.
-    sensitive : str
-        A column that is not a quasi-identifier.
-
-    Returns
-    -------
-    HomogeneityResult
+    ``table`` is e.g. the ``table`` of :func:`mondrian_anonymize`, the quasi-identifiers
+    its generalised columns, and ``sensitive`` a column that is not one of them.
     """
-    cols = _attack_columns(table, quasi_identifiers, sensitive)
+    cols = attack_columns(table, quasi_identifiers, sensitive)
     groups = table.groupby(cols, dropna=False, sort=False, observed=True)[sensitive]
     classes = pd.DataFrame({"size": groups.size(),
                             "distinct": groups.nunique(dropna=False),
@@ -371,27 +312,18 @@ def background_knowledge_attack(table, quasi_identifiers, sensitive: str, target
 
     Parameters
     ----------
-    table : pandas.DataFrame
-        E.g. the ``table`` of :func:`mondrian_anonymize`.
-    quasi_identifiers : str or list of str
-    sensitive : str
-        A column that is not a quasi-identifier.
     target : int
         Row position of the person attacked.
     ruled_out : iterable
         Sensitive values the attacker knows the target does not have. Ruling out
         the target's own value is allowed, and misleads.
 
-    Returns
-    -------
-    BackgroundKnowledgeResult
-
     Raises
     ------
     ParameterError
         If ``ruled_out`` strikes every value of the target's class.
     """
-    cols = _attack_columns(table, quasi_identifiers, sensitive)
+    cols = attack_columns(table, quasi_identifiers, sensitive)
     if target >= len(table):
         raise refuse("target", target, f"a row position of table, in [0, {len(table) - 1}]")
     codes = equivalence_classes.__wrapped__(table, cols)
@@ -413,15 +345,10 @@ _WIDTH = integer(1, 10**9)
 _PREFIX = integer(0, 10**6)
 
 
-def _attack_columns(table: pd.DataFrame, quasi_identifiers: list, sensitive: str) -> list:
-    """The quasi-identifiers of an attack, checked (with the sensitive column, which must
-    not be one of them)."""
-    cols = columns_of(table, quasi_identifiers, "quasi_identifiers")
-    columns_of(table, [sensitive], "sensitive")
-    if sensitive in cols:
-        raise refuse("sensitive", sensitive, f"a column not in quasi_identifiers {cols}")
-    equivalence_classes.__wrapped__(table, cols)          # hashable values, named errors
-    return cols
+def _at_most_rows(k: int, table: pd.DataFrame) -> None:
+    """Refuse a class size ``k`` larger than the table."""
+    if k > len(table):
+        raise refuse("k", k, f"at most the number of rows of table ({len(table)})")
 
 
 def _coarsen_column(name: str, series: pd.Series, rule) -> pd.Series:
@@ -550,9 +477,4 @@ def _ruled_out(name: str, value: Any) -> list:
     raise RULED_OUT.refuse(name, value)
 
 
-# Engineering notes. Mondrian takes at most MAX_MONDRIAN_ROWS = 50,000 rows: all 45,222
-# complete Adult rows on five quasi-identifiers at k = 5 take about 1.5 s on one core
-# (benchmarks/bench_library_calls.py). Numeric quasi-identifiers are at most 1e15 in size,
-# so a column's range is finite and needs no rescaling; class sizes are at most 5·10⁴, so
-# the discernibility Σ size² fits an int64. Tests: tests/attacks/test_linkage.py and
-# tests/test_domains.py.
+# Engineering notes: docs/library/attacks.md.

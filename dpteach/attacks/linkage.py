@@ -4,23 +4,11 @@ A "de-identified" table keeps attributes that are not names but, together,
 single people out: ZIP code, birth date and sex identified most of the US
 population in 1990 census data ([Sw00]_). Anyone holding a public roster with
 names and the same attributes (a voter list) can *link* the two tables and put
-names back on the records. This module lets a notebook measure that, before
-any differential privacy:
-
-* **uniqueness** of quasi-identifier combinations (:func:`class_sizes`,
-  :func:`fraction_unique`) and the **curse of dimensionality**: the fraction
-  of unique records as attributes are added (:func:`uniqueness_curve`, and
-  :func:`expected_fraction_unique` for uniformly random data) ([A05]_, [NS08]_);
-* the **linkage attack** joining a de-identified release with a roster
-  (:func:`deidentify`, :func:`linkage_attack`; Sweeney's Massachusetts
-  example, [Sw02]_); when several candidates share the sensitive value, the
-  value is disclosed without a re-identification ([MKGV07]_'s homogeneity);
-* :func:`anonymity_level`: the k for which a table is k-anonymous ([Sw02]_).
-
-The classic repair, k-anonymity by generalisation and suppression, and the
-attacks that defeat it are the next chapter, :mod:`dpteach.attacks.kanonymity`,
-built on :func:`equivalence_classes` (the partition of the rows by their
-quasi-identifiers).
+names back on the records. This module measures that, before any differential
+privacy: the **uniqueness** of quasi-identifier combinations, the **curse of
+dimensionality** (more attributes, more unique records: [A05]_, [NS08]_) and the
+**linkage attack** itself ([Sw02]_). The classic repair, k-anonymity, and the attacks
+that defeat it are the next chapter, :mod:`dpteach.attacks.kanonymity`.
 
 Data
 ----
@@ -33,9 +21,6 @@ codes are drawn from ``n_zip_codes`` codes 02138, 02139, ... with Zipf weights
 among the days that make the person's Adult ``age`` their age on
 :data:`REFERENCE_DATE` (1 July 1994, the year of the census extract). Age, sex,
 race and the sensitive columns are Adult's own.
-
-Tables are pandas DataFrames of at most 100,000 rows (all of Adult fits) with at most
-50 quasi-identifiers.
 
 References
 ----------
@@ -67,7 +52,8 @@ import pandas as pd
 
 from .._validation import POSITIVE_COUNT, RNG, integer, refuse, validate
 from ..datasets import load_adult
-from ._tables import COLUMN, COLUMNS, MAX_ATTRIBUTES, MAX_ROWS, TABLE, columns_of
+from ._tables import (COLUMN, COLUMNS, MAX_ATTRIBUTES, MAX_ROWS, TABLE, attack_columns,
+                      columns_of, group_codes)
 
 __all__ = [
     "REFERENCE_DATE", "MAX_ROWS", "MAX_ATTRIBUTES",
@@ -102,19 +88,9 @@ def equivalence_classes(table, quasi_identifiers) -> np.ndarray:
     classes are numbered 0, 1, ... in the order of their first row. Missing values
     count as a value of their own. :func:`class_sizes` counts the rows per class;
     :mod:`dpteach.attacks.kanonymity` generalises tables until every class is large.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        With hashable values in the quasi-identifiers.
-    quasi_identifiers : str or list of str
-        Columns of ``table``.
-
-    Returns
-    -------
-    numpy.ndarray of int64, shape (len(table),)
+    The quasi-identifiers must hold hashable values.
     """
-    return _group_codes(table, columns_of(table, quasi_identifiers, "quasi_identifiers"))
+    return group_codes(table, columns_of(table, quasi_identifiers, "quasi_identifiers"))
 
 
 # ----------------------------------------------------------------------- data
@@ -133,8 +109,6 @@ def adult_with_quasi_identifiers(n_rows: int | None = None, *, n_zip_codes: int 
     n_rows : int, optional
         Number of rows, drawn without replacement (in their Adult order); all
         45,222 complete rows if omitted.
-    n_zip_codes : int
-        Number of synthetic ZIP codes.
     rng : None, int or numpy.random.Generator
         Seed (0 by default, so the table is reproducible).
 
@@ -183,16 +157,6 @@ def class_sizes(table, quasi_identifiers) -> np.ndarray:
     class of size 1 is **unique**, and anyone who knows those attributes of a
     person in the table finds the person's row ([Sw02]_). Missing values count as
     a value of their own.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-    quasi_identifiers : str or list of str
-        Columns of ``table``.
-
-    Returns
-    -------
-    numpy.ndarray of int64, shape (len(table),)
     """
     codes = equivalence_classes.__wrapped__(table, quasi_identifiers)
     return np.bincount(codes)[codes]
@@ -222,22 +186,13 @@ def uniqueness_curve(table, attributes) -> np.ndarray:
 
     The curse of dimensionality for anonymisation ([A05]_, [NS08]_): each added
     attribute splits the classes further, so the curve rises towards 1 (it never
-    falls: refining a partition never merges classes).
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-    attributes : list of str
-        Columns of ``table``, in the order they are added.
-
-    Returns
-    -------
-    numpy.ndarray, shape (d,)
+    falls: refining a partition never merges classes). ``attributes`` are columns of
+    ``table``, in the order they are added.
     """
     cols = columns_of(table, attributes, "attributes")
     out = np.empty(len(cols))
     for j in range(len(cols)):
-        codes = _group_codes(table, cols[: j + 1])
+        codes = group_codes(table, cols[: j + 1])
         out[j] = np.mean(np.bincount(codes)[codes] == 1)
     return out
 
@@ -251,17 +206,6 @@ def expected_fraction_unique(n: int, n_cells: int) -> float:
     when the other n − 1 miss its cell: probability ``(1 − 1/m)^(n−1)``,
     evaluated as ``exp((n − 1)·log1p(−1/m))``. It tends to 1 as m grows past n²
     and is about ``e^{−n/m}`` in between: the idealised curse of dimensionality.
-
-    Parameters
-    ----------
-    n : int
-        Number of records.
-    n_cells : int
-        Number of cells m.
-
-    Returns
-    -------
-    float
     """
     if n == 1:
         return 1.0
@@ -278,18 +222,6 @@ def deidentify(table, keep, rng=None) -> pd.DataFrame:
     What a data holder does when it believes that removing names (and row order)
     anonymises: the release keeps the quasi-identifiers and the sensitive values
     ([Sw02]_).
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-    keep : str or list of str
-        The columns released.
-    rng : None, int or numpy.random.Generator
-        Seeds the shuffle.
-
-    Returns
-    -------
-    pandas.DataFrame
     """
     cols = columns_of(table, keep, "keep")
     order = rng.permutation(len(table))
@@ -308,8 +240,7 @@ class LinkageResult:
         ``reidentified`` (exactly one candidate), ``learned`` (at least one
         candidate, all with the same sensitive value) and the ``sensitive``
         column: that value where ``learned``, missing elsewhere.
-    n_roster : int
-    n_reidentified, n_learned : int
+    n_roster, n_reidentified, n_learned : int
     fraction_reidentified, fraction_learned : float
         Over the roster rows.
     """
@@ -348,21 +279,13 @@ def linkage_attack(release, roster, quasi_identifiers, sensitive: str) -> Linkag
         strings with strings).
     sensitive : str
         A column of ``release``, not a quasi-identifier.
-
-    Returns
-    -------
-    LinkageResult
     """
-    cols = columns_of(release, quasi_identifiers, "quasi_identifiers", "release")
+    cols = attack_columns(release, quasi_identifiers, sensitive, "release")
     columns_of(roster, cols, "quasi_identifiers", "roster")
-    columns_of(release, [sensitive], "sensitive", "release")
-    if sensitive in cols:
-        raise refuse("sensitive", sensitive, f"a column not in quasi_identifiers {cols}")
     for c in cols:
         if _kind(release[c].dtype) != _kind(roster[c].dtype):
             raise refuse("quasi_identifiers", cols, f"of one type in release and roster ({c!r})")
-    _group_codes(release, cols, "release")          # hashable values, named errors
-    _group_codes(roster, cols, "roster")
+    group_codes(roster, cols, "roster")             # hashable values, named errors
     groups = release.groupby(cols, dropna=False, sort=False, observed=True)[sensitive]
     summary = pd.DataFrame({"candidates": groups.size(),
                             "_distinct": groups.nunique(dropna=False),
@@ -389,16 +312,6 @@ def linkage_attack(release, roster, quasi_identifiers, sensitive: str) -> Linkag
 
 
 # ------------------------------------------------------------------ helpers
-def _group_codes(table: pd.DataFrame, columns: list, name: str = "table") -> np.ndarray:
-    """An integer per row naming its equivalence class on ``columns`` (missing values are
-    a value of their own)."""
-    try:
-        codes = table.groupby(columns, dropna=False, sort=False, observed=True).ngroup()
-    except TypeError:                     # unhashable cells (lists, dicts) cannot be grouped
-        raise refuse(f"{name}[{columns}]", "unhashable cells", "numbers, strings, dates") from None
-    return codes.to_numpy(dtype=np.int64)
-
-
 def _kind(dtype) -> str:
     """"number", "date" or "other": the kinds of column a join can compare."""
     if pd.api.types.is_datetime64_any_dtype(dtype):
@@ -407,7 +320,4 @@ def _kind(dtype) -> str:
     return "number" if numeric else "other"
 
 
-# Engineering notes. Tables have at most MAX_ROWS = 100,000 rows and MAX_ATTRIBUTES = 50
-# quasi-identifiers (dpteach/attacks/_tables.py declares both domains, shared with
-# kanonymity). Counts stay below 2⁵³, where (n − 1)·log1p(−1/m) is an ordinary double.
-# Tests: tests/attacks/test_linkage.py and tests/test_domains.py.
+# Engineering notes: docs/library/attacks.md.

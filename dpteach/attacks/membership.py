@@ -1,26 +1,19 @@
 """Membership inference: did this example take part in training?
 
-Two attacks, from the simplest to the current standard, and the ceiling that
-differential privacy puts on *any* attack:
+Two attacks, from the simplest to the current standard:
 
 * :func:`loss_threshold_attack` — Yeom et al. [YGFJ18]_: training examples
   tend to have lower loss, so guess "member" when the loss is below a
   threshold. Sweeping the threshold gives a ROC curve.
 * :func:`lira_attack` — the likelihood-ratio attack (LiRA) of Carlini et al.
-  [CCN22]_: train *shadow models* with and without each example, fit
+  [CCN22]_: train *shadow models* ([SSSS17]_) with and without each example, fit
   Gaussians to the example's logit-scaled confidence in both worlds, and test
   which world the target model looks like (online), or how far it is from the
   "out" world (offline).
-* :func:`~dpteach.attacks.roc.dp_roc_bound` — an (ε, δ)-DP training algorithm confines every
-  membership test to the region TPR ≤ e^ε·FPR + δ and
-  TPR ≤ 1 − e^{−ε}(1 − δ − FPR) (Kairouz, Oh and Viswanath [KOV15]_,
-  Thm. 2.1; the hypothesis-testing view of Wasserman and Zhou [WZ10]_).
 
-Attacks are reported the way [CCN22]_ recommends: the full ROC (best read on
-log-log axes), the TPR at a low FPR (1e-2, 1e-3), and, for comparison with
-older work, the AUC and the membership advantage max(TPR − FPR) [YGFJ18]_.
-Measuring a test (ROC, AUC, TPR at low FPR) and the DP ceiling live in
-:mod:`dpteach.attacks.roc`.
+Attacks are reported the way [CCN22]_ recommends (the full ROC, the TPR at a low
+FPR); measuring a test and the ceiling (ε, δ)-DP puts on *any* attack ([KOV15]_
+Thm. 2.1, [WZ10]_) are in :mod:`dpteach.attacks.roc`.
 
 References
 ----------
@@ -107,11 +100,6 @@ def loss_threshold_attack(member_losses, nonmember_losses, *, threshold: float |
         (FPR, TPR) of the rule loss ≤ threshold.
     low_fprs : sequence of float
         As in :func:`~dpteach.attacks.roc.roc_from_scores`.
-    name : str
-
-    Returns
-    -------
-    AttackResult
     """
     scores = -np.concatenate([member_losses, nonmember_losses])
     labels = np.r_[np.ones(member_losses.size, bool), np.zeros(nonmember_losses.size, bool)]
@@ -131,14 +119,8 @@ def logit_confidence(proba, y) -> np.ndarray:
     retrainings of a model, which is what LiRA assumes. 1 − p_y is computed
     as the sum of the other classes' probabilities so it stays accurate when
     p_y is close to 1; probabilities are floored at the smallest positive
-    double, so |φ| ≤ 1418.
-
-    Parameters
-    ----------
-    proba : array (n, k)
-        Predicted class probabilities (rows sum to 1).
-    y : array of int (n,)
-        Index of the true class of each row.
+    double, so |φ| ≤ 1418. ``proba`` holds the predicted class probabilities (rows
+    sum to 1), ``y`` the index of each row's true class.
     """
     p_true, p_rest = _true_class_proba(proba, y)
     tiny = np.finfo(np.float64).tiny
@@ -164,14 +146,8 @@ def membership_matrix(n_models: int, n_examples: int, rng=None) -> np.ndarray:
     from the shadows' memberships. (Carlini et al. [CCN22]_ instead balance
     each example into exactly half of the models; that makes the target's
     membership a deterministic function of the shadows' and so slightly
-    breaks the independence the DP bound needs.)
-
-    Parameters
-    ----------
-    n_models : int
-    n_examples : int
-        With ``n_models·n_examples`` at most 200,000.
-    rng : None, int or numpy.random.Generator
+    breaks the independence the DP bound needs.) ``n_models·n_examples`` is at most
+    200,000.
     """
     if n_models * n_examples > MAX_MEMBERSHIPS:
         raise refuse("n_examples", n_examples, f"≤ {MAX_MEMBERSHIPS // n_models:,} ({SIZES})")
@@ -229,11 +205,6 @@ def run_shadow_experiment(estimator, X, y, n_models: int = 8, rng=None,
         ``random_state`` parameter, each clone gets its own seed drawn from ``rng``.
     X : array (N, d)
         N ≥ 2 rows with ``n_models·N`` at most 200,000.
-    y : array (N,)
-        Class labels.
-    n_models : int
-        Each one a model to train.
-    rng : None, int or numpy.random.Generator
     progress : bool
         Show a progress bar over models.
 
@@ -246,10 +217,11 @@ def run_shadow_experiment(estimator, X, y, n_models: int = 8, rng=None,
     """
     y = np.asarray(y)
     M, N = n_models, X.shape[0]
+    most = MAX_MEMBERSHIPS // M
     if y.shape != (N,):
         raise refuse("y.shape", y.shape, f"({N},), one label per row of X")
-    if not 2 <= N <= MAX_MEMBERSHIPS // M:
-        raise refuse("X.shape", X.shape, f"(N, d), 2 ≤ N ≤ {MAX_MEMBERSHIPS // M:,} (n_models={M})")
+    if not 2 <= N <= most:
+        raise refuse("X.shape", X.shape, f"(N, d), 2 ≤ N ≤ {most:,} (n_models={M})")
     member = membership_matrix.__wrapped__(M, N, rng)
     sizes = member.sum(axis=1)
     if np.any((sizes == 0) | (sizes == N)):     # likely only for tiny N
@@ -308,10 +280,8 @@ def lira_scores(target_confidences, shadow_confidences, shadow_membership, *,
 
     Parameters
     ----------
-    target_confidences : array (N,)
-    shadow_confidences : array (S, N)
-    shadow_membership : bool (or 0/1) array (S, N)
-    mode : {"online", "offline"}
+    shadow_confidences, shadow_membership : arrays (S, N)
+        Confidences and memberships of S shadow models on the N target examples.
     fix_variance : bool, default True
         Use one variance per world, pooled over all examples, instead of one
         per example; [CCN22]_ recommend it with few shadow models,
@@ -358,8 +328,6 @@ def lira_attack(experiment: ShadowExperiment, targets=None, *, mode: str = "onli
         Which models to attack (distinct indices; default: all). Each target
         costs one pass over the other models' confidences.
     mode, fix_variance : see :func:`lira_scores`.
-    low_fprs : sequence of float
-    name : str, optional
     """
     member, conf = experiment.membership, experiment.confidences
     if member.shape[0] < 2:
@@ -462,12 +430,4 @@ def _experiment(name: str, value: Any) -> ShadowExperiment:
     return dataclasses.replace(value, membership=member, confidences=conf, losses=loss)
 
 
-# Engineering notes. Sizes are bounded so that a call finishes in seconds: at most 64 models
-# and n_models·n_examples ≤ 200,000 memberships, so LiRA against every target, one pass over
-# the other models each, touches at most 64·200,000 confidences (about a second; the
-# notebooks use 8 and 16 models on 1,000 and 2,000 examples, the tests at most 64 on 2,000). Confidences and losses are bounded by 1e4 in absolute value
-# (logit_confidence gives at most 1418, the cross-entropy at most 745), so the Gaussian fits'
-# squares and sums stay finite. The loops over target models call the unchecked cores
-# (lira_scores.__wrapped__, roc_from_scores.__wrapped__). Tests:
-# tests/attacks/test_membership.py (scikit-learn's ROC, the likelihood-ratio test on
-# synthetic Gaussians, real models) and tests/test_domains.py.
+# Engineering notes: docs/library/attacks.md.

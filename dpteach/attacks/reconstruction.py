@@ -10,21 +10,10 @@ bit per person). The curator answers k random subset sums ``a_j = Σ_{i∈S_j} x
 + e_j`` with some error e. If every |e_j| ≤ E with E = o(√n), a decoder that
 finds any x̂ ∈ [0, 1]ⁿ whose answers are within E of the released ones, and
 rounds it, agrees with x on all but a vanishing fraction of the bits
-([DN03]_: a linear program, polynomially many queries). Here:
-
-* :func:`subset_sum_queries` draws the query sets (each person in each set with
-  probability ½); :func:`noisy_answers` adds bounded, Gaussian, Laplace noise or
-  corrupts a fraction of the answers outright; :func:`private_answers` adds noise
-  calibrated for a **total** (ε, δ) over all k answers (:func:`calibrate_noise`:
-  basic composition or zCDP);
-* decoders: :func:`reconstruct_least_squares`; :func:`reconstruct_lp` with
-  ``norm="linf"`` (Dinur–Nissim: the smallest largest residual) or
-  ``norm="l1"`` (LP decoding, [DMT07]_: the smallest sum of residuals, which
-  corrects a constant fraction of *arbitrary* errors);
-* :func:`fraction_recovered`, and :func:`dp_recovery_bound`, the ceiling
-  ``(e^ε + δ)/(1 + e^ε)`` that (ε, δ)-DP puts on the expected fraction of bits
-  *any* attacker recovers;
-* :func:`reconstruction_attack`: n, k, noise → fraction recovered, in one call.
+([DN03]_: a linear program, polynomially many queries). Here the answers carry
+noise of a given size, or noise calibrated to a **total** (ε, δ) over all k answers;
+least squares or a linear program decodes them, and :func:`dp_recovery_bound` is the
+ceiling that (ε, δ)-DP puts on what *any* attacker recovers.
 
 Neighbouring databases differ in one person's record (one bit x_i): each
 subset sum then moves by at most 1.
@@ -121,19 +110,8 @@ def subset_sum_queries(n: int, k: int, rng=None) -> np.ndarray:
     """k random subsets of n people, as a 0/1 matrix (row j: who is in the j-th sum).
 
     Each person is in each set independently with probability ½, the query
-    distribution of [DN03]_'s polynomial-time attack.
-
-    Parameters
-    ----------
-    n : int
-        Number of people (bits).
-    k : int
-        Number of queries, with n·k ≤ 2·10⁶.
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    numpy.ndarray of float64, shape (k, n)
+    distribution of [DN03]_'s polynomial-time attack. n people (bits), k queries,
+    n·k ≤ 2·10⁶.
     """
     if n * k > MAX_ENTRIES:
         raise refuse("k", k, f"≤ {MAX_ENTRIES // n:,} with n = {n} (n·k ≤ {MAX_ENTRIES:,})")
@@ -155,28 +133,13 @@ def noisy_answers(secret, queries, *, noise: str = "bounded", size: float = 0.0,
       uniform values on [0, |S_j|] (any value a sum of |S_j| bits could take),
       the others exact: the arbitrary errors of [DMT07]_.
 
-    Parameters
-    ----------
-    secret : array_like of 0/1
-        The n secret bits.
-    queries : array_like of 0/1, shape (k, n)
-        From :func:`subset_sum_queries`.
-    noise : {"none", "bounded", "gaussian", "laplace", "corrupt"}
-    size : float
-        Bound, standard deviation or scale; for ``"corrupt"`` the fraction, at most 1.
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    numpy.ndarray, shape (k,)
+    ``queries`` come from :func:`subset_sum_queries`; ``size`` is the bound, standard
+    deviation or scale, and for ``"corrupt"`` the fraction, at most 1.
     """
-    if secret.size != queries.shape[1]:
-        raise refuse("secret", secret, f"one bit per column of queries ({queries.shape[1]})")
-    if noise == "none" and size != 0:
-        raise refuse("size", size, "0 with noise='none'")
-    if noise == "corrupt" and size > 1:
-        raise refuse("size", size, "a fraction in [0, 1] with noise='corrupt'")
-    exact = queries @ secret
+    most = {"none": 0.0, "corrupt": 1.0}.get(noise, MAX_NOISE)     # "corrupt": a fraction
+    if size > most:
+        raise refuse("size", size, f"at most {most:g} with noise={noise!r}")
+    exact = _subset_sums(secret, queries)
     k = exact.size
     if noise == "bounded":
         return exact + rng.uniform(-size, size, k)
@@ -199,9 +162,6 @@ class NoiseCalibration:
 
     Attributes
     ----------
-    mechanism : {"laplace", "gaussian"}
-    accounting : {"basic", "zcdp"}
-    n_queries : int
     epsilon, delta : float
         The total (ε, δ) over all answers.
     scale : float
@@ -253,23 +213,9 @@ def calibrate_noise(k: int, epsilon: float, *, delta: float = 0.0, mechanism: st
     * Gaussian, ``"zcdp"``: σ = √(k/(2ρ)) with ρ as above: each answer is
       1/(2σ²)-zCDP ([BS16]_ Prop. 1.6), k of them ρ-zCDP.
 
-    The ε₀ of each Laplace answer, and ε/k for the Gaussian with basic
+    ``epsilon`` and ``delta`` are the totals; δ > 0 for the Gaussian and for
+    ``"zcdp"``. The ε₀ of each Laplace answer, and ε/k for the Gaussian with basic
     composition, must be a usable ε: in [1e-6, 1000].
-
-    Parameters
-    ----------
-    k : int
-        Number of answers.
-    epsilon : float
-        Total ε.
-    delta : float
-        Total δ; > 0 for the Gaussian and for ``"zcdp"``.
-    mechanism : {"laplace", "gaussian"}
-    accounting : {"basic", "zcdp"}
-
-    Returns
-    -------
-    NoiseCalibration
     """
     if delta == 0 and (mechanism == "gaussian" or accounting == "zcdp"):
         raise refuse("delta", delta, f"> 0 with mechanism={mechanism!r}, accounting={accounting!r}")
@@ -297,27 +243,12 @@ def private_answers(secret, queries, *, epsilon: float, delta: float = 0.0,
     Laplace answers come from :func:`dpteach.mechanisms.noise.laplace_mechanism`
     (sensitivity 1, ε₀ each), Gaussian ones with basic composition from
     :func:`dpteach.mechanisms.noise.gaussian_mechanism` (sensitivity 1, (ε/k, δ/k)
-    each), and with zCDP accounting as the exact answers plus N(0, σ²).
-
-    Parameters
-    ----------
-    secret : array_like of 0/1
-        The n secret bits.
-    queries : array_like of 0/1, shape (k, n)
-    epsilon, delta, mechanism, accounting
-        See :func:`calibrate_noise`.
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    (numpy.ndarray, NoiseCalibration)
-        The k answers and the calibration used.
+    each), and with zCDP accounting as the exact answers plus N(0, σ²). Returns the k
+    answers and the calibration used.
     """
-    if secret.size != queries.shape[1]:
-        raise refuse("secret", secret, f"one bit per column of queries ({queries.shape[1]})")
+    exact = _subset_sums(secret, queries)
     k = queries.shape[0]
     cal = calibrate_noise(k, epsilon, delta=delta, mechanism=mechanism, accounting=accounting)
-    exact = queries @ secret
     if cal.mechanism == "laplace":
         return laplace_mechanism(exact, 1.0, cal.per_query_epsilon, rng=rng), cal
     if cal.accounting == "basic":
@@ -336,15 +267,6 @@ def reconstruct_least_squares(queries, answers) -> np.ndarray:
     coordinate at ½. With k ≫ n random queries and independent errors of standard
     deviation s, each coordinate's error is about s·2/√k, so the bits come out
     right once s ≪ √k/4.
-
-    Parameters
-    ----------
-    queries : array_like of 0/1, shape (k, n)
-    answers : array_like, shape (k,)
-
-    Returns
-    -------
-    numpy.ndarray of int64, shape (n,)
     """
     a = _clip_answers(queries, answers)
     k, n = queries.shape
@@ -377,18 +299,8 @@ def reconstruct_lp(queries, answers, *, norm: str = "l1") -> np.ndarray:
 
     Answers are first moved into their possible range [0, |S_j|] (as in
     :func:`reconstruct_least_squares`). Solved with
-    :func:`scipy.optimize.linprog` (HiGHS, interior point).
-
-    Parameters
-    ----------
-    queries : array_like of 0/1, shape (k, n)
-        n ≤ 400, n·k ≤ 320,000.
-    answers : array_like, shape (k,)
-    norm : {"l1", "linf"}
-
-    Returns
-    -------
-    numpy.ndarray of int64, shape (n,)
+    :func:`scipy.optimize.linprog` (HiGHS, interior point), for n ≤ 400 and
+    n·k ≤ 320,000.
     """
     k, n = queries.shape
     if n > MAX_LP_N or n * k > MAX_LP_ENTRIES:
@@ -430,17 +342,7 @@ def dp_recovery_bound(epsilon: float, delta: float = 0.0) -> float:
     With independent uniform bits the others say nothing about x_i, so each bit
     is guessed right with probability at most ``(e^ε + δ)/(1 + e^ε)``, and so is
     the expected fraction recovered. It is ½ + ε/4 + O(ε³) for small ε, δ = 0.
-
-    Parameters
-    ----------
-    epsilon : float
-        Total ε of all answers.
-    delta : float
-        Total δ.
-
-    Returns
-    -------
-    float
+    ``epsilon`` and ``delta`` are the totals over all answers.
     """
     # (e^ε + δ)/(1 + e^ε) = expit(ε) + δ·expit(−ε), without overflow
     return float(min(1.0, special.expit(epsilon) + delta * special.expit(-epsilon)))
@@ -455,9 +357,6 @@ class ReconstructionResult:
     ----------
     fraction : float
         Fraction of the n bits recovered.
-    n, k : int
-    noise : str
-    decoder : str
     noise_std : float or None
         Standard deviation of each answer's error (None for ``"corrupt"``, whose
         errors are arbitrary: ``size`` is the fraction corrupted).
@@ -494,28 +393,16 @@ def reconstruction_attack(n: int, k: int, *, noise: str = "bounded", size: float
 
     Parameters
     ----------
-    n : int
-        Secret bits.
-    k : int
-        Queries, n·k ≤ 2·10⁶ (n ≤ 400 and n·k ≤ 320,000 for the LP decoders).
-    noise : {"none", "bounded", "gaussian", "laplace", "corrupt", "dp_laplace", "dp_gaussian"}
+    n, k : int
+        Secret bits and queries, n·k ≤ 2·10⁶ (n ≤ 400 and n·k ≤ 320,000 for the LP
+        decoders).
     size : float
-        The noise size for the first five kinds (see :func:`noisy_answers`);
-        must be 0 for the DP kinds.
+        The noise size for the first five kinds; must be 0 for the DP kinds.
     epsilon : float, optional
         Total ε for the DP kinds (required there, refused otherwise).
     delta : float
         Total δ for the DP kinds (``"dp_laplace"`` with ``"basic"`` may use 0).
-    accounting : {"basic", "zcdp"}
-    decoder : {"least_squares", "lp_linf", "lp_l1"}
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    ReconstructionResult
     """
-    if n * k > MAX_ENTRIES:
-        raise refuse("k", k, f"≤ {MAX_ENTRIES // n:,} with n = {n} (n·k ≤ {MAX_ENTRIES:,})")
     if decoder != "least_squares" and (n > MAX_LP_N or n * k > MAX_LP_ENTRIES):
         raise refuse("decoder", decoder, f"'least_squares' unless {LP_SIZES} (n={n}, k={k})")
     dp = noise in DP_NOISE_KINDS
@@ -526,7 +413,7 @@ def reconstruction_attack(n: int, k: int, *, noise: str = "bounded", size: float
     calibration = (calibrate_noise(k, epsilon, delta=delta, mechanism=noise[3:],
                                    accounting=accounting) if dp else None)
     secret = rng.integers(0, 2, n).astype(float)
-    queries = rng.integers(0, 2, size=(k, n)).astype(float)
+    queries = subset_sum_queries(n, k, rng)          # refuses n·k > MAX_ENTRIES
     if calibration is None:
         answers = noisy_answers.__wrapped__(secret, queries, noise=noise, size=size, rng=rng)
         std = {"none": 0.0, "bounded": size / math.sqrt(3), "gaussian": size,
@@ -546,6 +433,13 @@ def reconstruction_attack(n: int, k: int, *, noise: str = "bounded", size: float
 
 
 # ------------------------------------------------------------------ helpers
+def _subset_sums(secret: np.ndarray, queries: np.ndarray) -> np.ndarray:
+    """The exact answers ``queries @ secret``, with one secret bit per column of queries."""
+    if secret.size != queries.shape[1]:
+        raise refuse("secret", secret, f"one bit per column of queries ({queries.shape[1]})")
+    return queries @ secret
+
+
 def _clip_answers(q: np.ndarray, a: np.ndarray) -> np.ndarray:
     """Each true answer lies in [0, |S_j|]; moving a noisy one into that range never
     increases its error, and keeps the decoders' numbers of the size of n."""
@@ -571,15 +465,4 @@ def _queries(name: str, value: Any) -> np.ndarray:
     raise QUERIES.refuse(f"{name}.shape", q.shape)
 
 
-# Engineering notes. Sizes are bounded so that every call stays fast and small (one core,
-# one BLAS thread): least squares at most MAX_N = 1000 bits and MAX_ENTRIES = 2·10⁶ query
-# entries (n·k, 16 MB; at most about 0.7 s, 7 ms at n = 200, k = 800; n = 500, k = 2000
-# about 50 ms), the LP at most MAX_LP_N = 400 bits and MAX_LP_ENTRIES = 320,000 entries
-# (HiGHS's interior point method: 0.1–0.3 s at n = 200, k = 800, about a second at the
-# largest size; precompute those for a live page). Several BLAS threads on a busy machine
-# can make the least-squares solve many times slower (threadpoolctl.threadpool_limits(1)).
-# Queries, noise, decoders and the attack are one experiment, so one file; the first piece
-# to move out if it grows is the noise calibration (NoiseCalibration, calibrate_noise,
-# private_answers). The total ε reaches 10⁴ (the app's slider); each answer's ε stays in the
-# mechanisms' domain [1e-6, 1e3] (checked in calibrate_noise), and δ/k ≥ 1e-40/2·10⁴ stays
-# in theirs. Tests: tests/attacks/test_reconstruction.py and tests/test_domains.py.
+# Engineering notes: docs/library/attacks.md.

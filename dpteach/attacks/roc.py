@@ -2,21 +2,14 @@
 
 A membership-inference attack is a test of "x was not in the training set"
 against "x was": every threshold on its score gives a false-positive rate
-(FPR) and a true-positive rate (TPR). This module measures attacks that way and
-states what differential privacy allows:
-
-* :func:`roc_from_scores` — the ROC curve of any score-based attack, with the
-  summaries [CCN22]_ recommends: the TPR at a low FPR (1e-2, 1e-3), and, for
-  comparison with older work, the AUC and the membership advantage
-  max(TPR − FPR) [YGFJ18]_.
-* :func:`dp_roc_bound` — an (ε, δ)-DP training algorithm confines every
-  membership test to the region TPR ≤ e^ε·FPR + δ and
-  TPR ≤ 1 − e^{−ε}(1 − δ − FPR) (Kairouz, Oh and Viswanath [KOV15]_,
-  Thm. 2.1; the hypothesis-testing view of Wasserman and Zhou [WZ10]_), with
-  its best advantage (:func:`dp_advantage_bound`) and area (:func:`dp_auc_bound`).
-
-The attacks themselves (loss threshold, shadow models, LiRA) are in
-:mod:`dpteach.attacks.membership`.
+(FPR) and a true-positive rate (TPR). This module measures attacks that way, with
+the summaries [CCN22]_ recommends (the full ROC, best read on log-log axes, and the
+TPR at a low FPR such as 1e-2 or 1e-3) and, for comparison with older work, the AUC
+and the membership advantage max(TPR − FPR) [YGFJ18]_. It also states what
+differential privacy allows: an (ε, δ)-DP training algorithm confines every
+membership test to a region of the ROC plane (Kairouz, Oh and Viswanath [KOV15]_,
+Thm. 2.1; the hypothesis-testing view of Wasserman and Zhou [WZ10]_). The attacks
+themselves are in :mod:`dpteach.attacks.membership`.
 
 References
 ----------
@@ -103,7 +96,6 @@ class AttackResult:
         FPR ≤ α (no interpolation). With N non-members FPR moves in steps of
         1/N, so values for α < 1/N only reflect FPR = 0.
     n_members, n_nonmembers : int
-    name : str
     operating_point : tuple or None
         (FPR, TPR) at a fixed threshold, when the attack fixes one.
     """
@@ -148,15 +140,10 @@ def roc_from_scores(scores, is_member, *, sample_weight=None, low_fprs=DEFAULT_L
         The FPR levels at which to report the TPR [CCN22]_.
     name : str
         Label used in plots.
-
-    Returns
-    -------
-    AttackResult
     """
-    if is_member.shape != scores.shape:
-        raise refuse("is_member", is_member, f"one entry per score ({scores.size})")
-    if is_member.all() or not is_member.any():
-        raise refuse("is_member", is_member, "both members (True) and non-members (False)")
+    if is_member.shape != scores.shape or is_member.all() or not is_member.any():
+        raise refuse("is_member", is_member, f"{scores.size} labels (one per score), both "
+                     "members (True) and non-members (False)")
     weights = np.ones(scores.size) if sample_weight is None else sample_weight
     if weights.shape != scores.shape or 0 in (weights[is_member].max(), weights[~is_member].max()):
         raise refuse("sample_weight", sample_weight, f"{scores.size} weights, > 0 in each class")
@@ -190,23 +177,9 @@ def dp_roc_bound(fpr, epsilon: float, delta: float = 0.0, *,
         TPR ≤ e^ε · FPR + δ                      and
         TPR ≤ 1 − e^{−ε} (1 − δ − FPR)           (the symmetric condition),
 
-    so TPR ≤ min(1, e^ε FPR + δ, 1 − e^{−ε}(1 − δ − FPR)).
+    so TPR ≤ min(1, e^ε FPR + δ, 1 − e^{−ε}(1 − δ − FPR)), of the shape of ``fpr``.
+    ``symmetric=False`` drops the second condition (tighter for FPR > 1/(1+e^ε)).
 
-    Parameters
-    ----------
-    fpr : float or array in [0, 1]
-    epsilon : float
-    delta : float
-    symmetric : bool, default True
-        Include the second (tighter for FPR > 1/(1+e^ε)) condition.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        Same shape as ``fpr``.
-
-    Notes
-    -----
     Both conditions hold because DP is symmetric in D, D' (for add/remove
     neighbours: x may be the one added or removed). The region is convex, so
     an attack that averages over examples, or randomises its threshold,
@@ -255,9 +228,4 @@ def _string(name: str, value: Any) -> str:
     raise NAME.refuse(name, value)
 
 
-# Engineering notes. In the teaching domain scores are finite, weights at most 1e15 and at
-# most 10**7 of them, so the cumulative sums cannot overflow and need no rescaling. e^ε
-# overflows from ε ≈ 709.8 on, inside the domain (ε ≤ 1000): dp_roc_bound then evaluates
-# e^ε·FPR in log space, and the advantage and AUC bounds use e^700, where 1/(1 + e^ε) is
-# already below the last bit of 1. Tests: tests/attacks/test_membership.py (scikit-learn's
-# roc_curve and roc_auc_score, the exact Gaussian ROC) and tests/test_domains.py.
+# Engineering notes: docs/library/attacks.md.

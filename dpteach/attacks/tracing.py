@@ -6,18 +6,10 @@ means look harmless: each is an average over everybody. Yet given one person's
 record and a *reference* (the population frequencies, or a sample of other
 people), a test can tell whether the person was among the n ([HSR+08]_,
 [DSSUV15]_): it is the *fundamental law of information recovery* (see
-:mod:`dpteach.attacks.reconstruction`) in its membership form.
-
-* :func:`tracing_statistic`: the inner-product test ``⟨y − p̂, q − p̂⟩`` of
-  [DSSUV15]_ (larger for members than for non-members by about
-  Σ_j p_j(1 − p_j)/n), and Homer et al.'s distance test ([HSR+08]_). Once d is
-  large compared with n it tells members apart even when every mean is released
-  with noise of order 1/√n;
-* :func:`tracing_attack`: a seeded simulation (population, members, released
-  means, scores, ROC) and :func:`tracing_power`, a normal approximation of the
-  inner-product test's power;
-* :func:`means_noise_std`: the Gaussian noise that makes the d means (ε, δ)-DP,
-  which caps the power at e^ε·α + δ however large d grows ([KOV15]_ Thm 2.1).
+:mod:`dpteach.attacks.reconstruction`) in its membership form. Once d is large
+compared with n the test tells members apart even when every mean is released with
+noise of order 1/√n; the Gaussian noise that makes the d means (ε, δ)-DP caps its
+power at e^ε·α + δ however large d grows ([KOV15]_ Thm 2.1).
 
 Neighbouring databases differ in one person's row: each mean then moves by at
 most 1/n.
@@ -80,11 +72,6 @@ def population_frequencies(d: int, rng=None) -> np.ndarray:
 
     The population of the tracing experiments: a person's attribute j is 1 with
     probability p_j, independently (a stylised model of [HSR+08]_'s SNP data).
-
-    Parameters
-    ----------
-    d : int
-    rng : None, int or numpy.random.Generator
     """
     lo, hi = FREQUENCY_RANGE
     return rng.uniform(lo, hi, d)
@@ -98,13 +85,6 @@ def means_noise_std(n: int, d: int, epsilon: float, delta: float) -> float:
     the vector by at most √d/n in ℓ2; σ is :func:`dpteach.mechanisms.noise.gaussian_sigma`
     of that sensitivity (the analytic calibration). It grows like √d/(nε): the
     noise that stops tracing.
-
-    Parameters
-    ----------
-    n : int
-    d : int
-    epsilon : float
-    delta : float
     """
     return gaussian_sigma(math.sqrt(d) / n, epsilon, delta)
 
@@ -122,17 +102,8 @@ def tracing_statistic(targets, released_means, reference_means, *,
     * ``"homer"`` ([HSR+08]_): ``Σ_j |y_j − p̂_j| − |y_j − q_j|``, positive when y
       is closer to the mixture than to the reference.
 
-    Parameters
-    ----------
-    targets : array_like, shape (m, d) or (d,)
-        Records (0/1 or any numbers).
-    released_means : array_like, shape (d,)
-    reference_means : array_like, shape (d,)
-    method : {"inner_product", "homer"}
-
-    Returns
-    -------
-    numpy.ndarray, shape (m,) (or a float for one record)
+    ``targets`` holds m records of d attributes (0/1 or any numbers), or one record;
+    the result is one score per record (a float for one record).
     """
     y = np.atleast_2d(targets)
     q, p = released_means, reference_means
@@ -152,13 +123,10 @@ class TracingResult:
 
     Attributes
     ----------
-    member_scores, nonmember_scores : numpy.ndarray
     roc : AttackResult
         ROC of the scores (members positive), from :func:`dpteach.attacks.roc.roc_from_scores`.
     power : float
         TPR at FPR ≤ ``fpr`` (the attack's power at that level).
-    fpr : float
-    n, d : int
     noise_std : float
         Standard deviation of the noise on each released mean.
     predicted_power : float or None
@@ -196,16 +164,12 @@ def tracing_attack(n: int, d: int, *, noise_std: float = 0.0, epsilon: float | N
 
     Parameters
     ----------
-    n : int
-        Members.
-    d : int
-        Attributes; n·d ≤ 2·10⁷.
+    n, d : int
+        Members and attributes; n·d ≤ 2·10⁷.
     noise_std : float
         Standard deviation of the noise added to each mean.
-    epsilon : float, optional
+    epsilon, delta : float, optional
         Instead of ``noise_std``: the (ε, δ) of the Gaussian mechanism on the means.
-    delta : float
-        With ``epsilon``.
     reference_size : int, optional
         Size m of the attacker's reference sample (m·d ≤ 2·10⁷); None: the
         attacker knows the population frequencies.
@@ -214,12 +178,6 @@ def tracing_attack(n: int, d: int, *, noise_std: float = 0.0, epsilon: float | N
         default min(n, 1000); n_targets·d ≤ 2·10⁷.
     fpr : float
         The false-positive rate at which the power is read.
-    method : {"inner_product", "homer"}
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    TracingResult
     """
     m = min(n, 1000) if n_targets is None else n_targets
     if m > n:
@@ -262,22 +220,7 @@ def tracing_power(n: int, d: int, *, noise_std: float = 0.0, epsilon: float | No
     noise the mean-to-spread ratio is about √(d/n)·E[v]/√E[v²]: tracing needs d
     to be large compared with n. With the DP noise of :func:`means_noise_std`,
     σ ≈ c√d/n and the ratio stays bounded as d grows: DP caps the power at
-    e^ε·α + δ whatever d ([KOV15]_ Thm 2.1).
-
-    Parameters
-    ----------
-    n : int
-    d : int
-    noise_std : float
-    epsilon : float, optional
-        Instead of ``noise_std``: (ε, δ) of the Gaussian mechanism on the means.
-    delta : float
-        With ``epsilon``.
-    fpr : float
-
-    Returns
-    -------
-    float
+    e^ε·α + δ whatever d ([KOV15]_ Thm 2.1). Arguments as in :func:`tracing_attack`.
     """
     sigma = _noise_std(n, d, noise_std, epsilon, delta)
     ev, ev2, eu4 = _frequency_moments()
@@ -332,10 +275,4 @@ def _frequency_moments() -> tuple[float, float, float]:
     return float(w @ v), float(w @ v**2), float(w @ (v * ((1 - p) ** 3 + p**3)))
 
 
-# Engineering notes. The tracing data are at most MAX_TRACE_ENTRIES = 2·10⁷ entries (n·d,
-# stored as int8: 20 MB), generated and scored in blocks of about 10⁶ entries (_CHUNK). In
-# the teaching domain every record and mean is at most 1e15 in size and a statistic sums at
-# most 10⁷ products, so scores stay finite. means_noise_std's ℓ2 sensitivity √d/n lies in
-# [1e-6, 1e3] for n ≤ 10⁶ and d ≤ 10⁶: inside gaussian_sigma's domain. Tests:
-# tests/attacks/test_reconstruction.py (exact statistics, the power against simulation, the
-# DP cap) and tests/test_domains.py.
+# Engineering notes: docs/library/attacks.md.

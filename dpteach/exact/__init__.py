@@ -1,7 +1,7 @@
 """Exact sampling: noise that floating point cannot betray (Mironov's attack and its fixes).
 
 * :mod:`~dpteach.exact.discrete` — exact samplers of the discrete Laplace and the discrete
-  Gaussian (Canonne, Kamath & Steinke), and their exact laws;
+  Gaussian (Canonne, Kamath & Steinke), and the discrete Gaussian's variance and exact δ;
 * :mod:`~dpteach.exact.secure` — the Laplace and Gaussian mechanisms with that noise, on a
   grid;
 * :mod:`~dpteach.exact.snapping` — Mironov's snapping mechanism.

@@ -45,14 +45,11 @@ import secrets
 
 import numpy as np
 
-from .._validation import (EPSILON_OR_ZERO, Domain, array, integer, rational, validate)
+from .._validation import EPSILON_OR_ZERO, Domain, integer, rational, validate
 
 __all__ = [
     "sample_discrete_laplace",
     "sample_discrete_gaussian",
-    "discrete_laplace_pmf",
-    "discrete_gaussian_pmf",
-    "discrete_gaussian_normalizer",
     "discrete_gaussian_variance",
     "discrete_gaussian_delta",
     "random_source",
@@ -61,7 +58,6 @@ __all__ = [
 EXACT_SIZE_MAX = 10 ** 5        #: largest ``size`` of the exact samplers (about 1 s of draws)
 DLAPLACE_SCALE_MAX = 2 ** 50    #: largest discrete-Laplace scale (draws stay far inside int64)
 DGAUSS_SIGMA2_MAX = 2 ** 100    #: largest discrete-Gaussian σ² (σ ≤ 2**50, same reason)
-PMF_SIZE_MAX = 10 ** 7          #: largest number of points of a pmf evaluation
 DELTA_SIGMA2_MAX = 10 ** 10     #: largest σ² of :func:`discrete_gaussian_delta` (a direct sum)
 DELTA_SENSITIVITY_MAX = 10 ** 6  #: largest integer sensitivity of :func:`discrete_gaussian_delta`
 
@@ -75,10 +71,6 @@ SIGMA2 = rational(1e-12, DGAUSS_SIGMA2_MAX, example=2,
 DELTA_SIGMA2 = rational(1e-12, DELTA_SIGMA2_MAX, example=2, work=True)
 #: how many independent draws (None: one, as a Python int)
 SIZE = integer(1, EXACT_SIZE_MAX, work=True).or_none()
-#: points of ℤ (integral floats accepted)
-INTEGERS = array(min_size=0, max_size=PMF_SIZE_MAX, low=-1e15, high=1e15, integers=True,
-                 example=[0, 1, -5], text="an integer or an array of at most 10**7 integers "
-                 "in [-1e15, 1e15]")
 #: where the random bits come from: None (the OS's CSPRNG), a seed, a random.Random or a
 #: numpy.random.Generator (the last three reproducible, not secure)
 EXACT_RNG = Domain("None (the operating system's CSPRNG), an int seed in [0, 2**63), a "
@@ -95,12 +87,9 @@ def random_source(rng=None):
     object with ``below(n)`` (uniform on ``{0, ..., n-1}``, exact) and ``bits(k)``
     (k uniform random bits as an int).
 
-    Parameters
-    ----------
-    rng : None, int, random.Random or numpy.random.Generator
-        ``None`` → the operating system's CSPRNG; a ``random.SystemRandom`` is used as
-        given (also secure); a ``random.Random`` or an int seed → a reproducible, NOT
-        secure stream; a NumPy Generator seeds a ``random.Random`` (and advances).
+    ``rng=None`` → the operating system's CSPRNG; a ``random.SystemRandom`` is used as
+    given (also secure); a ``random.Random`` or an int seed → a reproducible, NOT
+    secure stream; a NumPy Generator seeds a ``random.Random`` (and advances).
     """
     if rng is None:
         return _OSRandom()
@@ -118,22 +107,9 @@ def sample_discrete_laplace(scale, size: int | None = None, rng=None):
     ``P[X = x] = tanh(1/(2t))·exp(-|x|/t)`` for every integer x, with scale t
     ([CKS20]_, Algorithm 2; also called the two-sided geometric distribution).
     Adding it to an integer-valued query of ℓ1 sensitivity Δ gives (Δ/t)-DP,
-    exactly: the ratio of the probabilities of x and x + k is e^{±k/t}.
-
-    Parameters
-    ----------
-    scale : int, Fraction or float
-        t; a float is used exactly (``Fraction(scale)``).
-    size : int or None
-        ``None`` for one draw (a Python ``int``); an integer for that many independent
-        draws.
-    rng : None, int, random.Random or numpy.random.Generator
-        ``None`` (default): the operating system's CSPRNG. An int seed or a Generator
-        gives a reproducible stream: **not secure**, for tests and teaching.
-
-    Returns
-    -------
-    int or numpy.ndarray of int64
+    exactly: the ratio of the probabilities of x and x + k is e^{±k/t}. ``size=None``
+    gives one draw (a Python ``int``); ``rng`` as in :func:`random_source` (a seed is
+    reproducible, **not secure**).
 
     Examples
     --------
@@ -154,21 +130,8 @@ def sample_discrete_gaussian(sigma2, size: int | None = None, rng=None):
     ``P[X = x] = exp(-x²/(2σ²)) / Σ_y exp(-y²/(2σ²))`` for every integer x
     ([CKS20]_, Algorithm 3: rejection sampling from a discrete Laplace, all
     arithmetic on integers). Its variance is slightly below σ² (see
-    :func:`discrete_gaussian_variance`).
-
-    Parameters
-    ----------
-    sigma2 : int, Fraction or float
-        σ² (the parameter, not the variance); a float is used exactly.
-    size : int or None
-        ``None`` for one draw (a Python ``int``); an integer for that many draws.
-    rng : None, int, random.Random or numpy.random.Generator
-        As in :func:`sample_discrete_laplace` (``None``: the OS's CSPRNG; a seed:
-        reproducible and not secure).
-
-    Returns
-    -------
-    int or numpy.ndarray of int64
+    :func:`discrete_gaussian_variance`). ``size`` and ``rng`` as in
+    :func:`sample_discrete_laplace`.
 
     Examples
     --------
@@ -182,50 +145,7 @@ def sample_discrete_gaussian(sigma2, size: int | None = None, rng=None):
     return _draw(lambda: _discrete_gaussian(a, b, below, bits), size)
 
 
-# ------------------------------------------------------------------ pmfs and moments
-@validate(x=INTEGERS, scale=SCALE)
-def discrete_laplace_pmf(x, scale):
-    """``P[X = x] = tanh(1/(2t))·exp(-|x|/t)`` of the discrete Laplace with scale t.
-
-    The normaliser is Σ_x e^{-|x|/t} = (1 + e^{-1/t})/(1 - e^{-1/t}) = 1/tanh(1/(2t)).
-
-    Parameters
-    ----------
-    x : int or array_like of integers
-        Points of ℤ (integral floats accepted).
-    scale : int, Fraction or float
-        t.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        Same shape as ``x``.
-    """
-    t = np.float64(float(scale))
-    p = np.tanh(0.5 / t) * np.exp(-np.abs(x) / t)
-    return _as_output(p)
-
-
-@validate(sigma2=SIGMA2)
-def discrete_gaussian_normalizer(sigma2) -> float:
-    """``Σ_{x∈ℤ} exp(-x²/(2σ²))``, the normalising constant of N_ℤ(0, σ²).
-
-    Close to √(2πσ²) but not equal: for σ² = 1 it is 2.50662828804291 (√(2π) =
-    2.50662827463100). Computed to double precision by direct summation for
-    σ² ≤ 1 and by Poisson summation above (see ``_theta`` in the source).
-
-    Parameters
-    ----------
-    sigma2 : int, Fraction or float
-        σ².
-
-    Returns
-    -------
-    float
-    """
-    return _theta(float(sigma2))[0]
-
-
+# ------------------------------------------------------------------ moments and δ
 @validate(sigma2=SIGMA2)
 def discrete_gaussian_variance(sigma2) -> float:
     """Variance of N_ℤ(0, σ²): ``Σ x² e^{-x²/(2σ²)} / Σ e^{-x²/(2σ²)}``, less than σ².
@@ -233,40 +153,8 @@ def discrete_gaussian_variance(sigma2) -> float:
     For σ² = 1 it is 0.999999788767728; for σ² = 0.5, 0.49897913083282. For large
     σ² the gap to σ² is about 8π²σ⁴ e^{-2π²σ²}, below double precision once
     σ² > 2 (the result then rounds to σ² itself).
-
-    Parameters
-    ----------
-    sigma2 : int, Fraction or float
-        σ².
-
-    Returns
-    -------
-    float
     """
     return _theta(float(sigma2))[1]
-
-
-@validate(x=INTEGERS, sigma2=SIGMA2)
-def discrete_gaussian_pmf(x, sigma2):
-    """``P[X = x]`` for X ~ N_ℤ(0, σ²).
-
-    Parameters
-    ----------
-    x : int or array_like of integers
-        Points of ℤ (integral floats accepted).
-    sigma2 : int, Fraction or float
-        σ².
-
-    Returns
-    -------
-    float or numpy.ndarray
-        Same shape as ``x``.
-    """
-    s2 = float(sigma2)
-    norm = _theta(s2)[0]
-    u = x / math.sqrt(s2)
-    p = np.exp(-0.5 * u * u) / norm
-    return _as_output(p)
 
 
 @validate(sigma2=DELTA_SIGMA2, sensitivity=integer(1, DELTA_SENSITIVITY_MAX, example=1),
@@ -286,20 +174,6 @@ def discrete_gaussian_delta(sigma2, sensitivity: int, epsilon: float) -> float:
     σ ≈ 0.69) the discrete Gaussian's δ is 1.98e-3, and even at σ ≈ 70 it exceeds
     the target by about 1e-4 (relative). See
     :func:`dpteach.exact.secure.secure_gaussian_mechanism` for what dpteach does instead.
-
-    Parameters
-    ----------
-    sigma2 : int, Fraction or float
-        σ² (the sum has up to ~80σ terms).
-    sensitivity : int
-        Δ, the (integer) distance between the neighbouring answers.
-    epsilon : float
-        ε ≥ 0.
-
-    Returns
-    -------
-    float
-        δ in [0, 1].
     """
     s2, d = float(sigma2), sensitivity
     reach = math.ceil(math.sqrt(1600.0 * s2)) + 1            # P[|X| > reach] < e^{-800}
@@ -478,16 +352,4 @@ def _theta(s2: float) -> tuple[float, float]:
     return math.sqrt(2.0 * math.pi) * math.sqrt(s2) * zsum, s2 * (math.fsum(m2) / zsum)
 
 
-def _as_output(p: np.ndarray):
-    """A Python float for a scalar point, the array otherwise."""
-    return float(p) if p.ndim == 0 else p
-
-
-# Engineering notes. Pure Python: about 5-10 µs per draw on a 2-core machine, so 10**5 draws
-# (EXACT_SIZE_MAX) take about a second. Scales up to 2**50 and σ² up to 2**100 keep every
-# draw far inside int64. In the teaching domain (t ≥ 1e-6, σ² ≥ 1e-12, |x| ≤ 1e15) the
-# pmfs' exponents are finite (their underflow to 0 is the right answer) and no parameter
-# needs clamping to the smallest subnormal; in discrete_gaussian_delta the privacy loss
-# stays below 1e24. Tests:
-# tests/exact/test_discrete.py (mpmath, chi-square) and the generated cases of
-# tests/test_domains.py.
+# Engineering notes: docs/library/attacks.md.

@@ -92,25 +92,17 @@ def secure_laplace_mechanism(value, sensitivity: float, epsilon: float, rng=None
     The answer is rounded to the grid of multiples of ``granularity`` and exact discrete
     Laplace noise with scale ``(⌈Δ/g⌉ + d − 1)/ε`` grid steps is added ([CKS20]_; the
     module docstring derives the sensitivity): exactly ε-DP when ``sensitivity`` bounds the
-    ℓ1 sensitivity of the whole vector ``value`` ([DR14]_, Thm 3.6), outputs on the grid.
+    ℓ1 sensitivity of the whole vector ``value`` ([DR14]_, Thm 3.6), outputs on the grid
+    (same shape as ``value``).
 
     Parameters
     ----------
-    value : float or array_like
-        The exact query answer(s), finite, at most 10**5 of them.
-    sensitivity, epsilon : float
-        See :func:`dpteach.mechanisms.noise.laplace_scale`.
     rng : None, int or numpy.random.Generator
         ``None`` is the operating system's CSPRNG, a seed or Generator a reproducible
         (not secure) stream.
     granularity : float
         Grid step g > 0 (default 2**-20; a power of two keeps the outputs exact doubles).
         The discrete scale ``(⌈Δ/g⌉ + d − 1)/ε`` must be at most 2**50.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        Same shape as ``value``.
 
     Examples
     --------
@@ -140,26 +132,9 @@ def secure_gaussian_mechanism(value, sensitivity: float, epsilon: float, delta: 
     σ² = Δ₂²/(2ρ) from the zCDP calibration of the module docstring: the continuous σ of
     :func:`dpteach.mechanisms.noise.gaussian_sigma` is not valid for the discrete Gaussian,
     so it is not reused. (ε, δ)-DP when ``sensitivity`` bounds the ℓ2 sensitivity of
-    ``value`` ([CKS20]_ Thm. 4 and Cor. 13), outputs on the grid.
-
-    Parameters
-    ----------
-    value : float or array_like
-        The exact query answer(s), finite, at most 10**5 of them.
-    sensitivity, epsilon : float
-        ℓ2 sensitivity Δ₂ > 0 and ε > 0.
-    delta : float
-        In (0, 1).
-    rng : None, int or numpy.random.Generator
-        ``None`` is the operating system's CSPRNG, a seed or Generator a reproducible
-        (not secure) stream.
-    granularity : float
-        Grid step g > 0 (default 2**-20). σ² in grid units must be at most 2**100.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        Same shape as ``value``.
+    ``value`` ([CKS20]_ Thm. 4 and Cor. 13), outputs on the grid (same shape as ``value``).
+    ``rng`` and ``granularity`` as in :func:`secure_laplace_mechanism`; σ² in grid units
+    must be at most 2**100.
     """
     g = Fraction(granularity)
     k = _grid(value, g)
@@ -221,13 +196,4 @@ def _release(k: list[int], noise, g: Fraction, shape):
     return float(out) if out.ndim == 0 else out
 
 
-
-
-
-# Engineering notes. Pure Python: about 6-10 µs per coordinate on a 2-core machine (more
-# when it is busy), hence at most 10**5 coordinates per call. In the teaching domain
-# (|value| ≤ 1e15, g ≥ 2**-40, noise at most 2**50 grid steps of scale) every released
-# g·(k + n) is a finite double, so no branch handles its overflow. _secure_rho is cached:
-# the audits call the mechanism once per run with the same (ε, δ). Tests:
-# tests/exact/test_discrete.py (the secure section) and the generated cases of
-# tests/test_domains.py.
+# Engineering notes: docs/library/attacks.md.

@@ -68,12 +68,8 @@ def snapping_mechanism(value, *, sensitivity: float, epsilon: float, bound: floa
 
     Parameters
     ----------
-    value : float or array_like
-        The exact answer(s), at most 10**4 of them.
     sensitivity : float
         Δ (ℓ1 sensitivity of ``value``).
-    epsilon : float
-        ε: the Laplace noise has scale Δ/ε.
     bound : float
         B, the clamping bound in the units of ``value``, with ``Δ/ε < bound <
         2**46·Δ/ε``. Answers are clipped to [-bound, bound] (before and after the
@@ -81,11 +77,6 @@ def snapping_mechanism(value, *, sensitivity: float, epsilon: float, bound: floa
     rng : None, int, random.Random or numpy.random.Generator
         ``None``: the operating system's CSPRNG. A seed or Generator gives a
         reproducible, not secure, stream.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        Same shape as ``value``.
 
     Examples
     --------
@@ -107,17 +98,9 @@ def snapping_epsilon(epsilon: float, *, sensitivity: float, bound: float) -> flo
 
     ``(1 + 12·B·η)/λ + 2η`` with λ = fl(1/ε), B = fl(bound/Δ) (the doubles the
     mechanism uses) and η = 2**-53 ([M12]_, Sec. 5.2), evaluated exactly and
-    rounded up. For bound = 100·Δ/ε it exceeds ε by about 1e-13 relative.
-
-    Parameters
-    ----------
-    epsilon, sensitivity, bound
-        As in :func:`snapping_mechanism` (the same rule ties them).
-
-    Returns
-    -------
-    float
-        ε_snap ≥ ε·(1 - 2**-53).
+    rounded up: ε_snap ≥ ε·(1 - 2**-53), and for bound = 100·Δ/ε it exceeds ε by about
+    1e-13 relative. The arguments are those of :func:`snapping_mechanism`, tied by the
+    same rule.
     """
     lam, _, b = _snapping_setup(sensitivity, epsilon, bound)
     eta = Fraction(ETA)
@@ -165,9 +148,4 @@ def _snap(x: float, lam: float, big_lam: float, b: float, bits) -> float:
     return min(max(j * big_lam, -b), b)               # clamp_B(⌊·⌉_Λ)
 
 
-# Engineering notes. In the teaching domain (ε in [1e-6, 1e3], Δ in [1e-6, 1e6], |value| ≤
-# 1e15, B ≤ 1e18) the noise scale λ = 1/ε ≤ 1e6 and value/Δ ≤ 1e21 are finite, so no branch
-# handles a λ beyond the float range or an overflowing quotient. Pure Python: about 110 µs
-# per coordinate (the 50-digit decimal logarithm), hence at most 10**4 per call. Tests:
-# tests/exact/test_discrete.py (the snapping section) and the generated cases of
-# tests/test_domains.py.
+# Engineering notes: docs/library/attacks.md.

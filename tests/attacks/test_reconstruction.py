@@ -313,6 +313,8 @@ def test_sizes_have_upper_bounds():
         R.subset_sum_queries(R.MAX_N + 1, 1)
     with pytest.raises(ParameterError, match=r"k must be ≤ 2,000 with n = 1000"):
         R.subset_sum_queries(1000, 2001)
+    with pytest.raises(ParameterError, match=r"k must be ≤ 2,000 with n = 1000"):
+        R.reconstruction_attack(1000, 2001)
     with pytest.raises(ParameterError, match="queries"):
         R.reconstruct_lp(np.ones((10, R.MAX_LP_N + 1)), np.ones(10))
     with pytest.raises(ParameterError, match="decoder"):
