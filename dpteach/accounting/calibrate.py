@@ -208,8 +208,4 @@ def _rdp_epsilon(sigma: float, delta: float, q: float, steps: int, orders: np.nd
     return rdp_to_epsilon.__wrapped__(orders, rdp, delta, "improved")[0]
 
 
-# Engineering notes. The searches probe σ from max_noise_multiplier down to 2.5e-7 (a
-# factor 4 below 1e-6), inside NOISE_MULTIPLIER, so the unchecked RDP curve is always
-# evaluated on its teaching domain. Loop bounds: ≤ 20 factor-4 steps each way (~300 with
-# the factor 1.1 of the PLD search), ≤ 200 bisections. Tests: tests/accounting/
-# test_accounting.py (σ meets its target and is nearly minimal; evaluation counts).
+# Implementation notes: docs/library/accounting.md (accounting.calibrate).

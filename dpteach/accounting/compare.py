@@ -245,8 +245,4 @@ def _laplace_pld(eps0: float, k: int, delta: float, interval: float) -> float:
     return min(pld, k * eps0)
 
 
-# Engineering notes. PLD composes afresh for each entry of ``steps`` (≈ 35 ms for 15,000
-# steps at the default grid of 1e-3). On the teaching domains every total is finite: a
-# Laplace ε₀ ≤ 500 and a Gaussian σ ≥ 0.1 keep the per-query ε₀ (at δ₀ ≥ 5e-57) below
-# ~250, so kε₀e^ε₀ < 1e226 for k ≤ 10⁶. Tests: tests/accounting/test_accounting.py (the
-# methods' orderings, the exact PLD of Gaussians, the accountants) and tests/test_domains.py.
+# Implementation notes: docs/library/accounting.md (accounting.compare).

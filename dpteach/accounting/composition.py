@@ -530,10 +530,4 @@ def _label(name: str, value):
     raise LABEL.refuse(name, value)
 
 
-# Engineering notes. On the teaching domains (ε ≤ 500 per mechanism, k ≤ 10⁶) nothing
-# overflows: e^ε ≤ 1.4e217, so kε(e^ε − 1) < 1e226; kε ≤ 5e8, so the KOV log-probabilities
-# need no second form for huge ε; a budget's exact sums stay below 1e3·(1 + 1e-9). The
-# search of optimal_composition_epsilon is bounded (a binary search over ⌊k/2⌋ corners,
-# then at most 1000 ulp steps, after which kε, always valid, is returned). Tests:
-# tests/accounting/test_composition.py (brute force, dp_accounting, mpmath) and
-# tests/test_domains.py.
+# Implementation notes: docs/library/accounting.md (accounting.composition).

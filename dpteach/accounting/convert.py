@@ -173,8 +173,4 @@ def _rdp_values(name: str, value) -> np.ndarray:
     return np.where(inf.reshape(-1), np.inf, finite)
 
 
-# Engineering notes. On the teaching domain (α in (1, 1e9], δ ≥ 1e-50) every term is
-# finite for finite r(α) (ln(1/δ)/(α − 1) ≤ 5.2e17), except (α − 1)·r(α) in rdp_to_delta for
-# r(α) above ~1e299, where δ(α) is 1 anyway. Tests:
-# tests/accounting/test_accounting.py (closed forms, dp_accounting) and the generated cases
-# of tests/test_domains.py.
+# Implementation notes: docs/library/accounting.md (accounting.convert).

@@ -359,13 +359,4 @@ def _grid_points(events: list[_Event], interval: float) -> float:
     return (min(cap, upper - lower) + w) / interval
 
 
-# Engineering notes. Cost: the grid's memory and time grow with its number of points
-# (about 35 bytes and a few microseconds per point; 15,000 DP-SGD steps take ~0.3 s at
-# 1e-4, ~0.04 s at 1e-3). Before composing, the accountant estimates the range of the
-# composed loss with the Chernoff bound dp_accounting itself uses to truncate a
-# self-composition (tail mass 1e-15, at the orders j/W, j = 1..20, where W is the loss
-# range of one step), evaluated with the mechanisms' Rényi divergences (the unchecked
-# subsampled_gaussian_rdp: the orders 1 + j/W may lie below ORDERS), and refuses a grid of
-# more than MAX_GRID_POINTS. On the teaching domains (σ ≥ 1e-12, b/Δ in [1e-18, 1e21]) that
-# estimate never overflows. Tests: tests/accounting/test_accounting.py (against
-# dp_accounting directly, the exact Gaussian ε) and tests/test_domains.py.
+# Implementation notes: docs/library/accounting.md (accounting.pld).

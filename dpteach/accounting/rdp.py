@@ -344,10 +344,4 @@ def _expm1_minus_x(x: np.ndarray) -> np.ndarray:
     return out
 
 
-# Engineering notes. On the teaching domains every curve is finite: the Gaussian's
-# α(Δ/σ)²/2 is at most 5e44 (α ≤ 1e9, Δ/σ ≤ 1e18), the Laplace and randomized-response
-# curves at most their pure-DP ε (≤ 1e18 and 27.6), and T ≤ 1e9 subsampled steps at most
-# 5e36; their "far" forms (h > 700) are needed there, for large α. The accountant calls the
-# unchecked subsampled_gaussian_rdp and conversions (its own state is valid): DP-SGD calls
-# step once per training step. Tests: tests/accounting/test_accounting.py (closed forms,
-# numerical divergences, dp_accounting) and tests/test_domains.py.
+# Implementation notes: docs/library/accounting.md (accounting.rdp).

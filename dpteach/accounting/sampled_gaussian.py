@@ -327,11 +327,4 @@ def _asymptotic(q: float, s: float, alpha: float) -> float | None:
     return None
 
 
-# Engineering notes. Cost: a fractional order costs ~1 ms usually and up to ~0.3 s when σ
-# is large and q large (the series converges polynomially); hence at most 256 orders of at
-# most 10,000 per call. On the teaching domain (σ in [1e-12, 1e6], q = 0 or ≥ 1e-9)
-# s = 1/(2σ²) lies in [5e-13, 5e23], so nothing over- or underflows; the closed form for
-# large σ, r = αq²/(2σ²), is no longer needed (it applied only beyond σ ≈ 1e9), and the
-# small-σ closed form keeps the series away from e^{s} overflowing. Tests:
-# tests/accounting/test_accounting.py (exact sums in mpmath, numerical integrals of the
-# definition, dp_accounting and its published values) and tests/test_domains.py.
+# Implementation notes: docs/library/accounting.md (accounting.sampled_gaussian).

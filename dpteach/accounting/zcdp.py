@@ -252,10 +252,4 @@ def _first_infeasible_doubling(lo: float, excess, most: int = 2000) -> float:
     return scaled(b)
 
 
-# Engineering notes. On the teaching domain (ε in [1e-6, 1e4], δ in [1e-50, 1)) the
-# Bun–Steinke ρ is at least 2e-15 and never over- or underflows, so rho_for_epsilon needs
-# no subnormal special cases; its searches call the unchecked conversion, which may probe
-# ρ beyond RHO. Every loop is bounded (64 ulp steps, 200 halvings, ~2000 doublings found
-# by bisection). zcdp_to_epsilon keeps its extreme-ratio form: ρ up to 1e40 with δ near 1
-# gives ln(1/δ)/ρ far below 1e-4. Tests: tests/accounting/test_accounting.py (closed forms,
-# inversions) and tests/test_domains.py.
+# Implementation notes: docs/library/accounting.md (accounting.zcdp).

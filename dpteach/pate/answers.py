@@ -214,10 +214,4 @@ def _distinct(t: np.ndarray):
     return U, C, index
 
 
-# Engineering notes. MAX_EXACT_WORK bounds the time: 2·10⁸ evaluations take about 2 s on
-# one core (10,000 queries of two classes, or a hundred histograms of 200 distinct counts
-# near the top under Laplace noise). In the teaching domain (counts below 2⁵³, σ and b in
-# [1e-12, 1e15]) the relative votes t = (n − max n)/σ are finite, so no branch handles an
-# overflow; classes more than 60σ (Gauss) or 45b (Laplace) below the plurality are dropped
-# before the quadrature. Tests: tests/pate/test_answers.py (closed forms, adaptive
-# quadrature) and tests/pate/test_aggregators.py (sampled answers against these laws).
+# Implementation notes: docs/library/accounting.md (pate.answers).

@@ -294,11 +294,4 @@ def _model(name: str, value: Any) -> Any:
     raise MODEL.refuse(name, value)
 
 
-# Engineering notes. MAX_TEACHERS bounds the training time: 1,000 default models on 30,000
-# rows of toy data train in about 3 s on one core (250 teachers on Adult in about a second;
-# benchmarks/pate_adult_experiment.py runs the paper's setting). MAX_QUERIES holds notebook
-# 12's 20,000 draws of one query and bounds the data-dependent analysis
-# (dpteach.pate.analysis): 20,000 queries at PATE's 296 orders take 1–2 s and 300 MB.
-# MAX_CELLS (10⁷ int64 cells, 80 MB) bounds the prediction and vote arrays. The count range
-# [0, 2⁵³) is where float64 holds every integer, so the gaps between counts (what the
-# aggregators and the analysis use) are exact.
+# Implementation notes: docs/library/accounting.md (pate.teachers).
