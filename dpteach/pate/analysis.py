@@ -499,8 +499,8 @@ def _confident_gnmax_parts(orders, v, threshold, sigma1, sigma2, data_dependent)
 
 def _need_answered(answered, where: str) -> None:
     if answered is None:
-        raise refuse("answered", None, f"the run's mask of answered queries for {where} of "
-                     "Confident-GNMax (for a forecast, not an ε, call pate_expected_cost)")
+        raise refuse("answered", None, f"the run's answered mask for {where} (a forecast: "
+                     "pate_expected_cost)")
 
 
 def _one_per_query(answered: np.ndarray | None, votes: np.ndarray) -> None:

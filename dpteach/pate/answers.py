@@ -110,7 +110,7 @@ def _win_probabilities(t: np.ndarray, noise: str) -> np.ndarray:
     n_nodes = (grid.size - 1 + (m if kinks else 0)) * _GL_X.size
     if q * m * n_nodes > MAX_EXACT_WORK:
         raise refuse("votes", t, f"≤ {MAX_EXACT_WORK:.0e} quadrature evaluations (queries × "
-                                 f"distinct top counts × nodes; it needs {q * m * n_nodes:.2g})")
+                     f"distinct top counts × nodes), not {q * m * n_nodes:.2g}")
     out = np.zeros((q, m))
     rows_per = max(1, _CHUNK // (m * n_nodes))
     block = max(1, min(m, _CHUNK // n_nodes))

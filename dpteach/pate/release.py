@@ -349,10 +349,10 @@ def _teachers(votes: np.ndarray, n_teachers: int | None) -> int:
     """N: at least the largest row total of ``votes``, and queries × (N + 1) ≤ MAX_WORK."""
     top = int(votes.sum(axis=-1).max())
     teachers = top if n_teachers is None else n_teachers
-    if not (top <= teachers and 1 <= teachers <= MAX_TEACHERS):
-        raise refuse("n_teachers", n_teachers, f"in [{max(top, 1)}, {MAX_TEACHERS}] (≥ the votes)")
-    if votes.shape[0] * (teachers + 1) > MAX_WORK:
-        raise refuse("n_teachers", teachers, f"≤ {MAX_WORK:,} / {votes.shape[0]} queries − 1")
+    most = min(MAX_TEACHERS, MAX_WORK // votes.shape[0] - 1)
+    if not max(top, 1) <= teachers <= most:
+        raise refuse("n_teachers", teachers, f"in [{max(top, 1)}, {most}] (≥ the votes; "
+                     f"queries × (N + 1) ≤ {MAX_WORK:,})")
     return teachers
 
 

@@ -154,11 +154,10 @@ class TeacherEnsemble(ClassifierMixin, BaseEstimator):
         """Train one teacher per part: ``X`` of shape (n, d), ``y`` integer labels of
         shape (n,) with 2 to :data:`MAX_CLASSES` distinct values."""
         params = validate_params(self, store=False)
-        if y.shape[0] != X.shape[0]:
-            raise refuse("y", y, f"one label per row of X ({X.shape[0]})")
         classes, index = np.unique(y.astype(np.int64), return_inverse=True)
-        if not 2 <= classes.size <= MAX_CLASSES:
-            raise refuse("y", y, f"labels of 2 to {MAX_CLASSES} classes (not {classes.size})")
+        if y.shape[0] != X.shape[0] or not 2 <= classes.size <= MAX_CLASSES:
+            raise refuse("y", y, f"one label per row of X ({X.shape[0]}), of 2 to {MAX_CLASSES} "
+                         f"classes (not {classes.size})")
         gen = params["rng"]
         parts = partition_indices(X.shape[0], params["n_teachers"], gen)
         template = default_model() if params["model"] is None else clone(params["model"])
