@@ -243,7 +243,7 @@ def confident_gnmax_rdp(orders, votes, threshold: float, sigma1: float, sigma2: 
     total RDP value per order.
     """
     v = np.atleast_2d(votes)
-    _need_answered(answered, "confident_gnmax_rdp")
+    _need_answered(answered)
     _one_per_query(answered, v)
     thr, gn = _confident_gnmax_parts(orders, v, threshold, sigma1, sigma2, data_dependent)
     return thr + gn[answered].sum(axis=0)
@@ -311,7 +311,7 @@ def pate_epsilon(votes, *, sigma2: float, delta: float, threshold: float | None 
         raise refuse("threshold", threshold, f"given with sigma1 or both omitted (sigma1={sigma1})")
     _one_per_query(answered, v)
     if threshold is not None and sigma1 is not None:
-        _need_answered(answered, "pate_epsilon")
+        _need_answered(answered)
         rdp = confident_gnmax_rdp(orders, v, threshold, sigma1, sigma2, answered=answered,
                                   data_dependent=data_dependent)
         return _to_privacy(rdp, orders, delta, conversion, answered.sum(), "answered",
@@ -497,10 +497,9 @@ def _confident_gnmax_parts(orders, v, threshold, sigma1, sigma2, data_dependent)
     return thr, gn
 
 
-def _need_answered(answered, where: str) -> None:
+def _need_answered(answered) -> None:
     if answered is None:
-        raise refuse("answered", None, f"the run's answered mask for {where} (a forecast: "
-                     "pate_expected_cost)")
+        raise refuse("answered", None, "the run's answered mask (a forecast: pate_expected_cost)")
 
 
 def _one_per_query(answered: np.ndarray | None, votes: np.ndarray) -> None:

@@ -101,12 +101,8 @@ def gnmax_local_sensitivities(votes, sigma: float, order: float,
 
     See the module docstring (q̃ walked by Prop. 13 of [PSMRTE18]_; valid under C5–C6, which are
     checked). **Not private.** ``n_teachers`` N defaults to the largest row total of
-    ``votes``; queries × (N + 1) at most :data:`MAX_WORK`.
-
-    Returns
-    -------
-    numpy.ndarray
-        Shape (N + 1,) for one histogram, (queries, N + 1) for several.
+    ``votes``; queries × (N + 1) at most :data:`MAX_WORK`. Shape (N + 1,) for one histogram,
+    (queries, N + 1) for several.
     """
     v = np.atleast_2d(votes)
     teachers = _teachers(v, n_teachers)
@@ -117,11 +113,12 @@ def gnmax_local_sensitivities(votes, sigma: float, order: float,
 @validate(votes=VOTES, threshold=THRESHOLD, sigma1=SCALE, order=ORDER, n_teachers=N_TEACHERS)
 def threshold_local_sensitivities(votes, threshold: float, sigma1: float, order: float,
                                   n_teachers: int | None = None) -> np.ndarray:
-    """LS⁽ᵈ⁾ of the threshold step's data-dependent RDP (:func:`~dpteach.pate.analysis.threshold_rdp`).
+    """LS⁽ᵈ⁾ of the threshold step's data-dependent RDP, d = 0…N.
 
-    Exact: the cost depends only on the largest vote v, and LS⁽ᵈ⁾ is the largest change between
-    v' and v' ± 1 over |v' − v| ≤ d, 0 ≤ v' ≤ N ([PSMRTE18]_, App. C). **Not private.**
-    Shapes and limits as :func:`gnmax_local_sensitivities`.
+    Exact: the cost (:func:`~dpteach.pate.analysis.threshold_rdp`) depends only on the largest
+    vote v, and LS⁽ᵈ⁾ is the largest change between v' and v' ± 1 over |v' − v| ≤ d,
+    0 ≤ v' ≤ N ([PSMRTE18]_, App. C). **Not private.** Shapes and limits as
+    :func:`gnmax_local_sensitivities`.
     """
     v = np.atleast_2d(votes)
     teachers = _teachers(v, n_teachers)

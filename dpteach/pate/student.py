@@ -152,8 +152,7 @@ class PATEStudent(ClassifierMixin, BaseEstimator):
         self.n_answered_ = int(np.count_nonzero(answered))
         self.noisy_labels_ = np.where(answered, classes[np.maximum(labels, 0)], -1)
         if self.n_answered_ == 0:
-            raise refuse("threshold", self.threshold, f"low enough to answer a query (sigma1 = "
-                         f"{self.sigma1}): none answered")
+            raise refuse("threshold", self.threshold, "low enough to answer some query (none was)")
         y = labels[answered]
         template = default_model() if p["model"] is None else clone(p["model"])
         model = DummyClassifier(strategy="constant", constant=y[0]) if np.all(y == y[0]) \

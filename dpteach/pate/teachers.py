@@ -156,8 +156,7 @@ class TeacherEnsemble(ClassifierMixin, BaseEstimator):
         params = validate_params(self, store=False)
         classes, index = np.unique(y.astype(np.int64), return_inverse=True)
         if y.shape[0] != X.shape[0] or not 2 <= classes.size <= MAX_CLASSES:
-            raise refuse("y", y, f"one label per row of X ({X.shape[0]}), of 2 to {MAX_CLASSES} "
-                         f"classes (not {classes.size})")
+            raise refuse("y", y, f"{X.shape[0]} labels (a row of X each), 2 to {MAX_CLASSES} classes")
         gen = params["rng"]
         parts = partition_indices(X.shape[0], params["n_teachers"], gen)
         template = default_model() if params["model"] is None else clone(params["model"])
