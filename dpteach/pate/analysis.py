@@ -316,15 +316,8 @@ def pate_epsilon(votes, *, sigma2: float, delta: float, threshold: float | None 
                                   data_dependent=data_dependent)
         return _to_privacy(rdp, orders, delta, conversion, answered.sum(), "answered",
                            data_dependent)
-    rows = v if answered is None else v[answered]
-    if rows.shape[0] == 0:
-        rdp = np.zeros(orders.size)
-    elif data_dependent:
-        rdp = gnmax_rdp(orders, rows, sigma2).sum(axis=0)
-    else:
-        rdp = rows.shape[0] * gnmax_rdp_data_independent(orders, sigma2)
-    return _to_privacy(rdp, orders, delta, conversion, rows.shape[0],
-                       "all" if answered is None else "answered", data_dependent)
+    return _every_answer((gnmax_rdp if data_dependent else gnmax_rdp_data_independent), sigma2,
+                         v, answered, orders, delta, conversion, data_dependent)
 
 
 @validate(votes=VOTES, scale=SCALE, delta=DELTA_POSITIVE, answered=ANSWERED,
@@ -339,15 +332,8 @@ def lnmax_epsilon(votes, *, scale: float, delta: float, answered=None,
     """
     v = np.atleast_2d(votes)
     _one_per_query(answered, v)
-    rows = v if answered is None else v[answered]
-    if rows.shape[0] == 0:
-        rdp = np.zeros(orders.size)
-    elif data_dependent:
-        rdp = lnmax_rdp(orders, rows, scale).sum(axis=0)
-    else:
-        rdp = rows.shape[0] * lnmax_rdp_data_independent(orders, scale)
-    return _to_privacy(rdp, orders, delta, conversion, rows.shape[0],
-                       "all" if answered is None else "answered", data_dependent)
+    return _every_answer((lnmax_rdp if data_dependent else lnmax_rdp_data_independent), scale,
+                         v, answered, orders, delta, conversion, data_dependent)
 
 
 # ------------------------------------------------------------ the paper's expected cost
@@ -505,6 +491,21 @@ def _need_answered(answered) -> None:
 def _one_per_query(answered: np.ndarray | None, votes: np.ndarray) -> None:
     if answered is not None and answered.shape != (votes.shape[0],):
         raise refuse("answered", answered, f"one entry per query ({votes.shape[0]})")
+
+
+def _every_answer(curve, noise, v, answered, orders, delta, conversion, data_dependent):
+    """The privacy of one aggregator's answers to every query, or to the ``answered`` ones:
+    ``curve`` is its data-dependent RDP (orders, votes, noise) or its data-independent RDP
+    (orders, noise), composed over those queries."""
+    rows = v if answered is None else v[answered]
+    if rows.shape[0] == 0:
+        rdp = np.zeros(orders.size)
+    elif data_dependent:
+        rdp = curve(orders, rows, noise).sum(axis=0)
+    else:
+        rdp = rows.shape[0] * curve(orders, noise)
+    return _to_privacy(rdp, orders, delta, conversion, rows.shape[0],
+                       "all" if answered is None else "answered", data_dependent)
 
 
 def _to_privacy(rdp, orders, delta, conversion, answered, convention, data_dependent):
