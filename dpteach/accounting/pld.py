@@ -247,7 +247,7 @@ def _gaussian_event(sigma: float, q: float, count: int) -> _Event:
         arg = (2 * x - 1) * 0.5 * inv * inv
         if q == 1.0:
             return arg
-        return _logaddexp(math.log1p(-q), math.log(q) + arg)
+        return float(np.logaddexp(math.log1p(-q), math.log(q) + arg))
 
     width = loss(1 + _GAUSS_TAIL_Z * sigma) - loss(-_GAUSS_TAIL_Z * sigma)
 
@@ -280,15 +280,6 @@ def _laplace_event(epsilon: float, count: int) -> _Event:
         return -(1 + t) * epsilon + math.log(rest)
 
     return _Event(("laplace", epsilon), 2 * epsilon, count, log_mgf)
-
-
-def _logaddexp(a: float, b: float) -> float:
-    if a == -math.inf:
-        return b
-    if b == -math.inf:
-        return a
-    m = max(a, b)
-    return m + math.log1p(math.exp(-abs(a - b)))
 
 
 def _grid_points(events: list[_Event], interval: float) -> float:
