@@ -29,38 +29,15 @@ from .compare import METHOD_LABELS, METHODS, composition_epsilons, dpsgd_epsilon
 from .composition import BudgetAccountant, advanced_composition, basic_composition
 from .calibrate import epsilon_for_noise_multiplier, get_noise_multiplier
 from .pld import PLDAccountant
-from .rdp import (
-    DEFAULT_ORDERS,
-    RDPAccountant,
-    Step,
-    gaussian_rdp,
-    laplace_rdp,
-    randomized_response_rdp,
-)
+from .rdp import (DEFAULT_ORDERS, RDPAccountant, Step, gaussian_rdp, laplace_rdp,
+                  randomized_response_rdp)
 from .sampled_gaussian import subsampled_gaussian_rdp
 from .zcdp import gaussian_zcdp, pure_dp_to_zcdp, zcdp_to_epsilon
 
 __all__ = [
-    "DEFAULT_ORDERS",
-    "RDPAccountant",
-    "PLDAccountant",
-    "Step",
-    "get_noise_multiplier",
-    "epsilon_for_noise_multiplier",
-    "gaussian_rdp",
-    "laplace_rdp",
-    "randomized_response_rdp",
-    "subsampled_gaussian_rdp",
-    "rdp_to_epsilon",
-    "rdp_to_delta",
-    "gaussian_zcdp",
-    "pure_dp_to_zcdp",
-    "zcdp_to_epsilon",
-    "METHODS",
-    "METHOD_LABELS",
-    "composition_epsilons",
-    "dpsgd_epsilons",
-    "basic_composition",
-    "advanced_composition",
-    "BudgetAccountant",
+    "DEFAULT_ORDERS", "RDPAccountant", "PLDAccountant", "Step", "get_noise_multiplier",
+    "epsilon_for_noise_multiplier", "gaussian_rdp", "laplace_rdp", "randomized_response_rdp",
+    "subsampled_gaussian_rdp", "rdp_to_epsilon", "rdp_to_delta", "gaussian_zcdp",
+    "pure_dp_to_zcdp", "zcdp_to_epsilon", "METHODS", "METHOD_LABELS", "composition_epsilons",
+    "dpsgd_epsilons", "basic_composition", "advanced_composition", "BudgetAccountant",
 ]

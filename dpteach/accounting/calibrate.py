@@ -58,28 +58,9 @@ def epsilon_for_noise_multiplier(*, noise_multiplier: float, delta: float, sampl
     """ε after ``steps`` Poisson-subsampled Gaussian steps, by RDP or PLD.
 
     A one-call shortcut for ``RDPAccountant`` / ``PLDAccountant``:
-    ``acc.step(noise_multiplier=σ, sample_rate=q, steps=T); acc.get_epsilon(δ)``.
-
-    Parameters
-    ----------
-    noise_multiplier : float
-        σ, in units of the clipping norm.
-    delta : float
-        δ > 0.
-    sample_rate : float
-        Poisson rate q.
-    steps : int
-        Number of steps.
-    accountant : {"rdp", "pld"}
-    orders : array-like of float, optional
-        RDP orders (default :data:`~dpteach.accounting.rdp.DEFAULT_ORDERS`; RDP only).
-    value_discretization_interval : float, default 1e-4
-        PLD grid width (PLD only).
-
-    Returns
-    -------
-    float
-        ε ≥ 0.
+    ``acc.step(noise_multiplier=σ, sample_rate=q, steps=T); acc.get_epsilon(δ)``, with
+    ``orders`` for RDP (default :data:`~dpteach.accounting.rdp.DEFAULT_ORDERS`) or
+    ``value_discretization_interval`` for PLD.
     """
     if accountant == "rdp":
         rdp_orders = np.asarray(DEFAULT_ORDERS, dtype=float) if orders is None else orders
@@ -110,37 +91,23 @@ def get_noise_multiplier(*, target_epsilon: float, target_delta: float, sample_r
 
     With ``accountant="pld"``, a σ whose PLD grid would be too large to compute
     (see :data:`~dpteach.accounting.pld.MAX_GRID_POINTS`; only very small σ)
-    is treated as not meeting the target: the answer still meets it.
+    is treated as not meeting the target: the answer still meets it. If even σ ≈ 1e-6
+    meets the target, that σ is returned without further search.
 
     Parameters
     ----------
-    target_epsilon : float
-        The target ε.
-    target_delta : float
-        The target δ > 0.
-    sample_rate : float
-        Poisson sampling rate q > 0.
-    steps : int
-        Number of steps.
     accountant : {"rdp", "pld"}
         RDP (fast, a few ms per evaluation) or PLD (tighter, ~0.3 s per
         evaluation for 15,000 steps at the default discretization).
-    orders : array-like, optional
-        RDP orders (default :data:`~dpteach.accounting.rdp.DEFAULT_ORDERS`).
-    value_discretization_interval : float
-        PLD grid width (PLD only).
+    orders, value_discretization_interval
+        RDP orders (default :data:`~dpteach.accounting.rdp.DEFAULT_ORDERS`), or the PLD
+        grid width.
     rtol : float, default 1e-4
         Relative width of the final bracket, at least :data:`RTOL_MIN` (1e-15):
         float64 cannot resolve a narrower one.
     max_noise_multiplier : float, default 1e4
         Give up (ParameterError) if even this σ does not meet the target — e.g. a
         target ε below what the largest RDP order can certify.
-
-    Returns
-    -------
-    float
-        σ with ε(σ) ≤ target_epsilon (if even σ ≈ 1e-6 meets the target, that
-        σ is returned without further search).
 
     References
     ----------
@@ -177,9 +144,8 @@ def get_noise_multiplier(*, target_epsilon: float, target_delta: float, sample_r
     # (≤ 1e6): at most ~300 evaluations, ~20 with the factor 4
     while eps(hi) > target_epsilon:
         if hi >= max_noise_multiplier:
-            raise refuse("target_epsilon", target_epsilon, f"larger: it is not reachable with "
-                         f"noise_multiplier ≤ max_noise_multiplier={max_noise_multiplier:g} "
-                         f"(target_delta={target_delta:g}, sample_rate={q:g}, steps={steps})")
+            raise refuse("target_epsilon", target_epsilon, f"larger (not reachable with σ ≤ "
+                         f"{max_noise_multiplier:g}, δ={target_delta:g}, q={q:g}, T={steps})")
         hi = min(hi * factor, max_noise_multiplier)
     lo = hi / factor
     while eps(lo) <= target_epsilon:
@@ -208,8 +174,4 @@ def _rdp_epsilon(sigma: float, delta: float, q: float, steps: int, orders: np.nd
     return rdp_to_epsilon.__wrapped__(orders, rdp, delta, "improved")[0]
 
 
-# Engineering notes. The searches probe σ from max_noise_multiplier down to 2.5e-7 (a
-# factor 4 below 1e-6), inside NOISE_MULTIPLIER, so the unchecked RDP curve is always
-# evaluated on its teaching domain. Loop bounds: ≤ 20 factor-4 steps each way (~300 with
-# the factor 1.1 of the PLD search), ≤ 200 bisections. Tests: tests/accounting/
-# test_accounting.py (σ meets its target and is nearly minimal; evaluation counts).
+# Implementation notes: docs/library/accounting.md (accounting.calibrate).

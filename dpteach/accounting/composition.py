@@ -1,17 +1,8 @@
 """Composition theorems for (ε, δ)-differential privacy, and a privacy budget.
 
 Running several DP analyses on the same data spends privacy: this module
-answers "how much in total?" with the classic theorems, from the loosest to
-the exact one, and keeps a budget that refuses to be overspent.
-
-* :func:`basic_composition` — ε's and δ's add ([DR14]_, Thm 3.16);
-* :func:`parallel_composition` — disjoint data: the maximum ([McS09]_, Thm 4);
-* :func:`advanced_composition` — ε grows like √k ([DRV10]_, Thm III.3; [DR14]_, Thm 3.20);
-* :func:`optimal_composition_delta`, :func:`optimal_composition_epsilon` — the
-  exact answer for k (ε, δ)-DP mechanisms ([KOV15]_, Thm 3.3);
-* :func:`amplify_by_subsampling` — running on a random subsample ([LQS12]_; [BBG18]_);
-* :class:`BudgetAccountant` — a ledger with a total budget that refuses overruns.
-
+answers "how much in total?" with the classic theorems, from the loosest (ε's add) to
+the exact one ([KOV15]_), and keeps a budget that refuses to be overspent.
 All results hold under *adaptive* composition (each mechanism may be chosen
 after seeing the previous outputs), for whatever neighbouring relation the mechanisms'
 own guarantees use (amplification by subsampling names its own).
@@ -45,19 +36,9 @@ from scipy import special
 from .._validation import (DELTA, DELTA_POSITIVE, EPSILON, EPSILON_OR_ZERO, PROBABILITY, Domain,
                            ParameterError, array, integer, real, refuse, validate)
 
-__all__ = [
-    "MAX_OPTIMAL_K",
-    "EPSILON_EACH",
-    "basic_composition",
-    "parallel_composition",
-    "advanced_composition",
-    "optimal_composition_delta",
-    "optimal_composition_epsilon",
-    "amplify_by_subsampling",
-    "BudgetAccountant",
-    "BudgetExceeded",
-    "Spend",
-]
+__all__ = ["MAX_OPTIMAL_K", "EPSILON_EACH", "basic_composition", "parallel_composition",
+           "advanced_composition", "optimal_composition_delta", "optimal_composition_epsilon",
+           "amplify_by_subsampling", "BudgetAccountant", "BudgetExceeded", "Spend"]
 
 #: Largest number of mechanisms k (the exact composition builds arrays of k + 1 numbers).
 MAX_OPTIMAL_K = 10**6
@@ -76,8 +57,6 @@ DELTAS = array(ndim=(0, 1), low=0.0, high=math.nextafter(1.0, 0.0), max_size=MAX
 K = integer(1, MAX_OPTIMAL_K, example=10)
 #: a total ε: up to a million mechanisms of ε ≤ 500 each
 TOTAL_EPSILON = real(0.0, 1e9, example=0.5)
-
-
 #: a spend's name in the history
 LABEL = Domain("a string or None", lambda name, value: _label(name, value), example="mean age",
                edges=(None, ""),
@@ -89,21 +68,9 @@ def basic_composition(epsilons, deltas=0.0) -> tuple[float, float]:
     """Total (ε, δ) of running mechanisms one after another: the sums.
 
     If mechanism i is (εᵢ, δᵢ)-DP, their (adaptive) composition is
-    (Σεᵢ, Σδᵢ)-DP ([DR14]_, Thm 3.16). Heterogeneous lists are fine. The sums
-    are exact (``math.fsum``).
-
-    Parameters
-    ----------
-    epsilons : float or array-like of float
-        Each εᵢ ≥ 0.
-    deltas : float or array-like of float, default 0
-        One δ for all, or one per ε.
-
-    Returns
-    -------
-    (epsilon, delta) : tuple of float
-        δ ≥ 1 (possible for many mechanisms) is a vacuous guarantee; it is
-        returned as computed, not capped.
+    (Σεᵢ, Σδᵢ)-DP ([DR14]_, Thm 3.16). Heterogeneous lists are fine; ``deltas`` is one δ
+    for all or one per ε. The sums are exact (``math.fsum``); a total δ ≥ 1 (possible for
+    many mechanisms) is a vacuous guarantee, returned as computed, not capped.
     """
     deltas = _one_per_epsilon(epsilons, deltas)
     return math.fsum(epsilons), math.fsum(deltas)
@@ -115,11 +82,7 @@ def parallel_composition(epsilons, deltas=0.0) -> tuple[float, float]:
 
     If each record can affect only one mechanism's input (a partition fixed
     independently of the data), the combination is (max εᵢ, max δᵢ)-DP
-    ([McS09]_, Thm 4).
-
-    Parameters
-    ----------
-    epsilons, deltas : as in :func:`basic_composition`.
+    ([McS09]_, Thm 4). Arguments as in :func:`basic_composition`.
     """
     deltas = _one_per_epsilon(epsilons, deltas)
     return float(epsilons.max()), float(deltas.max())
@@ -136,22 +99,8 @@ def advanced_composition(epsilon: float, delta: float, k: int,
     √(2k ln(1/δ')) < k(2 − e^ε), i.e. when e^ε < 2 and
     k > 2 ln(1/δ')/(2 − e^ε)² (≈ 2 ln(1/δ') for small ε: about 29 mechanisms
     at ε = 0.1, δ' = 1e-5); for fewer mechanisms, or ε ≥ ln 2, basic is better.
-    The two can be combined by taking the minimum.
-
-    Parameters
-    ----------
-    epsilon : float
-        Per-mechanism ε.
-    delta : float
-        Per-mechanism δ.
-    k : int
-        Number of mechanisms.
-    delta_prime : float
-        The slack δ' > 0.
-
-    Returns
-    -------
-    (epsilon_total, delta_total) : tuple of float
+    The two can be combined by taking the minimum. ``epsilon`` and ``delta`` are each
+    mechanism's, ``delta_prime`` the slack δ'; returns ``(epsilon_total, delta_total)``.
     """
     # ln(1/δ'), as −ln1p(δ' − 1) near 1, where 1/δ' rounds (δ' − 1 is exact there)
     log_inv = -math.log1p(delta_prime - 1) if delta_prime > 0.5 else math.log(1 / delta_prime)
@@ -177,23 +126,7 @@ def optimal_composition_delta(epsilon: float, delta: float, k: int, total_epsilo
     points it is linear in e^{ε_total}). Evaluated in log space term by term
     (each term is positive), so k in the thousands and large ε are fine.
     Homogeneous mechanisms only (for heterogeneous ones the exact problem is
-    #P-hard, Murtagh & Vadhan 2016).
-
-    Parameters
-    ----------
-    epsilon : float
-        Per-mechanism ε.
-    delta : float
-        Per-mechanism δ.
-    k : int
-        Number of mechanisms (the sum has k + 1 terms).
-    total_epsilon : float
-        ε_total ≥ 0 (from kε on, δ_total = 1 − (1 − δ)^k).
-
-    Returns
-    -------
-    float
-        δ_total in [0, 1].
+    #P-hard, Murtagh & Vadhan 2016). From ε_total = kε on, δ_total = 1 − (1 − δ)^k.
     """
     pure = _pure_delta(epsilon, k, total_epsilon)
     return _total_delta(delta, k, pure, epsilon, total_epsilon)
@@ -207,19 +140,9 @@ def optimal_composition_epsilon(epsilon: float, delta: float, k: int, total_delt
     continuous and decreasing in ε_total: a binary search over the corner
     points ε_total = (k − 2i)ε finds the segment, on which δ_pure is
     A − e^{ε_total} B and is solved in closed form; a final check steps ε_total
-    up by a few ulps if rounding left δ_total above the target.
-
-    Parameters
-    ----------
-    epsilon, delta, k : as in :func:`optimal_composition_delta`.
-    total_delta : float
-        Target δ_total, at least 1 − (1 − δ)^k: with that probability some mechanism may
-        reveal everything, and no finite ε_total helps.
-
-    Returns
-    -------
-    float
-        ε_total ≥ 0.
+    up by a few ulps if rounding left δ_total above the target. ``total_delta`` must be at
+    least 1 − (1 − δ)^k: with that probability some mechanism may reveal everything, and
+    no finite ε_total helps.
     """
     # δ_total ≤ target  ⇔  δ_pure ≤ t := 1 − (1 − target)/(1 − δ)^k
     log_ratio = math.log1p(-total_delta) - k * math.log1p(-delta)
@@ -276,18 +199,6 @@ def amplify_by_subsampling(epsilon: float, sample_rate: float) -> float:
     [BBG18]_, Thm 8), and for a uniformly random subset of fixed size m = qn
     under replace-one neighbours ([BBG18]_, Thm 9). For small ε it is about qε.
     The subsample must stay secret: only the mechanism's output is released.
-
-    Parameters
-    ----------
-    epsilon : float
-        ε of the mechanism on its input.
-    sample_rate : float
-        q.
-
-    Returns
-    -------
-    float
-        ε' in [0, ε].
     """
     return float(math.log1p(sample_rate * math.expm1(epsilon)))
 
@@ -332,23 +243,6 @@ class BudgetAccountant:
     exactly ``remaining()`` therefore always succeeds, and the guarantee
     actually enforced is (ε(1 + 1e-9), δ(1 + 1e-9)): an overrun of at most a
     billionth of the budget, far below any meaningful privacy difference.
-
-    Parameters
-    ----------
-    epsilon : float
-        Total ε budget.
-    delta : float, default 0
-        Total δ budget.
-
-    Attributes
-    ----------
-    epsilon, delta : float
-        The budget (read-only).
-    rtol : float
-        The relative tolerance in force (read-only; ``RTOL`` of the class when the
-        budget was created).
-    history : tuple of Spend
-        Accepted spends, in order (read-only).
 
     Examples
     --------
@@ -417,22 +311,8 @@ class BudgetAccountant:
 
     @validate(epsilon=EPSILON_OR_ZERO, delta=DELTA, label=LABEL)
     def spend(self, epsilon: float, delta: float = 0.0, label: str | None = None) -> None:
-        """Record an analysis that costs (ε, δ), or raise BudgetExceeded.
-
-        Parameters
-        ----------
-        epsilon : float
-            ε ≥ 0 of the analysis.
-        delta : float, default 0
-            δ of the analysis.
-        label : str, optional
-            A name for the history.
-
-        Raises
-        ------
-        BudgetExceeded
-            If the spend does not fit; nothing is recorded then.
-        """
+        """Record an analysis that costs (ε, δ) under ``label`` in the history, or raise
+        :class:`BudgetExceeded` (recording nothing) if it does not fit."""
         new_eps = self._eps_spent + Fraction(epsilon)
         new_delta = self._delta_spent + Fraction(delta)
         if not (self._fits(new_eps, self._epsilon) and self._fits(new_delta, self._delta)):
@@ -461,7 +341,6 @@ class BudgetAccountant:
 
 
 # --- helpers ----------------------------------------------------------------------------
-
 def _one_per_epsilon(epsilons: np.ndarray, deltas: np.ndarray) -> np.ndarray:
     """``deltas`` as one δ per ε (a single δ applies to all)."""
     if deltas.size == 1:
@@ -473,27 +352,28 @@ def _one_per_epsilon(epsilons: np.ndarray, deltas: np.ndarray) -> np.ndarray:
 
 @functools.lru_cache(maxsize=4)
 def _kov_logs(epsilon: float, k: int):
-    """ln P_l and ln Q_l, l = 0..k: the law of the number l of 'flips' in k runs of
+    """``flips`` l = 0..k, ln P_l and ln Q_l: the law of the number l of 'flips' in k runs of
     the canonical ε-DP randomized response under the two hypotheses.
 
     P_l = C(k,l) e^{ε(k−l)}/(1 + e^ε)^k = C(k,l) e^{−εl}/(1 + e^{−ε})^k, and Q_l likewise
     with l ↔ k − l. Cached (read-only arrays): the searches of
     :func:`optimal_composition_epsilon` evaluate δ at ~log2(k) points with the same (ε, k).
     """
-    l = np.arange(k + 1, dtype=float)
-    log_binom = special.gammaln(k + 1) - special.gammaln(l + 1) - special.gammaln(k - l + 1)
+    flips = np.arange(k + 1, dtype=float)
+    log_binom = (special.gammaln(k + 1) - special.gammaln(flips + 1)
+                 - special.gammaln(k - flips + 1))
     log_norm = k * np.logaddexp(0.0, epsilon)                    # ln (1 + e^ε)^k
-    log_p = log_binom + epsilon * (k - l) - log_norm
-    log_q = log_binom + epsilon * l - log_norm
-    for arr in (l, log_p, log_q):
+    log_p = log_binom + epsilon * (k - flips) - log_norm
+    log_q = log_binom + epsilon * flips - log_norm
+    for arr in (flips, log_p, log_q):
         arr.flags.writeable = False
-    return l, log_p, log_q
+    return flips, log_p, log_q
 
 
 def _pure_delta(epsilon: float, k: int, total_epsilon: float) -> float:
     """δ_pure(ε') = Σ_l [P_l − e^{ε'} Q_l]_+ for the δ = 0 part (log space, no cancellation)."""
-    l, log_p, _ = _kov_logs(epsilon, k)
-    loss = epsilon * (k - 2 * l)                         # privacy loss of outcome l
+    flips, log_p, _ = _kov_logs(epsilon, k)
+    loss = epsilon * (k - 2 * flips)                         # privacy loss of l flips
     keep = loss > total_epsilon
     if not keep.any():
         return 0.0
@@ -508,8 +388,8 @@ def _log_one_minus_pure(epsilon: float, k: int, total_epsilon: float) -> float:
     Accurate when δ_pure is close to 1, where ln1p(−δ_pure) would lose every digit
     (or, with δ_pure rounded to 1, be undefined).
     """
-    l, log_p, log_q = _kov_logs(epsilon, k)
-    loss = epsilon * (k - 2 * l)
+    flips, log_p, log_q = _kov_logs(epsilon, k)
+    loss = epsilon * (k - 2 * flips)
     terms = np.where(loss > total_epsilon, total_epsilon + log_q, log_p)
     return float(special.logsumexp(terms))
 
@@ -530,10 +410,4 @@ def _label(name: str, value):
     raise LABEL.refuse(name, value)
 
 
-# Engineering notes. On the teaching domains (ε ≤ 500 per mechanism, k ≤ 10⁶) nothing
-# overflows: e^ε ≤ 1.4e217, so kε(e^ε − 1) < 1e226; kε ≤ 5e8, so the KOV log-probabilities
-# need no second form for huge ε; a budget's exact sums stay below 1e3·(1 + 1e-9). The
-# search of optimal_composition_epsilon is bounded (a binary search over ⌊k/2⌋ corners,
-# then at most 1000 ulp steps, after which kε, always valid, is returned). Tests:
-# tests/accounting/test_composition.py (brute force, dp_accounting, mpmath) and
-# tests/test_domains.py.
+# Implementation notes: docs/library/accounting.md (accounting.composition).

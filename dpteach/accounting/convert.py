@@ -76,21 +76,9 @@ def rdp_to_epsilon(orders, rdp, delta: float, conversion: str = "improved") -> t
     At every order we also use that a tiny divergence already gives (0, δ)-DP:
     ε(α) = 0 when 1 − e^{−r(α)} ≤ δ² ([BH79]_, [vEH14]_), as dp_accounting does.
 
-    Parameters
-    ----------
-    orders : array-like of float
-        Rényi orders α > 1.
-    rdp : array-like of float
-        The RDP value r(α) at each order, ≥ 0.
-    delta : float
-        δ > 0.
-    conversion : {"improved", "classic"}
-
-    Returns
-    -------
-    (epsilon, order) : tuple of float
-        The best ε (clipped below at 0: an (ε<0, δ) guarantee is a (0, δ) one)
-        and the order that achieves it; ε is inf only if r(α) is inf at every order.
+    Returns ``(epsilon, order)``: the best ε (clipped below at 0: an (ε<0, δ) guarantee is
+    a (0, δ) one) and the order that achieves it; ε is inf only if r(α) is inf at every
+    order.
     """
     _one_per_order(orders, rdp)
     eps = _epsilons(orders, rdp, delta, conversion)
@@ -106,20 +94,7 @@ def rdp_to_delta(orders, rdp, epsilon: float, conversion: str = "improved") -> t
     ``δ(α) = exp((α − 1)(r(α) − ε))`` ([M17]_, Prop. 3); ``"improved"``
     ``δ(α) = exp((α − 1)(r(α) − ε + ln(1 − 1/α)) − ln α)`` ([CKS20]_, Prop. 12).
     At every order δ is also at most √(1 − e^{−r(α)}), which bounds the total-variation
-    distance ([BH79]_).
-
-    Parameters
-    ----------
-    orders, rdp : array-like of float
-        As in :func:`rdp_to_epsilon`.
-    epsilon : float
-        ε ≥ 0.
-    conversion : {"improved", "classic"}
-
-    Returns
-    -------
-    (delta, order) : tuple of float
-        δ is capped at 1 (a trivial guarantee).
+    distance ([BH79]_). Returns ``(delta, order)``, δ capped at 1 (a trivial guarantee).
     """
     _one_per_order(orders, rdp)
     with np.errstate(over="ignore"):             # (α − 1)·r(α) beyond 1e308: δ(α) = 1
@@ -173,8 +148,4 @@ def _rdp_values(name: str, value) -> np.ndarray:
     return np.where(inf.reshape(-1), np.inf, finite)
 
 
-# Engineering notes. On the teaching domain (α in (1, 1e9], δ ≥ 1e-50) every term is
-# finite for finite r(α) (ln(1/δ)/(α − 1) ≤ 5.2e17), except (α − 1)·r(α) in rdp_to_delta for
-# r(α) above ~1e299, where δ(α) is 1 anyway. Tests:
-# tests/accounting/test_accounting.py (closed forms, dp_accounting) and the generated cases
-# of tests/test_domains.py.
+# Implementation notes: docs/library/accounting.md (accounting.convert).

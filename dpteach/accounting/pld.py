@@ -12,11 +12,6 @@ a typical 15,000-step DP-SGD run, and several times lower for a few steps
 
 Neighbouring relation: add/remove one record, as for :class:`RDPAccountant`.
 
-The grid has one point per ``value_discretization_interval`` of the composed privacy
-loss's range; a composition whose grid would exceed :data:`MAX_GRID_POINTS` points (σ ≪ 0.1,
-or very many steps at a fine grid) is refused with a ``ParameterError`` before it is
-computed.
-
 References
 ----------
 .. [SMM19] D. Sommer, S. Meiser, E. Mohammadi. "Privacy loss classes: The
@@ -32,6 +27,7 @@ References
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 
@@ -88,17 +84,6 @@ class PLDAccountant:
         Grid width of the privacy-loss discretization. Smaller is tighter and slower;
         the reported ε is an upper bound either way. A composition whose grid would need
         more than :data:`MAX_GRID_POINTS` points is refused.
-
-    Attributes
-    ----------
-    value_discretization_interval : float
-        Read-only.
-    history : tuple of Step
-        Every ``step`` call (read-only).
-
-    References
-    ----------
-    See the module docstring.
     """
 
     def __init__(self, value_discretization_interval: float = 1e-4):
@@ -128,71 +113,43 @@ class PLDAccountant:
 
     @validate(noise_multiplier=NOISE_MULTIPLIER, sample_rate=SAMPLE_RATE, steps=STEPS)
     def step(self, *, noise_multiplier: float, sample_rate: float, steps: int = 1) -> None:
-        """Account for ``steps`` Poisson-subsampled Gaussian steps (q = 1: plain Gaussian).
-
-        Parameters
-        ----------
-        noise_multiplier : float
-            σ, in units of the clipping norm.
-        sample_rate : float
-            Poisson rate q.
-        steps : int, default 1
-            Number of steps.
-
-        Raises
-        ------
-        ParameterError
-            Also when the composition would need more than :data:`MAX_GRID_POINTS`
-            grid points (e.g. σ ≪ 0.1, or q = 1 with very many steps).
+        """Account for ``steps`` Poisson-subsampled Gaussian steps: noise σ
+        (``noise_multiplier``, in units of the clipping norm), Poisson rate q (q = 1: the
+        plain Gaussian). Refused (ParameterError) when the composition would need more than
+        :data:`MAX_GRID_POINTS` grid points (e.g. σ ≪ 0.1, or q = 1 with very many steps).
         """
         sigma, q = noise_multiplier, sample_rate
         if q > 0:
-            what = (f"noise_multiplier={describe(sigma)}, sample_rate={describe(q)}, "
-                    f"steps={steps}")
-            event = _gaussian_event(sigma, q, steps)
-            self._check_grid(event, what)
-            lib = self._lib
-            if q == 1:
-                new = self._run(what, lib.from_gaussian_mechanism,
-                                standard_deviation=sigma / math.sqrt(steps),
-                                value_discretization_interval=self._interval,
-                                neighboring_relation=self._relation)
-            else:
-                single = self._run(what, lib.from_gaussian_mechanism, standard_deviation=sigma,
-                                   value_discretization_interval=self._interval,
-                                   sampling_prob=q, neighboring_relation=self._relation)
-                new = self._run(what, self._self_composed, single, steps)
-            self._pld = self._run(what, self._pld.compose, new)
-            self._remember(event)
-            self._nonempty = True
+            gauss = functools.partial(self._lib.from_gaussian_mechanism,
+                                      value_discretization_interval=self._interval,
+                                      neighboring_relation=self._relation)
+
+            def build():
+                if q == 1:                  # T Gaussians of σ are one Gaussian of σ/√T
+                    return gauss(standard_deviation=sigma / math.sqrt(steps))
+                return self._self_composed(gauss(standard_deviation=sigma, sampling_prob=q),
+                                           steps)
+
+            self._compose(_gaussian_event(sigma, q, steps), build, f"noise_multiplier="
+                          f"{describe(sigma)}, sample_rate={describe(q)}, steps={steps}")
         self._history.append(Step(sigma, q, steps))
 
     @validate(scale=SCALE, sensitivity=SENSITIVITY, count=STEPS)
     def compose_laplace(self, scale: float, sensitivity: float = 1.0, count: int = 1) -> None:
         """Account for ``count`` Laplace mechanisms with scale b and ℓ1 sensitivity Δ.
 
-        Composes ``SelfComposedDpEvent(LaplaceDpEvent(b/Δ), count)``.
-
-        Parameters
-        ----------
-        scale : float
-            b.
-        sensitivity : float, default 1
-            Δ.
-        count : int, default 1
-            Repetitions (the grid limit :data:`MAX_GRID_POINTS` usually binds first:
-            count·Δ/b large).
+        Composes ``SelfComposedDpEvent(LaplaceDpEvent(b/Δ), count)``; the grid limit
+        :data:`MAX_GRID_POINTS` usually binds before ``count`` does (count·Δ/b large).
         """
-        what = f"scale={describe(scale)}, sensitivity={describe(sensitivity)}, count={count}"
         parameter = scale / sensitivity              # dp_accounting's b/Δ
-        event = _laplace_event(1 / parameter, count)
-        self._check_grid(event, what)
-        single = self._run(what, self._lib.from_laplace_mechanism, parameter=parameter,
-                           value_discretization_interval=self._interval)
-        new = self._run(what, self._self_composed, single, count)
-        self._pld = self._run(what, self._pld.compose, new)
-        self._remember(event)
-        self._nonempty = True
+
+        def build():
+            single = self._lib.from_laplace_mechanism(
+                parameter=parameter, value_discretization_interval=self._interval)
+            return self._self_composed(single, count)
+
+        self._compose(_laplace_event(1 / parameter, count), build, f"scale={describe(scale)}, "
+                      f"sensitivity={describe(sensitivity)}, count={count}")
 
     @validate(delta=DELTA_POSITIVE)
     def get_epsilon(self, delta: float) -> float:
@@ -223,18 +180,19 @@ class PLDAccountant:
             raise refuse("epsilon", epsilon, "one for which dp_accounting returns a δ")
         return min(max(d, 0.0), 1.0)
 
-    def _check_grid(self, event: _Event, what: str) -> None:
+    def _compose(self, event: _Event, build, what: str) -> None:
+        """Compose the PLD that ``build()`` makes for ``event``, unless the composed grid would
+        exceed MAX_GRID_POINTS (then use fewer steps, a wider grid or the RDP accountant)."""
         events = dict(self._events)
         old = events.get(event.key)
         events[event.key] = event if old is None else old.plus(event.count)
         points = _grid_points(list(events.values()), self._interval)
-        if points > MAX_GRID_POINTS:  # or fewer steps, or the RDP accountant
+        if points > MAX_GRID_POINTS:
             raise refuse("value_discretization_interval", self._interval,
                          f"larger: {what} needs a PLD grid of {points:.2g} points (≤ 4e6)")
-
-    def _remember(self, event: _Event) -> None:
-        old = self._events.get(event.key)
-        self._events[event.key] = event if old is None else old.plus(event.count)
+        self._pld = self._run(what, lambda: self._pld.compose(build()))
+        self._events = events
+        self._nonempty = True
 
     def _run(self, what: str, func, *args, **kwargs):
         """Call dp_accounting; report its errors as ParameterError naming our arguments."""
@@ -265,9 +223,7 @@ class PLDAccountant:
                 f"{self._interval}, {len(self._history)} step calls)")
 
 
-# ---------------------------------------------------------------------------
-# Grid-size estimate
-# ---------------------------------------------------------------------------
+# ------------------------------------------------------------------------ grid-size estimate
 
 class _Event:
     """One composed mechanism, for the grid estimate: loss range W of one run, count,
@@ -291,7 +247,7 @@ def _gaussian_event(sigma: float, q: float, count: int) -> _Event:
         arg = (2 * x - 1) * 0.5 * inv * inv
         if q == 1.0:
             return arg
-        return _logaddexp(math.log1p(-q), math.log(q) + arg)
+        return float(np.logaddexp(math.log1p(-q), math.log(q) + arg))
 
     width = loss(1 + _GAUSS_TAIL_Z * sigma) - loss(-_GAUSS_TAIL_Z * sigma)
 
@@ -326,15 +282,6 @@ def _laplace_event(epsilon: float, count: int) -> _Event:
     return _Event(("laplace", epsilon), 2 * epsilon, count, log_mgf)
 
 
-def _logaddexp(a: float, b: float) -> float:
-    if a == -math.inf:
-        return b
-    if b == -math.inf:
-        return a
-    m = max(a, b)
-    return m + math.log1p(math.exp(-abs(a - b)))
-
-
 def _grid_points(events: list[_Event], interval: float) -> float:
     """Estimated number of grid points of the composition of ``events``.
 
@@ -359,13 +306,4 @@ def _grid_points(events: list[_Event], interval: float) -> float:
     return (min(cap, upper - lower) + w) / interval
 
 
-# Engineering notes. Cost: the grid's memory and time grow with its number of points
-# (about 35 bytes and a few microseconds per point; 15,000 DP-SGD steps take ~0.3 s at
-# 1e-4, ~0.04 s at 1e-3). Before composing, the accountant estimates the range of the
-# composed loss with the Chernoff bound dp_accounting itself uses to truncate a
-# self-composition (tail mass 1e-15, at the orders j/W, j = 1..20, where W is the loss
-# range of one step), evaluated with the mechanisms' Rényi divergences (the unchecked
-# subsampled_gaussian_rdp: the orders 1 + j/W may lie below ORDERS), and refuses a grid of
-# more than MAX_GRID_POINTS. On the teaching domains (σ ≥ 1e-12, b/Δ in [1e-18, 1e21]) that
-# estimate never overflows. Tests: tests/accounting/test_accounting.py (against
-# dp_accounting directly, the exact Gaussian ε) and tests/test_domains.py.
+# Implementation notes: docs/library/accounting.md (accounting.pld).

@@ -38,23 +38,11 @@ import numpy as np
 from .._validation import (DELTA_POSITIVE, EPSILON_OR_ZERO, SCALE, SENSITIVITY, integer, real,
                            refuse, validate)
 from .convert import CONVERSION, ORDERS, RDP_VALUES, rdp_to_delta, rdp_to_epsilon
-from .sampled_gaussian import (
-    NOISE_MULTIPLIER,
-    SAMPLE_RATE,
-    SUBSAMPLED_ORDERS,
-    subsampled_gaussian_rdp,
-)
+from .sampled_gaussian import (NOISE_MULTIPLIER, SAMPLE_RATE, SUBSAMPLED_ORDERS,
+                               subsampled_gaussian_rdp)
 
-__all__ = [
-    "DEFAULT_ORDERS",
-    "MAX_STEPS",
-    "STEPS",
-    "gaussian_rdp",
-    "laplace_rdp",
-    "randomized_response_rdp",
-    "Step",
-    "RDPAccountant",
-]
+__all__ = ["DEFAULT_ORDERS", "MAX_STEPS", "STEPS", "gaussian_rdp", "laplace_rdp",
+           "randomized_response_rdp", "Step", "RDPAccountant"]
 
 #: Largest number of steps (or repetitions) one accountant call may compose.
 MAX_STEPS = 10**9
@@ -73,29 +61,13 @@ STEPS = integer(1, MAX_STEPS, example=10)
 TRUTH_PROBABILITY = real(1e-12, 1 - 1e-12, example=0.75)
 
 
-# ---------------------------------------------------------------------------
-# Closed-form curves of basic mechanisms
-# ---------------------------------------------------------------------------
+# ------------------------------------------------- closed-form curves of basic mechanisms
 
 @validate(orders=ORDERS, sigma=SCALE, sensitivity=SENSITIVITY)
 def gaussian_rdp(orders, sigma: float, sensitivity: float = 1.0) -> np.ndarray:
     """RDP of the Gaussian mechanism: ``r(α) = α Δ² / (2σ²)``.
 
     [M17]_, Prop. 7 (Table II). Assumes ℓ2 sensitivity Δ and noise N(0, σ²I).
-
-    Parameters
-    ----------
-    orders : array-like of float
-        Orders α > 1.
-    sigma : float
-        Noise standard deviation.
-    sensitivity : float, default 1
-        ℓ2 sensitivity Δ.
-
-    Returns
-    -------
-    numpy.ndarray
-        r(α) at each order.
     """
     ratio = sensitivity / sigma
     return orders * ratio * ratio / 2
@@ -109,29 +81,9 @@ def laplace_rdp(orders, scale: float, sensitivity: float = 1.0) -> np.ndarray:
 
         r(α) = 1/(α−1) · ln S,   S = α/(2α−1) · e^{(α−1)ε} + (α−1)/(2α−1) · e^{−αε}.
 
-    Two stable forms. When (α−1)ε ≤ 700, S − 1 = [α f((α−1)ε) + (α−1) f(−αε)]/(2α−1)
-    with f(x) = e^x − 1 − x ≥ 0 (the first-order terms cancel exactly), a sum of
-    two non-negative terms evaluated without cancellation, and r = ln1p(S − 1)/(α − 1):
-    full relative precision even when r ≈ αε²/2 is tiny (large b/Δ), where
-    forming S itself would lose every digit. Otherwise
-    ``r = ε + [−ln(2 − 1/α) + ln1p((α−1)/α · e^{−(2α−1)ε})]/(α − 1)``, which neither
-    overflows for large α or ε nor loses the small terms. r(α) increases to the
-    pure-DP value ε as α → ∞; both forms agree with a 50-digit evaluation to
-    a few units of float64 rounding.
-
-    Parameters
-    ----------
-    orders : array-like of float
-        Orders α > 1.
-    scale : float
-        Laplace scale b.
-    sensitivity : float, default 1
-        ℓ1 sensitivity Δ.
-
-    Returns
-    -------
-    numpy.ndarray
-        r(α) ≥ 0 at each order.
+    r(α) increases to the pure-DP value ε as α → ∞. Evaluated in two stable forms
+    (the near one as ln1p of two non-negative terms, so that a tiny r ≈ αε²/2 keeps its
+    digits; derivation: docs/library/accounting.md, accounting.rdp).
     """
     eps = sensitivity / scale
     a = orders
@@ -167,18 +119,6 @@ def randomized_response_rdp(orders, p: float) -> np.ndarray:
     ``r = ln1p(2 sinh²(h/2) + t sinh h)/(α − 1)`` (two non-negative terms, no
     cancellation even when p is within 1e-12 of 1/2 and r ≈ 2αt² is tiny) and,
     for h > 700, ``r = d + [ln(1 − p_s) + ln1p(p_s/(1−p_s) · e^{−2h})]/(α − 1)``.
-
-    Parameters
-    ----------
-    orders : array-like of float
-        Orders α > 1.
-    p : float
-        Probability of telling the truth.
-
-    Returns
-    -------
-    numpy.ndarray
-        r(α) ≥ 0 at each order.
     """
     ps = p if p <= 0.5 else 1.0 - p                  # exact (Sterbenz) for p ≥ 1/2
     t = 1.0 - 2.0 * ps
@@ -195,9 +135,7 @@ def randomized_response_rdp(orders, p: float) -> np.ndarray:
     return out
 
 
-# ---------------------------------------------------------------------------
-# Accountant
-# ---------------------------------------------------------------------------
+# ------------------------------------------------------------------------------ accountant
 
 @dataclass(frozen=True)
 class Step:
@@ -215,19 +153,8 @@ class RDPAccountant:
     Keeps the running RDP curve (one value per order). ``step`` adds
     ``steps × r_q,σ(α)`` (RDP composes additively, [M17]_ Prop. 1);
     ``get_epsilon`` converts the total to (ε, δ) at the best order.
-    Neighbouring relation: add/remove one record.
-
-    Parameters
-    ----------
-    orders : array-like of float, optional
-        Rényi orders α > 1; default :data:`DEFAULT_ORDERS`.
-
-    Attributes
-    ----------
-    orders : numpy.ndarray
-        Read-only.
-    history : tuple of Step
-        (noise_multiplier, sample_rate, steps) for every ``step`` call (read-only).
+    Neighbouring relation: add/remove one record. ``orders`` defaults to
+    :data:`DEFAULT_ORDERS`.
 
     Examples
     --------
@@ -235,10 +162,6 @@ class RDPAccountant:
     >>> acc.step(noise_multiplier=1.1, sample_rate=256 / 60_000, steps=15_000)
     >>> round(acc.get_epsilon(delta=1e-5), 2)
     2.69
-
-    References
-    ----------
-    See the module docstring: [M17]_, [MTZ19]_, [BBGHS20]_ for the conversion.
     """
 
     def __init__(self, orders=None):
@@ -260,33 +183,18 @@ class RDPAccountant:
 
     @validate(noise_multiplier=NOISE_MULTIPLIER, sample_rate=SAMPLE_RATE, steps=STEPS)
     def step(self, *, noise_multiplier: float, sample_rate: float, steps: int = 1) -> None:
-        """Account for ``steps`` Poisson-subsampled Gaussian steps (q = 1: plain Gaussian).
-
-        Parameters
-        ----------
-        noise_multiplier : float
-            σ, in units of the clipping norm.
-        sample_rate : float
-            Poisson rate q.
-        steps : int, default 1
-            Number of steps.
-        """
+        """Account for ``steps`` Poisson-subsampled Gaussian steps: noise σ
+        (``noise_multiplier``, in units of the clipping norm), Poisson rate q (q = 1: the
+        plain Gaussian)."""
         one = subsampled_gaussian_rdp.__wrapped__(self._orders, noise_multiplier, sample_rate)
         self._rdp = self._rdp + steps * one
         self._history.append(Step(noise_multiplier, sample_rate, steps))
 
     @validate(rdp=RDP_VALUES, count=STEPS)
     def compose_rdp(self, rdp, count: int = 1) -> None:
-        """Add an arbitrary RDP curve (one value per order) ``count`` times.
+        """Add an RDP curve (one value ≥ 0 per order; inf: no bound there) ``count`` times.
 
         E.g. ``acc.compose_rdp(laplace_rdp(acc.orders, scale=1.0), count=10)``.
-
-        Parameters
-        ----------
-        rdp : array-like of float
-            One value ≥ 0 per order (inf: no bound at that order).
-        count : int, default 1
-            Repetitions.
         """
         if rdp.shape != self._orders.shape:
             raise refuse("rdp.shape", rdp.shape, f"{self._orders.shape}, one value per order")
@@ -320,9 +228,7 @@ class RDPAccountant:
         return f"RDPAccountant({len(self._orders)} orders, {len(self._history)} step calls)"
 
 
-# ---------------------------------------------------------------------------
-# helpers
-# ---------------------------------------------------------------------------
+# --------------------------------------------------------------------------------- helpers
 
 def _expm1_minus_x(x: np.ndarray) -> np.ndarray:
     """e^x − 1 − x (≥ 0) to full relative precision for every finite x ≤ 709.
@@ -344,10 +250,4 @@ def _expm1_minus_x(x: np.ndarray) -> np.ndarray:
     return out
 
 
-# Engineering notes. On the teaching domains every curve is finite: the Gaussian's
-# α(Δ/σ)²/2 is at most 5e44 (α ≤ 1e9, Δ/σ ≤ 1e18), the Laplace and randomized-response
-# curves at most their pure-DP ε (≤ 1e18 and 27.6), and T ≤ 1e9 subsampled steps at most
-# 5e36; their "far" forms (h > 700) are needed there, for large α. The accountant calls the
-# unchecked subsampled_gaussian_rdp and conversions (its own state is valid): DP-SGD calls
-# step once per training step. Tests: tests/accounting/test_accounting.py (closed forms,
-# numerical divergences, dp_accounting) and tests/test_domains.py.
+# Implementation notes: docs/library/accounting.md (accounting.rdp).

@@ -33,15 +33,9 @@ from scipy import special
 
 from .._validation import array, one_of, real, validate
 
-__all__ = [
-    "MAX_SUBSAMPLED_ORDER",
-    "MAX_SUBSAMPLED_ORDERS",
-    "SUBSAMPLED_ORDERS",
-    "NOISE_MULTIPLIER",
-    "SAMPLE_RATE",
-    "subsampled_gaussian_rdp",
-    "clear_subsampled_gaussian_cache",
-]
+__all__ = ["MAX_SUBSAMPLED_ORDER", "MAX_SUBSAMPLED_ORDERS", "SUBSAMPLED_ORDERS",
+           "NOISE_MULTIPLIER", "SAMPLE_RATE", "subsampled_gaussian_rdp",
+           "clear_subsampled_gaussian_cache"]
 
 #: Largest Rényi order :func:`subsampled_gaussian_rdp` evaluates (its integer-order
 #: sum has α terms, its fractional-order series at least α).
@@ -64,14 +58,11 @@ SAMPLE_RATE = one_of(real(0.0, 0.0), real(1e-9, 1.0, example=0.01),
 
 @validate(orders=SUBSAMPLED_ORDERS, noise_multiplier=NOISE_MULTIPLIER, sample_rate=SAMPLE_RATE)
 def subsampled_gaussian_rdp(orders, noise_multiplier: float, sample_rate: float) -> np.ndarray:
-    """RDP of one step of the Poisson-subsampled Gaussian mechanism.
+    """RDP of one step of the Poisson-subsampled Gaussian mechanism (a read-only array).
 
-    Each record enters the batch independently with probability q
-    (``sample_rate``); the batch sum of per-record contributions, each of ℓ2
-    norm at most 1 (clipping), receives N(0, σ²I) noise (σ =
-    ``noise_multiplier``). Under add/remove-one neighbours its RDP at order α
-    is ``ln(A_α)/(α−1)`` with A_α = E_{z∼μ₀}[(μ(z)/μ₀(z))^α], μ₀ = N(0, σ²),
-    μ = (1−q)N(0, σ²) + qN(1, σ²) ([MTZ19]_, Sec. 3).
+    Under add/remove-one neighbours its RDP at order α is ``ln(A_α)/(α−1)`` with
+    A_α = E_{z∼μ₀}[(μ(z)/μ₀(z))^α], μ₀ = N(0, σ²), μ = (1−q)N(0, σ²) + qN(1, σ²)
+    ([MTZ19]_, Sec. 3), σ = ``noise_multiplier`` and q = ``sample_rate``.
 
     Integer orders use the finite sum of [MTZ19]_ Sec. 3.3 Case I (exact), fractional
     orders the two-sided series of Sec. 3.3 Case II with the signs of the generalized
@@ -80,20 +71,6 @@ def subsampled_gaussian_rdp(orders, noise_multiplier: float, sample_rate: float)
     q = 0 gives 0. For small σ the closed form r(α) = α/(2σ²) + α ln q/(α−1), which
     float64 cannot tell from the exact value there, is used. Where r(α) is tiny the
     result carries an absolute error of a few float64 units of ln A_α, i.e. ~ 2⁻⁵³/(α − 1).
-
-    Parameters
-    ----------
-    orders : array-like of float
-        Orders α > 1.
-    noise_multiplier : float
-        σ, the noise standard deviation in units of the clipping norm.
-    sample_rate : float
-        Poisson sampling probability q.
-
-    Returns
-    -------
-    numpy.ndarray
-        r(α) at each order for ONE step (read-only; multiply by the number of steps).
     """
     return _subsampled_gaussian_rdp_cached(sample_rate, noise_multiplier, tuple(orders.tolist()))
 
@@ -255,26 +232,11 @@ def _log_a_frac(q: float, sigma: float, alpha: float, rel_tol: float = 2.0**-53,
     A_α = Σ_{k≥0} C(α,k) [ (1−q)^{α−k} q^k e^{(k²−k)/(2σ²)} Φ((z₀−k)/σ)
                            + (1−q)^k q^{α−k} e^{(j²−j)/(2σ²)} Φ((j−z₀)/σ) ],  j = α − k.
 
-    The generalized binomial coefficient C(α,k) has sign (−1)^{k−⌊α⌋−1} for
-    k > α, and we keep it. Both bracketed factors decrease in k (the inverse
-    Mills ratio exceeds its argument), and so does |C(α,k)| for k > α; hence
-    from k₀ = ⌊α⌋ + 1 on the series alternates with decreasing magnitude and
-    its tail lies between consecutive partial sums. We do **not** stop at the
-    first small term (terms can start tiny and grow, e.g. (1−q)^α at large α):
-    we stop only past k₀, after a positive term, once the next term is below
-    ``rel_tol`` (default 2⁻⁵³, the float64 resolution) times the sum. The
-    truncated series is therefore an upper bound on A_α (conservative for
-    privacy), and it is tight to float precision: the computed ln A_α agrees
-    with a 30-digit numerical integral of the definition to a few units of
-    float64 rounding. The series converges only polynomially
-    (terms ~ k^{−α−2}), so q ≳ 0.1 with σ ≲ 1 at α < 2 may need 10⁴–10⁵ terms;
-    at most ``max_terms`` (2¹⁹) are summed, still stopping after a positive term.
-
-    Where the argument x of Φ is negative, e^{(k²−k)/(2σ²)} Φ(x) is a huge
-    number times a tiny one when σ is small (σ < 0.1); with x²/2 subtracted from the
-    first exponent and added to ln Φ both parts stay moderate: the log of a
-    term is then α ln(1−q) − z₀²/(2σ²) + ln(erfcx(−x/√2)/2) on both sides
-    (see ``_log_series_term``).
+    The generalized binomial coefficient C(α,k) has sign (−1)^{k−⌊α⌋−1} for k > α, and we
+    keep it: from k₀ = ⌊α⌋ + 1 on the series alternates with decreasing magnitude, so we stop
+    only past k₀, after a positive term, once the next term is below ``rel_tol`` times the
+    sum. The truncated series is an upper bound on A_α (conservative for privacy), tight to
+    float precision; why, and the small-σ form of the terms: docs/library/accounting.md.
     """
     log_q, log_1mq = math.log(q), math.log1p(-q)
     z0 = sigma**2 * (log_1mq - log_q) + 0.5
@@ -327,11 +289,4 @@ def _asymptotic(q: float, s: float, alpha: float) -> float | None:
     return None
 
 
-# Engineering notes. Cost: a fractional order costs ~1 ms usually and up to ~0.3 s when σ
-# is large and q large (the series converges polynomially); hence at most 256 orders of at
-# most 10,000 per call. On the teaching domain (σ in [1e-12, 1e6], q = 0 or ≥ 1e-9)
-# s = 1/(2σ²) lies in [5e-13, 5e23], so nothing over- or underflows; the closed form for
-# large σ, r = αq²/(2σ²), is no longer needed (it applied only beyond σ ≈ 1e9), and the
-# small-σ closed form keeps the series away from e^{s} overflowing. Tests:
-# tests/accounting/test_accounting.py (exact sums in mpmath, numerical integrals of the
-# definition, dp_accounting and its published values) and tests/test_domains.py.
+# Implementation notes: docs/library/accounting.md (accounting.sampled_gaussian).

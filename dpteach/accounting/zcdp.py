@@ -46,11 +46,6 @@ def gaussian_zcdp(sigma: float, sensitivity: float = 1.0) -> float:
 
     Assumes ℓ2 sensitivity Δ and noise N(0, σ²I). Tight: the Gaussian's RDP
     curve is exactly ρα.
-
-    Returns
-    -------
-    float
-        ρ > 0.
     """
     ratio = sensitivity / sigma
     return ratio * ratio / 2
@@ -58,13 +53,7 @@ def gaussian_zcdp(sigma: float, sensitivity: float = 1.0) -> float:
 
 @validate(epsilon=PURE_EPSILON)
 def pure_dp_to_zcdp(epsilon: float) -> float:
-    """ε-DP implies (ε²/2)-zCDP ([BS16]_, Prop. 1.4).
-
-    Returns
-    -------
-    float
-        ρ = ε²/2.
-    """
+    """ε-DP implies (ε²/2)-zCDP ([BS16]_, Prop. 1.4): returns ρ = ε²/2."""
     return epsilon * epsilon / 2
 
 
@@ -80,19 +69,6 @@ def zcdp_to_epsilon(rho: float, delta: float, method: str = "cks") -> float:
       (ln(1/δ)/ρ outside [1e-4, 1e100], or a search that reaches α − 1 below float
       resolution) the search runs on ln(α − 1) with every term in a form that
       cannot overflow or cancel.
-
-    Parameters
-    ----------
-    rho : float
-        ρ ≥ 0.
-    delta : float
-        δ > 0.
-    method : {"cks", "bun-steinke"}
-
-    Returns
-    -------
-    float
-        ε ≥ 0.
     """
     log_inv_delta = -math.log(delta)
     bs = rho + 2 * math.sqrt(rho * log_inv_delta)
@@ -135,31 +111,14 @@ def rho_for_epsilon(epsilon: float, delta: float, method: str = "cks") -> float:
     decrease as ρ grows, so the largest feasible ρ is where the conversion meets ε.
 
     * ``"bun-steinke"``: ε = ρ + 2√(ρ ln(1/δ)) ([BS16]_, Prop. 1.3) solved for ρ:
-      ``ρ = (√(ln(1/δ) + ε) − √ln(1/δ))²``, evaluated as
-      ``(ε/(√(ln(1/δ) + ε) + √ln(1/δ)))²`` (no cancellation), then moved by a few
-      ulps to the largest double whose conversion, as computed by
-      :func:`zcdp_to_epsilon`, is at most ε.
-    * ``"cks"`` ([CKS20]_, Cor. 13): no closed form. The Bun–Steinke ρ is a lower
-      end of the bracket (the CKS conversion is never larger); it is doubled until
-      the conversion exceeds ε (for ε ≪ δ the CKS ρ can be many orders of magnitude
-      larger: a ρ below about πδ² is (0, δ)-DP), the root found by Brent's method
-      to a relative 1e-12 in ρ, and the result stepped down until its conversion is
-      at most ε.
-      So the answer is feasible and within a relative ~1e-12 of the largest ρ.
+      ``ρ = (ε/(√(ln(1/δ) + ε) + √ln(1/δ)))²``;
+    * ``"cks"`` ([CKS20]_, Cor. 13): no closed form. From the Bun–Steinke ρ (the CKS
+      conversion is never larger), doubled until the conversion exceeds ε, Brent's
+      method finds the root to a relative 1e-12 in ρ.
 
-    Parameters
-    ----------
-    epsilon : float
-        Target ε.
-    delta : float
-        Target δ > 0.
-    method : {"cks", "bun-steinke"}
-        The conversion to invert (as in :func:`zcdp_to_epsilon`).
-
-    Returns
-    -------
-    float
-        ρ > 0 with ``zcdp_to_epsilon(ρ, delta, method) ≤ epsilon``.
+    Either answer is then moved by a few ulps to a feasible ρ (its conversion, as computed by
+    :func:`zcdp_to_epsilon`, at most ε): for Bun–Steinke the largest such double, for CKS
+    one within a relative ~1e-12 of the largest ρ.
     """
     log_inv = -math.log(delta)
 
@@ -252,10 +211,4 @@ def _first_infeasible_doubling(lo: float, excess, most: int = 2000) -> float:
     return scaled(b)
 
 
-# Engineering notes. On the teaching domain (ε in [1e-6, 1e4], δ in [1e-50, 1)) the
-# Bun–Steinke ρ is at least 2e-15 and never over- or underflows, so rho_for_epsilon needs
-# no subnormal special cases; its searches call the unchecked conversion, which may probe
-# ρ beyond RHO. Every loop is bounded (64 ulp steps, 200 halvings, ~2000 doublings found
-# by bisection). zcdp_to_epsilon keeps its extreme-ratio form: ρ up to 1e40 with δ near 1
-# gives ln(1/δ)/ρ far below 1e-4. Tests: tests/accounting/test_accounting.py (closed forms,
-# inversions) and tests/test_domains.py.
+# Implementation notes: docs/library/accounting.md (accounting.zcdp).

@@ -38,19 +38,8 @@ def lnmax(votes, scale: float, rng=None) -> int | np.ndarray:
 
     Each answer is ``argmax_j (n_j + Lap(b))``, independent noise per class. One private row
     moves two counts by one, so each answer is ε-DP with ε = 2/b ([PAEGT17]_ write γ = 1/b;
-    their MNIST runs use γ = 0.05, i.e. b = 20).
-
-    Parameters
-    ----------
-    votes : array-like, shape (classes,) or (queries, classes)
-    scale : float
-        The Laplace scale b.
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    int or numpy.ndarray of int64, shape (queries,)
-        The answer's class index (column of ``votes``).
+    their MNIST runs use γ = 0.05, i.e. b = 20). Returns the class index (column of
+    ``votes``): an int for one histogram, an int64 array with one per query otherwise.
     """
     # relative to the plurality and in units of b: the same argmax, with ties among the top
     # counts broken by the noise alone however small b is next to the counts
@@ -66,19 +55,8 @@ def gnmax(votes, sigma: float, rng=None) -> int | np.ndarray:
     ``M_σ(n) = argmax_j (n_j + N(0, σ²))``, independent noise per class. One private row
     moves one vote, which changes the vector of counts by √2 in ℓ2, so each answer is
     (λ, λ/σ²)-RDP at every order λ (Prop. 8) whatever the votes, and much less when the
-    teachers agree (Thm 6: :func:`dpteach.pate.analysis.gnmax_rdp`).
-
-    Parameters
-    ----------
-    votes : array-like, shape (classes,) or (queries, classes)
-    sigma : float
-        The noise's standard deviation σ.
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    int or numpy.ndarray of int64, shape (queries,)
-        The answer's class index (column of ``votes``).
+    teachers agree (Thm 6: :func:`dpteach.pate.analysis.gnmax_rdp`). Returns the class
+    index as :func:`lnmax` does.
     """
     # (n_j − max n)/σ + N(0, 1): the same argmax as n_j + N(0, σ²), with ties among the top
     # counts broken by the noise alone however small σ is next to the counts
@@ -111,19 +89,6 @@ def confident_gnmax(votes, threshold: float, sigma1: float, sigma2: float,
     (GNMax with fresh noise); otherwise give no answer. The threshold step is private too
     (its noise hides the max count); queries without consensus, which would cost most under
     the data-dependent analysis and are most often wrong, are not answered.
-
-    Parameters
-    ----------
-    votes : array-like, shape (classes,) or (queries, classes)
-    threshold : float
-        T.
-    sigma1, sigma2 : float
-        σ₁ (threshold step) and σ₂ (GNMax).
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    ConfidentAnswers
     """
     v = np.atleast_2d(votes)
     answered = (v.max(axis=1) - threshold) / sigma1 + rng.standard_normal(v.shape[0]) >= 0.0

@@ -1,27 +1,16 @@
 """Privacy of PATE's noisy votes: data-independent and data-dependent Rényi DP.
 
-PATE answers a student's queries with a noisy argmax of the teachers' votes (a vote
-histogram ``n`` over the classes, :mod:`dpteach.pate.aggregators`). One changed record
-changes one teacher, so it moves one vote: two counts change by one.
+One changed record changes one teacher, so it moves one vote of each query's histogram ``n``
+(:mod:`dpteach.pate.teachers`): two counts change by one.
 
-* **Data-independent.** GNMax (each count plus N(0, σ²)) is (λ, λ/σ²)-RDP ([PSMRTE18]_,
-  Prop. 8); the threshold step of Confident-GNMax (max vote plus N(0, σ₁²), sensitivity 1)
-  is (λ, λ/(2σ₁²))-RDP; LNMax (Laplace with scale b) is 2/b-DP ([PAEGT17]_).
-* **Data-dependent.** When the teachers agree, the noisy answer is almost surely the
+* **Data-independent**: GNMax is (λ, λ/σ²)-RDP ([PSMRTE18]_, Prop. 8), LNMax 2/b-DP
+  ([PAEGT17]_). A function of σ, T, δ and the numbers of queries and of answers only:
+  publishable (:attr:`PATEPrivacy.publishable`).
+* **Data-dependent**: when the teachers agree, the noisy answer is almost surely the
   plurality; if q̃ bounds Pr[answer ≠ plurality] (Prop. 7), Thm 6 of [PSMRTE18]_ (Thm 3 of
-  [PAEGT17]_ for LNMax) gives a much smaller RDP. That RDP is computed *from the private
-  votes*: it is a statement about this dataset, and publishing it leaks.
-  :func:`dpteach.pate.release.sanitised_epsilon` releases a noisy version of it.
-
-What is private and what is not:
-
-* the answers of the aggregators are differentially private (that is the point);
-* data-independent ε: a function of σ, T, δ and the numbers of queries and of answers only —
-  publishable (:attr:`PATEPrivacy.publishable`);
-* data-dependent ε (:func:`gnmax_rdp`, :func:`pate_epsilon` with ``data_dependent=True``):
-  a function of the votes — **not** publishable as is;
-* the sanitised ε of :mod:`~dpteach.pate.release`: publishable (its own cost is charged in
-  it).
+  [PAEGT17]_ for LNMax) gives a much smaller RDP. It is computed *from the private votes*:
+  **not** publishable as is (:func:`dpteach.pate.release.sanitised_epsilon` releases a noisy
+  version of it, whose own cost is charged in it).
 
 The ε of a run of Confident-GNMax (:func:`pate_epsilon`) charges GNMax on the queries that
 passed the threshold (the *answered* convention: what a deployment spent, given the run); RDP
@@ -103,18 +92,8 @@ def gnmax_log_q(votes, sigma: float) -> float | np.ndarray:
 
         q̃ = min(1 − 1/k, Σ_{j ≠ j*} Φ(−(n_{j*} − n_j)/(σ√2))).
 
-    Computed in logs (``log_ndtr``), so q̃ as small as e^{−10⁶} is still exact.
-
-    Parameters
-    ----------
-    votes : array-like, shape (classes,) or (queries, classes)
-    sigma : float
-        GNMax's noise σ.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        ln q̃ for one histogram, or one value per query.
+    Computed in logs (``log_ndtr``), so q̃ as small as e^{−10⁶} is still exact. Returns a
+    float for one histogram, one value per query otherwise.
     """
     v = np.atleast_2d(votes)
     with np.errstate(divide="ignore"):                 # the plurality's own gap is +inf
@@ -128,17 +107,7 @@ def lnmax_log_q(votes, scale: float) -> float | np.ndarray:
     """ln q̃ for LNMax (each count plus Laplace noise of scale b), [PAEGT17]_, Lemma 4.
 
     For a gap Δ = n_{j*} − n_j, Pr[class j beats j*] = (2 + Δ/b)·e^{−Δ/b}/4; q̃ is the union
-    bound over j ≠ j*, capped at 1 − 1/k.
-
-    Parameters
-    ----------
-    votes : array-like, shape (classes,) or (queries, classes)
-    scale : float
-        The Laplace scale b (the 2017 paper's 1/γ).
-
-    Returns
-    -------
-    float or numpy.ndarray
+    bound over j ≠ j*, capped at 1 − 1/k. b is the 2017 paper's 1/γ.
     """
     v = np.atleast_2d(votes)
     g = _gaps(v) / scale
@@ -205,21 +174,8 @@ def gnmax_rdp(orders, votes, sigma: float) -> np.ndarray:
     q̃ ≤ e^{(μ₂−1)ε₂} / (μ₁/(μ₁−1) · μ₂/(μ₂−1))^{μ₂}; where one fails, and wherever β is
     larger, the data-independent λ/σ² is used, so the result never exceeds it.
 
-    **Not private**: the value depends on the votes (see
-    :func:`dpteach.pate.release.sanitised_epsilon`).
-
-    Parameters
-    ----------
-    orders : array-like of float
-        Rényi orders λ.
-    votes : array-like, shape (classes,) or (queries, classes)
-    sigma : float
-        GNMax's noise σ.
-
-    Returns
-    -------
-    numpy.ndarray
-        Shape (orders,) for one histogram, (queries, orders) for several.
+    **Not private**: the value depends on the votes. Returns shape (orders,) for one
+    histogram, (queries, orders) for several.
     """
     log_q = np.atleast_1d(gnmax_log_q(votes, sigma))
     return _per_query(_thm6_rdp(log_q, sigma, orders), votes)
@@ -230,13 +186,8 @@ def gnmax_rdp_from_log_q(orders, log_q, sigma: float) -> np.ndarray:
     """Thm 6 of [PSMRTE18]_ from a bound ln q̃, for any mechanism that is (μ, μ/σ²)-RDP at
     every μ (formula and conditions: :func:`gnmax_rdp`).
 
-    The seam between the per-query bound (:func:`gnmax_rdp`) and the smooth-sensitivity
-    analysis (:mod:`dpteach.pate.release`), which needs the bound as a function of q̃.
-
-    Returns
-    -------
-    numpy.ndarray
-        Shape (len(log_q), orders); never above λ/σ².
+    :mod:`dpteach.pate.release` needs the bound as a function of q̃. Shape (len(log_q),
+    orders); never above λ/σ².
     """
     return _thm6_rdp(log_q.reshape(-1), sigma, orders)
 
@@ -288,16 +239,11 @@ def confident_gnmax_rdp(orders, votes, threshold: float, sigma1: float, sigma2: 
 
     Every query pays the threshold step; GNMax is paid on the queries the run answered
     (``answered``, a boolean mask, required): Σ_i thr_i + Σ_{i answered} gn_i.
-    ``data_dependent=False`` uses the data-independent curves of both steps. The expected
-    cost of the paper's tables is :func:`pate_expected_cost`.
-
-    Returns
-    -------
-    numpy.ndarray
-        One total RDP value per order.
+    ``data_dependent=False`` uses the data-independent curves of both steps. Returns one
+    total RDP value per order.
     """
     v = np.atleast_2d(votes)
-    _need_answered(answered, "confident_gnmax_rdp")
+    _need_answered(answered)
     _one_per_query(answered, v)
     thr, gn = _confident_gnmax_parts(orders, v, threshold, sigma1, sigma2, data_dependent)
     return thr + gn[answered].sum(axis=0)
@@ -337,14 +283,10 @@ def pate_epsilon(votes, *, sigma2: float, delta: float, threshold: float | None 
     Without ``threshold``: plain GNMax on every query (or on the ``answered`` ones). With
     ``threshold`` and ``sigma1``: a run of Confident-GNMax, which needs ``answered`` (the
     queries it answered): the threshold step on every query, GNMax on the answered ones
-    (:func:`confident_gnmax_rdp`). The forecast of the paper's tables, weighed by
-    Pr[answered], is :func:`pate_expected_cost`, not an ε. The RDP curve is converted at the
-    best order ([PSMRTE18]_ use the classic conversion
-    ε = r(λ) + ln(1/δ)/(λ−1), [M17]_ Prop. 3; ``conversion="improved"`` is also available,
-    see :func:`~dpteach.accounting.convert.rdp_to_epsilon`).
-
-    With ``data_dependent=True`` the result is a function of the votes and must not be
-    published as is; see :func:`dpteach.pate.release.sanitised_epsilon`.
+    (:func:`confident_gnmax_rdp`). The RDP curve is converted at the best order
+    ([PSMRTE18]_ use the classic conversion ε = r(λ) + ln(1/δ)/(λ−1), [M17]_ Prop. 3;
+    ``conversion="improved"``: :func:`~dpteach.accounting.convert.rdp_to_epsilon`). With
+    ``data_dependent=True`` the result is a function of the votes: not publishable as is.
 
     Examples
     --------
@@ -366,24 +308,16 @@ def pate_epsilon(votes, *, sigma2: float, delta: float, threshold: float | None 
     """
     v = np.atleast_2d(votes)
     if (threshold is None) != (sigma1 is None):
-        raise refuse("threshold", threshold, f"given with sigma1 (Confident-GNMax) or both "
-                                             f"omitted (GNMax) (sigma1={sigma1})")
+        raise refuse("threshold", threshold, f"given with sigma1 or both omitted (sigma1={sigma1})")
     _one_per_query(answered, v)
     if threshold is not None and sigma1 is not None:
-        _need_answered(answered, "pate_epsilon")
+        _need_answered(answered)
         rdp = confident_gnmax_rdp(orders, v, threshold, sigma1, sigma2, answered=answered,
                                   data_dependent=data_dependent)
         return _to_privacy(rdp, orders, delta, conversion, answered.sum(), "answered",
                            data_dependent)
-    rows = v if answered is None else v[answered]
-    if rows.shape[0] == 0:
-        rdp = np.zeros(orders.size)
-    elif data_dependent:
-        rdp = gnmax_rdp(orders, rows, sigma2).sum(axis=0)
-    else:
-        rdp = rows.shape[0] * gnmax_rdp_data_independent(orders, sigma2)
-    return _to_privacy(rdp, orders, delta, conversion, rows.shape[0],
-                       "all" if answered is None else "answered", data_dependent)
+    return _every_answer((gnmax_rdp if data_dependent else gnmax_rdp_data_independent), sigma2,
+                         v, answered, orders, delta, conversion, data_dependent)
 
 
 @validate(votes=VOTES, scale=SCALE, delta=DELTA_POSITIVE, answered=ANSWERED,
@@ -398,15 +332,8 @@ def lnmax_epsilon(votes, *, scale: float, delta: float, answered=None,
     """
     v = np.atleast_2d(votes)
     _one_per_query(answered, v)
-    rows = v if answered is None else v[answered]
-    if rows.shape[0] == 0:
-        rdp = np.zeros(orders.size)
-    elif data_dependent:
-        rdp = lnmax_rdp(orders, rows, scale).sum(axis=0)
-    else:
-        rdp = rows.shape[0] * lnmax_rdp_data_independent(orders, scale)
-    return _to_privacy(rdp, orders, delta, conversion, rows.shape[0],
-                       "all" if answered is None else "answered", data_dependent)
+    return _every_answer((lnmax_rdp if data_dependent else lnmax_rdp_data_independent), scale,
+                         v, answered, orders, delta, conversion, data_dependent)
 
 
 # ------------------------------------------------------------ the paper's expected cost
@@ -422,28 +349,15 @@ class PATEExpectedCost:
     of [PSMRTE18]_'s tables; never report it as ε. The guarantee of a run is
     :func:`pate_epsilon` with the queries it answered.
 
-    Attributes
-    ----------
-    expected_cost : float
-        The expected ε-cost: the expected RDP curve converted to (·, δ) at the best order.
-    order : float
-        That order λ.
-    delta : float
-    expected_answered : float
-        Σ_i Pr[answered_i], the expected number of answers.
-    data_dependent : bool
-        Thm 6 per query (True) or the data-independent curves (False); either way the weights
-        Pr[answered_i] come from the votes.
-    rdp, orders : numpy.ndarray
-        The expected RDP curve Σ_i [thr_i + Pr[answered_i]·gn_i] and its orders.
     """
 
-    expected_cost: float
+    expected_cost: float       # the expected RDP curve converted to (·, δ) at the best order
     order: float
     delta: float
-    expected_answered: float
-    data_dependent: bool
-    rdp: np.ndarray = field(repr=False)
+    expected_answered: float   # Σ_i Pr[answered_i], the expected number of answers
+    data_dependent: bool       # Thm 6 per query, or the data-independent curves (either way
+                               # the weights Pr[answered_i] come from the votes)
+    rdp: np.ndarray = field(repr=False)      # Σ_i [thr_i + Pr[answered_i]·gn_i] per order
     orders: np.ndarray = field(repr=False)
 
 
@@ -569,15 +483,29 @@ def _confident_gnmax_parts(orders, v, threshold, sigma1, sigma2, data_dependent)
     return thr, gn
 
 
-def _need_answered(answered, where: str) -> None:
+def _need_answered(answered) -> None:
     if answered is None:
-        raise refuse("answered", None, f"the run's mask of answered queries for {where} of "
-                     "Confident-GNMax (for a forecast, not an ε, call pate_expected_cost)")
+        raise refuse("answered", None, "the run's answered mask (a forecast: pate_expected_cost)")
 
 
 def _one_per_query(answered: np.ndarray | None, votes: np.ndarray) -> None:
     if answered is not None and answered.shape != (votes.shape[0],):
         raise refuse("answered", answered, f"one entry per query ({votes.shape[0]})")
+
+
+def _every_answer(curve, noise, v, answered, orders, delta, conversion, data_dependent):
+    """The privacy of one aggregator's answers to every query, or to the ``answered`` ones:
+    ``curve`` is its data-dependent RDP (orders, votes, noise) or its data-independent RDP
+    (orders, noise), composed over those queries."""
+    rows = v if answered is None else v[answered]
+    if rows.shape[0] == 0:
+        rdp = np.zeros(orders.size)
+    elif data_dependent:
+        rdp = curve(orders, rows, noise).sum(axis=0)
+    else:
+        rdp = rows.shape[0] * curve(orders, noise)
+    return _to_privacy(rdp, orders, delta, conversion, rows.shape[0],
+                       "all" if answered is None else "answered", data_dependent)
 
 
 def _to_privacy(rdp, orders, delta, conversion, answered, convention, data_dependent):
@@ -598,26 +526,4 @@ def _mask(name: str, value: Any) -> np.ndarray | None:
     raise ANSWERED.refuse(name, value)
 
 
-# Differences from published code, and why:
-#
-# * The 2017 analysis script (TensorFlow models, multiple_teachers/analysis.py) and PySyft's
-#   copy apply Thm 3 of [PAEGT17] whenever q̃ < 1/2; the theorem needs
-#   q̃ < (e^{2γ} − 1)/(e^{4γ} − 1) = 1/(e^ε + 1). In between, 1 − e^ε·q̃ can be ≤ 0, which
-#   the script catches as an error and replaces by ε·l. lnmax_rdp uses the theorem's
-#   condition.
-# * PySyft's perform_analysis(teacher_preds, indices, ...) reads counts[i] for i in indices
-#   as *row numbers* of the count matrix, while the PATE tutorials built on it pass the noisy
-#   *labels* as indices: with 10 classes every query is then analysed as one of rows 0–9,
-#   not as itself, and the demo's ε describes the wrong queries. Here the votes of the
-#   answered queries are passed themselves (answered is a mask over their rows).
-# * [PSMRTE18]'s code rounds the largest vote in Pr[answered] (for its interactive variant,
-#   whose votes are not integers); the votes here are integers, so nothing is rounded. Its
-#   smooth-sensitivity script adds Pr[answered]·LS(GNMax) per query, see release.py.
-#
-# Engineering notes. In the teaching domain (counts below 2⁵³, σ in [1e-12, 1e15], T up to
-# 1e15, orders in [1.01, 1e4]) every gap over σ is below 1e28, so ln q̃ and ln Pr[answered]
-# are finite (ln Φ(−x) ≈ −x²/2 stays above −1e56) and λ/σ² ≤ 1e28: nothing under- or
-# overflows, and no branch handles it. The log1p/expm1 forms of Thm 6 (_log_mixture,
-# _q_expm1) keep the digits of costs far below λ/σ² (orders near 1, σ up to 1e15). Tests:
-# tests/pate/test_analysis.py (published values, mpmath, brute force) and the generated
-# domain tests of tests/test_domains.py.
+# Implementation notes: docs/library/accounting.md (pate.analysis).

@@ -6,10 +6,9 @@ Class j wins with probability
     P[j] = ∫ f(z) Π_{i ≠ j} F(n_j − n_i + z) dz,
 
 with f, F the density and distribution function of the noise (Gaussian for GNMax, Laplace
-for LNMax). Each integral is one-dimensional and is computed here by Gauss–Legendre
-quadrature on a grid split at the Laplace kinks, with tied counts grouped; Confident-GNMax
-multiplies by Pr[max_j n_j + N(0, σ₁²) ≥ T] and adds "no answer". These are what the app's
-"PATE votes" page and notebook 12 draw.
+for LNMax): a one-dimensional integral, computed by Gauss–Legendre quadrature (accurate to
+about 1e-12), for a work (queries × distinct counts near the top × ~10³ nodes) up to
+:data:`MAX_EXACT_WORK`. The probabilities have the shape of ``votes``.
 
 References
 ----------
@@ -44,23 +43,9 @@ MAX_EXACT_WORK = 2 * 10**8
 def gnmax_answer_probabilities(votes, sigma: float) -> np.ndarray:
     """Exact distribution of the GNMax answer ([PSMRTE18]_, Sec. 4.1).
 
-    P[answer = j] = ∫ φ(z) Π_{i≠j} Φ((n_j − n_i)/σ + z) dz, by Gauss-Legendre quadrature in
-    the winning noisy value (accurate to about 1e-12; a class more than 60σ below the
+    P[answer = j] = ∫ φ(z) Π_{i≠j} Φ((n_j − n_i)/σ + z) dz (a class more than 60σ below the
     plurality wins with probability below 1e-16 and gets 0). With two classes, class 0 wins
-    with probability Φ((n₀ − n₁)/(σ√2)).
-
-    Parameters
-    ----------
-    votes : array-like, shape (classes,) or (queries, classes)
-        The work (queries × distinct counts near the top × ~10³ nodes) is at most
-        :data:`MAX_EXACT_WORK`.
-    sigma : float
-        σ.
-
-    Returns
-    -------
-    numpy.ndarray, shape of ``votes``
-        Rows sum to 1.
+    with probability Φ((n₀ − n₁)/(σ√2)). Rows sum to 1.
     """
     p = _win_probabilities(_relative(votes, sigma), "gauss")
     return p[0] if votes.ndim == 1 else p
@@ -72,20 +57,8 @@ def lnmax_answer_probabilities(votes, scale: float) -> np.ndarray:
 
     P[answer = j] = ∫ f(z) Π_{i≠j} F((n_j − n_i)/b + z) dz with the Laplace density
     f(z) = e^{−|z|}/2 and CDF F. F has a kink at 0, so the integral is split at every kink
-    and each smooth piece integrated by Gauss-Legendre (accurate to about 1e-12). With two
-    classes, class 0 wins with probability 1 − (2 + d)e^{−d}/4, d = (n₀ − n₁)/b ≥ 0.
-
-    Parameters
-    ----------
-    votes : array-like, shape (classes,) or (queries, classes)
-        Work bounded by :data:`MAX_EXACT_WORK` (one more segment per distinct count).
-    scale : float
-        b.
-
-    Returns
-    -------
-    numpy.ndarray, shape of ``votes``
-        Rows sum to 1.
+    (one more segment per distinct count). With two classes, class 0 wins with probability
+    1 − (2 + d)e^{−d}/4, d = (n₀ − n₁)/b ≥ 0. Rows sum to 1.
     """
     p = _win_probabilities(_relative(votes, scale), "laplace")
     return p[0] if votes.ndim == 1 else p
@@ -97,19 +70,8 @@ def confident_gnmax_answer_probabilities(votes, threshold: float, sigma1: float,
     """Exact distribution of the Confident-GNMax answer ([PSMRTE18]_, Alg. 1).
 
     The two steps use independent noise: P[answer = j] = Φ((max n − T)/σ₁)·P_GNMax(σ₂)[j]
-    and P[no answer] = Φ((T − max n)/σ₁).
-
-    Parameters
-    ----------
-    votes, threshold, sigma1, sigma2
-        As :func:`dpteach.pate.aggregators.confident_gnmax` (work bounded by
-        :data:`MAX_EXACT_WORK`).
-
-    Returns
-    -------
-    probabilities : numpy.ndarray, shape of ``votes``
-    no_answer : float or numpy.ndarray, shape (queries,)
-        With ``probabilities``, sums to 1 per query.
+    and P[no answer] = Φ((T − max n)/σ₁). Returns ``(probabilities, no_answer)``, which sum
+    to 1 per query (``no_answer`` a float for one histogram).
     """
     z = (np.atleast_2d(votes).max(axis=1) - threshold) / sigma1
     probs = ndtr(z)[:, None] * _win_probabilities(_relative(votes, sigma2), "gauss")
@@ -148,7 +110,7 @@ def _win_probabilities(t: np.ndarray, noise: str) -> np.ndarray:
     n_nodes = (grid.size - 1 + (m if kinks else 0)) * _GL_X.size
     if q * m * n_nodes > MAX_EXACT_WORK:
         raise refuse("votes", t, f"≤ {MAX_EXACT_WORK:.0e} quadrature evaluations (queries × "
-                                 f"distinct top counts × nodes; it needs {q * m * n_nodes:.2g})")
+                     f"distinct top counts × nodes), not {q * m * n_nodes:.2g}")
     out = np.zeros((q, m))
     rows_per = max(1, _CHUNK // (m * n_nodes))
     block = max(1, min(m, _CHUNK // n_nodes))
@@ -214,10 +176,4 @@ def _distinct(t: np.ndarray):
     return U, C, index
 
 
-# Engineering notes. MAX_EXACT_WORK bounds the time: 2·10⁸ evaluations take about 2 s on
-# one core (10,000 queries of two classes, or a hundred histograms of 200 distinct counts
-# near the top under Laplace noise). In the teaching domain (counts below 2⁵³, σ and b in
-# [1e-12, 1e15]) the relative votes t = (n − max n)/σ are finite, so no branch handles an
-# overflow; classes more than 60σ (Gauss) or 45b (Laplace) below the plurality are dropped
-# before the quadrature. Tests: tests/pate/test_answers.py (closed forms, adaptive
-# quadrature) and tests/pate/test_aggregators.py (sampled answers against these laws).
+# Implementation notes: docs/library/accounting.md (pate.answers).

@@ -29,13 +29,11 @@ where Thm 6 stops beating λ/σ²) and β(BU(q)) − β(q) is non-decreasing on 
 (C6), the local sensitivity LS(q) = max(β(BU(q)) − β(q), β(q) − β(BL(q))) rises up to q₁,
 stays at most LS(q₁) on [q₁, q₀] and falls after q₀ ([PSMRTE18]_, App. C, Algorithms 3–5).
 So the largest LS over the reachable interval [q_lo, q_hi] is LS(q_hi) if q_hi ≤ q₁, LS(q_lo)
-if q_lo ≥ q₀, and LS(q₁) otherwise. :func:`check_gnmax_conditions` checks C5 and C6 numerically
-on a dense grid (the paper checks them numerically too) and every analysis calls it. Where C6
-fails (it does, e.g., at σ = 40, λ = 60 on a stretch of q̃ near e^{−7} that the paper's local
-minimiser can miss), the looser bound β(q_hi') − β(q_lo') over the interval one step wider is
-used, which needs C5 only; where C5 fails, the analysis refuses the order.
-This bound walks q̃ rather than the histogram (the paper's Algorithm 4 walks the votes), so
-it is never smaller than the paper's and is simpler to state.
+if q_lo ≥ q₀, and LS(q₁) otherwise. :func:`check_gnmax_conditions` checks C5 and C6 on a
+dense grid, for every analysis. Where C6 fails (e.g. at σ = 40, λ = 60), the looser bound
+β(q_hi') − β(q_lo') over the interval one step wider is used, which needs C5 only; where C5
+fails, the order is refused. This bound walks q̃ rather than the histogram (the paper's
+Algorithm 4 walks the votes), so it is never smaller than the paper's.
 
 **Threshold step.** Its data-dependent cost depends only on the largest vote v (an integer
 in 0…N), so LS⁽ᵈ⁾ is the largest change between v' and v' ± 1 for |v' − v| ≤ d: exact.
@@ -68,7 +66,7 @@ from .analysis import (ANSWERED, ORDER, ORDERS, SPENT, gnmax_log_q, gnmax_rdp_fr
                        threshold_rdp)
 from .teachers import MAX_CLASSES, VOTES
 
-__all__ = ["MAX_TEACHERS", "MAX_WORK", "gnmax_log_q0", "check_gnmax_conditions",
+__all__ = ["MAX_TEACHERS", "MAX_WORK", "check_gnmax_conditions",
            "gnmax_local_sensitivities", "threshold_local_sensitivities",
            "smooth_sensitivity", "gnss_rdp", "SanitisedEpsilon", "sanitised_epsilon"]
 
@@ -83,16 +81,6 @@ N_TEACHERS = integer(1, MAX_TEACHERS, example=250).or_none()
 BETA = real(1e-6, 100.0, example=0.02)
 LOCAL_SENSITIVITIES = array(ndim=1, low=0.0, max_size=MAX_TEACHERS + 1,
                             example=[1.0, 3.0, 3.0, 10.0])
-
-
-@validate(sigma=SCALE, order=ORDER)
-def gnmax_log_q0(sigma: float, order: float) -> float:
-    """ln q₀: for ln q̃ < ln q₀ Thm 6 of [PSMRTE18]_ beats λ/σ²; above it, it does not.
-
-    Found by bisection (relative precision 10⁻¹³); −inf if Thm 6 beats λ/σ² for no vote
-    histogram at this order.
-    """
-    return _log_q0(sigma, order)
 
 
 @validate(sigma=SCALE, order=ORDER, n_classes=integer(2, MAX_CLASSES, example=10))
@@ -113,12 +101,8 @@ def gnmax_local_sensitivities(votes, sigma: float, order: float,
 
     See the module docstring (q̃ walked by Prop. 13 of [PSMRTE18]_; valid under C5–C6, which are
     checked). **Not private.** ``n_teachers`` N defaults to the largest row total of
-    ``votes``; queries × (N + 1) at most :data:`MAX_WORK`.
-
-    Returns
-    -------
-    numpy.ndarray
-        Shape (N + 1,) for one histogram, (queries, N + 1) for several.
+    ``votes``; queries × (N + 1) at most :data:`MAX_WORK`. Shape (N + 1,) for one histogram,
+    (queries, N + 1) for several.
     """
     v = np.atleast_2d(votes)
     teachers = _teachers(v, n_teachers)
@@ -129,11 +113,12 @@ def gnmax_local_sensitivities(votes, sigma: float, order: float,
 @validate(votes=VOTES, threshold=THRESHOLD, sigma1=SCALE, order=ORDER, n_teachers=N_TEACHERS)
 def threshold_local_sensitivities(votes, threshold: float, sigma1: float, order: float,
                                   n_teachers: int | None = None) -> np.ndarray:
-    """LS⁽ᵈ⁾ of the threshold step's data-dependent RDP (:func:`~dpteach.pate.analysis.threshold_rdp`).
+    """LS⁽ᵈ⁾ of the threshold step's data-dependent RDP, d = 0…N.
 
-    Exact: the cost depends only on the largest vote v, and LS⁽ᵈ⁾ is the largest change between
-    v' and v' ± 1 over |v' − v| ≤ d, 0 ≤ v' ≤ N ([PSMRTE18]_, App. C). **Not private.**
-    Shapes and limits as :func:`gnmax_local_sensitivities`.
+    Exact: the cost (:func:`~dpteach.pate.analysis.threshold_rdp`) depends only on the largest
+    vote v, and LS⁽ᵈ⁾ is the largest change between v' and v' ± 1 over |v' − v| ≤ d,
+    0 ≤ v' ≤ N ([PSMRTE18]_, App. C). **Not private.** Shapes and limits as
+    :func:`gnmax_local_sensitivities`.
     """
     v = np.atleast_2d(votes)
     teachers = _teachers(v, n_teachers)
@@ -204,33 +189,18 @@ def sanitised_epsilon(votes, answered=None, *, sigma2: float, delta: float, orde
     guarantee of which ``released`` is a private, unbiased estimate.
 
     Choose λ without looking at the data (e.g. the best order of the data-independent
-    analysis): the order is public. ``beta`` defaults to 0.4/λ (it must be below 1/(2λ)).
-    ``sigma_ss`` defaults to the minimiser of r(λ) + 2·SS·σ_s, as in the reference code —
-    a choice that looks at the votes, flagged by ``sigma_ss_from_data``; pass a fixed σ_s
-    for a release whose every parameter is public.
-
-    Parameters
-    ----------
-    votes : array-like, shape (queries, classes)
-    answered : boolean mask (queries,), optional
-    sigma2, delta, order : float
-    threshold, sigma1 : float, optional
-        Both or neither.
-    n_teachers : int, optional
-        N, default the largest row total; queries × (N + 1) at most :data:`MAX_WORK`.
-    beta, sigma_ss : float, optional
-    rng : numpy Generator, int or None
-
-    Returns
-    -------
-    SanitisedEpsilon
+    analysis): the order is public. ``n_teachers`` N defaults to the largest row total, with
+    queries × (N + 1) at most :data:`MAX_WORK`. ``beta`` defaults to 0.4/λ (it must be
+    below 1/(2λ)). ``sigma_ss`` defaults to the minimiser of r(λ) + 2·SS·σ_s, as in the
+    reference code — a choice that looks at the votes, flagged by ``sigma_ss_from_data``;
+    pass a fixed σ_s for a release whose every parameter is public.
     """
     v = np.atleast_2d(votes)
     if (threshold is None) != (sigma1 is None):
         raise refuse("threshold", threshold, f"given with sigma1 or both omitted (sigma1={sigma1})")
-    mask = np.ones(v.shape[0], dtype=bool) if answered is None else answered
-    if mask.shape != (v.shape[0],):
+    if answered is not None and answered.shape != (v.shape[0],):
         raise refuse("answered", answered, f"one entry per query ({v.shape[0]})")
+    mask = np.ones(v.shape[0], dtype=bool) if answered is None else answered
     if beta is None:
         beta = 0.4 / order
     elif beta >= 0.5 / order:
@@ -276,6 +246,8 @@ def _beta(log_q: np.ndarray, sigma: float, order: float) -> np.ndarray:
 
 @functools.lru_cache(maxsize=256)
 def _log_q0(sigma: float, order: float) -> float:
+    """ln q₀: below it Thm 6 of [PSMRTE18]_ beats λ/σ², above it not (bisection to a relative
+    10⁻¹³; −inf if it beats λ/σ² for no vote histogram at this order)."""
     ind = order / sigma / sigma
 
     def below(lq: float) -> bool:
@@ -374,10 +346,10 @@ def _teachers(votes: np.ndarray, n_teachers: int | None) -> int:
     """N: at least the largest row total of ``votes``, and queries × (N + 1) ≤ MAX_WORK."""
     top = int(votes.sum(axis=-1).max())
     teachers = top if n_teachers is None else n_teachers
-    if not (top <= teachers and 1 <= teachers <= MAX_TEACHERS):
-        raise refuse("n_teachers", n_teachers, f"in [{max(top, 1)}, {MAX_TEACHERS}] (≥ the votes)")
-    if votes.shape[0] * (teachers + 1) > MAX_WORK:
-        raise refuse("n_teachers", teachers, f"≤ {MAX_WORK:,} / {votes.shape[0]} queries − 1")
+    most = min(MAX_TEACHERS, MAX_WORK // votes.shape[0] - 1)
+    if not max(top, 1) <= teachers <= most:
+        raise refuse("n_teachers", teachers, f"in [{max(top, 1)}, {most}] (≥ the votes; "
+                     f"queries × (N + 1) ≤ {MAX_WORK:,})")
     return teachers
 
 
@@ -405,15 +377,4 @@ def _threshold_ls(tops: np.ndarray, table: np.ndarray) -> np.ndarray:
     return np.maximum(left, right)
 
 
-# A difference from the reference code: for the expected cost (pate_expected_cost) the
-# reference analysis adds Pr[answered]·LS(GNMax) per query, leaving out that Pr[answered] itself
-# changes with the votes. Here the release is of the answered convention (threshold on
-# every query, GNMax on the answered ones), whose sensitivity is a plain sum.
-#
-# Engineering notes. In the teaching domain (σ, σ₁ in [1e-12, 1e15], orders up to 1e4)
-# every cost is finite (λ/σ² ≤ 1e28), so no release is infinite and no local sensitivity is
-# inf − inf. _log_q0 searches down to the lowest ln q̃ a vote histogram can have, so that a
-# tiny σ whose q₀ lies far below e^{−10¹²} still gets its smooth sensitivity. MAX_WORK bounds
-# the time: 2·10⁶ cells of queries × (N + 1) take about a second (50·10⁶ took 15 s). Tests:
-# tests/pate/test_analysis.py (brute force over neighbours, mpmath) and the generated domain
-# tests of tests/test_domains.py.
+# Implementation notes: docs/library/accounting.md (pate.release).

@@ -35,11 +35,10 @@ __all__ = ["PATEStudent"]
 class PATEStudent(ClassifierMixin, BaseEstimator):
     """A student trained on public rows labelled by noisy teacher votes ([PSMRTE18]_).
 
-    :meth:`fit` takes public rows and the teachers' vote histograms on them, answers each
-    query with the aggregator, trains ``model`` on the answered rows and their noisy labels,
-    and records what was answered and the privacy spent (:mod:`dpteach.pate.analysis`:
-    RDP composed over the queries and converted at the best order, classic conversion), and,
-    for Confident-GNMax, the expected cost that the tables of [PSMRTE18]_ report.
+    :meth:`fit` answers each query with the aggregator, trains ``model`` on the answered rows
+    and their noisy labels, and records what was answered, the privacy spent
+    (:mod:`dpteach.pate.analysis`, classic conversion) and, for Confident-GNMax, the expected
+    cost that the tables of [PSMRTE18]_ report.
 
     Parameters
     ----------
@@ -59,17 +58,14 @@ class PATEStudent(ClassifierMixin, BaseEstimator):
     classes : array-like of int or None
         Labels of the vote columns (e.g. ``TeacherEnsemble.classes_``); None → 0..k−1.
     rng : None, int or numpy.random.Generator
-        Randomness of the aggregator (dpteach's name for ``random_state``); an int gives
-        the same answers on every call.
+        Randomness of the aggregator; an int gives the same answers on every call.
 
     Attributes
     ----------
-    classes_ : numpy.ndarray of int64, shape (k,)
     answered_ : numpy.ndarray of bool, shape (queries,)
         Which public rows were answered (all of them for GNMax and LNMax).
     noisy_labels_ : numpy.ndarray of int64, shape (queries,)
         The aggregator's labels, in ``classes_``; −1 where not answered.
-    n_answered_ : int
     model_ : the fitted student (a constant predictor if the answers hold one class).
     privacy_ : dpteach.pate.analysis.PATEPrivacy
         The (ε, δ) bound of the run, data-dependent: the threshold step on every query,
@@ -84,8 +80,6 @@ class PATEStudent(ClassifierMixin, BaseEstimator):
     expected_cost_data_independent_ : PATEExpectedCost or None
         The same forecast from the data-independent curves; its weights Pr[answered] still
         come from the votes, so it is **not** publishable either.
-    epsilon_, delta_ : float
-        ``privacy_.epsilon`` and ``delta``.
 
     Notes
     -----
@@ -117,21 +111,11 @@ class PATEStudent(ClassifierMixin, BaseEstimator):
 
     @validate(X=FEATURES, votes=VOTES)
     def fit(self, X, votes) -> PATEStudent:
-        """Label the public rows with the aggregator and train the student on the answers.
+        """Label the public rows ``X`` with the aggregator from the teachers' ``votes`` on
+        them (:meth:`~dpteach.pate.teachers.TeacherEnsemble.votes`), then train the student.
 
-        Parameters
-        ----------
-        X : array-like, shape (queries, d)
-            The public rows.
-        votes : array-like, shape (queries, k)
-            The teachers' vote histograms on them
-            (:meth:`~dpteach.pate.teachers.TeacherEnsemble.votes`).
-
-        Raises
-        ------
-        ParameterError
-            Also when no query is answered: the student has nothing to learn from (the
-            privacy of the threshold steps, in ``privacy_*``, was spent all the same).
+        Raises ParameterError also when no query is answered: the student has nothing to
+        learn from (the privacy of the threshold steps, in ``privacy_*``, was spent anyway).
         """
         p = validate_params(self, store=False)
         threshold, sigma1, sigma2, delta = p["threshold"], p["sigma1"], p["sigma2"], p["delta"]
@@ -168,8 +152,7 @@ class PATEStudent(ClassifierMixin, BaseEstimator):
         self.n_answered_ = int(np.count_nonzero(answered))
         self.noisy_labels_ = np.where(answered, classes[np.maximum(labels, 0)], -1)
         if self.n_answered_ == 0:
-            raise refuse("threshold", self.threshold, f"low enough to answer a query (sigma1 = "
-                                                      f"{self.sigma1}): none answered, no labels")
+            raise refuse("threshold", self.threshold, "low enough to answer some query (none was)")
         y = labels[answered]
         template = default_model() if p["model"] is None else clone(p["model"])
         model = DummyClassifier(strategy="constant", constant=y[0]) if np.all(y == y[0]) \
@@ -185,14 +168,9 @@ class PATEStudent(ClassifierMixin, BaseEstimator):
 
     @validate(X=FEATURES)
     def predict_proba(self, X) -> np.ndarray:
-        """Probabilities in the order of ``classes_`` (if the student model has them).
-
-        Classes the student never saw an answer for get probability 0.
-        """
+        """Probabilities in the order of ``classes_`` (AttributeError if the student model has
+        none); classes the student never saw an answer for get probability 0."""
         self._check_rows(X)
-        if not hasattr(self.model_, "predict_proba"):
-            raise AttributeError(f"the student model {type(self.model_).__name__} has no "
-                                 "predict_proba")
         out = np.zeros((X.shape[0], self.classes_.size))
         out[:, np.asarray(self.model_.classes_, dtype=np.int64)] = self.model_.predict_proba(X)
         return out

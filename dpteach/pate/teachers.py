@@ -92,11 +92,8 @@ def default_model() -> LogisticRegression:
 
     A linear model trains in milliseconds on a teacher's small part and handles any number
     of classes. scikit-learn's ``C`` multiplies the *summed* loss, so a penalty that is mild
-    on a whole data set dominates on a small part: with the default ``C = 1``, 120 rows
-    (Adult split among 250 teachers) are regularised as strongly per row as 30,000 rows with
-    ``C = 250``. ``C = 10`` keeps the penalty modest there (on Adult it lifts the plurality
-    of 250 teachers from 83.1% to 84.0%, as accurate as one model on all the data), and
-    ``max_iter=1000`` lets L-BFGS converge on small, nearly separable parts.
+    on a whole data set dominates on a teacher's small part: ``C = 10`` keeps it modest there
+    (why, with numbers on Adult: docs/library/accounting.md, pate.teachers).
     """
     return LogisticRegression(C=10.0, max_iter=1000)
 
@@ -107,20 +104,8 @@ def partition_indices(n: int, n_teachers: int, rng=None) -> list[np.ndarray]:
 
     The rows are shuffled and cut into parts whose sizes differ by at most one. Disjoint
     parts are what PATE's analysis needs ([PAEGT17]_, Sec. 2.1): a private row is seen by
-    one teacher only, so it can change one vote.
-
-    Parameters
-    ----------
-    n : int
-        Number of private rows.
-    n_teachers : int
-        Number of parts, at most ``n``.
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    list of numpy.ndarray
-        ``n_teachers`` sorted index arrays holding ``0..n-1`` once each.
+    one teacher only, so it can change one vote. Returns ``n_teachers`` (at most ``n``)
+    sorted index arrays holding ``0..n-1`` once each.
     """
     if n_teachers > n:
         raise refuse("n_teachers", n_teachers, f"at most n = {n} rows (more teachers than rows)")
@@ -152,11 +137,9 @@ class TeacherEnsemble(ClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
-    classes_ : numpy.ndarray of int64, shape (k,)
     teachers_ : list of fitted classifiers
     partitions_ : list of numpy.ndarray
         The rows each teacher was trained on.
-    n_features_in_ : int
     """
 
     _parameter_constraints = {"n_teachers": N_TEACHERS, "model": MODEL, "rng": RNG}
@@ -171,11 +154,9 @@ class TeacherEnsemble(ClassifierMixin, BaseEstimator):
         """Train one teacher per part: ``X`` of shape (n, d), ``y`` integer labels of
         shape (n,) with 2 to :data:`MAX_CLASSES` distinct values."""
         params = validate_params(self, store=False)
-        if y.shape[0] != X.shape[0]:
-            raise refuse("y", y, f"one label per row of X ({X.shape[0]})")
         classes, index = np.unique(y.astype(np.int64), return_inverse=True)
-        if not 2 <= classes.size <= MAX_CLASSES:
-            raise refuse("y", y, f"labels of 2 to {MAX_CLASSES} classes (not {classes.size})")
+        if y.shape[0] != X.shape[0] or not 2 <= classes.size <= MAX_CLASSES:
+            raise refuse("y", y, f"{X.shape[0]} labels (a row of X each), 2 to {MAX_CLASSES} classes")
         gen = params["rng"]
         parts = partition_indices(X.shape[0], params["n_teachers"], gen)
         template = default_model() if params["model"] is None else clone(params["model"])
@@ -245,25 +226,12 @@ def train_teachers(X, y, n_teachers: int, *, model=None, rng=None) -> TeacherEns
 
 @validate(predictions=PREDICTIONS, n_classes=N_CLASSES)
 def vote_histograms(predictions, n_classes: int) -> np.ndarray:
-    """Vote histograms from a (teachers, queries) array of predicted class indices.
-
-    Parameters
-    ----------
-    predictions : array-like, shape (teachers, queries)
-        Class indices in ``0..n_classes-1``; queries × n_classes ≤ :data:`MAX_CELLS`.
-    n_classes : int
-        k.
-
-    Returns
-    -------
-    numpy.ndarray of int64, shape (queries, n_classes)
-    """
+    """Vote histograms, an int64 array of shape (queries, n_classes), from a (teachers,
+    queries) array of predicted class indices in ``0..n_classes-1``."""
     q = predictions.shape[1]
-    if predictions.max() >= n_classes:
-        raise refuse("predictions", predictions, f"class indices below n_classes = {n_classes}")
-    if q * n_classes > MAX_CELLS:
-        raise refuse("predictions", predictions, f"≤ {MAX_CELLS // n_classes} columns (queries) "
-                                                 f"for n_classes = {n_classes}")
+    if predictions.max() >= n_classes or q * n_classes > MAX_CELLS:
+        raise refuse("predictions", predictions, f"class indices below n_classes = {n_classes}, "
+                     f"at most {MAX_CELLS // n_classes} columns (queries)")
     flat = (predictions.astype(np.int64) + n_classes * np.arange(q, dtype=np.int64)).ravel()
     return np.bincount(flat, minlength=q * n_classes).reshape(q, n_classes)
 
@@ -294,11 +262,4 @@ def _model(name: str, value: Any) -> Any:
     raise MODEL.refuse(name, value)
 
 
-# Engineering notes. MAX_TEACHERS bounds the training time: 1,000 default models on 30,000
-# rows of toy data train in about 3 s on one core (250 teachers on Adult in about a second;
-# benchmarks/pate_adult_experiment.py runs the paper's setting). MAX_QUERIES holds notebook
-# 12's 20,000 draws of one query and bounds the data-dependent analysis
-# (dpteach.pate.analysis): 20,000 queries at PATE's 296 orders take 1–2 s and 300 MB.
-# MAX_CELLS (10⁷ int64 cells, 80 MB) bounds the prediction and vote arrays. The count range
-# [0, 2⁵³) is where float64 holds every integer, so the gaps between counts (what the
-# aggregators and the analysis use) are exact.
+# Implementation notes: docs/library/accounting.md (pate.teachers).

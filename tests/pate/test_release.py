@@ -68,7 +68,7 @@ def test_two_class_bound_is_exact_at_distance_zero():
 def test_conditions_and_q0():
     assert R.check_gnmax_conditions(40, 20, 10) == (True, True)
     assert R.check_gnmax_conditions(40, 60, 10) == (True, False)   # C6 fails: looser bound used
-    lq0 = R.gnmax_log_q0(40, 20)
+    lq0 = R._log_q0(40, 20)
     below = P.gnmax_rdp_from_log_q([20], [lq0 - 1e-6], 40)[0, 0]
     above = P.gnmax_rdp_from_log_q([20], [lq0 + 1e-6], 40)[0, 0]
     assert below < 20 / 1600 and above == pytest.approx(20 / 1600, rel=1e-12)
@@ -178,12 +178,12 @@ def test_a_tiny_sigma_gets_its_smooth_sensitivity():
     lam, sigma = 20.0, 1e-5
     costs = P.gnmax_rdp([lam], [[250, 0], [126, 124]], sigma)[:, 0]
     assert costs[0] == 0.0 and costs[1] == pytest.approx(lam / sigma**2, rel=1e-12)
-    assert -3.7e12 < R.gnmax_log_q0(sigma, lam) < -3.6e12
+    assert -3.7e12 < R._log_q0(sigma, lam) < -3.6e12
     ls = R.gnmax_local_sensitivities([250, 0], sigma, lam)
     assert ls[-1] == pytest.approx(lam / sigma**2, rel=1e-9)
     assert R.smooth_sensitivity(ls, 0.02) > 0
     # the smallest σ of the domain: the search reaches ln q̃ ≈ −3.6e26
-    assert -3.7e26 < R.gnmax_log_q0(1e-12, lam) < -3.6e26
+    assert -3.7e26 < R._log_q0(1e-12, lam) < -3.6e26
 
 
 # ------------------------------------------------------ rules tying arguments together
