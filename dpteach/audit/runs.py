@@ -420,13 +420,8 @@ def _choose_bins(x, y, bins, delta, confidence, bound):
     pooled = np.concatenate([x, y])
     values = np.unique(pooled)
     categorical = values.size <= bins
-    if categorical:
-        edges = values
-        n_bins = values.size + 1
-    else:
-        qs = np.quantile(pooled, np.arange(1, bins) / bins)
-        edges = np.unique(qs)
-        n_bins = edges.size + 1
+    edges = values if categorical else np.unique(np.quantile(pooled, np.arange(1, bins) / bins))
+    n_bins = edges.size + 1
     cx = np.bincount(_bins_of(x, edges, categorical), minlength=n_bins)
     cy = np.bincount(_bins_of(y, edges, categorical), minlength=n_bins)
     ratio = (cx + 0.5) / (cy + 0.5)                   # smoothed likelihood ratio per bin
