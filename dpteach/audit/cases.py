@@ -534,8 +534,6 @@ def _gaussian_secure_sigma2(epsilon: float, delta: float) -> float:
     calibration of :func:`~dpteach.exact.secure.secure_gaussian_mechanism` (the mechanism
     finds the same ρ to about 1e-12 relative).
     """
-    # in the teaching domain (ε ≥ 0.01, δ ≥ 1e-50) σ² ≤ 2.1e6 grid steps: the exact true ε
-    # sums ~80σ terms per evaluation, a few ms
     return 1.0 / (2.0 * rho_for_epsilon(epsilon, delta))
 
 
@@ -593,3 +591,6 @@ def _gnmax_true(sigma: float, delta: float) -> float:
     z = 1 / (sigma * math.sqrt(2))
     p, p_prime = stats.norm.sf(-z), stats.norm.sf(z)
     return max(0.0, math.log((p - delta) / p_prime)) if p > delta else 0.0
+
+
+# Implementation notes: docs/library/audit.md.
