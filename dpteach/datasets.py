@@ -27,19 +27,9 @@ from sklearn.datasets import make_moons
 from ._validation import (FLAG, PROBABILITY, RNG, choice, instance_of, integer, one_of, real,
                           refuse, validate)
 
-__all__ = [
-    "ADULT_COLUMNS",
-    "GERMAN_COLUMNS",
-    "load_adult",
-    "AdultArrays",
-    "adult_arrays",
-    "load_german",
-    "load_mnist_5k",
-    "make_parallel_databases",
-    "TOY_DATA_NORM",
-    "make_toy_data",
-    "make_two_moons",
-]
+__all__ = ["ADULT_COLUMNS", "GERMAN_COLUMNS", "load_adult", "AdultArrays", "adult_arrays",
+           "load_german", "load_mnist_5k", "make_parallel_databases", "TOY_DATA_NORM",
+           "make_toy_data", "make_two_moons"]
 
 ADULT_COLUMNS = [
     "age", "workclass", "fnlwgt", "education", "education-num", "marital-status",
