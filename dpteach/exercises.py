@@ -50,11 +50,6 @@ def names_used(func: Callable) -> dict[str, object]:
     other cells). An attribute name (``L.expected_fraction_unique`` gives ``L`` and
     ``expected_fraction_unique``) that is not also a global maps to ``None``.
 
-    Parameters
-    ----------
-    func : callable
-        A Python function (a ``functools.partial`` or a bound method is unwrapped).
-
     Returns
     -------
     dict
@@ -100,8 +95,6 @@ def assert_own_work(func: Callable, *answers, exercise: str = "this exercise") -
         identity; or a package name such as ``"dpteach"`` or ``"fairlearn"``, which
         matches every module, function and class from that package (constants, such as
         a tuple of orders imported from it, stay allowed).
-    exercise : str
-        How the message names the exercise.
 
     Raises
     ------
@@ -112,8 +105,9 @@ def assert_own_work(func: Callable, *answers, exercise: str = "this exercise") -
     """
     used = names_used.__wrapped__(func)
     name = getattr(_unwrap(func), "__name__", "your function")
-    if not answers or not all(callable(a) or isinstance(a, str) and re.fullmatch(DOTTED, a)
-                              for a in answers):
+    unusable = [a for a in answers
+                if not (callable(a) or isinstance(a, str) and re.fullmatch(DOTTED, a))]
+    if not answers or unusable:
         raise refuse("answers", answers, "one or more functions or package names ('dpteach')")
     for answer in answers:
         if isinstance(answer, str):
@@ -165,7 +159,6 @@ def show_feedback_first() -> bool:
     return True
 
 
-# ------------------------------------------------------------------------ helpers
 def peak_memory_mib() -> float:
     """The largest resident memory of this process (a notebook's kernel) so far, in MiB.
 
@@ -189,6 +182,7 @@ def peak_memory_mib() -> float:
     return peak / 2**20 if sys.platform == "darwin" else peak / 1024     # bytes or KiB
 
 
+# ------------------------------------------------------------------------ helpers
 def _code_names(code: types.CodeType) -> Iterator[str]:
     yield from code.co_names
     for const in code.co_consts:                       # nested functions, lambdas, classes

@@ -59,30 +59,14 @@ import numpy as np
 if TYPE_CHECKING:                      # pandas is imported by the loaders that need it
     import pandas as pd
 
-from ._validation import anything, choice, real, refuse, validate
+from ._validation import choice, instance_of, real, refuse, validate
 
 __all__ = [
-    "COMPOSITION_TABLE",
-    "PLANNER_TABLE",
-    "CROSSOVER_TABLE",
-    "RECONSTRUCTION_TABLE",
-    "FAIRNESS_TABLE",
-    "LFR_GRID_TABLE",
-    "GAMMA_SWEEP_TABLE",
-    "DP_FAIRNESS_TABLE",
-    "AUDIT_TABLE",
-    "APP_PLD_INTERVAL",
-    "load_composition_table",
-    "load_planner_table",
-    "load_crossover_grid",
-    "load_mwem_needed",
-    "load_reconstruction_table",
-    "load_fairness_table",
-    "LFRGrid",
-    "load_lfr_grid",
-    "load_gamma_sweep",
-    "load_dp_fairness_sweep",
-    "load_audit_table",
+    "COMPOSITION_TABLE", "PLANNER_TABLE", "CROSSOVER_TABLE", "RECONSTRUCTION_TABLE",
+    "FAIRNESS_TABLE", "LFR_GRID_TABLE", "GAMMA_SWEEP_TABLE", "DP_FAIRNESS_TABLE", "AUDIT_TABLE",
+    "APP_PLD_INTERVAL", "load_composition_table", "load_planner_table", "load_crossover_grid",
+    "load_mwem_needed", "load_reconstruction_table", "load_fairness_table", "LFRGrid",
+    "load_lfr_grid", "load_gamma_sweep", "load_dp_fairness_sweep", "load_audit_table",
     "build_info",
 ]
 
@@ -105,7 +89,7 @@ APP_PLD_INTERVAL = 1e-3
 #: refit to compare with it
 GRID_DATASET = choice("adult", "german")
 GRID_AZ = real(0.0, 1e6)
-REFIT = anything("a dict returned by dpteach.fairness.lfr_grid.lfr_grid_entry")
+REFIT = instance_of(dict, "a dict returned by dpteach.fairness.lfr_grid.lfr_grid_entry")
 _FINITE = real(-math.inf, math.inf, low_open=True, high_open=True)     # each number of a refit
 
 
@@ -173,13 +157,7 @@ def load_crossover_grid() -> dict | None:
         n, versions, date). None if the grid is not shipped.
     """
     arrays = _read_npz_or_none(CROSSOVER_TABLE)
-    if arrays is None:
-        return None
-    arrays["meta"] = json.loads(str(arrays["meta"]))
-    for name, arr in arrays.items():
-        if name != "meta":
-            arr.flags.writeable = False
-    return arrays
+    return None if arrays is None else _frozen(arrays)
 
 
 @functools.lru_cache(maxsize=1)
@@ -197,12 +175,8 @@ def load_mwem_needed() -> dict:
         ``mwem_last`` of shape (len(epsilons), runs): the largest error (fraction of n) of
         each run, read-only; ``uniform`` (the data-free answer's); ``meta`` (how it was made).
     """
-    arrays = _read_npz_or_raise(NEEDED_TABLE, "scripts/precompute_many_queries.py --only needed")
-    arrays["meta"] = json.loads(str(arrays["meta"]))
-    for name, arr in arrays.items():
-        if name != "meta":
-            arr.flags.writeable = False
-    return arrays
+    return _frozen(_read_npz_or_raise(NEEDED_TABLE,
+                                      "scripts/precompute_many_queries.py --only needed"))
 
 
 # --------------------------------------------------------------------------- attacks
@@ -267,17 +241,9 @@ def load_fairness_table() -> dict | None:
     arrays = _read_npz_or_none(FAIRNESS_TABLE)
     if arrays is None:
         return None
-    meta = json.loads(str(arrays["meta"]))
-    _undo_byte_planes(arrays, meta)
-    arrays["score"] = arrays["score"].astype(np.float64)          # float32 values, exact
-    arrays["y"] = arrays["y"].astype(np.int64)
-    arrays["sex"] = arrays["sex"].astype(np.int64)
-    arrays["grid"] = arrays["grid"].astype(np.float64)
-    arrays["group_rates"] = arrays["group_rates"].astype(np.float64)
-    for arr in arrays.values():
-        arr.flags.writeable = False
-    arrays["meta"] = meta
-    return arrays
+    # float32 scores, grid and rates: float64 holds their values exactly
+    return _frozen(arrays, score=np.float64, y=np.int64, sex=np.int64, grid=np.float64,
+                   group_rates=np.float64)
 
 
 @dataclass(frozen=True)
@@ -340,17 +306,13 @@ class LFRGrid:
         """``|shipped − refitted|`` for each number of a
         :func:`~dpteach.fairness.lfr_grid.lfr_grid_entry` result (``fit_seconds`` and
         ``n_iter`` left out), against the row with the same A_z."""
-        if not isinstance(entry, dict) or "Az" not in entry:
-            raise refuse("entry", entry, "a dict returned by lfr_grid_entry")
-        row = self.entry(dataset, entry["Az"])
-        keys = [k for k in row.index if k not in ("fit_seconds", "n_iter", "Az")]
+        keys = [k for k in self.results[dataset].columns if k not in ("fit_seconds", "n_iter")]
         missing = [k for k in keys if k not in entry]
         if missing:
             raise refuse("entry", entry, f"a full lfr_grid_entry dict (lacks {missing[:3]})")
-        out = {}
-        for key in keys:
-            out[key] = abs(float(row[key]) - _FINITE(f"entry[{key!r}]", entry[key]))
-        return out
+        row = self.entry(dataset, entry["Az"])
+        return {key: abs(float(row[key]) - _FINITE(f"entry[{key!r}]", entry[key]))
+                for key in keys if key != "Az"}
 
 
 def load_lfr_grid() -> LFRGrid:
@@ -362,10 +324,6 @@ def load_lfr_grid() -> LFRGrid:
     :data:`~dpteach.fairness.lfr_grid.GRID_SETTINGS`, the numbers of
     :func:`~dpteach.fairness.lfr_grid.lfr_grid_entry`, and the logistic-regression baseline of
     :func:`~dpteach.fairness.lfr_grid.lfr_grid_baseline`. Read afresh at each call.
-
-    Returns
-    -------
-    LFRGrid
     """
     import pandas as pd
 
@@ -534,20 +492,27 @@ def _undo_byte_planes(arrays: dict, meta: dict) -> None:
                         .reshape(spec["shape"]))
 
 
-@functools.lru_cache(maxsize=None)
-def _pld_table(name: str) -> dict | None:
-    """The composition or planner table, read-only; None if absent or of another PLD interval."""
-    arrays = _read_npz_or_none(name)
-    if arrays is None:
-        return None
-    meta = json.loads(str(arrays["meta"]))
-    if meta.get("value_discretization_interval") != APP_PLD_INTERVAL:
-        return None
+def _frozen(arrays: dict, **dtypes) -> dict:
+    """A table's arrays (rebuilt from byte planes where stored so, cast to ``dtypes``) made
+    read-only, and its ``meta`` read from JSON."""
+    meta = json.loads(str(arrays.pop("meta")))
     _undo_byte_planes(arrays, meta)
+    for name, dtype in dtypes.items():
+        arrays[name] = arrays[name].astype(dtype)
     for arr in arrays.values():
         arr.flags.writeable = False
     arrays["meta"] = meta
     return arrays
+
+
+@functools.lru_cache(maxsize=None)
+def _pld_table(name: str) -> dict | None:
+    """The composition or planner table, read-only; None if absent or of another PLD interval."""
+    arrays = _read_npz_or_none(name)
+    if arrays is None or (json.loads(str(arrays["meta"])).get("value_discretization_interval")
+                          != APP_PLD_INTERVAL):
+        return None
+    return _frozen(arrays)
 
 
 @functools.cache
@@ -566,20 +531,4 @@ def _read_gamma_sweep():
     return df, meta
 
 
-# Engineering notes.
-# * Remaking the tables takes, on a shared 2-core machine: composition about 40 s, the planner
-#   about 15 minutes, the crossover grid about 70 s, the reconstruction table about 4 minutes,
-#   the LFR grid about 5 minutes, the LAFTR sweep about 10 minutes, the DP-fairness sweep
-#   minutes, the audit table about 9 minutes (--jobs 2).
-# * The fairness modules (and scikit-learn with them, about a second) are imported by the
-#   LFRGrid methods that need them, not here: the app pages import this module at start-up.
-# * Caching is the loaders' own, as before they met here: the npz tables the app reads on
-#   every slider move are read once per process (lru_cache) and returned as the same
-#   read-only arrays; the LAFTR sweep is read once and copied per call (a DataFrame cannot
-#   be made read-only); the LFR grid and the DP-fairness sweep are read at each call.
-# * A missing composition, planner, crossover or fairness table gives None (the plots then
-#   compute, or say which script to run); a missing audit or reconstruction table raises,
-#   naming its script (the pages have nothing to compute with on a slider move).
-# * tests/test_tables.py checks that every file in dpteach/data is a dataset read by
-#   dpteach.datasets or a table read here, that each loader works with no network, and
-#   recomputes sampled entries of every table.
+# Implementation notes: docs/library/audit.md.

@@ -319,6 +319,9 @@ def test_make_two_moons_is_scikit_learns_standardised():
     b = ds.make_two_moons(50, rng=np.random.default_rng(3))
     np.testing.assert_array_equal(a[0], b[0])
     np.testing.assert_array_equal(np.random.get_state()[1], state)
+    # an int seed beyond scikit-learn's 2**32 - 1 drives its sampler through a Generator
+    c = ds.make_two_moons(50, rng=2**32)
+    assert np.isfinite(c[0]).all() and np.bincount(c[1]).tolist() == [25, 25]
     for kwargs, err in (({"n": 3}, ValueError), ({"noise": -0.1}, ValueError),
                         ({"noise": "0.1"}, TypeError), ({"rng": -1}, ValueError)):
         with pytest.raises(err, match=next(iter(kwargs))):

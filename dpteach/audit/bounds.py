@@ -19,17 +19,6 @@ must have a type-II error β ≥ Φ(Φ⁻¹(1 − α) − μ) at type-I error α
 ``μ ≥ Φ⁻¹(p) − Φ⁻¹(p′)``; Gaussian noise meets this with equality, which makes the μ bound
 the sharp tool for auditing it.
 
-* :func:`clopper_pearson_bounds` — the two one-sided bounds of one count;
-* :func:`epsilon_from_probabilities` and :func:`mu_from_probabilities` — the ε (at δ) and the
-  GDP μ that two probabilities of one event force; exact probabilities give the privacy the
-  event shows, Clopper–Pearson bounds in their place the audit's certified bound;
-* :func:`epsilon_lower_bound` — the (ε, δ) bound above, from two counts;
-* :func:`gdp_mu_lower_bound` and :func:`gdp_epsilon` — the μ bound, and the ε at δ that μ-GDP
-  implies ([DRS22]_ Corollary 1);
-* :func:`max_certifiable_epsilon` and :func:`audit_trials_needed` — the largest bound n runs
-  can ever give (the event on every run on one side, on none on the other), and how many
-  runs it takes before a claim can be refuted at all.
-
 References
 ----------
 .. [CP34] C. J. Clopper and E. S. Pearson. The use of confidence or fiducial
@@ -59,14 +48,8 @@ from .._validation import (DELTA, DELTA_POSITIVE, EPSILON_OR_ZERO, PROBABILITY, 
 from ..mechanisms.noise import gaussian_epsilon
 
 __all__ = [
-    "RUNS_MAX",
-    "clopper_pearson_bounds",
-    "epsilon_from_probabilities",
-    "mu_from_probabilities",
-    "epsilon_lower_bound",
-    "gdp_mu_lower_bound",
-    "gdp_epsilon",
-    "max_certifiable_epsilon",
+    "RUNS_MAX", "clopper_pearson_bounds", "epsilon_from_probabilities", "mu_from_probabilities",
+    "epsilon_lower_bound", "gdp_mu_lower_bound", "gdp_epsilon", "max_certifiable_epsilon",
     "audit_trials_needed",
 ]
 
@@ -128,14 +111,8 @@ def epsilon_from_probabilities(p, p_prime, *, delta: float = 0.0) -> Any:
     If ``p = P[M(D) ∈ S]`` and ``p′ = P[M(D′) ∈ S]``, (ε, δ)-DP requires p ≤ e^ε p′ + δ
     ([DR14]_ Def. 2.4), so ε ≥ ln((p − δ)/p′). With exact probabilities this is the privacy
     the event shows (``inf`` when p > δ and p′ = 0: no ε allows it); with Clopper–Pearson
-    bounds p_lo and p′_hi in their places it is the audit's certified bound.
-
-    Parameters
-    ----------
-    p, p_prime : float or 1-D array of float
-        Probabilities (broadcast against each other).
-    delta : float
-        The δ of the claim.
+    bounds p_lo and p′_hi in their places it is the audit's certified bound. ``p`` and
+    ``p_prime`` broadcast against each other.
 
     Returns
     -------
@@ -153,11 +130,6 @@ def mu_from_probabilities(p, p_prime) -> Any:
 
     ``max(0, Φ⁻¹(p) − Φ⁻¹(p′))`` for ``p = P[M(D) ∈ S] ≥ p′ = P[M(D′) ∈ S]``
     (see :func:`gdp_mu_lower_bound`; ``inf`` when p = 1 > p′ or p > p′ = 0: no μ allows it).
-
-    Parameters
-    ----------
-    p, p_prime : float or 1-D array of float
-        Probabilities (broadcast against each other).
 
     Returns
     -------
@@ -189,10 +161,6 @@ def epsilon_lower_bound(count: int, n: int, count_prime: int, n_prime: int, *,
         Occurrences and runs on D (count ≤ n).
     count_prime, n_prime : int
         The same on D′.
-    delta : float
-        The claimed δ.
-    confidence : float
-        0.95 gives a 95% lower bound.
 
     Returns
     -------
@@ -220,19 +188,8 @@ def gdp_mu_lower_bound(count: int, n: int, count_prime: int, n_prime: int, *,
 
     The bound holds for any mechanism that is μ-GDP for some μ; turning it into a bound on ε
     (:func:`gdp_epsilon`) assumes the mechanism's privacy is *exactly* that of Gaussian
-    noise (its trade-off curve is some G_μ).
-
-    Parameters
-    ----------
-    count, n, count_prime, n_prime : int
-        As for :func:`epsilon_lower_bound`.
-    confidence : float
-        As for :func:`epsilon_lower_bound`.
-
-    Returns
-    -------
-    float
-        μ_lo ≥ 0.
+    noise (its trade-off curve is some G_μ). The arguments are those of
+    :func:`epsilon_lower_bound`.
     """
     p_lo, p_hi = _count_bounds(count, n, count_prime, n_prime, confidence)
     return float(_mu(p_lo, p_hi))
@@ -245,19 +202,8 @@ def gdp_epsilon(mu: float, delta: float) -> float:
     A mechanism is μ-GDP if and only if it is (ε, δ_μ(ε))-DP for every ε ≥ 0, with
     ``δ_μ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)`` — the exact δ(ε) of the Gaussian
     mechanism with Δ/σ = μ, so the root is
-    :func:`dpteach.mechanisms.noise.gaussian_epsilon` with σ = 1 and Δ = μ.
-
-    Parameters
-    ----------
-    mu : float
-        μ (0 gives ε = 0).
-    delta : float
-        δ > 0: a μ-GDP mechanism with μ > 0 is not (ε, 0)-DP for any finite ε.
-
-    Returns
-    -------
-    float
-        ε ≥ 0.
+    :func:`dpteach.mechanisms.noise.gaussian_epsilon` with σ = 1 and Δ = μ (μ = 0 gives
+    ε = 0). δ must be positive: a μ-GDP mechanism with μ > 0 is (ε, 0)-DP for no finite ε.
     """
     return _gdp_epsilon(mu, delta)
 
@@ -270,19 +216,8 @@ def max_certifiable_epsilon(n_eval: int, *, delta: float = 0.0,
     Reached when the event happens on every run on one side and on none on the other:
     ``p_lo = α^{1/n}`` and ``p′_hi = 1 − α^{1/n}`` (α = (1 − confidence)/2), so the bound
     is ``ln((α^{1/n} − δ)/(1 − α^{1/n})) ≈ ln((1 − δ)·n / ln(1/α))``. A claim at or above it
-    can never be refuted by ``n_eval`` runs, whatever the mechanism does.
-
-    Parameters
-    ----------
-    n_eval : int
-        Runs per side used for the bound.
-    delta, confidence
-        As for :func:`epsilon_lower_bound`.
-
-    Returns
-    -------
-    float
-        ≥ 0.
+    can never be refuted by ``n_eval`` runs, whatever the mechanism does. ``delta`` and
+    ``confidence`` are those of :func:`epsilon_lower_bound`.
     """
     return _max_bound(n_eval, delta, _alpha(confidence))
 
@@ -298,17 +233,6 @@ def audit_trials_needed(claimed_epsilon: float, *, delta: float = 0.0,
     :func:`max_certifiable_epsilon` (n_eval). This returns the smallest ``n_trials`` for
     which that maximum exceeds the claim — fewer runs cannot say anything about it. Roughly
     ``2·e^ε·ln(1/α)/(1 − δ)``: each unit of ε multiplies the runs needed by e.
-
-    Parameters
-    ----------
-    claimed_epsilon : float
-        The claim.
-    delta, confidence
-        As for :func:`epsilon_lower_bound`.
-
-    Returns
-    -------
-    int
 
     Raises
     ------
@@ -405,9 +329,4 @@ def _shown(x) -> str:
     return repr(x) if np.ndim(x) == 0 else f"array of shape {np.shape(x)}"
 
 
-# Engineering notes. In the teaching domain (counts and runs up to 10¹², exact in a double;
-# confidence at most 1 − 10⁻⁶, so α ≥ 5e-7) the Beta quantiles are finite and in [0, 1], every
-# p_lo is below 1 and every p′_hi above 0, so a bound from counts is finite: no branch
-# replaces a non-finite quantile, and 1 − α^{1/n} never rounds to 0. Only exact
-# probabilities of an event impossible on one side give inf (epsilon_ and
-# mu_from_probabilities), which is the true value.
+# Implementation notes: docs/library/audit.md.

@@ -3,18 +3,10 @@
 **Never use anything in this module to protect data.** Each function looks like a correct
 mechanism of dpteach and claims its privacy, but carries one mistake of the kind found in
 real code; an audit (:mod:`dpteach.audit.runs`, :mod:`dpteach.audit.one_run`) should certify
-an ε above the claim:
-
-* :func:`laplace_half_scale` — the Laplace mechanism with half the scale Δ/ε requires
-  (e.g. a sensitivity of ½ where it is 1): it is 2ε-DP, not ε-DP;
-* :func:`randomized_response_wrong_epsilon` — randomized response whose truth probability is
-  computed from ε with ``tanh(ε)`` where ``tanh(ε/2)`` belongs: it is 2ε-DP;
-* :func:`~dpteach.mechanisms.sparse_vector.sparse_vector_without_query_noise` — the published sparse
-  vector variant without query noise ([LSL17]_): not ε′-DP for any ε′ (it lives with the
-  correct sparse vector, in :mod:`dpteach.mechanisms.sparse_vector`);
-* :class:`DPSGDClassifierWithoutClipping` — DP-SGD that forgets to clip the per-example
-  gradients but adds the noise (σ·C) a clipped run would need, and reports the ε of a clipped
-  run ([ACG16]_): one example can move the model arbitrarily far.
+an ε above the claim. The published sparse vector variant without query noise ([LSL17]_), not
+ε′-DP for any ε′, lives with the correct sparse vector
+(:func:`dpteach.mechanisms.sparse_vector.sparse_vector_without_query_noise`) and is
+imported here with the other bugs.
 
 References
 ----------
@@ -69,20 +61,7 @@ def laplace_half_scale(value, sensitivity: float, epsilon: float, rng=None) -> A
     Claims ε-DP like :func:`dpteach.mechanisms.noise.laplace_mechanism`, but the density ratio
     between neighbours reaches ``e^{Δ/b} = e^{2ε}``: it is 2ε-DP and no better. The bug:
     the scale is computed from a sensitivity of Δ/2 (e.g. "changing one person moves the
-    mean by at most ½" when it moves it by 1).
-
-    Parameters
-    ----------
-    value : float or array_like
-        The exact answer(s).
-    sensitivity, epsilon : float
-        As for :func:`~dpteach.mechanisms.noise.laplace_scale`.
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    float or numpy.ndarray
-        Same shape as ``value``.
+    mean by at most ½" when it moves it by 1). The result has the shape of ``value``.
     """
     b = laplace_scale.__wrapped__(sensitivity, epsilon) / 2.0   # BUG: should be Δ/ε
     return value + rng.laplace(0.0, b, size=np.shape(value) or None)
@@ -97,17 +76,6 @@ def randomized_response_wrong_epsilon(bits, epsilon: float, rng=None) -> Any:
     :func:`dpteach.mechanisms.randomized_response.rr_gamma_from_epsilon`).
     This one uses γ = ½·tanh(ε) — the "/2" inside the tanh forgotten — so it tells the truth
     with probability e^{2ε}/(1 + e^{2ε}) and is 2ε-DP while claiming ε.
-
-    Parameters
-    ----------
-    bits : int, bool or 1-D array_like of 0/1
-    epsilon : float
-        The claimed ε.
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    int or numpy.ndarray of int8
     """
     gamma = 0.5 * math.tanh(epsilon)                       # BUG: should be tanh(epsilon / 2)
     return randomized_response(bits, gamma=gamma, rng=rng)

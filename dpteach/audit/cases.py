@@ -4,42 +4,32 @@ An :class:`AuditCase` packs a mechanism in the form :func:`dpteach.audit.runs.au
 runs (``mechanism(data, size, rng)`` → one number per run), two neighbouring inputs d and d′
 on which it is at its most revealing, the privacy it claims, the test that suits its outputs,
 and the ε the pair *really* shows (computed exactly from the mechanism's output distribution,
-so an audit's bound can be compared with the truth). :func:`audit_case` builds one by name:
+so an audit's bound can be compared with the truth). :func:`audit_case` builds one by name.
+Each case's ``description`` says what d and d′ are.
 
 correct mechanisms (:data:`CORRECT`)
-    ``"laplace"`` (value 0 vs 1, Δ = 1), ``"laplace_secure"`` (the same with exact discrete
-    noise on the grid 2**-20 ℤ), ``"gaussian"`` (same, (ε, δ) with the analytic σ;
-    audited with the μ-GDP bound), ``"randomized_response"`` (bit 0 vs 1),
-    ``"k_randomized_response"`` (k = 4, value 0 vs 1), ``"exponential_mechanism"`` and
-    ``"report_noisy_max"`` (scores (1, 0, 0, 0) vs (0, 1, 1, 1), Δ = 1),
-    ``"sparse_vector"`` (AboveThreshold on answers (1, 1) vs (1, 2), threshold 1.5),
-    ``"snapping"`` (Mironov's snapping mechanism, [M12]_ Sec. 5.2, value 0 vs 1, Δ = 1,
-    clamped at 100 noise scales; it claims the ε his theorem proves, ε + ~1.3e-13) and
-    ``"gaussian_secure"`` (:mod:`dpteach.exact.secure`: exact discrete Gaussian noise,
-    [CKS20]_, on integer answers 0 vs 1; (ε, δ), audited at its δ with the plain bound: the
-    discrete Gaussian's privacy is not exactly that of continuous Gaussian noise, which the
-    μ-GDP bound assumes),
-    ``"gnmax"`` (PATE's GNMax aggregator, :func:`dpteach.pate.aggregators.gnmax`: three
-    teachers, one of whom changes its vote, votes (2, 1) vs (1, 2); (ε, δ) as PATE's
-    data-independent analysis states it, [PSMRTE18]_ Prop. 8) and ``"mwem"``
-    (:func:`dpteach.queries.mwem.mwem` with T = 1 on one counting query over a two-cell universe,
-    histograms (1, 0) vs (0, 1), n = 1 public; output: the synthetic count of cell 0. With a
-    single query the selection step reveals nothing, so the pair shows only the measurement's
-    ε/2 of the claimed ε: an audit sees what the output reveals, not what the analysis pays);
+    ``"laplace"``, ``"gaussian"`` ((ε, δ) with the analytic σ; audited with the μ-GDP
+    bound), ``"randomized_response"``, ``"k_randomized_response"``,
+    ``"exponential_mechanism"``, ``"report_noisy_max"``, ``"sparse_vector"``
+    (AboveThreshold); the exact mechanisms ``"laplace_secure"`` (discrete noise on the grid
+    2**-20 ℤ), ``"snapping"`` (Mironov's, [M12]_ Sec. 5.2, claiming the ε his theorem
+    proves, ε + ~1.3e-13) and ``"gaussian_secure"`` (exact discrete Gaussian noise,
+    [CKS20]_, audited with the plain bound: its privacy is not exactly that of continuous
+    Gaussian noise, which the μ-GDP bound assumes); ``"gnmax"`` (PATE's aggregator, (ε, δ)
+    by its data-independent analysis, [PSMRTE18]_ Prop. 8) and ``"mwem"`` (T = 1, one
+    query, [HLM12]_: the selection reveals nothing, so the pair shows only the measurement's
+    ε/2 of the claim: an audit sees what the output reveals, not what the analysis pays);
 stability-based selection (:data:`STABILITY`)
-    ``"stable_selection"`` (:func:`dpteach.mechanisms.stability.stable_selection`: m records
-    in m blocks, the block's answer its record; all 0 vs one of them 1, so the distance to
-    instability is γ vs γ − 1, both at or above the test's threshold ln(1/δ)/ε; output: the
-    released answer, or −1 for ⊥). (ε, δ)-DP under replace-one neighbours; the pair shows its
-    pure-ε part, the event ⊥ with ratio e^ε. Kept out of :data:`CORRECT`, whose twelve cases
-    the shipped audit table, the audit page and notebook 21 enumerate; notebook 09 audits it;
+    ``"stable_selection"``: (ε, δ)-DP under replace-one neighbours; the pair shows its
+    pure-ε part, the event ⊥ with ratio e^ε;
 planted bugs (:data:`BUGS`, :mod:`dpteach.audit.bugs`)
-    ``"laplace_half_scale"``, ``"rr_wrong_epsilon"``, ``"svt_no_query_noise"``, each the
-    broken twin of a correct case (:data:`PLANTED_BUGS`; ``audit_case(name, bug=True)``);
+    ``"laplace_half_scale"``, ``"rr_wrong_epsilon"``, ``"svt_no_query_noise"`` ([LSL17]_),
+    each the broken twin of a correct case (:data:`PLANTED_BUGS`; ``audit_case(name,
+    bug=True)``);
 the floating-point leak (:data:`FLOATING_POINT`)
-    ``"laplace_floating_point"``: the Laplace mechanism with NumPy's sampler, its output
-    passed through Mironov's exact test (:func:`dpteach.attacks.floating_point.impossible_under`,
-    [M12]_); ``"laplace_secure"`` (exact discrete Laplace, :mod:`dpteach.exact.secure`) is the fix.
+    ``"laplace_floating_point"``: NumPy's Laplace sampler, its output passed through
+    Mironov's exact test (:func:`dpteach.attacks.floating_point.impossible_under`, [M12]_);
+    ``"laplace_secure"`` is the fix.
 
 For every correct case the pair's true ε is at most the claim, so an audit's 95% bound stays
 at or below the claim with probability ≥ 95%; for every bug the true ε exceeds the claim (is
@@ -107,23 +97,16 @@ from ..mechanisms.sparse_vector import (
     sparse_vector_without_query_noise,
 )
 
-__all__ = [
-    "CORRECT",
-    "STABILITY",
-    "BUGS",
-    "FLOATING_POINT",
-    "PLANTED_BUGS",
-    "AuditCase",
-    "audit_case",
-    "pair_epsilon",
-]
+__all__ = ["CORRECT", "STABILITY", "BUGS", "FLOATING_POINT", "PLANTED_BUGS", "AuditCase",
+           "audit_case", "pair_epsilon"]
 
 #: every correct mechanism of dpteach (cases added later go last, so that the seeds of the
 #: tests and the notebook that enumerate the others did not move when they were added)
 CORRECT = ("laplace", "laplace_secure", "gaussian", "randomized_response",
            "k_randomized_response", "exponential_mechanism", "report_noisy_max", "sparse_vector",
            "snapping", "gaussian_secure", "gnmax", "mwem")
-#: correct, (ε, δ)-DP by a private test of stability (not in CORRECT: see the module's text)
+#: correct, (ε, δ)-DP by a private test of stability (not in CORRECT, whose twelve cases the
+#: shipped audit table, the audit page and notebook 21 enumerate; notebook 09 audits it)
 STABILITY = ("stable_selection",)
 BUGS = ("laplace_half_scale", "rr_wrong_epsilon", "svt_no_query_noise")
 #: not a planted bug but NumPy's own sampler, seen through Mironov's exact test
@@ -219,15 +202,6 @@ def pair_epsilon(p, p_prime) -> float:
 
     ``inf`` when an outcome has probability 0 on one side only ([DR14]_ Def. 2.4 with δ = 0:
     the largest ratio over events is attained at a single outcome).
-
-    Parameters
-    ----------
-    p, p_prime : 1-D array_like of float
-        Two probability vectors over the same outcomes.
-
-    Returns
-    -------
-    float
     """
     for name, dist in (("p", p), ("p_prime", p_prime)):
         if abs(float(dist.sum()) - 1.0) > 1e-9:
@@ -258,10 +232,6 @@ def audit_case(name: str, epsilon: float = 1.0, *, delta: float = 1e-5,
     bug : bool
         With a correct ``name`` that has a planted twin (:data:`PLANTED_BUGS`): return the
         twin instead.
-
-    Returns
-    -------
-    AuditCase
     """
     eps = epsilon
     if bug:
@@ -564,8 +534,6 @@ def _gaussian_secure_sigma2(epsilon: float, delta: float) -> float:
     calibration of :func:`~dpteach.exact.secure.secure_gaussian_mechanism` (the mechanism
     finds the same ρ to about 1e-12 relative).
     """
-    # in the teaching domain (ε ≥ 0.01, δ ≥ 1e-50) σ² ≤ 2.1e6 grid steps: the exact true ε
-    # sums ~80σ terms per evaluation, a few ms
     return 1.0 / (2.0 * rho_for_epsilon(epsilon, delta))
 
 
@@ -623,3 +591,6 @@ def _gnmax_true(sigma: float, delta: float) -> float:
     z = 1 / (sigma * math.sqrt(2))
     p, p_prime = stats.norm.sf(-z), stats.norm.sf(z)
     return max(0.0, math.log((p - delta) / p_prime)) if p > delta else 0.0
+
+
+# Implementation notes: docs/library/audit.md.

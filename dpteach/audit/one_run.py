@@ -18,11 +18,6 @@ so observing v correct guesses rejects "(ε, δ)-DP" at level β whenever the ri
 δ = 1e-4, β = 0.05 it is 0.673, their example). Abstaining is what makes the audit sharp:
 the auditor only bets on the canaries it is surest about.
 
-* :func:`one_run_p_value`, :func:`one_run_audit_bound` — the bound from (m, r, v);
-* :func:`one_run_guesses`, :func:`one_run_audit` — guesses from canary scores, and the audit;
-* :func:`add_canaries`, :func:`canary_scores`, :func:`one_run_audit_dpsgd` — a DP-SGD run
-  (:class:`dpteach.learning.dpsgd.DPSGDClassifier`) with canaries.
-
 The number of guesses must be fixed before the run is looked at (here: by ``k_plus`` and
 ``k_minus``); choosing it afterwards, as the one that gives the best bound, voids the
 guarantee.
@@ -50,18 +45,9 @@ from .._validation import (DELTA, EPSILON_OR_ZERO, RNG, Domain, array, instance_
                            refuse, validate)
 from ..learning.dpsgd import DPSGDClassifier
 
-__all__ = [
-    "CANARIES_MAX",
-    "one_run_p_value",
-    "one_run_audit_bound",
-    "one_run_guesses",
-    "OneRunAudit",
-    "one_run_audit",
-    "add_canaries",
-    "canary_scores",
-    "OneRunDPSGD",
-    "one_run_audit_dpsgd",
-]
+__all__ = ["CANARIES_MAX", "one_run_p_value", "one_run_audit_bound", "one_run_guesses",
+           "OneRunAudit", "one_run_audit", "add_canaries", "canary_scores", "OneRunDPSGD",
+           "one_run_audit_dpsgd"]
 
 M_MAX = 10 ** 9            #: most canaries m in the bound (its terms are sums over ≤ r ≤ m)
 GUESSES_MAX = 10 ** 6      #: most guesses r the bound sums over (and most scores)
@@ -100,27 +86,13 @@ def one_run_p_value(m: int, r: int, v: int, epsilon: float, delta: float = 0.0) 
     ``P[Bin(r, q) ≥ v] + 2mδ · max_{1≤i≤v} P[v − i ≤ Bin(r, q) < v]/i`` with
     q = e^ε/(1 + e^ε), capped at 1: their bound on the probability that an auditor guessing
     r of m canaries (each in the training set independently with probability ½) gets at least
-    v right when the training run is (ε, δ)-DP.
-
-    Parameters
-    ----------
-    m : int
-        Canaries.
-    r : int
-        Guesses made (the rest abstain), r ≤ m.
-    v : int
-        Correct guesses, v ≤ r.
-    epsilon : float
-        ε of the claim.
-    delta : float
-        δ of the claim.
-
-    Returns
-    -------
-    float
-        In [0, 1].
+    v right when the training run is (ε, δ)-DP. The r guesses are made among the m canaries
+    (the auditor abstains on the rest), the v correct ones among the r: v ≤ r ≤ m.
     """
-    _check_mrv(m, r, v)
+    if r > m:
+        raise refuse("r", r, f"at most m={m}")
+    if v > r:
+        raise refuse("v", v, f"at most r={r}")
     return _p_value(m, r, v, epsilon, delta)
 
 
@@ -135,23 +107,10 @@ def one_run_audit_bound(m: int, r: int, v: int, *, delta: float = 0.0,
     For m = 1000, r = 100, v = 75, δ = 1e-4, β = 0.05 it is 0.6730 (0.7022 with δ = 0).
     Like theirs, the bisection assumes that the p-value grows with ε (it does on every grid
     of ε checked; with δ = 0 it is a binomial tail in q = e^ε/(1 + e^ε), which does).
-
-    Parameters
-    ----------
-    m, r, v : int
-        As for :func:`one_run_p_value`.
-    delta : float
-        The δ of the claim.
-    beta : float
-        1 − confidence (0.05 gives a 95% lower bound).
-
-    Returns
-    -------
-    float
-        ε_lo ≥ 0 (0 when even ε = 0 is not rejected).
+    ``beta`` is 1 − confidence (0.05: a 95% lower bound); the bound is 0 when even ε = 0 is
+    not rejected.
     """
-    _check_mrv(m, r, v)
-    if _p_value(m, r, v, 0.0, delta) >= beta:
+    if one_run_p_value(m, r, v, 0.0, delta) >= beta:
         return 0.0
     lo, hi = 0.0, 1.0
     # v = r right guesses have p-value q^r: below β up to ε = logit(β^{1/r}) ≤ 12 for
@@ -246,12 +205,6 @@ def one_run_audit(scores, included, *, k_plus: int, k_minus: int, delta: float =
         drawn before training).
     k_plus, k_minus : int
         Guesses "in" and "out" (:func:`one_run_guesses`), fixed in advance.
-    delta, beta
-        As for :func:`one_run_audit_bound`.
-
-    Returns
-    -------
-    OneRunAudit
     """
     if included.size != scores.size:
         raise refuse("included.shape", included.shape, f"({scores.size},), one per canary")
@@ -317,11 +270,7 @@ def add_canaries(X, y, n_canaries: int, *, scale: float = 1.0,
 def canary_scores(classifier, canaries, labels) -> np.ndarray:
     """How well a trained classifier fits each canary: its label's logit minus the largest other.
 
-    Parameters
-    ----------
-    classifier : fitted DPSGDClassifier
-    canaries : array (m, features), labels : array (m,)
-        As returned by :func:`add_canaries`.
+    ``canaries`` and ``labels`` are those :func:`add_canaries` returns.
 
     Returns
     -------
@@ -406,10 +355,6 @@ def one_run_audit_dpsgd(classifier, X, y, *, n_canaries: int = 1000, canary_scal
         1 − confidence.
     rng : None, int or numpy.random.Generator
         Draws the canaries and their inclusion.
-
-    Returns
-    -------
-    OneRunDPSGD
     """
     if k_plus + k_minus > n_canaries:
         raise refuse("k_plus", k_plus, f"at most n_canaries={n_canaries} - k_minus={k_minus}")
@@ -424,13 +369,6 @@ def one_run_audit_dpsgd(classifier, X, y, *, n_canaries: int = 1000, canary_scal
 
 
 # ---------------------------------------------------------------------------- helpers
-def _check_mrv(m: int, r: int, v: int) -> None:
-    if r > m:                                   # guesses among the canaries
-        raise refuse("r", r, f"at most m={m}")
-    if v > r:                                   # correct guesses among the guesses
-        raise refuse("v", v, f"at most r={r}")
-
-
 def _fitted(name: str, value: Any) -> DPSGDClassifier:
     if isinstance(value, DPSGDClassifier) and hasattr(value, "model_"):
         return value
@@ -453,7 +391,4 @@ def _p_value(m: int, r: int, v: int, eps: float, delta: float) -> float:
     return min(tail + 2.0 * m * delta * alpha, 1.0)
 
 
-# Engineering notes. One DP-SGD run with 1,000 canaries on 1,000 toy rows (notebook 21) takes
-# about 0.1 s, with 4,000 canaries about 1 s; the bound with r = 10**6 guesses about 0.2 s.
-# Tests: tests/audit/test_one_run.py (the paper's example, the binomial tail, both DP-SGD runs)
-# and the generated cases of tests/test_domains.py.
+# Implementation notes: docs/library/audit.md.

@@ -31,7 +31,6 @@ A *mechanism* here is a callable ``mechanism(data, size, rng)`` returning ``size
 independent outputs on ``data`` as a 1-D array of numbers (a scalar release, or a number
 computed from a bigger one, e.g. an indicator of an event: post-processing cannot increase
 ε). :func:`batched` turns a one-output function ``func(data, rng)`` into one.
-
 :func:`svt_pattern_frequency` counts, by simulation, how often the sparse vector technique
 (and its broken variant without query noise) outputs a given transcript, whose exact
 probability is known, so an audit can be compared with the truth.
@@ -73,15 +72,8 @@ from ..mechanisms.sparse_vector import (
     sparse_vector_without_query_noise,
 )
 
-__all__ = [
-    "TRIALS_MAX",
-    "AuditResult",
-    "batched",
-    "audit_samples",
-    "audit_mechanism",
-    "audit_convergence",
-    "svt_pattern_frequency",
-]
+__all__ = ["TRIALS_MAX", "AuditResult", "batched", "audit_samples", "audit_mechanism",
+           "audit_convergence", "svt_pattern_frequency"]
 
 #: most runs per side: the largest audit of notebook 21 and of the app's page (about 0.1 s
 #: for NumPy's samplers; 10-20 s for a mechanism that runs a Python loop per output)
@@ -125,10 +117,8 @@ class AuditResult:
         Runs per side; the first ``n_select`` chose the test, the other ``n_eval`` certify.
     event : str
         The chosen event S in words (e.g. ``"output > 1.02"``).
-    threshold : float or None
-        For the threshold test: t; ``above`` says whether S is "output > t" (True) or
-        "output ≤ t".
-    above : bool or None
+    threshold, above : float or None, bool or None
+        For the threshold test: t, and whether S is "output > t" (True) or "output ≤ t".
     bin_edges : numpy.ndarray or None
         For the histogram test: the interior bin edges (real outputs) or the categories
         (outputs with few distinct values; other values form one more bin).
@@ -206,11 +196,6 @@ def batched(func: Callable) -> Callable:
     (each must be one number). Slow for large ``size`` — a few microseconds per call plus
     ``func`` itself — but any mechanism can be audited this way.
 
-    Parameters
-    ----------
-    func : callable
-        ``func(data, rng) -> number``.
-
     Returns
     -------
     callable
@@ -240,10 +225,6 @@ def audit_samples(outputs, outputs_prime, *, claimed_epsilon: float, delta: floa
     outputs, outputs_prime : 1-D array_like of float
         One number per run, the same number n of runs on each side; n must be large enough
         that the bound could exceed the claim (else refused, with the number needed).
-    claimed_epsilon : float
-        The claim ε.
-    delta : float
-        The claimed δ.
     confidence : float
         A correct mechanism's bound exceeds its ε with probability ≤ 1 − confidence.
     test : {"threshold", "histogram"}
@@ -256,12 +237,6 @@ def audit_samples(outputs, outputs_prime, *, claimed_epsilon: float, delta: floa
         ``"dp"``: ε ≥ ln((p_lo − δ)/p′_hi), valid for every mechanism. ``"gdp"``: the
         μ-GDP bound μ ≥ Φ⁻¹(p_lo) − Φ⁻¹(p′_hi) and the ε at δ it implies ([DRS22]_), valid when
         the mechanism's privacy is exactly that of Gaussian noise (needs δ > 0).
-    bins : int
-        Bins of the histogram test.
-
-    Returns
-    -------
-    AuditResult
     """
     if outputs_prime.size != outputs.size:
         raise refuse("outputs_prime.shape", outputs_prime.shape, f"({outputs.size},), as outputs")
@@ -296,11 +271,6 @@ def audit_mechanism(mechanism: Callable, d: Any, d_prime: Any, *, claimed_epsilo
     n_trials : int
         Runs per side; too few to be able to refute the claim are refused with the number
         needed (:func:`~dpteach.audit.bounds.audit_trials_needed`).
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    AuditResult
     """
     _check_claim(n_trials, claimed_epsilon, delta, confidence, bound)
     x = _draw(mechanism, d, "d", n_trials, rng)
@@ -328,11 +298,6 @@ def audit_convergence(mechanism: Callable, d: Any, d_prime: Any, trials, *,
         As for :func:`audit_mechanism`.
     trials : 1-D array_like of int
         Runs per side of each audit.
-
-    Returns
-    -------
-    numpy.ndarray of float
-        The bound for each entry of ``trials``.
     """
     _check_claim(None, claimed_epsilon, delta, confidence, bound)
     n = int(trials.max())
@@ -378,13 +343,6 @@ def svt_pattern_frequency(values, answers, threshold: float, epsilon: float, n_t
     n_trials : int
         Number of runs, with ``n_trials × len(answers) ≤ 2·10**5`` (runs are simulated one
         query at a time).
-    variant : {"sparse", "no_query_noise"}
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    int
-        In [0, n_trials].
     """
     pattern = answers.astype(bool)
     if pattern.size > values.size:
@@ -462,13 +420,8 @@ def _choose_bins(x, y, bins, delta, confidence, bound):
     pooled = np.concatenate([x, y])
     values = np.unique(pooled)
     categorical = values.size <= bins
-    if categorical:
-        edges = values
-        n_bins = values.size + 1
-    else:
-        qs = np.quantile(pooled, np.arange(1, bins) / bins)
-        edges = np.unique(qs)
-        n_bins = edges.size + 1
+    edges = values if categorical else np.unique(np.quantile(pooled, np.arange(1, bins) / bins))
+    n_bins = edges.size + 1
     cx = np.bincount(_bins_of(x, edges, categorical), minlength=n_bins)
     cy = np.bincount(_bins_of(y, edges, categorical), minlength=n_bins)
     ratio = (cx + 0.5) / (cy + 0.5)                   # smoothed likelihood ratio per bin
@@ -520,8 +473,9 @@ def _check_claim(n_trials: int | None, eps: float, delta: float, confidence: flo
             need += f" (over the {TRIALS_MAX:,} allowed)" if needed > TRIALS_MAX else ""
         except ParameterError:
             need = "needs over 10**12 runs"
-        raise refuse("n_trials", n_trials, f"larger: too few to refute claimed_epsilon={eps:g} "
-                     f"(they certify ≤ {most:.3g}); refuting it {need}")
+        allowed = (f"larger: too few to refute claimed_epsilon={eps:g} (they certify ≤ "
+                   f"{most:.3g}); refuting it {need}")
+        raise refuse("n_trials", n_trials, allowed)
 
 
 def _draw(mechanism, data, name: str, n: int, gen) -> np.ndarray:
@@ -573,10 +527,4 @@ def _audit(x, y, eps, delta, confidence, test, bound, bins) -> AuditResult:
         outputs=x, outputs_prime=y)
 
 
-# Engineering notes. Timings on a shared 2-core machine: an audit of 10**5 runs per side of
-# NumPy's Laplace sampler takes about 0.1 s (drawing, sorting and scoring ≤ 1,024
-# thresholds); mechanisms that loop in Python (the sparse vector, the exact samplers, MWEM)
-# take 20-200 µs a run, 10-20 s at 10**5 runs, which is why TRIALS_MAX is the course's largest
-# audit and not more. svt_pattern_frequency simulates about 20 µs per query and run (2·10**5
-# query-runs: about 4 s). Tests: tests/audit/test_runs.py (honesty in both directions over
-# every case) and the generated cases of tests/test_domains.py.
+# Implementation notes: docs/library/audit.md.
