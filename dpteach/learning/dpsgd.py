@@ -341,16 +341,14 @@ class DPSGDClassifier(ClassifierMixin, BaseEstimator):
         per_epoch = -(-n // b)                                          # steps_per_epoch
         total = p["epochs"] * per_epoch
         if total > MAX_STEPS:
-            raise refuse("epochs", p["epochs"], f"at most {MAX_STEPS:,} steps "
-                         f"epochs * ceil(n/batch_size) in all, not {total:,}")
+            raise refuse("epochs", p["epochs"], f"<= {MAX_STEPS // per_epoch:,} ({MAX_STEPS:,} steps)")
         if C is None and (sigma > 0 or target is not None):
             raise refuse("max_grad_norm", C, "a clipping norm with noise or a target_epsilon")
         if target is not None:
             sigma = float(get_noise_multiplier(target_epsilon=target, target_delta=delta,
                                                sample_rate=q, steps=total, accountant=acc_name))
             if sigma > MAX_NOISE_MULTIPLIER:
-                raise refuse("target_epsilon", target, f"reachable with noise_multiplier <= "
-                             f"{MAX_NOISE_MULTIPLIER:g}, not {sigma:.3g}")
+                raise refuse("target_epsilon", target, f"larger: it needs noise_multiplier {sigma:.3g}")
         self.noise_multiplier_ = sigma
         self.sample_rate_ = q
         self.n_steps_ = total
@@ -384,8 +382,7 @@ class DPSGDClassifier(ClassifierMixin, BaseEstimator):
                     step += 1
                 logits = model._forward(Xf)[0].astype(np.float64)
             if not all(np.isfinite(a).all() for a in [logits, *model.params]):
-                raise refuse("learning_rate", lr, f"small enough to converge (with l2={l2}): "
-                             f"the weights overflowed in epoch {epoch}")
+                raise refuse("learning_rate", lr, f"smaller: the weights overflowed in epoch {epoch}")
             if pending:                     # the epoch's identical PLD steps in one call
                 self.accountant_.step(noise_multiplier=sigma, sample_rate=q, steps=pending)
                 pending = 0
