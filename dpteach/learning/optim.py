@@ -32,8 +32,7 @@ import numpy as np
 
 from .._validation import RNG, Domain, array, function, integer, real, refuse, validate
 
-__all__ = ["softmax", "log_softmax", "softmax_cross_entropy", "binary_cross_entropy_with_logits",
-           "squared_error", "group_normalized_l1", "Adam", "gradient_check",
+__all__ = ["softmax", "binary_cross_entropy_with_logits", "squared_error", "group_normalized_l1", "Adam", "gradient_check",
            "MAX_INPUT", "MAX_GRADIENT", "MAX_PARAMS", "MAX_CHECKS", "MAX_LEARNING_RATE",
            "OUTPUTS", "CLASS_INDICES", "GRADS", "LEARNING_RATE"]
 
@@ -57,7 +56,6 @@ MAX_LEARNING_RATE = 1e3
 LOGITS = array(ndim=2, dtype=np.floating, text="a 2-D array (n, k) of finite numbers")
 #: predictions, targets or logits of a loss: (n,) or (n, k)
 OUTPUTS = array(ndim=(1, 2), low=-MAX_INPUT, high=MAX_INPUT, dtype=np.floating)
-SCORES = array(ndim=2, low=-MAX_INPUT, high=MAX_INPUT, dtype=np.floating)
 #: labels or probabilities in [0, 1] (True/False are 1/0)
 TARGETS = array(ndim=(1, 2), low=0, high=1, booleans=True)
 #: class indices 0, 1, …, k − 1
@@ -82,32 +80,12 @@ GRADS = Domain(f"a list of arrays of finite numbers in [-{MAX_GRADIENT:g}, {MAX_
 # ------------------------------------------------------------------ softmax
 @validate(logits=LOGITS)
 def softmax(logits) -> np.ndarray:
-    """Row-wise softmax exp(z_j) / Σ_k exp(z_k), computed stably by subtracting each row's
-    maximum.
-
-    Parameters
-    ----------
-    logits : array of shape (n, k)
-        Real numbers; a float32 array keeps its dtype.
-    """
+    """Row-wise softmax exp(z_j) / Σ_k exp(z_k) of logits (n, k), computed stably by
+    subtracting each row's maximum (a float32 array keeps its dtype)."""
     with np.errstate(over="ignore"):               # max − min beyond the float range: exp → 0
         z = logits - logits.max(axis=1, keepdims=True)
     e = np.exp(z)
     return e / e.sum(axis=1, keepdims=True)
-
-
-@validate(logits=LOGITS)
-def log_softmax(logits) -> np.ndarray:
-    """Row-wise log-softmax z − log Σ_j exp(z_j), computed stably (no overflow, no log 0).
-
-    Parameters
-    ----------
-    logits : array of shape (n, k)
-        Real numbers; a float32 array keeps its dtype.
-    """
-    with np.errstate(over="ignore"):
-        z = logits - logits.max(axis=1, keepdims=True)
-    return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
 
 
 # ------------------------------------------------------------------------ losses
@@ -139,34 +117,6 @@ def binary_cross_entropy_with_logits(logits, y):
     sigma = 0.5 * (1.0 + np.tanh(0.5 * z))             # σ(z), no overflow for any z
     grad = ((sigma - t) / n).astype(logits.dtype, copy=False).reshape(logits.shape)
     return float(np.sum(loss) / n), grad
-
-
-@validate(logits=SCORES, y=CLASS_INDICES)
-def softmax_cross_entropy(logits, y):
-    """Mean cross-entropy −log softmax(z_i)[y_i] of integer class labels.
-
-    Parameters
-    ----------
-    logits : array (n, k)
-    y : array of int (n,)
-        Class indices in [0, k − 1].
-
-    Returns
-    -------
-    value : float
-    grad : array (n, k), the float dtype of ``logits``
-        (softmax(z) − onehot(y))/n.
-    """
-    n, k = logits.shape
-    if y.shape != (n,) or y.max() >= k:
-        raise refuse("y", y, f"{n} classes in [0, {k}), one per row of logits")
-    t = y.astype(np.intp)
-    logp = log_softmax.__wrapped__(logits)
-    rows = np.arange(n)
-    grad = np.exp(logp)                                  # softmax(z) − onehot(y), over n
-    grad[rows, t] -= 1.0
-    grad /= n
-    return float(-np.sum(logp[rows, t]) / n), grad
 
 
 @validate(pred=OUTPUTS, target=OUTPUTS)
@@ -290,9 +240,7 @@ class Adam:
 
         ``grads`` is a list of arrays aligned with ``params`` (the same shapes).
         """
-        if [g.shape for g in grads] != [p.shape for p in self.params]:
-            raise refuse("grads' shapes", _shapes(grads), f"those of params {_shapes(self.params)}")
-        self._step(grads)
+        self._step(_aligned(grads, self.params))
 
     def _step(self, grads) -> None:
         """:meth:`step` without the checks (the training loops of the library call it)."""
@@ -337,10 +285,8 @@ def gradient_check(f, params, grads, *, eps: float = 1e-6, n_checks: int = 20,
     rng : None, int or numpy.random.Generator
         Which entries are checked.
     """
-    if [g.shape for g in grads] != [p.shape for p in params]:
-        raise refuse("grads' shapes", _shapes(grads), f"those of params, {_shapes(params)}")
     worst = 0.0
-    for p, g in zip(params, grads):
+    for p, g in zip(params, _aligned(grads, params)):
         idx = np.arange(p.size) if p.size <= n_checks else rng.choice(p.size, n_checks,
                                                                        replace=False)
         numeric = np.empty(idx.size)
@@ -372,6 +318,13 @@ def _writable_floats(p) -> bool:
 
 def _shapes(arrays) -> list:
     return [a.shape for a in arrays]
+
+
+def _aligned(grads: list, params: list) -> list:
+    """``grads``, once their shapes are those of ``params`` (one gradient per parameter)."""
+    if _shapes(grads) != _shapes(params):
+        raise refuse("grads' shapes", _shapes(grads), f"those of params, {_shapes(params)}")
+    return grads
 
 
 _LOSS = real(-1e300, 1e300)
