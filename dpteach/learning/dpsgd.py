@@ -322,7 +322,7 @@ class DPSGDClassifier(ClassifierMixin, BaseEstimator):
     @validate(X=TRAINING_FEATURES, y=anything("class labels, one per row of X"))
     def fit(self, X, y) -> DPSGDClassifier:
         """Train with DP-SGD on features X (n, d) and labels y (n,), two classes or more."""
-        with threadpool_limits(limits=1, user_api="blas"):       # see the notes at the end
+        with threadpool_limits(limits=1, user_api="blas"):       # faster: docs/library/learning.md
             return self._fit(X, y)
 
     def _fit(self, X, y):
@@ -472,17 +472,4 @@ def _normal(size: int, scale: float, dtype, gen) -> np.ndarray:
     return out[:size]
 
 
-# Engineering notes.
-# * Why Box–Muller and not Generator.standard_normal: NumPy's ziggurat costs ~0.8 ms for
-#   the 101,770 draws of one step of benchmarks/bench_dpsgd.py, more than half a
-#   non-private step; `_normal` (uniforms, a float64 log, float32 sines) ~0.25 ms, which
-#   keeps the DP step within 1.5× the non-private one (benchmarks/README.md). The draws
-#   differ from the ziggurat's for the same seed, not in distribution.
-# * `fit` runs BLAS single-threaded (threadpoolctl): for these small matrices thread
-#   start-up costs more than it gains, and on a busy shared machine two BLAS threads made
-#   each step ~15× slower in our measurements.
-# * The training loop checks X and y once and then calls the unchecked cores
-#   (`Network._trace`, `_add_l2`, `_apply`, `_forward`); it refuses a diverged run by name
-#   after each epoch. With accountant="pld" the identical steps of one epoch are composed
-#   in one call: a PLD composition costs ~0.4 s per call (dp_accounting builds the
-#   subsampled-Gaussian PLD each time).
+# Implementation notes (timings, why the code is shaped so): docs/library/learning.md.

@@ -529,11 +529,4 @@ def _layer_sizes(name, value) -> tuple:
     return sizes
 
 
-# Engineering notes. One module for both uses (DP-SGD's classifier and the chained
-# representation networks) because they share the forward pass and the backward recursion
-# `_errors`; DP-SGD keeps the per-layer (A_l, Δ_l) instead of summing them at once. The
-# training loops of the library (DP-SGD, the fair representations) call the unchecked cores
-# `_forward`, `_backward`, `_trace`, `_add_l2` and `_apply`: their inputs are made by the
-# library, and the checks of a public call cost a pass over the data. Tests:
-# tests/learning/test_network.py (gradient checks, per-example references) and the generated
-# domain tests (tests/test_domains.py). Timings: benchmarks/README.md.
+# Implementation notes (timings, why the code is shaped so): docs/library/learning.md.
