@@ -96,18 +96,9 @@ def binary_cross_entropy_with_logits(logits, y):
     ℓ_i = −y_i log σ(z_i) − (1 − y_i) log(1 − σ(z_i)) = max(z_i, 0) − z_i y_i +
     log(1 + e^{−|z_i|}), computed in the stable second form; ∂ℓ_i/∂z_i = σ(z_i) − y_i.
 
-    Parameters
-    ----------
-    logits : array (n,) or (n, 1)
-    y : array (n,) or (n, 1)
-        Targets (0/1 labels or soft labels).
-
-    Returns
-    -------
-    value : float
-        (1/n) Σ_i ℓ_i.
-    grad : array, the shape and float dtype of ``logits``
-        (σ(z) − y)/n.
+    ``logits`` and ``y`` (0/1 labels or soft labels) have shape (n,) or (n, 1). Returns
+    ``(value, grad)``: (1/n) Σ_i ℓ_i and (σ(z) − y)/n, the shape and float dtype of
+    ``logits``.
     """
     n = logits.shape[0]
     if logits.shape[1:] not in ((), (1,)) or y.shape not in ((n,), (n, 1)):
@@ -126,16 +117,8 @@ def squared_error(pred, target):
     Not divided by the number of columns: a reconstruction of d features costs the sum of
     its d squared errors.
 
-    Parameters
-    ----------
-    pred, target : arrays of the same shape (n,) or (n, d)
-
-    Returns
-    -------
-    value : float
-        (1/n) Σ_i ‖pred_i − target_i‖².
-    grad : array, the shape of ``pred``
-        2 (pred − target)/n.
+    ``pred`` and ``target`` have the same shape, (n,) or (n, d). Returns ``(value, grad)``:
+    (1/n) Σ_i ‖pred_i − target_i‖² and 2 (pred − target)/n.
     """
     if target.shape != pred.shape:
         raise refuse("target.shape", target.shape, f"pred.shape {pred.shape}")
@@ -157,23 +140,11 @@ def group_normalized_l1(prob, target, groups, *, n_groups: int | None = None):
 
     maximised by the adversary (which minimises this sum) and minimised by the encoder.
 
-    Parameters
-    ----------
-    prob : array (n,) or (n, 1)
-        The predictions h_i.
-    target : array (n,) or (n, 1)
-        The targets (a_i in LAFTR).
-    groups : array of int (n,)
-        Group labels; the sum runs over the labels that occur.
-    n_groups : int, optional
-        Then ``groups`` must take every value 0, …, n_groups − 1 (an empty group has no
-        mean).
-
-    Returns
-    -------
-    value : float
-    grad : array, the shape of ``prob``
-        sign(prob_i − target_i) / n_{g(i)} (the subgradient 0 where prob_i = target_i).
+    ``prob`` (the predictions h_i) and ``target`` (a_i in LAFTR) have shape (n,) or (n, 1);
+    the sum runs over the group labels that occur in ``groups``, or, with ``n_groups``, over
+    0, …, n_groups − 1, each of which must occur (an empty group has no mean). Returns
+    ``(value, grad)``, grad = sign(prob_i − target_i) / n_{g(i)} (the subgradient 0 where
+    prob_i = target_i).
     """
     n = prob.shape[0]
     shapes = (prob.shape, target.shape, groups.shape)
@@ -204,22 +175,10 @@ class Adam:
         m̂ = m / (1 − β₁ᵗ),            v̂ = v / (1 − β₂ᵗ),
         θ ← θ − α m̂ / (√v̂ + ε).
 
-    Parameters
-    ----------
-    params : list of float arrays
-        The arrays to update IN PLACE (``net.params``, or several networks' lists joined
-        with +).
-    learning_rate : float, default 1e-3
-        α, about the largest change of a coordinate per step [KB15]_ (Sec. 2.1).
-    beta1, beta2 : float, defaults 0.9 and 0.999
-    eps : float, default 1e-8
-
-    Attributes
-    ----------
-    t : int
-        Steps taken.
-    m, v : lists of arrays
-        The moment estimates.
+    ``params`` are the arrays to update IN PLACE (``net.params``, or several networks'
+    lists joined with +); ``learning_rate`` is α, about the largest change of a coordinate
+    per step [KB15]_ (Sec. 2.1). The attributes ``t``, ``m`` and ``v`` are the steps taken
+    and the moment estimates.
     """
 
     def __init__(self, params, learning_rate: float = 1e-3, beta1: float = 0.9,
@@ -236,10 +195,7 @@ class Adam:
 
     @validate(grads=GRADS)
     def step(self, grads) -> None:
-        """Update every parameter with its gradient (in place).
-
-        ``grads`` is a list of arrays aligned with ``params`` (the same shapes).
-        """
+        """Update every parameter with its gradient ``grads`` (aligned with ``params``)."""
         self._step(_aligned(grads, self.params))
 
     def _step(self, grads) -> None:
@@ -270,20 +226,9 @@ def gradient_check(f, params, grads, *, eps: float = 1e-6, n_checks: int = 20,
     vanish); the result is the largest over the arrays. ``params`` are restored afterwards,
     also when ``f`` raises.
 
-    Parameters
-    ----------
-    f : callable
-        ``f()`` returns the loss at the CURRENT ``params``.
-    params : list of float arrays
-        Perturbed in place one entry at a time (float64: float32 rounding swamps h).
-    grads : list of arrays
-        The analytic gradient, aligned with ``params``.
-    eps : float, default 1e-6
-        The step h.
-    n_checks : int, default 20
-        Entries checked per array.
-    rng : None, int or numpy.random.Generator
-        Which entries are checked.
+    ``f()`` returns the loss at the CURRENT ``params``, which are perturbed in place one
+    entry at a time (use float64: float32 rounding swamps h); ``grads`` is the analytic
+    gradient aligned with ``params``; ``eps`` is the step h; ``rng`` picks the entries.
     """
     worst = 0.0
     for p, g in zip(params, _aligned(grads, params)):
