@@ -69,18 +69,9 @@ from ..accounting.rdp import RDPAccountant
 from .network import FEATURES, MAX_LAYERS, MAX_WIDTH, Network
 from .optim import CLASS_INDICES, GRADS, MAX_INPUT, softmax
 
-__all__ = [
-    "MAX_EXAMPLES",
-    "MAX_NOISE_MULTIPLIER",
-    "MAX_GRAD_NORM",
-    "MAX_STEPS",
-    "poisson_sample",
-    "steps_per_epoch",
-    "privatize_gradient_sum",
-    "DPGradient",
-    "dp_sgd_gradient",
-    "DPSGDClassifier",
-]
+__all__ = ["MAX_EXAMPLES", "MAX_NOISE_MULTIPLIER", "MAX_GRAD_NORM", "MAX_STEPS", "poisson_sample",
+           "steps_per_epoch", "privatize_gradient_sum", "DPGradient", "dp_sgd_gradient",
+           "DPSGDClassifier"]
 
 #: Largest number of examples ``n`` (one random number per example and step: 80 MB).
 MAX_EXAMPLES = 10_000_000

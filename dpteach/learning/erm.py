@@ -87,18 +87,9 @@ from .logistic import (
     lam_from_C,
 )
 
-__all__ = [
-    "DEFAULT_LAM",
-    "MIN_NOISE_RATE",
-    "MAX_DIM",
-    "output_perturbation_beta",
-    "ObjectivePerturbationConstants",
-    "objective_perturbation_constants",
-    "PrivateFit",
-    "output_perturbation",
-    "objective_perturbation",
-    "PrivateLogisticRegression",
-]
+__all__ = ["DEFAULT_LAM", "MIN_NOISE_RATE", "MAX_DIM", "output_perturbation_beta",
+           "ObjectivePerturbationConstants", "objective_perturbation_constants", "PrivateFit",
+           "output_perturbation", "objective_perturbation", "PrivateLogisticRegression"]
 
 #: Λ used when neither ``lam`` nor ``C`` is given.
 DEFAULT_LAM = 1e-3

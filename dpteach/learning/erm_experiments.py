@@ -38,17 +38,8 @@ from ..datasets import TOY_DATA_NORM, TOY_SIZE, make_toy_data
 from .erm import PrivateLogisticRegression, objective_perturbation, output_perturbation
 from .logistic import DATA_NORM, FEATURE_ROWS, LAM, LogisticProblem, bound_rows
 
-__all__ = [
-    "MAX_NEIGHBOURS",
-    "MAX_TRIALS",
-    "MAX_EPSILONS",
-    "MinimizerSensitivityResult",
-    "minimizer_sensitivity",
-    "AccuracyCurve",
-    "accuracy_vs_epsilon",
-    "ToyFits",
-    "toy_fits",
-]
+__all__ = ["MAX_NEIGHBOURS", "MAX_TRIALS", "MAX_EPSILONS", "MinimizerSensitivityResult",
+           "minimizer_sensitivity", "AccuracyCurve", "accuracy_vs_epsilon", "ToyFits", "toy_fits"]
 
 #: Largest ``n_random`` and ``n_adversarial`` of :func:`minimizer_sensitivity` (each is an
 #: exact refit).
@@ -74,17 +65,9 @@ TRIALS = one_of(TRIAL_COUNT, Domain(_TRIAL_DICT.text, lambda name, value: {
 class MinimizerSensitivityResult:
     """Outcome of :func:`minimizer_sensitivity`.
 
-    Attributes
-    ----------
-    distances : ndarray
-        ``‖w* − w*'‖₂`` for each neighbouring data set tried.
-    kinds : ndarray of str
-        ``"random"`` or ``"adversarial"`` for each neighbour.
-    bound : float
-        The sensitivity bound ``2/(nΛ)`` of [CMS11]_ Corollary 8.
-    w_star : ndarray
-        The minimiser on the original data.
-    n, lam : int, float
+    ``distances`` holds ``‖w* − w*'‖₂`` for each neighbouring data set tried, ``kinds`` its
+    kind (``"random"`` or ``"adversarial"``), ``bound`` the sensitivity bound ``2/(nΛ)`` of
+    [CMS11]_ Corollary 8 and ``w_star`` the minimiser on the original data.
     """
 
     distances: np.ndarray
@@ -130,7 +113,6 @@ def minimizer_sensitivity(X, y, lam: float, *, n_random: int = 50, n_adversarial
     if n_random + n_adversarial < 1:
         raise refuse("n_random", n_random, "≥ 1 when n_adversarial = 0")
     y, classes = _binary_labels("y", y, X.shape[0])
-    gen = rng
     n, d = X.shape
     Z = bound_rows(X, data_norm, fit_intercept)
     s = np.where(y == classes[1], 1.0, -1.0)
@@ -148,10 +130,10 @@ def minimizer_sensitivity(X, y, lam: float, *, n_random: int = 50, n_adversarial
 
     dists, kinds = [], []
     for _ in range(n_random):
-        i = int(gen.integers(n))
-        u = gen.standard_normal(d)
+        i = int(rng.integers(n))
+        u = rng.standard_normal(d)
         x_new = data_norm * u / np.linalg.norm(u)
-        dists.append(refit(i, x_new, 1.0 if gen.random() < 0.5 else -1.0))
+        dists.append(refit(i, x_new, 1.0 if rng.random() < 0.5 else -1.0))
         kinds.append("random")
     if n_adversarial:
         m = s * (Z @ w_star)
@@ -193,15 +175,9 @@ def minimizer_sensitivity(X, y, lam: float, *, n_random: int = 50, n_adversarial
 class AccuracyCurve:
     """Test accuracy of private fits over a grid of ε (see :func:`accuracy_vs_epsilon`).
 
-    Attributes
-    ----------
-    epsilons : ndarray, shape (k,)
-    accuracy : dict
-        ``method -> ndarray of shape (k, n_trials)``.
-    nonprivate_accuracy : float
-        Test accuracy of the exact non-private minimiser of the same objective.
-    lam : float
-    n_train, dim : int
+    ``accuracy`` maps a method to an array (number of ε, n_trials);
+    ``nonprivate_accuracy`` is the test accuracy of the exact non-private minimiser of the
+    same objective.
     """
 
     epsilons: np.ndarray
@@ -279,7 +255,6 @@ def accuracy_vs_epsilon(X_train, y_train, X_test, y_test, epsilons, lam: float, 
     y_test = np.asarray(y_test)
     if y_test.shape != X_test.shape[:1]:
         raise refuse("y_test.shape", y_test.shape, f"{X_test.shape[:1]}, one label per row")
-    eps_arr, gen = epsilons, rng
     problem = LogisticProblem(bound_rows(X_train, data_norm, fit_intercept),
                               np.where(y_train == classes[1], 1.0, -1.0))
     # the test rows are scored with the linear model on *unclipped* features,
@@ -294,23 +269,21 @@ def accuracy_vs_epsilon(X_train, y_train, X_test, y_test, epsilons, lam: float, 
 
     w_star = problem.minimize(lam)
     hess_star = problem.loss_hessian(w_star)
-    out = {m: np.empty((eps_arr.shape[0], trials[m])) for m in methods}
-    total = eps_arr.shape[0] * sum(trials.values())
-    bar = tqdm(total=total, desc="private fits") if progress else None
+    out = {m: np.empty((epsilons.shape[0], trials[m])) for m in methods}
+    total = epsilons.shape[0] * sum(trials.values())
+    bar = tqdm(total=total, desc="private fits", disable=not progress)
     for m in methods:
-        for i, e in enumerate(eps_arr):
+        for i, e in enumerate(epsilons):
             for r in range(trials[m]):
                 if m == "output":
-                    w = output_perturbation(problem, None, e, lam, gen, w_star=w_star).w
+                    w = output_perturbation(problem, None, e, lam, rng, w_star=w_star).w
                 else:
-                    w = objective_perturbation(problem, None, e, lam, gen, w0=w_star,
+                    w = objective_perturbation(problem, None, e, lam, rng, w0=w_star,
                                                hess0=hess_star).w
                 out[m][i, r] = acc(w)
-                if bar is not None:
-                    bar.update(1)
-    if bar is not None:
-        bar.close()
-    return AccuracyCurve(epsilons=eps_arr, accuracy=out, nonprivate_accuracy=acc(w_star),
+                bar.update(1)
+    bar.close()
+    return AccuracyCurve(epsilons=epsilons, accuracy=out, nonprivate_accuracy=acc(w_star),
                          lam=lam, n_train=problem.n, dim=problem.d)
 
 
@@ -319,21 +292,10 @@ def accuracy_vs_epsilon(X_train, y_train, X_test, y_test, epsilons, lam: float, 
 class ToyFits:
     """Private and non-private fits on the toy data (see :func:`toy_fits`).
 
-    What :func:`dpteach.plots.erm.plot_toy_boundaries` draws.
-
-    Attributes
-    ----------
-    X : ndarray, shape (n, 2)
-    y : ndarray of int, shape (n,)
-        The data of :func:`dpteach.datasets.make_toy_data`.
-    nonprivate : PrivateLogisticRegression
-        The fit with ``method="none"``.
-    private : tuple of PrivateLogisticRegression
-        The private fits, one per seed.
-    epsilon, lam, data_norm : float
-    method : str
-    seed : int
-        The integer seed the data were drawn with (the noise used seed + 1 onwards).
+    What :func:`dpteach.plots.erm.plot_toy_boundaries` draws: the data ``X, y`` of
+    :func:`dpteach.datasets.make_toy_data`, the ``nonprivate`` fit (``method="none"``) and the
+    ``private`` fits, one per seed; ``seed`` is the integer seed the data were drawn with (the
+    noise used seed + 1 onwards).
     """
 
     X: np.ndarray

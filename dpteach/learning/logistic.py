@@ -42,18 +42,8 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .._validation import FLAG, Domain, array, integer, real, refuse, validate
 
-__all__ = [
-    "LOGISTIC_C",
-    "MAX_ROWS",
-    "MAX_WEIGHT_NORM",
-    "lam_from_C",
-    "C_from_lam",
-    "bound_rows",
-    "LogisticProblem",
-    "logistic_objective",
-    "loss_hessian",
-    "fit_logistic_erm",
-]
+__all__ = ["LOGISTIC_C", "MAX_ROWS", "MAX_WEIGHT_NORM", "lam_from_C", "C_from_lam", "bound_rows",
+           "LogisticProblem", "logistic_objective", "loss_hessian", "fit_logistic_erm"]
 
 #: Upper bound c on the second derivative of the logistic loss:
 #: ℓ''(z) = σ(z)σ(-z) ≤ 1/4, with equality at z = 0 (the constant [CMS11] use for logistic
