@@ -425,7 +425,7 @@ def _privatize(grads: list, sigma: float, C: float | None, m: float, gen, copy: 
     if C is None and sigma > 0:
         raise refuse("max_grad_norm", C, "a clipping norm when noise_multiplier > 0")
     out = [np.array(g, copy=True) if copy else g for g in grads]
-    if sigma > 0 and out:
+    if sigma > 0 and C is not None and out:
         dtype = np.result_type(*out)                        # float32 unless a block is float64
         noise = _normal(sum(g.size for g in out), sigma * C, dtype, gen)   # N(0, σ²C²) each
         start = 0
