@@ -158,17 +158,10 @@ def privatize_gradient_sum(grad_sum, *, noise_multiplier: float, max_grad_norm: 
 class DPGradient:
     """One privatised gradient and what went into it (for teaching and plots).
 
-    Attributes
-    ----------
-    grads : list of arrays
-        (Σ_i ḡ_i + noise) / (qn), aligned with ``Network.params``.
-    norms : array (b,) or None
-        Per-example gradient norms ‖g_i‖ before clipping (None without
-        clipping, where they are not needed).
-    clip_factors : array (b,)
-        c_i = min(1, C/‖g_i‖) (all ones without clipping).
-    batch_size : int
-        The realised batch size b.
+    ``grads`` is (Σ_i ḡ_i + noise) / (qn), aligned with ``Network.params``; ``norms`` the
+    per-example gradient norms ‖g_i‖ before clipping (None without clipping);
+    ``clip_factors`` the c_i = min(1, C/‖g_i‖) (all ones without clipping); ``batch_size``
+    the realised batch size b.
     """
 
     grads: list
