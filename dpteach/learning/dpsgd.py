@@ -1,34 +1,23 @@
 """DP-SGD: differentially private stochastic gradient descent, step by step.
 
-One iteration of DP-SGD (Abadi et al. [ACG16]_, Algorithm 1), written so that
-each ingredient is a function students can call and test on its own:
+One iteration of DP-SGD (Abadi et al. [ACG16]_, Algorithm 1), each ingredient a function
+students can call and test on its own:
 
-1. :func:`poisson_sample` — every example joins the batch independently with
-   probability q = batch_size / n, so the batch size varies from step to step
-   (Binomial(n, q), mean qn). This is the sampling the privacy analysis of the
-   subsampled Gaussian assumes [MTZ19]_ [ZDW22]_.
-2. per-example gradients g_i, and their norms, from the per-layer inputs and errors of
-   one backward pass (:mod:`dpteach.learning.network`, [G15]_);
-3. clipping: ḡ_i = g_i / max(1, ‖g_i‖/C) (:func:`~dpteach.learning.network.clip_factors`,
-   summed by :meth:`~dpteach.learning.network.Network.clipped_gradient_sum`), so each
-   example moves the sum Σ_i ḡ_i by at most C;
-4. :func:`privatize_gradient_sum` — add Gaussian noise N(0, σ²C² I) to the
-   clipped sum and divide by the *expected* batch size qn (a public constant:
-   dividing by the realised batch size would leak it). The noise is drawn by the
-   Box–Muller transform [BM58]_ (its left-out tail is accounted for in δ: see
-   :func:`privatize_gradient_sum`);
-5. an accountant composes the privacy loss of every step
-   (:mod:`dpteach.accounting`): the released update is the sampled Gaussian
+1. :func:`poisson_sample` — every example joins the batch independently with probability
+   q = batch_size / n, the sampling the subsampled-Gaussian analysis assumes [MTZ19]_ [ZDW22]_;
+2. per-example gradients g_i, and their norms, from the per-layer inputs and errors of one
+   backward pass (:mod:`dpteach.learning.network`, [G15]_);
+3. clipping ḡ_i = g_i / max(1, ‖g_i‖/C)
+   (:meth:`~dpteach.learning.network.Network.clipped_gradient_sum`), so each example moves
+   the sum Σ_i ḡ_i by at most C;
+4. :func:`privatize_gradient_sum` — add Gaussian noise N(0, σ²C² I) to the clipped sum and
+   divide by the *expected* batch size qn (a public constant: the realised size would leak);
+5. an accountant (:mod:`dpteach.accounting`) composes the steps, each the sampled Gaussian
    mechanism with noise multiplier σ and sampling rate q.
 
 :class:`DPSGDClassifier` wraps these into a scikit-learn classifier. With
-``noise_multiplier=0, max_grad_norm=None`` it runs the very same code without
-clipping and noise: the non-private SGD baseline.
-
-Privacy unit: one example (add/remove-one neighbouring data sets, as assumed
-by the sampled Gaussian analysis of [MTZ19]_). Only the trained parameters are
-covered by ε; the training-set ``history_`` is a diagnostic and is not private.
-Floating-point noise sampling is not hardened (see Mironov 2012).
+``noise_multiplier=0, max_grad_norm=None`` it runs the very same code without clipping and
+noise: the non-private SGD baseline.
 
 References
 ----------
@@ -64,13 +53,13 @@ from .._validation import (
     FLAG,
     PROBABILITY,
     RNG,
-    ParameterError,
     anything,
     array,
     choice,
     instance_of,
     integer,
     real,
+    refuse,
     validate,
     validate_params,
 )
@@ -80,18 +69,9 @@ from ..accounting.rdp import RDPAccountant
 from .network import FEATURES, MAX_LAYERS, MAX_WIDTH, Network
 from .optim import CLASS_INDICES, GRADS, MAX_INPUT, softmax
 
-__all__ = [
-    "MAX_EXAMPLES",
-    "MAX_NOISE_MULTIPLIER",
-    "MAX_GRAD_NORM",
-    "MAX_STEPS",
-    "poisson_sample",
-    "steps_per_epoch",
-    "privatize_gradient_sum",
-    "DPGradient",
-    "dp_sgd_gradient",
-    "DPSGDClassifier",
-]
+__all__ = ["MAX_EXAMPLES", "MAX_NOISE_MULTIPLIER", "MAX_GRAD_NORM", "MAX_STEPS", "poisson_sample",
+           "steps_per_epoch", "privatize_gradient_sum", "DPGradient", "dp_sgd_gradient",
+           "DPSGDClassifier"]
 
 #: Largest number of examples ``n`` (one random number per example and step: 80 MB).
 MAX_EXAMPLES = 10_000_000
@@ -120,24 +100,9 @@ TRAINING_FEATURES = array(ndim=2, low=-MAX_INPUT, high=MAX_INPUT)
 def poisson_sample(n: int, sample_rate: float, rng=None) -> np.ndarray:
     """Poisson subsampling: indices of the examples that join this step's batch.
 
-    Each of the n examples is included independently with probability
-    q = ``sample_rate``; the batch size is Binomial(n, q) and may be 0.
-
-    Parameters
-    ----------
-    n : int
-    sample_rate : float
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    numpy.ndarray of int
-        Sorted indices.
-
-    References
-    ----------
-    [ACG16]_ Sec. 3.1 ("lot" sampled with probability q); [MTZ19]_
-    (the sampled Gaussian mechanism).
+    Each of the n examples is included independently with probability q = ``sample_rate``
+    ([ACG16]_ Sec. 3.1, the "lot"; [MTZ19]_): the batch size is Binomial(n, q), mean qn, and
+    may be 0. Returns the sorted indices.
     """
     return np.flatnonzero(rng.random(n) < sample_rate)
 
@@ -146,21 +111,11 @@ def poisson_sample(n: int, sample_rate: float, rng=None) -> np.ndarray:
 def steps_per_epoch(n: int, batch_size: int) -> int:
     """⌈n / batch_size⌉: the number of Poisson-sampled steps that make one "epoch".
 
-    Each step touches qn = batch_size examples on average, so one epoch sees
-    about n examples (as Opacus's Poisson data loader does).
-
-    Parameters
-    ----------
-    n : int
-    batch_size : int
-        At most n.
-
-    Returns
-    -------
-    int
+    Each step touches qn = batch_size ≤ n examples on average, so one epoch sees about n
+    examples (as Opacus's Poisson data loader does).
     """
     if batch_size > n:
-        raise ParameterError(f"batch_size must be <= n={n}; got batch_size={batch_size}")
+        raise refuse("batch_size", batch_size, f"<= n={n}")
     return -(-n // batch_size)
 
 
@@ -170,13 +125,10 @@ def privatize_gradient_sum(grad_sum, *, noise_multiplier: float, max_grad_norm: 
                            expected_batch_size: float, rng=None) -> list:
     """The Gaussian mechanism on a clipped gradient sum, normalised by the expected batch size.
 
-    Returns (Σ_i ḡ_i + N(0, σ²C² I)) / (qn) for each parameter block, where
-    σ = ``noise_multiplier``, C = ``max_grad_norm`` and qn =
-    ``expected_batch_size`` ([ACG16]_ Algorithm 1, "add noise" step, with the
-    normalisation of the Poisson-sampled version). Because every clipped
-    ḡ_i has norm ≤ C, adding or removing one example changes the sum by at
-    most C in L2 norm: the noise N(0, σ²C²) is the Gaussian mechanism with
-    noise multiplier σ.
+    Returns (Σ_i ḡ_i + N(0, σ²C² I)) / (qn) for each parameter block ([ACG16]_ Algorithm 1,
+    "add noise", normalised as in the Poisson-sampled version). Every clipped ḡ_i has norm
+    ≤ C, so adding or removing one example moves the sum by at most C in L2 norm: the noise
+    is the Gaussian mechanism with noise multiplier σ.
 
     The standard normals come in pairs from the Box–Muller transform [BM58]_, whose
     uniform U is at least 2⁻⁵³: the radius √(−2 ln U) stops at √(106 ln 2) ≈ 8.57, and
@@ -190,37 +142,26 @@ def privatize_gradient_sum(grad_sum, *, noise_multiplier: float, max_grad_norm: 
     Parameters
     ----------
     grad_sum : list of arrays
-        Σ_i ḡ_i per parameter block (not modified; float32 blocks stay float32, other
-        blocks become float64).
+        Σ_i ḡ_i per parameter block (not modified; float32 blocks stay float32).
     noise_multiplier : float
-        σ. 0 releases the sum without noise (not private).
+        σ; 0 releases the sum without noise (not private).
     max_grad_norm : float or None
         C; None only when σ = 0 (no clipping, no noise).
     expected_batch_size : float
         qn, a public constant.
-    rng : None, int or numpy.random.Generator
     """
-    if max_grad_norm is None and noise_multiplier > 0:
-        raise ParameterError(f"max_grad_norm=None needs noise_multiplier=0; got {noise_multiplier}")
-    return _privatize(grad_sum, noise_multiplier, max_grad_norm or 0.0, expected_batch_size,
-                      rng, copy=True)
+    return _privatize(grad_sum, noise_multiplier, max_grad_norm, expected_batch_size, rng,
+                      copy=True)
 
 
 @dataclass
 class DPGradient:
     """One privatised gradient and what went into it (for teaching and plots).
 
-    Attributes
-    ----------
-    grads : list of arrays
-        (Σ_i ḡ_i + noise) / (qn), aligned with ``Network.params``.
-    norms : array (b,) or None
-        Per-example gradient norms ‖g_i‖ before clipping (None without
-        clipping, where they are not needed).
-    clip_factors : array (b,)
-        c_i = min(1, C/‖g_i‖) (all ones without clipping).
-    batch_size : int
-        The realised batch size b.
+    ``grads`` is (Σ_i ḡ_i + noise) / (qn), aligned with ``Network.params``; ``norms`` the
+    per-example gradient norms ‖g_i‖ before clipping (None without clipping);
+    ``clip_factors`` the c_i = min(1, C/‖g_i‖) (all ones without clipping); ``batch_size``
+    the realised batch size b.
     """
 
     grads: list
@@ -235,34 +176,14 @@ class DPGradient:
 def dp_sgd_gradient(model: Network, X_batch, y_batch, *, noise_multiplier: float,
                     max_grad_norm: float | None, expected_batch_size: float,
                     rng=None) -> DPGradient:
-    """Steps 2–4 of DP-SGD on one (already sampled) batch [ACG16]_ Algorithm 1.
+    """Steps 2–4 of DP-SGD ([ACG16]_ Algorithm 1) on one sampled batch of a classifier.
 
-    Per-example gradient norms and the clipped sum come from one backward
-    pass without materialising per-example gradients ([G15]_, [LK21]_); then
-    Gaussian noise σC is added and the result divided by qn
-    (:func:`privatize_gradient_sum`). An empty batch gives pure noise.
-    The L2 penalty of ``model`` (if any) is *not* included: it does not
-    depend on the data, so it can be added after privatisation.
-
-    Parameters
-    ----------
-    model : Network
-        A classifier: logits out, softmax cross-entropy (:meth:`Network.trace`).
-    X_batch : array (b, d), y_batch : array of int (b,)
-    noise_multiplier, max_grad_norm, expected_batch_size, rng :
-        see :func:`privatize_gradient_sum`.
-
-    Returns
-    -------
-    DPGradient
-
-    References
-    ----------
-    [ACG16]_ Algorithm 1; [G15]_ and [LK21]_ for the per-example norms and the
-    clipped sum; see the module docstring.
+    One backward pass of the per-example cross-entropies gives the per-example norms and the
+    clipped sum without materialising per-example gradients ([G15]_, [LK21]_); Gaussian noise
+    is then added and the sum divided by qn (:func:`privatize_gradient_sum`, whose arguments
+    these are). An empty batch gives pure noise. The model's L2 penalty is *not* included:
+    it does not depend on the data, so it is added after privatisation.
     """
-    if max_grad_norm is None and noise_multiplier > 0:
-        raise ParameterError(f"max_grad_norm=None needs noise_multiplier=0; got {noise_multiplier}")
     trace = model.trace(X_batch, y_batch)          # 2. the per-layer pairs of one backward pass
     return _dp_gradient(trace, noise_multiplier, max_grad_norm, expected_batch_size, rng)
 
@@ -278,81 +199,66 @@ class DPSGDClassifier(ClassifierMixin, BaseEstimator):
     Parameters
     ----------
     noise_multiplier : float, default 1.0
-        σ (noise std in units of C). Ignored when ``target_epsilon`` is set.
-        0 trains without noise (ε = ∞).
+        σ, the noise std in units of C; 0 trains without noise (ε = ∞). Ignored when
+        ``target_epsilon`` is set.
     max_grad_norm : float or None, default 1.0
-        Clipping norm C. None = no clipping (only with ``noise_multiplier=0``):
-        the non-private SGD baseline on the same code path.
+        Clipping norm C. None = no clipping (only with ``noise_multiplier=0``): the
+        non-private SGD baseline on the same code path.
     batch_size : int, default 256
         Expected batch size qn (at most n).
     epochs : int, default 5
         With at most :data:`MAX_STEPS` steps ``epochs · ⌈n / batch_size⌉`` in all.
     learning_rate : float, default 0.5
-        A rate so large that the weights overflow stops the fit with a
-        ``ParameterError`` naming it.
+        A rate so large that the weights overflow stops the fit with a ``ParameterError``.
     hidden : tuple of int, default (64,)
-        Hidden layer widths (empty tuple: multinomial logistic regression); the
-        parameter count is bounded as in :class:`~dpteach.learning.network.Network`.
+        Hidden layer widths (empty: multinomial logistic regression).
     activation : {"relu", "tanh"}, default "relu"
     target_epsilon : float, optional
-        If set, σ is the smallest noise multiplier such that the planned
-        number of steps is (target_epsilon, delta)-DP under ``accountant``
+        If set, σ is the smallest noise multiplier that makes the planned steps
+        (target_epsilon, delta)-DP under ``accountant``
         (:func:`dpteach.accounting.get_noise_multiplier`).
     delta : float, default 1e-5
         δ at which ε is reported (choose δ ≪ 1/n).
     accountant : {"rdp", "pld"}, default "rdp"
+        The RDP accountant of the sampled Gaussian mechanism [MTZ19]_ or the PLD accountant
+        (Google ``dp_accounting``).
     l2 : float, default 0
         L2 penalty (l2/2)‖W‖² on the weights, added after privatisation.
     rng : None, int or numpy.random.Generator
-        Initialisation, sampling and noise. A fixed seed is for reproducing one
-        release: fits on different data with the same seed share their noise,
-        which composition theorems do not allow for.
+        Initialisation, sampling and noise. A fixed seed is for reproducing one release:
+        fits on different data with the same seed share their noise, which composition
+        theorems do not allow for.
     progress : bool, default False
         Show a ``tqdm`` progress bar over epochs.
 
     Attributes
     ----------
-    classes_ : array
     model_ : dpteach.learning.network.Network
     noise_multiplier_ : float
         σ actually used.
-    sample_rate_ : float
-        q = batch_size / n.
-    n_steps_ : int
-    epsilon_ : float
-        ε spent (at ``delta``) according to the accountant; inf when σ = 0.
-    delta_ : float
+    sample_rate_, n_steps_ : float, int
+        q = batch_size / n and the number of steps.
+    epsilon_, delta_ : float
+        ε spent at δ = ``delta_`` according to the accountant (inf when σ = 0).
     accountant_ : the accountant object (None when σ = 0)
     batch_sizes_ : array of int
         Realised (Poisson) batch size of every step.
     history_ : dict of lists
-        After each epoch: ``"epoch"``, ``"loss"`` (mean training
-        cross-entropy), ``"accuracy"`` (training), ``"epsilon"`` (spent so
-        far). Computed on the training data: a diagnostic, NOT private.
+        After each epoch: ``"epoch"``, ``"loss"`` (mean training cross-entropy),
+        ``"accuracy"`` (training), ``"epsilon"`` (spent so far). Computed on the training
+        data: a diagnostic, NOT private.
 
     Notes
     -----
-    Assumptions of the guarantee: examples are the privacy unit (add/remove
-    one); sampling is Poisson exactly as implemented; the hyper-parameters
-    (including the choice of σ, C, epochs) are chosen without looking at the
-    private data; the set of class labels is public (it fixes the output layer and
-    ``classes_``; a label held by one person only would otherwise reveal them);
-    only the final parameters are released; the training-set
-    size n is public (q = batch_size / n and the number of steps depend on it,
-    as in Opacus; under strict add/remove adjacency n itself changes by one,
-    and a fully rigorous variant fixes q and the number of steps in advance).
-    ε is computed by
-    the RDP accountant of the sampled Gaussian mechanism ([MTZ19]_) or the
-    PLD accountant (Google ``dp_accounting``); with ``accountant="pld"`` the
-    identical steps of one epoch are composed in one call (the same composition).
-
-    References
-    ----------
-    .. [ACG16] M. Abadi et al. Deep learning with differential privacy. CCS 2016, Algorithm 1.
-    .. [MTZ19] I. Mironov, K. Talwar and L. Zhang. Rényi differential privacy of the
-       sampled Gaussian mechanism. arXiv:1908.10530, 2019.
-    .. [LK21] J. Lee and D. Kifer. Scaling up differentially private deep learning with
-       fast per-example gradient clipping. PoPETs 2021(1).
+    Assumptions of the guarantee: examples are the privacy unit (add/remove one); sampling
+    is Poisson exactly as implemented; the hyper-parameters (σ, C, epochs, …) are chosen
+    without looking at the private data; the set of class labels is public (it fixes the
+    output layer and ``classes_``; a label held by one person would otherwise reveal them);
+    only the final parameters are released; the training-set size n is public (q and the
+    number of steps depend on it, as in Opacus; under strict add/remove adjacency n itself
+    changes by one, and a fully rigorous variant fixes q and the number of steps in
+    advance). With ``accountant="pld"`` the identical steps of one epoch are composed in one
+    call (the same composition).
 
     Examples
     --------
@@ -399,16 +305,8 @@ class DPSGDClassifier(ClassifierMixin, BaseEstimator):
 
     @validate(X=TRAINING_FEATURES, y=anything("class labels, one per row of X"))
     def fit(self, X, y) -> DPSGDClassifier:
-        """Train with DP-SGD on (X, y); returns self.
-
-        Parameters
-        ----------
-        X : array-like, shape (n, d)
-            The features.
-        y : array-like, shape (n,)
-            The labels, at least two classes.
-        """
-        with threadpool_limits(limits=1, user_api="blas"):       # see the notes at the end
+        """Train with DP-SGD on features X (n, d) and labels y (n,), two classes or more."""
+        with threadpool_limits(limits=1, user_api="blas"):       # faster: docs/library/learning.md
             return self._fit(X, y)
 
     def _fit(self, X, y):
@@ -418,35 +316,29 @@ class DPSGDClassifier(ClassifierMixin, BaseEstimator):
         lr, l2, acc_name, gen = p["learning_rate"], p["l2"], p["accountant"], p["rng"]
         n = X.shape[0]
         y = np.asarray(y)
-        if y.shape != (n,):
-            raise ParameterError(f"y must have one label per row of X, shape ({n},); got {y.shape}")
         self.classes_, y_idx = np.unique(y, return_inverse=True)
-        if self.classes_.size < 2:
-            raise ParameterError(f"y must contain at least 2 classes; got {self.classes_!r}")
+        if y.shape != (n,) or self.classes_.size < 2:
+            raise refuse("y", y, f"{n} labels (one per row of X) of at least 2 classes")
         if b > n:
-            raise ParameterError(f"batch_size must be <= n={n} (the training examples); got {b}")
+            raise refuse("batch_size", b, f"<= n={n} (the training examples)")
         q = b / n
         per_epoch = -(-n // b)                                          # steps_per_epoch
         total = p["epochs"] * per_epoch
         if total > MAX_STEPS:
-            raise ParameterError(f"epochs * ceil(n/batch_size) must be <= 1e6 steps; got {total:,}")
-        if C is None and target is not None:
-            raise ParameterError(f"target_epsilon={target} needs a clipping norm max_grad_norm")
-        if C is None and sigma > 0:
-            raise ParameterError(f"max_grad_norm=None needs noise_multiplier=0; got {sigma}")
+            raise refuse("epochs", p["epochs"], f"<= {MAX_STEPS // per_epoch:,} ({MAX_STEPS:,} steps)")
+        if C is None and (sigma > 0 or target is not None):
+            raise refuse("max_grad_norm", C, "a clipping norm with noise or a target_epsilon")
         if target is not None:
             sigma = float(get_noise_multiplier(target_epsilon=target, target_delta=delta,
                                                sample_rate=q, steps=total, accountant=acc_name))
             if sigma > MAX_NOISE_MULTIPLIER:
-                raise ParameterError(f"target_epsilon={target} needs noise_multiplier {sigma:.3g}")
+                raise refuse("target_epsilon", target, f"larger: it needs noise_multiplier {sigma:.3g}")
         self.noise_multiplier_ = sigma
         self.sample_rate_ = q
         self.n_steps_ = total
         self.delta_ = delta
-        if sigma > 0:
-            self.accountant_ = RDPAccountant() if acc_name == "rdp" else PLDAccountant()
-        else:
-            self.accountant_ = None
+        accountants = {"rdp": RDPAccountant, "pld": PLDAccountant}
+        self.accountant_ = accountants[acc_name]() if sigma > 0 else None
 
         Xf = X.astype(np.float32)
         self.model_ = model = Network((X.shape[1], *p["hidden"].astype(int).tolist(),
@@ -474,7 +366,7 @@ class DPSGDClassifier(ClassifierMixin, BaseEstimator):
                     step += 1
                 logits = model._forward(Xf)[0].astype(np.float64)
             if not all(np.isfinite(a).all() for a in [logits, *model.params]):
-                raise ParameterError(f"learning_rate={lr}, l2={l2} diverged in epoch {epoch}")
+                raise refuse("learning_rate", lr, f"smaller: the weights overflowed in epoch {epoch}")
             if pending:                     # the epoch's identical PLD steps in one call
                 self.accountant_.step(noise_multiplier=sigma, sample_rate=q, steps=pending)
                 pending = 0
@@ -517,14 +409,16 @@ class DPSGDClassifier(ClassifierMixin, BaseEstimator):
 def _dp_gradient(trace, sigma: float, C: float | None, m: float, gen) -> DPGradient:
     """Steps 2-4 on the backward pass ``trace`` of one batch (arguments already checked)."""
     grads, norms, c = Network.clipped_gradient_sum(trace, C)   # 3. ‖g_i‖, c_i, Σ_i c_i g_i
-    grads = _privatize(grads, sigma, C or 0.0, m, gen, copy=False)   # 4. + N(0, σ²C²), / qn
+    grads = _privatize(grads, sigma, C, m, gen, copy=False)    # 4. + N(0, σ²C²), / qn
     return DPGradient(grads=grads, norms=norms, clip_factors=c, batch_size=int(c.shape[0]))
 
 
-def _privatize(grads: list, sigma: float, C: float, m: float, gen, copy: bool) -> list:
+def _privatize(grads: list, sigma: float, C: float | None, m: float, gen, copy: bool) -> list:
     """(Σ_i ḡ_i + N(0, σ²C² I)) / m for each block of ``grads`` (in place unless ``copy``)."""
+    if C is None and sigma > 0:
+        raise refuse("max_grad_norm", C, "a clipping norm when noise_multiplier > 0")
     out = [np.array(g, copy=True) if copy else g for g in grads]
-    if sigma > 0 and out:
+    if sigma > 0 and C is not None and out:
         dtype = np.result_type(*out)                        # float32 unless a block is float64
         noise = _normal(sum(g.size for g in out), sigma * C, dtype, gen)   # N(0, σ²C²) each
         start = 0
@@ -539,13 +433,11 @@ def _privatize(grads: list, sigma: float, C: float, m: float, gen, copy: bool) -
 def _normal(size: int, scale: float, dtype, gen) -> np.ndarray:
     """``size`` independent N(0, scale²) draws by the Box–Muller transform [BM58]_.
 
-    For independent U uniform on (0, 1] and V uniform on [0, 1), R = √(−2 ln U) and
-    Θ = 2πV, the pair (R cos Θ, R sin Θ) is two independent standard normals; both are
-    multiplied by ``scale``. U is a float64 uniform (1 − ``gen.random()``, a multiple of
-    2⁻⁵³), so R ≤ √(106 ln 2) ≈ 8.57: the normal's tail beyond it, P(R > 8.57) = 2⁻⁵³ ≈ 1e-16
-    per pair, is the only part left out. V, Θ and the sines are computed in ``dtype``
-    (float32: V a multiple of 2⁻²⁴). The first half of the result holds the cosines, the
-    second half the sines.
+    For U uniform on (0, 1] and V uniform on [0, 1), R = √(−2 ln U) and Θ = 2πV, the pair
+    (R cos Θ, R sin Θ) is two independent standard normals (the first half of the result
+    holds the cosines, the second half the sines). U is a float64 uniform, a multiple of
+    2⁻⁵³ (the tail this leaves out: :func:`privatize_gradient_sum`); V, Θ and the sines are
+    computed in ``dtype``.
     """
     half = (size + 1) // 2
     r2 = gen.random(half)
@@ -564,17 +456,4 @@ def _normal(size: int, scale: float, dtype, gen) -> np.ndarray:
     return out[:size]
 
 
-# Engineering notes.
-# * Why Box–Muller and not Generator.standard_normal: NumPy's ziggurat costs ~0.8 ms for
-#   the 101,770 draws of one step of benchmarks/bench_dpsgd.py, more than half a
-#   non-private step; `_normal` (uniforms, a float64 log, float32 sines) ~0.25 ms, which
-#   keeps the DP step within 1.5× the non-private one (benchmarks/README.md). The draws
-#   differ from the ziggurat's for the same seed, not in distribution.
-# * `fit` runs BLAS single-threaded (threadpoolctl): for these small matrices thread
-#   start-up costs more than it gains, and on a busy shared machine two BLAS threads made
-#   each step ~15× slower in our measurements.
-# * The training loop checks X and y once and then calls the unchecked cores
-#   (`Network._trace`, `_add_l2`, `_apply`, `_forward`); it refuses a diverged run by name
-#   after each epoch. With accountant="pld" the identical steps of one epoch are composed
-#   in one call: a PLD composition costs ~0.4 s per call (dp_accounting builds the
-#   subsampled-Gaussian PLD each time).
+# Implementation notes (timings, why the code is shaped so): docs/library/learning.md.

@@ -1,39 +1,35 @@
 """Differentially private logistic regression by empirical risk minimisation.
 
-The two algorithms of Chaudhuri, Monteleoni & Sarwate (2011) [CMS11]_ for
-L2-regularised logistic regression, built on the exact solver of
-:mod:`dpteach.learning.logistic` (notation, the map into the unit ball and
-Λ versus scikit-learn's ``C`` are explained there):
+The two algorithms of Chaudhuri, Monteleoni & Sarwate (2011) [CMS11]_ for L2-regularised
+logistic regression, built on the exact solver of :mod:`dpteach.learning.logistic`
+(notation, the map into the unit ball and Λ versus scikit-learn's ``C`` are explained
+there):
 
-* **output perturbation** ([CMS11]_ Algorithm 1): solve the regularised ERM
-  problem exactly, then add noise ``b`` with density ∝ ``exp(-β‖b‖)``,
-  ``β = nΛε/2``. The minimiser has ℓ2 sensitivity ``2/(nΛ)`` ([CMS11]_
-  Corollary 8), and the mechanism is ε-DP ([CMS11]_ Theorem 6);
-* **objective perturbation** ([CMS11]_ Algorithm 2): add a random linear
-  term ``bᵀw/n`` (and, if needed, an extra ridge term ``Δ/2·‖w‖²``) to the
-  objective and solve the perturbed problem exactly. It is ε-DP by
-  [CMS11]_ Theorem 9 (with ``c = 1/4`` for the logistic loss).
+* **output perturbation** ([CMS11]_ Algorithm 1): solve the regularised ERM problem exactly,
+  then add noise ``b`` with density ∝ ``exp(-β‖b‖)``, ``β = nΛε/2``. The minimiser has ℓ2
+  sensitivity ``2/(nΛ)`` ([CMS11]_ Corollary 8), and the mechanism is ε-DP ([CMS11]_
+  Theorem 6);
+* **objective perturbation** ([CMS11]_ Algorithm 2): add a random linear term ``bᵀw/n``
+  (and, if needed, an extra ridge term ``Δ/2·‖w‖²``) to the objective and solve the
+  perturbed problem exactly. It is ε-DP by [CMS11]_ Theorem 9 (with ``c = 1/4`` for the
+  logistic loss).
 
 :class:`PrivateLogisticRegression` wraps both in a scikit-learn classifier.
-What privacy costs in regularised risk, in theory, is bounded in
-:mod:`dpteach.learning.erm_bounds`. Experiments that measure the algorithms (sensitivity, accuracy
-against ε, the toy pictures) are in :mod:`dpteach.learning.erm_experiments`.
 
 Assumptions behind the guarantees (all are enforced here)
 ---------------------------------------------------------
 1. **Bounded rows** by a fixed, data-independent map
-   (:func:`~dpteach.learning.logistic.bound_rows`, with the intercept as a
-   regularised constant feature inside the unit ball, so the guarantee covers
-   it). Put only data-independent transformers in front of the estimator: a
-   ``StandardScaler`` fitted on the private data would break the guarantee.
-2. **Exact minimisation**, as both proofs assume: Newton's method to a gradient
-   norm of ``1e-10`` (:meth:`~dpteach.learning.logistic.LogisticProblem.minimize`).
-   For approximate solvers see Wu et al. (2017) and Iyengar et al. (2019).
-3. **Neighbouring data sets** differ in one row (replacement), ``n`` is
-   public, and the released model is ``w`` only: the noise vector must stay
-   secret (``w`` and ``b`` together reveal ``w*`` or ``∇J``). The estimator
-   never stores the noise; the low-level functions return it for teaching.
-   The two class labels are public (they are read off ``y`` into ``classes_``).
+   (:func:`~dpteach.learning.logistic.bound_rows`, the intercept a regularised constant
+   feature inside the unit ball, so the guarantee covers it). Put only data-independent
+   transformers in front of the estimator: a ``StandardScaler`` fitted on the private data
+   would break the guarantee.
+2. **Exact minimisation**, as both proofs assume: Newton's method to a gradient norm of
+   ``1e-10`` (:meth:`~dpteach.learning.logistic.LogisticProblem.minimize`). For approximate
+   solvers see Wu et al. (2017) and Iyengar et al. (2019).
+3. **Neighbouring data sets** differ in one row (replacement), ``n`` is public, and the
+   released model is ``w`` only: the noise vector must stay secret (``w`` and ``b`` together
+   reveal ``w*`` or ``∇J``). The estimator never stores the noise; the low-level functions
+   return it for teaching. The two class labels are public (``classes_``).
 
 References
 ----------
@@ -91,18 +87,9 @@ from .logistic import (
     lam_from_C,
 )
 
-__all__ = [
-    "DEFAULT_LAM",
-    "MIN_NOISE_RATE",
-    "MAX_DIM",
-    "output_perturbation_beta",
-    "ObjectivePerturbationConstants",
-    "objective_perturbation_constants",
-    "PrivateFit",
-    "output_perturbation",
-    "objective_perturbation",
-    "PrivateLogisticRegression",
-]
+__all__ = ["DEFAULT_LAM", "MIN_NOISE_RATE", "MAX_DIM", "output_perturbation_beta",
+           "ObjectivePerturbationConstants", "objective_perturbation_constants", "PrivateFit",
+           "output_perturbation", "objective_perturbation", "PrivateLogisticRegression"]
 
 #: Λ used when neither ``lam`` nor ``C`` is given.
 DEFAULT_LAM = 1e-3
@@ -132,20 +119,6 @@ def output_perturbation_beta(epsilon: float, n: int, lam: float) -> float:
     ([CMS11]_ Corollary 8). Noise with density ∝ ``exp(-β‖b‖)`` makes the
     output ε-DP when ``β = ε / sensitivity = nΛε/2`` ([CMS11]_ Theorem 6,
     after [DMNS06]_). The noise norm is ``Gamma(d, 1/β)``: mean ``2d/(nΛε)``.
-
-    Parameters
-    ----------
-    epsilon : float
-        ε.
-    n : int
-        Number of training rows (public).
-    lam : float
-        Λ.
-
-    Returns
-    -------
-    float
-        β > 0.
     """
     return n * lam * epsilon / 2.0
 
@@ -194,22 +167,6 @@ def objective_perturbation_constants(epsilon: float, n: int, lam: float,
     ``e^(β·2) = e^(ε')``), and the Jacobian of the map ``b ↦ w`` changes by a
     factor at most ``(1 + c/(n(Λ+Δ)))²``. In the second branch
     ``c/(n(Λ+Δ)) = e^(ε/4) − 1``, so the Jacobian costs exactly ``ε/2``.
-
-    Parameters
-    ----------
-    epsilon : float
-        ε.
-    n : int
-        Number of training rows (public).
-    lam : float
-        Λ.
-    c : float
-        Bound on ``|ℓ''|``; 1/4 for logistic regression.
-
-    Returns
-    -------
-    ObjectivePerturbationConstants
-        With finite Python floats.
     """
     eps_prime = epsilon - 2.0 * math.log1p(c / (n * lam))   # log(1 + 2r + r²) = 2 log(1 + r)
     if eps_prime > 0:
@@ -250,21 +207,17 @@ def output_perturbation(Z, s, epsilon: float, lam: float, rng=None, *, w_star=No
     Parameters
     ----------
     Z : array-like, shape (n, d), or LogisticProblem
-        Rows with ‖z‖ ≤ 1 (see :func:`~dpteach.learning.logistic.bound_rows`),
-        or a :class:`~dpteach.learning.logistic.LogisticProblem` built from them
-        and the labels once (saves the checks when drawing many private outputs).
+        Rows with ‖z‖ ≤ 1 (see :func:`~dpteach.learning.logistic.bound_rows`), or a
+        :class:`~dpteach.learning.logistic.LogisticProblem` built from them and the labels
+        once (saves the checks when drawing many private outputs).
     s : array-like, shape (n,), or None
         Labels in {-1, +1}; None when ``Z`` is a ``LogisticProblem``.
-    epsilon, lam : float
-        ε and Λ.
-    rng : None, int or numpy.random.Generator
     w_star : array-like, optional
-        The exact non-private minimiser for these ``(Z, s, lam)``, if already
-        computed (saves the solve when drawing many private outputs). It must
-        be the exact minimiser; it is not re-checked beyond its shape.
+        The exact non-private minimiser for these ``(Z, s, lam)``, if already computed
+        (saves the solve when drawing many private outputs). It must be the exact
+        minimiser; it is not re-checked beyond its shape.
     """
-    problem = _problem(Z, s)
-    problem._check_shapes(w_star=w_star)
+    problem = _problem(Z, s, w_star=w_star)
     beta = output_perturbation_beta(epsilon, problem.n, lam)            # nΛε/2
     if w_star is None:
         w_star = problem._minimize(lam)
@@ -287,27 +240,13 @@ def objective_perturbation(Z, s, epsilon: float, lam: float, rng=None, *,
     Private by [CMS11]_ Theorem 9 under ``‖z_i‖ ≤ 1`` (checked) and the loss
     conditions stated there (met by the logistic loss with ``c = 1/4``).
 
-    Parameters
-    ----------
-    Z : array-like, shape (n, d), or LogisticProblem
-        Rows with ‖z‖ ≤ 1 (see :func:`~dpteach.learning.logistic.bound_rows`),
-        or a :class:`~dpteach.learning.logistic.LogisticProblem` built from them
-        and the labels once.
-    s : array-like, shape (n,), or None
-        Labels in {-1, +1}; None when ``Z`` is a ``LogisticProblem``.
-    epsilon, lam : float
-        ε and Λ.
-    rng : None, int or numpy.random.Generator
-    c : float
-        Bound on the loss's second derivative, at least 1/4 (the logistic loss has
-        ℓ''(0) = 1/4; a smaller c voids the guarantee): keep 1/4.
-    w0, hess0 : array-like, optional
-        Warm start for the solver (see
-        :meth:`~dpteach.learning.logistic.LogisticProblem.minimize`); they change
-        the running time, not the result.
+    ``Z`` and ``s`` are as in :func:`output_perturbation`. ``c`` bounds the loss's second
+    derivative: at least 1/4 (the logistic loss has ℓ''(0) = 1/4; a smaller c voids the
+    guarantee), so keep 1/4. ``w0, hess0`` warm-start the solver
+    (:meth:`~dpteach.learning.logistic.LogisticProblem.minimize`): they change the running
+    time, not the result.
     """
-    problem = _problem(Z, s)
-    problem._check_shapes(w0=w0, hess0=hess0)
+    problem = _problem(Z, s, w0=w0, hess0=hess0)
     const = objective_perturbation_constants(epsilon, problem.n, lam, c)    # ε', Δ, β
     b = sample_l2_laplace.__wrapped__(problem.d, const.beta, rng=rng)       # ∝ e^(−β‖b‖)
     w = problem._minimize(lam + const.Delta, b / problem.n, w0, hess0)   # J + bᵀw/n + Δ‖w‖²/2
@@ -318,65 +257,51 @@ def objective_perturbation(Z, s, epsilon: float, lam: float, rng=None, *,
 class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
     """ε-differentially private L2-regularised logistic regression [CMS11]_.
 
-    A scikit-learn classifier (binary labels) that trains by objective
-    perturbation ([CMS11]_ Algorithm 2, Theorem 9) or output perturbation
-    ([CMS11]_ Algorithm 1, Theorem 6), or, with ``method="none"``, solves
-    the same regularised problem without privacy (the baseline).
+    A scikit-learn classifier (binary labels) that trains by objective perturbation
+    ([CMS11]_ Algorithm 2, Theorem 9) or output perturbation ([CMS11]_ Algorithm 1,
+    Theorem 6), or, with ``method="none"``, solves the same regularised problem without
+    privacy (the baseline).
 
-    Training rows are mapped into the unit ball by :func:`bound_rows`: rows
-    longer than ``data_norm`` are shrunk to norm ``data_norm`` and all rows
-    are divided by ``data_norm`` (a public constant; **no data-dependent
-    scaling happens inside the estimator**). With ``fit_intercept`` the
-    constant feature is appended inside that ball (``z = [x/R, 1]/√2``), so the
-    intercept is regularised like every other weight and covered by the
-    guarantee. Prediction uses the resulting linear model on the raw
-    features: ``decision_function(X) = X @ coef_.T + intercept_``.
+    Training rows are mapped into the unit ball by :func:`bound_rows` (**no data-dependent
+    scaling happens inside the estimator**), with the intercept a constant feature inside
+    that ball (``z = [x/R, 1]/√2``): it is regularised like every other weight and covered
+    by the guarantee. Prediction uses the resulting linear model on the raw features:
+    ``decision_function(X) = X @ coef_.T + intercept_``.
 
     Parameters
     ----------
     epsilon : float, default 1.0
         Privacy budget ε > 0 of one call to :meth:`fit` (δ = 0).
     method : {"objective", "output", "none"}, default "objective"
-        Objective perturbation, output perturbation, or the non-private
-        regularised baseline (``epsilon_`` is then ``inf``).
+        Objective perturbation, output perturbation, or the non-private regularised
+        baseline (``epsilon_`` is then ``inf``).
     lam : float, optional
-        Λ > 0 in ``J(w) = (1/n)Σℓ(y wᵀz) + (Λ/2)‖w‖²``. Give ``lam`` or ``C``,
-        not both; if neither is given Λ = :data:`DEFAULT_LAM`.
+        Λ > 0 in ``J(w) = (1/n)Σℓ(y wᵀz) + (Λ/2)‖w‖²``. Give ``lam`` or ``C``, not both; if
+        neither is given Λ = :data:`DEFAULT_LAM`.
     C : float, optional
         scikit-learn's inverse regularisation strength; Λ = 1/(nC).
     data_norm : float, default 1.0
-        Public bound R on the ℓ2 norm of a feature row (rows beyond it are
-        clipped to it). Choose it from the feature map, never from the data.
+        Public bound R on the ℓ2 norm of a feature row (rows beyond it are clipped to it).
+        Choose it from the feature map, never from the data.
     fit_intercept : bool, default True
-        Learn an intercept (as a regularised constant feature, see above).
     rng : None, int or numpy.random.Generator
-        Randomness of the noise. An int makes :meth:`fit` reproducible (the
-        same noise on every call); a Generator is advanced by each call
-        (note that :func:`sklearn.base.clone` copies it, so clones start from
-        the same state). Use a fixed seed for one release only: two fits on
-        different data with the same seed share their noise, which cancels in
-        the difference of the two models (composition assumes independent noise).
+        Randomness of the noise. An int makes :meth:`fit` reproducible (the same noise on
+        every call); a Generator is advanced by each call (:func:`sklearn.base.clone` copies
+        it, so clones start from the same state). Use a fixed seed for one release only: two
+        fits on different data with the same seed share their noise, which cancels in the
+        difference of the two models (composition assumes independent noise).
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-    coef_ : ndarray of shape (1, n_features)
-    intercept_ : ndarray of shape (1,)
-    n_features_in_ : int
+    classes_, coef_, intercept_, n_features_in_
+        As in scikit-learn's ``LogisticRegression`` (binary).
     lam_ : float
         The Λ used.
-    epsilon_ : float
-        Privacy spent by the fit (``inf`` for ``method="none"``).
-    delta_ : float
-        Always 0 (pure ε-DP).
+    epsilon_, delta_ : float
+        Privacy spent by the fit (``inf`` for ``method="none"``) and δ = 0 (pure ε-DP).
     epsilon_prime_, Delta_ : float or None
-        For objective perturbation: the constants ε' and Δ of Algorithm 2
-        (``None`` for the other methods).
-
-    References
-    ----------
-    .. [CMS11] K. Chaudhuri, C. Monteleoni and A. D. Sarwate. Differentially
-       private empirical risk minimization. JMLR 12:1069-1109, 2011.
+        For objective perturbation: the constants ε' and Δ of Algorithm 2 (``None`` for the
+        other methods).
 
     Examples
     --------
@@ -414,14 +339,8 @@ class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
 
     @validate(X=SKLEARN_X, y=anything("binary class labels, one per row of X"))
     def fit(self, X, y) -> PrivateLogisticRegression:
-        """Train on ``(X, y)``; spends ``epsilon`` (see ``epsilon_``).
-
-        Parameters
-        ----------
-        X : array-like, shape (n_samples, n_features)
-        y : array-like, shape (n_samples,)
-            Exactly two classes.
-        """
+        """Train on features X (n, d) and labels y (n,) of exactly two classes; spends
+        ``epsilon`` (see ``epsilon_``)."""
         p = validate_params(self, store=False)
         method, epsilon, data_norm = p["method"], p["epsilon"], p["data_norm"]
         fit_intercept, gen = p["fit_intercept"], p["rng"]
@@ -433,8 +352,8 @@ class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
         y_type = type_of_target(y, input_name="y")
         classes = np.unique(y)
         if y_type != "binary" or classes.shape[0] != 2:     # scikit-learn's check_estimator's words
-            raise ParameterError("Only binary classification is supported. The type of the target "
-                                 f"is {y_type}: y must contain exactly 2 classes; got "
+            raise ParameterError(f"Only binary classification is supported. The type of the "
+                                 f"target is {y_type}: y must hold exactly 2 classes; got "
                                  f"{classes.shape[0]} class(es)")
         n = X.shape[0]
         lam = (lam_from_C(p["C"], n) if p["C"] is not None
@@ -494,12 +413,14 @@ class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
 
 
 # ------------------------------------------------------------------- private helpers
-def _problem(Z, s) -> LogisticProblem:
+def _problem(Z, s, **vectors) -> LogisticProblem:
     """``Z`` itself if it is a :class:`LogisticProblem` (then ``s`` is None), else the problem
-    built from ``(Z, s)``."""
+    built from ``(Z, s)``; the ``vectors`` (warm starts) checked against its dimension d."""
     if isinstance(Z, LogisticProblem) != (s is None):
         raise refuse("s", s, "None exactly when Z is a LogisticProblem")
-    return Z if s is None else LogisticProblem(Z, s)
+    problem = Z if s is None else LogisticProblem(Z, s)
+    problem._check_shapes(**vectors)
+    return problem
 
 
 def _validated(call, what: str):

@@ -1,14 +1,8 @@
 """What privacy costs private ERM, in theory: bounds on the excess regularised risk.
 
 For the two algorithms of Chaudhuri, Monteleoni & Sarwate (2011) [CMS11]_ in
-:mod:`dpteach.learning.erm`, the excess risk ``J(w_priv) − J(w*)`` of the
-private minimiser over the exact one:
-
-* :func:`excess_risk_given_noise` — a deterministic bound given the norm of the
-  noise vector that was drawn;
-* :func:`excess_risk_bound` — a bound that holds with a chosen probability,
-  from the exact distribution of that norm.
-
+:mod:`dpteach.learning.erm`, the excess risk ``J(w_priv) − J(w*)`` of the private minimiser
+over the exact one: given the norm of the noise vector drawn, or with a chosen probability.
 Notebook 10 checks both against measured excess risks on Adult.
 
 References
@@ -54,27 +48,9 @@ def excess_risk_given_noise(method: str, noise_norm, n: int, lam: float, *, Delt
       when ``w_star_norm`` is not given.
 
     These are the arguments of [CMS11]_'s learning-performance analysis (of
-    Algorithms 1 and 2), written with explicit constants.
-
-    Parameters
-    ----------
-    method : {"output", "objective"}
-    noise_norm : float or array of shape (k,)
-        ‖b‖.
-    n : int
-        Number of training rows.
-    lam : float
-        Λ.
-    Delta : float
-        Δ of Algorithm 2 (objective perturbation only).
-    w_star_norm : float, optional
-        ‖w*‖ if known.
-    c : float
-        Bound on ℓ''.
-
-    Returns
-    -------
-    float, or numpy.ndarray of shape (k,) for an array ``noise_norm``
+    Algorithms 1 and 2), written with explicit constants. ``noise_norm`` is ‖b‖ (a number,
+    or an array of norms for an array of bounds), ``Delta`` the Δ of Algorithm 2 (objective
+    perturbation only), ``w_star_norm`` ‖w*‖ if known and ``c`` the bound on ℓ''.
     """
     r = noise_norm
     if method == "output":
@@ -102,25 +78,8 @@ def excess_risk_bound(method: str, n: int, dim: int, lam: float, epsilon: float,
 
     so objective perturbation's bound is smaller by a factor of order
     ``(c+Λ)/Λ``, the comparison made in [CMS11]_ (their bounds use
-    ``log(dim/δ)`` tail factors instead of the exact quantile).
-
-    Parameters
-    ----------
-    method : {"output", "objective"}
-    n : int
-        Number of training rows.
-    dim : int
-        Dimension of ``w`` (including the intercept coordinate).
-    lam, epsilon : float
-        Λ and ε.
-    prob : float
-        Confidence level.
-    c : float
-        Bound on ℓ''.
-
-    Returns
-    -------
-    float
+    ``log(dim/δ)`` tail factors instead of the exact quantile). ``dim`` is the dimension of
+    ``w``, the intercept coordinate included.
     """
     if method == "output":
         beta, Delta = output_perturbation_beta(epsilon, n, lam), 0.0

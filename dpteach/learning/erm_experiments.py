@@ -1,17 +1,8 @@
 """Experiments with private logistic regression: sensitivity, accuracy against ε, toy fits.
 
-These functions *measure* the algorithms of :mod:`dpteach.learning.erm`
-(Chaudhuri, Monteleoni & Sarwate 2011 [CMS11]_) for notebook 10 and the app:
-
-* :func:`minimizer_sensitivity` refits the exact minimiser on neighbouring data
-  sets and records how far it moves: a lower estimate of the ℓ2 sensitivity that
-  [CMS11]_ Corollary 8 bounds by ``2/(nΛ)``;
-* :func:`accuracy_vs_epsilon` scores many private fits per ε on a test set;
-* :func:`toy_fits` fits the private and non-private models whose decision
-  boundaries :func:`dpteach.plots.erm.plot_toy_boundaries` draws.
-
-Each private fit in an experiment spends its own ε: an experiment as a whole is
-not a private release.
+These functions *measure* the algorithms of :mod:`dpteach.learning.erm` (Chaudhuri,
+Monteleoni & Sarwate 2011 [CMS11]_) for notebook 10 and the app. Each private fit in an
+experiment spends its own ε: an experiment as a whole is not a private release.
 
 References
 ----------
@@ -33,10 +24,11 @@ from .._validation import (
     EPSILON,
     FLAG,
     RNG,
-    ParameterError,
+    Domain,
     anything,
     array,
     choice,
+    instance_of,
     integer,
     one_of,
     refuse,
@@ -46,17 +38,8 @@ from ..datasets import TOY_DATA_NORM, TOY_SIZE, make_toy_data
 from .erm import PrivateLogisticRegression, objective_perturbation, output_perturbation
 from .logistic import DATA_NORM, FEATURE_ROWS, LAM, LogisticProblem, bound_rows
 
-__all__ = [
-    "MAX_NEIGHBOURS",
-    "MAX_TRIALS",
-    "MAX_EPSILONS",
-    "MinimizerSensitivityResult",
-    "minimizer_sensitivity",
-    "AccuracyCurve",
-    "accuracy_vs_epsilon",
-    "ToyFits",
-    "toy_fits",
-]
+__all__ = ["MAX_NEIGHBOURS", "MAX_TRIALS", "MAX_EPSILONS", "MinimizerSensitivityResult",
+           "minimizer_sensitivity", "AccuracyCurve", "accuracy_vs_epsilon", "ToyFits", "toy_fits"]
 
 #: Largest ``n_random`` and ``n_adversarial`` of :func:`minimizer_sensitivity` (each is an
 #: exact refit).
@@ -69,9 +52,12 @@ MAX_EPSILONS = 1_000
 LABELS = anything("class labels, one per row of the features (exactly two classes)")
 NEIGHBOURS = integer(0, MAX_NEIGHBOURS, work=True, example=3)
 METHOD = choice("objective", "output")
+TRIAL_COUNT = integer(2, MAX_TRIALS, work=True, example=3)
+_TRIAL_DICT = instance_of(dict, f"a dict method -> number of trials in [2, {MAX_TRIALS:,}]")
 #: the private fits per (method, ε): a number, or a dict method → number
-TRIALS = one_of(integer(2, MAX_TRIALS, work=True, example=3),
-                anything("a dict method -> number of trials in [2, 10,000]"))
+TRIALS = one_of(TRIAL_COUNT, Domain(_TRIAL_DICT.text, lambda name, value: {
+    m: TRIAL_COUNT(f"{name}[{m!r}]", r) for m, r in _TRIAL_DICT(name, value).items()},
+    bad=[{"objective": 1}, {"output": 2.5}, [3, 3], None, "10"]))
 
 
 # ------------------------------------------------- sensitivity experiment
@@ -79,17 +65,9 @@ TRIALS = one_of(integer(2, MAX_TRIALS, work=True, example=3),
 class MinimizerSensitivityResult:
     """Outcome of :func:`minimizer_sensitivity`.
 
-    Attributes
-    ----------
-    distances : ndarray
-        ``‖w* − w*'‖₂`` for each neighbouring data set tried.
-    kinds : ndarray of str
-        ``"random"`` or ``"adversarial"`` for each neighbour.
-    bound : float
-        The sensitivity bound ``2/(nΛ)`` of [CMS11]_ Corollary 8.
-    w_star : ndarray
-        The minimiser on the original data.
-    n, lam : int, float
+    ``distances`` holds ``‖w* − w*'‖₂`` for each neighbouring data set tried, ``kinds`` its
+    kind (``"random"`` or ``"adversarial"``), ``bound`` the sensitivity bound ``2/(nΛ)`` of
+    [CMS11]_ Corollary 8 and ``w_star`` the minimiser on the original data.
     """
 
     distances: np.ndarray
@@ -112,15 +90,12 @@ def minimizer_sensitivity(X, y, lam: float, *, n_random: int = 50, n_adversarial
                           rng=None) -> MinimizerSensitivityResult:
     """How far the regularised-ERM minimiser moves when one row changes.
 
-    The largest distance found is a lower estimate of the ℓ2 sensitivity of the
-    minimiser, the quantity [CMS11]_ Corollary 8 bounds by ``2/(nΛ)``.
-
-    Fits the non-private minimiser ``w*`` on ``(X, y)`` and on neighbouring
-    data sets where one row ``i`` is replaced by ``(x', y')`` with
-    ``‖x'‖ = data_norm`` (the edge of the allowed ball), and records
-    ``‖w* − w*'‖₂`` in the space of the bounded rows
-    (:func:`~dpteach.learning.logistic.bound_rows`).
-    [CMS11]_ Corollary 8 says this never exceeds ``2/(nΛ)``.
+    Fits the non-private minimiser ``w*`` on ``(X, y)`` and on neighbouring data sets where
+    one row ``i`` is replaced by ``(x', y')`` with ``‖x'‖ = data_norm`` (the edge of the
+    allowed ball), and records ``‖w* − w*'‖₂`` in the space of the bounded rows
+    (:func:`~dpteach.learning.logistic.bound_rows`). The largest distance found is a lower
+    estimate of the ℓ2 sensitivity of the minimiser, which [CMS11]_ Corollary 8 bounds by
+    ``2/(nΛ)``.
 
     Two kinds of neighbours are tried:
 
@@ -132,27 +107,12 @@ def minimizer_sensitivity(X, y, lam: float, *, n_random: int = 50, n_adversarial
       misclassifies it, replacing the rows whose first-order influence
       ``H⁻¹(∇ℓ_i − ∇ℓ')`` is largest.
 
-    Parameters
-    ----------
-    X : array-like, shape (n, d)
-    y : array-like, shape (n,)
-        Exactly two classes.
-    lam : float
-        Λ.
-    n_random, n_adversarial : int
-        Numbers of neighbours of each kind (at least one in total).
-    data_norm, fit_intercept
-        As in :class:`~dpteach.learning.erm.PrivateLogisticRegression`.
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    MinimizerSensitivityResult
+    At least one neighbour in all; ``y`` has exactly two classes; ``data_norm`` and
+    ``fit_intercept`` are as in :class:`~dpteach.learning.erm.PrivateLogisticRegression`.
     """
     if n_random + n_adversarial < 1:
         raise refuse("n_random", n_random, "≥ 1 when n_adversarial = 0")
     y, classes = _binary_labels("y", y, X.shape[0])
-    gen = rng
     n, d = X.shape
     Z = bound_rows(X, data_norm, fit_intercept)
     s = np.where(y == classes[1], 1.0, -1.0)
@@ -170,10 +130,10 @@ def minimizer_sensitivity(X, y, lam: float, *, n_random: int = 50, n_adversarial
 
     dists, kinds = [], []
     for _ in range(n_random):
-        i = int(gen.integers(n))
-        u = gen.standard_normal(d)
+        i = int(rng.integers(n))
+        u = rng.standard_normal(d)
         x_new = data_norm * u / np.linalg.norm(u)
-        dists.append(refit(i, x_new, 1.0 if gen.random() < 0.5 else -1.0))
+        dists.append(refit(i, x_new, 1.0 if rng.random() < 0.5 else -1.0))
         kinds.append("random")
     if n_adversarial:
         m = s * (Z @ w_star)
@@ -215,15 +175,9 @@ def minimizer_sensitivity(X, y, lam: float, *, n_random: int = 50, n_adversarial
 class AccuracyCurve:
     """Test accuracy of private fits over a grid of ε (see :func:`accuracy_vs_epsilon`).
 
-    Attributes
-    ----------
-    epsilons : ndarray, shape (k,)
-    accuracy : dict
-        ``method -> ndarray of shape (k, n_trials)``.
-    nonprivate_accuracy : float
-        Test accuracy of the exact non-private minimiser of the same objective.
-    lam : float
-    n_train, dim : int
+    ``accuracy`` maps a method to an array (number of ε, n_trials);
+    ``nonprivate_accuracy`` is the test accuracy of the exact non-private minimiser of the
+    same objective.
     """
 
     epsilons: np.ndarray
@@ -252,7 +206,7 @@ class AccuracyCurve:
 
     def _trials(self, method: str) -> np.ndarray:
         if method not in self.accuracy:
-            raise ParameterError(f"method must be one of {tuple(self.accuracy)}; got {method!r}")
+            raise refuse("method", method, f"one of the curve's {tuple(self.accuracy)}")
         return self.accuracy[method]
 
 
@@ -282,39 +236,25 @@ def accuracy_vs_epsilon(X_train, y_train, X_test, y_test, epsilons, lam: float, 
     ----------
     X_train, y_train, X_test, y_test : array-like
         Two classes in ``y_train``; ``y_test`` uses the same labels.
-    epsilons : array-like of float
-        The values of ε.
-    lam : float
-        Λ.
-    methods : {"objective", "output"} or a sequence of them
     n_trials : int or dict
-        Private fits per (method, ε); a dict
-        ``method -> int`` gives each method its own number (output perturbation
-        is cheap to repeat: it only redraws the noise).
+        Private fits per (method, ε); a dict ``method -> int`` gives each method its own
+        number (output perturbation is cheap to repeat: it only redraws the noise).
     data_norm, fit_intercept
         As in :class:`~dpteach.learning.erm.PrivateLogisticRegression`.
-    rng : None, int or numpy.random.Generator
     progress : bool
         Show a ``tqdm`` progress bar.
-
-    Returns
-    -------
-    AccuracyCurve
     """
     methods = (methods,) if isinstance(methods, str) else tuple(methods)
     trials = n_trials if isinstance(n_trials, dict) else {m: n_trials for m in methods}
     if set(methods) - {"objective", "output"} or set(trials) != set(methods):
         raise refuse("methods, n_trials", (methods, n_trials),
                      "the same methods, of 'objective' and 'output'")
-    if not all(isinstance(r, (int, np.integer)) and 2 <= r <= MAX_TRIALS for r in trials.values()):
-        raise refuse("n_trials", n_trials, f"counts in [2, {MAX_TRIALS:,}]")
     if X_test.shape[1] != X_train.shape[1]:
         raise refuse("X_test.shape", X_test.shape, f"(m, {X_train.shape[1]}), as X_train")
     y_train, classes = _binary_labels("y_train", y_train, X_train.shape[0])
     y_test = np.asarray(y_test)
     if y_test.shape != X_test.shape[:1]:
         raise refuse("y_test.shape", y_test.shape, f"{X_test.shape[:1]}, one label per row")
-    eps_arr, gen = epsilons, rng
     problem = LogisticProblem(bound_rows(X_train, data_norm, fit_intercept),
                               np.where(y_train == classes[1], 1.0, -1.0))
     # the test rows are scored with the linear model on *unclipped* features,
@@ -329,23 +269,21 @@ def accuracy_vs_epsilon(X_train, y_train, X_test, y_test, epsilons, lam: float, 
 
     w_star = problem.minimize(lam)
     hess_star = problem.loss_hessian(w_star)
-    out = {m: np.empty((eps_arr.shape[0], trials[m])) for m in methods}
-    total = eps_arr.shape[0] * sum(trials.values())
-    bar = tqdm(total=total, desc="private fits") if progress else None
+    out = {m: np.empty((epsilons.shape[0], trials[m])) for m in methods}
+    total = epsilons.shape[0] * sum(trials.values())
+    bar = tqdm(total=total, desc="private fits", disable=not progress)
     for m in methods:
-        for i, e in enumerate(eps_arr):
+        for i, e in enumerate(epsilons):
             for r in range(trials[m]):
                 if m == "output":
-                    w = output_perturbation(problem, None, e, lam, gen, w_star=w_star).w
+                    w = output_perturbation(problem, None, e, lam, rng, w_star=w_star).w
                 else:
-                    w = objective_perturbation(problem, None, e, lam, gen, w0=w_star,
+                    w = objective_perturbation(problem, None, e, lam, rng, w0=w_star,
                                                hess0=hess_star).w
                 out[m][i, r] = acc(w)
-                if bar is not None:
-                    bar.update(1)
-    if bar is not None:
-        bar.close()
-    return AccuracyCurve(epsilons=eps_arr, accuracy=out, nonprivate_accuracy=acc(w_star),
+                bar.update(1)
+    bar.close()
+    return AccuracyCurve(epsilons=epsilons, accuracy=out, nonprivate_accuracy=acc(w_star),
                          lam=lam, n_train=problem.n, dim=problem.d)
 
 
@@ -354,21 +292,10 @@ def accuracy_vs_epsilon(X_train, y_train, X_test, y_test, epsilons, lam: float, 
 class ToyFits:
     """Private and non-private fits on the toy data (see :func:`toy_fits`).
 
-    What :func:`dpteach.plots.erm.plot_toy_boundaries` draws.
-
-    Attributes
-    ----------
-    X : ndarray, shape (n, 2)
-    y : ndarray of int, shape (n,)
-        The data of :func:`dpteach.datasets.make_toy_data`.
-    nonprivate : PrivateLogisticRegression
-        The fit with ``method="none"``.
-    private : tuple of PrivateLogisticRegression
-        The private fits, one per seed.
-    epsilon, lam, data_norm : float
-    method : str
-    seed : int
-        The integer seed the data were drawn with (the noise used seed + 1 onwards).
+    What :func:`dpteach.plots.erm.plot_toy_boundaries` draws: the data ``X, y`` of
+    :func:`dpteach.datasets.make_toy_data`, the ``nonprivate`` fit (``method="none"``) and the
+    ``private`` fits, one per seed; ``seed`` is the integer seed the data were drawn with (the
+    noise used seed + 1 onwards).
     """
 
     X: np.ndarray
@@ -402,25 +329,9 @@ def toy_fits(epsilon: float = 1.0, lam: float = 0.01, method: str = "objective",
     result per slider position and draw it with
     :func:`dpteach.plots.erm.plot_toy_boundaries`.
 
-    Parameters
-    ----------
-    epsilon, lam : float
-        ε and Λ.
-    method : {"objective", "output"}
-    n_fits : int
-        Number of private fits.
-    n : int
-        Number of toy points (even).
-    rng : int, numpy.random.Generator or None
-        An integer seed ``s`` (the data use ``s``, the noise ``s + 1``
-        onwards, so the result is a plain function of hashable arguments, as a
-        cache wants); a Generator or None draws ``s`` from it.
-    data_norm : float
-        Public row-norm bound R (rows beyond it are clipped).
-
-    Returns
-    -------
-    ToyFits
+    An integer seed makes the result a plain function of hashable arguments, as a cache
+    wants; a Generator or None draws ``s`` from it. ``data_norm`` is the public row-norm
+    bound R (rows beyond it are clipped).
     """
     seed = rng if isinstance(rng, int) else int(rng.integers(2**62))
     X, y = make_toy_data(n, rng=seed)

@@ -1,40 +1,25 @@
 """L2-regularised logistic regression on bounded rows: the problem and its exact solver.
 
 The non-private half of private empirical risk minimisation: the objective that
-Chaudhuri, Monteleoni & Sarwate (2011) [CMS11]_ perturb, its Hessian, the map of
-raw features into the unit ball their analysis assumes, and a Newton solver that
-returns the *exact* minimiser their proofs need. The two privacy mechanisms
-built on top of it are in :mod:`dpteach.learning.erm`.
+Chaudhuri, Monteleoni & Sarwate (2011) [CMS11]_ perturb, its Hessian, the map of raw
+features into the unit ball their analysis assumes, and a Newton solver that returns the
+*exact* minimiser their proofs need. The two privacy mechanisms built on top of it are in
+:mod:`dpteach.learning.erm`.
 
 Notation (the paper's)
 ----------------------
-Data ``(x_i, y_i)``, ``i = 1..n``, ``y_i ∈ {-1, +1}``, ``‖x_i‖₂ ≤ 1``. The
-logistic loss is ``ℓ(z) = log(1 + e^(-z))`` evaluated at ``z = y·wᵀx``; it is
-convex with ``|ℓ'(z)| ≤ 1`` and ``0 < ℓ''(z) ≤ c = 1/4``. The regularised
-empirical risk is
+Data ``(x_i, y_i)``, ``i = 1..n``, ``y_i ∈ {-1, +1}``, ``‖x_i‖₂ ≤ 1``. The logistic loss is
+``ℓ(z) = log(1 + e^(-z))`` evaluated at ``z = y·wᵀx``; it is convex with ``|ℓ'(z)| ≤ 1`` and
+``0 < ℓ''(z) ≤ c = 1/4``. The regularised empirical risk is
 
     J(w) = (1/n) Σ_i ℓ(y_i wᵀx_i) + (Λ/2)‖w‖².
 
-**Λ versus scikit-learn's C.** scikit-learn's ``LogisticRegression`` minimises
-``C·Σ_i ℓ(y_i wᵀx_i) + ½‖w‖²``; dividing by ``nC`` gives ``J`` with
-``Λ = 1/(nC)`` (:func:`lam_from_C`, :func:`C_from_lam`).
+scikit-learn's ``LogisticRegression`` minimises ``C·Σ_i ℓ(y_i wᵀx_i) + ½‖w‖²``; divided by
+``nC`` this is ``J`` with ``Λ = 1/(nC)`` (:func:`lam_from_C`, :func:`C_from_lam`).
 
-Bounded rows and the intercept
-------------------------------
-Every row is mapped into the unit ball by a fixed, data-independent rule
-(:func:`bound_rows`): a row with ``‖x‖ > data_norm`` is rescaled to norm
-``data_norm``, then every row is divided by the public constant ``data_norm``.
-No statistic of the data is used, so the map itself leaks nothing. With an
-intercept a constant feature is appended *before* the norm bound:
-``z = [x̃, 1]/√2`` with ``‖x̃‖ ≤ 1``, so ``‖z‖ ≤ 1`` still holds and the
-intercept is an ordinary, regularised coordinate of ``w``.
-
-Exact minimisation
-------------------
-The problems are strongly convex; :class:`LogisticProblem` solves them with
-damped Newton's method to a gradient max-norm of ``1e-10``. Build a
-:class:`LogisticProblem` once to solve several related problems on the same
-rows (the rows are checked once, and one-hot data are stored sparsely).
+Rows are mapped into the unit ball by a fixed, data-independent rule (:func:`bound_rows`),
+the intercept a constant feature appended *before* the norm bound. The problems are
+strongly convex: :class:`LogisticProblem` solves them exactly by damped Newton's method.
 
 References
 ----------
@@ -55,20 +40,10 @@ from scipy import linalg, sparse, special
 from scipy.linalg import blas
 from sklearn.exceptions import ConvergenceWarning
 
-from .._validation import FLAG, Domain, ParameterError, array, integer, real, validate
+from .._validation import FLAG, Domain, array, integer, real, refuse, validate
 
-__all__ = [
-    "LOGISTIC_C",
-    "MAX_ROWS",
-    "MAX_WEIGHT_NORM",
-    "lam_from_C",
-    "C_from_lam",
-    "bound_rows",
-    "LogisticProblem",
-    "logistic_objective",
-    "loss_hessian",
-    "fit_logistic_erm",
-]
+__all__ = ["LOGISTIC_C", "MAX_ROWS", "MAX_WEIGHT_NORM", "lam_from_C", "C_from_lam", "bound_rows",
+           "LogisticProblem", "logistic_objective", "loss_hessian", "fit_logistic_erm"]
 
 #: Upper bound c on the second derivative of the logistic loss:
 #: ℓ''(z) = σ(z)σ(-z) ≤ 1/4, with equality at z = 0 (the constant [CMS11] use for logistic
@@ -118,42 +93,17 @@ MAX_ITER = integer(1, 10_000, work=True, example=100)
 
 @validate(C=C_INVERSE, n=N_ROWS)
 def lam_from_C(C: float, n: int) -> float:
-    """Λ of [CMS11]_ equivalent to scikit-learn's ``C``: ``Λ = 1/(nC)``.
+    """Λ of [CMS11]_ equivalent to scikit-learn's ``C`` on n rows: ``Λ = 1/(nC)``.
 
     scikit-learn minimises ``C·Σℓ + ½‖w‖²``; divided by ``nC`` this is
     ``(1/n)Σℓ + (1/(2nC))‖w‖²`` = ``J(w)`` with ``Λ = 1/(nC)``.
-
-    Parameters
-    ----------
-    C : float
-        Inverse regularisation strength.
-    n : int
-        Number of training rows.
-
-    Returns
-    -------
-    float
-        Λ > 0.
     """
     return 1.0 / (n * C)
 
 
 @validate(lam=LAM, n=N_ROWS)
 def C_from_lam(lam: float, n: int) -> float:
-    """scikit-learn's ``C`` equivalent to Λ: ``C = 1/(nΛ)`` (inverse of :func:`lam_from_C`).
-
-    Parameters
-    ----------
-    lam : float
-        Λ.
-    n : int
-        Number of training rows.
-
-    Returns
-    -------
-    float
-        C > 0.
-    """
+    """scikit-learn's ``C`` equivalent to Λ on n rows: ``C = 1/(nΛ)`` (:func:`lam_from_C`)."""
     return 1.0 / (n * lam)
 
 
@@ -169,20 +119,8 @@ def bound_rows(X, data_norm: float = 1.0, fit_intercept: bool = True) -> np.ndar
 
     Every row is transformed using only itself and public constants, so
     the map is the same for neighbouring data sets except on the changed row,
-    which is what the analysis of [CMS11]_ (assumption ``‖x_i‖ ≤ 1``) needs.
-
-    Parameters
-    ----------
-    X : array-like, shape (n, d)
-        Feature rows.
-    data_norm : float
-        Public bound ``R`` on the row norm.
-    fit_intercept : bool
-        Append the constant feature.
-
-    Returns
-    -------
-    numpy.ndarray, shape (n, d) or (n, d + 1)
+    which is what the analysis of [CMS11]_ (assumption ``‖x_i‖ ≤ 1``) needs. The result
+    has shape (n, d), or (n, d + 1) with the intercept.
     """
     norms = _row_norms(X)
     with np.errstate(under="ignore"):
@@ -213,20 +151,9 @@ class LogisticProblem:
     s : array-like, shape (n,)
         Labels in {−1, +1}, one per row of Z.
     use_sparse : bool or None, default None
-        Store ``Z`` as a CSR matrix (None: when fewer than 30 % of the entries
-        are non-zero and ``Z`` has more than 50,000 entries). A speed device
-        only: both storages give the same minimiser up to round-off.
-
-    Attributes
-    ----------
-    Z : numpy.ndarray, shape (n, d)
-        The checked rows (float64).
-    s : numpy.ndarray, shape (n,)
-        The checked labels (float64).
-    n, d : int
-        Number of rows and of columns.
-    sparse : bool
-        Whether the CSR storage is used.
+        Store ``Z`` as a CSR matrix (None: when fewer than 30 % of the entries are non-zero
+        and ``Z`` has more than 50,000 entries; stored as ``sparse``). A speed device only:
+        both storages give the same minimiser up to round-off.
 
     Notes
     -----
@@ -237,7 +164,7 @@ class LogisticProblem:
 
     def __init__(self, Z, s, *, use_sparse: bool | None = None):
         if s.shape[0] != Z.shape[0]:
-            raise ParameterError(f"s must have one label per row of Z ({len(Z)}); got {s.shape}")
+            raise refuse("s", s, f"one label per row of Z ({Z.shape[0]})")
         self.Z, self.s = Z, s
         self.n, self.d = Z.shape
         self._design = _Design(Z, use_sparse)
@@ -249,21 +176,7 @@ class LogisticProblem:
     # ----------------------------------------------------------- values
     @validate(w=VECTOR, lam=LAM, linear=VECTOR.or_none())
     def objective(self, w, lam: float, *, linear=None) -> float:
-        """``J(w) + linearᵀw`` with ``J(w) = (1/n)Σ log(1+exp(−s_i wᵀz_i)) + (Λ/2)‖w‖²``.
-
-        Parameters
-        ----------
-        w : array-like, shape (d,)
-            Weights.
-        lam : float
-            Λ.
-        linear : array-like, shape (d,), optional
-            Linear term.
-
-        Returns
-        -------
-        float
-        """
+        """``J(w) + linearᵀw`` with ``J(w) = (1/n)Σ log(1+exp(−s_i wᵀz_i)) + (Λ/2)‖w‖²``."""
         self._check_shapes(w=w, linear=linear)
         return _risk(w, self._design, self.s, lam, linear)
 
@@ -273,11 +186,6 @@ class LogisticProblem:
 
         The Hessian of ``J`` is this plus ``Λ·I``. Its eigenvalues lie in
         ``[0, c·max‖z‖²] ⊆ [0, 1/4]``.
-
-        Parameters
-        ----------
-        w : array-like, shape (d,)
-            Weights.
         """
         self._check_shapes(w=w)
         return self._loss_hessian(w)
@@ -309,16 +217,8 @@ class LogisticProblem:
         w0 : array-like, shape (d,), optional
             Starting point (warm start); zeros by default.
         hess0 : array-like, shape (d, d), optional
-            Loss Hessian ``(1/n)Σℓ''·z zᵀ`` to start from (e.g. :meth:`loss_hessian`
-            at ``w0``). Like ``w0`` it changes the running time, not the result.
-        gtol : float
-            Tolerance on the gradient's max-norm.
-        max_iter : int
-            Maximum Newton iterations.
-
-        Returns
-        -------
-        numpy.ndarray, shape (d,)
+            Loss Hessian ``(1/n)Σℓ''·z zᵀ`` to start from (e.g. :meth:`loss_hessian` at
+            ``w0``). Like ``w0`` it changes the running time, not the result.
         """
         self._check_shapes(linear=linear, w0=w0, hess0=hess0)
         return self._minimize(lam, linear, w0, hess0, gtol, max_iter)
@@ -338,7 +238,7 @@ class LogisticProblem:
         """Vectors of length d and matrices (d, d), d the number of columns of Z."""
         for name, a in arrays.items():
             if a is not None and a.shape != (self.d,) * a.ndim:
-                raise ParameterError(f"{name} must have shape {(self.d,) * a.ndim}; got {a.shape}")
+                raise refuse(f"{name}.shape", a.shape, f"{(self.d,) * a.ndim}")
 
 
 def _risk(w, D, s, reg, lin):
@@ -413,23 +313,8 @@ def _solve_newton(D, s, reg, lin, w0, gtol, max_iter, hess0=None):
 def logistic_objective(w, Z, s, lam: float) -> float:
     """Regularised empirical risk ``J(w) = (1/n)Σ log(1+exp(-s_i wᵀz_i)) + (Λ/2)‖w‖²``.
 
-    The regularised objective of [CMS11]_ with the logistic loss and
-    ``N(w) = ½‖w‖²`` (:meth:`LogisticProblem.objective`).
-
-    Parameters
-    ----------
-    w : array-like, shape (d,)
-        Weights.
-    Z : array-like, shape (n, d)
-        Rows with ‖z‖ ≤ 1 (see :func:`bound_rows`).
-    s : array-like, shape (n,)
-        Labels in {-1, +1}.
-    lam : float
-        Λ.
-
-    Returns
-    -------
-    float
+    The regularised objective of [CMS11]_ with the logistic loss and ``N(w) = ½‖w‖²``
+    (:meth:`LogisticProblem.objective`), for rows Z in the unit ball and labels s ∈ {±1}.
     """
     return LogisticProblem(Z, s).objective(w, lam)
 
@@ -441,15 +326,6 @@ def loss_hessian(w, Z, s) -> np.ndarray:
     The Hessian of ``J`` is this plus ``Λ·I``. Its eigenvalues lie in
     ``[0, c·max‖z‖²] ⊆ [0, 1/4]`` for unit-ball rows
     (:meth:`LogisticProblem.loss_hessian`).
-
-    Parameters
-    ----------
-    w : array-like, shape (d,)
-        Weights.
-    Z : array-like, shape (n, d)
-        Rows with ‖z‖ ≤ 1.
-    s : array-like, shape (n,)
-        Labels in {-1, +1}.
     """
     return LogisticProblem(Z, s).loss_hessian(w)
 
@@ -460,43 +336,11 @@ def fit_logistic_erm(Z, s, lam: float, *, linear=None, extra_reg: float = 0.0, w
                      hess0=None, gtol: float = 1e-10, max_iter: int = 100) -> np.ndarray:
     """Exact minimiser of the (possibly perturbed) regularised logistic risk.
 
-    Minimises ``J(w) + linearᵀw + (extra_reg/2)‖w‖²`` where
-    ``J(w) = (1/n)Σ log(1+exp(-s_i wᵀz_i)) + (Λ/2)‖w‖²`` ([CMS11]_).
-    With ``linear = b/n`` and ``extra_reg = Δ`` this is the perturbed
-    objective of [CMS11]_ Algorithm 2. The problem is ``(Λ+extra_reg)``-
-    strongly convex; damped Newton's method (Cholesky solves, Armijo
-    backtracking) runs until the largest gradient entry is ``≤ gtol``
-    (``1e-10`` by default), so the result is the exact minimiser to
-    floating-point accuracy, as the privacy proofs assume
-    (:meth:`LogisticProblem.minimize`).
-
-    Parameters
-    ----------
-    Z : array-like, shape (n, d)
-        Rows with ‖z‖ ≤ 1 (see :func:`bound_rows`).
-    s : array-like, shape (n,)
-        Labels in {-1, +1}.
-    lam : float
-        Λ.
-    linear : array-like, shape (d,), optional
-        Linear term added to the objective.
-    extra_reg : float
-        Extra ridge coefficient (Δ of objective perturbation).
-    w0 : array-like, shape (d,), optional
-        Starting point (warm start); zeros by default.
-    hess0 : array-like, shape (d, d), optional
-        Loss Hessian ``(1/n)Σℓ''·z zᵀ`` to start from (e.g. the one at ``w0``,
-        see :func:`loss_hessian`). Like ``w0`` it changes the running time,
-        not the result.
-    gtol : float
-        Tolerance on the gradient's max-norm.
-    max_iter : int
-        Maximum Newton iterations; a
-        :class:`~sklearn.exceptions.ConvergenceWarning` is issued if it is reached.
-
-    Returns
-    -------
-    numpy.ndarray, shape (d,)
+    Minimises ``J(w) + linearᵀw + (extra_reg/2)‖w‖²`` for rows Z in the unit ball
+    (:func:`bound_rows`) and labels s ∈ {±1}, ``J(w) = (1/n)Σ log(1+exp(-s_i wᵀz_i)) +
+    (Λ/2)‖w‖²`` ([CMS11]_). With ``linear = b/n`` and ``extra_reg = Δ`` this is the perturbed
+    objective of [CMS11]_ Algorithm 2. The solver, its tolerance and its warm starts ``w0``,
+    ``hess0`` are those of :meth:`LogisticProblem.minimize`.
     """
     problem = LogisticProblem(Z, s)
     problem._check_shapes(linear=linear, w0=w0, hess0=hess0)

@@ -15,28 +15,26 @@ Networks chain (an encoder under a classifier and an adversary, as LAFTR trains 
 the gradient with respect to the input of one is the ``grad_out`` of the network below.
 
 **Per example.** Rows never mix in a dense network, so when L = Σ_i ℓ_i is a sum of
-per-example losses, row i of Δ_l is δ_{l,i} = ∂ℓ_i/∂z_{l,i}: example i's *own* error. Its
+per-example losses, row i of Δ_l is example i's *own* error δ_{l,i} = ∂ℓ_i/∂z_{l,i}, and its
 gradient with respect to layer l is an outer product,
 
-    ∂ℓ_i/∂W_l = a_{l,i} δ_{l,i}ᵀ,      ∂ℓ_i/∂b_l = δ_{l,i},
+    ∂ℓ_i/∂W_l = a_{l,i} δ_{l,i}ᵀ,      ∂ℓ_i/∂b_l = δ_{l,i}.
 
-so everything DP-SGD needs follows from the per-layer pairs (A_l, Δ_l) of one backward pass,
-without materialising the n per-example gradients [G15]_:
+So everything DP-SGD needs follows from the per-layer pairs (A_l, Δ_l) of one backward pass
+of the softmax cross-entropies ℓ_i = −log softmax(z_i)[y_i] (:meth:`Network.trace`), without
+materialising the n per-example gradients [G15]_:
 
 * the per-example norms ‖∇ℓ_i‖² = Σ_l (‖a_{l,i}‖² + 1) ‖δ_{l,i}‖² (the Frobenius norm of a
   rank-one matrix is the product of the norms);
 * the clipped sum Σ_i c_i ∇ℓ_i, c_i = min(1, C/‖∇ℓ_i‖), as one matrix product per layer,
-  A_lᵀ diag(c) Δ_l ("ghost clipping" [LK21]_ [LTLH22]_).
+  A_lᵀ diag(c) Δ_l ("ghost clipping" [LK21]_ [LTLH22]_),
 
-That costs about what the ordinary backward pass costs, which computes A_lᵀ Δ_l.
-:meth:`Network.per_example_gradients` materialises the per-example gradients anyway
-(memory n × #parameters) so that students, and the tests, can check the shortcut against
-the definition.
-
-The classifier of DP-SGD is this network with the softmax cross-entropy
-ℓ_i = −log softmax(z_i)[y_i] on its logits (:meth:`Network.trace`, :meth:`Network.loss`).
-Assumption of the norm identity: each example passes through each dense layer once (no
-weight sharing, sequences or convolutions; there it becomes a sum over positions [LTLH22]_).
+at about the cost of the ordinary backward pass, which computes A_lᵀ Δ_l.
+:meth:`Network.per_example_gradients` materialises the per-example gradients anyway (memory
+n × #parameters) so that students, and the tests, can check the shortcut against the
+definition. The norm identity assumes that each example passes through each dense layer once
+(no weight sharing, sequences or convolutions; there it becomes a sum over positions
+[LTLH22]_).
 
 References
 ----------
@@ -144,19 +142,9 @@ class Network:
 
         J(θ) = (1/n) Σ_i ℓ_i(θ) + (l2/2) Σ_l ‖W_l‖_F²,
 
-    with ℓ_i the cross-entropy of example i; biases are not penalised.
-
-    Parameters
-    ----------
-    layer_sizes : sequence of int
-        The widths (d_0, …, d_L).
-    activation : {"relu", "tanh", "leaky_relu"}
-    l2 : float, default 0
-        L2 penalty of the classifier's objective J.
-    dtype : {"float64", "float32"}
-        float64 for gradient checks, float32 for speed.
-    rng : None, int or numpy.random.Generator
-        Initialisation (:func:`init_dense_layers`).
+    with ℓ_i the cross-entropy of example i; biases are not penalised. ``dtype`` is float64
+    for gradient checks, float32 for speed; ``rng`` draws the initial weights
+    (:func:`init_dense_layers`).
 
     Attributes
     ----------
@@ -185,17 +173,9 @@ class Network:
     # ---------------------------------------------------- forward and backward, any loss
     @validate(X=FEATURES)
     def forward(self, X):
-        """The outputs and what the backward pass needs: ``(out, cache)``.
+        """The outputs (n, d_L) of X (n, d_0) and what :meth:`backward` needs: ``(out, cache)``.
 
-        Parameters
-        ----------
-        X : array (n, d_0)
-            The inputs; at most :data:`MAX_ACTIVATIONS` / Σ_l d_l rows (pass mini-batches).
-
-        Returns
-        -------
-        out : array (n, d_L)
-        cache : ForwardCache
+        At most :data:`MAX_ACTIVATIONS` / Σ_l d_l rows (pass mini-batches).
         """
         return self._outputs(X, cached=True)
 
@@ -207,23 +187,10 @@ class Network:
     def backward(self, cache: ForwardCache, grad_out, *, input_grad: bool = True):
         """Back-propagate G = ∂L/∂out to the parameters and the input: ``(grads, grad_X)``.
 
-        Parameters
-        ----------
-        cache : ForwardCache
-            From :meth:`forward` of this network.
-        grad_out : array (n, d_L)
-            ∂L/∂out for whatever scalar loss L the caller has (e.g. the gradient a loss of
-            :mod:`~dpteach.learning.optim` returned).
-        input_grad : bool, default True
-            ``False`` skips the product for ∂L/∂X and returns None for it (an encoder
-            whose input is data needs none).
-
-        Returns
-        -------
-        grads : list of arrays
-            ∂L/∂θ aligned with :attr:`params`: A_lᵀ Δ_l and Σ_rows Δ_l.
-        grad_X : array (n, d_0) or None
-            ∂L/∂X = Δ_0 W_0ᵀ, to pass on to the network that produced X.
+        ``cache`` comes from :meth:`forward`; ``grad_out`` (n, d_L) is ∂L/∂out for whatever
+        scalar loss L the caller has (e.g. a loss of :mod:`~dpteach.learning.optim`).
+        ``grads`` = [A_lᵀ Δ_l, Σ_rows Δ_l, …] is aligned with :attr:`params`; ``grad_X`` =
+        Δ_0 W_0ᵀ goes on to the network that produced X (None with ``input_grad=False``).
         """
         shapes = [(grad_out.shape[0], d) for d in self.layer_sizes]
         if _shapes(cache.inputs) + [grad_out.shape] != shapes:
@@ -265,18 +232,8 @@ class Network:
         """One forward and backward pass of the per-example cross-entropies ℓ_i.
 
         Back-propagates G = ∂ℓ_i/∂z_L = softmax(z_i) − onehot(y_i) row by row (not divided
-        by n), so that the trace holds each example's own errors Δ_l.
-
-        Parameters
-        ----------
-        X : array (n, d_0)
-            The inputs; at most :data:`MAX_ACTIVATIONS` / Σ_l d_l rows.
-        y : array of int (n,)
-            Class indices in [0, d_L − 1].
-
-        Returns
-        -------
-        BackwardTrace
+        by n), so that the trace holds each example's own errors Δ_l. ``y`` holds class
+        indices in [0, d_L − 1]; at most :data:`MAX_ACTIVATIONS` / Σ_l d_l rows.
         """
         return self._trace(*self._batch(X, y, cached=True))
 
@@ -377,26 +334,10 @@ class Network:
     def clipped_gradient_sum(trace: BackwardTrace, max_grad_norm: float | None):
         """The clipped gradient sum of DP-SGD from the pairs (A_l, Δ_l) of one backward pass.
 
-        The per-example norms ‖∇ℓ_i‖ (:meth:`per_example_grad_norms_from`), the factors
-        c_i = min(1, C/‖∇ℓ_i‖) (:func:`clip_factors`, [ACG16]_ Algorithm 1) and
-        Σ_i c_i ∇ℓ_i = A_lᵀ diag(c) Δ_l per layer (:meth:`weighted_gradient_sum`), without
-        materialising any per-example gradient [LK21]_.
-
-        Parameters
-        ----------
-        trace : BackwardTrace
-            From :meth:`trace`.
-        max_grad_norm : float or None
-            The clipping norm C; None for no clipping (c_i = 1: the ordinary gradient sum).
-
-        Returns
-        -------
-        grads : list of arrays
-            Σ_i c_i ∇ℓ_i, aligned with :attr:`params`.
-        norms : array (n,) or None
-            The norms before clipping (None without clipping).
-        factors : array (n,)
-            The c_i, in the dtype of the trace.
+        Returns ``(grads, norms, factors)``: the per-example norms ‖∇ℓ_i‖, the factors
+        c_i = min(1, C/‖∇ℓ_i‖) ([ACG16]_ Algorithm 1) and Σ_i c_i ∇ℓ_i = A_lᵀ diag(c) Δ_l per
+        layer, aligned with :attr:`params`, without materialising any per-example gradient
+        [LK21]_. With ``max_grad_norm=None`` there is no clipping: c_i = 1, norms None.
         """
         A, D = trace.inputs, trace.errors
         if max_grad_norm is None:
@@ -473,13 +414,6 @@ def clip_factors(norms, max_grad_norm: float) -> np.ndarray:
     Multiplying g_i by c_i gives g_i / max(1, ‖g_i‖ / C), the clipping of [ACG16]_
     (Algorithm 1): gradients with norm ≤ C are kept, longer ones are scaled down to norm
     exactly C (a zero gradient keeps c_i = 1).
-
-    Parameters
-    ----------
-    norms : array of shape (n,)
-        Per-example gradient norms ‖g_i‖₂.
-    max_grad_norm : float
-        Clipping norm C.
     """
     return _clip(norms, max_grad_norm)
 
@@ -496,10 +430,6 @@ def activation_functions(activation: str) -> tuple:
     Back-propagation only needs σ' at the layer's output, which the forward pass keeps
     anyway [GBC16]_. The two functions act elementwise on float arrays and do not check
     their argument (they are the inner loop of :class:`Network`).
-
-    Parameters
-    ----------
-    activation : {"relu", "tanh", "leaky_relu"}
     """
     return _ACTIVATION_FUNCTIONS[activation]
 
@@ -514,14 +444,6 @@ def init_dense_layers(layer_sizes, activation: str = "relu", dtype: str = "float
     var = 2/d_l for (leaky) ReLU and Glorot-normal var = 2/(d_l + d_{l+1}) for tanh
     ([GBC16]_ Sec. 8.4); biases are zero. The draws are made in float64 layer by layer and
     then cast to ``dtype``, so a seed gives the same network in both dtypes.
-
-    Parameters
-    ----------
-    layer_sizes : sequence of int
-        The widths (d_0, …, d_L).
-    activation : {"relu", "tanh", "leaky_relu"}
-    dtype : {"float64", "float32"}
-    rng : None, int or numpy.random.Generator
     """
     weights, biases = [], []
     for d_in, d_out in zip(layer_sizes[:-1], layer_sizes[1:]):
@@ -607,11 +529,4 @@ def _layer_sizes(name, value) -> tuple:
     return sizes
 
 
-# Engineering notes. One module for both uses (DP-SGD's classifier and the chained
-# representation networks) because they share the forward pass and the backward recursion
-# `_errors`; DP-SGD keeps the per-layer (A_l, Δ_l) instead of summing them at once. The
-# training loops of the library (DP-SGD, the fair representations) call the unchecked cores
-# `_forward`, `_backward`, `_trace`, `_add_l2` and `_apply`: their inputs are made by the
-# library, and the checks of a public call cost a pass over the data. Tests:
-# tests/learning/test_network.py (gradient checks, per-example references) and the generated
-# domain tests (tests/test_domains.py). Timings: benchmarks/README.md.
+# Implementation notes (timings, why the code is shaped so): docs/library/learning.md.

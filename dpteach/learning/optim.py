@@ -32,8 +32,7 @@ import numpy as np
 
 from .._validation import RNG, Domain, array, function, integer, real, refuse, validate
 
-__all__ = ["softmax", "log_softmax", "softmax_cross_entropy", "binary_cross_entropy_with_logits",
-           "squared_error", "group_normalized_l1", "Adam", "gradient_check",
+__all__ = ["softmax", "binary_cross_entropy_with_logits", "squared_error", "group_normalized_l1", "Adam", "gradient_check",
            "MAX_INPUT", "MAX_GRADIENT", "MAX_PARAMS", "MAX_CHECKS", "MAX_LEARNING_RATE",
            "OUTPUTS", "CLASS_INDICES", "GRADS", "LEARNING_RATE"]
 
@@ -57,7 +56,6 @@ MAX_LEARNING_RATE = 1e3
 LOGITS = array(ndim=2, dtype=np.floating, text="a 2-D array (n, k) of finite numbers")
 #: predictions, targets or logits of a loss: (n,) or (n, k)
 OUTPUTS = array(ndim=(1, 2), low=-MAX_INPUT, high=MAX_INPUT, dtype=np.floating)
-SCORES = array(ndim=2, low=-MAX_INPUT, high=MAX_INPUT, dtype=np.floating)
 #: labels or probabilities in [0, 1] (True/False are 1/0)
 TARGETS = array(ndim=(1, 2), low=0, high=1, booleans=True)
 #: class indices 0, 1, …, k − 1
@@ -82,32 +80,12 @@ GRADS = Domain(f"a list of arrays of finite numbers in [-{MAX_GRADIENT:g}, {MAX_
 # ------------------------------------------------------------------ softmax
 @validate(logits=LOGITS)
 def softmax(logits) -> np.ndarray:
-    """Row-wise softmax exp(z_j) / Σ_k exp(z_k), computed stably by subtracting each row's
-    maximum.
-
-    Parameters
-    ----------
-    logits : array of shape (n, k)
-        Real numbers; a float32 array keeps its dtype.
-    """
+    """Row-wise softmax exp(z_j) / Σ_k exp(z_k) of logits (n, k), computed stably by
+    subtracting each row's maximum (a float32 array keeps its dtype)."""
     with np.errstate(over="ignore"):               # max − min beyond the float range: exp → 0
         z = logits - logits.max(axis=1, keepdims=True)
     e = np.exp(z)
     return e / e.sum(axis=1, keepdims=True)
-
-
-@validate(logits=LOGITS)
-def log_softmax(logits) -> np.ndarray:
-    """Row-wise log-softmax z − log Σ_j exp(z_j), computed stably (no overflow, no log 0).
-
-    Parameters
-    ----------
-    logits : array of shape (n, k)
-        Real numbers; a float32 array keeps its dtype.
-    """
-    with np.errstate(over="ignore"):
-        z = logits - logits.max(axis=1, keepdims=True)
-    return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
 
 
 # ------------------------------------------------------------------------ losses
@@ -118,18 +96,9 @@ def binary_cross_entropy_with_logits(logits, y):
     ℓ_i = −y_i log σ(z_i) − (1 − y_i) log(1 − σ(z_i)) = max(z_i, 0) − z_i y_i +
     log(1 + e^{−|z_i|}), computed in the stable second form; ∂ℓ_i/∂z_i = σ(z_i) − y_i.
 
-    Parameters
-    ----------
-    logits : array (n,) or (n, 1)
-    y : array (n,) or (n, 1)
-        Targets (0/1 labels or soft labels).
-
-    Returns
-    -------
-    value : float
-        (1/n) Σ_i ℓ_i.
-    grad : array, the shape and float dtype of ``logits``
-        (σ(z) − y)/n.
+    ``logits`` and ``y`` (0/1 labels or soft labels) have shape (n,) or (n, 1). Returns
+    ``(value, grad)``: (1/n) Σ_i ℓ_i and (σ(z) − y)/n, the shape and float dtype of
+    ``logits``.
     """
     n = logits.shape[0]
     if logits.shape[1:] not in ((), (1,)) or y.shape not in ((n,), (n, 1)):
@@ -141,34 +110,6 @@ def binary_cross_entropy_with_logits(logits, y):
     return float(np.sum(loss) / n), grad
 
 
-@validate(logits=SCORES, y=CLASS_INDICES)
-def softmax_cross_entropy(logits, y):
-    """Mean cross-entropy −log softmax(z_i)[y_i] of integer class labels.
-
-    Parameters
-    ----------
-    logits : array (n, k)
-    y : array of int (n,)
-        Class indices in [0, k − 1].
-
-    Returns
-    -------
-    value : float
-    grad : array (n, k), the float dtype of ``logits``
-        (softmax(z) − onehot(y))/n.
-    """
-    n, k = logits.shape
-    if y.shape != (n,) or y.max() >= k:
-        raise refuse("y", y, f"{n} classes in [0, {k}), one per row of logits")
-    t = y.astype(np.intp)
-    logp = log_softmax.__wrapped__(logits)
-    rows = np.arange(n)
-    grad = np.exp(logp)                                  # softmax(z) − onehot(y), over n
-    grad[rows, t] -= 1.0
-    grad /= n
-    return float(-np.sum(logp[rows, t]) / n), grad
-
-
 @validate(pred=OUTPUTS, target=OUTPUTS)
 def squared_error(pred, target):
     """Mean over ROWS of the squared Euclidean norm of the row error, ‖pred_i − target_i‖².
@@ -176,16 +117,8 @@ def squared_error(pred, target):
     Not divided by the number of columns: a reconstruction of d features costs the sum of
     its d squared errors.
 
-    Parameters
-    ----------
-    pred, target : arrays of the same shape (n,) or (n, d)
-
-    Returns
-    -------
-    value : float
-        (1/n) Σ_i ‖pred_i − target_i‖².
-    grad : array, the shape of ``pred``
-        2 (pred − target)/n.
+    ``pred`` and ``target`` have the same shape, (n,) or (n, d). Returns ``(value, grad)``:
+    (1/n) Σ_i ‖pred_i − target_i‖² and 2 (pred − target)/n.
     """
     if target.shape != pred.shape:
         raise refuse("target.shape", target.shape, f"pred.shape {pred.shape}")
@@ -207,23 +140,11 @@ def group_normalized_l1(prob, target, groups, *, n_groups: int | None = None):
 
     maximised by the adversary (which minimises this sum) and minimised by the encoder.
 
-    Parameters
-    ----------
-    prob : array (n,) or (n, 1)
-        The predictions h_i.
-    target : array (n,) or (n, 1)
-        The targets (a_i in LAFTR).
-    groups : array of int (n,)
-        Group labels; the sum runs over the labels that occur.
-    n_groups : int, optional
-        Then ``groups`` must take every value 0, …, n_groups − 1 (an empty group has no
-        mean).
-
-    Returns
-    -------
-    value : float
-    grad : array, the shape of ``prob``
-        sign(prob_i − target_i) / n_{g(i)} (the subgradient 0 where prob_i = target_i).
+    ``prob`` (the predictions h_i) and ``target`` (a_i in LAFTR) have shape (n,) or (n, 1);
+    the sum runs over the group labels that occur in ``groups``, or, with ``n_groups``, over
+    0, …, n_groups − 1, each of which must occur (an empty group has no mean). Returns
+    ``(value, grad)``, grad = sign(prob_i − target_i) / n_{g(i)} (the subgradient 0 where
+    prob_i = target_i).
     """
     n = prob.shape[0]
     shapes = (prob.shape, target.shape, groups.shape)
@@ -254,22 +175,10 @@ class Adam:
         m̂ = m / (1 − β₁ᵗ),            v̂ = v / (1 − β₂ᵗ),
         θ ← θ − α m̂ / (√v̂ + ε).
 
-    Parameters
-    ----------
-    params : list of float arrays
-        The arrays to update IN PLACE (``net.params``, or several networks' lists joined
-        with +).
-    learning_rate : float, default 1e-3
-        α, about the largest change of a coordinate per step [KB15]_ (Sec. 2.1).
-    beta1, beta2 : float, defaults 0.9 and 0.999
-    eps : float, default 1e-8
-
-    Attributes
-    ----------
-    t : int
-        Steps taken.
-    m, v : lists of arrays
-        The moment estimates.
+    ``params`` are the arrays to update IN PLACE (``net.params``, or several networks'
+    lists joined with +); ``learning_rate`` is α, about the largest change of a coordinate
+    per step [KB15]_ (Sec. 2.1). The attributes ``t``, ``m`` and ``v`` are the steps taken
+    and the moment estimates.
     """
 
     def __init__(self, params, learning_rate: float = 1e-3, beta1: float = 0.9,
@@ -286,13 +195,8 @@ class Adam:
 
     @validate(grads=GRADS)
     def step(self, grads) -> None:
-        """Update every parameter with its gradient (in place).
-
-        ``grads`` is a list of arrays aligned with ``params`` (the same shapes).
-        """
-        if [g.shape for g in grads] != [p.shape for p in self.params]:
-            raise refuse("grads' shapes", _shapes(grads), f"those of params {_shapes(self.params)}")
-        self._step(grads)
+        """Update every parameter with its gradient ``grads`` (aligned with ``params``)."""
+        self._step(_aligned(grads, self.params))
 
     def _step(self, grads) -> None:
         """:meth:`step` without the checks (the training loops of the library call it)."""
@@ -322,25 +226,12 @@ def gradient_check(f, params, grads, *, eps: float = 1e-6, n_checks: int = 20,
     vanish); the result is the largest over the arrays. ``params`` are restored afterwards,
     also when ``f`` raises.
 
-    Parameters
-    ----------
-    f : callable
-        ``f()`` returns the loss at the CURRENT ``params``.
-    params : list of float arrays
-        Perturbed in place one entry at a time (float64: float32 rounding swamps h).
-    grads : list of arrays
-        The analytic gradient, aligned with ``params``.
-    eps : float, default 1e-6
-        The step h.
-    n_checks : int, default 20
-        Entries checked per array.
-    rng : None, int or numpy.random.Generator
-        Which entries are checked.
+    ``f()`` returns the loss at the CURRENT ``params``, which are perturbed in place one
+    entry at a time (use float64: float32 rounding swamps h); ``grads`` is the analytic
+    gradient aligned with ``params``; ``eps`` is the step h; ``rng`` picks the entries.
     """
-    if [g.shape for g in grads] != [p.shape for p in params]:
-        raise refuse("grads' shapes", _shapes(grads), f"those of params, {_shapes(params)}")
     worst = 0.0
-    for p, g in zip(params, grads):
+    for p, g in zip(params, _aligned(grads, params)):
         idx = np.arange(p.size) if p.size <= n_checks else rng.choice(p.size, n_checks,
                                                                        replace=False)
         numeric = np.empty(idx.size)
@@ -372,6 +263,13 @@ def _writable_floats(p) -> bool:
 
 def _shapes(arrays) -> list:
     return [a.shape for a in arrays]
+
+
+def _aligned(grads: list, params: list) -> list:
+    """``grads``, once their shapes are those of ``params`` (one gradient per parameter)."""
+    if _shapes(grads) != _shapes(params):
+        raise refuse("grads' shapes", _shapes(grads), f"those of params, {_shapes(params)}")
+    return grads
 
 
 _LOSS = real(-1e300, 1e300)

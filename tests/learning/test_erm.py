@@ -831,7 +831,7 @@ def test_objective_hessian_and_risk_bad_input(small_problem):
                               "w", NON_FINITE_ARRAYS)
     assert_rejects_bad_values(logistic.loss_hessian, {"w": w, "Z": Z, "s": s}, "Z",
                               NON_FINITE_ARRAYS)
-    with pytest.raises(ValueError, match="w must have"):
+    with pytest.raises(ValueError, match=r"w\.shape must be"):
         logistic.loss_hessian(np.zeros(2), Z, s)
     valid = {"method": "objective", "noise_norm": 1.0, "n": 10, "lam": 0.1}
     assert_rejects_bad_values(erm_bounds.excess_risk_given_noise, valid, "lam", NOT_POSITIVE_FINITE)

@@ -20,7 +20,7 @@ from dpteach.learning.optim import (
     binary_cross_entropy_with_logits,
     gradient_check,
     group_normalized_l1,
-    softmax_cross_entropy,
+    softmax,
 )
 
 # Central differences with h = 1e-6 in float64: truncation error O(h² f''') ≈ 1e-12 and
@@ -33,6 +33,18 @@ ACTIVATIONS = ("relu", "tanh", "leaky_relu")
 
 def _sigmoid(z):
     return 0.5 * (1.0 + np.tanh(0.5 * z))
+
+
+def _softmax_cross_entropy(logits, y):
+    """Test oracle (moved here from dpteach.learning.optim, which only the tests used): the
+    mean cross-entropy −log softmax(z_i)[y_i] of class indices y and its gradient
+    (softmax(z) − onehot(y))/n with respect to the logits, the log-softmax computed stably."""
+    z = logits - logits.max(axis=1, keepdims=True)
+    logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+    n, rows = len(y), np.arange(len(y))
+    grad = np.exp(logp)
+    grad[rows, y] -= 1.0
+    return float(-np.sum(logp[rows, y]) / n), grad / n
 
 
 def _preactivations(net, X):
@@ -183,6 +195,27 @@ def test_mean_of_per_example_gradients_is_the_gradient():
         np.testing.assert_allclose(g_mean, g, rtol=1e-12, atol=1e-14)
 
 
+@pytest.mark.parametrize("n,k", [(1, 2), (5, 3), (8, 1)])
+def test_softmax_cross_entropy_gradient_and_value(n, k):
+    rng = np.random.default_rng(k)
+    z = rng.standard_normal((n, k)) * 2
+    y = rng.integers(0, k, size=n)
+    value, grad = _softmax_cross_entropy(z, y)
+    p = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(value, -np.mean(np.log(p[np.arange(n), y])), rtol=1e-12)
+    assert gradient_check(lambda: _softmax_cross_entropy(z, y)[0], [z], [grad]) < TOL
+    z32 = z.astype(np.float32)
+    assert _softmax_cross_entropy(z32, y)[1].dtype == np.float32
+
+
+def test_the_oracle_log_softmax_is_stable():
+    z = np.array([[1.0, -2.0, 0.5], [1000.0, 0.0, -1000.0]])
+    value, grad = _softmax_cross_entropy(z, np.array([0, 2]))
+    np.testing.assert_allclose(grad * 2 + np.array([[1.0, 0, 0], [0, 0, 1.0]]), softmax(z),
+                               rtol=1e-14)
+    assert value == pytest.approx((-np.log(softmax(z)[0, 0]) + 2000.0) / 2, rel=1e-14)
+
+
 @pytest.mark.parametrize("activation", ACTIVATIONS)
 def test_classifier_trace_is_the_backward_pass_of_the_mean_cross_entropy(activation):
     # one backward recursion for both uses: the per-example trace summed with weights 1/n
@@ -192,7 +225,7 @@ def test_classifier_trace_is_the_backward_pass_of_the_mean_cross_entropy(activat
     net = Network((4, 5, 3), activation=activation, rng=7)
     logits, cache = net.forward(X)
     np.testing.assert_array_equal(logits, net.logits(X))
-    value, g = softmax_cross_entropy(logits, y)
+    value, g = _softmax_cross_entropy(logits, y)
     assert value == pytest.approx(net.loss(X, y), rel=1e-14)
     for a, b in zip(net.backward(cache, g)[0], net.gradient(X, y)):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-15)
