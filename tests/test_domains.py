@@ -600,8 +600,6 @@ EXAMPLES.update({
     _O + "Adam.step": _adam_step,
     _O + "gradient_check": _gradient_check,
     _O + "softmax": dict(logits=[[1.0, 2.0, 0.5], [0.0, 0.0, 3.0]]),
-    _O + "log_softmax": dict(logits=[[1.0, 2.0, 0.5], [0.0, 0.0, 3.0]]),
-    _O + "softmax_cross_entropy": dict(logits=[[1.0, 2.0, 0.5], [0.0, 0.0, 3.0]], y=[2, 0]),
     _O + "binary_cross_entropy_with_logits": dict(logits=[0.5, -1.0, 2.0], y=[1, 0, 1]),
     _O + "squared_error": dict(pred=[[0.5, 1.0], [2.0, 0.0]], target=[[0.0, 1.0], [1.0, 1.0]]),
     _O + "group_normalized_l1": dict(prob=[0.2, 0.9, 0.4, 0.7], target=[0, 1, 1, 0],
