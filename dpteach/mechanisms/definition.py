@@ -54,10 +54,13 @@ __all__ = ["laplace_event_probability", "smallest_delta", "smallest_epsilon", "p
 ENDS = Domain("a number or an array of numbers (-inf and inf allowed: half-lines)",
               lambda name, value: _ends(name, value), example=0.0,
               edges=(-math.inf, math.inf), bad=[math.nan, "1", None, [math.nan], 1j])
-#: an output distribution over finitely many outcomes (the sum is checked in the body)
-DISTRIBUTION = array(ndim=1, low=0.0, high=1.0, max_size=10**6, example=[0.25, 0.75],
-                     text="a probability vector: a 1-D array of at most 10**6 numbers in "
-                          "[0, 1] summing to 1")
+#: an output distribution over finitely many outcomes
+_PROBABILITIES = array(ndim=1, low=0.0, high=1.0, max_size=10**6, example=[0.25, 0.75],
+                       text="a probability vector: a 1-D array of at most 10**6 numbers in "
+                            "[0, 1] summing to 1")
+DISTRIBUTION = Domain(_PROBABILITIES.text, lambda name, value: _distribution(name, value),
+                      example=[0.25, 0.75], edges=([1.0],),
+                      bad=[*_PROBABILITIES.bad, [0.5, 0.25], [1.0, 1.0]])
 #: prior probabilities: a number or an array of numbers in [0, 1]
 PRIORS = one_of(PROBABILITY, array(low=0.0, high=1.0, min_size=0),
                 text="a number or an array of numbers in [0, 1]")
@@ -222,11 +225,16 @@ def publish_random_records(records, delta: float, rng=None):
 _ROUNDING = 1e-9   # relative slack on δ for probabilities given to about 1e-16 each
 
 
+def _distribution(name: str, value: Any) -> np.ndarray:
+    """A probability vector: numbers in [0, 1] adding up to 1 (to 1e-9)."""
+    dist = _PROBABILITIES(name, value)
+    if abs(float(dist.sum()) - 1.0) <= 1e-9:
+        return dist
+    raise refuse(name, dist.tolist(), f"a probability vector (sum {dist.sum():.12g})")
+
+
 def _pair(p: np.ndarray, p_prime: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Two probability vectors over the same outcomes (the rule that ties them)."""
-    for name, dist in (("p", p), ("p_prime", p_prime)):
-        if abs(float(dist.sum()) - 1.0) > 1e-9:
-            raise refuse(name, dist.tolist(), f"a probability vector (sum {dist.sum():.12g})")
     if p.shape != p_prime.shape:
         raise refuse("p_prime.shape", p_prime.shape, f"p.shape {p.shape}: the same outcomes")
     return p, p_prime

@@ -129,14 +129,13 @@ def gaussian_delta(sigma: float, sensitivity: float, epsilon: float) -> float:
 def gaussian_epsilon(sigma: float, delta: float, sensitivity: float = 1.0) -> float:
     """Exact ε of the Gaussian mechanism at δ: the root of Balle–Wang's δ(ε) ([BW18]_ Thm 8).
 
-    δ(ε) decreases in ε, so the root is unique; 0 if already δ(0) ≤ δ. The root is found
-    in t = ε/μ − μ/2 (μ = Δ/σ) to about 1e-14, so ε = μ²/2 + tμ is accurate to about
-    1e-13 relative even when σ ≪ Δ, then nudged up so that ``gaussian_delta(σ, Δ, ε) ≤ δ``
-    holds exactly as computed. The result may exceed the ε of the teaching domain when
-    σ ≪ Δ (a result, not a parameter).
+    δ(ε) decreases in ε, so the root is unique; 0 if already δ(0) ≤ δ. ε is accurate to
+    about 1e-13 relative even when σ ≪ Δ, and ``gaussian_delta(σ, Δ, ε) ≤ δ`` holds
+    exactly as computed. The result may exceed the ε of the teaching domain when σ ≪ Δ (a
+    result, not a parameter).
     """
-    # Solve for t = ε/μ − μ/2 (μ = Δ/σ), where δ is a smooth function of t alone and μ;
-    # then ε = μt + μ²/2 is accurate to rounding even when ε ≈ μ²/2 is huge.
+    # Solve for t = ε/μ − μ/2 (μ = Δ/σ) to about 1e-14, where δ is a smooth function of t
+    # alone and μ; then ε = μt + μ²/2 is accurate to rounding even when ε ≈ μ²/2 is huge.
     mu = sensitivity / sigma
     if _delta_at(-mu / 2, mu) <= delta:                       # already at ε = 0
         return 0.0

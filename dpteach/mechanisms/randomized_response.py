@@ -246,11 +246,8 @@ def simulate_rr_estimates(true_rate: float, n: int, gamma: float | None = None,
     two options give identically distributed estimates. ``"auto"`` simulates
     reports while ``n·n_trials ≤ 2·10⁶`` and uses the binomial beyond.
 
-    The estimate of each survey is the one :func:`rr_estimate`
-    returns. That estimator is affine in the fraction of "yes" reports
-    ``Ȳ`` (``π̂ = (Ȳ − (1−p))/(2p−1)``, [W65]_), so it is evaluated for all
-    surveys at once from its values at ``Ȳ = 0`` and ``Ȳ = 1``. Give exactly one of
-    ``gamma`` and ``epsilon``.
+    Each survey's estimate is the one :func:`rr_estimate` returns (implementation notes:
+    docs/library/mechanisms.md). Give exactly one of ``gamma`` and ``epsilon``.
     """
     p = 0.5 + _gamma(gamma, epsilon)
     if simulation == "reports" and n * n_trials > REPORTS_MAX:   # 'binomial': same law
