@@ -54,10 +54,13 @@ __all__ = ["laplace_event_probability", "smallest_delta", "smallest_epsilon", "p
 ENDS = Domain("a number or an array of numbers (-inf and inf allowed: half-lines)",
               lambda name, value: _ends(name, value), example=0.0,
               edges=(-math.inf, math.inf), bad=[math.nan, "1", None, [math.nan], 1j])
-#: an output distribution over finitely many outcomes (the sum is checked in the body)
-DISTRIBUTION = array(ndim=1, low=0.0, high=1.0, max_size=10**6, example=[0.25, 0.75],
-                     text="a probability vector: a 1-D array of at most 10**6 numbers in "
-                          "[0, 1] summing to 1")
+#: an output distribution over finitely many outcomes
+_PROBABILITIES = array(ndim=1, low=0.0, high=1.0, max_size=10**6, example=[0.25, 0.75],
+                       text="a probability vector: a 1-D array of at most 10**6 numbers in "
+                            "[0, 1] summing to 1")
+DISTRIBUTION = Domain(_PROBABILITIES.text, lambda name, value: _distribution(name, value),
+                      example=[0.25, 0.75], edges=([1.0],),
+                      bad=[*_PROBABILITIES.bad, [0.5, 0.25], [1.0, 1.0]])
 #: prior probabilities: a number or an array of numbers in [0, 1]
 PRIORS = one_of(PROBABILITY, array(low=0.0, high=1.0, min_size=0),
                 text="a number or an array of numbers in [0, 1]")
@@ -85,21 +88,9 @@ def laplace_event_probability(low, high, value: float, sensitivity: float, epsil
 
     each evaluated without cancellation, so tail events keep their relative accuracy.
 
-    Parameters
-    ----------
-    low, high : float or array of float
-        The ends of the interval (broadcast against each other; ``-inf`` / ``inf`` for
-        half-lines), low ≤ high.
-    value : float
-        The exact answer f(D).
-    sensitivity, epsilon : float
-        Δ and ε of the mechanism: b = Δ/ε.
-    log : bool
-        Return the natural log of the probability (−inf for an empty interval).
-
-    Returns
-    -------
-    float or numpy.ndarray
+    ``low`` ≤ ``high`` are broadcast against each other (``-inf`` / ``inf`` for
+    half-lines); ``value`` is the exact answer f(D); ``log=True`` returns the natural log
+    of the probability (−inf for an empty interval).
     """
     low, high = np.broadcast_arrays(low, high)
     if np.any(low > high):
@@ -130,18 +121,6 @@ def smallest_delta(p, p_prime, epsilon: float) -> float:
     the larger of the two hockey-stick divergences ([BBG18]_); the pair satisfies the
     inequality of [DR14]_ Def. 2.4 for every event, in both orders, exactly when δ ≥ δ(ε).
     At ε = 0 it is the total-variation distance.
-
-    Parameters
-    ----------
-    p, p_prime : 1-D array of float
-        Probabilities of the same outcomes under D and under D′ (each sums to 1).
-    epsilon : float
-        ε ≥ 0.
-
-    Returns
-    -------
-    float
-        δ(ε) in [0, 1].
     """
     p, p_prime = _pair(p, p_prime)
     return max(_one_way(p, p_prime, epsilon), _one_way(p_prime, p, epsilon))
@@ -157,19 +136,8 @@ def smallest_epsilon(p, p_prime, delta: float = 0.0) -> float:
     (found by bisection: δ(ε) decreases in ε), 0 if the distributions are already within
     δ in total variation, and ``inf`` if the outcomes possible on one side only carry
     more than δ. "Within δ" allows a relative 1e-9 for the rounding of the probabilities
-    (1 − 0.999 is not exactly 0.001 in floating point).
-
-    Parameters
-    ----------
-    p, p_prime : 1-D array of float
-        Probabilities of the same outcomes under D and under D′ (each sums to 1).
-    delta : float
-        δ.
-
-    Returns
-    -------
-    float
-        ε ≥ 0, or ``inf`` when no ε is enough.
+    (1 − 0.999 is not exactly 0.001 in floating point). ``p`` and ``p_prime`` are as in
+    :func:`smallest_delta`.
     """
     p, p_prime = _pair(p, p_prime)
     both = (p > 0) & (p_prime > 0)
@@ -208,19 +176,8 @@ def posterior_bound(prior, epsilon: float):
 
     whatever the observer knew before ([KS14]_). The smallest posterior
     is ``1 − posterior_bound(1 − prior, epsilon)``. The bound holds for δ = 0 only: with
-    δ > 0 some outputs may settle the question (:func:`publish_random_records`).
-
-    Parameters
-    ----------
-    prior : float or array of float
-        The observer's probability of D before the output, in [0, 1].
-    epsilon : float
-        ε ≥ 0 (ε = 0: nothing is learned).
-
-    Returns
-    -------
-    float or numpy.ndarray
-        Same shape as ``prior``.
+    δ > 0 some outputs may settle the question (:func:`publish_random_records`). At ε = 0
+    nothing is learned. The result has the shape of ``prior``.
     """
     # e^ε·prior odds, as a probability: expit(ε + logit(prior)) never overflows
     bound = special.expit(epsilon + special.logit(prior))
@@ -238,21 +195,8 @@ def group_privacy(epsilon: float, k: int, delta: float = 0.0) -> tuple[float, fl
         δ_k = δ (1 + e^ε + … + e^{(k−1)ε}) = δ (e^{kε} − 1)/(e^ε − 1) ≤ k e^{(k−1)ε} δ
 
     ([DR14]_ Thm 2.2 for δ = 0; the same chain for δ > 0). For δ = 0 the bound kε is
-    attained, e.g. by the Laplace mechanism on a count that k people move by k.
-
-    Parameters
-    ----------
-    epsilon : float
-        The mechanism's ε for one person.
-    k : int
-        Group size (k = 1: the mechanism's own guarantee).
-    delta : float
-        The mechanism's δ for one person.
-
-    Returns
-    -------
-    tuple of float
-        ``(k·ε, δ_k)``; δ_k is reported as 1.0 (no guarantee) once the sum reaches 1.
+    attained, e.g. by the Laplace mechanism on a count that k people move by k. δ_k is
+    reported as 1.0 (no guarantee) once the sum reaches 1.
     """
     if delta == 0:
         return k * epsilon, 0.0
@@ -270,20 +214,8 @@ def publish_random_records(records, delta: float, rng=None):
     P[M(D) ∈ S] ≤ P[M(D′) ∈ S] + δ: the mechanism is (0, δ)-DP. Yet it prints complete
     records: each person's with probability δ, about n·δ of them in a dataset of n people.
     With δ near 1/n someone is exposed in a typical run; hence δ ≪ 1/n ([DR14]_ Sec. 2.3,
-    after Def. 2.4).
-
-    Parameters
-    ----------
-    records : pandas DataFrame or Series, or array
-        One record per row.
-    delta : float
-        The probability with which each record is published.
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    Same type as ``records``
-        The published rows, in their original order (often none).
+    after Def. 2.4). Returns the published rows (often none), in their original order and
+    of the type of ``records``.
     """
     published = rng.random(len(records)) < delta
     return records[published]
@@ -293,11 +225,16 @@ def publish_random_records(records, delta: float, rng=None):
 _ROUNDING = 1e-9   # relative slack on δ for probabilities given to about 1e-16 each
 
 
+def _distribution(name: str, value: Any) -> np.ndarray:
+    """A probability vector: numbers in [0, 1] adding up to 1 (to 1e-9)."""
+    dist = _PROBABILITIES(name, value)
+    if abs(float(dist.sum()) - 1.0) <= 1e-9:
+        return dist
+    raise refuse(name, dist.tolist(), f"a probability vector (sum {dist.sum():.12g})")
+
+
 def _pair(p: np.ndarray, p_prime: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Two probability vectors over the same outcomes (the rule that ties them)."""
-    for name, dist in (("p", p), ("p_prime", p_prime)):
-        if abs(float(dist.sum()) - 1.0) > 1e-9:
-            raise refuse(name, dist.tolist(), f"a probability vector (sum {dist.sum():.12g})")
     if p.shape != p_prime.shape:
         raise refuse("p_prime.shape", p_prime.shape, f"p.shape {p.shape}: the same outcomes")
     return p, p_prime

@@ -55,23 +55,8 @@ def l2_laplace_norm_distribution(dim: int, beta: float):
     It is ``Gamma(shape=dim, scale=1/beta)`` (see the module docstring for
     the derivation): mean ``dim/β``, standard deviation ``√dim/β``. Use its
     ``ppf`` for high-probability bounds on the noise norm, e.g.
-    ``l2_laplace_norm_distribution(d, β).ppf(0.95)``.
-
-    Parameters
-    ----------
-    dim : int
-        Dimension d.
-    beta : float
-        Rate β.
-
-    Returns
-    -------
-    scipy.stats frozen distribution
-        ``scipy.stats.gamma(a=dim, scale=1/beta)``.
-
-    References
-    ----------
-    .. [CMS11] Chaudhuri, Monteleoni & Sarwate (2011), the noise density of Algorithms 1-2.
+    ``l2_laplace_norm_distribution(d, β).ppf(0.95)``. The noise density is that of
+    Algorithms 1-2 of [CMS11]_.
     """
     return stats.gamma(a=dim, scale=1.0 / beta)
 
@@ -86,31 +71,10 @@ def sample_l2_laplace(dim: int, beta: float, size: int | None = None,
     times an independent ``Gamma(shape=dim, scale=1/β)`` norm; this is the
     noise distribution ν(b) of [CMS11]_, used with
     ``β = nΛε/2`` by output perturbation (Algorithm 1) and with ``β = ε'/2``
-    by objective perturbation (Algorithm 2).
-
-    Parameters
-    ----------
-    dim : int
-        Dimension d.
-    beta : float
-        Rate β. Larger β means smaller noise (mean norm ``d/β``).
-    size : int or None
-        ``None`` for one vector of shape ``(dim,)``; an integer m for m independent
-        vectors, shape ``(m, dim)``, with ``m × dim ≤ 10**7`` (an 80 MB result).
-    rng : None, int or numpy.random.Generator
-        Source of randomness.
-
-    Returns
-    -------
-    numpy.ndarray
-        Shape ``(dim,)`` or ``(size, dim)``.
-
-    References
-    ----------
-    .. [CMS11] K. Chaudhuri, C. Monteleoni and A. D. Sarwate. Differentially
-       private empirical risk minimization. JMLR 12, 2011, Algorithms 1 and 2.
-    .. [M59] M. E. Muller. A note on a method for generating points uniformly
-       on n-dimensional spheres. CACM 2(4), 1959.
+    by objective perturbation (Algorithm 2); the uniform direction is Muller's [M59]_.
+    Larger β means smaller noise (mean norm ``d/β``). ``size=None`` draws one vector of
+    shape ``(dim,)``; an integer m draws m independent vectors, shape ``(m, dim)``, with
+    ``m × dim ≤ 10**7`` (an 80 MB result).
     """
     if size is not None and size * dim > ENTRIES_MAX:
         raise refuse("size", size, f"≤ {ENTRIES_MAX // dim:,} with dim={dim} (size·dim ≤ 1e7)")

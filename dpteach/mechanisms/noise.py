@@ -35,14 +35,9 @@ from .._validation import (DELTA_POSITIVE, EPSILON, RNG, SCALE, SENSITIVITY, VAL
                            one_of, real, refuse, validate)
 
 __all__ = [
-    "laplace_scale",
-    "laplace_mechanism",
-    "gaussian_sigma",
-    "gaussian_delta",
-    "gaussian_epsilon",
-    "gaussian_mechanism",
-    "laplace_privacy_loss",
-    "gaussian_privacy_loss",
+    "laplace_scale", "laplace_mechanism",
+    "gaussian_sigma", "gaussian_delta", "gaussian_epsilon", "gaussian_mechanism",
+    "laplace_privacy_loss", "gaussian_privacy_loss",
 ]
 
 #: δ of the Gaussian mechanism: Gaussian noise never gives pure DP, so δ = 0 is refused
@@ -59,18 +54,6 @@ def laplace_scale(sensitivity: float, epsilon: float) -> float:
     ``f(x) + Lap(b)`` with ``b = Δ₁/ε`` is (ε, 0)-DP, where Δ₁ is the ℓ1 sensitivity of
     ``f`` ([DR14]_, Thm 3.6). Its expected absolute error per coordinate is ``b`` and its
     standard deviation ``√2·b``.
-
-    Parameters
-    ----------
-    sensitivity : float
-        ℓ1 sensitivity Δ₁ of the query.
-    epsilon : float
-        The privacy parameter ε.
-
-    Returns
-    -------
-    float
-        ``b``; the noise variance is ``2b²``.
     """
     return sensitivity / epsilon
 
@@ -107,24 +90,14 @@ def gaussian_sigma(sensitivity: float, epsilon: float, delta: float,
                    method: str = "analytic") -> float:
     """Noise standard deviation σ for an (ε, δ)-DP Gaussian mechanism.
 
-    Parameters
-    ----------
-    sensitivity : float
-        ℓ2 sensitivity Δ₂ of the query.
-    epsilon : float
-        The privacy parameter ε. The classic bound needs ε < 1.
-    delta : float
-        δ > 0: no Gaussian noise level gives pure DP.
-    method : {"analytic", "classic"}
-        ``"classic"``: ``σ = Δ₂ √(2 ln(1.25/δ)) / ε`` ([DR14]_, Thm A.1), proved only
-        for ε < 1; ε ≥ 1 is refused. ``"analytic"``: the smallest σ with
-        ``gaussian_delta(σ) ≤ δ`` ([BW18]_, Thm 8 and Alg. 1), found by a bracketing
-        root search to about 1e-12 relative; valid for every ε > 0 and never larger
-        than the classic σ.
+    ``sensitivity`` is the ℓ2 sensitivity Δ₂ of the query; δ > 0 (no Gaussian noise level
+    gives pure DP).
 
-    Returns
-    -------
-    float
+    * ``method="classic"``: ``σ = Δ₂ √(2 ln(1.25/δ)) / ε`` ([DR14]_, Thm A.1), proved only
+      for ε < 1; ε ≥ 1 is refused.
+    * ``method="analytic"``: the smallest σ with ``gaussian_delta(σ) ≤ δ`` ([BW18]_, Thm 8
+      and Alg. 1), found by a bracketing root search to about 1e-12 relative; valid for
+      every ε > 0 and never larger than the classic σ.
     """
     if method == "analytic":
         return _analytic_sigma(sensitivity, epsilon, delta)
@@ -141,20 +114,9 @@ def gaussian_delta(sigma: float, sensitivity: float, epsilon: float) -> float:
     the standard normal CDF and Δ the ℓ2 sensitivity. The mechanism ``f(x) + N(0, σ² I)``
     is (ε, δ)-DP if and only if δ ≥ δ(ε): the bound is tight, not a tail estimate.
 
-    Parameters
-    ----------
-    sigma : float
-        Noise standard deviation σ.
-    sensitivity : float
-        ℓ2 sensitivity Δ.
-    epsilon : float
-        ε ≥ 0 (ε = 0 gives the total-variation distance ``2Φ(Δ/2σ) − 1``), up to 1e40:
-        every ε that :func:`gaussian_epsilon` returns on the teaching domain.
-
-    Returns
-    -------
-    float
-        δ in [0, 1) (in floating point it rounds to 1.0 when σ ≪ Δ).
+    ε = 0 gives the total-variation distance ``2Φ(Δ/2σ) − 1``; ε goes up to 1e40, every ε
+    that :func:`gaussian_epsilon` returns on the teaching domain. δ lies in [0, 1) (in
+    floating point it rounds to 1.0 when σ ≪ Δ).
     """
     a, b = sensitivity / (2 * sigma), epsilon * sigma / sensitivity
     # e^ε Φ(−a−b) as exp(ε + log Φ(−a−b)): e^ε alone overflows for ε > 709. The term is
@@ -167,28 +129,13 @@ def gaussian_delta(sigma: float, sensitivity: float, epsilon: float) -> float:
 def gaussian_epsilon(sigma: float, delta: float, sensitivity: float = 1.0) -> float:
     """Exact ε of the Gaussian mechanism at δ: the root of Balle–Wang's δ(ε) ([BW18]_ Thm 8).
 
-    δ(ε) decreases in ε, so the root is unique; 0 if already δ(0) ≤ δ. The root is found
-    in t = ε/μ − μ/2 (μ = Δ/σ) to about 1e-14, so ε = μ²/2 + tμ is accurate to about
-    1e-13 relative even when σ ≪ Δ, then nudged up so that ``gaussian_delta(σ, Δ, ε) ≤ δ``
-    holds exactly as computed.
-
-    Parameters
-    ----------
-    sigma : float
-        Noise standard deviation σ.
-    delta : float
-        δ > 0.
-    sensitivity : float, default 1
-        ℓ2 sensitivity Δ.
-
-    Returns
-    -------
-    float
-        ε ≥ 0 (it may exceed the ε of the teaching domain when σ ≪ Δ: a result, not a
-        parameter).
+    δ(ε) decreases in ε, so the root is unique; 0 if already δ(0) ≤ δ. ε is accurate to
+    about 1e-13 relative even when σ ≪ Δ, and ``gaussian_delta(σ, Δ, ε) ≤ δ`` holds
+    exactly as computed. The result may exceed the ε of the teaching domain when σ ≪ Δ (a
+    result, not a parameter).
     """
-    # Solve for t = ε/μ − μ/2 (μ = Δ/σ), where δ is a smooth function of t alone and μ;
-    # then ε = μt + μ²/2 is accurate to rounding even when ε ≈ μ²/2 is huge.
+    # Solve for t = ε/μ − μ/2 (μ = Δ/σ) to about 1e-14, where δ is a smooth function of t
+    # alone and μ; then ε = μt + μ²/2 is accurate to rounding even when ε ≈ μ²/2 is huge.
     mu = sensitivity / sigma
     if _delta_at(-mu / 2, mu) <= delta:                       # already at ε = 0
         return 0.0
@@ -207,20 +154,8 @@ def gaussian_mechanism(value, sensitivity: float, epsilon: float, delta: float,
     """Release ``value + N(0, σ² I)`` with σ from :func:`gaussian_sigma`.
 
     (ε, δ)-DP when ``sensitivity`` bounds the ℓ2 sensitivity of ``value`` ([DR14]_ Thm
-    A.1 for ``method="classic"``, ε < 1; [BW18]_ Thm 8 for ``method="analytic"``).
-
-    Parameters
-    ----------
-    value : float or array_like
-        The exact query answer(s).
-    sensitivity, epsilon, delta, method
-        See :func:`gaussian_sigma`.
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    float or numpy.ndarray
-        Same shape as ``value``.
+    A.1 for ``method="classic"``, ε < 1; [BW18]_ Thm 8 for ``method="analytic"``). The
+    result has the shape of ``value``.
     """
     sigma = gaussian_sigma(sensitivity, epsilon, delta, method)
     return value + rng.normal(0.0, sigma, size=np.shape(value) or None)
@@ -235,21 +170,8 @@ def laplace_privacy_loss(y, sensitivity: float, epsilon: float, value: float = 0
     ``value + Δ + Lap(b)`` (its neighbour D′), ``b = Δ/ε``. Then
     ``ln(p/p') = (|y − value − Δ| − |y − value|)/b``, which by the triangle inequality
     lies in [−ε, ε] for every y ([DR14]_, proof of Thm 3.6): exactly ε left of ``value``,
-    exactly −ε right of ``value + Δ``, and linear in between.
-
-    Parameters
-    ----------
-    y : float or array_like
-        Output(s) of the mechanism.
-    sensitivity, epsilon : float
-        See :func:`laplace_scale`.
-    value : float
-        The exact answer on D.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        Same shape as ``y``, every entry in [−ε, ε].
+    exactly −ε right of ``value + Δ``, and linear in between. The result has the shape of
+    ``y``.
     """
     # the clipped form equals the difference of absolute values, which would cancel to 0
     # in floating point far from the data
@@ -265,23 +187,7 @@ def gaussian_privacy_loss(y, sensitivity: float, sigma: float, value: float = 0.
     ``ln(p/p') = (Δ² − 2Δ(y − value)) / (2σ²)``: linear and unbounded in y, so no σ
     gives pure ε-DP; it exceeds ε in absolute value with a probability governed by δ
     ([DR14]_, proof of Thm A.1; [BW18]_ Sec 3). Under D the loss is distributed as
-    ``N(μ, 2μ)`` with ``μ = Δ²/(2σ²)``.
-
-    Parameters
-    ----------
-    y : float or array_like
-        Output(s).
-    sensitivity : float
-        ℓ2 sensitivity Δ.
-    sigma : float
-        Noise standard deviation σ.
-    value : float
-        The exact answer on D.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        Same shape as ``y``.
+    ``N(μ, 2μ)`` with ``μ = Δ²/(2σ²)``. The result has the shape of ``y``.
     """
     r = sensitivity / sigma
     return _plain(r * (0.5 * r - (y - value) / sigma))

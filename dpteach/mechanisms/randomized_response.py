@@ -3,10 +3,8 @@
 Each respondent randomizes their own answer before it leaves their hands, so no curator
 ever sees the truth (the *local* model). Warner's protocol tells the truth with
 probability ½ + γ, which is ε-DP for ε = ln((½ + γ)/(½ − γ)); its unbiased estimator
-undoes the coin on average, at a standard error that grows like 1/(ε√n). The module holds
-the protocol parametrised by γ or by ε, the estimator and its standard error, k-ary
-randomized response, a simulator of whole surveys, and the comparison of local and
-central (Laplace) error for a proportion.
+undoes the coin on average, at a standard error that grows like 1/(ε√n), against 1/(εn)
+for a central (Laplace) count.
 
 References
 ----------
@@ -35,17 +33,9 @@ from .._validation import (EPSILON, POSITIVE_COUNT, PROBABILITY, RNG, array, cho
                            refuse, validate)
 
 __all__ = [
-    "rr_epsilon_from_gamma",
-    "rr_gamma_from_epsilon",
-    "randomized_response",
-    "RREstimate",
-    "rr_estimate",
-    "rr_std_error",
-    "k_randomized_response",
-    "k_rr_estimate",
-    "simulate_rr_estimates",
-    "rr_local_std",
-    "central_laplace_rate_std",
+    "rr_epsilon_from_gamma", "rr_gamma_from_epsilon", "randomized_response", "RREstimate",
+    "rr_estimate", "rr_std_error", "k_randomized_response", "k_rr_estimate",
+    "simulate_rr_estimates", "rr_local_std", "central_laplace_rate_std",
 ]
 
 #: γ: the truth is told with probability ½ + γ. From γ(ε = 1e-6) ≈ 2.5e-7, so that γ and ε
@@ -87,17 +77,8 @@ def rr_epsilon_from_gamma(gamma: float) -> float:
     ``ε = ln((½ + γ)/(½ − γ)) = 2 artanh(2γ)``
 
     ([W65]_; [DR14]_ Sec 3.2 and Claim 3.5 for γ = ¼, ε = ln 3). The artanh
-    form stays accurate for small γ.
-
-    Parameters
-    ----------
-    gamma : float
-        γ in (0, ½): γ = 0 reveals nothing (ε = 0), γ = ½ always tells the truth
-        (ε = ∞).
-
-    Returns
-    -------
-    float
+    form stays accurate for small γ. γ = 0 would reveal nothing (ε = 0), γ = ½ always
+    tells the truth (ε = ∞).
     """
     return 2.0 * math.atanh(2.0 * gamma)
 
@@ -109,16 +90,6 @@ def rr_gamma_from_epsilon(epsilon: float) -> float:
     Solving ``ε = ln((½+γ)/(½−γ))`` for γ gives
     ``γ = e^ε/(1+e^ε) − ½ = ½ tanh(ε/2)`` ([W65]_; [DR14]_ Sec 3.2). From ε ≈ 38 on the
     result rounds to ½ (the truth is always told).
-
-    Parameters
-    ----------
-    epsilon : float
-        The privacy parameter ε.
-
-    Returns
-    -------
-    float
-        γ in (0, ½].
     """
     return 0.5 * math.tanh(epsilon / 2)
 
@@ -134,19 +105,9 @@ def randomized_response(bits, gamma: float | None = None,
     is γ = ¼, ε = ln 3 ([DR14]_ Sec 3.2, Claim 3.5). Local ε-DP for each
     respondent: ``P[report = r | bit = 1] / P[report = r | bit = 0] ≤ e^ε``.
 
-    Parameters
-    ----------
-    bits : int, bool or 1-D array_like of 0/1
-        The true answers.
-    gamma, epsilon : float, optional
-        Give exactly one. γ = ½ always tells the truth (no privacy: ε = ∞).
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    int or numpy.ndarray of int8
-        The reported bit(s): an ``int`` for a scalar ``bits``, else an array of
-        the same length as ``bits``.
+    Give exactly one of ``gamma`` and ``epsilon`` (γ = ½ always tells the truth: no
+    privacy). Returns the reported bit(s): an ``int`` for a scalar ``bits``, else an int8
+    array of the same length.
     """
     p_truth = 0.5 + _gamma(gamma, epsilon)
     bits = bits.astype(np.int8)
@@ -189,20 +150,7 @@ def rr_std_error(rate: float, n: int, gamma: float | None = None,
     Since ``λ(1−λ) = (¼ − γ²) + 4γ²π(1−π)`` this splits into the noise of the
     coins, ``(¼ − γ²)/(4nγ²)``, plus the ordinary sampling variance
     ``π(1−π)/n``. For a *fixed* group of people (a census, not a random sample)
-    only the first term remains.
-
-    Parameters
-    ----------
-    rate : float
-        π in [0, 1].
-    n : int
-        Number of respondents.
-    gamma, epsilon : float, optional
-        Give exactly one (see :func:`randomized_response`).
-
-    Returns
-    -------
-    float
+    only the first term remains. Give exactly one of ``gamma`` and ``epsilon``.
     """
     g = _gamma(gamma, epsilon)
     lam = 0.5 - g + 2 * g * rate          # = (½+γ)π + (½−γ)(1−π)
@@ -218,20 +166,8 @@ def rr_estimate(reports, gamma: float | None = None, epsilon: float | None = Non
     ``E[Ȳ] = (½+γ)π + (½−γ)(1−π) = ½ − γ + 2γπ``, so
     ``π̂ = (Ȳ − ½ + γ) / (2γ)`` is unbiased, with
     ``Var(π̂) = λ(1−λ)/(n·4γ²)``, λ = E[Ȳ] ([W65]_). The standard error
-    plugs in λ̂ = Ȳ; the interval is the Wald interval (see :class:`RREstimate`).
-
-    Parameters
-    ----------
-    reports : 1-D array_like of 0/1
-        The randomized reports (output of :func:`randomized_response`).
-    gamma, epsilon : float, optional
-        Give exactly one: the parameter the reports were produced with.
-    confidence : float
-        Level of the interval.
-
-    Returns
-    -------
-    RREstimate
+    plugs in λ̂ = Ȳ; the interval is the Wald interval (see :class:`RREstimate`). Give
+    exactly one of ``gamma`` and ``epsilon``: the parameter the reports were produced with.
     """
     g = _gamma(gamma, epsilon)
     n = int(reports.size)
@@ -250,21 +186,8 @@ def k_randomized_response(values, k: int, epsilon: float, rng=None):
     ``p = e^ε/(e^ε + k − 1)`` and as each other value with probability
     ``q = 1/(e^ε + k − 1)``; p/q = e^ε so this is local ε-DP ([KOV16]_;
     [WBLJ17]_ Sec 4.1). For k = 2 it is Warner's protocol with
-    γ = ½ tanh(ε/2).
-
-    Parameters
-    ----------
-    values : int or 1-D array_like of ints in [0, k−1]
-    k : int
-        Number of categories.
-    epsilon : float
-        The privacy parameter ε.
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    int or numpy.ndarray of int64
-        An ``int`` for a scalar ``values``, else an array of the same length.
+    γ = ½ tanh(ε/2). Returns an ``int`` for a scalar ``values``, else an array of the
+    same length.
     """
     values = _below_k("values", values, k)
     p, _ = _k_rr_probs(k, epsilon)
@@ -290,18 +213,6 @@ def k_rr_estimate(reports, k: int, epsilon: float) -> np.ndarray:
     ``π̂_v = c_v/n + (k·c_v − n)/(n (e^ε − 1))`` with ``expm1``: the textbook
     form subtracts nearly equal numbers and divides by p − q, which loses all
     digits for small ε.
-
-    Parameters
-    ----------
-    reports : 1-D array_like of ints in [0, k−1]
-    k : int
-        Number of categories.
-    epsilon : float
-        The ε the reports were produced with.
-
-    Returns
-    -------
-    numpy.ndarray of shape (k,)
     """
     reports = _below_k("reports", reports, k)
     counts = np.bincount(reports, minlength=k).astype(float)
@@ -335,27 +246,8 @@ def simulate_rr_estimates(true_rate: float, n: int, gamma: float | None = None,
     two options give identically distributed estimates. ``"auto"`` simulates
     reports while ``n·n_trials ≤ 2·10⁶`` and uses the binomial beyond.
 
-    The estimate of each survey is the one :func:`rr_estimate`
-    returns. That estimator is affine in the fraction of "yes" reports
-    ``Ȳ`` (``π̂ = (Ȳ − (1−p))/(2p−1)``, [W65]_), so it is evaluated for all
-    surveys at once from its values at ``Ȳ = 0`` and ``Ȳ = 1``.
-
-    Parameters
-    ----------
-    true_rate : float
-        Population rate π in [0, 1].
-    n : int
-        Respondents per survey.
-    gamma, epsilon : float
-        Exactly one: γ or ε.
-    n_trials : int
-        Number of surveys.
-    rng : None, int or numpy.random.Generator
-    simulation : {"auto", "reports", "binomial"}
-
-    Returns
-    -------
-    numpy.ndarray of shape (n_trials,)
+    Each survey's estimate is the one :func:`rr_estimate` returns (implementation notes:
+    docs/library/mechanisms.md). Give exactly one of ``gamma`` and ``epsilon``.
     """
     p = 0.5 + _gamma(gamma, epsilon)
     if simulation == "reports" and n * n_trials > REPORTS_MAX:   # 'binomial': same law
@@ -393,18 +285,7 @@ def rr_local_std(n, epsilon: float):
     It is Θ(1/(ε√n)) for small ε, which is optimal for local protocols
     ([CSS12]_). Evaluated in the equal form ``1 / (2 sinh(ε/2) √n)``, accurate to
     rounding for every ε (``p`` and ``2p − 1`` lose digits for small and large ε).
-
-    Parameters
-    ----------
-    n : int or array_like of int
-        Dataset size(s).
-    epsilon : float
-        The privacy parameter ε.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        A ``float`` for a scalar ``n``, else an array of the same length.
+    Returns a ``float`` for a scalar ``n``, else an array of the same length.
     """
     half = epsilon / 2
     # 1/(2 sinh x) = e^{−x}/(1 − e^{−2x}), which is e^{−x} to double precision for x ≥ 40
@@ -419,19 +300,7 @@ def central_laplace_rate_std(n, epsilon: float):
 
     A trusted curator adds Laplace noise of scale ``1/ε`` to the count
     (sensitivity 1, [DR14]_ Thm 3.6), so the rate has standard deviation
-    ``√2 / (ε n)``.
-
-    Parameters
-    ----------
-    n : int or array_like of int
-        Dataset size(s).
-    epsilon : float
-        The privacy parameter ε.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        A ``float`` for a scalar ``n``, else an array of the same length.
+    ``√2 / (ε n)``, a ``float`` for a scalar ``n``, else an array of the same length.
     """
     b = 1.0 / epsilon                       # the Laplace scale Δ/ε of a count (Δ = 1)
     out = math.sqrt(2) * b / n

@@ -57,17 +57,10 @@ from .._validation import (EPSILON, FLAG, RNG, SENSITIVITY, Domain, array, choic
                            validate)
 
 __all__ = [
-    "exponential_mechanism_probabilities",
-    "exponential_mechanism",
-    "mode_utility",
-    "median_utility",
-    "private_mode_probabilities",
-    "private_mode",
-    "private_median_probabilities",
-    "private_median",
-    "report_noisy_max_scale",
-    "report_noisy_max",
-    "report_noisy_max_probabilities",
+    "exponential_mechanism_probabilities", "exponential_mechanism", "mode_utility",
+    "median_utility", "private_mode_probabilities", "private_mode",
+    "private_median_probabilities", "private_median",
+    "report_noisy_max_scale", "report_noisy_max", "report_noisy_max_probabilities",
 ]
 
 SIZE_MAX = 10 ** 6            #: largest ``size`` (number of draws) of the samplers
@@ -121,23 +114,8 @@ def exponential_mechanism_probabilities(scores, sensitivity: float, epsilon: flo
     lose up to a factor 2 (ratios up to ``e^{2ε}``).
 
     Computed as the ``softmax`` of ``rate·(u − max u)``, so scores such as 1e6 with
-    ε = 100 do not overflow.
-
-    Parameters
-    ----------
-    scores : array_like, shape (k,)
-        Utilities ``u(D, r)`` of the k candidates on the dataset.
-    sensitivity : float
-        Δu.
-    epsilon : float
-        The privacy parameter ε.
-    monotonic : bool
-        Use ``ε/Δu`` instead of ``ε/(2Δu)``; only valid for monotone scores.
-
-    Returns
-    -------
-    numpy.ndarray, shape (k,)
-        Probabilities summing to 1.
+    ε = 100 do not overflow. ``scores`` are the utilities ``u(D, r)`` of the k candidates
+    on the dataset, ``sensitivity`` is Δu.
     """
     return special.softmax(_em_logits(scores, sensitivity, epsilon, monotonic))
 
@@ -156,21 +134,10 @@ def exponential_mechanism(scores, sensitivity: float, epsilon: float,
     overflow. ε-DP ([DR14]_ Thm 3.10); see
     :func:`exponential_mechanism_probabilities` for ``monotonic``.
 
-    Parameters
-    ----------
-    scores, sensitivity, epsilon, monotonic
-        See :func:`exponential_mechanism_probabilities`.
-    size : int, optional
-        Number of independent draws, with ``size × k ≤ 2·10**7`` (each draw uses one
-        noise value per candidate); ``None`` returns a single int. Each draw is a
-        separate ε-DP release (k draws cost kε by composition).
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    int or numpy.ndarray of int
+    ``size`` asks for that many independent draws (an array; ``None``: one int), with
+    ``size × k ≤ 2·10**7``. Each draw is a separate ε-DP release (k draws cost kε by
+    composition).
     """
-    _check_draws(size, scores.size)
     logits = _em_logits(scores, sensitivity, epsilon, monotonic)
     return _argmax_with_noise(logits, _gumbel, size, rng)
 
@@ -184,17 +151,6 @@ def mode_utility(data, candidates) -> np.ndarray:
     add/remove. Values of ``data`` that are not among the (public) ``candidates``
     count for none of them: they are ignored rather than rejected, because an
     error that depends on the data would itself leak information.
-
-    Parameters
-    ----------
-    data : array_like, shape (n,)
-        Numbers or labels (strings).
-    candidates : array_like, shape (k,)
-        The public, data-independent output range, distinct values.
-
-    Returns
-    -------
-    numpy.ndarray of float, shape (k,)
     """
     import pandas as pd
 
@@ -211,14 +167,8 @@ def median_utility(data, candidates) -> np.ndarray:
     exactly one of the two counts by at most 1, so ``Δu = 1`` under add/remove;
     replacing a record can move one count down and the other up, so ``Δu = 2``
     under replacement. The score is not monotone. Data outside the candidate
-    range need no clipping: they simply count as below or above every candidate.
-
-    Parameters
-    ----------
-    data : array_like of float, shape (n,)
-        The records (n = 0 is allowed: every candidate scores 0).
-    candidates : array_like of float, shape (k,)
-        Public grid of possible outputs, distinct (any order).
+    range need no clipping: they simply count as below or above every candidate (and
+    with no data every candidate scores 0).
     """
     x = np.sort(data)
     below = np.searchsorted(x, candidates, side="left")
@@ -245,22 +195,8 @@ def private_mode(data, candidates, epsilon: float,
     sensitivity 1. Under add/remove neighbours the counts are monotone, so the
     sharper exponent ``ε·u`` is used ([DR14]_ Sec 3.4; [MT07]_); under
     ``neighbouring="replace"`` the score is not monotone and the exponent is
-    ``ε·u/2`` ([DR14]_ Def 3.4, Thm 3.10).
-
-    Parameters
-    ----------
-    data : array_like, shape (n,)
-        Records (numbers or labels).
-    candidates : array_like, shape (k,)
-        Public list of possible answers (e.g. all education levels).
-    epsilon : float
-    neighbouring : {"add_remove", "replace"}
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    object
-        One element of ``candidates``.
+    ``ε·u/2`` ([DR14]_ Def 3.4, Thm 3.10). ``candidates`` is the public list of possible
+    answers (e.g. all education levels); one of them is returned.
     """
     scores = mode_utility(data, candidates)
     sens, mono = _mode_rate_args(neighbouring)
@@ -289,21 +225,8 @@ def private_median(data, candidates, epsilon: float,
     sensitivity is the whole domain width, the error here is measured in
     *ranks*: with probability ≥ 1 − β the output has score within
     ``(2Δu/ε)·ln(k/β)`` of the best ([DR14]_ Thm 3.11), k = number of
-    candidates.
-
-    Parameters
-    ----------
-    data : array_like of float, shape (n,)
-    candidates : array_like of float, shape (k,)
-        Public grid, e.g. ``np.arange(17, 91)`` for ages; must not depend on the data.
-    epsilon : float
-    neighbouring : {"add_remove", "replace"}
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    float
-        One of the candidates.
+    candidates. The grid is public, e.g. ``np.arange(17, 91)`` for ages: it must not depend
+    on the data.
     """
     scores = median_utility(data, candidates)
     idx = exponential_mechanism(scores, _median_sensitivity(neighbouring), epsilon, rng=rng)
@@ -322,19 +245,6 @@ def report_noisy_max_scale(sensitivity: float, epsilon: float, monotonic: bool =
     that moves by at most 2Δ between neighbours, and the Laplace, exponential
     and Gumbel survival functions change by at most ``e^{2Δ/b}`` under such a
     shift.
-
-    Parameters
-    ----------
-    sensitivity : float
-        Δ.
-    epsilon : float
-        The privacy parameter ε.
-    monotonic : bool
-
-    Returns
-    -------
-    float
-        The scale b.
     """
     return _rnm_factor(monotonic) * sensitivity / epsilon
 
@@ -357,28 +267,10 @@ def report_noisy_max(scores, sensitivity: float, epsilon: float,
     * ``noise="gumbel"`` — identical in distribution to the exponential mechanism
       with the same ε (Gumbel-max trick; [DuR19]_).
 
-    Scores are measured in units of b from the best one.
-
-    Parameters
-    ----------
-    scores : array_like, shape (k,)
-        The exact scores, e.g. counts.
-    sensitivity : float
-        Δ: each score changes by at most Δ between neighbours.
-    epsilon : float
-    monotonic : bool
-        True only if the scores are monotone (see the module docstring).
-    noise : {"laplace", "exponential", "gumbel"}
-    size : int, optional
-        Number of independent draws (each is a separate ε-DP release), with
-        ``size × k ≤ 2·10**7``.
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    int or numpy.ndarray of int
+    Each score changes by at most Δ = ``sensitivity`` between neighbours; ``monotonic`` only
+    if the scores are monotone (see the module docstring). ``size`` as in
+    :func:`exponential_mechanism`.
     """
-    _check_draws(size, scores.size)
     z = _rnm_logits(scores, sensitivity, epsilon, monotonic)   # in units of b, best = 0
     return _argmax_with_noise(z, _rnm_draw(noise), size, rng)
 
@@ -391,19 +283,9 @@ def report_noisy_max_probabilities(scores, sensitivity: float, epsilon: float,
     For Gumbel noise this is the exponential-mechanism softmax. For Laplace and
     exponential noise it is ``Pr[i] = ∫ f(x − u_i/b) Π_{j≠i} F(x − u_j/b) dx``
     (f, F the standard density and CDF), evaluated by composite Gauss–Legendre
-    quadrature split at every kink (absolute error ~1e-13).
-
-    Parameters
-    ----------
-    scores, sensitivity, epsilon, monotonic, noise
-        See :func:`report_noisy_max`. Time grows as k², so Laplace and
-        exponential noise take at most 1,000 candidates (a few seconds);
-        Gumbel noise any number.
-
-    Returns
-    -------
-    numpy.ndarray, shape (k,)
-        Probabilities summing to 1 (to ~1e-12).
+    quadrature split at every kink (absolute error ~1e-13; the sum is 1 to ~1e-12). Time
+    grows as k², so Laplace and exponential noise take at most 1,000 candidates (a few
+    seconds); Gumbel noise any number.
     """
     if noise != "gumbel" and scores.size > QUADRATURE_K_MAX:     # time grows as k²
         raise refuse("len(scores)", scores.size, f"≤ {QUADRATURE_K_MAX:,} with noise={noise!r}")
@@ -419,12 +301,6 @@ def report_noisy_max_probabilities(scores, sensitivity: float, epsilon: float,
 _CHUNK = 2_000_000            # max noise draws held in memory at once when sampling many
 _QUAD_CHUNK = 4_000_000       # quadrature nodes × candidates evaluated at once
 _GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(16)
-
-
-def _check_draws(size: int | None, k: int) -> None:
-    """The rule tying ``size`` to the number of candidates: ``size·k ≤ DRAWS_MAX``."""
-    if size is not None and size * k > DRAWS_MAX:       # one noise value per candidate each
-        raise refuse("size", size, f"≤ {DRAWS_MAX // k:,} with {k} candidates (size·k ≤ 2e7)")
 
 
 def _labels(domain: Domain, name: str, value, min_size: int) -> np.ndarray:
@@ -479,8 +355,11 @@ def _median_sensitivity(neighbouring: str) -> float:
 
 
 def _argmax_with_noise(logits: np.ndarray, draw, size, gen) -> int | np.ndarray:
-    """``argmax(logits + noise)`` once (size None) or ``size`` times, in chunks."""
+    """``argmax(logits + noise)`` once (size None) or ``size`` times, in chunks; the rule
+    tying ``size`` to the number of candidates: ``size·k ≤ DRAWS_MAX`` noise values."""
     k = logits.size
+    if size is not None and size * k > DRAWS_MAX:
+        raise refuse("size", size, f"≤ {DRAWS_MAX // k:,} with {k} candidates (size·k ≤ 2e7)")
     if size is None:
         return int(np.argmax(logits + draw(gen, (k,))))
     out = np.empty(size, dtype=np.int64)

@@ -46,15 +46,9 @@ from .._validation import (COUNT, DELTA, EPSILON, RNG, SENSITIVITY, VALUE, array
                            validate)
 
 __all__ = [
-    "SparseVector",
-    "SparseVectorResult",
-    "sparse_vector_noise_scales",
-    "sparse_vector",
-    "above_threshold",
-    "sparse_vector_without_query_noise",
-    "as_transcript",
-    "sparse_vector_pattern_probability",
-    "no_query_noise_pattern_probability",
+    "SparseVector", "SparseVectorResult", "sparse_vector_noise_scales", "sparse_vector",
+    "above_threshold", "sparse_vector_without_query_noise", "as_transcript",
+    "sparse_vector_pattern_probability", "no_query_noise_pattern_probability",
 ]
 
 MAX_ABOVE_MAX = 10 ** 6        #: largest ``max_above`` (number of ⊤ answers before halting)
@@ -90,21 +84,6 @@ def sparse_vector_noise_scales(epsilon: float, sensitivity: float = 1.0, max_abo
     * δ > 0: ``σ = √(32·c·ln(1/δ))·Δ/ε`` — each run gets
       ``ε/√(8c ln(1/δ))`` and advanced composition gives (ε, δ) ([DR14]_
       Thm 3.25 via Cor 3.21, which assumes ε < 1; larger ε is refused).
-
-    Parameters
-    ----------
-    epsilon : float
-        The privacy parameter ε (< 1 when δ > 0).
-    sensitivity : float
-        Δ.
-    max_above : int
-        c.
-    delta : float
-        0 (pure DP) or the δ of advanced composition.
-
-    Returns
-    -------
-    (float, float)
     """
     sigma = _threshold_scale(epsilon, sensitivity, max_above, delta)
     return sigma, 2.0 * sigma
@@ -154,22 +133,14 @@ class SparseVector:
         Public threshold T.
     epsilon : float
         Total privacy budget of the whole run.
-    sensitivity : float
-        Δ, a bound on every query's sensitivity.
-    max_above : int
-        c, the number of ⊤ answers after which the run halts.
     delta : float
         0 (default, pure ε-DP), or δ > 0 with ε < 1 for the advanced-composition
         allocation.
-    rng : None, int or numpy.random.Generator
 
     Attributes
     ----------
-    n_answered : int
-        Queries answered so far (⊤ and ⊥).
-    n_above : int
-        ⊤ answers so far.
-    halted : bool
+    n_answered, n_above : int
+        Queries answered so far (⊤ and ⊥), and the ⊤ answers among them.
     threshold_noise_scale, query_noise_scale : float
         σ and 2σ.
     """
@@ -187,13 +158,8 @@ class SparseVector:
 
     @validate(answer=VALUE)
     def query(self, answer: float) -> bool:
-        """Answer one query: True (⊤, "above") or False (⊥, "below").
-
-        Parameters
-        ----------
-        answer : float
-            The query's exact value on the dataset.
-        """
+        """Answer one query, given its exact value on the dataset: True (⊤, "above") or
+        False (⊥, "below")."""
         if self.halted:       # its budget is spent: start a new one (and pay for it) to ask more
             raise RuntimeError(f"halted after max_above={self.max_above} 'above' answers")
         noisy = answer + float(self._gen.laplace(0.0, self.query_noise_scale))
@@ -244,18 +210,8 @@ def sparse_vector(values, threshold: float, epsilon: float, sensitivity: float =
 
     ([DR14]_ Alg. 2; with ``max_above=1``, Alg. 1.) The answers for queries
     after the halt are not consulted. The whole run is (ε, δ)-DP however many
-    queries are offered.
-
-    Parameters
-    ----------
-    values : array_like, shape (m,)
-        Exact answers ``f_1(D), …, f_m(D)`` of queries with sensitivity ≤ Δ.
-    threshold, epsilon, sensitivity, max_above, delta, rng
-        See :class:`SparseVector`.
-
-    Returns
-    -------
-    SparseVectorResult
+    queries are offered. ``values`` are the exact answers ``f_1(D), …, f_m(D)`` of queries
+    with sensitivity ≤ Δ; the other parameters are those of :class:`SparseVector`.
     """
     sv = SparseVector(threshold, epsilon, sensitivity, max_above, delta, rng)
     query = SparseVector.query.__wrapped__            # sv.query(v) without re-checking v
@@ -273,16 +229,8 @@ def above_threshold(values, threshold: float, epsilon: float,
     """AboveThreshold ([DR14]_ Alg. 1, Thm 3.23): index of the first ⊤, or None.
 
     Threshold noise ``Lap(2Δ/ε)``, query noise ``Lap(4Δ/ε)``; ε-DP. Releasing the
-    index of the first ⊤ is the same information as the ⊥…⊥⊤ transcript.
-
-    Parameters
-    ----------
-    values, threshold, epsilon, sensitivity, rng
-        As for :func:`sparse_vector` (with ``max_above=1``, δ = 0).
-
-    Returns
-    -------
-    int or None
+    index of the first ⊤ is the same information as the ⊥…⊥⊤ transcript. The parameters
+    are those of :func:`sparse_vector` (with ``max_above=1``, δ = 0).
     """
     res = sparse_vector(values, threshold, epsilon, sensitivity, max_above=1, rng=rng)
     return int(res.above_indices[0]) if res.n_above else None
@@ -302,17 +250,8 @@ def sparse_vector_without_query_noise(values, threshold: float, epsilon: float,
     the *order* of the answers relative to one random cut. If ``f_1(D) = f_2(D)``
     the transcript (⊥, ⊤) is impossible, but adding one person who affects only
     ``f_2`` makes it possible — an infinite probability ratio. See
-    :func:`no_query_noise_pattern_probability` for the exact probabilities.
-
-    Parameters
-    ----------
-    values, threshold, epsilon, sensitivity, rng
-        As for :func:`above_threshold`.
-
-    Returns
-    -------
-    numpy.ndarray of bool, shape (m,)
-        One ⊤/⊥ answer per query.
+    :func:`no_query_noise_pattern_probability` for the exact probabilities. Returns one
+    ⊤/⊥ answer per query.
     """
     scale = _threshold_scale(epsilon, sensitivity, 1, 0.0)      # 2Δ/ε
     noisy_threshold = threshold + rng.laplace(0.0, scale)
@@ -322,22 +261,10 @@ def sparse_vector_without_query_noise(values, threshold: float, epsilon: float,
 # ------------------------------------------------------ exact transcript probabilities
 @validate(answers=TRANSCRIPT, n_queries=COUNT.or_none())
 def as_transcript(answers, n_queries: int | None = None) -> np.ndarray:
-    """A transcript (prefix) of ⊤/⊥ answers as a boolean array, checked.
+    """A transcript (prefix) of ⊤/⊥ answers (True = ⊤, "above") as a boolean array, checked.
 
-    A 1-D sequence of True/False (or 1/0), at most ``n_queries`` long when given (a
-    transcript cannot answer more queries than were asked). An empty transcript is
-    allowed.
-
-    Parameters
-    ----------
-    answers : sequence of bool
-        True = ⊤ ("above"), False = ⊥.
-    n_queries : int, optional
-        Number of queries available.
-
-    Returns
-    -------
-    numpy.ndarray of bool, shape (len(answers),)
+    At most ``n_queries`` long when given (a transcript cannot answer more queries than
+    were asked). An empty transcript is allowed.
     """
     if n_queries is not None and answers.size > n_queries:
         raise refuse("answers", answers, f"at most as long as values ({n_queries})")
@@ -360,20 +287,8 @@ def sparse_vector_pattern_probability(values, answers, threshold: float,
 
     with ρ ~ Lap(σ), ν ~ Lap(2σ), σ = 2cΔ/ε ([DR14]_ Alg. 2). Evaluated by
     Gauss–Legendre quadrature in units of σ (absolute error ~1e-13). A
-    transcript that continues after the c-th ⊤ is impossible (probability 0).
-
-    Parameters
-    ----------
-    values : array_like, shape (m,)
-        Exact query answers.
-    answers : sequence of bool, length ≤ m
-        The transcript prefix (True = ⊤). Time grows as the square of its length.
-    threshold, epsilon, sensitivity, max_above
-        As for :class:`SparseVector` (pure ε-DP allocation).
-
-    Returns
-    -------
-    float
+    transcript that continues after the c-th ⊤ is impossible (probability 0). Time grows
+    as the square of the transcript's length.
     """
     pattern = as_transcript.__wrapped__(answers, values.size)
     sigma = _threshold_scale(epsilon, sensitivity, max_above, 0.0)
@@ -405,17 +320,6 @@ def no_query_noise_pattern_probability(values, answers, threshold: float,
     ≥ some ⊤ query's answer — the source of the infinite privacy loss ([LSL17]_).
     Evaluated with survival functions when both ends lie above T (no
     cancellation of two numbers near 1).
-
-    Parameters
-    ----------
-    values : array_like, shape (m,)
-    answers : sequence of bool, length ≤ m
-    threshold, epsilon, sensitivity
-        As for :func:`sparse_vector_without_query_noise`.
-
-    Returns
-    -------
-    float
     """
     pattern = as_transcript.__wrapped__(answers, values.size)
     scale = _threshold_scale(epsilon, sensitivity, 1, 0.0)      # 2Δ/ε

@@ -58,19 +58,11 @@ from .noise import laplace_mechanism
 from .selection import private_median
 
 __all__ = [
-    "block_estimates",
-    "subsample_and_aggregate_sensitivity",
-    "subsample_and_aggregate",
-    "median_local_sensitivity",
-    "median_distance_to_instability",
-    "ptr_pass_probability",
-    "PTRResult",
-    "propose_test_release_median",
-    "block_answers",
-    "mode_distance_to_instability",
-    "stable_selection_pass_probability",
-    "StableSelection",
-    "stable_selection",
+    "block_estimates", "subsample_and_aggregate_sensitivity", "subsample_and_aggregate",
+    "median_local_sensitivity", "median_distance_to_instability", "ptr_pass_probability",
+    "PTRResult", "propose_test_release_median",
+    "block_answers", "mode_distance_to_instability", "stable_selection_pass_probability",
+    "StableSelection", "stable_selection",
 ]
 
 N_BLOCKS_MAX = 10 ** 9         #: largest number of blocks m in the sensitivity (m) formula
@@ -113,22 +105,8 @@ def block_estimates(data, statistic="mean", n_blocks: int = 10,
     Replacing one record changes exactly one block. This is the first step of
     :func:`subsample_and_aggregate`, exposed so that students can see the
     spread of the block estimates; publishing them is *not* differentially
-    private.
-
-    Parameters
-    ----------
-    data : array_like, shape (n,) or (n, d)
-        Records (rows).
-    statistic : {"mean", "median"} or callable
-        A callable receives one block (an array of rows) and returns a number.
-    n_blocks : int
-        m, between 1 and n.
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    numpy.ndarray of float, shape (m,)
-        Raw estimates (not yet clipped).
+    private. A callable ``statistic`` receives one block (an array of rows) and returns a
+    number; the m estimates are returned raw (not yet clipped).
     """
     _at_most_rows(n_blocks, data)
     blocks = np.array_split(data[rng.permutation(data.shape[0])], n_blocks)
@@ -148,18 +126,7 @@ def subsample_and_aggregate_sensitivity(lower: float, upper: float, n_blocks: in
 
     Replacing one record changes one block, hence one clipped estimate, by at
     most ``b − a``; the mean of m estimates moves by at most ``(b − a)/m``
-    ([NRS07]_; [DR14]_ Sec 7.1).
-
-    Parameters
-    ----------
-    lower, upper : float
-        The public range [a, b] (b − a ≥ 1e-6).
-    n_blocks : int
-        m.
-
-    Returns
-    -------
-    float
+    ([NRS07]_; [DR14]_ Sec 7.1). The public range needs b − a ≥ 1e-6.
     """
     _check_range(lower, upper)
     return (upper - lower) / n_blocks
@@ -190,36 +157,15 @@ def subsample_and_aggregate(data, statistic, n_blocks: int, lower: float,
     [DR14]_ Sec 7.1). The statistic can be anything — a black box — but the
     answer is only good when the statistic is accurate on blocks of size n/m:
     the privacy noise shrinks like 1/m while each block's sampling error grows
-    like √(m/n).
-
-    Parameters
-    ----------
-    data : array_like, shape (n,) or (n, d)
-        Records (rows).
-    statistic : {"mean", "median"} or callable
-        See :func:`block_estimates`.
-    n_blocks : int
-        m, between 1 and n.
-    lower, upper : float
-        The public range [a, b] of the block estimates (b − a ≥ 1e-6).
-    epsilon : float
-        The privacy parameter ε.
-    aggregator : {"mean", "median"}
-    grid_size : int
-        Candidates of the median aggregator.
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    float
+    like √(m/n). ``statistic`` is as in :func:`block_estimates`; m is at most n and the
+    public range needs b − a ≥ 1e-6.
     """
-    _check_range(lower, upper)
+    sens = subsample_and_aggregate_sensitivity.__wrapped__(lower, upper, n_blocks)
     est = _clip_estimates(block_estimates(data, statistic, n_blocks, rng=rng), lower, upper)
     if aggregator == "median":
         # np.unique: near ±1e15 neighbouring grid points can round to the same double
         grid = np.unique(np.linspace(lower, upper, grid_size))
         return private_median(est, grid, epsilon, neighbouring="replace", rng=rng)
-    sens = (upper - lower) / n_blocks
     return laplace_mechanism.__wrapped__(float(est.mean()), sens, epsilon, rng=rng)
 
 
@@ -241,18 +187,6 @@ def median_local_sensitivity(data, lower: float, upper: float,
     (padding ``x_(i) = a`` for i ≤ 0, ``b`` for i ≥ n+1) — [NRS07]_, the
     computation behind the smooth sensitivity of the median. ``distance=0``
     gives LS(x) itself.
-
-    Parameters
-    ----------
-    data : array_like of float, shape (n,)
-    lower, upper : float
-        The public data domain [a, b].
-    distance : int
-        k ≥ 0.
-
-    Returns
-    -------
-    float
     """
     _check_range(lower, upper)
     xp, m = _padded_sorted(data, lower, upper)
@@ -269,20 +203,8 @@ def median_distance_to_instability(data, bound: float, lower: float,
     bisection in O(n log n)). γ = 0 means the local sensitivity already exceeds
     the bound; ``inf`` when ``bound ≥ b − a`` (no dataset can exceed it).
     Replacing one record changes γ by at most 1, which is what lets
-    :func:`propose_test_release_median` test it with Laplace noise.
-
-    Parameters
-    ----------
-    data : array_like of float, shape (n,)
-    bound : float
-        The proposed bound on the local sensitivity.
-    lower, upper : float
-        The public data domain [a, b].
-
-    Returns
-    -------
-    float
-        A whole number, or ``math.inf``.
+    :func:`propose_test_release_median` test it with Laplace noise. [a, b] is the public
+    data domain; γ is returned as a float (a whole number or ``inf``).
     """
     _check_range(lower, upper)
     xp, m = _padded_sorted(data, lower, upper)
@@ -307,21 +229,8 @@ def ptr_pass_probability(distance: float, epsilon: float, delta: float) -> float
 
     ``Pr[γ + Lap(2/ε) > t]`` with ``t = ln(1/δ)/(ε/2)`` (see
     :func:`propose_test_release_median`). At γ = 0 it equals δ/2: the chance of
-    releasing when the proposed bound is already violated.
-
-    Parameters
-    ----------
-    distance : float
-        γ ≥ 0, or ``math.inf`` (:func:`median_distance_to_instability`).
-    epsilon : float
-        The privacy parameter ε.
-    delta : float
-        δ > 0.
-
-    Returns
-    -------
-    float
-        In [0, 1].
+    releasing when the proposed bound is already violated. γ may be ``inf``
+    (:func:`median_distance_to_instability`).
     """
     if math.isinf(distance):
         return 1.0
@@ -376,23 +285,6 @@ def propose_test_release_median(data, bound: float, lower: float, upper: float,
     ≤ b) compose to ε. If both have local sensitivity > b then γ(x) = γ(x′) = 0,
     the test behaves identically on both, and it passes with probability
     ``½·e^{−ln(1/δ)} = δ/2`` — the only place where the output may differ.
-
-    Parameters
-    ----------
-    data : array_like of float, shape (n,)
-    bound : float
-        Proposed bound b ≥ 0 on the local sensitivity (same units as the data).
-    lower, upper : float
-        The public domain.
-    epsilon : float
-        Total ε, split equally between test and release.
-    delta : float
-        δ > 0.
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    PTRResult
     """
     gamma = median_distance_to_instability(data, bound, lower, upper)
     eps0 = epsilon / 2.0
@@ -425,22 +317,9 @@ def block_answers(data, selector, n_blocks: int, rng=None) -> list:
     one answer. This is the first step of :func:`stable_selection`, exposed so that
     students can see how the blocks vote; publishing the answers is *not* private.
 
-    Parameters
-    ----------
-    data : numpy.ndarray or pandas.DataFrame
-        The records, one per row.
-    selector : callable
-        Receives one block (rows of ``data``, of the same type) and returns an answer: a
-        name, a number or a tuple of names (anything hashable; every block an answer of
-        the same type).
-    n_blocks : int
-        m, between 1 and the number of rows.
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    list
-        The m answers, block by block.
+    ``selector`` receives one block (rows of ``data``, of the same type: an array or a
+    DataFrame) and returns an answer: a name, a number or a tuple of names (anything
+    hashable; every block an answer of the same type). m is at most the number of rows.
     """
     _at_most_rows(n_blocks, data)
     rows = np.array_split(rng.permutation(data.shape[0]), n_blocks)
@@ -462,16 +341,7 @@ def mode_distance_to_instability(answers) -> int:
 
     the distance to instability of the most common answer ([DR14]_ Sec 7.3; [ST13]_
     Sec 3). One changed answer moves γ by at most 1. **Not private**: it is computed
-    from the answers.
-
-    Parameters
-    ----------
-    answers : list
-        The selector's answers, one per block (:func:`block_answers`).
-
-    Returns
-    -------
-    int
+    from the answers (:func:`block_answers`).
     """
     lead = _lead(Counter(answers))[1]
     return max(0, math.ceil(lead / 2) - 1)
@@ -489,20 +359,6 @@ def stable_selection_pass_probability(distance: float, epsilon: float, delta: fl
     At γ = 0 it is δ/2: the chance of releasing an answer one change could alter. It
     exceeds 1 − β once γ ≥ (ln(1/δ) + ln(1/(2β)))/ε (the accuracy statement of
     [DR14]_ Sec 7.3, there with ln(1/β)).
-
-    Parameters
-    ----------
-    distance : float
-        γ ≥ 0 (:func:`mode_distance_to_instability`), or ``math.inf``.
-    epsilon : float
-        The privacy parameter ε.
-    delta : float
-        δ > 0.
-
-    Returns
-    -------
-    float
-        In [0, 1].
     """
     if math.isinf(distance):
         return 1.0
@@ -556,27 +412,10 @@ def stable_selection(data, selector, n_blocks: int, epsilon: float, delta: float
     same one, and the output is a function of γ̂ alone: ε-DP ([DR14]_ Thm 3.6). If
     γ = 0 on both, each releases with probability ``Pr[Lap(1/ε) > ln(1/δ)/ε] = δ/2``
     and outputs ⊥ otherwise, so every event's probability differs by at most δ/2.
-    The selector needs no analysis at all: the test pays for it.
+    The selector needs no analysis at all: the test pays for it (all of ε).
 
-    Parameters
-    ----------
-    data : numpy.ndarray or pandas.DataFrame
-        The records, one per row.
-    selector : callable
-        One block → a hashable answer (see :func:`block_answers`).
-    n_blocks : int
-        m, between 1 and the number of rows. A release is likely only when
-        γ > ln(1/δ)/ε, which needs m > 2 ln(1/δ)/ε + 2 blocks even when all agree.
-    epsilon : float
-        The privacy parameter ε (all of it pays for the test).
-    delta : float
-        δ > 0.
-    rng : None, int or numpy.random.Generator
-        Draws the split, then the noise.
-
-    Returns
-    -------
-    StableSelection
+    A release is likely only when γ > ln(1/δ)/ε, which needs m > 2 ln(1/δ)/ε + 2 blocks
+    even when all agree. ``rng`` draws the split, then the noise.
     """
     answers = block_answers.__wrapped__(data, selector, n_blocks, rng=rng)
     gamma = mode_distance_to_instability.__wrapped__(answers)

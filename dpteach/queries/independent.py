@@ -42,7 +42,7 @@ import numpy as np
 from scipy import integrate, special
 
 from .._validation import (DELTA_POSITIVE, EPSILON, RNG, SENSITIVITY, choice, integer, real,
-                           refuse, validate)
+                           validate)
 from .linear import COUNT_MAX, HISTOGRAM, QUERIES
 
 __all__ = [
@@ -73,24 +73,7 @@ def independent_noise_scale(k: int, epsilon: float, *, mechanism: str = "laplace
       own ℓ1 sensitivity, :meth:`LinearQueries.l1_sensitivity`) it is ``Δ₁/ε``.
     * ``"gaussian"``: ``σ = √(k/(2ρ))`` — each query gets ρ/k of the ρ-zCDP budget
       ([BS16]_ Prop. 1.6, Lemma 1.7), ρ = :func:`zcdp_budget` (ε, δ); with
-      ``sensitivity=Δ₂`` (ℓ2) it is ``Δ₂/√(2ρ)``.
-
-    Parameters
-    ----------
-    k : int
-        Number of queries.
-    epsilon : float
-        Total ε.
-    mechanism : {"laplace", "gaussian"}
-    delta : float
-        δ of the Gaussian's (ε, δ) guarantee (unused for Laplace).
-    sensitivity : float, optional
-        The workload's ℓ1 (Laplace) or ℓ2 (Gaussian) sensitivity instead of the worst case
-        k or √k.
-
-    Returns
-    -------
-    float
+      ``sensitivity=Δ₂`` (ℓ2) it is ``Δ₂/√(2ρ)``. ``delta`` is unused for Laplace.
     """
     if mechanism == "laplace":
         return (k if sensitivity is None else sensitivity) / epsilon
@@ -106,17 +89,6 @@ def zcdp_budget(epsilon: float, delta: float) -> float:
     ``ε² / (√(L + ε) + √L)²`` (L = ln 1/δ) so that it keeps its digits for tiny ε.
     (:func:`dpteach.accounting.zcdp_to_epsilon` with ``method="bun-steinke"`` maps it back
     to ε; the tighter ``"cks"`` conversion gives a slightly smaller ε for the same ρ.)
-
-    Parameters
-    ----------
-    epsilon : float
-    delta : float
-        δ > 0.
-
-    Returns
-    -------
-    float
-        ρ > 0.
     """
     log_inv = -math.log(delta)
     root = math.sqrt(log_inv + epsilon) + math.sqrt(log_inv)
@@ -134,21 +106,8 @@ def laplace_answers(queries, hist, epsilon: float, *, calibration: str = "basic"
     vector with its own ℓ1 sensitivity Δ₁ = :meth:`LinearQueries.l1_sensitivity`
     ([DR14]_ Thm 3.6), noise ``Lap(Δ₁/ε)`` — never worse; much better when the queries are
     disjoint (the cells of one marginal: Δ₁ = 1), about half for random queries.
-    The expected largest error is ``b·H_k`` (:func:`independent_max_error`).
-
-    Parameters
-    ----------
-    queries : LinearQueries or array_like (k, |U|)
-    hist : array_like, shape (|U|,)
-    epsilon : float
-        Total ε.
-    calibration : {"basic", "l1"}
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    numpy.ndarray, shape (k,)
-        Noisy counts.
+    Returns the k noisy counts; the expected largest error is ``b·H_k``
+    (:func:`independent_max_error`).
     """
     b = (queries.k if calibration == "basic" else queries.l1_sensitivity()) / epsilon
     return queries.answer(hist) + rng.laplace(0.0, b, size=queries.k)
@@ -164,18 +123,6 @@ def gaussian_answers(queries, hist, epsilon: float, delta: float, *,
     query, so ``σ = √(k/(2ρ))`` ([BS16]_ Prop. 1.6 and Lemma 1.7: ρ's add up); ``"l2"``
     uses the answer vector's own ℓ2 sensitivity Δ₂ (:meth:`LinearQueries.l2_sensitivity`),
     ``σ = Δ₂/√(2ρ)``. The noise grows like √k, not k: composition of Gaussians in zCDP.
-
-    Parameters
-    ----------
-    queries, hist, epsilon, rng
-        As in :func:`laplace_answers`.
-    delta : float
-        δ > 0.
-    calibration : {"basic", "l2"}
-
-    Returns
-    -------
-    numpy.ndarray, shape (k,)
     """
     sens = math.sqrt(queries.k) if calibration == "basic" else queries.l2_sensitivity()
     sigma = sens / math.sqrt(2.0 * zcdp_budget(epsilon, delta))
@@ -193,21 +140,6 @@ def independent_max_error(k: int, epsilon: float, *, n: float = 1.0,
       Rényi's representation of exponential order statistics): ``k·H_k/(nε)``.
     * Gaussian, ``σ = √(k/(2ρ))``: ``σ·E max_i |Z_i|``, the expectation evaluated by
       quadrature of ``∫₀^∞ 1 − (1 − 2Φ(−t))^k dt`` (≈ σ√(2 ln 2k)).
-
-    Parameters
-    ----------
-    k : int
-    epsilon : float
-        Total ε.
-    n : float
-        Number of people (errors as a fraction of n).
-    mechanism : {"laplace", "gaussian"}
-    delta : float
-        δ > 0, for the Gaussian.
-
-    Returns
-    -------
-    float
     """
     scale = independent_noise_scale(k, epsilon, mechanism=mechanism, delta=delta)
     if mechanism == "laplace":
@@ -227,18 +159,8 @@ def histogram_answers(queries, hist, epsilon: float, *, rng=None) -> np.ndarray:
     noise of all the cells it counts, standard deviation ``√(2 Σ_u q_i(u)²)/ε`` — up to
     ``√(2|U|)/ε``, so this wins on small universes and loses on large ones, where MWEM's
     error grows only with log|U|.
-
-    Parameters
-    ----------
-    queries, hist, epsilon, rng
-        As in :func:`laplace_answers`.
-
-    Returns
-    -------
-    numpy.ndarray, shape (k,)
     """
-    if queries.universe_size != hist.size:
-        raise refuse("queries", queries, f"one column per cell of hist ({hist.size})")
+    queries.answer(hist)                                      # over the universe of hist
     return queries.matrix @ (hist + rng.laplace(0.0, 1 / epsilon, size=hist.size))
 
 

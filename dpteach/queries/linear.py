@@ -21,9 +21,6 @@ moves one unit between two cells (ℓ1 distance 2), and each count still changes
 second (it uses the number of people n, which must be public). Errors are reported as a
 fraction of n.
 
-How to answer many such queries privately: :mod:`dpteach.queries.independent` (each one
-independently, with noise) and :mod:`dpteach.queries.mwem` (private multiplicative weights, MWEM).
-
 References
 ----------
 .. [DR14] C. Dwork and A. Roth. *The Algorithmic Foundations of Differential
@@ -47,23 +44,10 @@ from .._validation import (PROBABILITY, RNG, Domain, array, instance_of, integer
                            validate)
 
 __all__ = [
-    "UNIVERSE_MAX",
-    "QUERIES_MAX",
-    "MATRIX_MAX",
-    "COUNT_MAX",
-    "ADULT_UNIVERSE_COLUMNS",
-    "ADULT_BINS",
-    "ADULT_LEVELS",
-    "HISTOGRAM",
-    "QUERIES",
-    "UNIVERSE",
-    "Universe",
-    "adult_universe",
-    "LinearQueries",
-    "marginal_queries",
-    "random_queries",
-    "conjunction_queries",
-    "max_error",
+    "UNIVERSE_MAX", "QUERIES_MAX", "MATRIX_MAX", "COUNT_MAX",
+    "ADULT_UNIVERSE_COLUMNS", "ADULT_BINS", "ADULT_LEVELS", "HISTOGRAM", "QUERIES", "UNIVERSE",
+    "Universe", "adult_universe", "LinearQueries", "marginal_queries", "random_queries",
+    "conjunction_queries", "max_error",
 ]
 
 UNIVERSE_MAX = 10**6          #: most cells |U| of a universe (a histogram of 8 MB)
@@ -141,8 +125,9 @@ HISTOGRAM = Domain("a 1-D array of counts ≥ 0 (at most 1,000,000 cells) adding
                    example=[3.0, 1.0, 0.0, 4.0], edges=([1.0], [COUNT_MAX]),
                    bad=["abc", None, [], [0.0, 0.0], [-1.0, 2.0], [math.nan], [math.inf],
                         [[1.0]], [True], [COUNT_MAX, 1.0]])
-_BIN_EDGES = array(ndim=1, min_size=2, low=-1e6, high=1e6)
-_MATRIX = array(ndim=2, low=0.0, high=1.0, max_size=MATRIX_MAX)
+_BIN_EDGES = array(ndim=1, min_size=2, low=-1e6, high=1e6,
+                   text="increasing bin edges: a 1-D array of at least 2 numbers within ±1e6")
+_MATRIX = array(ndim=2, low=0.0, high=1.0, max_size=MATRIX_MAX, max_rows=QUERIES_MAX)
 _COUNTS = array(ndim=1, low=0.0, high=COUNT_MAX, max_size=UNIVERSE_MAX)
 _CELLS = integer(1, UNIVERSE_MAX)
 
@@ -201,18 +186,8 @@ class Universe:
     @validate(indices=array(ndim=1, min_size=0, max_size=10**7, low=0, high=UNIVERSE_MAX - 1,
                             integers=True, example=[0, 1]))
     def decode(self, indices) -> pd.DataFrame:
-        """The cells with the given indices as rows of level labels (e.g. sampled records).
-
-        Parameters
-        ----------
-        indices : array_like of int, shape (m,)
-            Cell indices in ``[0, size)``.
-
-        Returns
-        -------
-        pandas.DataFrame
-            One categorical column per universe column (categories: its levels).
-        """
+        """The cells with the given indices in ``[0, size)`` as rows of level labels (e.g.
+        sampled records): one categorical column per universe column."""
         if indices.size and indices.max() >= self.size:
             raise refuse("indices", indices, f"integers in [0, {self.size})")
         return self._frame(indices.astype(np.int64))
@@ -225,16 +200,7 @@ class Universe:
         a finite number inside the edges or one of the bins' labels (so synthetic rows from
         :func:`dpteach.queries.mwem.sample_rows` count again). Anything else is an error naming
         ``df`` (this is the non-private preparation of the data, before any mechanism runs).
-
-        Parameters
-        ----------
-        df : pandas.DataFrame
-            With the universe's columns, each once.
-
-        Returns
-        -------
-        numpy.ndarray of float, shape (size,)
-            Counts summing to ``len(df)``.
+        ``df`` must hold each of the universe's columns once; the counts sum to ``len(df)``.
         """
         missing = [c for c in self.columns if c not in df.columns]
         twice = [c for c in self.columns if np.sum(df.columns == c) > 1]
@@ -255,14 +221,13 @@ class Universe:
                 bad &= ~inside
             if np.any(bad):
                 shown = sorted({str(x) for x in values[bad][:1000]})[:5]
-                raise refuse(f"df[{col!r}]", shown, f"in the levels {list(lv)}"
-                             + (f" or numbers in [{e[0]:g}, {e[-1]:g})" if e else ""))
+                numbers = f" or numbers in [{e[0]:g}, {e[-1]:g})" if e else ""
+                raise refuse(f"df[{col!r}]", shown, f"in the levels {list(lv)}{numbers}")
             codes.append(code)
         if not codes[0].size:
             return np.zeros(self.size)
         flat = np.ravel_multi_index(tuple(codes), self.shape)
         return np.bincount(flat, minlength=self.size).astype(float)
-
 
     def _frame(self, flat: np.ndarray) -> pd.DataFrame:
         codes = np.unravel_index(flat, self.shape)
@@ -286,19 +251,9 @@ def adult_universe(columns=ADULT_UNIVERSE_COLUMNS, bins=None) -> Universe:
     categorical ``sex``, ``race``, ``education`` (16 levels, in years of schooling),
     ``marital-status``, ``relationship`` and ``income`` with the levels of ``adult.names``
     (:data:`ADULT_LEVELS`). The default, age × sex × race, has 6 × 2 × 5 = 60 cells; its
-    histogram of :func:`dpteach.datasets.load_adult` counts all 48,842 people.
-
-    Parameters
-    ----------
-    columns : sequence of str
-        Distinct names from the list above.
-    bins : dict, optional
-        Other public bin edges for ``age`` / ``hours-per-week`` (bin j ``[e_j, e_{j+1})``),
-        chosen without looking at the data.
-
-    Returns
-    -------
-    Universe
+    histogram of :func:`dpteach.datasets.load_adult` counts all 48,842 people. ``bins``
+    replaces the public bin edges of ``age`` / ``hours-per-week`` (bin j ``[e_j, e_{j+1})``),
+    chosen without looking at the data.
     """
     edges = [bins.get(c, ADULT_BINS[c]) if c in ADULT_BINS else None for c in columns]
     levels = [ADULT_LEVELS[c] if e is None else _bin_labels(e) for c, e in zip(columns, edges)]
@@ -313,20 +268,8 @@ class LinearQueries:
     Query i answers ``q_i·x = Σ_u Q[i, u] x(u)`` on a histogram x; with entries in [0, 1]
     each answer changes by at most 1 when one person is added, removed or replaced
     ([DR14]_ Ch. 4). A query that is not linear in the histogram (a median, a ratio, a
-    function of the rows) cannot be written this way and is refused.
-
-    Parameters
-    ----------
-    matrix : array_like, shape (k, |U|)
-        One row per query, entries in [0, 1].
-    names : sequence of str, optional
-        One label per query (default ``"q0"``, ``"q1"``, …).
-
-    Attributes
-    ----------
-    matrix : numpy.ndarray (read-only)
-    k, universe_size : int
-    names : tuple of str
+    function of the rows) cannot be written this way and is refused. ``names`` labels the
+    queries (default ``"q0"``, ``"q1"``, …); ``matrix`` is a read-only copy.
     """
 
     def __init__(self, matrix, names=None):
@@ -403,27 +346,15 @@ def marginal_queries(universe: Universe, ways: int = 2) -> LinearQueries:
     A ``ways``-way marginal of columns (c₁, …, c_w) counts the people in each combination
     of their levels; its cells are disjoint, so one person changes exactly one cell of
     each marginal (the ℓ1 sensitivity of all of them is the number of marginals, not k).
-    Names read like ``"sex=Female & race=Black"``.
-
-    Parameters
-    ----------
-    universe : Universe
-    ways : int
-        At most the number of columns.
-
-    Returns
-    -------
-    LinearQueries
-        ``Σ_{column sets} Π levels`` queries.
+    Names read like ``"sex=Female & race=Black"``; there are ``Σ_{column sets} Π levels``
+    queries.
     """
-    if ways > len(universe.columns):
-        raise refuse("ways", ways, f"at most the number of columns {len(universe.columns)}")
     codes = np.indices(universe.shape).reshape(len(universe.shape), -1)
     combos = list(itertools.combinations(range(len(universe.columns)), ways))
     k = sum(math.prod(universe.shape[c] for c in combo) for combo in combos)
-    if k > QUERIES_MAX or k * universe.size > MATRIX_MAX:
-        raise refuse("ways", ways, f"at most {QUERIES_MAX:,} queries, {MATRIX_MAX:,} entries "
-                                   f"(gives {k:,} over {universe.size:,} cells)")
+    if not 0 < k <= min(QUERIES_MAX, MATRIX_MAX // universe.size):
+        raise refuse("ways", ways, f"at most {len(universe.columns)} (the columns), making at "
+                     f"most {QUERIES_MAX:,} queries and 10**7 entries ({k:,} queries here)")
     rows, names = [], []
     for combo in combos:
         for levels in itertools.product(*(range(universe.shape[c]) for c in combo)):
@@ -445,20 +376,10 @@ def random_queries(universe, k: int, *, density: float = 0.5, rng=None) -> Linea
     overlap, so one person is counted by about ``density·k`` of them and answering each
     independently needs noise growing with k. The first j rows of a draw with a seed are
     the draw of j queries with that seed (a workload grows by appending).
-
-    Parameters
-    ----------
-    universe : Universe or int
-        The universe, or its number of cells |U|.
-    k : int
-        The number of queries, with k·|U| ≤ 10**7.
-    density : float
-        Probability.
-    rng : None, int or numpy.random.Generator
+    ``k·|U|`` is at most 10**7.
     """
     size = universe.size if isinstance(universe, Universe) else universe
-    if k * size > MATRIX_MAX:
-        raise refuse("k", k, f"at most {MATRIX_MAX // size:,} (10**7 entries / |U| = {size:,})")
+    _at_most_entries(k, size)
     return LinearQueries((rng.random((k, size)) < density).astype(float))
 
 
@@ -471,18 +392,9 @@ def conjunction_queries(universe: Universe, k: int, *, keep: float = 0.9,
     does). These are the questions an analyst asks ("people aged 25-44, not married, with
     at most 12 years of schooling"); with ``keep`` near 1 each counts many of the same
     people, so they overlap like :func:`random_queries`, but follow the data's columns.
-
-    Parameters
-    ----------
-    universe : Universe
-    k : int
-        The number of queries, with k·|U| ≤ 10**7.
-    keep : float
-        Probability.
-    rng : None, int or numpy.random.Generator
+    ``k·|U|`` is at most 10**7.
     """
-    if k * universe.size > MATRIX_MAX:
-        raise refuse("k", k, f"at most {MATRIX_MAX // universe.size:,} (10**7 / |U| cells)")
+    _at_most_entries(k, universe.size)
     codes = np.indices(universe.shape).reshape(len(universe.shape), -1)
     rows = np.ones((k, universe.size), dtype=bool)
     for row in rows:
@@ -500,21 +412,9 @@ def conjunction_queries(universe: Universe, k: int, *, keep: float = 0.9,
 def max_error(queries, hist, *, answers=None, synthetic=None) -> float:
     """The largest error of estimated answers, as a fraction of n: ``max_i |q_i·x − a_i| / n``.
 
-    Give exactly one of ``answers`` (one estimate per query, in counts) or ``synthetic``
-    (a histogram over the universe, e.g. MWEM's output, whose answers are ``Q y``).
-
-    Parameters
-    ----------
-    queries : LinearQueries or array_like (k, |U|)
-    hist : array_like, shape (|U|,)
-        The true histogram (n people).
-    answers : array_like, shape (k,), optional
-    synthetic : array_like, shape (|U|,), optional
-        Non-negative weights (any total; its answers are taken as they are).
-
-    Returns
-    -------
-    float
+    ``hist`` is the true histogram of n people. Give exactly one of ``answers`` (one
+    estimate per query, in counts) or ``synthetic`` (weights ≥ 0 over the universe, e.g.
+    MWEM's output, whose answers ``Q y`` are taken as they are, whatever their total).
     """
     true = queries.answer(hist)
     if (answers is None) == (synthetic is None):
@@ -528,6 +428,12 @@ def max_error(queries, hist, *, answers=None, synthetic=None) -> float:
 
 
 # ------------------------------------------------------------------------ helpers
+def _at_most_entries(k: int, size: int) -> None:
+    """The rule tying k to the universe: a query matrix of at most 10**7 entries."""
+    if k * size > MATRIX_MAX:
+        raise refuse("k", k, f"at most {MATRIX_MAX // size:,} (10**7 entries / |U| = {size:,})")
+
+
 # the domains' converters: each returns the value to use or raises ParameterError naming it
 def _distinct_names(name: str, value, domain: Domain, among: tuple[str, ...] | None = None):
     if (isinstance(value, (list, tuple)) and value and len(set(value)) == len(value)
@@ -537,36 +443,35 @@ def _distinct_names(name: str, value, domain: Domain, among: tuple[str, ...] | N
 
 
 def _levels(name: str, value):
-    if not isinstance(value, (list, tuple)) or not value:
-        raise LEVELS.refuse(name, value)
-    levels = tuple(NAMES(name, lv) for lv in value)
-    size = math.prod(len(lv) for lv in levels)
-    if size > UNIVERSE_MAX:
-        raise refuse(name, value, f"a universe of at most {UNIVERSE_MAX:,} cells (not {size:,})")
-    return levels
+    if isinstance(value, (list, tuple)) and value:
+        levels = tuple(NAMES(name, lv) for lv in value)
+        if math.prod(len(lv) for lv in levels) <= UNIVERSE_MAX:
+            return levels
+    raise LEVELS.refuse(name, value)
 
 
 def _edges(name: str, value):
     if value is None:
         return None
-    if not isinstance(value, (list, tuple)):
-        raise EDGES.refuse(name, value)
-    out = tuple(None if e is None else tuple(float(v) for v in _BIN_EDGES(name, e))
-                for e in value)
-    if any(e is not None and np.any(np.diff(e) <= 0) for e in out):
-        raise EDGES.refuse(name, value)
-    return out
+    if isinstance(value, (list, tuple)):
+        return tuple(None if e is None else _increasing(name, e) for e in value)
+    raise EDGES.refuse(name, value)
 
 
 def _bins(name: str, value):
     if value is None:
         return {}
-    if not isinstance(value, dict) or any(k not in ADULT_BINS for k in value):
-        raise BINS.refuse(name, value)
-    out = {k: _BIN_EDGES(name, v) for k, v in value.items()}
-    if any(np.any(np.diff(e) <= 0) for e in out.values()):
-        raise BINS.refuse(name, value)
-    return {k: tuple(float(v) for v in e) for k, e in out.items()}
+    if isinstance(value, dict) and all(k in ADULT_BINS for k in value):
+        return {k: _increasing(name, e) for k, e in value.items()}
+    raise BINS.refuse(name, value)
+
+
+def _increasing(name: str, value) -> tuple[float, ...]:
+    """Bin edges: at least two numbers within ±1e6, strictly increasing."""
+    edges = _BIN_EDGES(name, value)
+    if np.all(np.diff(edges) > 0):
+        return tuple(float(v) for v in edges)
+    raise _BIN_EDGES.refuse(name, value)
 
 
 def _frame(name: str, value):
@@ -578,10 +483,7 @@ def _frame(name: str, value):
 def _matrix(name: str, value):
     if callable(value) and not isinstance(value, np.ndarray):
         raise refuse(name, value, f"{MATRIX.text} (a function is not: give its value per cell)")
-    m = _MATRIX(name, value)
-    if m.shape[0] > QUERIES_MAX:
-        raise refuse(name, f"<{m.shape[0]:,} rows>", MATRIX.text)
-    return m
+    return _MATRIX(name, value)
 
 
 def _query_names(name: str, value):
@@ -595,9 +497,9 @@ def _query_names(name: str, value):
 def _histogram(name: str, value) -> np.ndarray:
     x = _COUNTS(name, value)
     n = math.fsum(x)
-    if not 1 <= n <= COUNT_MAX:
-        raise refuse(name, value, f"{HISTOGRAM.text} (n = Σ counts = {n:g})")
-    return x
+    if 1 <= n <= COUNT_MAX:
+        return x
+    raise refuse(name, value, f"{HISTOGRAM.text} (n = Σ counts = {n:g})")
 
 
 def _bin_labels(edges) -> tuple[str, ...]:

@@ -6,20 +6,14 @@ the universe, answer from it, and spend budget only where it is wrong — correc
 with a **multiplicative-weights** step each time:
 
 * :func:`private_multiplicative_weights` — online, queries arriving one by one
-  ([HR10]_; [DR14]_ Ch. 4): sparse vector (:class:`dpteach.mechanisms.sparse_vector.SparseVector`)
-  asks "is the synthetic answer off by more than the threshold?"; if not (⊥), the synthetic
-  answer is released for free; if so (⊤), a Laplace answer is released and the distribution
-  updated. At most c updates, so its privacy is the sparse vector's plus c Laplace answers
-  (:class:`PMWResult`), whatever the number of queries.
-* :func:`mwem` — offline ([HLM12]_ Algorithm 1): T rounds of "pick a badly answered query
-  with the exponential mechanism (:func:`dpteach.mechanisms.selection.exponential_mechanism`,
-  ε/(2T)), measure it with Laplace (ε/(2T)), multiplicative-weights update"; the output is
-  the average of the T distributions, a synthetic histogram (:class:`MWEMResult`), and
+  ([HR10]_; [DR14]_ Ch. 4): sparse vector asks "is the synthetic answer off by more than
+  the threshold?"; if not, the synthetic answer is free; if so, a Laplace answer is paid
+  for and the distribution updated — at most c times, whatever the number of queries.
+* :func:`mwem` — offline ([HLM12]_ Algorithm 1): T rounds of select (exponential
+  mechanism), measure (Laplace), update; the output is a synthetic histogram, and
   :func:`sample_rows` draws synthetic people from it.
-* :func:`mwem_privacy` — MWEM's budget by basic composition (ε, the paper's accounting,
-  :func:`dpteach.accounting.composition.basic_composition`) and what zCDP and RDP give for the same
-  run (:mod:`dpteach.accounting`): the same noise is also (ε′, δ)-DP with ε′ < ε once T is
-  large.
+* :func:`mwem_privacy` — MWEM's budget by basic composition, and what zCDP and RDP give
+  for the same run: the same noise is also (ε′, δ)-DP with ε′ < ε once T is large.
 * :func:`compare_independent` — MWEM against independent Laplace and Gaussian answers on
   one workload at the same total ε (the crossover of notebook 22 and the app page).
 
@@ -70,18 +64,9 @@ from .independent import independent_max_error
 from .linear import HISTOGRAM, QUERIES, UNIVERSE, Universe, max_error
 
 __all__ = [
-    "T_MAX",
-    "PASSES_MAX",
-    "WORK_MAX",
-    "UPDATES_MAX",
-    "PMWResult",
-    "private_multiplicative_weights",
-    "MWEMResult",
-    "mwem",
-    "sample_rows",
-    "MWEMPrivacy",
-    "mwem_privacy",
-    "compare_independent",
+    "T_MAX", "PASSES_MAX", "WORK_MAX", "UPDATES_MAX",
+    "PMWResult", "private_multiplicative_weights", "MWEMResult", "mwem", "sample_rows",
+    "MWEMPrivacy", "mwem_privacy", "compare_independent",
 ]
 
 T_MAX = 1_000            #: most MWEM rounds T
@@ -152,36 +137,19 @@ def private_multiplicative_weights(queries, hist, *, epsilon: float, threshold: 
 
     Privacy: ε₁ + c·(ε₂/c) = ε₁ + ε₂ = ε by basic composition ([DR14]_ Thm 3.16; sparse
     vector's own guarantee: [DR14]_ Thm 3.25), for any number of queries and adaptively
-    chosen ones.
-
-    Neighbouring datasets: replace one person (n, used in the threshold and the update, is
-    fixed and public; under add/remove-one, publish n first). Every query then has
-    sensitivity 1, and so has the error that sparse vector compares.
+    chosen ones, between neighbours that replace one person (n is public).
 
     Parameters
     ----------
-    queries : LinearQueries or array_like (k, |U|)
-    hist : array_like, shape (|U|,)
-        The true histogram.
     epsilon : float
-        Total ε.
+        Total ε, split into (ε₁ for sparse vector, ε₂ for the Laplace answers) by ``split``;
+        default (ε/2, ε/2).
     threshold : float
         α: an update is triggered by an error above about α·n people.
     max_updates : int
         c, the most paid answers.
-    split : (float, float), optional
-        (ε₁ for sparse vector, ε₂ for the Laplace answers), adding up to ``epsilon``;
-        default (ε/2, ε/2).
-    learning_rate : float, optional
-        η for the fixed step; None for MWEM's error-scaled step.
     passes : int
-        Extra passes over the past Laplace answers after each update; at most
-        ``c + passes·c(c+1)/2 ≤ 2·10⁵`` updates and 10⁹ cell operations in all.
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    PMWResult
+        At most ``c + passes·c(c+1)/2 ≤ 2·10⁵`` updates and 10⁹ cell operations in all.
     """
     true = queries.answer(hist)
     c = max_updates
@@ -213,7 +181,6 @@ def private_multiplicative_weights(queries, hist, *, epsilon: float, threshold: 
     return PMWResult(np.asarray(answers), np.asarray(updated, dtype=bool), synth,
                      len(answers), int(sum(updated)), sv.halted, epsilon, eps_sv, eps_lap,
                      threshold, c, float(scale))
-
 
 
 # ---------------------------------------------------------------------------- offline
@@ -262,26 +229,10 @@ def mwem(queries, hist, *, epsilon: float, T: int, passes: int = 0, split=None,
     largest error is at most ``2n√(ln|U|/T) + 10T ln k/ε``: more rounds fit better, but
     each measurement is noisier.
 
-    Parameters
-    ----------
-    queries : LinearQueries or array_like (k, |U|)
-    hist : array_like, shape (|U|,)
-        The true histogram x of n people.
-    epsilon : float
-        Total ε.
-    T : int
-        Rounds (with the passes, at most 2·10⁵ updates and 10⁹ cell operations in all).
-    passes : int
-        The paper's practical improvement: after each measurement, cycle ``passes`` more
-        times through all measurements so far (post-processing: the same privacy, faster).
-    split : (float, float), optional
-        Total ε of the T selections and of the T measurements, adding up to ``epsilon``;
-        default (ε/2, ε/2), the paper's.
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    MWEMResult
+    ``passes`` is the paper's practical improvement: after each measurement, cycle
+    ``passes`` more times through all measurements so far (post-processing: the same
+    privacy, faster); at most 2·10⁵ updates and 10⁹ cell operations in all. ``split``
+    gives the total ε of the T selections and of the T measurements (default (ε/2, ε/2)).
     """
     true = queries.answer(hist)
     _bounded_work(queries.k, hist.size, T + passes * T * (T + 1) // 2, T,
@@ -312,20 +263,6 @@ def sample_rows(universe: Universe, synthetic, n_rows: int, rng=None) -> pd.Data
 
     Each row is a cell drawn with probability ``synthetic[u] / Σ synthetic``, written with
     the universe's level labels. Post-processing of a private histogram: no extra budget.
-
-    Parameters
-    ----------
-    universe : Universe
-    synthetic : array_like, shape (universe.size,)
-        Weights ≥ 0, not all 0.
-    n_rows : int
-        The number of rows to draw.
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``n_rows`` rows, one column per universe column.
     """
     if synthetic.size != universe.size or synthetic.max() == 0:
         raise refuse("synthetic", synthetic, f"{universe.size} weights (one per cell), not all 0")
@@ -367,14 +304,7 @@ def mwem_privacy(epsilon: float, T: int, delta: float = 1e-6) -> MWEMPrivacy:
     """The privacy of :func:`mwem` with budget ε and T rounds (default split), four ways.
 
     See :class:`MWEMPrivacy`. Basic composition returns exactly the ε MWEM was given
-    ([HLM12]_: T rounds of ε/(2T) + ε/(2T)).
-
-    Parameters
-    ----------
-    epsilon : float
-    T : int
-    delta : float
-        The δ > 0 of the (ε′, δ) conversions.
+    ([HLM12]_: T rounds of ε/(2T) + ε/(2T)); ``delta`` is the δ of the (ε′, δ) conversions.
     """
     eps0 = epsilon / (2 * T)
     basic, _ = basic_composition([eps0] * (2 * T))
@@ -401,25 +331,9 @@ def compare_independent(queries, hist, epsilon: float, *, T: int = 30, passes: i
     * ``"laplace"``, ``"gaussian"`` — the exact expectations for independent Laplace (ε/k
       per query) and Gaussian (zCDP at (ε, δ)) answers
       (:func:`dpteach.queries.independent.independent_max_error`);
-    * ``"mwem"``, ``"mwem_last"`` — arrays of ``repeats`` runs of :func:`mwem` (T, passes)
-      with the rng, the error of its output (average) and of its last distribution.
-
-    Parameters
-    ----------
-    queries, hist, epsilon
-        As in :func:`mwem`.
-    T, passes
-        As in :func:`mwem`.
-    repeats : int
-        Independent MWEM runs.
-    delta : float
-        δ > 0, for the Gaussian.
-    rng : None, int or numpy.random.Generator
-        The runs draw from it in turn.
-
-    Returns
-    -------
-    dict
+    * ``"mwem"``, ``"mwem_last"`` — arrays of ``repeats`` independent runs of :func:`mwem`
+      (T, passes; they draw from ``rng`` in turn), the error of its output (average) and of
+      its last distribution.
     """
     queries.answer(hist)                                      # over the universe of hist
     n = float(hist.sum())
