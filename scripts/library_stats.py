@@ -9,7 +9,8 @@ Definitions (issue 21):
 
 * code lines: lines holding a token that is not a comment, a blank or a docstring;
 * argument-checking lines: every line of a statement that raises, calls a ``check…``
-  function or names ``ParameterError`` (an import of a checker or of ``ParameterError``
+  function (or a function of the same module whose body only refuses, whatever its name)
+  or names ``ParameterError`` (an import of a checker or of ``ParameterError``
   included), and the test of an ``if`` whose body only raises (declarations —
   ``@validate(...)``, domain definitions and their imports — are not checking lines: they
   are data);
@@ -72,12 +73,31 @@ def code_lines(src: str, tree: ast.AST) -> set[int]:
     return code
 
 
+#: names of the functions of the module being read whose body only checks (see checkers)
+_CHECKERS: set[str] = set()
+
+
+def checkers(tree: ast.AST) -> set[str]:
+    """The module's functions whose body (past a docstring) only refuses: each statement an
+    ``if`` whose body only raises, or a ``raise`` — a rule written as a helper, whatever its
+    name (``_at_most_rows``); a call of one is a checking line as a ``check…`` call is."""
+    out = set()
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = n.body[1:] if ast.get_docstring(n) is not None else n.body
+            if body and all(isinstance(b, ast.Raise) or (
+                    isinstance(b, ast.If) and not b.orelse
+                    and all(isinstance(r, ast.Raise) for r in b.body)) for b in body):
+                out.add(n.name)
+    return out
+
+
 def _calls_check(node: ast.AST) -> bool:
     for c in ast.walk(node):
         if isinstance(c, ast.Call):
             f = c.func
             name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
-            if name.lstrip("_").startswith("check"):
+            if name.lstrip("_").startswith("check") or name in _CHECKERS:
                 return True
     return False
 
@@ -183,6 +203,8 @@ def measure(root: Path) -> dict:
         src = path.read_text()
         tree = ast.parse(src)
         _SOURCE[:] = src.splitlines()
+        _CHECKERS.clear()
+        _CHECKERS.update(checkers(tree))
         code = code_lines(src, tree)
         rel = path.relative_to(package)
         folder = rel.parts[0] if len(rel.parts) > 1 else "(top level)"
