@@ -21,50 +21,20 @@ vector (``alpha="shared"``). The objective
     L_z = Σ_k | M̄_k(A = a₁) − M̄_k(A = a₀) |,   M̄_k(A = a) = mean of M_nk over group a,
 
 is minimised over (v, w, α) with SciPy's L-BFGS-B from several seeded starts, with the
-gradient computed analytically (vectorised NumPy, checked against finite differences in
-the tests), keeping the start with the lowest objective.
+gradient computed analytically, keeping the start with the lowest objective.
+:func:`lfr_losses` evaluates the three terms for *any* prototype model given its
+memberships; the shipped A_z sweep on Adult and German credit is in
+:mod:`dpteach.fairness.lfr_grid`.
 
-:class:`LFR` is a scikit-learn style estimator; :func:`lfr_losses` evaluates the three terms
-for *any* prototype model given its memberships (``benchmarks/bench_lfr.py`` scores
-fairlearn's ``PrototypeRepresentationLearner`` with it). The shipped A_z sweep on Adult and
-German credit, and the functions that rebuild it, are in :mod:`dpteach.fairness.lfr_grid`.
-
-Where this follows the paper, and where it does not
----------------------------------------------------
-Follows [ZWSPD13]_: prototypes in input space, softmax memberships of negative weighted
-squared distances, reconstruction through the prototypes, predictions ``Σ_k M_nk w_k`` with
-``w_k ∈ [0, 1]``, the parity term as the summed absolute difference of the two groups' mean
-memberships, distance weights α learned per group (as also in the code AIF360's first LFR
-was built on, github.com/zjelveh/learning-fair-representations), L-BFGS with box
-constraints. Differs:
-
+Where this differs from the paper
+---------------------------------
 * **L_x and L_y are means, not sums, over the N training rows**, so the weights mean the same
   thing whatever N is. A paper-style objective with weights (A_x, A_y, A_z) over sums is N
   times ours with (A_x, A_y, A_z / N): divide A_z by N to translate.
-* α is kept ≥ 0 (a distance needs non-negative weights); the zjelveh code leaves it
-  unbounded.
+* α is kept ≥ 0 (a distance needs non-negative weights).
 * Analytic gradients, several seeded starts, and a continuation in the smoothing of |·|
-  (see ``max_iter``); common implementations use finite differences from one random start.
-
-Where common implementations differ (read from their source; measured in
-``benchmarks/bench_lfr.py``, numbers in ``benchmarks/README.md``):
-
-* AIF360's ``LFR`` (0.6.1) uses the *unsquared* Euclidean distance and no α, means over rows
-  and over prototypes (its A_z is K times ours), finite-difference gradients, and box
-  constraints laid out for a parameter vector of another shape: its [0, 1] bounds fall on
-  prototype coordinates while the ``w`` are left unbounded (and clipped in the loss). With
-  its class defaults (k=5, Ax=0.01, Ay=1, Az=50, as in its first Adult demo, whose printed
-  outputs show the parity gap growing from −0.197 to −0.215) it maps every Adult row to the
-  label 0, so a model trained on its output predicts one class; with its current demo's
-  settings it does reduce the gap (−0.19 → −0.05 on held-out rows, accuracy 0.79).
-* fairlearn's ``PrototypeRepresentationLearner`` (0.15) uses the unsquared weighted
-  Euclidean distance with one shared α, mean losses, the parity term averaged over
-  prototypes (its ``fairness_weight`` = K · our A_z), one random start and finite-difference
-  gradients (K·d + K + d + 1 objective evaluations per gradient), which makes it slow (about
-  40 s for 1,000 Adult rows, 40 times this class), and it stops after about ten iterations in
-  a poor optimum: with A_z = 1 on 1,000 Adult rows its objective is 0.67 against 0.27 here,
-  and it gives every held-out person a probability between 0.21 and 0.41, so ŷ > 1/2 is one
-  class for all (its L_y, 0.567, is that of predicting the base rate, 0.572).
+  (see ``max_iter``). How AIF360's and fairlearn's LFR differ, and what that does to their
+  results: docs/library/fairness.md.
 
 What is and is not fair about the result
 ----------------------------------------
@@ -78,9 +48,6 @@ grid does), and with ``alpha="per_group"`` the map itself reads A (each group is
 its own α), so A must be known when the representation is used. Individual fairness is
 encouraged only indirectly — similar people get similar memberships because the map is
 smooth — which is why the paper reports the consistency yNN alongside.
-
-(Just over 600 lines, most of it docstrings; the shipped A_z sweep is in
-:mod:`dpteach.fairness.lfr_grid`.)
 
 References
 ----------
