@@ -582,14 +582,3 @@ def _fixed(name: str, value: Any) -> dict[int, int]:
         raise FIXED_OUTCOMES.refuse(name, value)
     return {_INDEX(f"{name} key", x): integer(0, MAX_OUTCOMES - 1)(f"{name}[{x!r}]", a)
             for x, a in value.items()}
-
-
-# Engineering notes
-# -----------------
-# * Sizes: at most MAX_INDIVIDUALS (500) individuals, MAX_OUTCOMES (4) outcomes and
-#   MAX_VARIABLES (1200) variables n·m. On the project's 2-core machine, n = 300 with random
-#   Euclidean metrics takes about 0.1 s for two outcomes, 0.5–1.5 s for three and 3–5 s for
-#   four (the worst instance tried, all distances 0.01 with four outcomes, 18 s).
-# * The LP, its lazy constraint generation and the diagnosis of an infeasible LP belong
-#   together; statistical parity, the Earthmover bound and the Adult demonstration are in
-#   awareness_parity.py.
