@@ -273,7 +273,7 @@ def test_gradient_stats_of_a_classifier_map_its_labels():
     norms = clf.model_.per_example_grad_norms(d.X_train.astype(np.float32), d.y_train)
     k = d.groups_train["g_y"] == "b+"
     assert math.isclose(out.loc["b+", "mean_norm"], norms[k].mean(), rel_tol=1e-6)
-    with pytest.raises(ParameterError, match="y must hold labels"):
+    with pytest.raises(ParameterError, match="y must be labels of model.classes_"):
         dd.gradient_stats_by_group(clf, d.X_train, d.y_train, sensitive_features=labels)
 
 
@@ -415,7 +415,7 @@ def test_rules_between_arguments():
         di.group_accuracy([0, 1, 1], [0, 1], sensitive_features=["a", "b", "a"])
     with pytest.raises(ParameterError, match="group, reference must be keys of table"):
         di.excess_drop(hand_table(), method="dpsgd", epsilon=1.0, group="g=c")
-    with pytest.raises(ParameterError, match="X_train and X need the same"):
+    with pytest.raises(ParameterError, match="X_train, X must be of one number of columns"):
         dd.objective_perturbation_noise_by_group(d.X_train, d.y_train, d.X_test[:3, :5],
                                                  sensitive_features=["a", "b", "a"],
                                                  epsilon=1.0)
