@@ -44,7 +44,7 @@ from ..learning.logistic import LogisticProblem, bound_rows
 from ..learning.network import Network
 from .dp_impact import EPSILON_RANGE, MAX_FEATURES, MAX_ROWS, OBJECTIVE_SETTINGS
 from ._rows import check_same_length
-from .metrics import GROUP_LABELS, LABELS
+from .metrics import BOTH_LABELS, GROUP_LABELS
 
 __all__ = [
     "MAX_PERMUTATIONS", "MODEL", "EXPERIMENT",
@@ -131,7 +131,7 @@ def gradient_stats_by_group(model, X, y, *, sensitive_features,
     return out
 
 
-@validate(X_train=ROWS, y_train=LABELS, X=ROWS, sensitive_features=GROUP_LABELS,
+@validate(X_train=ROWS, y_train=BOTH_LABELS, X=ROWS, sensitive_features=GROUP_LABELS,
           epsilon=real(*EPSILON_RANGE), lam=real(1e-8, 1e3, example=1e-4),
           data_norm=real(1e-6, 1e6, example=2.0), fit_intercept=FLAG)
 def objective_perturbation_noise_by_group(X_train, y_train, X, *, sensitive_features,
@@ -171,8 +171,6 @@ def objective_perturbation_noise_by_group(X_train, y_train, X, *, sensitive_feat
     check_same_length(X=Xq, sensitive_features=labels)
     if d > MAX_FEATURES or Xq.shape[1] != d:
         raise refuse("X_train, X", (d, Xq.shape[1]), "of one number of columns, ≤ 2,000")
-    if np.unique(yt).size < 2:
-        raise refuse("y_train", y_train, "of both classes")
     with threadpool_limits(limits=1, user_api="blas"):
         Z = bound_rows(Xt, data_norm, fit_intercept)
         problem = LogisticProblem(Z, np.where(yt == 1, 1.0, -1.0))

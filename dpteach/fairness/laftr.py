@@ -81,7 +81,7 @@ from .._validation import (RNG, ParameterError, choice, integer, real, validate,
 from ..learning.network import Network
 from ..learning.optim import Adam, group_normalized_l1
 from ._rows import check_same_length, fitted_group_codes, sigmoid
-from .metrics import GROUP_LABELS, LABELS, TWO_GROUPS
+from .metrics import BOTH_LABELS, GROUP_LABELS, LABELS, TWO_GROUPS
 from .representation import (ACTIVATION, BATCH_SIZE, EPOCHS, FEATURES, HIDDEN, LEARNING_RATE,
                              LOSS_WEIGHT, WIDTH, RepresentationClassifier)
 from .representation_eval import AdversaryScore, FairTransfer, adversary_accuracy, fair_transfer
@@ -241,7 +241,7 @@ class LAFTR(RepresentationClassifier):
     def _adversary_input(self, Z, y):
         return Z if self.objective == "dp" else np.hstack([Z, y])
 
-    @validate(X=FEATURES, y=LABELS, sensitive_features=TWO_GROUPS)
+    @validate(X=FEATURES, y=BOTH_LABELS, sensitive_features=TWO_GROUPS)
     def fit(self, X, y, *, sensitive_features):
         """Play the game on the training rows.
 

@@ -73,7 +73,7 @@ from threadpoolctl import threadpool_limits
 from .._validation import (RNG, ParameterError, array, choice, integer, real, validate,
                            validate_params)
 from ._rows import check_same_length, fitted_group_codes
-from .metrics import GROUP_LABELS, LABELS, TWO_GROUPS
+from .metrics import BOTH_LABELS, GROUP_LABELS, LABELS, TWO_GROUPS
 from .representation import FEATURES, MAX_ABS_FEATURE, MAX_CELLS
 
 __all__ = [
@@ -402,7 +402,7 @@ class LFR(ClassifierMixin, TransformerMixin, BaseEstimator):
         tags.non_deterministic = self.rng is None
         return tags
 
-    @validate(X=FEATURES, y=LABELS, sensitive_features=TWO_GROUPS)
+    @validate(X=FEATURES, y=BOTH_LABELS, sensitive_features=TWO_GROUPS)
     def fit(self, X, y, *, sensitive_features):
         """Learn prototypes, their predictions and the distance weights.
 
@@ -418,8 +418,6 @@ class LFR(ClassifierMixin, TransformerMixin, BaseEstimator):
         hp = validate_params(self, store=False)
         Az, max_iter = hp["Az"], hp["max_iter"]
         check_same_length(X=X, y=y, sensitive_features=sensitive_features.codes)
-        if np.unique(y).shape[0] != 2:
-            raise ParameterError(f"y must contain both labels 0 and 1; got only {int(y[0])}s")
         problem = _Problem(X, y, sensitive_features.codes, hp["n_prototypes"], hp["Ax"],
                            hp["Ay"], Az, hp["alpha"] == "shared")
         seeds = hp["rng"].integers(0, 2**63 - 1, size=hp["n_starts"])
@@ -468,7 +466,7 @@ class LFR(ClassifierMixin, TransformerMixin, BaseEstimator):
         """
         return self._transform(X, sensitive_features)
 
-    @validate(X=FEATURES, y=LABELS, sensitive_features=TWO_GROUPS)
+    @validate(X=FEATURES, y=BOTH_LABELS, sensitive_features=TWO_GROUPS)
     def fit_transform(self, X, y, *, sensitive_features):
         """:meth:`fit`, then :meth:`transform` of the same rows."""
         self.fit.__wrapped__(self, X, y, sensitive_features=sensitive_features)

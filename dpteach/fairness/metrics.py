@@ -69,7 +69,7 @@ from .._validation import Domain, ParameterError, array, choice, integer, valida
 
 __all__ = [
     "MAX_ROWS", "MAX_NEIGHBOUR_ROWS", "MAX_NEIGHBORS", "MAX_BINS",
-    "LABELS", "SCORES", "GROUP_LABELS", "SEVERAL_GROUPS", "COMPARED_GROUPS", "TWO_GROUPS",
+    "LABELS", "BOTH_LABELS", "SCORES", "GROUP_LABELS", "SEVERAL_GROUPS", "COMPARED_GROUPS", "TWO_GROUPS",
     "selection_rate", "true_positive_rate", "false_positive_rate", "false_negative_rate",
     "true_negative_rate", "positive_predictive_value", "group_table",
     "demographic_parity_difference", "equalized_odds_difference", "equalized_odds_sum",
@@ -91,6 +91,11 @@ MAX_BINS = 1_000
 LABELS = array(ndim=1, low=0, high=1, integers=True, booleans=True, max_size=MAX_ROWS,
                example=[1, 0, 1, 0], text="a 1-D array of 0/1 labels (ints, bools or 0.0/1.0), "
                "at most 2,000,000 of them")
+#: training labels: 0/1 labels with both labels present
+BOTH_LABELS: Domain = Domain(
+    "a 1-D array of 0/1 labels with both labels present (ints, bools or 0.0/1.0), at most "
+    "2,000,000 of them", lambda name, value: _both_labels(name, value), example=[1, 0, 1, 0],
+    edges=[[0, 1]], bad=[*LABELS.bad, [1, 1, 1, 1], [0, 0, 0, 0]])
 #: scores: predicted probabilities of Y = 1 (0/1 predictions are scores too)
 SCORES = array(ndim=1, low=0, high=1, booleans=True, max_size=MAX_ROWS,
                example=[0.9, 0.2, 0.6, 0.4],
@@ -463,6 +468,13 @@ def _groups(name: str, value: Any, domain: Domain, *, min_groups: int = 1,
         g = _label(labels[int(np.argmin(sizes))])
         raise ParameterError(f"{name}: each group needs {min_members} members; got fewer in {g}")
     return _Groups(labels, codes, sizes)
+
+
+def _both_labels(name: str, value: Any) -> np.ndarray:
+    y = LABELS(name, value)
+    if np.unique(y).size == 2:
+        return y
+    raise BOTH_LABELS.refuse(name, value)
 
 
 def _one_kind(raw: np.ndarray, value: Any) -> bool:
