@@ -483,3 +483,28 @@ def test_row_limits():
     X = np.zeros((m.MAX_NEIGHBOUR_ROWS + 1, 1))
     with pytest.raises(ParameterError, match=r"^X must"):
         m.consistency_score(X, np.zeros(X.shape[0]))
+
+
+def test_training_labels_need_both_classes():
+    # BOTH_LABELS, declared by every learner's fit (and fair_transfer, the objective-
+    # perturbation diagnostic): one class only is refused by the argument's name, with rows
+    # that otherwise fit together
+    from dpteach.fairness.dp_diagnostics import objective_perturbation_noise_by_group
+    from dpteach.fairness.laftr import LAFTR
+    from dpteach.fairness.lfr import LFR
+    from dpteach.fairness.mmd import MMDRepresentation
+    from dpteach.fairness.representation_eval import fair_transfer
+
+    X, a = np.random.default_rng(0).uniform(size=(8, 2)), np.array([0, 1] * 4)
+    fitted = MMDRepresentation(epochs=1, rng=0).fit(X, a, sensitive_features=a)
+    calls = {"y": [lambda y: LFR(n_starts=1, max_iter=2).fit(X, y, sensitive_features=a),
+                   lambda y: LAFTR(epochs=1).fit(X, y, sensitive_features=a),
+                   lambda y: MMDRepresentation(epochs=1).fit(X, y, sensitive_features=a)],
+             "y_train": [lambda y: fair_transfer(fitted, X, y, X, a, sensitive_features_test=a),
+                         lambda y: objective_perturbation_noise_by_group(
+                             X, y, X, sensitive_features=a, epsilon=1.0)]}
+    for name, fits in calls.items():
+        for fit in fits:
+            for one_class in (np.zeros(8, dtype=int), np.ones(8, dtype=int)):
+                with pytest.raises(ParameterError, match=rf"^{name} must be .*with both labels"):
+                    fit(one_class)
