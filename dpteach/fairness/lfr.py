@@ -144,26 +144,8 @@ def lfr_losses(X, y, memberships, prototypes, w, *, sensitive_features) -> LFRLo
     Works for any model of the LFR family however it computes its memberships (``LFR``'s
     :meth:`LFR.transform`, or ``transform`` of fairlearn's ``PrototypeRepresentationLearner``
     with its ``prototypes_`` and ``coef_``), so two implementations can be scored by one
-    function.
-
-    Parameters
-    ----------
-    X : array of shape (n, d)
-        The rows the losses are taken over.
-    y : array of shape (n,)
-        Binary labels 0/1.
-    memberships : array of shape (n, K)
-        ``M_nk``: non-negative, each row summing to 1 (to within 1e-6).
-    prototypes : array of shape (K, d)
-        ``v_k``.
-    w : array of shape (K,)
-        Prototype predictions ``w_k`` in [0, 1].
-    sensitive_features : array of shape (n,)
-        Exactly two groups, each with at least two members.
-
-    Returns
-    -------
-    LFRLosses
+    function. ``memberships`` is M (n, K), each row summing to 1 (to within 1e-6),
+    ``prototypes`` the v_k (K, d), ``w`` the prototype predictions w_k (K,).
     """
     M, V, codes, n = memberships, prototypes, sensitive_features.codes, X.shape[0]
     check_same_length(X=X, y=y, sensitive_features=codes)
@@ -334,8 +316,7 @@ class LFR(ClassifierMixin, TransformerMixin, BaseEstimator):
         ``Az > 0`` — L_z smoothed to ``Σ_k sqrt(d_k² + μ²) − μ`` with μ = 0.1, then 0.01, then
         the exact objective, each from where the last stopped (:data:`SMOOTHING`; L-BFGS
         stalls at the kinks of |·| far from parity otherwise) — and one stage of
-        ``3 · max_iter`` iterations when ``Az = 0``. With the defaults a fit on Adult's
-        30,162 × 102 training split takes about 13 s (``benchmarks/bench_lfr.py``).
+        ``3 · max_iter`` iterations when ``Az = 0``.
     rng : None, int or numpy.random.Generator
         Seeds the starts. An int makes :meth:`fit` reproducible.
 
@@ -404,17 +385,8 @@ class LFR(ClassifierMixin, TransformerMixin, BaseEstimator):
 
     @validate(X=FEATURES, y=BOTH_LABELS, sensitive_features=TWO_GROUPS)
     def fit(self, X, y, *, sensitive_features):
-        """Learn prototypes, their predictions and the distance weights.
-
-        Parameters
-        ----------
-        X : array of shape (n_samples, n_features)
-            Features on comparable scales (e.g. in [0, 1]).
-        y : array of shape (n_samples,)
-            Binary labels 0/1, both present.
-        sensitive_features : array of shape (n_samples,)
-            Exactly two groups (ints or strings), each with at least two members.
-        """
+        """Learn prototypes, their predictions and the distance weights (features on
+        comparable scales, e.g. in [0, 1])."""
         hp = validate_params(self, store=False)
         Az, max_iter = hp["Az"], hp["max_iter"]
         check_same_length(X=X, y=y, sensitive_features=sensitive_features.codes)
