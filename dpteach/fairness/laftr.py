@@ -76,8 +76,7 @@ import time
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from .._validation import (RNG, ParameterError, choice, integer, real, validate,
-                           validate_params)
+from .._validation import RNG, choice, integer, real, refuse, validate, validate_params
 from ..learning.network import Network
 from ..learning.optim import Adam, group_normalized_l1
 from ._rows import check_same_length, fitted_group_codes, sigmoid
@@ -229,8 +228,7 @@ class LAFTR(RepresentationClassifier):
         if self.objective != "dp":
             for c in ((0, 2) if self.objective == "eopp" else (0, 1, 2, 3)):
                 if counts[c] == 0:
-                    raise ParameterError(f"sensitive_features: objective={self.objective!r} needs "
-                                         f"rows in every cell; got no row with {names[c]}")
+                    raise refuse("sensitive_features", f"no {names[c]}", "groups filling each cell")
         n = y0.shape[0]
         weights = np.zeros(n)
         for c in needed:
@@ -309,8 +307,6 @@ class LAFTR(RepresentationClassifier):
                 rows.append(self._epoch_losses(epoch + 1, X, yc, ac, cells, used,
                                                alpha, beta, gamma))
             self._finish_fit(rows)
-            if not all(np.all(np.isfinite(p)) for p in self.adversary_.params):
-                raise ParameterError(f"diverged: lower adversary_learning_rate; got {adv_lr}")
         self.fit_seconds_ = time.perf_counter() - start
         return self
 
@@ -352,7 +348,7 @@ class LAFTR(RepresentationClassifier):
         _, cells, used = self._adversary_setup(yf, a)
         for g in (0, 1):
             if not np.any(a[used, 0] == g):
-                raise ParameterError(f"sensitive_features needs both groups; got no {g} counted")
+                raise refuse("sensitive_features", f"no {g} counted", "holding both groups")
         p = sigmoid(self._chunked(self.adversary_,
                                    self._adversary_input(self._encode(X), yf))[:, 0])
         return group_normalized_l1(p[used], a[used, 0], cells[used])[0]
@@ -420,7 +416,7 @@ def gamma_sweep_row(objective, gamma, seed) -> dict:
     )
 
     if objective == "unfair" and gamma != 0:
-        raise ParameterError(f"gamma must be 0 for the unfair baseline; got gamma={gamma!r}")
+        raise refuse("gamma", gamma, "0 for the unfair baseline")
     X, y, a, X_test, y_test, a_test = _adult()
     settings = dict(SWEEP_SETTINGS)
     if objective == "unfair":

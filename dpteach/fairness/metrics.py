@@ -69,7 +69,8 @@ from .._validation import Domain, ParameterError, array, choice, integer, valida
 
 __all__ = [
     "MAX_ROWS", "MAX_NEIGHBOUR_ROWS", "MAX_NEIGHBORS", "MAX_BINS",
-    "LABELS", "BOTH_LABELS", "SCORES", "GROUP_LABELS", "SEVERAL_GROUPS", "COMPARED_GROUPS", "TWO_GROUPS",
+    "LABELS", "BOTH_LABELS", "SCORES", "GROUP_LABELS", "SEVERAL_GROUPS", "COMPARED_GROUPS",
+    "TWO_GROUPS",
     "selection_rate", "true_positive_rate", "false_positive_rate", "false_negative_rate",
     "true_negative_rate", "positive_predictive_value", "group_table",
     "demographic_parity_difference", "equalized_odds_difference", "equalized_odds_sum",

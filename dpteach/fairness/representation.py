@@ -220,9 +220,11 @@ class RepresentationClassifier(ClassifierMixin, TransformerMixin, BaseEstimator)
         import pandas as pd
 
         self.history_ = pd.DataFrame(rows)
-        nets = [getattr(self, name) for name in ("encoder_", "classifier_", "decoder_")]
-        if not all(np.all(np.isfinite(p)) for net in nets if net is not None for p in net.params):
-            raise refuse("learning_rate", self.learning_rate, "lower: the fit diverged")
+        for name in ("encoder_", "classifier_", "decoder_", "adversary_"):
+            net = getattr(self, name, None)
+            if net is not None and not all(np.all(np.isfinite(p)) for p in net.params):
+                rate = "adversary_learning_rate" if name == "adversary_" else "learning_rate"
+                raise refuse(rate, getattr(self, rate), "lower: the fit diverged")
 
     def _check_columns(self, X):
         """``X`` for a fitted model: as many columns as in fit."""
