@@ -70,7 +70,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
-from .._validation import (RNG, ParameterError, array, choice, integer, real, validate,
+from .._validation import (RNG, Domain, array, choice, integer, real, refuse, validate,
                            validate_params)
 from ._rows import check_same_length, fitted_group_codes
 from .metrics import BOTH_LABELS, GROUP_LABELS, LABELS, TWO_GROUPS
@@ -101,9 +101,12 @@ SMOOTHING = (0.1, 0.01, 0.0)
 
 #: the weight of one term of the objective
 WEIGHT = real(0.0, MAX_WEIGHT, example=1.0)
-#: memberships M (n, K): non-negative, each row summing to 1
-MEMBERSHIPS = array(ndim=2, low=0.0, high=1.0, example=[[0.5, 0.5], [1.0, 0.0], [0.25, 0.75],
-                                                         [0.0, 1.0]])
+_NON_NEGATIVE = array(ndim=2, low=0.0, high=1.0)
+#: memberships M (n, K): non-negative, each row summing to 1 (to within 1e-6)
+MEMBERSHIPS = Domain(
+    "a 2-D array of memberships in [0, 1], each row summing to 1 (to within 1e-6)",
+    lambda name, value: _stochastic(name, value), bad=[*_NON_NEGATIVE.bad, [[0.6, 0.6]]],
+    example=[[0.5, 0.5], [1.0, 0.0], [0.25, 0.75], [0.0, 1.0]], edges=[[[1.0]]])
 #: prototypes v_k (K, d), in the features' range
 PROTOTYPES = array(ndim=2, low=-MAX_ABS_FEATURE, high=MAX_ABS_FEATURE,
                    example=[[0.0, 1.0], [1.0, 0.0]])
@@ -150,15 +153,20 @@ def lfr_losses(X, y, memberships, prototypes, w, *, sensitive_features) -> LFRLo
     M, V, codes, n = memberships, prototypes, sensitive_features.codes, X.shape[0]
     check_same_length(X=X, y=y, sensitive_features=codes)
     if M.shape[0] != n or V.shape != (M.shape[1], X.shape[1]) or w.shape != (M.shape[1],):
-        raise ParameterError(f"memberships, prototypes, w must fit X; got {M.shape}, {V.shape}")
-    if not np.allclose(M.sum(axis=1), 1.0, atol=1e-6):
-        raise ParameterError(f"memberships must have rows summing to 1; got {M.sum(axis=1)[:3]}")
+        raise refuse("memberships, prototypes, w", (M.shape, V.shape, w.shape), "shapes fitting X")
     R = M @ V - X
     L_x = float(np.einsum("ij,ij->", R, R) / n)
     yhat = np.clip(M @ w, _CLIP, 1.0 - _CLIP)
     L_y = float(-np.mean(y * np.log(yhat) + (1.0 - y) * np.log1p(-yhat)))
     L_z = float(np.abs(M[codes == 1].mean(axis=0) - M[codes == 0].mean(axis=0)).sum())
     return LFRLosses(L_x, L_y, L_z)
+
+
+def _stochastic(name, value):
+    M = _NON_NEGATIVE(name, value)
+    if np.allclose(M.sum(axis=1), 1.0, atol=1e-6):
+        return M
+    raise MEMBERSHIPS.refuse(name, value)
 
 
 def _memberships(X, V, alpha):
@@ -486,10 +494,10 @@ class LFR(ClassifierMixin, TransformerMixin, BaseEstimator):
         """X (as many columns as in fit) and each row's group code (0 with a shared α)."""
         check_is_fitted(self)
         if X.shape[1] != self.n_features_in_:
-            raise ParameterError(f"X must have {self.n_features_in_} columns; got {X.shape}")
+            raise refuse("X", X.shape, f"of {self.n_features_in_} columns, as in fit (shape)")
         if self.alpha_.shape[0] == 1:
             return X, np.zeros(X.shape[0], dtype=np.intp)
         if sensitive_features is None:
-            raise ParameterError("sensitive_features is needed with alpha='per_group'; got None")
+            raise refuse("sensitive_features", None, "given with alpha='per_group'")
         check_same_length(X=X, sensitive_features=sensitive_features.codes)
         return X, fitted_group_codes(self.groups_, sensitive_features)

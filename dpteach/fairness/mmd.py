@@ -49,8 +49,8 @@ from scipy.spatial.distance import cdist
 
 from threadpoolctl import threadpool_limits
 
-from .._validation import (FLAG, RNG, ParameterError, array, choice, integer, one_of, real,
-                           validate, validate_params)
+from .._validation import (FLAG, RNG, array, choice, integer, one_of, real, refuse, validate,
+                           validate_params)
 from ..learning.optim import Adam
 from ._rows import check_same_length
 from .metrics import BOTH_LABELS, TWO_GROUPS
@@ -100,7 +100,7 @@ def gaussian_kernel(X, Y, *, bandwidth=1.0) -> np.ndarray:
     """
     _check_columns(X, Y)
     if X.shape[0] * Y.shape[0] > MAX_KERNEL_ENTRIES:
-        raise ParameterError(f"X and Y may give ≤ 25e6 kernel entries; got {X.shape}, {Y.shape}")
+        raise refuse("X, Y", (X.shape, Y.shape), "shapes giving ≤ 25e6 kernel entries")
     return _kernel(X, Y, bandwidth)
 
 
@@ -123,7 +123,7 @@ def mmd2(X, Y, *, bandwidth=1.0, unbiased=False) -> float:
     _check_columns(X, Y)
     m, n = X.shape[0], Y.shape[0]
     if max(m, n) > MAX_SAMPLE_ROWS or (unbiased and min(m, n) < 2):
-        raise ParameterError(f"X and Y need 1 (unbiased: 2) to 20,000 rows; got {m}, {n}")
+        raise refuse("X, Y", (m, n), "of 1 (unbiased: 2) to 20,000 rows each")
     sxx = _kernel_sum(X, X, bandwidth)
     syy = _kernel_sum(Y, Y, bandwidth)
     sxy = _kernel_sum(X, Y, bandwidth)
@@ -190,9 +190,9 @@ def mmd_permutation_test(X, Y, *, bandwidth=1.0, n_permutations=200, unbiased=Fa
     _check_columns(X, Y)
     m, n, B = X.shape[0], Y.shape[0], n_permutations
     if min(m, n) < 2 or m + n > MAX_PERMUTATION_ROWS:
-        raise ParameterError(f"X and Y need ≥ 2 rows each, ≤ 4,000 together; got {m}, {n}")
+        raise refuse("X, Y", (m, n), "of ≥ 2 rows each, ≤ 4,000 together")
     if B * (m + n) ** 2 > MAX_PERMUTATION_WORK:
-        raise ParameterError(f"n_permutations · (m + n)² must be ≤ 4e9; got {B}, {m + n}")
+        raise refuse("n_permutations · (m + n)²", B * (m + n) ** 2, "≤ 4e9")
     pooled = np.vstack([X, Y])
     K0 = _kernel(pooled, pooled, bandwidth)
     np.fill_diagonal(K0, 0.0)
@@ -388,4 +388,4 @@ def _median_bandwidth(Z):
 
 def _check_columns(X, Y) -> None:
     if Y.shape[1] != X.shape[1]:
-        raise ParameterError(f"Y must have X's {X.shape[1]} columns; got Y with shape {Y.shape}")
+        raise refuse("Y", Y.shape, f"of X's {X.shape[1]} columns (shape)")

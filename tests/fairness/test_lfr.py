@@ -220,11 +220,11 @@ def test_bad_input_names_the_argument():
 def test_prediction_time_errors():
     X, _, a = small()
     m = fitted()
-    with pytest.raises(ParameterError, match="sensitive_features is needed"):
+    with pytest.raises(ParameterError, match="sensitive_features must be given with alpha='per_group'"):
         m.transform(X)
     with pytest.raises(ParameterError, match="only groups seen in fit"):
         m.predict(X[:3], sensitive_features=[0, 1, 5])
-    with pytest.raises(ParameterError, match="X must have 4 columns"):
+    with pytest.raises(ParameterError, match="X must be of 4 columns, as in fit"):
         m.predict_proba(X[:, :3], sensitive_features=a)
     with pytest.raises(ParameterError, match="sensitive_features"):
         m.predict(X, sensitive_features=a[:5])
