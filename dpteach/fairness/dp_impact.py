@@ -546,7 +546,7 @@ def _sweep_table(name: str, table) -> pd.DataFrame:
 
 def _summary(name: str, summary) -> pd.DataFrame:
     need = {"method", "epsilon", "grouping", "group", "count", "mean", "sd", "baseline"}
-    if not (isinstance(summary, pd.DataFrame) and summary.columns.is_unique
-            and need <= set(summary.columns)):
+    columns = summary.columns if isinstance(summary, pd.DataFrame) else pd.Index([])
+    if not (columns.is_unique and need <= set(columns)):
         raise SUMMARY.refuse(name, summary)
     return summary

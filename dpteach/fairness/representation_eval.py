@@ -198,7 +198,8 @@ def fair_transfer(encoder_model, X_train, y_train, X_test, y_test, *, sensitive_
             demographic_parity_difference, equalized_odds_sum,
             laftr_equal_opportunity_difference, equal_opportunity_difference)]
     except ParameterError as exc:
-        raise ParameterError(str(exc).replace("sensitive_features", "sensitive_features_test"))
+        message = str(exc).replace("sensitive_features", "sensitive_features_test")
+        raise ParameterError(message) from None
     return FairTransfer(accuracy=float(np.mean(pred == y_test)), dp_gap=float(gaps[0]),
                         eo_gap=float(gaps[1]), eopp_gap=float(gaps[2]),
                         eopp_gap_y1=float(gaps[3]), classifier=clf, predictions=pred)
