@@ -188,22 +188,17 @@ def fair_mapping(loss, distances, *, metric: str = "tv", fixed_outcomes=None, gr
         The task metric ``d``, one row and column per individual (the smaller of ``d(x, y)``
         and ``d(y, x)`` is used). The triangle inequality is not required. With
         ``metric="dinf"`` every distance must be ≤ :data:`DINF_MAX_DISTANCE` (30).
-    metric : {"tv", "dinf"}
-        The distance ``D`` between outcome distributions.
     fixed_outcomes : dict, optional
         ``{x: a}``: individual ``x`` gets outcome ``a`` with certainty (``μ_x(a) = 1``).
-    groups : array_like, shape (n,), optional
-        Group labels; needed for ``max_parity_gap``.
-    max_parity_gap : float in [0, 1], optional
-        A cap on the statistical-parity gap: the total variation between the average
-        outcome distributions of every two groups (see
+    groups, max_parity_gap : optional
+        Group labels, and a cap on the statistical-parity gap between every two of them:
+        the total variation between their average outcome distributions (see
         :func:`dpteach.fairness.awareness_parity.statistical_parity_gap`).
 
     Returns
     -------
     FairMapping
-        The mapping, its objective, the price of fairness, and how tight the constraints
-        are. Every constraint holds to :data:`TOLERANCE` (10⁻⁹).
+        Every constraint holds to :data:`TOLERANCE` (10⁻⁹).
 
     Raises
     ------

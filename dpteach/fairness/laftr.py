@@ -241,17 +241,10 @@ class LAFTR(RepresentationClassifier):
 
     @validate(X=FEATURES, y=BOTH_LABELS, sensitive_features=TWO_GROUPS)
     def fit(self, X, y, *, sensitive_features):
-        """Play the game on the training rows.
+        """Play the game on the training rows (features scaled, e.g. to [0, 1]).
 
-        Parameters
-        ----------
-        X : array of shape (n_samples, n_features)
-            Features (scale them, e.g. to [0, 1]).
-        y : array of shape (n_samples,)
-            Binary labels 0/1, both present.
-        sensitive_features : array of shape (n_samples,)
-            Exactly two groups (ints or strings), each with at least two members; for
-            ``"eo"`` every (A, Y) cell, for ``"eopp"`` both groups among the Y = 0 rows.
+        ``sensitive_features`` needs, for ``"eo"``, rows in every (A, Y) cell and, for
+        ``"eopp"``, both groups among the Y = 0 rows.
         """
         start = time.perf_counter()
         hp = validate_params(self, store=False)
@@ -327,19 +320,9 @@ class LAFTR(RepresentationClassifier):
     def adv_loss(self, X, y, *, sensitive_features) -> float:
         """The game's adversary's group-normalised L1 loss on other rows (e.g. held out).
 
-        Parameters
-        ----------
-        X : array of shape (n, n_features)
-        y : array of shape (n,)
-            0/1 labels (the adversary of ``"eo"``/``"eopp"`` reads them).
-        sensitive_features : array of shape (n,)
-            Values among ``groups_``; every group (cell) of the objective present.
-
-        Returns
-        -------
-        float
-            In [0, 2] for ``"dp"`` and ``"eopp"``, [0, 4] for ``"eo"``; 1 (resp. 2) is a
-            coin flip.
+        ``y`` is read by the adversary of ``"eo"``/``"eopp"``; ``sensitive_features`` holds
+        values among ``groups_``, every group (cell) of the objective present. In [0, 2] for
+        ``"dp"`` and ``"eopp"``, [0, 4] for ``"eo"``; 1 (resp. 2) is a coin flip.
         """
         X = self._check_columns(X)
         check_same_length(X=X, y=y, sensitive_features=sensitive_features.codes)
@@ -389,23 +372,13 @@ def gamma_sweep_row(objective, gamma, seed) -> dict:
     training split (:func:`dpteach.datasets.adult_arrays` without ``sex`` among the
     features: 30,162 rows, 102 features; A = sex, 1 = Female) and scored on the 15,060
     held-out rows. ``objective="unfair"`` is the baseline: the same encoder and classifier
-    with ``gamma=0`` and ``adversary_steps=0`` (no adversary at all).
+    with ``gamma=0`` (required) and ``adversary_steps=0`` (no adversary at all).
 
-    Parameters
-    ----------
-    objective : {"dp", "eo", "eopp", "unfair"}
-    gamma : float
-        The adversary's weight γ; 0 for ``"unfair"``.
-    seed : int
-
-    Returns
-    -------
-    dict
-        The columns :data:`SWEEP_COLUMNS`: accuracy, the gaps (``dp_gap``, ``eo_gap`` =
-        ΔTPR + ΔFPR, ``eopp_gap`` on Y = 0 as [MCPZ18]_, ``eopp_gap_y1`` on Y = 1), the
-        per-group selection rate, TPR and FPR, the balanced accuracy of a fresh adversary
-        (:func:`adversary_accuracy` with ``rng=seed``) predicting sex from the held-out
-        rows' Z, and the fit's wall-clock seconds.
+    Returns a dict of the columns :data:`SWEEP_COLUMNS`: accuracy, the gaps (``dp_gap``,
+    ``eo_gap`` = ΔTPR + ΔFPR, ``eopp_gap`` on Y = 0 as [MCPZ18]_, ``eopp_gap_y1`` on Y = 1),
+    the per-group selection rate, TPR and FPR, the balanced accuracy of a fresh adversary
+    (:func:`adversary_accuracy` with ``rng=seed``) predicting sex from the held-out rows' Z,
+    and the fit's wall-clock seconds.
     """
     from .metrics import (
         demographic_parity_difference,

@@ -65,7 +65,7 @@ import numpy as np
 import pandas as pd
 
 from ._rows import check_same_length
-from .._validation import Domain, ParameterError, array, choice, integer, validate
+from .._validation import Domain, array, choice, integer, refuse, validate
 
 __all__ = [
     "MAX_ROWS", "MAX_NEIGHBOUR_ROWS", "MAX_NEIGHBORS", "MAX_BINS",
@@ -428,7 +428,7 @@ def consistency_score(X, y_pred, *, n_neighbors=5) -> float:
     """
     n = check_same_length(y_pred=y_pred, X=X)
     if n_neighbors > n - 1:
-        raise ParameterError(f"n_neighbors must be at most n − 1 = {n - 1}; got {n_neighbors}")
+        raise refuse("n_neighbors", n_neighbors, f"at most n − 1 = {n - 1}")
     scale = float(np.max(np.abs(X)))
     if 0 < scale < 1e-150:
         X = X / scale                   # same neighbours; squared distances must not underflow
@@ -464,10 +464,10 @@ def _groups(name: str, value: Any, domain: Domain, *, min_groups: int = 1,
     codes = np.asarray(codes, dtype=np.intp).reshape(-1)
     sizes, k = np.bincount(codes, minlength=labels.size).astype(np.float64), labels.size
     if not min_groups <= k <= max_groups:
-        raise ParameterError(f"{name} must hold {_between(min_groups, max_groups)} groups; got {k}")
+        raise refuse(name, f"{k} groups", f"labels of {_between(min_groups, max_groups)} groups")
     if sizes.min() < min_members:
         g = _label(labels[int(np.argmin(sizes))])
-        raise ParameterError(f"{name}: each group needs {min_members} members; got fewer in {g}")
+        raise refuse(f"{name} (members of group {g})", int(sizes.min()), f"≥ {min_members}")
     return _Groups(labels, codes, sizes)
 
 
@@ -534,9 +534,9 @@ def _rate(c: _Counts, which: str) -> np.ndarray:
     positive = which in ("true_positive_rate", "false_negative_rate")
     available = c.pos if positive else neg
     if np.any(available == 0):
-        g, cond = _label(c.labels[np.flatnonzero(available == 0)[0]]), f"y_true == {int(positive)}"
-        rate = which.replace("_", " ")
-        raise ParameterError(f"sensitive_features: the {rate} needs {cond} rows; got none in {g}")
+        g, rate = _label(c.labels[np.flatnonzero(available == 0)[0]]), which.replace("_", " ")
+        name = f"sensitive_features (rows with y_true == {int(positive)} in group {g})"
+        raise refuse(name, 0, f"≥ 1 for the {rate}")
     if positive:
         return (c.tp if which == "true_positive_rate" else c.pos - c.tp) / c.pos
     fp = c.sel - c.tp
@@ -560,7 +560,7 @@ def _scalar_rate(y_true: np.ndarray, y_pred: np.ndarray, pos: int, which: str) -
              "false_negative_rate": t}.get(which, ~t)
     if not given.any():
         arg, label = ("y_pred", pos) if given is p else ("y_true", pos if given is t else 1 - pos)
-        raise ParameterError(f"the {which} needs a {label} in {arg} (pos_label={pos}); got none")
+        raise refuse(f"{arg} (entries {label})", 0, f"≥ 1 for the {which} (pos_label={pos})")
     hits = {"positive_predictive_value": t, "true_positive_rate": p,
             "false_positive_rate": p}.get(which, ~p)
     return float(np.count_nonzero(given & hits) / np.count_nonzero(given))
