@@ -93,6 +93,7 @@ ALPHA_CHECK = 1e-6
 _ALPHA_RANGE = (1e-12, 0.5)
 _COUNT, _CORRECT = "count:", "correct:"
 
+
 # ------------------------------------------------------------------------ the data
 @dataclass(frozen=True)
 class GroupedData:
@@ -157,8 +158,7 @@ _FINITE = real(*EPSILON_RANGE)
 EPSILON_OR_INF = Domain(
     f"a number in [{EPSILON_RANGE[0]:g}, {EPSILON_RANGE[1]:g}] or math.inf (non-private)",
     one_of(real(math.inf, math.inf), _FINITE, text="math.inf or " + _FINITE.text).convert,
-    example=1.0,
-    edges=[EPSILON_RANGE[0], EPSILON_RANGE[1], math.inf],
+    example=1.0, edges=[EPSILON_RANGE[0], EPSILON_RANGE[1], math.inf],
     bad=[0.0, 1e-4, 1e4, 10**400, -math.inf, math.nan, "inf", None, True])
 #: a fit's seed
 SEED = integer(0, 2**32 - 1, example=0)
@@ -187,7 +187,7 @@ EPSILONS = Domain(
         EPSILON_OR_INF(name, float(e)) for e in _EPSILON_ARRAY(name, value).ravel())),
     example=[1.0], bad=[[], [0.0], "1", None, [10**400]])
 #: the methods of a sweep
-METHODS: Domain = Domain(f"a non-empty list or tuple of methods among {SWEEP_METHODS}",
+METHODS = Domain(f"a non-empty list or tuple of methods among {SWEEP_METHODS}",
                  lambda name, value: _methods(name, value), example=("objective",),
                  bad=["dpsgd", [], ["svm"], None])
 #: the seeds of a sweep: 1 to 1,000 of them
