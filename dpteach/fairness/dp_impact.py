@@ -48,7 +48,7 @@ from .._validation import (FLAG, RNG, Domain, array, choice, instance_of, intege
 from ..learning.dpsgd import DPSGDClassifier
 from ..learning.erm import PrivateLogisticRegression
 from ._rows import check_same_length
-from .metrics import GROUP_LABELS, LABELS
+from .metrics import BOTH_LABELS, GROUP_LABELS, LABELS
 
 __all__ = [
     "MAX_ROWS", "MAX_FEATURES", "MAX_FITS", "EPSILON_RANGE",
@@ -105,6 +105,7 @@ class GroupedData:
         Features in [0, 1] (the fixed feature map of :func:`dpteach.datasets.adult_arrays`),
         1 ≤ n ≤ :data:`MAX_ROWS`, 1 ≤ d ≤ :data:`MAX_FEATURES`.
     y_train, y_test : arrays of 0/1
+        Both classes among the training labels.
     groups_train, groups_test : mapping of str → array of labels
         The same groupings (names) for both parts, one label per row (stored as read-only
         mappings).
@@ -122,7 +123,8 @@ class GroupedData:
     def __post_init__(self):
         for part in ("train", "test"):
             X = _FEATURES01(f"X_{part}", getattr(self, f"X_{part}"))
-            y = LABELS(f"y_{part}", getattr(self, f"y_{part}")).astype(np.int64)
+            labels = BOTH_LABELS if part == "train" else LABELS      # a fit needs both classes
+            y = labels(f"y_{part}", getattr(self, f"y_{part}")).astype(np.int64)
             groups = _GROUPINGS(f"groups_{part}", getattr(self, f"groups_{part}"))
             checked = {k: _labels(f"groups_{part}[{k!r}]", v) for k, v in groups.items()}
             named = {f"groups_{part}[{k!r}]": v for k, v in checked.items()}
@@ -259,15 +261,13 @@ def fit_and_score(method: str, epsilon: float, *, seed: int, data=None) -> dict:
     """Fit one sweep entry (:func:`private_classifier`) on the training rows and count its
     correct test predictions, overall and in every group [BPS19]_.
 
-    ``seed`` is the classifier's ``rng``; ``data`` (default :func:`adult_group_data`) needs
-    both classes in its training rows. Returns a dict: ``method, epsilon, seed``;
+    ``seed`` is the classifier's ``rng``; ``data`` defaults to :func:`adult_group_data`.
+    Returns a dict: ``method, epsilon, seed``;
     ``noise_multiplier`` (DP-SGD's σ, None for objective perturbation), ``epsilon_spent``,
     ``fit_seconds``; and, for ``"all"`` and each ``"<grouping>=<group>"``, the keys
     ``"count:<key>"`` and ``"correct:<key>"`` (ints).
     """
     eps = epsilon
-    if np.unique(data.y_train).size < 2:
-        raise refuse("data.y_train", f"all {data.y_train[0]}", "of both classes 0 and 1")
     model = private_classifier.__wrapped__(method, eps, rng=seed, n=data.X_train.shape[0])
     start = time.perf_counter()
     with threadpool_limits(limits=1, user_api="blas"):

@@ -426,6 +426,11 @@ def test_rules_between_arguments():
                                              r"be of one length .*'y_train': 299"):
         di.GroupedData(d.X_train, d.y_train[:-1], d.X_test, d.y_test, d.groups_train,
                        d.groups_test)
+    one_class = np.zeros_like(d.y_train)               # a fit needs both training classes
+    with pytest.raises(ParameterError, match="^y_train must be .*with both labels"):
+        di.GroupedData(d.X_train, one_class, d.X_test, d.y_test, d.groups_train, d.groups_test)
+    di.GroupedData(d.X_train, d.y_train, d.X_test, np.zeros_like(d.y_test), d.groups_train,
+                   d.groups_test)                     # one class among the test rows is fine
 
 
 @functools.cache
