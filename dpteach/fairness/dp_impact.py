@@ -166,8 +166,9 @@ EPSILON_OR_INF = Domain(
 SEED = integer(0, 2**32 - 1, example=0)
 _GROUPED = instance_of(GroupedData, "a GroupedData (e.g. adult_group_data()) or None (Adult)")
 #: the training and test rows (None: Adult, :func:`adult_group_data`)
-DATA = Domain(_GROUPED.text, example=None, bad=["adult", 3, {}],
-              convert=lambda name, value: _adult() if value is None else _GROUPED(name, value))
+DATA = Domain(_GROUPED.text, lambda name, value: (adult_group_data() if value is None
+                                                  else _GROUPED(name, value)),
+              example=None, bad=["adult", 3, {}])
 #: a table of :func:`dp_fairness_sweep`'s format
 SWEEP_TABLE: Domain = Domain(
     f"a non-empty DataFrame of dp_fairness_sweep's format (columns method, epsilon, seed, "
