@@ -5,15 +5,9 @@
 the same machine with a different fairness term: an encoder ``f: X → Z`` and a classifier
 ``g: Z → logit P(Y = 1)`` (small :class:`~dpteach.learning.network.Network` MLPs), optionally
 a decoder ``k: (Z, A) → X̃``, trained together by Adam on minibatches. This module holds what
-they have in common, so that each of them reads as its own objective:
-
-* the domains of their data — features (:data:`FEATURES`), 0/1 labels and a sensitive
-  attribute with exactly two groups (:data:`~dpteach.fairness.metrics.LABELS`,
-  :data:`~dpteach.fairness.metrics.TWO_GROUPS`) — and of their hyper-parameters (loss
-  weights, layer widths, epochs, batches, step sizes);
-* :class:`RepresentationClassifier`, the scikit-learn style base class: ``transform`` (the
-  encoder), ``predict_proba`` / ``predict`` / ``score`` (encoder then classifier) and the
-  seeded construction of the networks and of the minibatch order.
+they have in common — the domains of their data and hyper-parameters, and the scikit-learn
+style base class :class:`RepresentationClassifier` — so that each of them reads as its own
+objective.
 
 How to judge a learned representation (a fresh adversary, fair transfer) is in
 :mod:`dpteach.fairness.representation_eval`.
