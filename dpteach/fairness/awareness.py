@@ -297,7 +297,7 @@ def _explain_infeasible(problem: _Problem, d, fixed, metric) -> None:
     if status_no_cap == 2:
         # the fixed outcomes alone contradict the Lipschitz condition
         hint = _fixed_conflict(d, fixed, metric)
-        raise refuse("fixed_outcomes", fixed, f"outcomes distances allow{hint}")
+        raise refuse("fixed_outcomes", fixed, f"outcomes that distances allow{hint}")
     raise refuse("max_parity_gap", problem.cap, "a gap that fixed_outcomes allow")
 
 

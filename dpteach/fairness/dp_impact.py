@@ -385,7 +385,7 @@ def excess_drop(table, *, method: str, epsilon: float, group: str,
     priv = table[(table["method"] == method) & (table["epsilon"] == eps)]
     base = table[(table["method"] == BASELINE[method]) & np.isinf(table["epsilon"])]
     if len(priv) < 2 or len(base) < 1:
-        raise refuse("table", (len(priv), len(base)), "≥ 2 private fits and ≥ 1 baseline fit")
+        raise refuse("table", (len(priv), len(base)), "≥ 2 private and ≥ 1 baseline fits")
 
     def acc(part, key):
         return part[f"{_CORRECT}{key}"].to_numpy(float) / part[f"{_COUNT}{key}"].to_numpy(float)
@@ -449,7 +449,7 @@ def compare_with_sweep(live, shipped, *, alpha: float = ALPHA_CHECK) -> pd.DataF
     for (method, eps), part in live.groupby(["method", "epsilon"], sort=True):
         ref = shipped[(shipped["method"] == method) & (shipped["epsilon"] == eps)]
         if len(ref) < 2:
-            raise refuse("shipped", f"{len(ref)} at ε={eps}", "≥ 2 seeds at each ε of live")
+            raise refuse("shipped", f"{len(ref)} seeds at ε={eps}", "≥ 2 seeds at each ε of live")
         k_l, k_s = len(part), len(ref)
         df = k_l + k_s - 2 if k_l > 1 else k_s - 1
         t = float(stats.t.isf(alpha / 2, df))

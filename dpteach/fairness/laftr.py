@@ -331,7 +331,7 @@ class LAFTR(RepresentationClassifier):
         _, cells, used = self._adversary_setup(yf, a)
         for g in (0, 1):
             if not np.any(a[used, 0] == g):
-                raise refuse("sensitive_features", f"no {g} counted", "holding both groups")
+                raise refuse("sensitive_features", f"no group {g} counted", "labels of both groups")
         p = sigmoid(self._chunked(self.adversary_,
                                    self._adversary_input(self._encode(X), yf))[:, 0])
         return group_normalized_l1(p[used], a[used, 0], cells[used])[0]

@@ -350,7 +350,7 @@ def test_infeasible_parity_cap_is_named():
         fair_mapping(np.zeros((2, 2)), d, fixed_outcomes={0: 0, 1: 1}, groups=[0, 1],
                      max_parity_gap=0.5)
     # both families at fault: the fixed outcomes alone are already infeasible
-    with pytest.raises(ParameterError, match="fixed_outcomes must be outcomes distances allow"):
+    with pytest.raises(ParameterError, match="fixed_outcomes must be outcomes that distances allow"):
         fair_mapping(np.zeros((2, 2)), [[0, 0.5], [0.5, 0]], fixed_outcomes={0: 0, 1: 1},
                      groups=[0, 1], max_parity_gap=0.5)
 
