@@ -19,9 +19,10 @@ One module per idea:
   al. 2018) for demographic parity, equalized odds and equal opportunity, and how the shipped
   γ sweep on Adult was made (read by :func:`dpteach.tables.load_gamma_sweep`);
 * :mod:`~dpteach.fairness.representation` — what the learned representations share: their
-  teaching domains and the scikit-learn base class; :mod:`~dpteach.fairness.representation_eval` — judging a
-  representation: a fresh adversary's accuracy at predicting the group from Z, and fair transfer
-  to a task the encoder never saw;
+  teaching domains and the scikit-learn base class;
+  :mod:`~dpteach.fairness.representation_eval` — judging a representation: a fresh
+  adversary's accuracy at predicting the group from Z, and fair transfer to a task the
+  encoder never saw;
 * :mod:`~dpteach.fairness.dp_impact` — who pays for differential privacy (Bagdasaryan et al.
   2019): per-group accuracy of DP-SGD and objective perturbation across ε on Adult (the
   shipped sweep: :func:`dpteach.tables.load_dp_fairness_sweep`);

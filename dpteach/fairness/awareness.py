@@ -59,7 +59,9 @@ import scipy.sparse as sp
 from scipy.optimize import linprog
 from scipy.sparse.csgraph import csgraph_from_dense, shortest_path
 
-from .._validation import PROBABILITY, Domain, ParameterError, array, choice, integer, validate
+from .._validation import (PROBABILITY, Domain, array, choice, instance_of, integer, refuse,
+                           validate)
+from ._rows import check_same_length
 from .metrics import SEVERAL_GROUPS
 
 __all__ = [
@@ -186,22 +188,17 @@ def fair_mapping(loss, distances, *, metric: str = "tv", fixed_outcomes=None, gr
         The task metric ``d``, one row and column per individual (the smaller of ``d(x, y)``
         and ``d(y, x)`` is used). The triangle inequality is not required. With
         ``metric="dinf"`` every distance must be ≤ :data:`DINF_MAX_DISTANCE` (30).
-    metric : {"tv", "dinf"}
-        The distance ``D`` between outcome distributions.
     fixed_outcomes : dict, optional
         ``{x: a}``: individual ``x`` gets outcome ``a`` with certainty (``μ_x(a) = 1``).
-    groups : array_like, shape (n,), optional
-        Group labels; needed for ``max_parity_gap``.
-    max_parity_gap : float in [0, 1], optional
-        A cap on the statistical-parity gap: the total variation between the average
-        outcome distributions of every two groups (see
+    groups, max_parity_gap : optional
+        Group labels, and a cap on the statistical-parity gap between every two of them:
+        the total variation between their average outcome distributions (see
         :func:`dpteach.fairness.awareness_parity.statistical_parity_gap`).
 
     Returns
     -------
     FairMapping
-        The mapping, its objective, the price of fairness, and how tight the constraints
-        are. Every constraint holds to :data:`TOLERANCE` (10⁻⁹).
+        Every constraint holds to :data:`TOLERANCE` (10⁻⁹).
 
     Raises
     ------
@@ -231,15 +228,14 @@ def fair_mapping(loss, distances, *, metric: str = "tv", fixed_outcomes=None, gr
     codes: Any = None if groups is None else groups.codes
     k = 0 if groups is None else groups.labels.size
     if not 2 <= m <= MAX_OUTCOMES:
-        raise ParameterError(f"loss must have 2 to {MAX_OUTCOMES} columns; got shape {L.shape}")
-    if d.shape[0] != n or (codes is not None and codes.size != n):
-        raise ParameterError(f"distances and groups must fit loss's {n} rows; got {d.shape}")
+        raise refuse("loss", L.shape, f"of 2 to {MAX_OUTCOMES} columns (outcomes)")
+    check_same_length(loss=L, distances=d, **({} if codes is None else {"groups": codes}))
     if metric == "dinf" and d.max() > DINF_MAX_DISTANCE:
-        raise ParameterError(f"metric='dinf' needs distances <= 30; got max {d.max()!r}")
+        raise refuse("distances", d.max(), "at most 30 with metric='dinf' (largest given)")
     if any(x >= n or a >= m for x, a in fixed.items()):
-        raise ParameterError(f"fixed_outcomes must map [0, {n}) to [0, {m}); got {fixed}")
+        raise refuse("fixed_outcomes", fixed, f"a map of individuals [0, {n}) to [0, {m})")
     if max_parity_gap is not None and groups is None:
-        raise ParameterError(f"max_parity_gap needs groups; got {max_parity_gap!r}, groups=None")
+        raise refuse("groups", groups, "given with max_parity_gap")
     cap = None if max_parity_gap is None or max_parity_gap >= 1.0 else max_parity_gap
 
     # normalise the loss: per-row shifts and a positive scale leave the argmin unchanged
@@ -301,8 +297,8 @@ def _explain_infeasible(problem: _Problem, d, fixed, metric) -> None:
     if status_no_cap == 2:
         # the fixed outcomes alone contradict the Lipschitz condition
         hint = _fixed_conflict(d, fixed, metric)
-        raise ParameterError(f"fixed_outcomes cannot be met under distances{hint}; got {fixed}")
-    raise ParameterError(f"max_parity_gap cannot be met with fixed_outcomes; got {problem.cap!r}")
+        raise refuse("fixed_outcomes", fixed, f"outcomes that distances allow{hint}")
+    raise refuse("max_parity_gap", problem.cap, "a gap that fixed_outcomes allow")
 
 
 def _fixed_conflict(d, fixed, metric) -> str:
@@ -562,8 +558,8 @@ def _distances(name: str, value: Any) -> np.ndarray:
     diagonal."""
     d = _SQUARE(name, value)
     tol = 1e-9 * max(1.0, float(np.max(d)))
-    if d.shape[0] != d.shape[1] or np.any(np.abs(np.diag(d)) > tol) or np.any(
-            np.abs(d - d.T) > tol):
+    asymmetry = np.abs(d - d.T).max() if d.shape[0] == d.shape[1] else np.inf
+    if max(asymmetry, np.abs(np.diag(d)).max()) > tol:
         raise DISTANCES.refuse(name, value)
     d = np.minimum(d, d.T)
     np.fill_diagonal(d, 0.0)
@@ -573,23 +569,11 @@ def _distances(name: str, value: Any) -> np.ndarray:
 _SQUARE = array(ndim=2, low=0.0, high=MAX_DISTANCE, max_rows=MAX_INDIVIDUALS,
                 text=DISTANCES.text)
 _INDEX = integer(0, MAX_INDIVIDUALS - 1)
+_DICT = instance_of(dict, FIXED_OUTCOMES.text)
 
 
 def _fixed(name: str, value: Any) -> dict[int, int]:
     if value is None:
         return {}
-    if not isinstance(value, dict):
-        raise FIXED_OUTCOMES.refuse(name, value)
     return {_INDEX(f"{name} key", x): integer(0, MAX_OUTCOMES - 1)(f"{name}[{x!r}]", a)
-            for x, a in value.items()}
-
-
-# Engineering notes
-# -----------------
-# * Sizes: at most MAX_INDIVIDUALS (500) individuals, MAX_OUTCOMES (4) outcomes and
-#   MAX_VARIABLES (1200) variables n·m. On the project's 2-core machine, n = 300 with random
-#   Euclidean metrics takes about 0.1 s for two outcomes, 0.5–1.5 s for three and 3–5 s for
-#   four (the worst instance tried, all distances 0.01 with four outcomes, 18 s).
-# * The LP, its lazy constraint generation and the diagnosis of an infeasible LP belong
-#   together; statistical parity, the Earthmover bound and the Adult demonstration are in
-#   awareness_parity.py.
+            for x, a in _DICT(name, value).items()}

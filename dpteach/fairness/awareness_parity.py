@@ -63,19 +63,7 @@ def statistical_parity_gap(mapping, groups) -> float:
     outcome of a random member of ``S``; the mapping has statistical parity up to bias ε
     when ``D_tv(μ_S, μ_T) ≤ ε`` (Sec. 3 of [DHP+12]_). With more than two groups, the
     largest gap over all pairs of groups. For two outcomes this is the demographic-parity
-    difference of the randomized classifier, ``|P(M(x)=1 | S) − P(M(x)=1 | T)|``.
-
-    Parameters
-    ----------
-    mapping : FairMapping or array_like, shape (n, m)
-        Rows are probability distributions over the m outcomes.
-    groups : array_like, shape (n,)
-        Group labels, at least two groups.
-
-    Returns
-    -------
-    float
-        In [0, 1].
+    difference of the randomized classifier, ``|P(M(x)=1 | S) − P(M(x)=1 | T)|``. In [0, 1].
     """
     mu, codes = mapping, groups.codes
     check_same_length(mapping=mu, groups=codes)
@@ -102,18 +90,6 @@ def earthmover_distance(distances, groups) -> float:
     attained by some Lipschitz mapping (:func:`worst_case_parity_gap`). With more than two
     groups, the largest distance over all pairs of groups (which bounds
     :func:`statistical_parity_gap`).
-
-    Parameters
-    ----------
-    distances : array_like, shape (n, n)
-        The task metric.
-    groups : array_like, shape (n,)
-        Group labels, at least two groups.
-
-    Returns
-    -------
-    float
-        ``d_EM`` (≥ 0).
     """
     d, labels, codes = distances, groups.labels, groups.codes
     check_same_length(distances=d, groups=codes)
@@ -135,18 +111,6 @@ def worst_case_parity_gap(distances, groups) -> float:
     ``T`` into one keeps the mapping Lipschitz and the gap). The theorem of Sec. 3 says
     this is at most :func:`earthmover_distance`, with equality when ``d`` is a metric with
     values ≤ 1. With more than two groups, the largest over all pairs of groups.
-
-    Parameters
-    ----------
-    distances : array_like, shape (n, n)
-        The task metric.
-    groups : array_like, shape (n,)
-        Group labels, at least two groups.
-
-    Returns
-    -------
-    float
-        In [0, 1].
     """
     d, labels, codes = distances, groups.labels, groups.codes
     check_same_length(distances=d, groups=codes)
@@ -178,23 +142,8 @@ def feature_metric(X, *, scale: float = 1.0, groups=None, group_distance: float 
     metric *ties the groups together* and any Lipschitz mapping has a small parity gap.
     With ``group_distance = 1`` members of different groups are at distance 1, the
     Lipschitz condition says nothing across groups, and the mapping may treat the groups
-    as differently as the vendor likes.
-
-    Parameters
-    ----------
-    X : array_like, shape (n, k)
-        Features, one row per individual.
-    scale : float
-        Distances are ``scale · ‖x − y‖₂`` before the cap (0 puts every pair of the same
-        group at distance 0).
-    groups : array_like, shape (n,), optional
-        Group labels; needed when ``group_distance > 0``.
-    group_distance : float in [0, 1]
-        Added to the distance of every pair from different groups.
-
-    Returns
-    -------
-    ndarray, shape (n, n)
+    as differently as the vendor likes. ``groups`` is needed when ``group_distance > 0``;
+    ``scale = 0`` puts every pair of the same group at distance 0. Returns the (n, n) metric.
     """
     if group_distance > 0 and groups is None:
         raise refuse("groups", groups, f"given with group_distance={group_distance!r} > 0")
@@ -266,19 +215,8 @@ def adult_awareness_example(n: int = 200, *, scale: float = 0.1, rng=None) -> Aw
     ``separated`` the bound is 1, but this vendor's gap stays about the same (0.03–0.08):
     what binds it are the Lipschitz constraints *within* each group.
 
-    Parameters
-    ----------
-    n : int
-        Sample size, even.
-    scale : float
-        The metric's scale (a larger scale loosens the Lipschitz condition
-        and raises the Earthmover distance).
-    rng : None, int or numpy.random.Generator
-        Seed for the sample.
-
-    Returns
-    -------
-    AwarenessExample
+    ``n`` must be even. A larger ``scale`` loosens the Lipschitz condition and raises the
+    Earthmover distance.
     """
     from ..datasets import adult_arrays
 
@@ -301,15 +239,15 @@ def adult_awareness_example(n: int = 200, *, scale: float = 0.1, rng=None) -> Aw
 
 
 # ------------------------------------------------------------------------------ helpers
-_ROWS = array(ndim=2, low=-TOLERANCE, high=1 + TOLERANCE, max_size=10**7)
+_ROWS = array(ndim=2, low=-TOLERANCE, high=1 + TOLERANCE, max_size=10**7, max_rows=100_000,
+              text=MAPPING.text)
 
 
 def _mapping(name: str, value: Any) -> np.ndarray:
     if isinstance(value, FairMapping):
         return value.mapping
     mu = _ROWS(name, value)
-    if not (mu.shape[0] <= 100_000 and 2 <= mu.shape[1] <= 100
-            and np.allclose(mu.sum(axis=1), 1.0, rtol=0, atol=1e-6)):
+    if not (2 <= mu.shape[1] <= 100 and np.allclose(mu.sum(axis=1), 1.0, rtol=0, atol=1e-6)):
         raise MAPPING.refuse(name, value)
     return np.clip(mu, 0.0, 1.0)
 

@@ -3,24 +3,14 @@
 :mod:`~dpteach.fairness.dp_impact` measures *who* pays for differential privacy: the
 per-group accuracy drops that Bagdasaryan, Poursaeed & Shmatikov [BPS19]_ found ("the poor
 become poorer"). This module measures *why*, group by group, for both private learners of the
-course, and who is exposed when there is no privacy at all:
+course — what DP-SGD's clipping takes from whom, the noise objective perturbation puts on
+each group's scores — and who is exposed when there is no privacy at all (membership
+inference per group, against the one DP ceiling that covers every group alike).
 
-* :func:`gradient_stats_by_group` — per-example gradient norms and the fraction clipped at C,
-  per group: what DP-SGD's clipping [ACG16]_ takes from whom (the rare, badly fitted examples
-  have the longest gradients);
-* :func:`objective_perturbation_noise_by_group` — the logit noise objective perturbation
-  [CMS11]_ adds to each person's score, against their margin: curvature, hence damping, comes
-  from a group's own rows, so small groups get the noisiest scores;
-* :func:`membership_advantage_by_group` — membership-inference advantage per group
-  [YGFJ18]_ [CCN22]_ (with its chance level from permutations), to compare against the one
-  DP ceiling that covers every group alike.
-
-Rows and features are bounded as in :mod:`~dpteach.fairness.dp_impact`
-(:data:`~dpteach.fairness.dp_impact.MAX_ROWS`,
-:data:`~dpteach.fairness.dp_impact.MAX_FEATURES`). Privacy unit
-and assumptions are those of the learners (see :mod:`dpteach.learning.dpsgd` and
-:mod:`dpteach.learning.erm`). Computations run with one BLAS thread (threadpoolctl). Groups
-here are the data's own categories; the module asserts nothing about the people in them.
+Rows and features are bounded as in :mod:`~dpteach.fairness.dp_impact`. Privacy unit and
+assumptions are those of the learners (see :mod:`dpteach.learning.dpsgd` and
+:mod:`dpteach.learning.erm`). Groups here are the data's own categories; the module asserts
+nothing about the people in them.
 
 References
 ----------
@@ -45,8 +35,7 @@ import pandas as pd
 from scipy import linalg, stats
 from threadpoolctl import threadpool_limits
 
-from .._validation import (FLAG, RNG, Domain, ParameterError, array, choice, describe, integer,
-                           real, refuse, validate)
+from .._validation import FLAG, RNG, Domain, array, choice, integer, real, refuse, validate
 from ..attacks.membership import ShadowExperiment, lira_scores
 from ..attacks.roc import roc_from_scores
 from ..learning.dpsgd import DPSGDClassifier
@@ -55,7 +44,7 @@ from ..learning.logistic import LogisticProblem, bound_rows
 from ..learning.network import Network
 from .dp_impact import EPSILON_RANGE, MAX_FEATURES, MAX_ROWS, OBJECTIVE_SETTINGS
 from ._rows import check_same_length
-from .metrics import GROUP_LABELS, LABELS
+from .metrics import BOTH_LABELS, GROUP_LABELS
 
 __all__ = [
     "MAX_PERMUTATIONS", "MODEL", "EXPERIMENT",
@@ -95,32 +84,19 @@ def gradient_stats_by_group(model, X, y, *, sensitive_features,
     contribution most, and the noise σC, the same for everyone, is large against the small
     clipped total they still send.
 
-    Parameters
-    ----------
-    model : DPSGDClassifier (fitted) or dpteach.learning.network.Network
-    X : array (n, d)
-        Rows to evaluate (e.g. the training rows),
-    y : array (n,)
-        Labels: values of ``model.classes_`` for a classifier, class indices for a Network.
-    sensitive_features : array of group labels, shape (n,)
-    max_grad_norm : float
-        The clipping norm C.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Indexed by group: ``count``, ``share`` of the rows, ``mean_norm`` and ``median_norm``
-        of ‖g_i‖, ``fraction_clipped`` (‖g_i‖ > C), ``mean_clip_factor`` (mean of
-        min(1, C/‖g_i‖): the part of its gradient an example keeps), ``gradient_share``
-        (the group's share of Σ‖g_i‖) and ``clipped_share`` (its share of Σ‖ḡ_i‖, what it
-        still contributes after clipping).
+    ``X`` are the rows to evaluate (e.g. the training rows); ``max_grad_norm`` is C. Returns a
+    DataFrame indexed by group: ``count``, ``share`` of the rows, ``mean_norm`` and
+    ``median_norm`` of ‖g_i‖, ``fraction_clipped`` (‖g_i‖ > C), ``mean_clip_factor`` (mean of
+    min(1, C/‖g_i‖): the part of its gradient an example keeps), ``gradient_share`` (the
+    group's share of Σ‖g_i‖) and ``clipped_share`` (its share of Σ‖ḡ_i‖, what it still
+    contributes after clipping).
     """
     C, n = max_grad_norm, X.shape[0]
     net, classes = (model, None) if isinstance(model, Network) else (model.model_, model.classes_)
     labels = sensitive_features.labels[sensitive_features.codes]
     check_same_length(X=X, y=y, sensitive_features=labels)
     if X.shape[1] != net.layer_sizes[0]:
-        raise ParameterError(f"X must have the model's {net.layer_sizes[0]} columns; got {X.shape}")
+        raise refuse("X", X.shape, f"of the model's {net.layer_sizes[0]} columns (shape)")
     if classes is not None:
         try:
             idx = np.clip(np.searchsorted(classes, y), 0, classes.size - 1)
@@ -128,7 +104,7 @@ def gradient_stats_by_group(model, X, y, *, sensitive_features,
         except (TypeError, ValueError):                  # labels of another kind
             known = False
         if not known:
-            raise ParameterError(f"y must hold labels of model.classes_; got {describe(y)}")
+            raise refuse("y", y, "labels of model.classes_")
         y = idx
     Xc = X.astype(net.dtype)
     norms = np.empty(n)
@@ -138,7 +114,7 @@ def gradient_stats_by_group(model, X, y, *, sensitive_features,
             sl = slice(start, start + 10_000)
             norms[sl] = net.per_example_grad_norms(Xc[sl], y[sl])
     if not np.all(np.isfinite(norms)):
-        raise ParameterError(f"X gives gradient norms beyond the float range; got {X.max()}")
+        raise refuse("X", X.max(), "rows whose gradient norms are finite (largest entry)")
     factor = C / np.maximum(norms, C)
     clipped = factor * norms
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
@@ -155,7 +131,7 @@ def gradient_stats_by_group(model, X, y, *, sensitive_features,
     return out
 
 
-@validate(X_train=ROWS, y_train=LABELS, X=ROWS, sensitive_features=GROUP_LABELS,
+@validate(X_train=ROWS, y_train=BOTH_LABELS, X=ROWS, sensitive_features=GROUP_LABELS,
           epsilon=real(*EPSILON_RANGE), lam=real(1e-8, 1e3, example=1e-4),
           data_norm=real(1e-6, 1e6, example=2.0), fit_intercept=FLAG)
 def objective_perturbation_noise_by_group(X_train, y_train, X, *, sensitive_features,
@@ -179,37 +155,22 @@ def objective_perturbation_noise_by_group(X_train, y_train, X, *, sensitive_feat
     curvature's scale: on Adult the predicted sd matches fits within about 10 % from ε = 1
     up (checked in the tests), and underestimates it below.
 
-    Parameters
-    ----------
-    X_train : array (n, d), y_train : array of 0/1 (n,)
-        The training rows (d ≤ :data:`~dpteach.fairness.dp_impact.MAX_FEATURES`), both
-        classes.
-    X : array (m, d)
-        Rows whose scores to assess (e.g. the test rows).
-    sensitive_features : array (m,) of group labels
-    epsilon : float
-    lam : float
-        Λ. Default :data:`~dpteach.fairness.dp_impact.OBJECTIVE_SETTINGS`.
-    data_norm : float
-        The public row bound R (:func:`dpteach.learning.logistic.bound_rows`).
-    fit_intercept : bool
-
-    Returns
-    -------
-    pandas.DataFrame
-        Indexed by group: ``count``, ``logit_noise_sd`` (mean over the group's rows),
-        ``margin`` (mean |w*ᵀz|) and ``flip_rate`` (the predicted fraction of the group's
-        predictions that the noise flips; for a row with no noise, 0 or 1 as the mean shift
-        decides, ½ on the boundary).
+    ``X_train, y_train`` are the training rows (at most
+    :data:`~dpteach.fairness.dp_impact.MAX_FEATURES` columns, both classes), ``X`` the rows
+    whose scores to assess (e.g. the test rows); ``lam`` is Λ and ``data_norm`` the public row
+    bound R (:func:`dpteach.learning.logistic.bound_rows`), defaults
+    :data:`~dpteach.fairness.dp_impact.OBJECTIVE_SETTINGS`. Returns a DataFrame indexed by
+    group: ``count``, ``logit_noise_sd`` (mean over the group's rows), ``margin`` (mean
+    |w*ᵀz|) and ``flip_rate`` (the predicted fraction of the group's predictions that the
+    noise flips; for a row with no noise, 0 or 1 as the mean shift decides, ½ on the
+    boundary).
     """
     eps, Xt, yt, Xq = epsilon, X_train, y_train.astype(np.int64), X
     (n, d), labels = Xt.shape, sensitive_features.labels[sensitive_features.codes]
     check_same_length(X_train=Xt, y_train=yt)
     check_same_length(X=Xq, sensitive_features=labels)
     if d > MAX_FEATURES or Xq.shape[1] != d:
-        raise ParameterError(f"X_train and X need the same ≤ 2,000 columns; got {d}, {Xq.shape[1]}")
-    if np.unique(yt).size < 2:
-        raise ParameterError(f"y_train must hold both classes; got y_train={describe(y_train)}")
+        raise refuse("X_train, X", (d, Xq.shape[1]), "of one number of columns, ≤ 2,000")
     with threadpool_limits(limits=1, user_api="blas"):
         Z = bound_rows(Xt, data_norm, fit_intercept)
         problem = LogisticProblem(Z, np.where(yt == 1, 1.0, -1.0))
@@ -284,33 +245,19 @@ def membership_advantage_by_group(experiment, *, sensitive_features, attack: str
     :func:`~dpteach.attacks.roc.dp_advantage_bound`; [BPS19]_'s question is who comes
     closest to it.
 
-    Parameters
-    ----------
-    experiment : ShadowExperiment
-        At least 2 models.
-    sensitive_features : array of group labels, shape (n_examples,)
-    attack : {"lira", "lira_offline", "loss"}
-    n_permutations : int
-        At most 10**8 / (n_models · n_examples) (each permutation re-sorts the pooled
-        scores of a group).
-    rng : None, int or numpy.random.Generator
-        For the permutations.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Indexed by group: ``count`` (examples), ``advantage``, ``auc``, ``chance`` and
-        ``chance_sd`` (mean and sd of the permuted advantages; sd 0 for one permutation),
-        ``excess`` (advantage − chance) and ``p_value`` ((1 + #permuted
-        ≥ observed)/(1 + n_permutations)). Targets with no member (or no non-member) of a group
-        are left out for that group; a group with none left is refused.
+    ``n_permutations`` is at most 10**8 / (n_models · n_examples) (each permutation re-sorts
+    the pooled scores of a group). Returns a DataFrame indexed by group: ``count``
+    (examples), ``advantage``, ``auc``, ``chance`` and ``chance_sd`` (mean and sd of the
+    permuted advantages; sd 0 for one permutation), ``excess`` (advantage − chance) and
+    ``p_value`` ((1 + #permuted ≥ observed)/(1 + n_permutations)). Targets with no member (or
+    no non-member) of a group are left out for that group; a group with none left is refused.
     """
     member = np.asarray(experiment.membership)
     (M, N), labels = member.shape, sensitive_features.labels[sensitive_features.codes]
     n_perm, gen = n_permutations, rng
     check_same_length(membership_columns=member.T, sensitive_features=labels)
     if n_perm * M * N > max(10**8, M * N):
-        raise ParameterError(f"n_permutations must be ≤ 1e8/(models·examples); got {n_perm}")
+        raise refuse("n_permutations", n_perm, "≤ 1e8/(models·examples)")
     scores = []
     for t in range(M):
         if attack == "loss":

@@ -4,21 +4,10 @@ Bagdasaryan, Poursaeed & Shmatikov [BPS19]_ found that the accuracy a model lose
 is not shared equally: underrepresented groups, and groups whose examples are harder to fit,
 lose the most ("the poor become poorer"), because clipping caps exactly the large gradients
 that rare, badly fitted examples produce, and the noise drowns the small total signal a small
-group contributes. This module measures that on real data, for both private learners of the
-course:
-
-* :func:`adult_group_data` — Adult with three groupings of the people: ``sex`` (women about
-  a third), ``race`` (five categories, the two smallest under 1 % of the rows) and
-  ``sex_income`` (sex × label: women earning > $50K are about 3.6 % of the rows);
-* :func:`group_accuracy` — per-group accuracy of a fitted model (also for groups with one
-  class, e.g. ``"women >50K"``, whose accuracy is the women's true-positive rate);
-* :func:`private_classifier` / :func:`fit_and_score` / :func:`dp_fairness_sweep` — DP-SGD
-  [ACG16]_ (and its clipping-free baseline) and objective perturbation [CMS11]_ across ε,
-  overall and per group, over seeds; :func:`summarize_sweep` gives the mean, the spread and
-  each group's accuracy drop against the non-private model, :func:`excess_drop` how much more
-  one group loses than another (with its standard error); the shipped sweep on Adult is
-  :func:`dpteach.tables.load_dp_fairness_sweep` (made by ``benchmarks/dp_fairness_adult.py``)
-  and :func:`compare_with_sweep` checks a live re-run against it.
+group contributes. This module measures that on Adult, grouped by sex, race and sex ×
+income, for both private learners of the course: DP-SGD [ACG16]_ (and its clipping-free
+baseline) and objective perturbation [CMS11]_, across ε, overall and per group, over seeds.
+The shipped sweep is :func:`dpteach.tables.load_dp_fairness_sweep`.
 
 The mechanism — what clipping takes from whom, the noise objective perturbation puts on each
 group's scores, membership inference per group — is in :mod:`~dpteach.fairness.dp_diagnostics`.
@@ -54,12 +43,12 @@ from scipy import stats
 from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
-from .._validation import (FLAG, RNG, Domain, ParameterError, array, choice, integer,
-                           one_of, real, validate)
+from .._validation import (FLAG, RNG, Domain, array, choice, instance_of, integer, one_of, real,
+                           refuse, validate)
 from ..learning.dpsgd import DPSGDClassifier
 from ..learning.erm import PrivateLogisticRegression
 from ._rows import check_same_length
-from .metrics import GROUP_LABELS, LABELS
+from .metrics import BOTH_LABELS, GROUP_LABELS, LABELS
 
 __all__ = [
     "MAX_ROWS", "MAX_FEATURES", "MAX_FITS", "EPSILON_RANGE",
@@ -104,59 +93,6 @@ ALPHA_CHECK = 1e-6
 _ALPHA_RANGE = (1e-12, 0.5)
 _COUNT, _CORRECT = "count:", "correct:"
 
-_INF: Domain = Domain("math.inf", lambda name, value: _infinity(name, value), example=math.inf)
-
-
-def _infinity(name: str, value):
-    if isinstance(value, float) and value == math.inf:
-        return math.inf
-    raise _INF.refuse(name, value)
-
-
-#: ε of a fit: a number in EPSILON_RANGE, or math.inf (the method's non-private limit)
-EPSILON_OR_INF = Domain(
-    f"a number in [{EPSILON_RANGE[0]:g}, {EPSILON_RANGE[1]:g}] or math.inf (non-private)",
-    one_of(_INF, real(*EPSILON_RANGE)).convert, example=1.0,
-    edges=[EPSILON_RANGE[0], EPSILON_RANGE[1], math.inf],
-    bad=[0.0, 1e-4, 1e4, 10**400, -math.inf, math.nan, "inf", None, True])
-#: a fit's seed
-SEED = integer(0, 2**32 - 1, example=0)
-#: the training and test rows (None: Adult, :func:`adult_group_data`)
-DATA: Domain = Domain("a GroupedData (e.g. adult_group_data()) or None (Adult)",
-              lambda name, value: _data(name, value), example=None, bad=["adult", 3, {}])
-#: a table of :func:`dp_fairness_sweep`'s format
-SWEEP_TABLE: Domain = Domain(
-    f"a non-empty DataFrame of dp_fairness_sweep's format (columns method, epsilon, seed, "
-    f"count:<group>, correct:<group>, each once; integer counts in [1, {MAX_ROWS:,}], "
-    f"0 <= correct <= count, ε > 0, methods of {SWEEP_METHODS})",
-    lambda name, value: _sweep_table(name, value), bad=[None, "table", [1, 2]])
-#: a summary of :func:`summarize_sweep`
-SUMMARY: Domain = Domain(
-    "the DataFrame of summarize_sweep (columns method, epsilon, grouping, group, count, mean, "
-    "sd, baseline, each once)", lambda name, value: _summary(name, value),
-    bad=[None, "summary", [1, 2]])
-_METHOD = choice(*SWEEP_METHODS)
-#: the ε of a sweep: 1 to 100 values of :data:`EPSILON_OR_INF`
-EPSILONS: Domain = Domain(EPSILON_OR_INF.text.replace("a number", "1 to 100 numbers", 1) + " each",
-                  lambda name, value: _epsilons(name, value), example=[1.0],
-                  bad=[[], [0.0], "1", None, [10**400]])
-#: the methods of a sweep
-METHODS: Domain = Domain(f"a non-empty list or tuple of methods among {SWEEP_METHODS}",
-                 lambda name, value: _methods(name, value), example=("objective",),
-                 bad=["dpsgd", [], ["svm"], None])
-#: the seeds of a sweep: 1 to 1,000 of them
-SEEDS = array(ndim=1, low=0, high=2**32 - 1, integers=True, max_size=1000, dtype=np.int64,
-              example=[0])
-PRIVATE_METHOD = choice("dpsgd", "objective")
-#: a group key of a sweep table: "all" or "<grouping>=<group>"
-GROUP_KEY: Domain = Domain("a group key of the table ('all' or '<grouping>=<group>')",
-                   lambda name, value: _text(GROUP_KEY, name, value), example="all",
-                   bad=[None, 1, ["all"]])
-#: a grouping of a summary: "all", "sex", ...
-GROUPING: Domain = Domain("a grouping of the summary ('all', 'sex', ...)",
-                  lambda name, value: _text(GROUPING, name, value), example="all",
-                  bad=[None, 1, ["sex"]])
-
 
 # ------------------------------------------------------------------------ the data
 @dataclass(frozen=True)
@@ -169,6 +105,7 @@ class GroupedData:
         Features in [0, 1] (the fixed feature map of :func:`dpteach.datasets.adult_arrays`),
         1 ≤ n ≤ :data:`MAX_ROWS`, 1 ≤ d ≤ :data:`MAX_FEATURES`.
     y_train, y_test : arrays of 0/1
+        Both classes among the training labels.
     groups_train, groups_test : mapping of str → array of labels
         The same groupings (names) for both parts, one label per row (stored as read-only
         mappings).
@@ -186,37 +123,18 @@ class GroupedData:
     def __post_init__(self):
         for part in ("train", "test"):
             X = _FEATURES01(f"X_{part}", getattr(self, f"X_{part}"))
-            y = LABELS(f"y_{part}", getattr(self, f"y_{part}")).astype(np.int64)
+            labels = BOTH_LABELS if part == "train" else LABELS      # a fit needs both classes
+            y = labels(f"y_{part}", getattr(self, f"y_{part}")).astype(np.int64)
             groups = _GROUPINGS(f"groups_{part}", getattr(self, f"groups_{part}"))
             checked = {k: _labels(f"groups_{part}[{k!r}]", v) for k, v in groups.items()}
-            if any(len(a) != X.shape[0] for a in (y, *checked.values())):
-                raise ParameterError(f"y_{part}, groups_{part} need X_{part}'s rows; got {len(X)}")
+            named = {f"groups_{part}[{k!r}]": v for k, v in checked.items()}
+            check_same_length(**{f"X_{part}": X, f"y_{part}": y}, **named)
             object.__setattr__(self, f"X_{part}", X)
             object.__setattr__(self, f"y_{part}", y)
             object.__setattr__(self, f"groups_{part}", MappingProxyType(checked))
-        if self.X_train.shape[1] != self.X_test.shape[1] or set(self.groups_train) != set(
-                self.groups_test):
-            raise ParameterError(f"X_test and groups_test must match X_train and groups_train; "
-                                 f"got {self.X_test.shape[1]} columns, {sorted(self.groups_test)}")
-
-
-@lru_cache(maxsize=1)
-def _adult() -> GroupedData:
-    from ..datasets import ADULT_COLUMNS, adult_arrays, load_adult
-    df = load_adult().dropna(subset=ADULT_COLUMNS)
-    arr = adult_arrays(df)
-    sex = np.where(arr.sex == 1, "women", "men")
-    race = df["race"].to_numpy().astype(str)
-    income = np.where(arr.y == 1, ">50K", "<=50K")
-    groups = {"sex": sex, "race": race, "sex_income": np.char.add(np.char.add(sex, " "), income)}
-    tr = arr.split == "train"
-    data = GroupedData(arr.X[tr], arr.y[tr], arr.X[~tr], arr.y[~tr],
-                       {k: v[tr] for k, v in groups.items()},
-                       {k: v[~tr] for k, v in groups.items()}, tuple(arr.feature_names))
-    for a in (data.X_train, data.X_test, data.y_train, data.y_test, *data.groups_train.values(),
-              *data.groups_test.values()):
-        a.setflags(write=False)                # shared by every caller: read-only
-    return data
+        test = (self.X_test.shape[1], sorted(self.groups_test))
+        if test != (self.X_train.shape[1], sorted(self.groups_train)):
+            raise refuse("X_test, groups_test", test, "the training part's columns and groupings")
 
 
 def adult_group_data() -> GroupedData:
@@ -236,22 +154,65 @@ def adult_group_data() -> GroupedData:
     return _adult()
 
 
+# ---------------------------------------------------------- the declared domains
+_FINITE = real(*EPSILON_RANGE)
+#: ε of a fit: a number in EPSILON_RANGE, or math.inf (the method's non-private limit)
+EPSILON_OR_INF = Domain(
+    f"a number in [{EPSILON_RANGE[0]:g}, {EPSILON_RANGE[1]:g}] or math.inf (non-private)",
+    one_of(real(math.inf, math.inf), _FINITE, text="math.inf or " + _FINITE.text).convert,
+    example=1.0, edges=[EPSILON_RANGE[0], EPSILON_RANGE[1], math.inf],
+    bad=[0.0, 1e-4, 1e4, 10**400, -math.inf, math.nan, "inf", None, True])
+#: a fit's seed
+SEED = integer(0, 2**32 - 1, example=0)
+_GROUPED = instance_of(GroupedData, "a GroupedData (e.g. adult_group_data()) or None (Adult)")
+#: the training and test rows (None: Adult, :func:`adult_group_data`)
+DATA = Domain(_GROUPED.text, lambda name, value: (adult_group_data() if value is None
+                                                  else _GROUPED(name, value)),
+              example=None, bad=["adult", 3, {}])
+#: a table of :func:`dp_fairness_sweep`'s format
+SWEEP_TABLE: Domain = Domain(
+    f"a non-empty DataFrame of dp_fairness_sweep's format (columns method, epsilon, seed, "
+    f"count:<group>, correct:<group>, each once; integer counts in [1, {MAX_ROWS:,}], "
+    f"0 <= correct <= count, ε > 0, methods of {SWEEP_METHODS})",
+    lambda name, value: _sweep_table(name, value), bad=[None, "table", [1, 2]])
+#: a summary of :func:`summarize_sweep`
+SUMMARY: Domain = Domain(
+    "the DataFrame of summarize_sweep (columns method, epsilon, grouping, group, count, mean, "
+    "sd, baseline, each once)", lambda name, value: _summary(name, value),
+    bad=[None, "summary", [1, 2]])
+_METHOD = choice(*SWEEP_METHODS)
+_EPSILON_ARRAY = array(ndim=(0, 1), max_size=100, low=EPSILON_RANGE[0], high=EPSILON_RANGE[1],
+                       finite=False)
+#: the ε of a sweep: 1 to 100 values of :data:`EPSILON_OR_INF`
+EPSILONS = Domain(
+    EPSILON_OR_INF.text.replace("a number", "1 to 100 numbers", 1) + " each",
+    lambda name, value: list(dict.fromkeys(
+        EPSILON_OR_INF(name, float(e)) for e in _EPSILON_ARRAY(name, value).ravel())),
+    example=[1.0], bad=[[], [0.0], "1", None, [10**400]])
+#: the methods of a sweep
+METHODS = Domain(f"a non-empty list or tuple of methods among {SWEEP_METHODS}",
+                 lambda name, value: _methods(name, value), example=("objective",),
+                 bad=["dpsgd", [], ["svm"], None])
+#: the seeds of a sweep: 1 to 1,000 of them
+SEEDS = array(ndim=1, low=0, high=2**32 - 1, integers=True, max_size=1000, dtype=np.int64,
+              example=[0])
+PRIVATE_METHOD = choice("dpsgd", "objective")
+_TEXT = instance_of(str, "a string")
+#: a group key of a sweep table: "all" or "<grouping>=<group>"
+GROUP_KEY = Domain("a group key of the table ('all' or '<grouping>=<group>')", _TEXT.convert,
+                   example="all", bad=[None, 1, ["all"]])
+#: a grouping of a summary: "all", "sex", ...
+GROUPING = Domain("a grouping of the summary ('all', 'sex', ...)", _TEXT.convert,
+                  example="all", bad=[None, 1, ["sex"]])
+
+
 @validate(y_true=LABELS, y_pred=LABELS, sensitive_features=GROUP_LABELS)
 def group_accuracy(y_true, y_pred, *, sensitive_features) -> pd.DataFrame:
     """Accuracy of 0/1 predictions in each group (the ``accuracy`` of
     :func:`dpteach.fairness.metrics.group_table`, also for a group holding one class only).
 
-    Parameters
-    ----------
-    y_true, y_pred : array-like of 0/1, shape (n,)
-    sensitive_features : array-like of group labels, shape (n,)
-        The group of each row.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Indexed by the sorted group labels (name ``"group"``): ``count`` (int), ``correct``
-        (int), ``accuracy`` (float).
+    Returns a DataFrame indexed by the sorted group labels (name ``"group"``): ``count``,
+    ``correct`` (ints) and ``accuracy``.
     """
     labels, codes = sensitive_features.labels, sensitive_features.codes
     check_same_length(y_true=y_true, y_pred=y_pred, sensitive_features=codes)
@@ -276,17 +237,11 @@ def private_classifier(method: str, epsilon: float, *, rng=None, n: int | None =
       perturbation [CMS11]_ with :data:`OBJECTIVE_SETTINGS`; at ε = ∞, ``method="none"`` (the
       exact regularised minimiser).
 
-    Parameters
-    ----------
-    method : {"sgd", "dpsgd", "objective"}
-    epsilon : float in :data:`EPSILON_RANGE`, or math.inf
-    rng : None, int or numpy.random.Generator
-    n : int, optional
-        Number of training rows; DP-SGD's expected batch is ``min(256, n)``.
+    ``n``, the number of training rows, makes DP-SGD's expected batch ``min(256, n)``.
     """
     eps = epsilon
     if method == "sgd" and math.isfinite(eps):
-        raise ParameterError(f"method='sgd' is not private: needs epsilon=inf; got {eps!r}")
+        raise refuse("epsilon", eps, "math.inf with method='sgd' (not private)")
     batch = DPSGD_SETTINGS["batch_size"] if n is None else min(DPSGD_SETTINGS["batch_size"], n)
     if method == "objective":
         return PrivateLogisticRegression(epsilon=1.0 if math.isinf(eps) else eps,
@@ -307,25 +262,13 @@ def fit_and_score(method: str, epsilon: float, *, seed: int, data=None) -> dict:
     """Fit one sweep entry (:func:`private_classifier`) on the training rows and count its
     correct test predictions, overall and in every group [BPS19]_.
 
-    Parameters
-    ----------
-    method : {"sgd", "dpsgd", "objective"}
-    epsilon : float in :data:`EPSILON_RANGE`, or math.inf
-    seed : int
-        The classifier's ``rng``.
-    data : GroupedData, optional
-        Default :func:`adult_group_data`. Needs both classes in the training rows.
-
-    Returns
-    -------
-    dict
-        ``method, epsilon, seed``; ``noise_multiplier`` (DP-SGD's σ, None for objective
-        perturbation), ``epsilon_spent``, ``fit_seconds``; and, for ``"all"`` and each
-        ``"<grouping>=<group>"``, the keys ``"count:<key>"`` and ``"correct:<key>"`` (ints).
+    ``seed`` is the classifier's ``rng``; ``data`` defaults to :func:`adult_group_data`.
+    Returns a dict: ``method, epsilon, seed``;
+    ``noise_multiplier`` (DP-SGD's σ, None for objective perturbation), ``epsilon_spent``,
+    ``fit_seconds``; and, for ``"all"`` and each ``"<grouping>=<group>"``, the keys
+    ``"count:<key>"`` and ``"correct:<key>"`` (ints).
     """
     eps = epsilon
-    if np.unique(data.y_train).size < 2:
-        raise ParameterError(f"data must have both classes; got y_train of {data.y_train[0]}s")
     model = private_classifier.__wrapped__(method, eps, rng=seed, n=data.X_train.shape[0])
     start = time.perf_counter()
     with threadpool_limits(limits=1, user_api="blas"):
@@ -354,23 +297,10 @@ def dp_fairness_sweep(epsilons=SWEEP_EPSILONS, *, methods=SWEEP_METHODS, seeds=S
 
     Runs :func:`fit_and_score` for every method × ε × seed (``"sgd"`` only at ε = ∞).
 
-    Parameters
-    ----------
-    epsilons : sequence of float in :data:`EPSILON_RANGE` (or inf)
-    methods : sequence of {"sgd", "dpsgd", "objective"}
-    seeds : sequence of int
-    data : GroupedData, optional
-        Default :func:`adult_group_data`.
-    include_nonprivate : bool, default True
-        Also fit every method at ε = ∞ (the baselines of :func:`summarize_sweep`).
-    progress : bool
-        A ``tqdm`` bar over fits.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per fit, the keys of :func:`fit_and_score` as columns (the format of the
-        shipped :func:`dpteach.tables.load_dp_fairness_sweep`). At most :data:`MAX_FITS` fits.
+    ``include_nonprivate`` also fits every method at ε = ∞ (the baselines of
+    :func:`summarize_sweep`); ``progress`` shows a ``tqdm`` bar over fits. Returns one row
+    per fit, the keys of :func:`fit_and_score` as columns (the format of the shipped
+    :func:`dpteach.tables.load_dp_fairness_sweep`); at most :data:`MAX_FITS` fits.
     """
     eps_list, method_list, seed_list = epsilons, methods, [int(s) for s in seeds]
     if include_nonprivate and math.inf not in eps_list:
@@ -378,7 +308,7 @@ def dp_fairness_sweep(epsilons=SWEEP_EPSILONS, *, methods=SWEEP_METHODS, seeds=S
     jobs = [(m, e, s) for m in method_list for e in eps_list for s in seed_list
             if not (m == "sgd" and math.isfinite(e))]
     if not jobs or len(jobs) > MAX_FITS:
-        raise ParameterError(f"methods × epsilons × seeds: 1 to {MAX_FITS} fits; got {len(jobs)}")
+        raise refuse("methods × epsilons × seeds", len(jobs), f"1 to {MAX_FITS} fits")
     rows = [fit_and_score.__wrapped__(m, e, seed=s, data=data)
             for m, e, s in tqdm(jobs, desc="fits", disable=not progress)]
     return pd.DataFrame(rows)
@@ -389,21 +319,14 @@ def dp_fairness_sweep(epsilons=SWEEP_EPSILONS, *, methods=SWEEP_METHODS, seeds=S
 def summarize_sweep(table) -> pd.DataFrame:
     """Mean and spread over seeds of every group's accuracy, and its drop against the baseline.
 
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        Rows of :func:`dp_fairness_sweep` (or :func:`dpteach.tables.load_dp_fairness_sweep`).
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per (method, ε, grouping, group), with ``count`` (test rows of the group),
-        ``share`` (count / all test rows), ``n_seeds``, ``mean``, ``sd`` (over seeds,
-        ``ddof=1``; 0 for one seed), ``min``, ``max``; ``baseline`` (the mean accuracy of the
-        method's non-private baseline :data:`BASELINE` at ε = ∞), ``drop`` = baseline − mean
-        and ``drop_se`` (the standard error of that difference of two means over independent
-        seeds, √(sd²/k + sd_b²/k_b)); the last three are NaN when ``table`` holds no baseline
-        fit. Grouping ``"all"`` is the whole test set.
+    ``table`` holds rows of :func:`dp_fairness_sweep` (or
+    :func:`dpteach.tables.load_dp_fairness_sweep`). Returns one row per (method, ε, grouping,
+    group), with ``count`` (test rows of the group), ``share`` (count / all test rows),
+    ``n_seeds``, ``mean``, ``sd`` (over seeds, ``ddof=1``; 0 for one seed), ``min``, ``max``;
+    ``baseline`` (the mean accuracy of the method's non-private baseline :data:`BASELINE` at
+    ε = ∞), ``drop`` = baseline − mean and ``drop_se`` (the standard error of that difference
+    of two means over independent seeds, √(sd²/k + sd_b²/k_b)); the last three are NaN when
+    ``table`` holds no baseline fit. Grouping ``"all"`` is the whole test set.
     """
     keys = _group_keys(table)
     total = table[f"{_COUNT}all"].to_numpy(dtype=float) if "all" in keys else None
@@ -450,30 +373,19 @@ def excess_drop(table, *, method: str, epsilon: float, group: str,
 
     the standard error of a difference of two means over independent fits (seeds).
 
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        Rows of :func:`dp_fairness_sweep` (or :func:`dpteach.tables.load_dp_fairness_sweep`)
-        holding at least 2 fits of (method, ε) and 1 of the baseline.
-    method : {"dpsgd", "objective"}
-    epsilon : float in :data:`EPSILON_RANGE`, or math.inf
-    group, reference : str
-        Group keys of the table: ``"all"`` or ``"<grouping>=<group>"`` (e.g.
-        ``"sex_income=women >50K"``).
-
-    Returns
-    -------
-    dict
-        ``drop`` and ``reference_drop`` (baseline mean − private mean of each), ``excess``
-        (their difference), ``se``, ``n_private``, ``n_baseline``.
+    ``table`` (rows of :func:`dp_fairness_sweep`) needs at least 2 fits of (method, ε) and 1 of
+    the baseline; ``group`` and ``reference`` are its group keys, ``"all"`` or
+    ``"<grouping>=<group>"`` (e.g. ``"sex_income=women >50K"``). Returns a dict: ``drop`` and
+    ``reference_drop`` (baseline mean − private mean of each), ``excess`` (their difference),
+    ``se``, ``n_private``, ``n_baseline``.
     """
     keys, eps = _group_keys(table), epsilon
     if group not in keys or reference not in keys:
-        raise ParameterError(f"group, reference must be keys of table; got {group!r} {reference!r}")
+        raise refuse("group, reference", (group, reference), "keys of table")
     priv = table[(table["method"] == method) & (table["epsilon"] == eps)]
     base = table[(table["method"] == BASELINE[method]) & np.isinf(table["epsilon"])]
     if len(priv) < 2 or len(base) < 1:
-        raise ParameterError(f"table needs 2 private, 1 baseline fit; got {len(priv)}, {len(base)}")
+        raise refuse("table", (len(priv), len(base)), "≥ 2 private and ≥ 1 baseline fits")
 
     def acc(part, key):
         return part[f"{_CORRECT}{key}"].to_numpy(float) / part[f"{_COUNT}{key}"].to_numpy(float)
@@ -492,25 +404,14 @@ def excess_drop(table, *, method: str, epsilon: float, group: str,
 def accuracy_curves(summary, *, method: str, grouping: str) -> dict:
     """Per-group accuracy against finite ε, from :func:`summarize_sweep`, ready to plot.
 
-    Parameters
-    ----------
-    summary : pandas.DataFrame
-        Output of :func:`summarize_sweep`.
-    method : {"dpsgd", "objective"}
-    grouping : str
-        A grouping of the summary (``"all"``, ``"sex"``, ...).
-
-    Returns
-    -------
-    dict
-        ``epsilons`` (k,) sorted; ``groups`` (list of g labels, largest group first);
-        ``mean`` and ``sd`` (g, k); ``nonprivate`` (g,) (the baseline's mean accuracy,
-        NaN where absent); ``counts`` (g,).
+    Returns a dict: ``epsilons`` (k,) sorted; ``groups`` (list of g labels, largest group
+    first); ``mean`` and ``sd`` (g, k); ``nonprivate`` (g,) (the baseline's mean accuracy,
+    NaN where absent); ``counts`` (g,).
     """
     part = summary[(summary["method"] == method) & (summary["grouping"] == grouping)
                    & np.isfinite(summary["epsilon"].to_numpy(dtype=float))]
     if part.empty:
-        raise ParameterError(f"grouping must have finite-ε rows of {method!r}; got {grouping!r}")
+        raise refuse("grouping", grouping, f"a grouping with finite-ε rows of {method!r}")
     mean = part.pivot(index="group", columns="epsilon", values="mean")
     order = part.groupby("group")["count"].first().sort_values(ascending=False).index
     mean = mean.loc[order]
@@ -537,28 +438,18 @@ def compare_with_sweep(live, shipped, *, alpha: float = ALPHA_CHECK) -> pd.DataF
     the last term one test row of slack (for a deterministic fit whose last digits differ
     between BLAS builds, where s_p = 0).
 
-    Parameters
-    ----------
-    live, shipped : pandas.DataFrame
-        Tables of :func:`dp_fairness_sweep`'s format; every (method, ε) of ``live`` must be in
-        ``shipped`` with at least 2 seeds, and the same groups.
-    alpha : float
-        The two-sided level of each comparison. Default :data:`ALPHA_CHECK` (1e-6).
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per (method, ε, grouping, group): ``live``, ``shipped``, ``pooled_sd``,
-        ``difference`` (absolute), ``tolerance`` and ``ok`` (bool).
+    Every (method, ε) of ``live`` must be in ``shipped`` with at least 2 seeds, and the same
+    groups. Returns one row per (method, ε, grouping, group): ``live``, ``shipped``,
+    ``pooled_sd``, ``difference`` (absolute), ``tolerance`` and ``ok`` (bool).
     """
     live_keys, ship_keys = _group_keys(live), _group_keys(shipped)
     if set(live_keys) - set(ship_keys):
-        raise ParameterError("live must have the groups of shipped; got other groups")
+        raise refuse("live", sorted(set(live_keys) - set(ship_keys)), "of shipped's groups")
     rows = []
     for (method, eps), part in live.groupby(["method", "epsilon"], sort=True):
         ref = shipped[(shipped["method"] == method) & (shipped["epsilon"] == eps)]
         if len(ref) < 2:
-            raise ParameterError(f"shipped needs 2 seeds of each live's; got {len(ref)} at {eps}")
+            raise refuse("shipped", f"{len(ref)} seeds at ε={eps}", "≥ 2 seeds at each ε of live")
         k_l, k_s = len(part), len(ref)
         df = k_l + k_s - 2 if k_l > 1 else k_s - 1
         t = float(stats.t.isf(alpha / 2, df))
@@ -590,18 +481,23 @@ def _group_keys(table: pd.DataFrame) -> list:
     return [c[len(_COUNT):] for c in table.columns if str(c).startswith(_COUNT)]
 
 
-def _text(domain: Domain, name: str, value):
-    if isinstance(value, str):
-        return value
-    raise domain.refuse(name, value)
-
-
-def _data(name: str, value) -> GroupedData:
-    if value is None:
-        return adult_group_data()
-    if isinstance(value, GroupedData):
-        return value
-    raise DATA.refuse(name, value)
+@lru_cache(maxsize=1)
+def _adult() -> GroupedData:
+    from ..datasets import ADULT_COLUMNS, adult_arrays, load_adult
+    df = load_adult().dropna(subset=ADULT_COLUMNS)
+    arr = adult_arrays(df)
+    sex = np.where(arr.sex == 1, "women", "men")
+    race = df["race"].to_numpy().astype(str)
+    income = np.where(arr.y == 1, ">50K", "<=50K")
+    groups = {"sex": sex, "race": race, "sex_income": np.char.add(np.char.add(sex, " "), income)}
+    tr = arr.split == "train"
+    data = GroupedData(arr.X[tr], arr.y[tr], arr.X[~tr], arr.y[~tr],
+                       {k: v[tr] for k, v in groups.items()},
+                       {k: v[~tr] for k, v in groups.items()}, tuple(arr.feature_names))
+    for a in (data.X_train, data.X_test, data.y_train, data.y_test, *data.groups_train.values(),
+              *data.groups_test.values()):
+        a.setflags(write=False)                # shared by every caller: read-only
+    return data
 
 
 def _labels(name: str, value) -> np.ndarray:
@@ -622,16 +518,8 @@ def _groupings(name: str, value) -> Mapping:
     raise _GROUPINGS.refuse(name, value)
 
 
-def _epsilons(name: str, value) -> list:
-    values = [value] if np.ndim(value) == 0 else list(np.asarray(value, dtype=object).ravel()) \
-        if not isinstance(value, (str, bytes)) else [value]
-    if not 1 <= len(values) <= 100:
-        raise EPSILONS.refuse(name, value)
-    return list(dict.fromkeys(EPSILON_OR_INF(name, e) for e in values))
-
-
 def _methods(name: str, value) -> list:
-    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)) or not value:
+    if not (isinstance(value, (list, tuple)) and value):
         raise METHODS.refuse(name, value)
     return list(dict.fromkeys(_METHOD(name, m) for m in value))
 
@@ -659,7 +547,7 @@ def _sweep_table(name: str, table) -> pd.DataFrame:
 
 def _summary(name: str, summary) -> pd.DataFrame:
     need = {"method", "epsilon", "grouping", "group", "count", "mean", "sd", "baseline"}
-    if not (isinstance(summary, pd.DataFrame) and summary.columns.is_unique
-            and need <= set(summary.columns)):
+    columns = summary.columns if isinstance(summary, pd.DataFrame) else pd.Index([])
+    if not (columns.is_unique and need <= set(columns)):
         raise SUMMARY.refuse(name, summary)
     return summary

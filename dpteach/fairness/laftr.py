@@ -40,48 +40,24 @@ fixed (Z recomputed after the encoder's step). On a minibatch L_adv is estimated
 bias by weighting each row with 1 / P(its group or cell) — the training set's proportions —
 so that a batch need not contain every group, as in the authors' code.
 
-Where this follows the paper and the authors' code, and where it does not
--------------------------------------------------------------------------
-Follows (read from github.com/VectorInstitute/laftr, ``conf/`` and ``src/codebase/``): the
-four networks with 8 latent dimensions and one hidden layer of 8 units for f, g and k,
-leaky-ReLU, the encoder's Adam with learning rate 1e-3, the group-normalised L1 loss as the
-encoder's adversarial term with h = sigmoid(logit), per-row weights 1/P(cell) (the Y = 1
-weights set to 0 for equal opportunity), the adversary of EO and EOpp reading (Z, Y), the
-decoder reading (Z, A), α = 1 and β = 0 as in their Adult runs. Differs:
-
+Where this differs from the paper and the authors' code
+-------------------------------------------------------
 * **The adversary's own steps minimise the group-weighted cross-entropy**
-  (``adversary_loss="cross_entropy"``), not the L1 loss. Both are minimised by the same
-  hard adversary — the weighted cross-entropy's minimiser is the group-balanced posterior
-  P(A = 1 | z), whose threshold at 1/2 minimises the group-normalised L1 loss — but the L1
-  gradient, sign(h − a)·h(1 − h), vanishes when the sigmoid saturates. With the literal
-  setting (``adversary_loss="l1"``, 8 hidden units, one step at the encoder's rate, Adam's
-  β₁ = 0.9) the adversary's output went constant on Adult within a few epochs (its loss
-  exactly 1.000, balanced accuracy 0.5) and ΔDP stayed at 0.14-0.18 for γ = 0.5-4 (seed 0;
-  the unfair model: 0.17).
+  (``adversary_loss="cross_entropy"``), not the L1 loss: both have the same minimising hard
+  adversary, but the L1 gradient, sign(h − a)·h(1 − h), vanishes when the sigmoid
+  saturates, and with it the adversary went constant on Adult and ΔDP did not fall.
 * **A stronger, faster adversary and a shorter memory**: 32 hidden units, learning rate
-  1e-2, 3 steps per batch, and Adam's β₁ = 0.5 for both players (a common choice in
-  adversarial training: less momentum, less oscillation). The encoder otherwise rotates its
-  code faster than a slow adversary follows, and a fresh adversary still finds A: with one
-  step of an 8-unit adversary at the encoder's rate, ΔDP on Adult ranged over 0.06-0.19
-  from seed to seed at γ = 4-8; with these settings it is 0.028-0.054 at γ = 4, 8 and 16
-  (three seeds each, the shipped sweep).
-* **30 epochs of batches of 128** instead of the authors' 1,000 epochs of 64 with the epoch
-  picked by validation loss: about 6 s per fit on Adult's 30,162 training rows on one core
-  (``benchmarks/laftr_adult.py``); the last epoch is kept.
-* The classifier's loss is the cross-entropy (the paper's L_C; the authors' ``Wass``
-  models use an L1 loss for it too).
+  1e-2, 3 steps per batch, and Adam's β₁ = 0.5 for both players; with the authors' slower
+  adversary ΔDP on Adult varied widely from seed to seed.
+* **30 epochs of batches of 128**, the last epoch kept, instead of 1,000 epochs of 64 with
+  the epoch picked by validation loss.
 * The paper's Adult results train a fresh classifier on the frozen Z; :meth:`LAFTR.predict`
   uses the jointly trained g, and :func:`fair_transfer` is the frozen-encoder protocol.
 
 :func:`adversary_accuracy` trains a *fresh* adversary on Z (the one inside the game may be
-weaker than a new one). :func:`dpteach.tables.load_gamma_sweep` reads the shipped γ sweep
-on Adult (``dpteach/data/laftr_adult_sweep.csv``, made by ``benchmarks/laftr_adult.py``);
-:func:`gamma_sweep_row` refits one of its rows. In that sweep (held-out rows, mean of three
-seeds; accuracy, ΔDP, ΔEO, ΔEOpp on Y = 0) the unfair MLP scores 0.841, 0.170, 0.137,
-0.072; LAFTR-DP at γ = 4 0.826, 0.039, 0.232, 0.017; LAFTR-EO at γ = 8 0.835, 0.119,
-0.068, 0.036; LAFTR-EOpp at γ = 16 0.833, 0.087, 0.131, 0.014. Each variant has the
-smallest mean of its own gap among the three at γ = 4 and 16; ΔEOpp also falls under
-LAFTR-DP (to 0.005-0.022 for γ = 1-8), which removes the group from Z altogether.
+weaker than a new one). :func:`dpteach.tables.load_gamma_sweep` reads the shipped γ sweep on
+Adult; :func:`gamma_sweep_row` refits one of its rows. The measurements behind these
+choices and the sweep's results: docs/library/fairness.md.
 
 References
 ----------
@@ -100,12 +76,11 @@ import time
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from .._validation import (RNG, ParameterError, choice, integer, real, validate,
-                           validate_params)
+from .._validation import RNG, choice, integer, real, refuse, validate, validate_params
 from ..learning.network import Network
 from ..learning.optim import Adam, group_normalized_l1
 from ._rows import check_same_length, fitted_group_codes, sigmoid
-from .metrics import GROUP_LABELS, LABELS, TWO_GROUPS
+from .metrics import BOTH_LABELS, GROUP_LABELS, LABELS, TWO_GROUPS
 from .representation import (ACTIVATION, BATCH_SIZE, EPOCHS, FEATURES, HIDDEN, LEARNING_RATE,
                              LOSS_WEIGHT, WIDTH, RepresentationClassifier)
 from .representation_eval import AdversaryScore, FairTransfer, adversary_accuracy, fair_transfer
@@ -153,21 +128,17 @@ class LAFTR(RepresentationClassifier):
         Hidden-layer widths of encoder, classifier and decoder (at most 8 layers of
         1 … 1024).
     activation : {"leaky_relu", "relu", "tanh"}, default "leaky_relu"
-    epochs : int, default 30
-        Passes over the training rows (1 … 1,000).
-    batch_size : int, default 128
-        Rows per Adam step (1 … 100,000).
+    epochs, batch_size : int, defaults 30, 128
+        Passes over the training rows (1 … 1,000), and rows per Adam step (1 … 100,000).
     learning_rate : float, default 1e-3
         Adam's step size for encoder, classifier and decoder, in [1e-6, 1].
     adam_beta1 : float in [0, 1), default 0.5
         Adam's β₁ (momentum) for both players (the module docstring says why not 0.9).
-    adversary_hidden : tuple of int or None, default (32,)
-        Hidden widths of the adversary (None: ``hidden``).
-    adversary_learning_rate : float in [1e-6, 1] or None, default 1e-2
-        The adversary's Adam step size (None: ``learning_rate``).
+    adversary_hidden, adversary_learning_rate : default (32,), 1e-2
+        The adversary's hidden widths and Adam step size (None: those of the encoder).
     adversary_steps : int, default 3
         Adam steps of the adversary after each step of the encoder (0 … 100; 0 leaves the
-        adversary at its initialisation: with ``gamma=0`` that is an MLP classifier with no
+        adversary at its initialisation: with ``gamma=0`` an MLP classifier with no
         adversary at all).
     adversary_loss : {"cross_entropy", "l1"}, default "cross_entropy"
         What the adversary's steps minimise: the group-weighted cross-entropy, or the
@@ -257,8 +228,7 @@ class LAFTR(RepresentationClassifier):
         if self.objective != "dp":
             for c in ((0, 2) if self.objective == "eopp" else (0, 1, 2, 3)):
                 if counts[c] == 0:
-                    raise ParameterError(f"sensitive_features: objective={self.objective!r} needs "
-                                         f"rows in every cell; got no row with {names[c]}")
+                    raise refuse("sensitive_features", f"no {names[c]}", "groups filling each cell")
         n = y0.shape[0]
         weights = np.zeros(n)
         for c in needed:
@@ -269,19 +239,12 @@ class LAFTR(RepresentationClassifier):
     def _adversary_input(self, Z, y):
         return Z if self.objective == "dp" else np.hstack([Z, y])
 
-    @validate(X=FEATURES, y=LABELS, sensitive_features=TWO_GROUPS)
+    @validate(X=FEATURES, y=BOTH_LABELS, sensitive_features=TWO_GROUPS)
     def fit(self, X, y, *, sensitive_features):
-        """Play the game on the training rows.
+        """Play the game on the training rows (features scaled, e.g. to [0, 1]).
 
-        Parameters
-        ----------
-        X : array of shape (n_samples, n_features)
-            Features (scale them, e.g. to [0, 1]).
-        y : array of shape (n_samples,)
-            Binary labels 0/1, both present.
-        sensitive_features : array of shape (n_samples,)
-            Exactly two groups (ints or strings), each with at least two members; for
-            ``"eo"`` every (A, Y) cell, for ``"eopp"`` both groups among the Y = 0 rows.
+        ``sensitive_features`` needs, for ``"eo"``, rows in every (A, Y) cell and, for
+        ``"eopp"``, both groups among the Y = 0 rows.
         """
         start = time.perf_counter()
         hp = validate_params(self, store=False)
@@ -337,8 +300,6 @@ class LAFTR(RepresentationClassifier):
                 rows.append(self._epoch_losses(epoch + 1, X, yc, ac, cells, used,
                                                alpha, beta, gamma))
             self._finish_fit(rows)
-            if not all(np.all(np.isfinite(p)) for p in self.adversary_.params):
-                raise ParameterError(f"diverged: lower adversary_learning_rate; got {adv_lr}")
         self.fit_seconds_ = time.perf_counter() - start
         return self
 
@@ -359,19 +320,9 @@ class LAFTR(RepresentationClassifier):
     def adv_loss(self, X, y, *, sensitive_features) -> float:
         """The game's adversary's group-normalised L1 loss on other rows (e.g. held out).
 
-        Parameters
-        ----------
-        X : array of shape (n, n_features)
-        y : array of shape (n,)
-            0/1 labels (the adversary of ``"eo"``/``"eopp"`` reads them).
-        sensitive_features : array of shape (n,)
-            Values among ``groups_``; every group (cell) of the objective present.
-
-        Returns
-        -------
-        float
-            In [0, 2] for ``"dp"`` and ``"eopp"``, [0, 4] for ``"eo"``; 1 (resp. 2) is a
-            coin flip.
+        ``y`` is read by the adversary of ``"eo"``/``"eopp"``; ``sensitive_features`` holds
+        values among ``groups_``, every group (cell) of the objective present. In [0, 2] for
+        ``"dp"`` and ``"eopp"``, [0, 4] for ``"eo"``; 1 (resp. 2) is a coin flip.
         """
         X = self._check_columns(X)
         check_same_length(X=X, y=y, sensitive_features=sensitive_features.codes)
@@ -380,7 +331,7 @@ class LAFTR(RepresentationClassifier):
         _, cells, used = self._adversary_setup(yf, a)
         for g in (0, 1):
             if not np.any(a[used, 0] == g):
-                raise ParameterError(f"sensitive_features needs both groups; got no {g} counted")
+                raise refuse("sensitive_features", f"no group {g} counted", "labels of both groups")
         p = sigmoid(self._chunked(self.adversary_,
                                    self._adversary_input(self._encode(X), yf))[:, 0])
         return group_normalized_l1(p[used], a[used, 0], cells[used])[0]
@@ -421,23 +372,13 @@ def gamma_sweep_row(objective, gamma, seed) -> dict:
     training split (:func:`dpteach.datasets.adult_arrays` without ``sex`` among the
     features: 30,162 rows, 102 features; A = sex, 1 = Female) and scored on the 15,060
     held-out rows. ``objective="unfair"`` is the baseline: the same encoder and classifier
-    with ``gamma=0`` and ``adversary_steps=0`` (no adversary at all).
+    with ``gamma=0`` (required) and ``adversary_steps=0`` (no adversary at all).
 
-    Parameters
-    ----------
-    objective : {"dp", "eo", "eopp", "unfair"}
-    gamma : float
-        The adversary's weight γ; 0 for ``"unfair"``.
-    seed : int
-
-    Returns
-    -------
-    dict
-        The columns :data:`SWEEP_COLUMNS`: accuracy, the gaps (``dp_gap``, ``eo_gap`` =
-        ΔTPR + ΔFPR, ``eopp_gap`` on Y = 0 as [MCPZ18]_, ``eopp_gap_y1`` on Y = 1), the
-        per-group selection rate, TPR and FPR, the balanced accuracy of a fresh adversary
-        (:func:`adversary_accuracy` with ``rng=seed``) predicting sex from the held-out
-        rows' Z, and the fit's wall-clock seconds.
+    Returns a dict of the columns :data:`SWEEP_COLUMNS`: accuracy, the gaps (``dp_gap``,
+    ``eo_gap`` = ΔTPR + ΔFPR, ``eopp_gap`` on Y = 0 as [MCPZ18]_, ``eopp_gap_y1`` on Y = 1),
+    the per-group selection rate, TPR and FPR, the balanced accuracy of a fresh adversary
+    (:func:`adversary_accuracy` with ``rng=seed``) predicting sex from the held-out rows' Z,
+    and the fit's wall-clock seconds.
     """
     from .metrics import (
         demographic_parity_difference,
@@ -448,7 +389,7 @@ def gamma_sweep_row(objective, gamma, seed) -> dict:
     )
 
     if objective == "unfair" and gamma != 0:
-        raise ParameterError(f"gamma must be 0 for the unfair baseline; got gamma={gamma!r}")
+        raise refuse("gamma", gamma, "0 for the unfair baseline")
     X, y, a, X_test, y_test, a_test = _adult()
     settings = dict(SWEEP_SETTINGS)
     if objective == "unfair":
@@ -473,9 +414,3 @@ def gamma_sweep_row(objective, gamma, seed) -> dict:
     row["fit_seconds"] = model.fit_seconds_
     return row
 
-
-# Engineering notes
-# -----------------
-# * A fit with the defaults takes about 5-6 s on Adult's training split on one core of the
-#   development machine (benchmarks/laftr_adult.py made the shipped sweep: about 10 minutes);
-#   gamma_sweep_row about 7 s. tests/test_tables.py refits one row of the sweep.

@@ -21,50 +21,20 @@ vector (``alpha="shared"``). The objective
     L_z = Σ_k | M̄_k(A = a₁) − M̄_k(A = a₀) |,   M̄_k(A = a) = mean of M_nk over group a,
 
 is minimised over (v, w, α) with SciPy's L-BFGS-B from several seeded starts, with the
-gradient computed analytically (vectorised NumPy, checked against finite differences in
-the tests), keeping the start with the lowest objective.
+gradient computed analytically, keeping the start with the lowest objective.
+:func:`lfr_losses` evaluates the three terms for *any* prototype model given its
+memberships; the shipped A_z sweep on Adult and German credit is in
+:mod:`dpteach.fairness.lfr_grid`.
 
-:class:`LFR` is a scikit-learn style estimator; :func:`lfr_losses` evaluates the three terms
-for *any* prototype model given its memberships (``benchmarks/bench_lfr.py`` scores
-fairlearn's ``PrototypeRepresentationLearner`` with it). The shipped A_z sweep on Adult and
-German credit, and the functions that rebuild it, are in :mod:`dpteach.fairness.lfr_grid`.
-
-Where this follows the paper, and where it does not
----------------------------------------------------
-Follows [ZWSPD13]_: prototypes in input space, softmax memberships of negative weighted
-squared distances, reconstruction through the prototypes, predictions ``Σ_k M_nk w_k`` with
-``w_k ∈ [0, 1]``, the parity term as the summed absolute difference of the two groups' mean
-memberships, distance weights α learned per group (as also in the code AIF360's first LFR
-was built on, github.com/zjelveh/learning-fair-representations), L-BFGS with box
-constraints. Differs:
-
+Where this differs from the paper
+---------------------------------
 * **L_x and L_y are means, not sums, over the N training rows**, so the weights mean the same
   thing whatever N is. A paper-style objective with weights (A_x, A_y, A_z) over sums is N
   times ours with (A_x, A_y, A_z / N): divide A_z by N to translate.
-* α is kept ≥ 0 (a distance needs non-negative weights); the zjelveh code leaves it
-  unbounded.
+* α is kept ≥ 0 (a distance needs non-negative weights).
 * Analytic gradients, several seeded starts, and a continuation in the smoothing of |·|
-  (see ``max_iter``); common implementations use finite differences from one random start.
-
-Where common implementations differ (read from their source; measured in
-``benchmarks/bench_lfr.py``, numbers in ``benchmarks/README.md``):
-
-* AIF360's ``LFR`` (0.6.1) uses the *unsquared* Euclidean distance and no α, means over rows
-  and over prototypes (its A_z is K times ours), finite-difference gradients, and box
-  constraints laid out for a parameter vector of another shape: its [0, 1] bounds fall on
-  prototype coordinates while the ``w`` are left unbounded (and clipped in the loss). With
-  its class defaults (k=5, Ax=0.01, Ay=1, Az=50, as in its first Adult demo, whose printed
-  outputs show the parity gap growing from −0.197 to −0.215) it maps every Adult row to the
-  label 0, so a model trained on its output predicts one class; with its current demo's
-  settings it does reduce the gap (−0.19 → −0.05 on held-out rows, accuracy 0.79).
-* fairlearn's ``PrototypeRepresentationLearner`` (0.15) uses the unsquared weighted
-  Euclidean distance with one shared α, mean losses, the parity term averaged over
-  prototypes (its ``fairness_weight`` = K · our A_z), one random start and finite-difference
-  gradients (K·d + K + d + 1 objective evaluations per gradient), which makes it slow (about
-  40 s for 1,000 Adult rows, 40 times this class), and it stops after about ten iterations in
-  a poor optimum: with A_z = 1 on 1,000 Adult rows its objective is 0.67 against 0.27 here,
-  and it gives every held-out person a probability between 0.21 and 0.41, so ŷ > 1/2 is one
-  class for all (its L_y, 0.567, is that of predicting the base rate, 0.572).
+  (see ``max_iter``). How AIF360's and fairlearn's LFR differ, and what that does to their
+  results: docs/library/fairness.md.
 
 What is and is not fair about the result
 ----------------------------------------
@@ -78,9 +48,6 @@ grid does), and with ``alpha="per_group"`` the map itself reads A (each group is
 its own α), so A must be known when the representation is used. Individual fairness is
 encouraged only indirectly — similar people get similar memberships because the map is
 smooth — which is why the paper reports the consistency yNN alongside.
-
-(Just over 600 lines, most of it docstrings; the shipped A_z sweep is in
-:mod:`dpteach.fairness.lfr_grid`.)
 
 References
 ----------
@@ -103,10 +70,10 @@ from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
-from .._validation import (RNG, ParameterError, array, choice, integer, real, validate,
+from .._validation import (RNG, Domain, array, choice, integer, real, refuse, validate,
                            validate_params)
 from ._rows import check_same_length, fitted_group_codes
-from .metrics import GROUP_LABELS, LABELS, TWO_GROUPS
+from .metrics import BOTH_LABELS, GROUP_LABELS, LABELS, TWO_GROUPS
 from .representation import FEATURES, MAX_ABS_FEATURE, MAX_CELLS
 
 __all__ = [
@@ -134,9 +101,12 @@ SMOOTHING = (0.1, 0.01, 0.0)
 
 #: the weight of one term of the objective
 WEIGHT = real(0.0, MAX_WEIGHT, example=1.0)
-#: memberships M (n, K): non-negative, each row summing to 1
-MEMBERSHIPS = array(ndim=2, low=0.0, high=1.0, example=[[0.5, 0.5], [1.0, 0.0], [0.25, 0.75],
-                                                         [0.0, 1.0]])
+_NON_NEGATIVE = array(ndim=2, low=0.0, high=1.0)
+#: memberships M (n, K): non-negative, each row summing to 1 (to within 1e-6)
+MEMBERSHIPS = Domain(
+    "a 2-D array of memberships in [0, 1], each row summing to 1 (to within 1e-6)",
+    lambda name, value: _stochastic(name, value), bad=[*_NON_NEGATIVE.bad, [[0.6, 0.6]]],
+    example=[[0.5, 0.5], [1.0, 0.0], [0.25, 0.75], [0.0, 1.0]], edges=[[[1.0]]])
 #: prototypes v_k (K, d), in the features' range
 PROTOTYPES = array(ndim=2, low=-MAX_ABS_FEATURE, high=MAX_ABS_FEATURE,
                    example=[[0.0, 1.0], [1.0, 0.0]])
@@ -177,39 +147,26 @@ def lfr_losses(X, y, memberships, prototypes, w, *, sensitive_features) -> LFRLo
     Works for any model of the LFR family however it computes its memberships (``LFR``'s
     :meth:`LFR.transform`, or ``transform`` of fairlearn's ``PrototypeRepresentationLearner``
     with its ``prototypes_`` and ``coef_``), so two implementations can be scored by one
-    function.
-
-    Parameters
-    ----------
-    X : array of shape (n, d)
-        The rows the losses are taken over.
-    y : array of shape (n,)
-        Binary labels 0/1.
-    memberships : array of shape (n, K)
-        ``M_nk``: non-negative, each row summing to 1 (to within 1e-6).
-    prototypes : array of shape (K, d)
-        ``v_k``.
-    w : array of shape (K,)
-        Prototype predictions ``w_k`` in [0, 1].
-    sensitive_features : array of shape (n,)
-        Exactly two groups, each with at least two members.
-
-    Returns
-    -------
-    LFRLosses
+    function. ``memberships`` is M (n, K), each row summing to 1 (to within 1e-6),
+    ``prototypes`` the v_k (K, d), ``w`` the prototype predictions w_k (K,).
     """
     M, V, codes, n = memberships, prototypes, sensitive_features.codes, X.shape[0]
     check_same_length(X=X, y=y, sensitive_features=codes)
     if M.shape[0] != n or V.shape != (M.shape[1], X.shape[1]) or w.shape != (M.shape[1],):
-        raise ParameterError(f"memberships, prototypes, w must fit X; got {M.shape}, {V.shape}")
-    if not np.allclose(M.sum(axis=1), 1.0, atol=1e-6):
-        raise ParameterError(f"memberships must have rows summing to 1; got {M.sum(axis=1)[:3]}")
+        raise refuse("memberships, prototypes, w", (M.shape, V.shape, w.shape), "shapes fitting X")
     R = M @ V - X
     L_x = float(np.einsum("ij,ij->", R, R) / n)
     yhat = np.clip(M @ w, _CLIP, 1.0 - _CLIP)
     L_y = float(-np.mean(y * np.log(yhat) + (1.0 - y) * np.log1p(-yhat)))
     L_z = float(np.abs(M[codes == 1].mean(axis=0) - M[codes == 0].mean(axis=0)).sum())
     return LFRLosses(L_x, L_y, L_z)
+
+
+def _stochastic(name, value):
+    M = _NON_NEGATIVE(name, value)
+    if np.allclose(M.sum(axis=1), 1.0, atol=1e-6):
+        return M
+    raise MEMBERSHIPS.refuse(name, value)
 
 
 def _memberships(X, V, alpha):
@@ -367,8 +324,7 @@ class LFR(ClassifierMixin, TransformerMixin, BaseEstimator):
         ``Az > 0`` — L_z smoothed to ``Σ_k sqrt(d_k² + μ²) − μ`` with μ = 0.1, then 0.01, then
         the exact objective, each from where the last stopped (:data:`SMOOTHING`; L-BFGS
         stalls at the kinks of |·| far from parity otherwise) — and one stage of
-        ``3 · max_iter`` iterations when ``Az = 0``. With the defaults a fit on Adult's
-        30,162 × 102 training split takes about 13 s (``benchmarks/bench_lfr.py``).
+        ``3 · max_iter`` iterations when ``Az = 0``.
     rng : None, int or numpy.random.Generator
         Seeds the starts. An int makes :meth:`fit` reproducible.
 
@@ -435,24 +391,13 @@ class LFR(ClassifierMixin, TransformerMixin, BaseEstimator):
         tags.non_deterministic = self.rng is None
         return tags
 
-    @validate(X=FEATURES, y=LABELS, sensitive_features=TWO_GROUPS)
+    @validate(X=FEATURES, y=BOTH_LABELS, sensitive_features=TWO_GROUPS)
     def fit(self, X, y, *, sensitive_features):
-        """Learn prototypes, their predictions and the distance weights.
-
-        Parameters
-        ----------
-        X : array of shape (n_samples, n_features)
-            Features on comparable scales (e.g. in [0, 1]).
-        y : array of shape (n_samples,)
-            Binary labels 0/1, both present.
-        sensitive_features : array of shape (n_samples,)
-            Exactly two groups (ints or strings), each with at least two members.
-        """
+        """Learn prototypes, their predictions and the distance weights (features on
+        comparable scales, e.g. in [0, 1])."""
         hp = validate_params(self, store=False)
         Az, max_iter = hp["Az"], hp["max_iter"]
         check_same_length(X=X, y=y, sensitive_features=sensitive_features.codes)
-        if np.unique(y).shape[0] != 2:
-            raise ParameterError(f"y must contain both labels 0 and 1; got only {int(y[0])}s")
         problem = _Problem(X, y, sensitive_features.codes, hp["n_prototypes"], hp["Ax"],
                            hp["Ay"], Az, hp["alpha"] == "shared")
         seeds = hp["rng"].integers(0, 2**63 - 1, size=hp["n_starts"])
@@ -501,7 +446,7 @@ class LFR(ClassifierMixin, TransformerMixin, BaseEstimator):
         """
         return self._transform(X, sensitive_features)
 
-    @validate(X=FEATURES, y=LABELS, sensitive_features=TWO_GROUPS)
+    @validate(X=FEATURES, y=BOTH_LABELS, sensitive_features=TWO_GROUPS)
     def fit_transform(self, X, y, *, sensitive_features):
         """:meth:`fit`, then :meth:`transform` of the same rows."""
         self.fit.__wrapped__(self, X, y, sensitive_features=sensitive_features)
@@ -549,10 +494,10 @@ class LFR(ClassifierMixin, TransformerMixin, BaseEstimator):
         """X (as many columns as in fit) and each row's group code (0 with a shared α)."""
         check_is_fitted(self)
         if X.shape[1] != self.n_features_in_:
-            raise ParameterError(f"X must have {self.n_features_in_} columns; got {X.shape}")
+            raise refuse("X", X.shape, f"of {self.n_features_in_} columns, as in fit (shape)")
         if self.alpha_.shape[0] == 1:
             return X, np.zeros(X.shape[0], dtype=np.intp)
         if sensitive_features is None:
-            raise ParameterError("sensitive_features is needed with alpha='per_group'; got None")
+            raise refuse("sensitive_features", None, "given with alpha='per_group'")
         check_same_length(X=X, sensitive_features=sensitive_features.codes)
         return X, fitted_group_codes(self.groups_, sensitive_features)

@@ -9,8 +9,8 @@ per value of :data:`GRID_AZ` with the fixed :data:`GRID_SETTINGS` on each data s
 
 :func:`lfr_grid_data` rebuilds the exact rows (features, labels, sensitive attribute,
 training and held-out split) and :func:`lfr_grid_entry` refits and scores one entry exactly
-as the script did, so a shipped number can be checked live. :func:`lfr_grid_baseline` is the unconstrained comparison: a
-logistic regression on the same features.
+as the script did, so a shipped number can be checked live. :func:`lfr_grid_baseline` is the
+unconstrained comparison: a logistic regression on the same features.
 
 Scores are the measures of [ZWSPD13]_ on the held-out rows: yAcc, yDiscrim (both of the
 probabilities ŷ) and the consistency yNN (:mod:`dpteach.fairness.metrics`), plus the
@@ -27,7 +27,6 @@ References
 from __future__ import annotations
 
 import time
-from typing import Any
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -60,16 +59,10 @@ GRID_AZ = (0.0, *np.round(np.geomspace(0.01, 30.0, 11), 6).tolist())
 #: k of the consistency yNN.
 GRID_NEIGHBORS = 5
 #: How closely a refitted entry (:func:`lfr_grid_entry`) must match the shipped one
-#: (:meth:`dpteach.tables.LFRGrid.matches`). With the library versions and BLAS kernels of the
-#: script's run (:func:`dpteach.tables.build_info`) a refit repeats the same arithmetic: every
-#: number agrees to the relative ``"same_build"`` (measured: exactly). Elsewhere L-BFGS-B on
-#: this non-convex objective can take another path from rounding differences alone: refits of
-#: the two entries ``tests/test_tables.py`` checks (German, A_z = 0.245951 and 2.716345) with the
-#: training rows scaled by 1 ± (1 … 5)e-13 moved the training objective by up to 0.0021, the
-#: training yAcc and yDiscrim by up to 0.0054 — and held-out scores by up to 0.047 (yAcc
-#: 0.038, parity gap 0.047): so only the objective (``"objective"``, absolute) and the
-#: training yAcc and yDiscrim (``"train_scores"``, absolute), at about three times those
-#: changes, are compared then.
+#: (:meth:`dpteach.tables.LFRGrid.matches`): every number to the relative ``"same_build"`` on
+#: the script's library versions and BLAS kernels (:func:`dpteach.tables.build_info`);
+#: elsewhere, where L-BFGS-B may take another path, only the training objective and the
+#: training yAcc and yDiscrim, absolutely (how these were measured: docs/library/fairness.md).
 GRID_TOLERANCE = {"same_build": 1e-9, "objective": 0.006, "train_scores": 0.02}
 #: a data set of the grid
 DATASET = choice(*GRID_DATASETS)
@@ -108,10 +101,6 @@ def lfr_grid_data(dataset: str) -> LFRData:
       (``default_rng(0)``) puts 700 rows in training and 300 held out.
 
     The sensitive attribute is not among the features in either data set.
-
-    Parameters
-    ----------
-    dataset : {"adult", "german"}
     """
     return _adult() if dataset == "adult" else _german()
 
@@ -126,20 +115,11 @@ def lfr_grid_entry(dataset: str, Az: float) -> dict:
     one entry to check it against :func:`dpteach.tables.load_lfr_grid` (German: about a
     second; Adult: about 13 s on the development machine, more when it is busy).
 
-    Parameters
-    ----------
-    dataset : {"adult", "german"}
-    Az : float
-        The weight of the parity term.
-
-    Returns
-    -------
-    dict
-        ``Az``; the training objective and its terms ``objective, L_x, L_y, L_z``;
-        ``n_iter``; ``y_acc_train, y_discrim_train, accuracy_train, dp_gap_train``; the same
-        with ``_test``; ``y_nn_test`` (k = :data:`GRID_NEIGHBORS`); ``fit_seconds``. yAcc,
-        yDiscrim and yNN use the probabilities ŷ, accuracy and ``dp_gap`` the 0/1
-        predictions ŷ > 1/2 (:func:`dpteach.fairness.metrics.demographic_parity_difference`).
+    Returns a dict: ``Az``; the training objective and its terms ``objective, L_x, L_y,
+    L_z``; ``n_iter``; ``y_acc_train, y_discrim_train, accuracy_train, dp_gap_train``; the
+    same with ``_test``; ``y_nn_test`` (k = :data:`GRID_NEIGHBORS`); ``fit_seconds``. yAcc,
+    yDiscrim and yNN use the probabilities ŷ, accuracy and ``dp_gap`` the 0/1 predictions
+    ŷ > 1/2 (:func:`dpteach.fairness.metrics.demographic_parity_difference`).
     """
     data = lfr_grid_data.__wrapped__(dataset)
     start = time.perf_counter()
@@ -162,14 +142,6 @@ def lfr_grid_start(dataset: str, Az: float, start: int) -> LFR:
     past the seeds of the starts before ``start`` and fitting with ``n_starts=1`` replays
     start number ``start`` (0-based) on the training rows of :func:`lfr_grid_data` alone:
     the same arithmetic, a third of the work of :func:`lfr_grid_entry`.
-
-    Parameters
-    ----------
-    dataset : {"adult", "german"}
-    Az : float
-        The weight of the parity term.
-    start : int
-        Which start, 0-based (the grid keeps the one with the lowest objective).
     """
     data = lfr_grid_data.__wrapped__(dataset)
     rng = np.random.default_rng(GRID_SETTINGS["rng"])
@@ -183,10 +155,6 @@ def lfr_grid_baseline(dataset: str) -> dict:
     """The unconstrained model the grid is compared with: scikit-learn's
     ``LogisticRegression(C=1.0, max_iter=1000)`` on the same features (without A), scored
     like :func:`lfr_grid_entry` (the same keys from ``y_acc_train`` to ``y_nn_test``).
-
-    Parameters
-    ----------
-    dataset : {"adult", "german"}
     """
     from sklearn.linear_model import LogisticRegression
     data = lfr_grid_data.__wrapped__(dataset)

@@ -65,11 +65,12 @@ import numpy as np
 import pandas as pd
 
 from ._rows import check_same_length
-from .._validation import Domain, ParameterError, array, choice, integer, validate
+from .._validation import Domain, array, choice, integer, refuse, validate
 
 __all__ = [
     "MAX_ROWS", "MAX_NEIGHBOUR_ROWS", "MAX_NEIGHBORS", "MAX_BINS",
-    "LABELS", "SCORES", "GROUP_LABELS", "SEVERAL_GROUPS", "COMPARED_GROUPS", "TWO_GROUPS",
+    "LABELS", "BOTH_LABELS", "SCORES", "GROUP_LABELS", "SEVERAL_GROUPS", "COMPARED_GROUPS",
+    "TWO_GROUPS",
     "selection_rate", "true_positive_rate", "false_positive_rate", "false_negative_rate",
     "true_negative_rate", "positive_predictive_value", "group_table",
     "demographic_parity_difference", "equalized_odds_difference", "equalized_odds_sum",
@@ -91,6 +92,11 @@ MAX_BINS = 1_000
 LABELS = array(ndim=1, low=0, high=1, integers=True, booleans=True, max_size=MAX_ROWS,
                example=[1, 0, 1, 0], text="a 1-D array of 0/1 labels (ints, bools or 0.0/1.0), "
                "at most 2,000,000 of them")
+#: training labels: 0/1 labels with both labels present
+BOTH_LABELS: Domain = Domain(
+    "a 1-D array of 0/1 labels with both labels present (ints, bools or 0.0/1.0), at most "
+    "2,000,000 of them", lambda name, value: _both_labels(name, value), example=[1, 0, 1, 0],
+    edges=[[0, 1]], bad=[*LABELS.bad, [1, 1, 1, 1], [0, 0, 0, 0]])
 #: scores: predicted probabilities of Y = 1 (0/1 predictions are scores too)
 SCORES = array(ndim=1, low=0, high=1, booleans=True, max_size=MAX_ROWS,
                example=[0.9, 0.2, 0.6, 0.4],
@@ -129,18 +135,8 @@ def selection_rate(y_true, y_pred, *, pos_label=1) -> float:
     """Fraction of predictions equal to ``pos_label``: P(Ŷ = pos_label).
 
     fairlearn's ``selection_rate`` (without ``sample_weight``). ``y_true`` is not used in
-    the number but is checked like everywhere else (binary, same length).
-
-    Parameters
-    ----------
-    y_true, y_pred : array-like of 0/1, shape (n,)
-        True labels and predictions.
-    pos_label : {1, 0}
-        The label counted as a selection.
-
-    Returns
-    -------
-    float
+    the number but is checked like everywhere else (binary, same length). ``pos_label`` is
+    the label counted as a selection.
     """
     return _scalar_rate(y_true, y_pred, pos_label, "selection_rate")
 
@@ -191,29 +187,16 @@ def group_table(y_true, y_pred, *, sensitive_features, y_prob=None) -> pd.DataFr
 
     The rates are those of the scalar functions above (fairlearn's definitions), one per
     group, so the table equals fairlearn's ``MetricFrame(...).by_group`` for the same
-    metrics.
+    metrics. Every group needs both true classes (its TPR and FPR are in the table).
 
-    Parameters
-    ----------
-    y_true, y_pred : array-like of 0/1, shape (n,)
-        True labels and predictions.
-    sensitive_features : array-like, shape (n,)
-        The group of each row; every group needs both true classes (its TPR and FPR are in
-        the table).
-    y_prob : array-like of float in [0, 1], shape (n,), optional
-        Scores; adds the column ``mean_score``.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Indexed by the sorted group labels (index name ``"group"``), with the columns
-        ``count`` (int), ``base_rate`` P(Y=1), ``selection_rate`` P(Ŷ=1),
-        ``true_positive_rate``, ``false_positive_rate``, ``false_negative_rate``,
-        ``positive_predictive_value``, ``accuracy`` and, with ``y_prob``, ``mean_score``.
-        ``positive_predictive_value`` is the only column that can be NaN: for a group in
-        which nobody is predicted positive, where precision is undefined (scikit-learn
-        reports 0 with a warning). It is NaN rather than an error so that a table for a
-        threshold that selects nobody in one group can still be shown.
+    Returns a DataFrame indexed by the sorted group labels (index name ``"group"``), with the
+    columns ``count`` (int), ``base_rate`` P(Y=1), ``selection_rate`` P(Ŷ=1),
+    ``true_positive_rate``, ``false_positive_rate``, ``false_negative_rate``,
+    ``positive_predictive_value``, ``accuracy`` and, with the scores ``y_prob``,
+    ``mean_score``. ``positive_predictive_value`` is the only column that can be NaN: for a
+    group in which nobody is predicted positive, where precision is undefined (scikit-learn
+    reports 0 with a warning). It is NaN rather than an error so that a table for a threshold
+    that selects nobody in one group can still be shown.
     """
     c = _counts(y_true, y_pred, sensitive_features, y_prob=y_prob)
     tpr = _rate(c, "true_positive_rate")
@@ -247,19 +230,8 @@ def demographic_parity_difference(y_true, y_pred, *, sensitive_features,
     ``max_a P(Ŷ=1|A=a) − min_a P(Ŷ=1|A=a)`` (``method="between_groups"``, fairlearn's
     default; for two groups ``|P(Ŷ=1|A=0) − P(Ŷ=1|A=1)|``, the ΔDP of [MCPZ18]_), or
     ``max_a |P(Ŷ=1|A=a) − P(Ŷ=1)|`` (``method="to_overall"``). 0 means parity. Same name,
-    signature (without ``sample_weight``) and numbers as fairlearn's.
-
-    Parameters
-    ----------
-    y_true, y_pred : array-like of 0/1, shape (n,)
-        True labels (checked, not used in the number) and predictions.
-    sensitive_features : array-like, shape (n,)
-        Group labels (ints, bools, finite floats or strings).
-    method : {"between_groups", "to_overall"}
-
-    Returns
-    -------
-    float in [0, 1]
+    signature (without ``sample_weight``) and numbers as fairlearn's; ``y_true`` is checked
+    but not used in the number.
     """
     return _difference(_counts(y_true, y_pred, sensitive_features), "selection_rate", method)
 
@@ -275,20 +247,8 @@ def equalized_odds_difference(y_true, y_pred, *, sensitive_features, method="bet
     ΔTPR and ΔFPR the two gaps (as in :func:`demographic_parity_difference`, per
     ``method``), this returns ``max(ΔTPR, ΔFPR)`` for ``agg="worst_case"`` (fairlearn's
     default) and ``(ΔTPR + ΔFPR) / 2`` for ``agg="mean"``. The LAFTR paper's sum is
-    :func:`equalized_odds_sum`.
-
-    Parameters
-    ----------
-    y_true, y_pred : array-like of 0/1, shape (n,)
-    sensitive_features : array-like, shape (n,)
-        Every group needs at least one ``y_true == 1`` and one ``y_true == 0`` (else the
-        TPR or FPR of that group is undefined: ParameterError).
-    method : {"between_groups", "to_overall"}
-    agg : {"worst_case", "mean"}
-
-    Returns
-    -------
-    float in [0, 1]
+    :func:`equalized_odds_sum`. Every group needs at least one ``y_true == 1`` and one
+    ``y_true == 0`` (else the TPR or FPR of that group is undefined: ParameterError).
     """
     c = _counts(y_true, y_pred, sensitive_features)
     d_tpr = _difference(c, "true_positive_rate", method)
@@ -306,13 +266,7 @@ def equalized_odds_sum(y_true, y_pred, *, sensitive_features, method="between_gr
     (``method="between_groups"``) or the largest distance to the overall rate
     (``"to_overall"``). The authors' evaluation code logs half this sum (its ``DI``
     metric, which is :func:`equalized_odds_difference` with ``agg="mean"``), so check
-    which one a table reports.
-
-    Parameters and errors as :func:`equalized_odds_difference` (without ``agg``).
-
-    Returns
-    -------
-    float in [0, 2]
+    which one a table reports. Errors as :func:`equalized_odds_difference`.
     """
     c = _counts(y_true, y_pred, sensitive_features)
     return float(_difference(c, "true_positive_rate", method)
@@ -327,18 +281,8 @@ def equal_opportunity_difference(y_true, y_pred, *, sensitive_features,
     Equal opportunity [HPS16]_ (Sec. 2) relaxes equalized odds to the advantaged outcome
     Y = 1 only: P(Ŷ=1 | A=a, Y=1) equal across groups. The gap is ΔTPR (fairlearn's
     ``equal_opportunity_difference``, same numbers). For the LAFTR paper's version, which
-    conditions on Y = 0, see :func:`laftr_equal_opportunity_difference`.
-
-    Parameters
-    ----------
-    y_true, y_pred : array-like of 0/1, shape (n,)
-    sensitive_features : array-like, shape (n,)
-        Every group needs at least one ``y_true == 1``.
-    method : {"between_groups", "to_overall"}
-
-    Returns
-    -------
-    float in [0, 1]
+    conditions on Y = 0, see :func:`laftr_equal_opportunity_difference`. Every group needs at
+    least one ``y_true == 1``.
     """
     return _difference(_counts(y_true, y_pred, sensitive_features), "true_positive_rate",
                        method)
@@ -363,17 +307,7 @@ def laftr_equal_opportunity_difference(y_true, y_pred, *, sensitive_features,
     weighted objective, sets the Y = 1 weights to zero ("we only care about ppl with
     Y = 0", ``src/laftr.py``). The paper's own statement of ΔEOpp could not be checked
     against its text when this was written, so no section or equation number is given.
-
-    Parameters
-    ----------
-    y_true, y_pred : array-like of 0/1, shape (n,)
-    sensitive_features : array-like, shape (n,)
-        Every group needs at least one ``y_true == 0``.
-    method : {"between_groups", "to_overall"}
-
-    Returns
-    -------
-    float in [0, 1]
+    Every group needs at least one ``y_true == 0``.
     """
     return _difference(_counts(y_true, y_pred, sensitive_features), "false_positive_rate",
                        method)
@@ -395,24 +329,13 @@ def calibration_by_group(y_true, y_prob, *, sensitive_features, n_bins=10) -> pd
     cannot also be balanced for both classes (the same mean score among the Y = 1 members,
     and among the Y = 0 members, of every group) unless it predicts perfectly [KMR17]_; and
     a thresholded classifier with equal PPV in every group cannot have equal false positive
-    and false negative rates [C17]_.
+    and false negative rates [C17]_. A group may lack one class: its observed rate is then 0
+    or 1 in every bin.
 
-    Parameters
-    ----------
-    y_true : array-like of 0/1, shape (n,)
-    y_prob : array-like of float in [0, 1], shape (n,)
-        Scores (predicted probabilities of Y = 1).
-    sensitive_features : array-like, shape (n,)
-        A group may lack one class: its observed rate is then 0 or 1 in every bin.
-    n_bins : int
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per group and non-empty bin (empty bins are left out, so there is no NaN),
-        sorted by group then bin, with the columns ``group``, ``bin`` (0-based), ``bin_low``,
-        ``bin_high``, ``count``, ``mean_predicted`` (mean score in the bin) and
-        ``observed_rate`` (fraction with ``y_true == 1``).
+    Returns one row per group and non-empty bin (empty bins are left out, so there is no NaN),
+    sorted by group then bin, with the columns ``group``, ``bin`` (0-based), ``bin_low``,
+    ``bin_high``, ``count``, ``mean_predicted`` (mean score in the bin) and ``observed_rate``
+    (fraction with ``y_true == 1``).
     """
     g, edges, grp, b, count, sum_y, sum_p = _calibration_cells(
         y_true, y_prob, sensitive_features, n_bins)
@@ -440,12 +363,6 @@ def calibration_within_groups_error(y_true, y_prob, *, sensitive_features,
     bin by bin (calibration within groups [KMR17]_, up to the binning) and at most 1. It
     measures each group against the diagonal, not the groups against each other: two
     groups miscalibrated in the same way both count.
-
-    Parameters as :func:`calibration_by_group`.
-
-    Returns
-    -------
-    float in [0, 1]
     """
     g, _, grp, _, _, sum_y, sum_p = _calibration_cells(y_true, y_prob, sensitive_features,
                                                        n_bins)
@@ -461,16 +378,6 @@ def zemel_accuracy(y_true, y_prob) -> float:
     The accuracy of the predicted probabilities ŷ_n: with 0/1 predictions it is the usual
     accuracy; with probabilities it is one minus the mean absolute error, so hedged
     predictions score less than confident right ones.
-
-    Parameters
-    ----------
-    y_true : array-like of 0/1, shape (n,)
-    y_prob : array-like of float in [0, 1], shape (n,)
-        Predicted probabilities of Y = 1 (or 0/1 predictions).
-
-    Returns
-    -------
-    float in [0, 1]
     """
     check_same_length(y_prob=y_prob, y_true=y_true)
     return float(1.0 - np.mean(np.abs(y_true - y_prob)))
@@ -485,16 +392,6 @@ def zemel_discrimination(y_prob, *, sensitive_features) -> float:
     :func:`demographic_parity_difference`. For more than two groups this returns the largest
     minus the smallest group mean (fairlearn's ``between_groups`` convention; the paper has
     two groups only).
-
-    Parameters
-    ----------
-    y_prob : array-like of float in [0, 1], shape (n,)
-        Predicted probabilities of Y = 1 (or 0/1 predictions).
-    sensitive_features : array-like, shape (n,)
-
-    Returns
-    -------
-    float in [0, 1]
     """
     g = sensitive_features
     check_same_length(sensitive_features=g.codes, y_prob=y_prob)
@@ -526,23 +423,12 @@ def consistency_score(X, y_pred, *, n_neighbors=5) -> float:
     many exactly tied distances — e.g. only one-hot features — the score can depend on the
     row order. The distance sees ``X`` as given: scale the columns first, and decide
     whether the sensitive attribute is among them (it changes who is "similar").
-
-    Parameters
-    ----------
-    X : array-like of shape (n, d)
-        Features, at least 2 rows.
-    y_pred : array-like of float in [0, 1], shape (n,)
-        Predictions: 0/1 labels or probabilities.
-    n_neighbors : int
-        k, at most n − 1 (the paper uses k = 5).
-
-    Returns
-    -------
-    float in [0, 1]
+    ``n_neighbors`` is k, at most n − 1 (the paper uses k = 5); ``y_pred`` may be 0/1 labels
+    or probabilities.
     """
     n = check_same_length(y_pred=y_pred, X=X)
     if n_neighbors > n - 1:
-        raise ParameterError(f"n_neighbors must be at most n − 1 = {n - 1}; got {n_neighbors}")
+        raise refuse("n_neighbors", n_neighbors, f"at most n − 1 = {n - 1}")
     scale = float(np.max(np.abs(X)))
     if 0 < scale < 1e-150:
         X = X / scale                   # same neighbours; squared distances must not underflow
@@ -578,11 +464,18 @@ def _groups(name: str, value: Any, domain: Domain, *, min_groups: int = 1,
     codes = np.asarray(codes, dtype=np.intp).reshape(-1)
     sizes, k = np.bincount(codes, minlength=labels.size).astype(np.float64), labels.size
     if not min_groups <= k <= max_groups:
-        raise ParameterError(f"{name} must hold {_between(min_groups, max_groups)} groups; got {k}")
+        raise refuse(name, f"{k} groups", f"labels of {_between(min_groups, max_groups)} groups")
     if sizes.min() < min_members:
         g = _label(labels[int(np.argmin(sizes))])
-        raise ParameterError(f"{name}: each group needs {min_members} members; got fewer in {g}")
+        raise refuse(f"{name} (members of group {g})", int(sizes.min()), f"≥ {min_members}")
     return _Groups(labels, codes, sizes)
+
+
+def _both_labels(name: str, value: Any) -> np.ndarray:
+    y = LABELS(name, value)
+    if np.unique(y).size == 2:
+        return y
+    raise BOTH_LABELS.refuse(name, value)
 
 
 def _one_kind(raw: np.ndarray, value: Any) -> bool:
@@ -641,9 +534,9 @@ def _rate(c: _Counts, which: str) -> np.ndarray:
     positive = which in ("true_positive_rate", "false_negative_rate")
     available = c.pos if positive else neg
     if np.any(available == 0):
-        g, cond = _label(c.labels[np.flatnonzero(available == 0)[0]]), f"y_true == {int(positive)}"
-        rate = which.replace("_", " ")
-        raise ParameterError(f"sensitive_features: the {rate} needs {cond} rows; got none in {g}")
+        g, rate = _label(c.labels[np.flatnonzero(available == 0)[0]]), which.replace("_", " ")
+        name = f"sensitive_features (rows with y_true == {int(positive)} in group {g})"
+        raise refuse(name, 0, f"≥ 1 for the {rate}")
     if positive:
         return (c.tp if which == "true_positive_rate" else c.pos - c.tp) / c.pos
     fp = c.sel - c.tp
@@ -667,7 +560,7 @@ def _scalar_rate(y_true: np.ndarray, y_pred: np.ndarray, pos: int, which: str) -
              "false_negative_rate": t}.get(which, ~t)
     if not given.any():
         arg, label = ("y_pred", pos) if given is p else ("y_true", pos if given is t else 1 - pos)
-        raise ParameterError(f"the {which} needs a {label} in {arg} (pos_label={pos}); got none")
+        raise refuse(f"{arg} (entries {label})", 0, f"≥ 1 for the {which} (pos_label={pos})")
     hits = {"positive_predictive_value": t, "true_positive_rate": p,
             "false_positive_rate": p}.get(which, ~p)
     return float(np.count_nonzero(given & hits) / np.count_nonzero(given))
@@ -683,15 +576,3 @@ def _calibration_cells(y_true, y_prob, g: _Groups, n_bins: int):
     sum_y = np.bincount(cell_of_row, weights=y_true, minlength=cells.size)
     sum_p = np.bincount(cell_of_row, weights=y_prob, minlength=cells.size)
     return g, edges, cells // n_bins, cells % n_bins, count, sum_y, sum_p
-
-
-# Engineering notes
-# -----------------
-# * All rates come from per-group counts with numpy.bincount (no pandas group-by): one gap on
-#   15,060 rows takes about 0.3 ms with integer group labels and under 2 ms with string
-#   labels, validation included (fairlearn: about 150 ms); a gap on MAX_ROWS rows needs about
-#   85 MB beyond its inputs, the calibration table with 1,000 bins about 145 MB.
-# * consistency_score's search is quadratic in the rows: about 1.3 s for Adult's 15,060 × 104
-#   test split on the development machine, 7 s at MAX_NEIGHBOUR_ROWS on the shared 2-core one.
-# * The tests check every gap and rate against fairlearn and its MetricFrame, the calibration
-#   table against scikit-learn's calibration_curve and yNN against a brute-force search.

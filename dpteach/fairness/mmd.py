@@ -19,9 +19,6 @@ exactly when p = q. From samples X (m rows) and Y (n rows) there are two estimat
   leaves out the diagonal terms i = j of the two within-sample sums (dividing by m(m − 1)
   and n(n − 1)); its mean is exactly MMD², so it can be negative when p = q.
 
-Example (the test of ``tests/fairness/test_mmd.py``): X = {0, 1}, Y = {2, 3}, σ = 1 gives
-MMD²_b = 1.1623755484 and MMD²_u = 0.7689062081
-
 :func:`mmd_permutation_test` turns the statistic into a test of p = q by recomputing it on
 random relabellings of the pooled sample (a permutation test, exact in level for any n).
 
@@ -52,11 +49,11 @@ from scipy.spatial.distance import cdist
 
 from threadpoolctl import threadpool_limits
 
-from .._validation import (FLAG, RNG, ParameterError, array, choice, integer, one_of, real,
-                           validate, validate_params)
+from .._validation import (FLAG, RNG, array, choice, integer, one_of, real, refuse, validate,
+                           validate_params)
 from ..learning.optim import Adam
 from ._rows import check_same_length
-from .metrics import LABELS, TWO_GROUPS
+from .metrics import BOTH_LABELS, TWO_GROUPS
 from .representation import (ACTIVATION, EPOCHS, FEATURES, LEARNING_RATE, LOSS_WEIGHT, HIDDEN,
                              WIDTH, RepresentationClassifier)
 
@@ -99,23 +96,11 @@ def gaussian_kernel(X, Y, *, bandwidth=1.0) -> np.ndarray:
     """The Gaussian (RBF) kernel matrix ``K[i, j] = exp(−‖x_i − y_j‖² / (2 · bandwidth²))``.
 
     Characteristic (so MMD² = 0 only for p = q [GBRSS12]_), bounded in [0, 1], with
-    ``K[i, i] = 1`` when X is Y.
-
-    Parameters
-    ----------
-    X : array of shape (n_X, d)
-    Y : array of shape (n_Y, d)
-        Points; ``n_X · n_Y`` ≤ :data:`MAX_KERNEL_ENTRIES`.
-    bandwidth : float
-        σ, in the units of the points.
-
-    Returns
-    -------
-    ndarray of shape (n_X, n_Y)
+    ``K[i, i] = 1`` when X is Y. At most :data:`MAX_KERNEL_ENTRIES` entries ``n_X · n_Y``.
     """
     _check_columns(X, Y)
     if X.shape[0] * Y.shape[0] > MAX_KERNEL_ENTRIES:
-        raise ParameterError(f"X and Y may give ≤ 25e6 kernel entries; got {X.shape}, {Y.shape}")
+        raise refuse("X, Y", (X.shape, Y.shape), "shapes giving ≤ 25e6 kernel entries")
     return _kernel(X, Y, bandwidth)
 
 
@@ -126,21 +111,9 @@ def mmd2(X, Y, *, bandwidth=1.0, unbiased=False) -> float:
     ``unbiased=False``: the V-statistic MMD²_b (the square of [GBRSS12]_'s biased MMD_b),
     ≥ 0. ``unbiased=True``: the U-statistic MMD²_u of their Lemma 6, whose mean is the
     population MMD² (it can be slightly negative when the samples come from one
-    distribution). See the module docstring for both formulas.
-
-    Parameters
-    ----------
-    X : array of shape (m, d)
-    Y : array of shape (n, d)
-        Points, 1 ≤ m, n ≤ :data:`MAX_SAMPLE_ROWS` (at least 2 rows each when ``unbiased``).
-    bandwidth : float
-        σ of the Gaussian kernel.
-    unbiased : bool
-
-    Returns
-    -------
-    float
-        In [0, 2] for the biased estimate; in [−2, 2] for the unbiased one.
+    distribution). See the module docstring for both formulas. In [0, 2] for the biased
+    estimate, in [−2, 2] for the unbiased one. X and Y have at most :data:`MAX_SAMPLE_ROWS`
+    rows each (at least 2 when ``unbiased``).
 
     Examples
     --------
@@ -150,7 +123,7 @@ def mmd2(X, Y, *, bandwidth=1.0, unbiased=False) -> float:
     _check_columns(X, Y)
     m, n = X.shape[0], Y.shape[0]
     if max(m, n) > MAX_SAMPLE_ROWS or (unbiased and min(m, n) < 2):
-        raise ParameterError(f"X and Y need 1 (unbiased: 2) to 20,000 rows; got {m}, {n}")
+        raise refuse("X, Y", (m, n), "of 1 (unbiased: 2) to 20,000 rows each")
     sxx = _kernel_sum(X, X, bandwidth)
     syy = _kernel_sum(Y, Y, bandwidth)
     sxy = _kernel_sum(X, Y, bandwidth)
@@ -177,19 +150,7 @@ def mmd2_and_grad(Z, groups, *, bandwidth=1.0, unbiased=False):
 
         ∂MMD²/∂z_i = −(2/σ²) Σ_j C_ij k(z_i, z_j) (z_i − z_j).
 
-    Parameters
-    ----------
-    Z : array of shape (n, d)
-        The representation of n rows.
-    groups : array-like of shape (n,)
-        The group of each row (two groups).
-    bandwidth : float
-    unbiased : bool
-
-    Returns
-    -------
-    value : float
-    grad : ndarray of shape (n, d)
+    Returns ``(value, grad)``, the gradient of the shape of ``Z``.
     """
     check_same_length(Z=Z, groups=groups.codes)
     C = _coefficients(groups.codes, unbiased)
@@ -220,32 +181,18 @@ def mmd_permutation_test(X, Y, *, bandwidth=1.0, n_permutations=200, unbiased=Fa
     (P(p ≤ α) ≤ α under the null). One kernel matrix of the pooled sample serves every
     permutation.
 
-    Parameters
-    ----------
-    X : array of shape (m, d)
-    Y : array of shape (n, d)
-        Points, 2 ≤ m, n and m + n ≤ :data:`MAX_PERMUTATION_ROWS`.
-    bandwidth : float
-    n_permutations : int
-        B. The work is B · (m + n)², at most :data:`MAX_PERMUTATION_WORK` (B = 250 at the
-        largest pooled sample, B = 10,000 up to 632 rows).
-    unbiased : bool
-        Which estimate is the statistic (the p-value is about the same for both).
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    statistic : float
-        ``mmd2(X, Y, ...)``.
-    p_value : float
-        In [1/(B + 1), 1].
+    X and Y need 2 rows each or more, at most :data:`MAX_PERMUTATION_ROWS` together; the
+    work B · (m + n)², with B = ``n_permutations``, is at most :data:`MAX_PERMUTATION_WORK`
+    (B = 250 at the largest pooled sample, B = 10,000 up to 632 rows). ``unbiased`` picks the
+    statistic (the p-value is about the same for both). Returns ``(statistic, p_value)``:
+    ``mmd2(X, Y, ...)`` and a p-value in [1/(B + 1), 1].
     """
     _check_columns(X, Y)
     m, n, B = X.shape[0], Y.shape[0], n_permutations
     if min(m, n) < 2 or m + n > MAX_PERMUTATION_ROWS:
-        raise ParameterError(f"X and Y need ≥ 2 rows each, ≤ 4,000 together; got {m}, {n}")
+        raise refuse("X, Y", (m, n), "of ≥ 2 rows each, ≤ 4,000 together")
     if B * (m + n) ** 2 > MAX_PERMUTATION_WORK:
-        raise ParameterError(f"n_permutations · (m + n)² must be ≤ 4e9; got {B}, {m + n}")
+        raise refuse("n_permutations · (m + n)²", B * (m + n) ** 2, "≤ 4e9")
     pooled = np.vstack([X, Y])
     K0 = _kernel(pooled, pooled, bandwidth)
     np.fill_diagonal(K0, 0.0)
@@ -308,16 +255,11 @@ class MMDRepresentation(RepresentationClassifier):
         rows, 30 epochs; median-heuristic σ) λ = 0, 1, 3 gave held-out accuracy 0.839,
         0.838, 0.832, ΔDP 0.155, 0.147, 0.104 and a fresh adversary's balanced accuracy
         on Z of 0.81, 0.74, 0.61; λ = 10 collapsed the classifier to one class.
-    latent_dim : int, default 8
-    hidden : tuple of int, default (8,)
-        Hidden widths of the encoder, the classifier (and the decoder).
-    activation : {"leaky_relu", "relu", "tanh"}, default "leaky_relu"
-    epochs : int in [1, 1,000], default 30
+    latent_dim, hidden, activation, epochs, learning_rate, rng
+        As for :class:`~dpteach.fairness.laftr.LAFTR` (``rng`` seeds the initialisation and
+        the minibatch order).
     batch_size : int in [2, 4,000], default 128
-    learning_rate : float in [1e-6, 1], default 1e-3
     bandwidth : "median" or float in [:data:`MIN_BANDWIDTH`, :data:`MAX_BANDWIDTH`]
-    rng : None, int or numpy.random.Generator
-        Seeds the initialisation and the minibatch order.
 
     Attributes
     ----------
@@ -352,19 +294,10 @@ class MMDRepresentation(RepresentationClassifier):
         self.bandwidth = bandwidth
         self.rng = rng
 
-    @validate(X=FEATURES, y=LABELS, sensitive_features=TWO_GROUPS)
+    @validate(X=FEATURES, y=BOTH_LABELS, sensitive_features=TWO_GROUPS)
     def fit(self, X, y, *, sensitive_features):
-        """Train encoder, classifier (and decoder) on the rows.
-
-        Parameters
-        ----------
-        X : array of shape (n_samples, n_features)
-            Features (scale them, e.g. to [0, 1]).
-        y : array of shape (n_samples,)
-            Binary labels 0/1, both present.
-        sensitive_features : array of shape (n_samples,)
-            Exactly two groups, each with at least two members.
-        """
+        """Train encoder, classifier (and decoder) on the rows (features scaled, e.g. to
+        [0, 1]; both labels present)."""
         hp = validate_params(self, store=False)
         alpha, beta, lam = hp["alpha"], hp["beta"], hp["lam"]
         sigma_of = _median_bandwidth if hp["bandwidth"] == "median" else lambda Z: hp["bandwidth"]
@@ -455,14 +388,4 @@ def _median_bandwidth(Z):
 
 def _check_columns(X, Y) -> None:
     if Y.shape[1] != X.shape[1]:
-        raise ParameterError(f"Y must have X's {X.shape[1]} columns; got Y with shape {Y.shape}")
-
-
-# Engineering notes
-# -----------------
-# * mmd2 sums the kernel in blocks of about 2,000,000 entries (16 MB): 20,000 × 20,000 rows
-#   take a few seconds. mmd_permutation_test holds one (m + n)² kernel matrix and evaluates
-#   the permutations in blocks of 2,000,000 indicator entries; its work B·(m + n)² costs
-#   about 1.5e-9 s per unit on one core of the shared machine (4e9: about 6 s there).
-# * With |points| ≤ 1e6 and σ ≥ 1e-6, ‖x − y‖²/σ² ≤ 4e24·d and the gradient ≤ about 1e19:
-#   nothing overflows (exp of a large negative number underflows to 0, harmlessly).
+        raise refuse("Y", Y.shape, f"of X's {X.shape[1]} columns (shape)")

@@ -5,15 +5,9 @@
 the same machine with a different fairness term: an encoder ``f: X → Z`` and a classifier
 ``g: Z → logit P(Y = 1)`` (small :class:`~dpteach.learning.network.Network` MLPs), optionally
 a decoder ``k: (Z, A) → X̃``, trained together by Adam on minibatches. This module holds what
-they have in common, so that each of them reads as its own objective:
-
-* the domains of their data — features (:data:`FEATURES`), 0/1 labels and a sensitive
-  attribute with exactly two groups (:data:`~dpteach.fairness.metrics.LABELS`,
-  :data:`~dpteach.fairness.metrics.TWO_GROUPS`) — and of their hyper-parameters (loss
-  weights, layer widths, epochs, batches, step sizes);
-* :class:`RepresentationClassifier`, the scikit-learn style base class: ``transform`` (the
-  encoder), ``predict_proba`` / ``predict`` / ``score`` (encoder then classifier) and the
-  seeded construction of the networks and of the minibatch order.
+they have in common — the domains of their data and hyper-parameters, and the scikit-learn
+style base class :class:`RepresentationClassifier` — so that each of them reads as its own
+objective.
 
 How to judge a learned representation (a fresh adversary, fair transfer) is in
 :mod:`dpteach.fairness.representation_eval`.
@@ -153,8 +147,6 @@ class RepresentationClassifier(ClassifierMixin, TransformerMixin, BaseEstimator)
 
         Returns (X, y as float (n, 1) column, a codes as float (n, 1) column)."""
         check_same_length(X=X, y=y, sensitive_features=groups.codes)
-        if np.unique(y).shape[0] != 2:
-            raise refuse("y", y, "labels with both 0 and 1")
         d = X.shape[1]
         seeds = gen.integers(0, 2**63 - 1, size=3)
         self.encoder_ = Network((d, *hidden, latent_dim), activation, rng=int(seeds[0]))
@@ -222,9 +214,11 @@ class RepresentationClassifier(ClassifierMixin, TransformerMixin, BaseEstimator)
         import pandas as pd
 
         self.history_ = pd.DataFrame(rows)
-        nets = [getattr(self, name) for name in ("encoder_", "classifier_", "decoder_")]
-        if not all(np.all(np.isfinite(p)) for net in nets if net is not None for p in net.params):
-            raise refuse("learning_rate", self.learning_rate, "lower: the fit diverged")
+        for name in ("encoder_", "classifier_", "decoder_", "adversary_"):
+            net = getattr(self, name, None)
+            if net is not None and not all(np.all(np.isfinite(p)) for p in net.params):
+                rate = "adversary_learning_rate" if name == "adversary_" else "learning_rate"
+                raise refuse(rate, getattr(self, rate), "lower: the fit diverged")
 
     def _check_columns(self, X):
         """``X`` for a fitted model: as many columns as in fit."""

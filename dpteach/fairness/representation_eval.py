@@ -37,6 +37,7 @@ from ..learning.network import Network
 from ..learning.optim import Adam
 from ._rows import check_same_length, sigmoid
 from .metrics import (
+    BOTH_LABELS,
     COMPARED_GROUPS,
     LABELS,
     TWO_GROUPS,
@@ -99,10 +100,6 @@ def adversary_accuracy(Z, sensitive_features, *, model="mlp", test_size=0.5, hid
 
     Parameters
     ----------
-    Z : array of shape (n, d)
-        Features or representation.
-    sensitive_features : array of shape (n,)
-        The group of each row (two groups).
     model : {"mlp", "logistic"}, default "mlp"
         A :class:`~dpteach.learning.network.Network` with ``hidden`` layers trained by Adam
         on the group-weighted cross-entropy, or scikit-learn's ``LogisticRegression(
@@ -112,16 +109,10 @@ def adversary_accuracy(Z, sensitive_features, *, model="mlp", test_size=0.5, hid
     hidden : tuple of int, default (32,)
         Hidden widths of the MLP adversary (wider than the networks LAFTR trains with by
         default, so that it is at least as strong as the adversary of the game).
-    epochs : int, default 30
-    batch_size : int, default 128
-    learning_rate : float, default 3e-3
-        Adam's step size for the MLP.
+    epochs, batch_size, learning_rate : defaults 30, 128, 3e-3
+        The MLP's training by Adam.
     rng : None, int or numpy.random.Generator
         Seeds the split, the initialisation and the minibatch order.
-
-    Returns
-    -------
-    AdversaryScore
     """
     check_same_length(Z=Z, sensitive_features=sensitive_features.codes)
     codes = sensitive_features.codes
@@ -171,7 +162,7 @@ class FairTransfer:
     predictions: np.ndarray
 
 
-@validate(encoder_model=ENCODER, X_train=FEATURES, y_train=LABELS, X_test=FEATURES,
+@validate(encoder_model=ENCODER, X_train=FEATURES, y_train=BOTH_LABELS, X_test=FEATURES,
           y_test=LABELS, sensitive_features_test=COMPARED_GROUPS, C=real(1e-6, 1e6))
 def fair_transfer(encoder_model, X_train, y_train, X_test, y_test, *, sensitive_features_test,
                   C=1.0) -> FairTransfer:
@@ -183,31 +174,15 @@ def fair_transfer(encoder_model, X_train, y_train, X_test, y_test, *, sensitive_
     classifier's gaps stay small although nobody asked it to be fair. The encoder is only
     *used* (``encoder_model.transform``), never changed.
 
-    Parameters
-    ----------
-    encoder_model : fitted estimator with ``transform``
-        E.g. a fitted :class:`~dpteach.fairness.laftr.LAFTR` or
-        :class:`~dpteach.fairness.mmd.MMDRepresentation`.
-    X_train, X_test : arrays of shape (n, n_features)
-        Rows for the downstream task (its training and held-out rows), in the encoder's
-        feature space.
-    y_train, y_test : arrays of shape (n,)
-        The downstream task's 0/1 labels (both present in ``y_train``).
-    sensitive_features_test : array of shape (n_test,)
-        The groups of the held-out rows (only for the gaps; the classifier never sees them),
-        each with both labels present (as the metrics require).
-    C : float, default 1.0
-        Inverse regularisation strength of ``sklearn.linear_model.LogisticRegression``.
-
-    Returns
-    -------
-    FairTransfer
+    ``X_train, y_train`` and ``X_test, y_test`` are the downstream task's training and
+    held-out rows, in the encoder's feature space; ``sensitive_features_test`` gives the
+    held-out rows' groups (only for the gaps; the classifier never sees them), each with both
+    labels present. ``C`` is the inverse regularisation strength of
+    ``sklearn.linear_model.LogisticRegression``.
     """
     check_same_length(X_train=X_train, y_train=y_train)
     groups_test = sensitive_features_test.codes
     check_same_length(X_test=X_test, y_test=y_test, sensitive_features_test=groups_test)
-    if np.unique(y_train).shape[0] != 2:
-        raise ParameterError(f"y_train must contain both labels 0 and 1; got only {y_train[0]:g}s")
     try:
         Z_train, Z_test = (FEATURES.convert(f"encoder_model.transform({name})",
                                             encoder_model.transform(X))
@@ -223,8 +198,8 @@ def fair_transfer(encoder_model, X_train, y_train, X_test, y_test, *, sensitive_
             demographic_parity_difference, equalized_odds_sum,
             laftr_equal_opportunity_difference, equal_opportunity_difference)]
     except ParameterError as exc:
-        raise ParameterError(str(exc).replace("sensitive_features", "sensitive_features_test")
-                             ) from None
+        message = str(exc).replace("sensitive_features", "sensitive_features_test")
+        raise ParameterError(message) from None
     return FairTransfer(accuracy=float(np.mean(pred == y_test)), dp_gap=float(gaps[0]),
                         eo_gap=float(gaps[1]), eopp_gap=float(gaps[2]),
                         eopp_gap_y1=float(gaps[3]), classifier=clf, predictions=pred)

@@ -24,6 +24,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from dpteach._validation import ParameterError
 from dpteach.attacks.membership import ShadowExperiment, loss_attack
 from dpteach.fairness import dp_diagnostics as dd
 from dpteach.fairness import dp_impact as di
@@ -118,7 +119,7 @@ def test_private_classifier_settings():
     assert isinstance(obj, PrivateLogisticRegression) and obj.method == "objective"
     assert obj.epsilon == 2.0 and obj.lam == 1e-4 and obj.data_norm == math.sqrt(13)
     assert di.private_classifier("objective", INF).method == "none"
-    with pytest.raises(di.ParameterError, match="epsilon=inf"):
+    with pytest.raises(ParameterError, match="epsilon must be math.inf with method='sgd'"):
         di.private_classifier("sgd", 1.0)
 
 
@@ -191,9 +192,9 @@ def test_excess_drop_by_hand():
     assert math.isclose(out["se"], math.sqrt(d_priv.var(ddof=1) / 3 + d_base.var(ddof=1) / 2))
     assert math.isclose(out["drop"] - out["reference_drop"], out["excess"])
     assert (out["n_private"], out["n_baseline"]) == (3, 2)
-    with pytest.raises(di.ParameterError, match="group"):
+    with pytest.raises(ParameterError, match="group"):
         di.excess_drop(hand_table(), method="dpsgd", epsilon=1.0, group="g=c")
-    with pytest.raises(di.ParameterError, match="table"):
+    with pytest.raises(ParameterError, match="table"):
         di.excess_drop(hand_table(), method="objective", epsilon=1.0, group="g=a")
 
 
@@ -272,7 +273,7 @@ def test_gradient_stats_of_a_classifier_map_its_labels():
     norms = clf.model_.per_example_grad_norms(d.X_train.astype(np.float32), d.y_train)
     k = d.groups_train["g_y"] == "b+"
     assert math.isclose(out.loc["b+", "mean_norm"], norms[k].mean(), rel_tol=1e-6)
-    with pytest.raises(di.ParameterError, match="y must hold labels"):
+    with pytest.raises(ParameterError, match="y must be labels of model.classes_"):
         dd.gradient_stats_by_group(clf, d.X_train, d.y_train, sensitive_features=labels)
 
 
@@ -381,7 +382,7 @@ def test_membership_advantage_chance_level_of_pure_noise():
 def test_membership_group_without_members_is_refused():
     ex, _ = leaky_experiment(M=2, N=40)
     groups = np.array(["x"] * 39 + ["lonely"])
-    with pytest.raises(di.ParameterError, match="sensitive_features"):
+    with pytest.raises(ParameterError, match="sensitive_features"):
         dd.membership_advantage_by_group(ex, sensitive_features=groups, n_permutations=1)
 
 
@@ -389,7 +390,7 @@ def test_membership_group_without_members_is_refused():
 def test_epsilon_beyond_the_float_range_is_refused_like_1e4():
     # the issue: epsilon=10**400 was read as ε = ∞ (non-private) while 1e4 was refused
     for eps in (10**400, 1e4, 1e308):
-        with pytest.raises(di.ParameterError, match="epsilon must be math.inf or a number"):
+        with pytest.raises(ParameterError, match="epsilon must be math.inf or a number"):
             di.private_classifier("dpsgd", eps)
     assert di.private_classifier("objective", math.inf).method == "none"
 
@@ -398,32 +399,38 @@ def test_accuracy_curves_refuse_a_duplicated_column():
     # the issue: a summary with a column twice gave a bare pandas error
     summary = di.summarize_sweep(hand_table())
     twice = pd.concat([summary, summary[["mean"]]], axis=1)
-    with pytest.raises(di.ParameterError, match="^summary must be the DataFrame of "
+    with pytest.raises(ParameterError, match="^summary must be the DataFrame of "
                                                 "summarize_sweep"):
         di.accuracy_curves(twice, method="dpsgd", grouping="g")
     table = hand_table()
-    with pytest.raises(di.ParameterError, match="^table must be a non-empty DataFrame"):
+    with pytest.raises(ParameterError, match="^table must be a non-empty DataFrame"):
         di.summarize_sweep(pd.concat([table, table[["seed"]]], axis=1))
 
 
 def test_rules_between_arguments():
     d = small()
-    with pytest.raises(di.ParameterError, match="method='sgd' is not private: needs epsilon=inf"):
+    with pytest.raises(ParameterError, match="epsilon must be math.inf with method='sgd'"):
         di.fit_and_score("sgd", 1.0, seed=0, data=d)
-    with pytest.raises(di.ParameterError, match="one entry per row"):
+    with pytest.raises(ParameterError, match="one entry per row"):
         di.group_accuracy([0, 1, 1], [0, 1], sensitive_features=["a", "b", "a"])
-    with pytest.raises(di.ParameterError, match="group, reference must be keys of table"):
+    with pytest.raises(ParameterError, match="group, reference must be keys of table"):
         di.excess_drop(hand_table(), method="dpsgd", epsilon=1.0, group="g=c")
-    with pytest.raises(di.ParameterError, match="X_train and X need the same"):
+    with pytest.raises(ParameterError, match="X_train, X must be of one number of columns"):
         dd.objective_perturbation_noise_by_group(d.X_train, d.y_train, d.X_test[:3, :5],
                                                  sensitive_features=["a", "b", "a"],
                                                  epsilon=1.0)
     ex, groups = leaky_experiment(M=2, N=60_000)        # 1.2e5 scores × 1e4 > 1e8
-    with pytest.raises(di.ParameterError, match=r"n_permutations must be ≤ 1e8/\(models"):
+    with pytest.raises(ParameterError, match=r"n_permutations must be ≤ 1e8/\(models"):
         dd.membership_advantage_by_group(ex, sensitive_features=groups, n_permutations=10_000)
-    with pytest.raises(di.ParameterError, match="y_train, groups_train need X_train's rows; got 300"):
+    with pytest.raises(ParameterError, match=r"X_train, y_train, groups_train\['g'\], .* must "
+                                             r"be of one length .*'y_train': 299"):
         di.GroupedData(d.X_train, d.y_train[:-1], d.X_test, d.y_test, d.groups_train,
                        d.groups_test)
+    one_class = np.zeros_like(d.y_train)               # a fit needs both training classes
+    with pytest.raises(ParameterError, match="^y_train must be .*with both labels"):
+        di.GroupedData(d.X_train, one_class, d.X_test, d.y_test, d.groups_train, d.groups_test)
+    di.GroupedData(d.X_train, d.y_train, d.X_test, np.zeros_like(d.y_test), d.groups_train,
+                   d.groups_test)                     # one class among the test rows is fine
 
 
 @functools.cache
@@ -450,9 +457,9 @@ def test_counts_and_features_beyond_the_domain_are_refused_by_name():
     for count in (2**60, 10**400):                 # never an OverflowError
         big = table.astype(object)
         big["count:all"] = count
-        with pytest.raises(di.ParameterError, match="^table must"):
+        with pytest.raises(ParameterError, match="^table must"):
             di.summarize_sweep(big)
     d = small()
-    with pytest.raises(di.ParameterError, match="^X_train must"):
+    with pytest.raises(ParameterError, match="^X_train must"):
         di.GroupedData(d.X_train * 2, d.y_train, d.X_test, d.y_test, d.groups_train,
                        d.groups_test)

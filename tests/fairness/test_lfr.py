@@ -201,7 +201,7 @@ def test_bad_input_names_the_argument():
     fit = LFR(n_starts=1, max_iter=5, n_prototypes=2, rng=0)
     cases = [
         ({"sensitive_features": np.r_[np.zeros(119), 1]}, "sensitive_features",
-         "each group needs 2 members"),                                     # a group of one
+         "(members of group 1.0) must be ≥ 2"),                    # a group of one
         ({"sensitive_features": np.r_[np.zeros(60), np.ones(59), 2]}, "sensitive_features",
          "exactly 2 groups"),
         ({"sensitive_features": np.zeros(120)}, "sensitive_features", "exactly 2 groups"),
@@ -220,11 +220,11 @@ def test_bad_input_names_the_argument():
 def test_prediction_time_errors():
     X, _, a = small()
     m = fitted()
-    with pytest.raises(ParameterError, match="sensitive_features is needed"):
+    with pytest.raises(ParameterError, match="sensitive_features must be given with alpha="):
         m.transform(X)
     with pytest.raises(ParameterError, match="only groups seen in fit"):
         m.predict(X[:3], sensitive_features=[0, 1, 5])
-    with pytest.raises(ParameterError, match="X must have 4 columns"):
+    with pytest.raises(ParameterError, match="X must be of 4 columns, as in fit"):
         m.predict_proba(X[:, :3], sensitive_features=a)
     with pytest.raises(ParameterError, match="sensitive_features"):
         m.predict(X, sensitive_features=a[:5])

@@ -408,18 +408,22 @@ def test_the_work_count_sees_a_loop_over_rows():
 # ------------------------------------------------- rules between arguments, clear messages
 def test_the_issues_bad_inputs_give_clear_messages():
     kw = {"y_true": Y, "y_pred": P}
-    with pytest.raises(ParameterError, match=r"each group needs 2 members; got fewer in 1"):
+    with pytest.raises(ParameterError,
+                       match=r"sensitive_features \(members of group 1\) must be ≥ 2; got .*=1"):
         m.demographic_parity_difference(**kw, sensitive_features=[0] * 15 + [1])
-    with pytest.raises(ParameterError, match=r"sensitive_features must hold at least 2 groups; got 1"):
+    with pytest.raises(ParameterError, match=r"sensitive_features must be labels of at least 2 "
+                                             r"groups; got .*'1 groups'"):
         m.demographic_parity_difference(**kw, sensitive_features=[0] * 16)
     # group 1 has no positive: its TPR is undefined (fairlearn answers a number here)
     y = Y[:8] + [0] * 8
-    with pytest.raises(ParameterError, match=r"true positive rate needs y_true == 1 rows; got none in 1"):
+    with pytest.raises(ParameterError, match=r"sensitive_features \(rows with y_true == 1 in "
+                                             r"group 1\) must be ≥ 1 for the true positive rate"):
         m.equal_opportunity_difference(y, P, sensitive_features=A)
-    with pytest.raises(ParameterError, match=r"false positive rate needs y_true == 0 rows; got none in 1"):
+    with pytest.raises(ParameterError, match=r"sensitive_features \(rows with y_true == 0 in "
+                                             r"group 1\) must be ≥ 1 for the false positive rate"):
         m.laftr_equal_opportunity_difference(Y[:8] + [1] * 8, P, sensitive_features=A)
     for f in (m.equalized_odds_difference, m.equalized_odds_sum, m.group_table):
-        with pytest.raises(ParameterError, match="got none in 1"):
+        with pytest.raises(ParameterError, match=r"y_true == . in group 1\) must be ≥ 1"):
             f(y, P, sensitive_features=A)
     # ... but the DP gap does not need both classes
     assert m.demographic_parity_difference(y, P, sensitive_features=A) == 0.375
@@ -435,7 +439,8 @@ def test_the_issues_bad_inputs_give_clear_messages():
         m.equalized_odds_sum(Y[:15] + [math.nan], P, sensitive_features=A)
     with pytest.raises(ParameterError, match=r"sensitive_features.*all of one kind"):
         m.group_table(Y, P, sensitive_features=["a"] * 8 + [1] * 8)
-    with pytest.raises(ParameterError, match=r"needs a 1 in y_true \(pos_label=1\); got none"):
+    with pytest.raises(ParameterError, match=r"y_true \(entries 1\) must be ≥ 1 for the "
+                                             r"true_positive_rate \(pos_label=1\)"):
         m.true_positive_rate([0, 0], [0, 1])
     with pytest.raises(ParameterError, match="n_neighbors"):
         m.consistency_score(np.arange(16.0)[:, None], P, n_neighbors=16)
@@ -483,3 +488,28 @@ def test_row_limits():
     X = np.zeros((m.MAX_NEIGHBOUR_ROWS + 1, 1))
     with pytest.raises(ParameterError, match=r"^X must"):
         m.consistency_score(X, np.zeros(X.shape[0]))
+
+
+def test_training_labels_need_both_classes():
+    # BOTH_LABELS, declared by every learner's fit (and fair_transfer, the objective-
+    # perturbation diagnostic): one class only is refused by the argument's name, with rows
+    # that otherwise fit together
+    from dpteach.fairness.dp_diagnostics import objective_perturbation_noise_by_group
+    from dpteach.fairness.laftr import LAFTR
+    from dpteach.fairness.lfr import LFR
+    from dpteach.fairness.mmd import MMDRepresentation
+    from dpteach.fairness.representation_eval import fair_transfer
+
+    X, a = np.random.default_rng(0).uniform(size=(8, 2)), np.array([0, 1] * 4)
+    fitted = MMDRepresentation(epochs=1, rng=0).fit(X, a, sensitive_features=a)
+    calls = {"y": [lambda y: LFR(n_starts=1, max_iter=2).fit(X, y, sensitive_features=a),
+                   lambda y: LAFTR(epochs=1).fit(X, y, sensitive_features=a),
+                   lambda y: MMDRepresentation(epochs=1).fit(X, y, sensitive_features=a)],
+             "y_train": [lambda y: fair_transfer(fitted, X, y, X, a, sensitive_features_test=a),
+                         lambda y: objective_perturbation_noise_by_group(
+                             X, y, X, sensitive_features=a, epsilon=1.0)]}
+    for name, fits in calls.items():
+        for fit in fits:
+            for one_class in (np.zeros(8, dtype=int), np.ones(8, dtype=int)):
+                with pytest.raises(ParameterError, match=rf"^{name} must be .*with both labels"):
+                    fit(one_class)
