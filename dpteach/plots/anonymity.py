@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import Domain, array, integer, refuse, validate
-from ._style import CYCLE, PALETTE
+from ._style import CYCLE, PALETTE, labelled
 from .figure import FigureData, Rule, Series, drawn
 
 
@@ -49,10 +49,10 @@ MAX_ATTRIBUTES = 50
 MAX_CLASS_SIZE = 200
 
 #: label → fraction unique after 1, 2, … attributes
-CURVES: Domain = Domain(f"a dict of 1 to {MAX_CURVES} curves, non-empty label → 1 to {MAX_ATTRIBUTES} "
-                "fractions in [0, 1]", lambda name, value: _curves(name, value),
-                example={"Adult": [0.1, 0.5, 0.9]},
-                bad=[{}, {"": [0.5]}, {"a": [1.5]}, {"a": []}, {"a": "ab"}, [0.5], None])
+CURVES = labelled(array(ndim=1, max_size=MAX_ATTRIBUTES, low=0.0, high=1.0), MAX_CURVES,
+                  f"a dict of 1 to {MAX_CURVES} curves, non-empty label → 1 to {MAX_ATTRIBUTES} "
+                  "fractions in [0, 1]", example={"Adult": [0.1, 0.5, 0.9]},
+                  bad=[{}, {"": [0.5]}, {"a": [1.5]}, {"a": []}, {"a": "ab"}, [0.5], None])
 NAMES: Domain = Domain("None or a list of attribute names (strings)",
                lambda name, value: _names(name, value), example=None, edges=(None,),
                bad=["age", [1, 2], 3])
@@ -147,16 +147,6 @@ def class_sizes_data(sizes, k: int | None = None, max_size: int = 20,
 
 
 plot_class_sizes = drawn(class_sizes_data)
-
-
-_FRACTIONS: Domain = array(ndim=1, max_size=MAX_ATTRIBUTES, low=0.0, high=1.0)
-
-
-def _curves(name: str, value: Any) -> dict:
-    if not isinstance(value, dict) or not 1 <= len(value) <= MAX_CURVES \
-            or not all(isinstance(label, str) and label for label in value):
-        raise CURVES.refuse(name, value)
-    return {label: _FRACTIONS(f"{name}[{label!r}]", y) for label, y in value.items()}
 
 
 def _names(name: str, value: Any) -> list | None:

@@ -22,24 +22,16 @@ from scipy import special, stats
 from typing import Any
 
 from .._validation import EPSILON, Domain, array, choice, integer, refuse, validate
-from ..attacks.differencing import (
-    SCENARIOS,
-    dp_success_bound,
-    local_sensitivity,
-    noisy_attack_success,
-)
+from ..attacks.differencing import (SCENARIOS, dp_success_bound, local_sensitivity,
+                                    noisy_attack_success)
 from ._style import PALETTE
 from .figure import TEXT, FigureData, Rule, Series, Text, drawn
 
 __all__ = [
-    "neighbour_differences_data",
-    "plot_neighbour_differences",
-    "noisy_difference_data",
-    "plot_noisy_difference",
-    "attack_success_data",
-    "plot_attack_success",
-    "averaging_attack_data",
-    "plot_averaging_attack",
+    "neighbour_differences_data", "plot_neighbour_differences",
+    "noisy_difference_data", "plot_noisy_difference",
+    "attack_success_data", "plot_attack_success",
+    "averaging_attack_data", "plot_averaging_attack",
 ]
 
 _LW = 2.2
@@ -147,7 +139,6 @@ def noisy_difference_data(epsilon: float, scenario: str = "known_rest") -> Figur
     epsilon : float
         ε of each noisy answer, in [1e-6, 1e3] (the teaching domain of
         :func:`dpteach.attacks.differencing.noisy_attack_success`).
-    scenario : {"known_rest", "two_queries"}
 
     Returns
     -------
@@ -262,7 +253,6 @@ def averaging_attack_data(epsilon: float, k_max: int = 100, scenario: str = "kno
         ε of each answer, in [1e-6, 1e3].
     k_max : int
         Largest number of repetitions, in [2, 1000].
-    scenario : {"known_rest", "two_queries"}
     simulated : dict, optional
         ``{k: success rate}`` from simulations, k in [1, 1000] (as
         :func:`~dpteach.attacks.differencing.simulate_noisy_attack` allows), drawn

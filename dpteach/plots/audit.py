@@ -205,7 +205,6 @@ def canary_scores_data(audit, bins: int = 40, claimed_epsilon: float | None = No
     ----------
     audit : OneRunAudit
         From :func:`dpteach.audit.one_run.one_run_audit` (or ``one_run_audit_dpsgd(...).audit``).
-    bins : int
     claimed_epsilon : float, optional
         The ε the run claims, for the title.
 

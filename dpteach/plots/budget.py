@@ -40,14 +40,8 @@ from .._validation import DELTA_POSITIVE, array, choice, integer, real, refuse, 
 from ..accounting.compare import METHOD_LABELS, composition_epsilons, dpsgd_epsilons
 from ..accounting.convert import CONVERSION, ORDERS, RDP_VALUES, rdp_to_epsilon
 from ._style import PALETTE, refuse_undrawable, refuse_undrawable_log
-from .accounting import (
-    ACCOUNTING_METHODS,
-    COMPOSITION_EPSILONS,
-    COMPOSITION_SIGMAS,
-    METHOD_COLOURS,
-    METHOD_DASHES,
-    PLANNER_SIGMAS,
-)
+from .accounting import (ACCOUNTING_METHODS, COMPOSITION_EPSILONS, COMPOSITION_SIGMAS,
+                         METHOD_COLOURS, METHOD_DASHES, PLANNER_SIGMAS)
 from .figure import FigureData, Rule, Series, drawn
 
 __all__ = ["composition_tradeoff_data", "plot_composition_tradeoff", "dpsgd_tradeoff_data",
@@ -101,7 +95,6 @@ def composition_tradeoff_data(k: int = 100, *, mechanism: str = "laplace",
     ----------
     k : int
         Number of answers.
-    mechanism : {"laplace", "gaussian"}
     epsilon : float, optional
         Mark the answers with this ε₀ (Laplace only).
     sigma : float, optional
@@ -189,7 +182,6 @@ def dpsgd_tradeoff_data(n: int = 60_000, epochs: int = 64, *,
         Passes over the data (in expectation).
     batch_sizes : array-like of int
         Expected batch sizes, each at most ``n``: one curve each.
-    delta : float
     batch, noise_multiplier : int and float, optional
         Mark the run with this expected batch size and σ (both or neither).
 
@@ -265,8 +257,6 @@ def rdp_orders_data(orders, rdp, delta: float, conversion: str = "improved") -> 
         Rényi orders α > 1, at least two.
     rdp : array-like of float
         The composed r(α), one finite value ≥ 0 per order.
-    delta : float
-    conversion : {"improved", "classic"}
 
     Returns
     -------

@@ -122,7 +122,6 @@ def posterior_bound_data(epsilon: float, prior: float = 0.5) -> FigureData:
 
     Parameters
     ----------
-    epsilon : float
     prior : float
         The prior to mark, in [0, 1].
 

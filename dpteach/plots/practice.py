@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import EPSILON, Domain, array, refuse, validate
-from ._style import PALETTE
+from ._style import PALETTE, labelled
 from .figure import FigureData, Rule, Series, drawn
 
 __all__ = ["release_comparison_data", "plot_release_comparison"]
@@ -38,9 +38,9 @@ TRUE_COUNTS = array(ndim=1, low=0, high=1e12, integers=True, max_size=MAX_CATEGO
                     example=[12, 40, 7])
 #: one release: a noisy count per category (it may be negative)
 RELEASE = array(ndim=1, low=-1e12, high=1e12, max_size=MAX_CATEGORIES)
-RELEASES = Domain(f"a dict of 1 to {MAX_RELEASES} releases, {{label: 1-D array of finite "
-                  "numbers in [-1e12, 1e12]}", lambda name, value: _releases(name, value),
-                  example={"released": [11.2, 41.7, 5.9]},
+RELEASES = labelled(RELEASE, MAX_RELEASES, f"a dict of 1 to {MAX_RELEASES} releases, "
+                    "{label: 1-D array of finite numbers in [-1e12, 1e12]}",
+                    example={"released": [11.2, 41.7, 5.9]},
                   bad=[None, [1.0], {}, {"x": "abc"}, {"x": [np.nan]}, {3: [1.0]},
                        {f"r{i}": [1.0] for i in range(MAX_RELEASES + 1)}])
 X_TITLE = Domain("a text of 1 to 80 characters", lambda name, value: _title(name, value),
@@ -99,24 +99,12 @@ plot_release_comparison = drawn(release_comparison_data)
 
 # ------------------------------------------------------------------ the domains' converters
 def _categories(name: str, value: Any) -> tuple[str, ...]:
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
-        raise CATEGORIES.refuse(name, value)
-    items = tuple(value)
+    iterable = hasattr(value, "__iter__") and not isinstance(value, (str, bytes))
+    items = tuple(value) if iterable else ()
     if not (1 <= len(items) <= MAX_CATEGORIES and all(isinstance(c, str) and c for c in items)
             and len(set(items)) == len(items)):
         raise CATEGORIES.refuse(name, value)
     return items
-
-
-def _releases(name: str, value: Any) -> dict[str, np.ndarray]:
-    if not isinstance(value, dict) or not 1 <= len(value) <= MAX_RELEASES:
-        raise RELEASES.refuse(name, value)
-    out = {}
-    for label, counts in value.items():
-        if not (isinstance(label, str) and label):
-            raise RELEASES.refuse(name, value)
-        out[label] = RELEASE(f"{name}[{label!r}]", counts)
-    return out
 
 
 def _title(name: str, value: Any) -> str:

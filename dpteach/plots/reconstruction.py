@@ -28,7 +28,7 @@ from typing import Any
 
 from .._validation import DELTA, FLAG, PROBABILITY, Domain, array, integer, real, refuse, validate
 from ..attacks.reconstruction import dp_recovery_bound
-from ._style import CYCLE, PALETTE
+from ._style import CYCLE, PALETTE, labelled
 from .figure import TEXT, FigureData, Rule, Series, drawn
 
 __all__ = [
@@ -48,9 +48,10 @@ NOISES = array(ndim=1, max_size=MAX_CURVE_POINTS, low=0.0, high=1e6, example=[0.
 EPSILONS = array(ndim=1, max_size=MAX_CURVE_POINTS, low=1e-6, high=1e4, example=[0.1, 1.0, 3.0])
 XS = array(ndim=1, max_size=MAX_CURVE_POINTS, low=0.0, high=1e15, example=[10.0, 100.0, 1000.0])
 #: label → one value in [0, 1] per x
-CURVES: Domain = Domain(f"a dict of 1 to {MAX_CURVES} curves, non-empty label → values in [0, 1]",
-                lambda name, value: _curves(name, value), example={"decoder": [0.9, 0.7, 0.5]},
-                bad=[{}, {"": [0.5]}, {"a": [1.5]}, {"a": "ab"}, [0.5], None])
+CURVES = labelled(array(ndim=1, max_size=MAX_CURVE_POINTS, low=0.0, high=1.0), MAX_CURVES,
+                  f"a dict of 1 to {MAX_CURVES} curves, non-empty label → values in [0, 1]",
+                  example={"decoder": [0.9, 0.7, 0.5]},
+                  bad=[{}, {"": [0.5]}, {"a": [1.5]}, {"a": "ab"}, [0.5], None])
 #: a point (x, fraction) to mark
 NOISE_POINT: Domain = Domain("None or a point (E/√n, fraction) in [0, 1e6] × [0, 1]",
                      lambda name, value: _point(name, value, 0.0, 1e6, NOISE_POINT),
@@ -184,7 +185,6 @@ def tracing_power_data(x, powers, *, fpr: float, x_title: str = "number of attri
         The false-positive rate α in (0, 1): a blind guess has power α (rule ``"chance"``).
     x_title : str
         Axis title, e.g. "number of attributes d" or "noise on each mean (sd)".
-    log_x : bool
     ceiling : float, optional
         A ceiling on the power in [0, 1], e.g. e^ε·α + δ for (ε, δ)-DP means (rule
         ``"dp-ceiling"``).
@@ -211,17 +211,6 @@ def tracing_power_data(x, powers, *, fpr: float, x_title: str = "number of attri
 
 
 plot_tracing_power = drawn(tracing_power_data)
-
-
-_VALUES: Domain = array(ndim=1, max_size=MAX_CURVE_POINTS, low=0.0, high=1.0)
-
-
-def _curves(name: str, value: Any) -> dict:
-    """label → array of values in [0, 1]; 1 to MAX_CURVES curves."""
-    if not isinstance(value, dict) or not 1 <= len(value) <= MAX_CURVES \
-            or not all(isinstance(label, str) and label for label in value):
-        raise CURVES.refuse(name, value)
-    return {label: _VALUES(f"{name}[{label!r}]", y) for label, y in value.items()}
 
 
 def _one_per_x(name: str, curves: dict, x_name: str, x: np.ndarray) -> None:
