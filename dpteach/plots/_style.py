@@ -102,6 +102,21 @@ def refuse_unless_two_features(X: np.ndarray, y: np.ndarray) -> None:
         raise refuse("X, y shapes", (X.shape, y.shape), "(n, 2), (n,) with ≤ 2 classes")
 
 
+def names(most: int, text: str, *, distinct: bool = False, **tests: Any) -> Domain:
+    """The domain of 1 to ``most`` non-empty strings (``distinct``: no two equal), returned
+    as a tuple; ``text`` says so, ``tests`` as :class:`Domain`."""
+    def convert(name: str, value: Any) -> tuple[str, ...]:
+        iterable = hasattr(value, "__iter__") and not isinstance(value, (str, bytes, dict))
+        items = tuple(value) if iterable else ()
+        if not (1 <= len(items) <= most and all(isinstance(s, str) and s for s in items)
+                and (not distinct or len(set(items)) == len(items))):
+            raise domain.refuse(name, value)
+        return items
+
+    domain = Domain(text, convert, **tests)
+    return domain
+
+
 def labelled(values: Domain, most: int, text: str, **tests: Any) -> Domain:
     """The domain of a dict of 1 to ``most`` entries, non-empty label (a string) → a value of
     ``values`` (curves or releases by name); ``text`` says so, ``tests`` as :class:`Domain`."""
@@ -168,4 +183,4 @@ def _axes(name: str, value: Any) -> Any:
 
 __all__ = ["PALETTE", "CYCLE", "LINEAR_AXIS_MAX", "FIGSIZE_RANGE", "new_axes", "AXES", "FIGSIZE",
            "refuse_undrawable", "refuse_undrawable_log", "LOG_AXIS_MAX", "shipped_table",
-           "labelled", "refuse_unless_two_features"]
+           "labelled", "names", "refuse_unless_two_features"]

@@ -76,8 +76,7 @@ def _per_epsilon(func, eps: np.ndarray) -> np.ndarray:
         try:
             out.append(func(float(e)))
         except ParameterError as exc:
-            raise ParameterError(f"epsilons contains a value that cannot be used: {exc} (got "
-                                 f"epsilons with min {eps.min()!r}, max {eps.max()!r})") from None
+            raise ParameterError(f"epsilons contains a value that cannot be used: {exc}") from None
     return np.array(out)
 
 

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import Domain, array, real, refuse, validate
-from ._style import CYCLE
+from .._validation import array, real, refuse, validate
+from ._style import CYCLE, names
 from .figure import TEXT, FigureData, Rule, Series, drawn
 
 __all__ = ["MAX_GROUPS", "MAX_EPSILONS", "LEARNER_NAMES", "GROUPING_NAMES", "group_accuracy_data",
@@ -46,17 +46,9 @@ ACCURACIES = array(ndim=(1, 2), low=0.0, high=1.0, example=[[0.8, 0.82, 0.84]])
 BASELINES = array(ndim=1, low=0.0, high=1.0, finite=False, example=[0.85])
 
 
-def _group_names(name, value):
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") \
-            or not 1 <= len(value) <= MAX_GROUPS \
-            or not all(isinstance(g, str) and g for g in value):
-        raise GROUPS.refuse(name, value)
-    return list(value)
-
-
 #: the groups' names, one per row of the accuracies
-GROUPS = Domain(f"a sequence of 1 to {MAX_GROUPS} non-empty names", _group_names,
-                example=["women"], bad=["women", [], [""], [3], None])
+GROUPS = names(MAX_GROUPS, f"a sequence of 1 to {MAX_GROUPS} non-empty names",
+               example=["women"], bad=["women", [], [""], [3], None])
 
 
 @validate(epsilons=EPSILONS, mean=ACCURACIES, groups=GROUPS, sd=ACCURACIES.or_none(),

@@ -346,7 +346,7 @@ def _histories(name: str, value: Any) -> dict:
                               "accuracy": _ACCURACIES(f"{where}['accuracy']", h["accuracy"]),
                               "epsilon": _EPSILONS(f"{where}['epsilon']", h["epsilon"])}
     except (AttributeError, KeyError, TypeError):
-        raise HISTORIES.refuse(name, value) from None
+        checked = {}                                  # not a dict of histories: refused below
     if not checked or any(not h["epoch"].shape == h["accuracy"].shape == h["epsilon"].shape
                           for h in checked.values()):
         raise HISTORIES.refuse(name, value)

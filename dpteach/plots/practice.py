@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import EPSILON, Domain, array, refuse, validate
-from ._style import PALETTE, labelled
+from ._style import PALETTE, labelled, names
 from .figure import FigureData, Rule, Series, drawn
 
 __all__ = ["release_comparison_data", "plot_release_comparison"]
@@ -30,8 +30,8 @@ MAX_CATEGORIES = 60
 #: most releases drawn beside the true counts
 MAX_RELEASES = 4
 
-CATEGORIES = Domain(f"1 to {MAX_CATEGORIES} distinct, non-empty category names (strings)",
-                    lambda name, value: _categories(name, value), example=("a", "b", "c"),
+CATEGORIES = names(MAX_CATEGORIES, f"1 to {MAX_CATEGORIES} distinct, non-empty category names "
+                   "(strings)", distinct=True, example=("a", "b", "c"),
                     bad=["abc", None, 3, [], ["a", "a"], ["a", 2], [""]])
 #: true counts: whole numbers of people
 TRUE_COUNTS = array(ndim=1, low=0, high=1e12, integers=True, max_size=MAX_CATEGORIES,
@@ -98,15 +98,6 @@ plot_release_comparison = drawn(release_comparison_data)
 
 
 # ------------------------------------------------------------------ the domains' converters
-def _categories(name: str, value: Any) -> tuple[str, ...]:
-    iterable = hasattr(value, "__iter__") and not isinstance(value, (str, bytes))
-    items = tuple(value) if iterable else ()
-    if not (1 <= len(items) <= MAX_CATEGORIES and all(isinstance(c, str) and c for c in items)
-            and len(set(items)) == len(items)):
-        raise CATEGORIES.refuse(name, value)
-    return items
-
-
 def _title(name: str, value: Any) -> str:
     if isinstance(value, str) and 1 <= len(value) <= 80:
         return value

@@ -317,8 +317,7 @@ def block_estimates_data(estimates, lower: float, upper: float, released: float 
     rules ``released`` and ``truth``.
     """
     est = estimates
-    if not upper > lower:
-        raise refuse("upper", upper, f"> lower = {lower!r}")
+    _public_range(lower, upper)
     counts, edges = np.histogram(est, bins=_hist_bins(est, min(40, max(5, est.size // 3))))
     width = np.diff(edges)
     rules = []
@@ -358,8 +357,7 @@ def ptr_distance_data(data, lower: float, upper: float, epsilon: float, delta: f
     data; ``bounds`` default to 200 values from 0 to b − a. Step line ``distance`` (an
     infinite γ drawn at n + 1) and rule ``threshold``.
     """
-    if not upper > lower:
-        raise refuse("upper", upper, f"> lower = {lower!r}")
+    _public_range(lower, upper)
     bs = np.linspace(0.0, upper - lower, 200) if bounds is None else bounds
     if np.any((bs > 0) & (bs < 1e-9)):
         raise refuse("bounds", bs, "0 or ≥ 1e-9 (median_distance_to_instability's bound)")
@@ -384,6 +382,12 @@ def ptr_distance_data(data, lower: float, upper: float, epsilon: float, delta: f
 
 
 plot_ptr_distance = drawn(ptr_distance_data)
+
+
+def _public_range(lower: float, upper: float) -> None:
+    """The public range [a, b] of the data: a < b."""
+    if not upper > lower:
+        raise refuse("upper", upper, f"> lower = {lower!r}")
 
 
 def _candidate_ticks(names: list[str]) -> tuple:
@@ -420,7 +424,7 @@ def _events(name: str, value: Any) -> dict:
     try:
         pairs = {key: tuple(map(float, _PAIR(name, pair))) for key, pair in value.items()}
     except (AttributeError, ParameterError):
-        raise EVENTS.refuse(name, value) from None
+        pairs = {}
     if not pairs or any(p + q == 0 for p, q in pairs.values()):
         raise EVENTS.refuse(name, value)
     return pairs
