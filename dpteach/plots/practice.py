@@ -54,26 +54,10 @@ def release_comparison_data(categories, true_counts, releases, epsilon: float,
                             x_title: str = "category") -> FigureData:
     """The true counts of a histogram and its noisy releases, as grouped bars.
 
-    Parameters
-    ----------
-    categories : sequence of str
-        The histogram's categories, in the order to draw them (public, fixed in advance).
-    true_counts : array of int
-        The exact count of each category.
-    releases : dict
-        ``{label: released counts}``, one entry per release (a library's name, say), each an
-        array of one noisy count per category; noisy counts may be negative.
-    epsilon : float
-        The ε each release spends (named in the title).
-    x_title : str
-        What the categories are (the x axis title).
-
-    Returns
-    -------
-    FigureData
-        A bar series ``"true"`` and one per release (keys ``"release-0"``, ``"release-1"``,
-        …), each bar at the category's position ``0, 1, …`` shifted within its group;
-        ``extra["categories"]``.
+    ``releases`` is ``{label: released counts}`` (a library's name, say), one noisy count
+    per category, which may be negative; ``epsilon`` is what each release spends; ``x_title``
+    says what the categories are. Bars ``true`` and ``release-0``, ``release-1``, …;
+    ``extra["categories"]``.
     """
     k = len(categories)
     if true_counts.size != k or any(r.size != k for r in releases.values()):
