@@ -9,7 +9,7 @@ submodule per chapter.
 
 The public names are re-exported here, but loaded on first use (PEP 562): ``import
 dpteach.plots`` stays light, and a chapter (with matplotlib and SciPy) is imported
-only when one of its names is asked for.
+only when one of its names is asked for. Implementation notes: docs/library/plots.md.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import Domain, ParameterError, array, describe, validate
+from .._validation import Domain, ParameterError, array, describe, refuse, validate
 
 # Okabe-Ito colour-blind-safe palette
 PALETTE = {
@@ -67,12 +67,10 @@ def refuse_undrawable(what: str, args: dict, *coordinates, limit: float = LINEAR
     matplotlib cannot draw them. The message names every argument in ``args``.
     """
     bound = _as_floats(limit)
-    if all(np.all(np.isfinite(c)) and np.all(np.abs(c) <= bound)
-           for c in map(_as_floats, coordinates)):
-        return
-    got = ", ".join(f"{k}={describe(v)}" for k, v in args.items())
-    raise ParameterError(f"{what} cannot be drawn: a coordinate overflows or lies beyond "
-                         f"±{float(bound):.0e}, the range a linear axis can show; got {got}")
+    if not all(np.all(np.isfinite(c)) and np.all(np.abs(c) <= bound)
+               for c in map(_as_floats, coordinates)):
+        raise _undrawable(what, f"cannot be drawn: a coordinate overflows or lies beyond "
+                          f"±{float(bound):.0e}, the range a linear axis can show", args)
 
 
 def refuse_undrawable_log(what: str, args: dict, *curves, limit: float = LOG_AXIS_MAX):
@@ -86,13 +84,65 @@ def refuse_undrawable_log(what: str, args: dict, *curves, limit: float = LOG_AXI
     """
     bound = _as_floats(limit)
     shown = [c[np.isfinite(c) & (c > 0)] for c in map(_as_floats, curves)]
-    got = ", ".join(f"{k}={describe(v)}" for k, v in args.items())
     if not any(c.size for c in shown):
-        raise ParameterError(f"{what} are all 0 or infinite for these values (they under- or "
-                             f"overflow), so the log-scale figure would be empty; got {got}")
-    if any(np.any(c > bound) for c in shown):
-        raise ParameterError(f"{what} cannot be drawn: a value lies beyond {float(bound):.0e}, "
-                             f"the range a log axis can show; got {got}")
+        problem = ("are all 0 or infinite for these values (they under- or overflow), so the "
+                   "log-scale figure would be empty")
+    elif any(np.any(c > bound) for c in shown):
+        problem = (f"cannot be drawn: a value lies beyond {float(bound):.0e}, the range a log "
+                   "axis can show")
+    else:
+        return
+    raise _undrawable(what, problem, args)
+
+
+def refuse_unless_two_features(X: np.ndarray, y: np.ndarray) -> None:
+    """The rule of the figures of a classifier in the plane: rows of two features, one label
+    per row, at most two classes."""
+    if X.shape[1] != 2 or y.shape != (X.shape[0],) or np.unique(y).size > 2:
+        raise refuse("X, y shapes", (X.shape, y.shape), "(n, 2), (n,) with ≤ 2 classes")
+
+
+def names(most: int, text: str, *, distinct: bool = False, **tests: Any) -> Domain:
+    """The domain of 1 to ``most`` non-empty strings (``distinct``: no two equal), returned
+    as a tuple; ``text`` says so, ``tests`` as :class:`Domain`."""
+    def convert(name: str, value: Any) -> tuple[str, ...]:
+        iterable = hasattr(value, "__iter__") and not isinstance(value, (str, bytes, dict))
+        items = tuple(value) if iterable else ()
+        if not (1 <= len(items) <= most and all(isinstance(s, str) and s for s in items)
+                and (not distinct or len(set(items)) == len(items))):
+            raise domain.refuse(name, value)
+        return items
+
+    domain = Domain(text, convert, **tests)
+    return domain
+
+
+def labelled(values: Domain, most: int, text: str, **tests: Any) -> Domain:
+    """The domain of a dict of 1 to ``most`` entries, non-empty label (a string) → a value of
+    ``values`` (curves or releases by name); ``text`` says so, ``tests`` as :class:`Domain`."""
+    def convert(name: str, value: Any) -> dict:
+        if not (isinstance(value, dict) and 1 <= len(value) <= most
+                and all(isinstance(label, str) and label for label in value)):
+            raise domain.refuse(name, value)
+        return {label: values(f"{name}[{label!r}]", v) for label, v in value.items()}
+
+    domain = Domain(text, convert, **tests)
+    return domain
+
+
+def _undrawable(what: str, problem: str, args: dict) -> ParameterError:
+    """The error of a figure that cannot be drawn, naming the arguments behind it."""
+    got = ", ".join(f"{k}={describe(v)}" for k, v in args.items())
+    return ParameterError(f"{what} {problem}; got {got}")
+
+
+def shipped_table(load, filename: str, script: str) -> dict:
+    """The table ``dpteach/data/<filename>`` that ``load()`` reads, or FileNotFoundError
+    naming the script that makes it."""
+    table = load()
+    if table is None:
+        raise FileNotFoundError(f"dpteach/data/{filename} is missing: run {script}")
+    return table
 
 
 @validate(ax=AXES, figsize=FIGSIZE)
@@ -132,4 +182,5 @@ def _axes(name: str, value: Any) -> Any:
 
 
 __all__ = ["PALETTE", "CYCLE", "LINEAR_AXIS_MAX", "FIGSIZE_RANGE", "new_axes", "AXES", "FIGSIZE",
-           "refuse_undrawable", "refuse_undrawable_log", "LOG_AXIS_MAX"]
+           "refuse_undrawable", "refuse_undrawable_log", "LOG_AXIS_MAX", "shipped_table",
+           "labelled", "names", "refuse_unless_two_features"]

@@ -1,16 +1,11 @@
 """Figures for composition and privacy accounting (notebooks 05 and 06, app pages).
 
 All numbers come from :mod:`dpteach.accounting` / :mod:`dpteach.accounting.composition`.
-:func:`composition_data`, :func:`dpsgd_epsilon_data` and :func:`amplification_data` return
-the figures as :class:`~dpteach.plots.figure.FigureData` (the first two are those of the app
-pages "Composition & budget" and "DP-SGD planner"); the ``plot_*`` function of the same name
-draws each with matplotlib (for the notebooks).
-
-Some numbers are slow: PLD (up to seconds each) and the optimal composition bound (O(k)
-per k). For the values the app's sliders offer (the grids below) they are read from
-small tables shipped in ``dpteach/data`` and made by ``scripts/precompute_app_tables.py``
-(:func:`dpteach.tables.load_composition_table`, :func:`dpteach.tables.load_planner_table`),
-so that no slider move waits for them; any other arguments are computed.
+Some are slow: PLD (up to seconds each) and the optimal composition bound (O(k) per k).
+For the values the app's sliders offer (the grids below) they are read from small shipped
+tables (:func:`dpteach.tables.load_composition_table`,
+:func:`dpteach.tables.load_planner_table`), so that no slider move waits for them; any
+other arguments are computed.
 """
 
 from __future__ import annotations
@@ -21,24 +16,10 @@ from typing import Any, cast
 import numpy as np
 
 from .. import tables
-from .._validation import (
-    DELTA_POSITIVE,
-    Domain,
-    ParameterError,
-    array,
-    choice,
-    describe,
-    integer,
-    real,
-    validate,
-)
-from ..accounting.compare import (
-    METHOD_LABELS,
-    METHODS,
-    QUERY_SIGMA,
-    composition_epsilons,
-    dpsgd_epsilons,
-)
+from .._validation import (DELTA_POSITIVE, Domain, ParameterError, array, choice, describe,
+                           integer, real, refuse, validate)
+from ..accounting.compare import (METHOD_LABELS, METHODS, QUERY_SIGMA, composition_epsilons,
+                                  dpsgd_epsilons)
 from ..accounting.composition import amplify_by_subsampling
 from ._style import CYCLE, PALETTE, refuse_undrawable, refuse_undrawable_log
 from .figure import FigureData, Rule, Series, drawn
@@ -120,7 +101,7 @@ PLANNER_DELTAS = tuple(10.0 ** -k for k in range(10, 1, -1))
 
 def _batch_in(n: int, batch: int) -> None:
     if batch > n:
-        raise ParameterError(f"batch must be at most n; got batch={batch} with n={n}")
+        raise refuse("batch", batch, f"at most n = {n}")
 
 
 @validate(**RUN)
@@ -128,20 +109,8 @@ def planner_run(n: int, batch: int, epochs: int) -> tuple[float, int]:
     """Sampling rate q = batch/n and steps T = max(1, round(epochs/q)) of a planned run.
 
     The DP-SGD planner's arithmetic (one epoch = 1/q steps of Poisson sampling), here so
-    that the page and the precomputed tables use the same floats.
-
-    Parameters
-    ----------
-    n : int
-        Dataset size, in [1, 10⁹].
-    batch : int
-        Expected batch size, in [1, n].
-    epochs : int
-        Number of epochs, in [1, 10⁶].
-
-    Returns
-    -------
-    (q, T) : (float, int)
+    that the page and the precomputed tables use the same floats. ``n`` is the dataset
+    size, ``batch`` the expected batch size (at most n).
     """
     _batch_in(n, batch)
     q = batch / n
@@ -289,36 +258,27 @@ def composition_data(k_max: int = 1000, *, mechanism: str = "laplace",
 
     The numbers are :func:`dpteach.accounting.composition_epsilons`' (see there what
     each method assumes; for Gaussian queries the per-query δ₀ = δ/(2k) split). The
-    PLD of k Laplace queries (seconds at large kε₀) and the optimal bound (O(k) per
-    k) are read from the table shipped in ``dpteach/data``
-    (:func:`dpteach.tables.load_composition_table`, made by
-    ``scripts/precompute_app_tables.py``, bit-for-bit the library's numbers) when ε₀ or σ,
-    δ and k are values of the app's sliders, and computed otherwise.
+    PLD of k Laplace queries and the optimal bound are read from the shipped table
+    (bit-for-bit the library's numbers) when ε₀ or σ, δ and k are values of the app's
+    sliders, and computed otherwise.
 
     Parameters
     ----------
-    k_max : int
-        Largest number of queries, in [2, 100 000]; about 24 log-spaced k's are
-        computed.
-    mechanism : {"laplace", "gaussian"}
     epsilon : float
         Per-query ε₀ (Laplace).
     sigma : float
         Noise σ (Gaussian, sensitivity 1).
     delta : float
         Total δ.
-    methods : iterable of str
-        A non-empty subset of :data:`dpteach.accounting.METHODS`.
     mark_k : int, optional
-        Mark this k (an integer in [1, 100 000]) with a vertical rule; the curves
-        then also pass through it (and extend to it if it exceeds ``k_max``).
+        Mark this k with a vertical rule; the curves pass through it (beyond ``k_max``
+        too).
 
     Returns
     -------
     FigureData
-        One series per method (key = the method's name, e.g. ``"rdp"``; the optimal
-        curve last, so that it is drawn above RDP and PLD, which it often covers),
-        the rule ``"mark_k"``, and ``extra["ks"]`` (the k's) and, with ``mark_k``,
+        One series per method, keyed by its name (the optimal curve last, drawn above RDP
+        and PLD), the rule ``mark_k``, ``extra["ks"]`` and, with ``mark_k``,
         ``extra["at_mark"]`` (method → total ε at ``mark_k``).
     """
     ks = _composition_ks(k_max, mark_k)
@@ -368,35 +328,27 @@ def dpsgd_epsilon_data(steps_max: int = 15_000, *, noise_multiplier: float = 1.1
     """ε against the number of DP-SGD steps, by RDP (a line) and PLD (points).
 
     RDP is computed (:func:`dpteach.accounting.dpsgd_epsilons`, milliseconds). PLD
-    (up to a second per point) is read from the table shipped in ``dpteach/data``
-    (:func:`dpteach.tables.load_planner_table`, made by ``scripts/precompute_app_tables.py``,
-    stored as float32: within 2⁻²⁴ relative of the library's numbers) when σ, q, δ and the
-    number of steps are those of a run the DP-SGD planner's sliders offer, and
-    computed otherwise (grid 1e-3).
+    (up to a second per point) is read from the shipped table (float32: within 2⁻²⁴
+    relative of the library's numbers) when σ, q, δ and the number of steps are those of a
+    run the DP-SGD planner's sliders offer, and computed otherwise (grid 1e-3).
 
     Parameters
     ----------
-    steps_max : int
-        Largest number of steps, in [2, 10⁶] (beyond 10⁶ the PLD accountant
-        takes tens of seconds and, for larger q, more memory than a Binder has).
-    noise_multiplier, sample_rate, delta : float
-        σ, Poisson rate q, δ.
     pld_points : int
-        Number of log-spaced PLD evaluations in [0, 100] (each costs up to
-        ~35 ms); 0 for RDP only. Ignored if ``pld_steps`` is given.
+        Number of log-spaced PLD evaluations; 0 for RDP only.
     pld_steps : sequence of int, optional
-        The numbers of steps at which to show PLD instead: at most 100 integers
-        in [1, 10⁶] (e.g. the planner's runs, :func:`planner_pld_steps`).
+        The numbers of steps at which to show PLD instead (e.g. the planner's runs,
+        :func:`planner_pld_steps`).
     mark_steps : int, optional
-        Mark this number of steps (e.g. the planned run), an integer in [1, 10⁶],
-        with a vertical rule; the RDP curve then also passes through it.
+        Mark this number of steps (e.g. the planned run) with a vertical rule; the RDP
+        curve passes through it.
 
     Returns
     -------
     FigureData
-        Series ``"rdp"`` (line) and ``"pld"`` (points, if any), the rule
-        ``"mark_steps"``; ``extra["at_mark"]`` holds ε at ``mark_steps`` by RDP
-        (and by PLD if it is one of the PLD steps).
+        Series ``rdp`` and ``pld`` (if any), the rule ``mark_steps``;
+        ``extra["at_mark"]`` holds ε at ``mark_steps`` by RDP (and by PLD if it is one
+        of the PLD steps).
     """
     if pld_steps is not None:
         pts = np.unique(pld_steps.astype(np.int64))
@@ -445,20 +397,8 @@ def amplification_data(epsilons=(0.5, 1.0, 2.0, 5.0)) -> FigureData:
 
     :func:`dpteach.accounting.composition.amplify_by_subsampling` for each ε at 80
     log-spaced sampling rates q in [0.001, 1], and the small-ε approximation q·ε (dotted,
-    in the same colour).
-
-    Parameters
-    ----------
-    epsilons : float or sequence of float
-        ε of the mechanism on its input (in [1e-12, 500], the domain of
-        :func:`~dpteach.accounting.composition.amplify_by_subsampling`), one line each; at
-        most 12.
-
-    Returns
-    -------
-    FigureData
-        Series ``"epsilon-<i>"`` (ε') and ``"approximation-<i>"`` (q·ε) for the i-th ε;
-        ``extra["q"]`` holds the sampling rates.
+    in the same colour), one line per ε of the mechanism on its input. Series
+    ``epsilon-<i>`` and ``approximation-<i>`` for the i-th ε; ``extra["q"]``.
     """
     eps_arr = epsilons
     epsilons = [float(e) for e in eps_arr]

@@ -1,13 +1,7 @@
 """Figures for anonymisation and its failures (notebook 00).
 
-* :func:`uniqueness_curve_data` — the fraction of unique records as quasi-identifiers are
-  added (the curse of dimensionality, [A05]_), one curve per data set or attribute order;
-* :func:`class_sizes_data` — how the rows are spread over equivalence classes of different
-  sizes, with the k of k-anonymity ([Sw02]_).
-
 The numbers come from :mod:`dpteach.attacks.linkage` (uniqueness, class sizes) and
-:mod:`dpteach.attacks.kanonymity` (the generalised, k-anonymous tables). Each is a
-:class:`~dpteach.plots.figure.FigureData` drawn by the ``plot_*`` function of the same name.
+:mod:`dpteach.attacks.kanonymity` (the generalised, k-anonymous tables).
 
 References
 ----------
@@ -24,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import Domain, array, integer, refuse, validate
-from ._style import CYCLE, PALETTE
+from ._style import CYCLE, PALETTE, labelled
 from .figure import FigureData, Rule, Series, drawn
 
 
@@ -49,10 +43,10 @@ MAX_ATTRIBUTES = 50
 MAX_CLASS_SIZE = 200
 
 #: label → fraction unique after 1, 2, … attributes
-CURVES: Domain = Domain(f"a dict of 1 to {MAX_CURVES} curves, non-empty label → 1 to {MAX_ATTRIBUTES} "
-                "fractions in [0, 1]", lambda name, value: _curves(name, value),
-                example={"Adult": [0.1, 0.5, 0.9]},
-                bad=[{}, {"": [0.5]}, {"a": [1.5]}, {"a": []}, {"a": "ab"}, [0.5], None])
+CURVES = labelled(array(ndim=1, max_size=MAX_ATTRIBUTES, low=0.0, high=1.0), MAX_CURVES,
+                  f"a dict of 1 to {MAX_CURVES} curves, non-empty label → 1 to {MAX_ATTRIBUTES} "
+                  "fractions in [0, 1]", example={"Adult": [0.1, 0.5, 0.9]},
+                  bad=[{}, {"": [0.5]}, {"a": [1.5]}, {"a": []}, {"a": "ab"}, [0.5], None])
 NAMES: Domain = Domain("None or a list of attribute names (strings)",
                lambda name, value: _names(name, value), example=None, edges=(None,),
                bad=["age", [1, 2], 3])
@@ -61,22 +55,13 @@ SIZES = array(ndim=1, low=1, high=10**6, integers=True, max_size=10**6, example=
 
 @validate(curves=CURVES, attributes=NAMES)
 def uniqueness_curve_data(curves, attributes=None) -> FigureData:
-    """Fraction of unique records on the first 1, 2, … attributes.
+    """Fraction of unique records on the first 1, 2, … attributes: the curse of
+    dimensionality ([A05]_), one curve per data set or attribute order.
 
-    Parameters
-    ----------
-    curves : dict
-        Label → fractions in [0, 1], entry j after j + 1 attributes (e.g.
-        :func:`dpteach.attacks.linkage.uniqueness_curve`); 1 to 7 curves of 1 to 50 points.
-    attributes : list of str, optional
-        The names of the attributes in the order added (as long as the longest curve); the
-        title lists them.
-
-    Returns
-    -------
-    FigureData
-        Per curve i: ``line`` ``"curve-i"`` and ``points`` ``"curve-i-points"``; rule
-        ``"all-unique"`` (y = 1).
+    ``curves`` maps a label to the fractions, entry j after j + 1 attributes (e.g.
+    :func:`dpteach.attacks.linkage.uniqueness_curve`); ``attributes`` names the attributes
+    in the order added, one per point of the longest curve. Series ``curve-i`` and
+    ``curve-i-points``; rule ``all-unique``.
     """
     series, longest = [], 0
     for i, (label, y) in enumerate(curves.items()):
@@ -105,26 +90,13 @@ plot_uniqueness_curve = drawn(uniqueness_curve_data)
           max_size=integer(1, MAX_CLASS_SIZE, example=20), name=QUASI_IDENTIFIER.or_none())
 def class_sizes_data(sizes, k: int | None = None, max_size: int = 20,
                      name: str | None = None) -> FigureData:
-    """Share of the rows in an equivalence class of each size.
+    """Share of the rows in an equivalence class of each size, with the k of k-anonymity
+    ([Sw02]_).
 
-    Parameters
-    ----------
-    sizes : array-like of int
-        The class size of every row (:func:`dpteach.attacks.linkage.class_sizes`), each ≥ 1;
-        1 to 10**6 rows.
-    k : int, optional
-        The k of k-anonymity, drawn as a vertical rule (rows left of it violate it).
-    max_size : int
-        Sizes above this are pooled in the last bar, in [1, 200].
-    name : str, optional
-        The quasi-identifier in words, for the title (e.g. ``"ZIP code, birth date, sex"``).
-
-    Returns
-    -------
-    FigureData
-        ``bars`` ``"rows"`` (share of rows per class size, the last bar pooling sizes above
-        ``max_size``); rule ``"k"``. ``extra``: ``"unique"`` (share of rows in classes of 1),
-        ``"shares"``.
+    ``sizes`` is the class size of every row (:func:`dpteach.attacks.linkage.class_sizes`);
+    sizes above ``max_size`` are pooled in the last bar; ``name`` is the quasi-identifier in
+    words (e.g. ``"ZIP code, birth date, sex"``). Bars ``rows``; rule ``k`` (rows left of it
+    violate k-anonymity). ``extra``: ``unique`` (share of rows in classes of 1), ``shares``.
     """
     s = sizes
     pooled = np.minimum(s, max_size + 1).astype(np.int64)
@@ -147,16 +119,6 @@ def class_sizes_data(sizes, k: int | None = None, max_size: int = 20,
 
 
 plot_class_sizes = drawn(class_sizes_data)
-
-
-_FRACTIONS: Domain = array(ndim=1, max_size=MAX_ATTRIBUTES, low=0.0, high=1.0)
-
-
-def _curves(name: str, value: Any) -> dict:
-    if not isinstance(value, dict) or not 1 <= len(value) <= MAX_CURVES \
-            or not all(isinstance(label, str) and label for label in value):
-        raise CURVES.refuse(name, value)
-    return {label: _FRACTIONS(f"{name}[{label!r}]", y) for label, y in value.items()}
 
 
 def _names(name: str, value: Any) -> list | None:

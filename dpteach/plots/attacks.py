@@ -1,10 +1,6 @@
 """Figures for differencing attacks (notebook 01): sensitivity and attack success.
 
-Each figure is a data function returning a :class:`~dpteach.plots.figure.FigureData`
-(:func:`neighbour_differences_data`, :func:`noisy_difference_data`,
-:func:`attack_success_data`, :func:`averaging_attack_data`), drawn with matplotlib by the
-``plot_*`` function of the same name; each series' key is the ``gid`` of what it draws, so
-tests can read the data back. The maths is in :mod:`dpteach.attacks.differencing`.
+The maths is in :mod:`dpteach.attacks.differencing`.
 
 References
 ----------
@@ -22,24 +18,16 @@ from scipy import special, stats
 from typing import Any
 
 from .._validation import EPSILON, Domain, array, choice, integer, refuse, validate
-from ..attacks.differencing import (
-    SCENARIOS,
-    dp_success_bound,
-    local_sensitivity,
-    noisy_attack_success,
-)
+from ..attacks.differencing import (SCENARIOS, dp_success_bound, local_sensitivity,
+                                    noisy_attack_success)
 from ._style import PALETTE
 from .figure import TEXT, FigureData, Rule, Series, Text, drawn
 
 __all__ = [
-    "neighbour_differences_data",
-    "plot_neighbour_differences",
-    "noisy_difference_data",
-    "plot_noisy_difference",
-    "attack_success_data",
-    "plot_attack_success",
-    "averaging_attack_data",
-    "plot_averaging_attack",
+    "neighbour_differences_data", "plot_neighbour_differences",
+    "noisy_difference_data", "plot_noisy_difference",
+    "attack_success_data", "plot_attack_success",
+    "averaging_attack_data", "plot_averaging_attack",
 ]
 
 _LW = 2.2
@@ -67,25 +55,12 @@ def neighbour_differences_data(query, db, name: str | None = None) -> FigureData
     """Bars of ``q(D) − q(D₋ᵢ)`` for every person i.
 
     The largest bar is the local sensitivity of the query at this database
-    (:func:`dpteach.attacks.differencing.local_sensitivity`).
+    (:func:`dpteach.attacks.differencing.local_sensitivity`). ``name`` names the query in
+    the title (default: the string, or the callable's name).
 
-    Parameters
-    ----------
-    query : {"sum", "mean"} or callable
-        Scalar-valued; differences up to 1e300 in size can be drawn.
-    db : array_like
-        1-D, 2 to 1000 rows; bars are coloured by bit when it holds only 0s and 1s.
-    name : str, optional
-        Query name for the title (default: the string, or the callable's name with its
-        underscores read as spaces).
-
-    Returns
-    -------
-    FigureData
-        Bars ``"difference"`` at x = i (or, for a database of bits, ``"difference-bit-1"``
-        and ``"difference-bit-0"``), rules ``"sensitivity"`` and ``"minus-sensitivity"`` at
-        ± the empirical sensitivity and ``"zero"``; a text ``"nobody"`` when no single
-        person changes the answer. ``extra["sensitivity"]`` is that sensitivity.
+    Bars ``difference`` (for a database of bits, ``difference-bit-1`` and
+    ``difference-bit-0``), rules ``sensitivity``, ``minus-sensitivity`` and ``zero``; a
+    text ``nobody`` when no single person changes the answer; ``extra["sensitivity"]``.
     """
     if name is None:
         name = query if isinstance(query, str) else \
@@ -142,19 +117,8 @@ def noisy_difference_data(epsilon: float, scenario: str = "known_rest") -> Figur
     iff ``Z > ½``. Shaded: the two error probabilities. The title compares the
     exact success with the ε-DP bound ``e^ε/(1+e^ε)`` ([KOV15]_ Thm 2.1).
 
-    Parameters
-    ----------
-    epsilon : float
-        ε of each noisy answer, in [1e-6, 1e3] (the teaching domain of
-        :func:`dpteach.attacks.differencing.noisy_attack_success`).
-    scenario : {"known_rest", "two_queries"}
-
-    Returns
-    -------
-    FigureData
-        Lines ``"bit=0"`` and ``"bit=1"`` (dashed) at 1,201 values of Z, bands
-        ``"wrong-0"`` and ``"wrong-1"`` (the two errors), the rule ``"threshold"`` at ½;
-        ``extra`` holds ``"success"`` and ``"bound"``.
+    Lines ``bit=0`` and ``bit=1``, bands ``wrong-0`` and ``wrong-1``, rule ``threshold``;
+    ``extra``: ``success`` and ``bound``.
     """
     b = 1.0 / epsilon                    # Laplace scale of a count (sensitivity 1)
     success = noisy_attack_success(epsilon, 1, scenario)
@@ -192,23 +156,11 @@ def attack_success_data(epsilons=None, highlight: float | None = None) -> Figure
 
     Curves: both scenarios of
     :func:`dpteach.attacks.differencing.noisy_attack_success` (k = 1) and
-    ``e^ε/(1+e^ε)`` (:func:`dpteach.attacks.differencing.dp_success_bound`).
+    ``e^ε/(1+e^ε)`` (:func:`dpteach.attacks.differencing.dp_success_bound`), over
+    ``epsilons`` (default 100 log-spaced values in [0.01, 10]).
 
-    Parameters
-    ----------
-    epsilons : array_like, optional
-        ε grid: 2 to 1000 values in [1e-6, 1e3] (the teaching domain of
-        :func:`dpteach.attacks.differencing.noisy_attack_success`); default 100
-        log-spaced values in [0.01, 10].
-    highlight : float, optional
-        An ε in [1e-6, 1e3] to mark on every curve.
-
-    Returns
-    -------
-    FigureData
-        Lines ``"bound"``, ``"known_rest"``, ``"two_queries"`` over the sorted grid (log
-        x axis); with ``highlight``, the points ``"highlight"`` (bound, then each scenario)
-        and the rule ``"highlight-epsilon"``; the rule ``"chance"`` at ½.
+    Lines ``bound``, ``known_rest`` and ``two_queries``; with ``highlight`` (an ε to mark),
+    points ``highlight`` and the rule ``highlight-epsilon``; rule ``chance``.
     """
     if epsilons is None:
         eps = np.geomspace(0.01, 10.0, 100)
@@ -254,25 +206,10 @@ def averaging_attack_data(epsilon: float, k_max: int = 100, scenario: str = "kno
     :func:`dpteach.attacks.differencing.noisy_attack_success`) climbs towards
     1. It stays below the bound for the composed privacy loss kε,
     ``e^{kε}/(1+e^{kε})`` ([DR14]_ Thm 3.16), which is why a curator must
-    account for every answer it gives.
+    account for every answer it gives. ``simulated`` holds ``{k: success rate}`` from
+    :func:`~dpteach.attacks.differencing.simulate_noisy_attack`.
 
-    Parameters
-    ----------
-    epsilon : float
-        ε of each answer, in [1e-6, 1e3].
-    k_max : int
-        Largest number of repetitions, in [2, 1000].
-    scenario : {"known_rest", "two_queries"}
-    simulated : dict, optional
-        ``{k: success rate}`` from simulations, k in [1, 1000] (as
-        :func:`~dpteach.attacks.differencing.simulate_noisy_attack` allows), drawn
-        as points.
-
-    Returns
-    -------
-    FigureData
-        Lines ``"bound"`` and ``"exact"`` at about 40 log-spaced k, points
-        ``"simulated"``, the rule ``"chance"`` at ½.
+    Lines ``bound`` and ``exact``, points ``simulated``, rule ``chance``.
     """
     bound1 = dp_success_bound(epsilon)
     ks = np.unique(np.round(np.geomspace(1, k_max, 40)).astype(int))

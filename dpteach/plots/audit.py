@@ -1,17 +1,6 @@
 """Figures of auditing (notebook 21, the app page "Audit a mechanism").
 
-* :func:`audit_histograms_data` — the outputs of a mechanism on D and on D′ (an
-  :class:`~dpteach.audit.runs.AuditResult`), with the test the auditor chose, and its bound;
-* :func:`bound_convergence_data` — the certified bound as the runs grow
-  (:func:`dpteach.audit.runs.audit_convergence`), against the claim, the truth and the most
-  that many runs could ever show (:func:`dpteach.audit.bounds.max_certifiable_epsilon`);
-* :func:`canary_scores_data` — a one-run audit ([SNJ23]_): the scores of the canaries that
-  were in the training set and of those that were not, with the guessing cut-offs;
-* :func:`one_run_bound_data` — how many correct guesses (of r, with m canaries) certify which
-  ε: :func:`dpteach.audit.one_run.one_run_audit_bound` over the accuracy v/r.
-
-Each is a :class:`~dpteach.plots.figure.FigureData` drawn by the ``plot_*`` function of the
-same name. They draw results; the audits are run by the math modules (a page caches those).
+They draw results; the audits are run by the math modules (a page caches those).
 
 References
 ----------
@@ -68,23 +57,12 @@ def _fmt(x: float) -> str:
 
 @validate(result=RESULT, bins=BINS)
 def audit_histograms_data(result, bins: int = 40) -> FigureData:
-    """The two output distributions of an audit, the event it chose, and its bound.
+    """The two output distributions of an audit (on D and D′), the event it chose, and its
+    bound, from :func:`dpteach.audit.runs.audit_mechanism`.
 
-    Parameters
-    ----------
-    result : AuditResult
-        From :func:`dpteach.audit.runs.audit_mechanism` (or a case's ``audit``).
-    bins : int
-        Histogram bins for real outputs (outputs with at most 20 distinct values are drawn
-        one bar pair per value).
-
-    Returns
-    -------
-    FigureData
-        Series ``"d"`` and ``"d_prime"`` (frequencies of all runs on each side: bars for
-        categories, steps otherwise) and, for categories, ``"event"`` (points over the
-        values in the chosen event); rule ``"threshold"`` for the threshold test. ``extra``:
-        ``"categorical"``, ``"bound"``, ``"claim"``.
+    Series ``d`` and ``d_prime`` (bars for outputs with at most 20 distinct values, else
+    steps over ``bins`` bins) and, for categories, ``event``; rule ``threshold`` for the
+    threshold test. ``extra``: ``categorical``, ``bound``, ``claim``.
     """
     res = result
     x, y = res.outputs, res.outputs_prime
@@ -146,25 +124,12 @@ def bound_convergence_data(trials, bounds, *, claimed_epsilon: float,
                            confidence: float = 0.95) -> FigureData:
     """The certified bound against the number of runs per side (log scale).
 
-    Parameters
-    ----------
-    trials : 1-D array_like of int
-        Runs per side (sorted for drawing).
-    bounds : 1-D array_like of float
-        The bound at each (e.g. :func:`dpteach.audit.runs.audit_convergence`).
-    claimed_epsilon : float
-        Drawn as a rule.
-    true_epsilon : float, optional
-        The ε the mechanism really has (``inf`` is drawn as a note in the title).
-    delta, confidence : float
-        Those of the audits, for the "most n runs can show" curve.
-
-    Returns
-    -------
-    FigureData
-        Series ``"bound"`` (points and line), ``"most"`` (the largest bound n runs could
-        certify, :func:`~dpteach.audit.bounds.max_certifiable_epsilon` of the n − n//2
-        certifying runs); rules ``"claim"`` and ``"truth"``.
+    ``bounds`` holds the bound at each number of ``trials`` (e.g.
+    :func:`dpteach.audit.runs.audit_convergence`); ``true_epsilon`` is the ε the mechanism
+    really has (``inf``: a note in the title); ``delta`` and ``confidence`` those of the
+    audits. Series ``bound`` and ``most`` (the largest bound n runs could certify,
+    :func:`~dpteach.audit.bounds.max_certifiable_epsilon` of the n − n//2 certifying runs);
+    rules ``claim`` and ``truth``.
     """
     t, b, claim, truth = trials, bounds, claimed_epsilon, true_epsilon
     if b.shape != t.shape:
@@ -201,19 +166,8 @@ plot_bound_convergence = drawn(bound_convergence_data)
 def canary_scores_data(audit, bins: int = 40, claimed_epsilon: float | None = None) -> FigureData:
     """The scores of the canaries in and out of the training set, and the guesses ([SNJ23]_).
 
-    Parameters
-    ----------
-    audit : OneRunAudit
-        From :func:`dpteach.audit.one_run.one_run_audit` (or ``one_run_audit_dpsgd(...).audit``).
-    bins : int
-    claimed_epsilon : float, optional
-        The ε the run claims, for the title.
-
-    Returns
-    -------
-    FigureData
-        Step series ``"in"`` and ``"out"`` (canaries per bin); rules ``"guess_in"`` (scores
-        at or above it were guessed "in") and ``"guess_out"`` (at or below: "out").
+    Steps ``in`` and ``out`` (canaries per bin); rules ``guess_in`` (scores at or above it
+    were guessed "in") and ``guess_out`` (at or below: "out").
     """
     a, claim = audit, claimed_epsilon
     s = a.scores
@@ -258,26 +212,10 @@ def one_run_bound_data(m: int, r: int, *, delta: float = 0.0, beta: float = 0.05
                        claimed_epsilon: float | None = None, points: int = 40) -> FigureData:
     """The one-run bound against the guessing accuracy v/r, with and without δ ([SNJ23]_).
 
-    Parameters
-    ----------
-    m : int
-        Canaries.
-    r : int
-        Guesses, at most m.
-    delta : float
-        The δ = 0 curve is drawn too.
-    beta : float
-        1 − confidence.
-    claimed_epsilon : float, optional
-        Drawn as a rule.
-    points : int
-        Accuracies evaluated, evenly from ½ to 1 (each a bisection of about 50 p-values).
-
-    Returns
-    -------
-    FigureData
-        Series ``"bound"`` (at δ) and, when δ > 0, ``"bound_delta0"``; rule ``"claim"``.
-        ``extra``: ``"v"`` (the correct-guess counts), ``"bound"``, ``"bound_delta0"``.
+    :func:`dpteach.audit.one_run.one_run_audit_bound` for m canaries and r ≤ m guesses,
+    at ``points`` accuracies from ½ to 1; ``beta`` is 1 − confidence. Series ``bound`` and,
+    when δ > 0, ``bound_delta0``; rule ``claim``. ``extra``: ``v`` (the correct-guess
+    counts), ``bound``, ``bound_delta0``.
     """
     if r > m:
         raise refuse("r", r, f"at most m={m}")

@@ -1,23 +1,9 @@
 """What a privacy budget buys: privacy against accuracy, and how an RDP curve becomes an ε.
 
-Three figures for the composition notebooks (05 and 06):
-
-* :func:`composition_tradeoff_data` — k answers, each with Laplace (or Gaussian) noise: the
-  noise of one answer against the total ε of all k, one curve per accounting method
-  (:func:`dpteach.accounting.compare.composition_epsilons`). Both sides of the trade-off are
-  on the axes: moving along a curve buys accuracy with privacy, and a better accountant moves
-  the whole curve down.
-* :func:`dpsgd_tradeoff_data` — DP-SGD for a fixed number of epochs: the noise in each
-  averaged gradient, σ/B for an expected batch of B examples and clipping norm 1
-  ([ACG16]_), against ε after training by Rényi DP, one curve per batch size
-  (:func:`dpteach.accounting.compare.dpsgd_epsilons`).
-* :func:`rdp_orders_data` — a composed RDP curve r(α) and the ε that each order gives once
-  converted to (ε, δ) ([BBGHS20]_ Thm 21, :func:`dpteach.accounting.convert.rdp_to_epsilon`):
-  the conversion's cost falls as α grows while r(α) rises, and the accountant reports the
-  best order.
-
-Each ``*_data`` function returns a :class:`~dpteach.plots.figure.FigureData`; ``plot_*``
-draws it with matplotlib.
+Three figures for the composition notebooks (05 and 06). In the two trade-offs both sides
+are on the axes: moving along a curve buys accuracy with privacy, and a better accountant
+moves the whole curve down. In the third, the conversion's cost falls as the order α grows
+while r(α) rises, and the accountant reports the best order.
 
 References
 ----------
@@ -40,14 +26,8 @@ from .._validation import DELTA_POSITIVE, array, choice, integer, real, refuse, 
 from ..accounting.compare import METHOD_LABELS, composition_epsilons, dpsgd_epsilons
 from ..accounting.convert import CONVERSION, ORDERS, RDP_VALUES, rdp_to_epsilon
 from ._style import PALETTE, refuse_undrawable, refuse_undrawable_log
-from .accounting import (
-    ACCOUNTING_METHODS,
-    COMPOSITION_EPSILONS,
-    COMPOSITION_SIGMAS,
-    METHOD_COLOURS,
-    METHOD_DASHES,
-    PLANNER_SIGMAS,
-)
+from .accounting import (ACCOUNTING_METHODS, COMPOSITION_EPSILONS, COMPOSITION_SIGMAS,
+                         METHOD_COLOURS, METHOD_DASHES, PLANNER_SIGMAS)
 from .figure import FigureData, Rule, Series, drawn
 
 __all__ = ["composition_tradeoff_data", "plot_composition_tradeoff", "dpsgd_tradeoff_data",
@@ -96,28 +76,11 @@ def composition_tradeoff_data(k: int = 100, *, mechanism: str = "laplace",
     σ on :data:`GAUSSIAN_SIGMAS`. The total ε at total δ of k such answers is
     :func:`~dpteach.accounting.compare.composition_epsilons`' (see there what each method
     assumes, and the per-answer δ₀ = δ/(2k) of the classic theorems for Gaussian noise).
+    ``epsilon`` (Laplace) or ``sigma`` (Gaussian) marks your answers.
 
-    Parameters
-    ----------
-    k : int
-        Number of answers.
-    mechanism : {"laplace", "gaussian"}
-    epsilon : float, optional
-        Mark the answers with this ε₀ (Laplace only).
-    sigma : float, optional
-        Mark the answers with this σ (Gaussian only).
-    delta : float
-        Total δ.
-    methods : list or tuple of str
-        Accounting methods, each once, from :data:`~dpteach.accounting.compare.METHODS`.
-
-    Returns
-    -------
-    FigureData
-        One line per method (key = the method), the marked answers as points
-        ``"mark-<method>"`` and the rule ``"mark"``; ``extra`` holds ``"noise"`` (the standard
-        deviations drawn, increasing), ``"totals"`` (method → total ε at each) and, with a
-        mark, ``"mark_noise"`` and ``"at_mark"`` (method → total ε).
+    One line per method (keyed by the method), points ``mark-<method>`` and the rule
+    ``mark``; ``extra``: ``noise`` (the standard deviations drawn, increasing), ``totals``
+    (method → total ε at each) and, with a mark, ``mark_noise`` and ``at_mark``.
     """
     laplace = mechanism == "laplace"
     wrong, mark = ("sigma", sigma) if laplace else ("epsilon", epsilon)
@@ -179,27 +142,12 @@ def dpsgd_tradeoff_data(n: int = 60_000, epochs: int = 64, *,
     N(0, σ²) noise to their sum ([ACG16]_): the average over B examples carries noise of
     standard deviation σ/B in every coordinate (the accuracy side), and the run is (ε, δ)-DP
     with ε by Rényi DP (:func:`~dpteach.accounting.compare.dpsgd_epsilons`; the privacy
-    side). One curve per batch size B, over σ in :data:`DPSGD_SIGMAS`.
+    side). One curve per batch size B of ``batch_sizes``, over σ in :data:`DPSGD_SIGMAS`;
+    ``batch`` and ``noise_multiplier`` (both or neither) mark your run.
 
-    Parameters
-    ----------
-    n : int
-        Number of training examples.
-    epochs : int
-        Passes over the data (in expectation).
-    batch_sizes : array-like of int
-        Expected batch sizes, each at most ``n``: one curve each.
-    delta : float
-    batch, noise_multiplier : int and float, optional
-        Mark the run with this expected batch size and σ (both or neither).
-
-    Returns
-    -------
-    FigureData
-        Series ``"batch-<B>"`` (a line per batch size) and, with a mark, the point ``"mark"``
-        and the rule ``"mark-noise"``; ``extra`` holds ``"runs"`` (B → (q, T)), ``"noise"``
-        (B → σ/B), ``"epsilon"`` (B → ε, one per σ of :data:`DPSGD_SIGMAS`) and, with a
-        mark, ``"mark"`` = (σ/B, ε).
+    Series ``batch-<B>`` and, with a mark, the point ``mark`` and the rule ``mark-noise``;
+    ``extra``: ``runs`` (B → (q, T)), ``noise`` (B → σ/B), ``epsilon`` (B → ε per σ) and,
+    with a mark, ``mark`` = (σ/B, ε).
     """
     sizes = [int(b) for b in np.unique(batch_sizes)]
     if sizes[-1] > n:
@@ -259,21 +207,9 @@ def rdp_orders_data(orders, rdp, delta: float, conversion: str = "improved") -> 
     ([BBGHS20]_ Thm 21), ``r(α) + ln(1/δ)/(α − 1)`` with the classic one. The gap between
     the two lines is the conversion's cost; the accountant reports the smallest ε.
 
-    Parameters
-    ----------
-    orders : array-like of float
-        Rényi orders α > 1, at least two.
-    rdp : array-like of float
-        The composed r(α), one finite value ≥ 0 per order.
-    delta : float
-    conversion : {"improved", "classic"}
-
-    Returns
-    -------
-    FigureData
-        Series ``"rdp"``, ``"epsilon"`` and the point ``"best"``; ``extra`` holds
-        ``"epsilons"`` (ε at each order, in the order of increasing α), ``"best_order"``
-        and ``"best_epsilon"``.
+    ``rdp`` is the composed r(α), one finite value per order. Series ``rdp``, ``epsilon``
+    and ``best``; ``extra``: ``epsilons`` (ε at each order, by increasing α), ``best_order``
+    and ``best_epsilon``.
     """
     if orders.size < 2 or rdp.shape != orders.shape:
         raise refuse("orders", orders, f"≥ 2 orders, each with a value of rdp ({rdp.size})")

@@ -1,18 +1,11 @@
 """Figures for calibrating Laplace and Gaussian noise to a query's sensitivity.
 
-Each figure is a data function returning a :class:`~dpteach.plots.figure.FigureData` (the
-curves as numbers, axis titles, a title with ε, δ and Δ): :func:`neighbouring_densities_data`,
-:func:`privacy_loss_data`, :func:`sigma_comparison_data`, :func:`error_vs_epsilon_data` and
-:func:`dimension_crossover_data`. The ``plot_*`` function of the same name draws it with
-matplotlib (:func:`~dpteach.plots.figure.to_matplotlib`, for the notebooks); the app's "Noise
-calibration" page draws the same data in the browser (:func:`~dpteach.plots.figure.to_vega_lite`).
-
 For a single real-valued query the ℓ1 and ℓ2 sensitivities coincide, so one
 ``sensitivity`` argument serves both mechanisms: Laplace noise uses it as Δ₁,
-Gaussian noise as Δ₂.
-
-Every curve is tagged with a ``gid`` (its series' key, e.g. ``"laplace-D"``) so tests and
-notebooks can find the plotted data with ``[l for l in ax.lines if l.get_gid() == ...]``.
+Gaussian noise as Δ₂. The Gaussian needs δ in (0, 1) (``delta``); the Laplace ignores it.
+``method`` ("analytic" or "classic") is the Gaussian calibration of
+:func:`dpteach.mechanisms.noise.gaussian_sigma`. A grid ``epsilons=None`` is 80
+log-spaced values in [0.05, 10].
 
 References
 ----------
@@ -31,27 +24,18 @@ import numpy as np
 from scipy import stats
 
 from .._validation import (DELTA, DELTA_POSITIVE, EPSILON, SENSITIVITY, VALUE, ParameterError,
-                           array, choice, integer, validate)
-from ..mechanisms.noise import (
-    gaussian_privacy_loss,
-    gaussian_sigma,
-    laplace_privacy_loss,
-    laplace_scale,
-)
+                           array, choice, integer, refuse, validate)
+from ..mechanisms.noise import (gaussian_privacy_loss, gaussian_sigma, laplace_privacy_loss,
+                                laplace_scale)
 from ._style import PALETTE
 from .figure import MAX_POINTS, FigureData, Rule, Series, Span, drawn
 
 __all__ = [
-    "neighbouring_densities_data",
-    "plot_neighbouring_densities",
-    "privacy_loss_data",
-    "plot_privacy_loss",
-    "sigma_comparison_data",
-    "plot_sigma_comparison",
-    "error_vs_epsilon_data",
-    "plot_error_vs_epsilon",
-    "dimension_crossover_data",
-    "plot_dimension_crossover",
+    "neighbouring_densities_data", "plot_neighbouring_densities",
+    "privacy_loss_data", "plot_privacy_loss",
+    "sigma_comparison_data", "plot_sigma_comparison",
+    "error_vs_epsilon_data", "plot_error_vs_epsilon",
+    "dimension_crossover_data", "plot_dimension_crossover",
 ]
 
 _LW = 2.2  # line width readable on a projector
@@ -77,10 +61,8 @@ def _fmt(x: float) -> str:
 
 
 def _gaussian_delta(delta, mechanism: str) -> None:
-    """The Gaussian needs δ in (0, 1); the Laplace ignores it."""
     if mechanism != "laplace" and not delta:
-        raise ParameterError(f"delta must be in (0, 1) for the Gaussian mechanism (no pure "
-                             f"(ε, 0)-DP); got delta={delta} with mechanism={mechanism!r}")
+        raise refuse("delta", delta, f"in (0, 1) with mechanism={mechanism!r} (no pure ε-DP)")
 
 
 def _epsilon_grid(epsilons) -> np.ndarray:
@@ -94,8 +76,7 @@ def _per_epsilon(func, eps: np.ndarray) -> np.ndarray:
         try:
             out.append(func(float(e)))
         except ParameterError as exc:
-            raise ParameterError(f"epsilons contains a value that cannot be used: {exc} (got "
-                                 f"epsilons with min {eps.min()!r}, max {eps.max()!r})") from None
+            raise ParameterError(f"epsilons contains a value that cannot be used: {exc}") from None
     return np.array(out)
 
 
@@ -129,31 +110,9 @@ def neighbouring_densities_data(sensitivity: float, epsilon: float, delta: float
     :func:`dpteach.mechanisms.noise.gaussian_sigma`, [DR14]_ Thm A.1 / [BW18]_ Thm 8)
     the ratio is unbounded in the tails, which δ pays for.
 
-    Parameters
-    ----------
-    sensitivity : float
-        Δ, finite > 0 (ℓ1 for Laplace, ℓ2 for Gaussian; equal for one number).
-    epsilon : float
-        Finite > 0.
-    delta : float, optional
-        In (0, 1); required when ``mechanism`` involves the Gaussian, ignored
-        for the Laplace.
-    mechanism : {"laplace", "gaussian", "both"}
-    value : float
-        True answer on D.
-    method : {"analytic", "classic"}
-        Gaussian calibration, see :func:`dpteach.mechanisms.noise.gaussian_sigma`.
-
-    Returns
-    -------
-    FigureData
-        Series ``"laplace-D"``, ``"laplace-D'"`` (dashed), ``"gaussian-D"``,
-        ``"gaussian-D'"`` (dashed): the densities at 300 outputs from ``value − s`` to
-        ``value + Δ + s`` (s = 5b, or 3.5σ if larger), the two peaks among them; their
-        labels give b or σ. Rules
-        ``"answer-D"`` and ``"answer-D'"`` mark the two true answers. The title gives Δ,
-        ε and, for the Gaussian, δ; ``extra["peak"]`` is the largest density.
-
+    Series ``laplace-D``, ``laplace-D'``, ``gaussian-D``, ``gaussian-D'`` (the densities
+    from ``value − s`` to ``value + Δ + s``, s = 5b or 3.5σ if larger); rules
+    ``answer-D`` and ``answer-D'``; ``extra["peak"]``, the largest density.
     """
     _gaussian_delta(delta, mechanism)
 
@@ -205,26 +164,9 @@ def privacy_loss_data(sensitivity: float, epsilon: float, delta: float | None = 
     under D, ``P[L > ε] + P[L < −ε]`` with ``L ~ N(μ, 2μ)``, ``μ = Δ²/(2σ²)``,
     is given in the legend ([DR14]_ Sec 3.5.1 and App. A; [BW18]_ Sec 3).
 
-    Parameters
-    ----------
-    sensitivity, epsilon : float
-        Finite > 0.
-    delta : float, optional
-        In (0, 1); required for the Gaussian.
-    mechanism : {"laplace", "gaussian"}
-    method : {"analytic", "classic"}
-
-    Returns
-    -------
-    FigureData
-        Series ``"loss"`` (300 outputs, with the Laplace loss's kinks at 0 and Δ; D has
-        answer 0, D′ has answer Δ) and, for the
-        Gaussian, the shaded spans ``"loss-exceeds-left"`` and ``"loss-exceeds-right"``
-        (the outputs with ``|loss| > ε``, over the full height of the plot; the first
-        one's label gives their probability under D); rules ``"plus-epsilon"``,
-        ``"minus-epsilon"`` at ±ε and ``"zero"``. The title gives Δ, ε and, for the
-        Gaussian, δ; ``extra["p_exceeds"]`` is that probability (Gaussian only).
-
+    Series ``loss`` (D has answer 0, D′ has answer Δ); for the Gaussian, spans
+    ``loss-exceeds-left`` and ``loss-exceeds-right`` and ``extra["p_exceeds"]``, their
+    probability under D; rules ``plus-epsilon``, ``minus-epsilon`` and ``zero``.
     """
     _gaussian_delta(delta, mechanism)
     spans, extra = [], {}
@@ -280,24 +222,8 @@ def sigma_comparison_data(sensitivity: float, delta: float, epsilons=None) -> Fi
 
     Classic: ``σ = Δ √(2 ln(1.25/δ))/ε``, proved only for ε < 1 ([DR14]_
     Thm A.1), so it is given only there. Analytic: the smallest σ whose exact
-    δ(ε) is at most δ ([BW18]_ Thm 8), valid for every ε.
-
-    Parameters
-    ----------
-    sensitivity : float
-        ℓ2 sensitivity, finite > 0.
-    delta : float
-        In (0, 1).
-    epsilons : array_like, optional
-        ε grid (finite, > 0, 2 to 1,000 values); default 80 log-spaced values in
-        [0.05, 10].
-
-    Returns
-    -------
-    FigureData
-        Series ``"classic"`` (dashed; the ε < 1 of the grid, absent if there are none)
-        and ``"analytic"`` (every ε of the sorted grid), log scales, a rule ``"epsilon-1"``
-        at ε = 1 when the grid straddles it; the title gives Δ and δ.
+    δ(ε) is at most δ ([BW18]_ Thm 8), valid for every ε. Series ``classic`` (absent if no
+    ε < 1) and ``analytic``; rule ``epsilon-1`` when the grid straddles ε = 1.
     """
     eps = _epsilon_grid(epsilons)
     analytic = _per_epsilon(lambda e: gaussian_sigma(sensitivity, e, delta), eps)
@@ -326,24 +252,7 @@ def error_vs_epsilon_data(sensitivity: float, delta: float, epsilons=None,
 
     ``E|Lap(b)| = b = Δ/ε`` and ``E|N(0, σ²)| = σ √(2/π)``, with σ from
     :func:`dpteach.mechanisms.noise.gaussian_sigma` ([DR14]_ Thm 3.6, A.1; [BW18]_).
-    For one real-valued query Δ₁ = Δ₂ = ``sensitivity``.
-
-    Parameters
-    ----------
-    sensitivity : float
-        Finite > 0.
-    delta : float
-        In (0, 1), for the Gaussian.
-    epsilons : array_like, optional
-        ε grid (finite, > 0, 2 to 1,000 values); default 80 log-spaced values in
-        [0.05, 10]. With ``method="classic"`` every ε must be < 1.
-    method : {"analytic", "classic"}
-
-    Returns
-    -------
-    FigureData
-        Series ``"laplace"`` and ``"gaussian"`` (dashed) over the sorted grid, log
-        scales; the title gives Δ and δ.
+    With ``method="classic"`` every ε must be < 1. Series ``laplace`` and ``gaussian``.
     """
     eps = _epsilon_grid(epsilons)
     lap = _per_epsilon(lambda e: laplace_scale(sensitivity, e), eps)
@@ -371,23 +280,9 @@ def dimension_crossover_data(epsilon: float, delta: float,
     each count (error ``d/ε``), the Gaussian ``N(0, σ(√d)²)`` with
     ``σ(√d) = √d·σ(1)`` (error ``√d·σ(1)·√(2/π)``), since the analytic σ is
     linear in the sensitivity ([BW18]_ Thm 8 depends on Δ/σ only). The curves
-    cross at ``d* = (ε σ(1) √(2/π))²``; beyond it the Gaussian wins.
-
-    Parameters
-    ----------
-    epsilon : float
-        Finite > 0 (for the whole release of d counts).
-    delta : float
-        In (0, 1).
-    max_dimension : int
-        Largest d plotted, an integer in [2, 10**7].
-
-    Returns
-    -------
-    FigureData
-        Series ``"laplace"`` and ``"gaussian"`` (dashed) at about 200 log-spaced d, log
-        scales, the rule ``"crossover"`` at d* (when it lies in the plotted range);
-        ``extra["d_star"]`` is d*.
+    cross at ``d* = (ε σ(1) √(2/π))²``; beyond it the Gaussian wins. ε is that of the
+    whole release. Series ``laplace`` and ``gaussian``, rule ``crossover`` (when d* is in
+    the plotted range), ``extra["d_star"]``.
     """
     d = np.unique(np.round(np.geomspace(1, max_dimension, 200)))
     sigma1 = gaussian_sigma(1.0, epsilon, delta)

@@ -1,18 +1,7 @@
 """Figures for the definition of differential privacy: events, beliefs and tests.
 
-Three readings of (ε, δ)-DP ([DR14]_ Def. 2.4), one figure each:
-
-* :func:`event_probabilities_data` — the Laplace mechanism's output densities on two
-  neighbouring datasets and one event S: P[M(D) ∈ S] and P[M(D′) ∈ S] differ by a factor
-  of at most e^ε (:func:`dpteach.mechanisms.definition.laplace_event_probability`);
-* :func:`posterior_bound_data` — how far one ε-DP output can move an observer's belief,
-  from every prior ([KS14]_, :func:`dpteach.mechanisms.definition.posterior_bound`);
-* :func:`dp_test_region_data` — the (false-positive, true-positive) rates any test can
-  reach against an (ε, δ)-DP output ([WZ10]_; [KOV15]_ Thm 2.1,
-  :func:`dpteach.attacks.roc.dp_roc_bound`), with an attack's ROC curve if given.
-
-Each ``*_data`` function returns a :class:`~dpteach.plots.figure.FigureData`; ``plot_*``
-draws it with matplotlib.
+Three readings of (ε, δ)-DP ([DR14]_ Def. 2.4), one figure each: the probability of an
+event, an observer's belief, and the rates of a test.
 
 References
 ----------
@@ -57,24 +46,12 @@ def event_probabilities_data(epsilon: float, low: float, high: float, count: flo
 
     M releases a count plus Lap(1/ε) noise (sensitivity 1). On D the true count is
     ``count``, on its neighbour D′ ``count_prime``; the event is S = (low, high]. The title
-    gives P[M(D) ∈ S], P[M(D′) ∈ S] and their ratio, at most e^{|count − count′|·ε}.
+    gives P[M(D) ∈ S], P[M(D′) ∈ S] and their ratio, at most e^{|count − count′|·ε}
+    (:func:`dpteach.mechanisms.definition.laplace_event_probability`).
 
-    Parameters
-    ----------
-    epsilon : float
-        ε of the Laplace mechanism (noise scale 1/ε).
-    low, high : float
-        The event S = (low, high], low < high.
-    count, count_prime : float
-        The true counts on D and D′.
-
-    Returns
-    -------
-    FigureData
-        Series ``"density-d"``, ``"density-d-prime"`` (the output densities) and the bands
-        ``"event-d"``, ``"event-d-prime"`` (the event's area under each, when it is in
-        view); ``extra`` holds ``"p"``, ``"p_prime"``, ``"ratio"`` (the larger over the
-        smaller) and ``"bound"`` (e^{|count − count′|·ε}).
+    Series ``density-d``, ``density-d-prime`` and the bands ``event-d``,
+    ``event-d-prime`` (the event's area under each, when in view); ``extra``: ``p``,
+    ``p_prime``, ``ratio`` (the larger over the smaller) and ``bound``.
     """
     if not low < high:
         raise refuse("low", low, f"below high={high!r} (the event (low, high])")
@@ -120,17 +97,8 @@ def posterior_bound_data(epsilon: float, prior: float = 0.5) -> FigureData:
     an ε-DP output allows, whatever else the observer knows. The marked prior's range is in
     the title, with the price of that ε for one count (Laplace noise of scale 1/ε).
 
-    Parameters
-    ----------
-    epsilon : float
-    prior : float
-        The prior to mark, in [0, 1].
-
-    Returns
-    -------
-    FigureData
-        Series ``"upper"``, ``"lower"``, the band ``"range"``, the diagonal ``"no-change"``
-        and the points ``"marked"``; ``extra`` holds ``"low"`` and ``"high"`` at ``prior``.
+    Series ``upper``, ``lower``, ``range``, ``no-change`` and ``marked``; ``extra``:
+    ``low`` and ``high`` at ``prior``.
     """
     priors = np.linspace(0.0, 1.0, 401)
     upper = posterior_bound(priors, epsilon)
@@ -170,23 +138,12 @@ def dp_test_region_data(epsilon: float, delta: float = 0.0, fpr=None, tpr=None,
     complement, confines the pair to TPR ≤ e^ε FPR + δ and 1 − FPR ≤ e^ε (1 − TPR) + δ
     (and to the mirror image for the flipped test). Conversely, a mechanism all of whose
     tests stay in the region is (ε, δ)-DP: the region characterises the guarantee ([WZ10]_;
-    [KOV15]_ Thm 2.1).
+    [KOV15]_ Thm 2.1, :func:`dpteach.attacks.roc.dp_roc_bound`).
 
-    Parameters
-    ----------
-    epsilon, delta : float
-        The guarantee.
-    fpr, tpr : 1-D arrays of float, optional
-        A ROC curve to draw over the region (e.g. ``AttackResult.fpr`` and ``.tpr``).
-    label : str
-        Its legend entry.
-
-    Returns
-    -------
-    FigureData
-        The band ``"region"`` (lower to upper boundary), the diagonal ``"guessing"`` and,
-        if given, the line ``"roc"``; ``extra["excess"]`` is the largest amount by which the
-        curve rises above the region (≤ 0 inside; None without a curve).
+    ``fpr, tpr`` is a ROC curve to draw over the region (e.g. ``AttackResult.fpr`` and
+    ``.tpr``), ``label`` its legend entry. Band ``region``, diagonal ``guessing`` and line
+    ``roc``; ``extra["excess"]``, the largest amount by which the curve rises above the
+    region (≤ 0 inside; None without a curve).
     """
     if (fpr is None) != (tpr is None) or (fpr is not None and fpr.shape != tpr.shape):
         raise refuse("fpr and tpr", (fpr, tpr), "both None or both given, of the same length")

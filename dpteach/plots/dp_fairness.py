@@ -1,16 +1,5 @@
 """Figures of notebook 18 (privacy meets fairness): per-group accuracy against ε.
 
-* :func:`group_accuracy_data` — the test accuracy of each group of people against the
-  privacy budget ε (log scale), the mean over seeds with a band of ± one standard deviation,
-  each group's non-private accuracy as a dashed line in its colour, and optionally the
-  selected ε. Which group's line falls furthest from its dashed line is the question of
-  Bagdasaryan, Poursaeed & Shmatikov [BPS19]_. The numbers come from
-  :func:`dpteach.fairness.dp_impact.accuracy_curves` (e.g. of the shipped sweep); the figure
-  fits nothing.
-
-The :class:`~dpteach.plots.figure.FigureData` is drawn by :func:`plot_group_accuracy`
-(matplotlib) or :func:`~dpteach.plots.figure.to_vega_lite` (the browser).
-
 References
 ----------
 .. [BPS19] E. Bagdasaryan, O. Poursaeed and V. Shmatikov. Differential privacy has disparate
@@ -21,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import Domain, array, real, refuse, validate
-from ._style import CYCLE
+from .._validation import array, real, refuse, validate
+from ._style import CYCLE, names
 from .figure import TEXT, FigureData, Rule, Series, drawn
 
 __all__ = ["MAX_GROUPS", "MAX_EPSILONS", "LEARNER_NAMES", "GROUPING_NAMES", "group_accuracy_data",
@@ -46,17 +35,9 @@ ACCURACIES = array(ndim=(1, 2), low=0.0, high=1.0, example=[[0.8, 0.82, 0.84]])
 BASELINES = array(ndim=1, low=0.0, high=1.0, finite=False, example=[0.85])
 
 
-def _group_names(name, value):
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") \
-            or not 1 <= len(value) <= MAX_GROUPS \
-            or not all(isinstance(g, str) and g for g in value):
-        raise GROUPS.refuse(name, value)
-    return list(value)
-
-
 #: the groups' names, one per row of the accuracies
-GROUPS = Domain(f"a sequence of 1 to {MAX_GROUPS} non-empty names", _group_names,
-                example=["women"], bad=["women", [], [""], [3], None])
+GROUPS = names(MAX_GROUPS, f"a sequence of 1 to {MAX_GROUPS} non-empty names",
+               example=["women"], bad=["women", [], [""], [3], None])
 
 
 @validate(epsilons=EPSILONS, mean=ACCURACIES, groups=GROUPS, sd=ACCURACIES.or_none(),
@@ -64,33 +45,27 @@ GROUPS = Domain(f"a sequence of 1 to {MAX_GROUPS} non-empty names", _group_names
           title=TEXT.or_none())
 def group_accuracy_data(epsilons, mean, *, groups, sd=None, nonprivate=None,
                         selected=None, title: str | None = None) -> FigureData:
-    """Per-group test accuracy against ε, mean ± sd over seeds (see the module docstring).
+    """Per-group test accuracy against ε (log scale), the mean over seeds with a band of ± one
+    standard deviation, each group's non-private accuracy as a dashed line in its colour.
+
+    Which group's line falls furthest from its dashed line is the question of Bagdasaryan,
+    Poursaeed & Shmatikov [BPS19]_. The numbers come from
+    :func:`dpteach.fairness.dp_impact.accuracy_curves` (e.g. of the shipped sweep); the
+    figure fits nothing. Series ``group-i``, ``group-i-band`` and ``group-i-nonprivate`` for
+    each group i; rule ``selected``. ``extra``: ``groups``, ``epsilons`` (sorted).
 
     Parameters
     ----------
-    epsilons : array-like of float, shape (k,)
-        The privacy budgets, in [1e-6, 1e3], 1 ≤ k ≤ :data:`MAX_EPSILONS` (drawn
-        in increasing order on a log axis).
-    mean : array-like of float in [0, 1], shape (g, k)
-        Mean accuracy of each group at each ε.
-    groups : sequence of str, length g
-        The groups' names (1 ≤ g ≤ :data:`MAX_GROUPS`), in the order of the rows of ``mean``.
-    sd : array-like of float in [0, 1], shape (g, k), optional
+    mean : array-like of float, shape (g, k)
+        Mean accuracy of each group (the rows, in the order of ``groups``) at each ε.
+    sd : array-like of float, shape (g, k), optional
         Standard deviation over seeds: a band mean ± sd (clipped to [0, 1]).
-    nonprivate : array-like of float in [0, 1] or NaN, shape (g,), optional
-        Each group's non-private accuracy: a dashed line (none where NaN).
+    nonprivate : array-like of float or NaN, shape (g,), optional
+        Each group's non-private accuracy (none where NaN).
     selected : float, optional
-        An ε in [1e-6, 1e3] marked by a vertical line and named in the title.
+        An ε marked by a vertical line and named in the title.
     title : str, optional
-        What the curves are, in words (e.g. ``"DP-SGD, by sex and income"``): the title's
-        first line.
-
-    Returns
-    -------
-    FigureData
-        Series ``"group-i"`` (line), ``"group-i-band"`` (with ``sd``) and
-        ``"group-i-nonprivate"`` (dashed, with ``nonprivate``) for each group i; rule
-        ``"selected"``. Log x-axis. ``extra``: ``"groups"``, ``"epsilons"`` (sorted).
+        What the curves are, in words (e.g. ``"DP-SGD, by sex and income"``).
     """
     eps, acc, spread, base, sel = epsilons, mean, sd, nonprivate, selected
     k, g = eps.size, len(groups)

@@ -1,13 +1,5 @@
 """Figures for DP-SGD and membership inference (notebook 11 and the DP-SGD playground).
 
-Each figure is a data function returning a :class:`~dpteach.plots.figure.FigureData`
-(:func:`mia_roc_data`, :func:`privacy_utility_data`, :func:`grad_norm_histogram_data`,
-:func:`training_history_data`, :func:`probability_grid_data` and
-:func:`decision_boundary_data`), drawn with matplotlib by the ``plot_*`` function of the same
-name (the notebooks) and by the browser in the DP-SGD playground. Curves carry their
-series' key as ``gid`` so tests can find the plotted data. The heat map of P(class 1) is
-computed by :func:`decision_grid` (the classifier on a grid around the data).
-
 References
 ----------
 .. [ACG16] M. Abadi et al. Deep learning with differential privacy. CCS 2016.
@@ -26,23 +18,17 @@ from typing import Any, cast
 from .._validation import (DELTA, FLAG, PROBABILITY, Domain, array, integer, real, refuse, validate)
 from ..attacks.roc import AttackResult, dp_roc_bound
 from ..learning.dpsgd import MAX_GRAD_NORM
-from ._style import CYCLE, PALETTE
+from ._style import CYCLE, PALETTE, refuse_unless_two_features
 from .figure import TEXT, FigureData, HeatMap, Rule, Series, Text, drawn
 
 __all__ = [
-    "mia_roc_data",
-    "plot_mia_roc",
-    "privacy_utility_data",
-    "plot_privacy_utility",
-    "grad_norm_histogram_data",
-    "plot_grad_norm_histogram",
-    "training_history_data",
-    "plot_training_history",
+    "mia_roc_data", "plot_mia_roc",
+    "privacy_utility_data", "plot_privacy_utility",
+    "grad_norm_histogram_data", "plot_grad_norm_histogram",
+    "training_history_data", "plot_training_history",
     "decision_grid",
-    "probability_grid_data",
-    "plot_probability_grid",
-    "decision_boundary_data",
-    "plot_decision_boundary",
+    "probability_grid_data", "plot_probability_grid",
+    "decision_boundary_data", "plot_decision_boundary",
 ]
 
 #: Colours of P(class 1) from 0 to 1 (the heat map of :func:`probability_grid_data`):
@@ -86,27 +72,19 @@ def mia_roc_data(results, *, epsilon=None, delta: float = 0.0, log: bool = True,
                  min_fpr: float | None = None) -> FigureData:
     """ROC curves of membership-inference attacks, with the (ε, δ)-DP ceiling.
 
+    Lines ``chance`` (TPR = FPR), ``dp-bound-<ε>`` and ``roc-<k>`` (the k-th attack).
+
     Parameters
     ----------
-    results : AttackResult or sequence of AttackResult
-        Curves to draw (labelled by ``name`` and AUC).
     epsilon : float or sequence of float, optional
         Draw the ceiling TPR ≤ min(e^ε FPR + δ, 1 − e^{−ε}(1 − δ − FPR))
         ([KOV15]_, Thm. 2.1) for each ε: no attack on an (ε, δ)-DP model can
         go above it.
-    delta : float in [0, 1)
-    log : bool, default True
+    log : bool
         Log-log axes, as recommended by [CCN22]_: what matters is the TPR
-        at low FPR. Points with FPR = 0 or TPR = 0 cannot be drawn on log
-        axes and are left out.
-    min_fpr : float in (0, 1), optional
+        at low FPR. Points with FPR = 0 or TPR = 0 are left out.
+    min_fpr : float, optional
         Left end of the FPR axis (default: 1 / largest number of non-members).
-
-    Returns
-    -------
-    FigureData
-        Lines ``"chance"`` (TPR = FPR), ``"dp-bound-<ε>"`` (one ceiling per ε, 400 FPRs)
-        and ``"roc-<k>"`` (the k-th attack).
     """
     eps_list = [] if epsilon is None else [float(e) for e in epsilon]
     d = delta
@@ -145,22 +123,10 @@ plot_mia_roc = drawn(mia_roc_data)
           label=TEXT)
 def privacy_utility_data(epsilons, accuracies, *, baseline: float | None = None,
                          label: str = "DP-SGD") -> FigureData:
-    """Test accuracy versus ε (log axis), with the non-private model as a line.
+    """Test accuracy versus ε (log axis), with the non-private model (``baseline``) as a line.
 
-    Parameters
-    ----------
-    epsilons : array of float > 0
-    accuracies : array of float in [0, 1], same length
-    baseline : float in [0, 1], optional
-        Accuracy without privacy (drawn as a horizontal line).
-    label : str
-        The legend's name of the private learner.
-
-    Returns
-    -------
-    FigureData
-        Line ``"utility"`` and points ``"utility-points"`` in increasing ε, rule
-        ``"baseline"``.
+    Series ``utility`` and ``utility-points``; rule ``baseline``. ``label`` names the
+    private learner in the legend.
     """
     eps, acc = epsilons, accuracies
     if eps.shape != acc.shape:
@@ -187,23 +153,8 @@ def grad_norm_histogram_data(norms, max_grad_norm: float | None = None, *,
     """Histogram of per-example gradient norms, before and after clipping to C.
 
     Clipping maps ‖g_i‖ to min(‖g_i‖, C) ([ACG16]_ Alg. 1): everything to
-    the right of C piles up at C.
-
-    Parameters
-    ----------
-    norms : array of float ≥ 0
-    max_grad_norm : float in (0, 1e15], optional
-        C (:data:`~dpteach.learning.dpsgd.MAX_GRAD_NORM` at most); if given, add
-        the histogram of the clipped norms and a rule at C.
-    bins : int in [2, 10 000]
-
-    Returns
-    -------
-    FigureData
-        ``bars`` series ``before`` (the counts of ``norms`` in ``bins`` equal bins from
-        0 to 1.02 × the largest norm) and, with C, ``after`` (the counts of
-        min(norms, C) in bins from 0 to 1.02 × max(largest norm, C)), and the rule
-        ``clip`` at C. The title gives n and the share clipped.
+    the right of C piles up at C. Bars ``before`` and, with C = ``max_grad_norm``,
+    ``after`` (the counts of min(norms, C)) and the rule ``clip``.
     """
     C = max_grad_norm
     top = float(norms.max()) if norms.max() > 0 else 1.0
@@ -236,23 +187,16 @@ plot_grad_norm_histogram = drawn(grad_norm_histogram_data)
 def training_history_data(histories, *, delta: float | None = None) -> FigureData:
     """Training accuracy and ε spent after each epoch: two panels, one y axis each.
 
+    Series ``accuracy-<k>`` and ``epsilon-<k>`` for the k-th history, each with
+    ``…-points`` (so a one-epoch run shows too). A history whose ε is ∞ (no noise) has no ε
+    series, and the ε panel says so.
+
     Parameters
     ----------
     histories : dict
-        label → ``DPSGDClassifier.history_`` (dict with "epoch", "accuracy", "epsilon").
-    delta : float in [0, 1), optional
-        The δ at which the ε of the histories was computed (``DPSGDClassifier.delta``),
-        stated in the title of the ε panel.
-
-    Returns
-    -------
-    FigureData
-        Two panels, stacked: accuracy per epoch (series ``accuracy-<k>``, y in [0, 1]) and
-        ε per epoch (series ``epsilon-<k>``, dashed), for the k-th history, in the colour
-        ``CYCLE[k]``; each with markers (series ``accuracy-<k>-points``,
-        ``epsilon-<k>-points``) so a one-epoch run shows too. A history whose ε is not
-        finite everywhere (no noise: ε = ∞) has no ε series, and the ε panel's title
-        says so (with no finite ε at all, the panel says it in words).
+        label → ``DPSGDClassifier.history_``.
+    delta : float, optional
+        The δ at which the ε of the histories was computed (``DPSGDClassifier.delta``).
     """
     checked = {label: (h["epoch"], h["accuracy"], h["epsilon"]) for label, h in histories.items()}
     d = delta
@@ -296,20 +240,9 @@ plot_training_history = drawn(training_history_data)
 def decision_grid(clf, X, grid_size: int = 60, pad: float = 0.5):
     """P(class 1) of a fitted two-feature classifier on a regular grid around the data.
 
-    Returns ``(x0, x1, p)``: grid coordinates (1-D, ``grid_size`` each) and
-    the probabilities, shape (grid_size, grid_size), ``p[j, i]`` at (x0[i], x1[j]).
-    Shared by :func:`plot_decision_boundary` and the DP-SGD playground. The one
-    computation is ``clf.predict_proba`` on the ``grid_size²`` grid points.
-
-    Parameters
-    ----------
-    clf : fitted classifier with ``predict_proba`` (two input features)
-    X : array (n, 2)
-        Finite data; the grid spans its range widened by ``pad`` on each side.
-    grid_size : int in [10, 1000]
-        Grid points per axis.
-    pad : float in [0, 1e6]
-        Margin around the data.
+    Returns ``(x0, x1, p)``: grid coordinates (1-D, ``grid_size`` each, spanning the range
+    of ``X`` widened by ``pad`` on each side) and the probabilities, shape
+    (grid_size, grid_size), ``p[j, i]`` at (x0[i], x1[j]).
     """
     if X.shape[1] != 2:
         raise refuse("X", X, "of 2 columns")
@@ -345,34 +278,15 @@ def probability_grid_data(x0, x1, p, X, y, *, title: str | None = None) -> Figur
 
     The colours (:data:`PROBABILITY_COLOURS`, from the colour-blind-safe
     :data:`~dpteach.plots.PALETTE`: blue for class 0, white for undecided, vermillion for
-    class 1) colour the cell centred on each grid point; the axes span the grid.
-
-    Parameters
-    ----------
-    x0, x1 : array of float
-        Increasing grid coordinates (at least 2 each), as returned by
-        :func:`decision_grid`.
-    p : array (x1.size, x0.size) of float in [0, 1]
-        ``p[j, i]`` = P(class 1) at ``(x0[i], x1[j])``.
-    X : array (n, 2)
-        Training points (finite).
-    y : array (n,)
-        Their labels, at most two classes.
-    title : str, optional
-        Default ``"Decision boundary (colour: P(class 1))"``.
-
-    Returns
-    -------
-    FigureData
-        Heat map ``"probability"``, line ``"boundary"`` (P = 0.5, pieces separated by
-        NaN) and points ``"class-<c>"`` for each class c.
+    class 1) colour the cell centred on each grid point. ``x0, x1, p`` are as returned by
+    :func:`decision_grid`; ``X, y`` the training points (two classes). Heat map
+    ``probability``, line ``boundary`` (P = 0.5) and points ``class-<c>``.
     """
     if np.any(np.diff(x0) <= 0) or np.any(np.diff(x1) <= 0):
         raise refuse("x0, x1", (x0, x1), "increasing")
     if p.shape != (x1.size, x0.size):
         raise refuse("p", p, f"of shape (x1.size, x0.size) = {(x1.size, x0.size)}")
-    if X.shape[1] != 2 or y.shape != (X.shape[0],) or np.unique(y).size > 2:
-        raise refuse("X, y shapes", (X.shape, y.shape), "(n, 2), (n,) with ≤ 2 classes")
+    refuse_unless_two_features(X, y)
     series = [Series("boundary", "P(class 1) = 0.5", *_boundary(x0, x1, p),
                      colour=PALETTE["black"], width=1.2)]
     for k, c in enumerate(np.unique(y)[:2]):
@@ -397,15 +311,6 @@ def decision_boundary_data(clf, X, y, *, grid_size: int = 60,
 
     :func:`probability_grid_data` of :func:`decision_grid` (``clf.predict_proba`` on a
     ``grid_size`` × ``grid_size`` grid around ``X``).
-
-    Parameters
-    ----------
-    clf : fitted classifier with ``predict_proba`` (two input features, two classes)
-    X : array (n, 2)
-    y : array (n,) of the two classes
-    grid_size : int in [10, 1000]
-        Grid points per axis.
-    title : str, optional
     """
     x0, x1, p = decision_grid.__wrapped__(clf, X, grid_size)
     return probability_grid_data(x0, x1, p, X, y, title=title)
@@ -441,7 +346,7 @@ def _histories(name: str, value: Any) -> dict:
                               "accuracy": _ACCURACIES(f"{where}['accuracy']", h["accuracy"]),
                               "epsilon": _EPSILONS(f"{where}['epsilon']", h["epsilon"])}
     except (AttributeError, KeyError, TypeError):
-        raise HISTORIES.refuse(name, value) from None
+        checked = {}                                  # not a dict of histories: refused below
     if not checked or any(not h["epoch"].shape == h["accuracy"].shape == h["epsilon"].shape
                           for h in checked.values()):
         raise HISTORIES.refuse(name, value)

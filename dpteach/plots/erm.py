@@ -1,13 +1,5 @@
 """Figures for private logistic regression (notebook 10 and the app page).
 
-Each figure is a data function returning a :class:`~dpteach.plots.figure.FigureData`
-(:func:`decision_boundaries_data`, :func:`toy_boundaries_data`, :func:`accuracy_curve_data`,
-:func:`sensitivity_data`, :func:`excess_risk_data`, :func:`noise_norm_data`,
-:func:`lambda_scan_data`); the ``plot_*`` function of the same name
-draws it with :func:`~dpteach.plots.figure.to_matplotlib`, and the app draws the first ones in
-the browser with :func:`~dpteach.plots.figure.to_vega_lite`, so the numbers are computed once,
-in one place. Lines carry their series' key as ``gid`` so tests can find the plotted data.
-
 References
 ----------
 .. [CMS11] K. Chaudhuri, C. Monteleoni and A. D. Sarwate. Differentially
@@ -23,7 +15,7 @@ import numpy as np
 from .._validation import (FLAG, PROBABILITY, Domain, array, choice, instance_of,
                            integer, real, refuse, validate)
 from ..learning.erm_experiments import AccuracyCurve, MinimizerSensitivityResult, ToyFits
-from ._style import PALETTE
+from ._style import PALETTE, refuse_unless_two_features
 from .figure import TEXT, FigureData, Rule, Series, drawn
 
 #: what minimizer_sensitivity returns
@@ -31,20 +23,13 @@ SENSITIVITY_RESULT = instance_of(MinimizerSensitivityResult,
                                  "a MinimizerSensitivityResult from minimizer_sensitivity")
 
 __all__ = [
-    "decision_boundaries_data",
-    "plot_decision_boundaries",
-    "toy_boundaries_data",
-    "plot_toy_boundaries",
-    "accuracy_curve_data",
-    "plot_accuracy_curve",
-    "sensitivity_data",
-    "plot_sensitivity",
-    "excess_risk_data",
-    "plot_excess_risk",
-    "noise_norm_data",
-    "plot_noise_norm",
-    "lambda_scan_data",
-    "plot_lambda_scan",
+    "decision_boundaries_data", "plot_decision_boundaries",
+    "toy_boundaries_data", "plot_toy_boundaries",
+    "accuracy_curve_data", "plot_accuracy_curve",
+    "sensitivity_data", "plot_sensitivity",
+    "excess_risk_data", "plot_excess_risk",
+    "noise_norm_data", "plot_noise_norm",
+    "lambda_scan_data", "plot_lambda_scan",
 ]
 
 METHOD_COLOURS = {"objective": PALETTE["blue"], "output": PALETTE["vermillion"],
@@ -108,31 +93,18 @@ def _segment_in_box(coef, b, xlim, ylim):
           label=TEXT.or_none(), title=TEXT.or_none())
 def decision_boundaries_data(X, y, nonprivate, private=(), *, method: str = "objective",
                              label: str | None = None, title: str | None = None) -> FigureData:
-    """Data, the non-private decision boundary and several private ones.
+    """Data (two classes), the non-private decision boundary and several private ones.
+
+    Series ``class-<c>``, ``private-<i>`` (thin, in the colour of ``method``; only the
+    first labelled, by ``label`` or "k private fits") and ``nonprivate`` (thick, dashed);
+    each line is clipped to the data's range widened by 0.5 on each side.
 
     Parameters
     ----------
-    X : array (n, 2)
-    y : array (n,)
-        Two classes.
-    nonprivate : fitted model with ``coef_``/``intercept_`` or ``(coef, intercept)``
-    private : sequence of such models
-        Private fits (e.g. the same ε with different seeds); each drawn thin.
-    method : {"objective", "output"}
-        Colour of the private lines.
-    label : str, optional
-        Legend entry of the thin lines (default ``"k private fits"``).
-    title : str, optional
-
-    Returns
-    -------
-    FigureData
-        Series ``class-<c>`` (the points of each class), ``private-<i>`` (thin lines,
-        only the first labelled) and ``nonprivate`` (thick, dashed), each line clipped to
-        the plotted box: the data's range widened by 0.5 on each side.
+    private : sequence of models
+        Private fits (e.g. the same ε with different seeds).
     """
-    if X.shape[1] != 2 or y.shape != (X.shape[0],) or np.unique(y).size > 2:
-        raise refuse("X, y shapes", (X.shape, y.shape), "(n, 2), (n,) with ≤ 2 classes")
+    refuse_unless_two_features(X, y)
     pad = 0.5
     xlim = (float(X[:, 0].min() - pad), float(X[:, 0].max() + pad))
     ylim = (float(X[:, 1].min() - pad), float(X[:, 1].max() + pad))
@@ -164,26 +136,13 @@ def _eps_ticks(eps) -> tuple:
 
 @validate(fits=instance_of(ToyFits, "the ToyFits of toy_fits()"))
 def toy_boundaries_data(fits) -> FigureData:
-    """Private and non-private decision boundaries on the toy data, as a FigureData.
+    """:func:`decision_boundaries_data` of the fits of
+    :func:`dpteach.learning.erm_experiments.toy_fits`, titled with ε (pure ε-DP), Λ and n.
 
-    The fits come from :func:`dpteach.learning.erm_experiments.toy_fits`. Each
-    model was trained on the bounded rows ``z = [x/R, 1]/√2`` of
+    Each model was trained on the bounded rows ``z = [x/R, 1]/√2`` of
     :func:`~dpteach.learning.logistic.bound_rows`; its boundary ``wᵀz = 0`` is, in the
     raw features, the line ``coef_ᵀx + intercept_ = 0`` (``coef_ = w[:2]/(R√2)``,
-    ``intercept_ = w[2]/√2``), which is what is drawn, clipped to the plotted box (the
-    data's range widened by 0.5). The title states ε (the fits are pure ε-DP, δ = 0),
-    Λ and n.
-
-    Parameters
-    ----------
-    fits : dpteach.learning.erm_experiments.ToyFits
-
-    Returns
-    -------
-    FigureData
-        Series ``class-0`` and ``class-1`` (the points, ``points``), ``private-0`` …
-        ``private-<k-1>`` (one thin line per private fit, in the method's colour) and
-        ``nonprivate`` (thick, dashed, black: the highlighted reference).
+    ``intercept_ = w[2]/√2``), which is what is drawn.
     """
     title = (f"{METHOD_LABELS[fits.method]}: ε = {fits.epsilon:g} (δ = 0), Λ = {fits.lam:g}, "
              f"n = {fits.n}")
@@ -200,26 +159,19 @@ def accuracy_curve_data(curve, *, baseline: float | None = None, nonprivate: boo
                         title: str | None = None, show_spread: bool = True) -> FigureData:
     """Test accuracy against ε (log axis), mean ± one standard deviation per method.
 
+    Series ``mean-<method>``, ``marker-<method>`` and ``sd-<method>``; rules
+    ``nonprivate`` and ``baseline``.
+
     Parameters
     ----------
-    curve : dpteach.learning.erm_experiments.AccuracyCurve
-    baseline : float in [0, 1], optional
+    baseline : float, optional
         Accuracy of always predicting the majority class (a dotted reference line).
-    nonprivate : bool, default True
+    nonprivate : bool
         Draw the test accuracy of the exact non-private minimiser of the same objective
         (``curve.nonprivate_accuracy``) as a dashed reference line.
-    title : str, optional
-        Default: ``"Accuracy vs ε (Λ = …, n = …; mean ± sd over private fits)"``.
     show_spread : bool
-        Shade mean ± one standard deviation (ddof = 1) over the trials; the upper
-        edge is capped at accuracy 1, and a method with one trial gets no spread.
-
-    Returns
-    -------
-    FigureData
-        Series ``mean-<method>`` (lines), ``marker-<method>`` (the measured ε, points)
-        and ``sd-<method>`` (bands, if ``show_spread``); rules ``nonprivate`` and
-        ``baseline``. Log ε axis spanning the curve's ε with a margin of a factor 1.25.
+        Shade mean ± one standard deviation (ddof = 1) over the trials, capped at
+        accuracy 1 (a method with one trial gets no spread).
     """
     eps = np.asarray(curve.epsilons, dtype=float)
     bands, lines = [], []
@@ -258,17 +210,8 @@ def sensitivity_data(result) -> FigureData:
 
     One row of points per kind of neighbour (jittered up and down, with a fixed seed, so
     equal distances stay visible), and the bound 2/(nΛ) on the ℓ2 sensitivity of the
-    regularised minimiser ([CMS11]_ Cor. 8) as a vertical line.
-
-    Parameters
-    ----------
-    result : dpteach.learning.erm_experiments.MinimizerSensitivityResult
-
-    Returns
-    -------
-    FigureData
-        Points ``"dist-random"`` and ``"dist-adversarial"`` (at y = their row), rule
-        ``"bound"`` (when 2/(nΛ) is finite); the rows are named on the y axis.
+    regularised minimiser ([CMS11]_ Cor. 8) as a vertical line. Points ``dist-random``
+    and ``dist-adversarial``, rule ``bound`` (when 2/(nΛ) is finite).
     """
     kinds = [k for k in ("random", "adversarial") if np.any(result.kinds == k)]
     colours = {"random": PALETTE["sky"], "adversarial": PALETTE["vermillion"]}
@@ -302,24 +245,16 @@ def excess_risk_data(epsilons, measured: dict, bounds: dict) -> FigureData:
     """Measured excess regularised risk J(w̃) − J(w*) against the bounds (log-log).
 
     J is the regularised empirical risk, w* its minimiser and w̃ a private minimiser; the
-    bounds are e.g. :func:`dpteach.learning.erm_bounds.excess_risk_bound`.
+    bounds are e.g. :func:`dpteach.learning.erm_bounds.excess_risk_bound`. Per method m:
+    series ``measured-m`` (the median over the runs), ``measured-m-points``, ``range-m``
+    (min to max) and ``bound-m`` (dashed).
 
     Parameters
     ----------
-    epsilons : array (k,)
-        Finite, > 0.
     measured : dict
-        ``method -> array (k, repeats)`` of measured excess risks (≥ 0);
-        methods among "objective" and "output".
+        ``method -> array (k, repeats)`` of measured excess risks, one row per ε.
     bounds : dict
         ``method -> array (k,)`` of bounds.
-
-    Returns
-    -------
-    FigureData
-        Per method m: the line ``"measured-m"`` (the median over the runs) with points
-        ``"measured-m-points"``, the band ``"range-m"`` (min to max of the runs) and the
-        dashed line ``"bound-m"``; log axes, a tick at each ε.
     """
     eps = epsilons
     checked = {m: (vals, bounds.get(m)) for m, vals in measured.items()}
@@ -366,23 +301,8 @@ def noise_norm_data(norms, d: int, beta: float, *, bins: int = 60) -> FigureData
 
     The noise of both algorithms of [CMS11]_ has density ∝ exp(−β‖b‖₂) in ℝ^d; its length
     then has density ∝ r^(d−1) e^(−βr), the Gamma(d, 1/β) distribution
-    (:func:`dpteach.mechanisms.l2_laplace.l2_laplace_norm_distribution`).
-
-    Parameters
-    ----------
-    norms : array of float ≥ 0
-        Lengths of sampled noise vectors.
-    d : int in [1, 100 000]
-        Dimension.
-    beta : float in (0, 1e12]
-        Scale parameter β of the density.
-    bins : int in [2, 10 000]
-
-    Returns
-    -------
-    FigureData
-        ``bars`` series ``histogram`` (density-normalised, ``bins`` equal bins between the
-        smallest and largest length) and the line ``density`` (the Gamma density).
+    (:func:`dpteach.mechanisms.l2_laplace.l2_laplace_norm_distribution`). Series
+    ``histogram`` (density-normalised bars of the sampled ``norms``) and ``density``.
     """
     from ..mechanisms.l2_laplace import l2_laplace_norm_distribution
 
@@ -411,23 +331,17 @@ def lambda_scan_data(lams, accuracy: dict, *, epsilon: float, baseline: float | 
                      ) -> FigureData:
     """Test accuracy against the regularisation strength Λ (log axis), one line per method.
 
+    Series ``accuracy-<method>`` and ``marker-<method>``; rule ``baseline``.
+
     Parameters
     ----------
-    lams : array (k,)
-        The Λ scanned, > 0.
     accuracy : dict
-        ``method -> array (k,)`` of (mean) test accuracies; methods among "objective",
-        "output" and "none" (the non-private model, drawn dashed).
-    epsilon : float in (0, 1000]
+        ``method -> array (k,)`` of (mean) test accuracies, one per Λ of ``lams``;
+        ``"none"`` (the non-private model) is drawn dashed.
+    epsilon : float
         The ε of the private fits (in the title).
-    baseline : float in [0, 1], optional
+    baseline : float, optional
         Accuracy of always predicting the majority class (a dotted reference line).
-
-    Returns
-    -------
-    FigureData
-        Series ``accuracy-<method>`` (lines) and ``marker-<method>`` (points); rule
-        ``baseline``.
     """
     if any(np.asarray(v).shape != lams.shape for v in accuracy.values()):
         raise refuse("accuracy", accuracy, f"one value per Λ ({lams.size}) per method")
@@ -455,10 +369,7 @@ plot_lambda_scan = drawn(lambda_scan_data)
 
 
 def _line(model, name: str = "model"):
-    """(coef (2,), intercept) of a fitted two-feature linear model or a pair.
-
-    ``name`` is the argument named in error messages.
-    """
+    """(coef (2,), intercept) of a fitted two-feature linear model or a pair."""
     if hasattr(model, "coef_"):
         coef, b = model.coef_, np.ravel(model.intercept_)
         b = b[0] if b.size else b

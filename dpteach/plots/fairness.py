@@ -5,29 +5,12 @@ on UCI Adult (Becker & Kohavi 1996; :func:`dpteach.datasets.adult_arrays`, train
 training split with no fairness constraint: scikit-learn's ``LogisticRegression`` with
 :data:`ADULT_MODEL`) that scores the 15,060 people of the test split. The sensitive
 attribute A is ``sex`` (1 = female). A person is predicted to earn more than $50K (Ŷ = 1)
-when their score reaches their group's threshold, so two thresholds (women, men) give one
-classifier, and:
-
-* :func:`group_rates` — its per-group rates (selection rate, TPR, FPR, FNR, PPV,
-  accuracy) from :func:`dpteach.fairness.metrics.group_table`;
-* :func:`fairness_gaps` — its accuracy and every gap of :data:`GAPS`, each computed by
-  :mod:`dpteach.fairness.metrics` (nothing is re-implemented here);
-* :func:`group_roc_data` — each group's ROC curve with the two operating points
-  (equalized odds holds where they coincide, [HPS16]_);
-* :func:`threshold_tradeoff_data` — accuracy against one gap for every pair of thresholds
-  of :data:`THRESHOLDS`: a cloud of pairs, the best accuracy reachable at each gap or below,
-  the single-threshold curve, and the current pair.
-
-The scores and the metrics of every threshold pair of the grid (10,201 pairs × 7 numbers,
-each a call of the metrics module) are computed once by ``scripts/precompute_app_tables.py``
-and shipped in ``dpteach/data`` (read by :func:`dpteach.tables.load_fairness_table`): the
-page never trains, and a slider move computes only the
-current pair (a few metric calls on 15,060 people).
-
-Each figure is a :class:`~dpteach.plots.figure.FigureData`, drawn with matplotlib by the
-``plot_*`` function of the same name (notebooks) and in the browser by
-:func:`~dpteach.plots.figure.to_vega_lite` (the app, where each point of a curve names its
-thresholds when the pointer rests on it).
+when their score reaches their group's threshold (``female_threshold``, ``male_threshold``
+in [0, 1]: 0 selects everyone, 1 almost no one), so two thresholds give one classifier.
+Every rate and gap is computed by :mod:`dpteach.fairness.metrics` (nothing is
+re-implemented here). The scores and the metrics of every threshold pair of the grid are
+shipped (:func:`dpteach.tables.load_fairness_table`): a slider move computes only the
+current pair.
 
 References
 ----------
@@ -50,7 +33,7 @@ from sklearn.metrics import accuracy_score
 from .. import tables
 from .._validation import anything, choice, real, validate
 from ..fairness import metrics as M
-from ._style import PALETTE
+from ._style import PALETTE, shipped_table
 from .figure import FigureData, Series, drawn
 
 __all__ = [
@@ -104,11 +87,8 @@ _PAIR = dict(female_threshold=THRESHOLD, male_threshold=THRESHOLD)
 
 # ------------------------------------------------------------------ the shipped table
 def _table() -> dict:
-    table = tables.load_fairness_table()
-    if table is None:
-        raise FileNotFoundError(f"dpteach/data/{tables.FAIRNESS_TABLE} is missing: run "
-                                "scripts/precompute_app_tables.py --only fairness")
-    return table
+    return shipped_table(tables.load_fairness_table, tables.FAIRNESS_TABLE,
+                         "scripts/precompute_app_tables.py --only fairness")
 
 
 def _predict(score: np.ndarray, sex: np.ndarray, tf: float, tm: float) -> np.ndarray:
@@ -119,17 +99,7 @@ def _predict(score: np.ndarray, sex: np.ndarray, tf: float, tm: float) -> np.nda
 def adult_predictions(female_threshold: float, male_threshold: float):
     """The shipped model's decisions on the Adult test split with a threshold per group.
 
-    Ŷ = 1 (predicted income > $50K) when the score reaches the person's group threshold.
-
-    Parameters
-    ----------
-    female_threshold, male_threshold : float
-        Thresholds in [0, 1] for women (sex = 1) and men (sex = 0); 0 selects everyone,
-        1 (almost) no one.
-
-    Returns
-    -------
-    (y_true, y_pred, sex) : three int64 arrays of length 15,060
+    Returns ``(y_true, y_pred, sex)``, three int64 arrays of length 15,060.
     """
     tf, tm = female_threshold, male_threshold
     table = _table()
@@ -149,19 +119,9 @@ def gap_values(y_true, y_pred, *, sensitive_features) -> dict[str, float]:
     ``equalized_odds_sum`` is ``equalized_odds_sum`` ([MCPZ18]_); ``equal_opportunity`` is
     ``equal_opportunity_difference`` (TPR, [HPS16]_) and ``equal_opportunity_laftr`` is
     ``laftr_equal_opportunity_difference`` (FPR, [MCPZ18]_). The shipped grid
-    (``scripts/precompute_app_tables.py``) and :func:`fairness_gaps` both call it.
-
-    Parameters
-    ----------
-    y_true, y_pred : array-like of 0/1, shape (n,)
-        As the metrics module takes them (n ≤ :data:`dpteach.fairness.metrics.MAX_ROWS`).
-    sensitive_features : array-like, shape (n,)
-        Group labels; every group needs both true classes.
-
-    Returns
-    -------
-    dict
-        The keys of :data:`GRID_NAMES`, in that order → float.
+    (``scripts/precompute_app_tables.py``) and :func:`fairness_gaps` both call it. Every
+    group of ``sensitive_features`` needs both true classes. Returns a dict, the keys of
+    :data:`GRID_NAMES` in that order → float.
     """
     kw = {"sensitive_features": sensitive_features}
     gaps = {
@@ -184,16 +144,6 @@ def fairness_gaps(female_threshold: float, male_threshold: float) -> dict[str, f
 
     :func:`gap_values` of the 15,060 test people's decisions (:func:`adult_predictions`):
     each gap is one call of :mod:`dpteach.fairness.metrics` ([HPS16]_, [MCPZ18]_).
-
-    Parameters
-    ----------
-    female_threshold, male_threshold : float
-        As :func:`adult_predictions`.
-
-    Returns
-    -------
-    dict
-        ``"accuracy"`` and the keys of :data:`GAPS` → float.
     """
     return dict(_gaps_at(female_threshold, male_threshold))
 
@@ -210,19 +160,12 @@ def _gaps_at(tf: float, tm: float) -> tuple:
 def group_rates(female_threshold: float, male_threshold: float):
     """Per-group rates of the shipped Adult model: :func:`dpteach.fairness.metrics.group_table`.
 
-    Parameters
-    ----------
-    female_threshold, male_threshold : float
-        As :func:`adult_predictions`.
-
     Returns
     -------
     pandas.DataFrame
         One row per group, ``"women"`` then ``"men"``: the group's ``threshold`` and the
-        columns of ``group_table`` (``count``, ``base_rate``, ``selection_rate``,
-        ``true_positive_rate``, ``false_positive_rate``, ``false_negative_rate``,
-        ``positive_predictive_value``, ``accuracy``). The PPV P(Y=1 | Ŷ=1) is NaN for a
-        group whose threshold selects no one (0/0).
+        columns of ``group_table``. The PPV P(Y=1 | Ŷ=1) is NaN for a group whose
+        threshold selects no one (0/0).
     """
     tf, tm = female_threshold, male_threshold
     y, y_pred, sex = adult_predictions.__wrapped__(tf, tm)
@@ -243,18 +186,9 @@ def group_roc_data(female_threshold: float, male_threshold: float) -> FigureData
     Equalized odds holds where the two points coincide; equal opportunity (positive class)
     where they are at the same height ([HPS16]_).
 
-    Parameters
-    ----------
-    female_threshold, male_threshold : float
-        As :func:`adult_predictions`.
-
-    Returns
-    -------
-    FigureData
-        Lines ``"roc-women"``, ``"roc-men"``, points ``"point-women"``, ``"point-men"``
-        and the dotted chance diagonal ``"chance"``. ``extra``: ``"tpr"``, ``"fpr"``
-        (group name → rate at its threshold) and ``"curves"`` (group name → (FPR, TPR)
-        arrays over the thresholds).
+    Series ``roc-women``, ``roc-men``, ``point-women``, ``point-men`` and ``chance``.
+    ``extra``: ``tpr``, ``fpr`` (group → rate at its threshold) and ``curves`` (group →
+    (FPR, TPR) arrays over the thresholds).
     """
     tf, tm = female_threshold, male_threshold
     table = _table()
@@ -329,20 +263,10 @@ def threshold_tradeoff_data(female_threshold: float, male_threshold: float, *,
     * the single-threshold curve: the same threshold for both groups, from 0 to 1;
     * the current pair, computed (:func:`fairness_gaps`).
 
-    Parameters
-    ----------
-    female_threshold, male_threshold : float
-        As :func:`adult_predictions`.
-    gap : str
-        A key of :data:`GAPS`, the gap on the x axis.
-
-    Returns
-    -------
-    FigureData
-        Series ``"pairs"`` (points), ``"frontier"``, ``"single"`` (lines) and ``"current"``
-        (one point). ``extra``: ``"gaps"`` (:func:`fairness_gaps` of the pair), ``"gap"``,
-        ``"cloud_thresholds"`` (women's and men's threshold of each cloud point),
-        ``"best_accuracy"`` (over the grid).
+    The x axis is the ``gap`` (a key of :data:`GAPS`). Series ``pairs``, ``frontier``,
+    ``single`` and ``current``. ``extra``: ``gaps`` (:func:`fairness_gaps` of the pair),
+    ``gap``, ``cloud_thresholds`` (women's and men's threshold of each cloud point),
+    ``best_accuracy`` (over the grid).
     """
     tf, tm = female_threshold, male_threshold
     now = fairness_gaps.__wrapped__(tf, tm)

@@ -1,21 +1,8 @@
 """Figures of notebooks 15 and 16 (fairness definitions, awareness, fair representations).
 
 The app page's figures (a threshold per group, ROC curves, the accuracy–gap trade-off) are
-in :mod:`dpteach.plots.fairness`; this module draws the rest of the chapter:
-
-* :func:`calibration_by_group_data` — a reliability diagram per group: in each score bin,
-  the observed rate of Y = 1 against the mean score (calibration within groups, [KMR17]_,
-  [C17]_), from :func:`dpteach.fairness.metrics.calibration_by_group`;
-* :func:`lfr_tradeoff_data` — Learning Fair Representations as the fairness weight A_z
-  grows: accuracy yAcc against discrimination yDiscrim ([ZWSPD13]_, Sec. 4), one point per
-  A_z (e.g. of the shipped sweep :func:`dpteach.tables.load_lfr_grid`), with the
-  unconstrained model for comparison;
-* :func:`awareness_data` — fairness through awareness ([DHP+12]_) under a few task
-  metrics: what the vendor's cheapest individually fair mapping costs it, its parity gap,
-  and the Earthmover bound on the parity gap of every fair mapping (Sec. 3).
-
-Each is a :class:`~dpteach.plots.figure.FigureData` drawn by the ``plot_*`` function of the
-same name.
+in :mod:`dpteach.plots.fairness`; this module draws the rest of the chapter: calibration
+within groups, Learning Fair Representations' trade-off and fairness through awareness.
 
 References
 ----------
@@ -113,27 +100,12 @@ def calibration_by_group_data(y_true, y_prob, *, sensitive_features, n_bins: int
     the diagonal. The title gives :func:`~dpteach.fairness.metrics.calibration_within_groups_error`
     (the largest expected calibration error of a group). Calibration within groups and equal
     error rates cannot both hold when base rates differ, except for a perfect predictor
-    ([KMR17]_, [C17]_).
+    ([KMR17]_, [C17]_). ``y_prob`` are the scores (predicted probabilities of Y = 1);
+    ``group_names`` map a group label to its legend name (default ``"A = <label>"``).
 
-    Parameters
-    ----------
-    y_true : array-like of 0/1, shape (n,)
-    y_prob : array-like of float in [0, 1], shape (n,)
-        Scores (predicted probabilities of Y = 1).
-    sensitive_features : array-like, shape (n,)
-        Group labels: 2 to :data:`MAX_GROUPS` groups, each with ≥ 2 members (the rules of
-        the metrics module).
-    n_bins : int
-    group_names : dict, optional
-        Group label → name for the legend (default ``"A = <label>"``).
-
-    Returns
-    -------
-    FigureData
-        Per group i (in sorted label order): a ``line`` series ``"group-i"`` through its
-        bins' points and a ``points`` series ``"group-i-points"``; the dotted diagonal
-        ``"diagonal"``. ``extra``: ``"table"`` (the calibration DataFrame), ``"error"``
-        (the largest ECE) and ``"names"`` (label → name).
+    Series ``group-i`` and ``group-i-points`` per group i (in sorted label order) and
+    ``diagonal``. ``extra``: ``table`` (the calibration DataFrame), ``error`` (the largest
+    ECE) and ``names`` (label → name).
     """
     table = M.calibration_by_group(y_true, y_prob, sensitive_features=sensitive_features,
                                    n_bins=n_bins)
@@ -179,28 +151,10 @@ def lfr_tradeoff_data(Az, y_acc, y_discrim, *, baseline=None, selected=None,
     of A_z. The figure draws given numbers (e.g. a row of the shipped sweep,
     :func:`dpteach.tables.load_lfr_grid`); it fits nothing.
 
-    Parameters
-    ----------
-    Az : array-like of float, shape (k,)
-        The fairness weights.
-    y_acc, y_discrim : array-like of float, shape (k,)
-        yAcc and yDiscrim of the model fitted with each A_z.
-    baseline : (float, float), optional
-        ``(y_acc, y_discrim)`` of the unconstrained model (e.g. a logistic regression on
-        the same features): one point.
-    selected : float, optional
-        One of the values of ``Az`` (to a relative 1e-9): that model is highlighted and
-        named in the title.
-    data_name : str, optional
-        The data set's name, put in the title (e.g. ``"German credit"``).
-
-    Returns
-    -------
-    FigureData
-        Series ``"lfr"`` (line, in order of A_z), ``"lfr-points"``, ``"baseline"`` (one
-        point, with ``baseline``) and ``"selected"`` (one point, with ``selected``).
-        ``extra``: ``"order"`` (the indices sorting ``Az``) and ``"selected_index"`` (or
-        None).
+    Series ``lfr``, ``lfr-points``, ``baseline`` (the unconstrained model's ``(y_acc,
+    y_discrim)``, e.g. a logistic regression on the same features) and ``selected`` (the
+    model of ``selected``, one of the values of ``Az``). ``extra``: ``order`` (the indices
+    sorting ``Az``) and ``selected_index`` (or None).
     """
     az, acc, disc, base = Az, y_acc, y_discrim, baseline
     for name, arr in (("y_acc", acc), ("y_discrim", disc)):
@@ -257,21 +211,9 @@ def awareness_data(loss, gap, bound, *, labels, scale) -> FigureData:
     (:func:`~dpteach.fairness.awareness_parity.statistical_parity_gap`) and the Earthmover
     distance d_EM between the groups, the largest parity gap any Lipschitz mapping can have
     when d is a metric with values ≤ 1 (Sec. 3,
-    :func:`~dpteach.fairness.awareness_parity.earthmover_distance`). Three bars per metric.
-
-    Parameters
-    ----------
-    loss, gap, bound : array-like of float in [0, 1], shape (k,)
-        Per metric: the vendor's loss, its mapping's parity gap, d_EM.
-    labels : sequence of str, length k
-        The metrics' names, in words (the x axis).
-    scale : float
-        The metrics' scale s (d = min(1, s·‖x − y‖₂)), named in the title.
-
-    Returns
-    -------
-    FigureData
-        ``bars`` series ``"loss"``, ``"gap"`` and ``"bound"``; ``extra["scale"]``.
+    :func:`~dpteach.fairness.awareness_parity.earthmover_distance`). Bars ``loss``, ``gap``
+    and ``bound`` (d_EM) per metric, named by ``labels``; ``scale`` is the metrics' scale s
+    (d = min(1, s·‖x − y‖₂)).
     """
     k = len(labels)
     for name, v in (("loss", loss), ("gap", gap), ("bound", bound)):

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import FLAG, PROBABILITY, ArrayLike, Domain, anything, array, choice, \
-    function, integer, real, refuse, validate
+    function, instance_of, integer, real, refuse, validate
 from ._draw_matplotlib import draw as draw_matplotlib
 from ._draw_vega_lite import spec as vega_lite_spec
 from ._layout import DASHES, FONT_SIZES, KINDS, LEGENDS, MAX_POINTS, STEPS
@@ -84,10 +84,6 @@ TEXTS: Domain = Domain("a sequence of Text", lambda name, value: _items(name, va
 PANELS: Domain = Domain("a sequence of FigureData",
                 lambda name, value: _items(name, value, FigureData, PANELS),
                 example=(), bad=[3, "ab", None, ("a panel",)])
-HEATMAP: Domain = Domain("None or a HeatMap", lambda name, value: _heatmap(name, value), example=None,
-                 edges=(None,), bad=[3, "ab"])
-FIGURE: Domain = Domain("a FigureData", lambda name, value: _figure(name, value),
-                example=None, bad=[3, "ab", None, {}])
 
 
 @validate(key=TEXT, label=TEXT, x=POINTS, y=POINTS, kind=choice(*KINDS), y2=POINTS.or_none(),
@@ -113,10 +109,8 @@ class Series:
         Upper edge of a band.
     colour : str
         A colour of :data:`~dpteach.plots.PALETTE` (or any CSS colour).
-    dash : {"solid", "dashed", "dotted", "dashdot"}
     width : float
         Line width (points), or the bar width in x units for ``bars``.
-    opacity : float
     where : {"mid", "post", "pre"}
         Where a ``step`` series steps (half-way, after or before each point).
     tooltip : tuple of (str, array)
@@ -226,6 +220,9 @@ class HeatMap:
             raise refuse(f"stops of heat map {self.key!r}", self.stops, "increasing, 1 per colour")
 
 
+HEATMAP = instance_of(HeatMap, "a HeatMap").or_none()
+
+
 @validate(title=TEXT, x_title=TEXT, y_title=TEXT, series=SERIES, rules=RULES, log_x=FLAG,
           log_y=FLAG, x_domain=RANGE, y_domain=RANGE, legend=choice(*LEGENDS), extra=EXTRA,
           spans=SPANS, texts=TEXTS, heatmap=HEATMAP, x_ticks=TICKS, y_ticks=TICKS,
@@ -247,16 +244,12 @@ class FigureData:
         Where the legend goes: outside the plot, so that it covers no data.
     extra : dict
         Numbers the figure was drawn from, for pages and tests (not drawn).
-    spans : tuple of Span
-    texts : tuple of Text
-    heatmap : HeatMap, optional
     x_ticks, y_ticks : tuple of (float, str), optional
         Ticks at these values with these labels (e.g. named categories).
     x_integer, y_integer : bool
         Counts: ticks only at whole numbers.
     symlog_y : bool
         A y scale linear around 0 (within ±1) and logarithmic beyond.
-    legend_title : str
     panels : tuple of FigureData
         A figure of several charts stacked top to bottom (each panel its own axes, with
         its own y axis and legend): then ``series`` etc. are empty and ``title`` is the
@@ -310,6 +303,9 @@ class FigureData:
         return out
 
 
+FIGURE = instance_of(FigureData, "a FigureData")
+
+
 # ------------------------------------------------------------------------ the renderers
 @validate(data=FIGURE, ax=anything("None, a matplotlib Axes, or one Axes per panel"),
           figsize=FIGSIZE.or_none())
@@ -323,7 +319,6 @@ def to_matplotlib(data: FigureData, ax=None, figsize=None):
 
     Parameters
     ----------
-    data : FigureData
     ax : matplotlib Axes (or a sequence of Axes, one per panel), optional
         Draw here (``figsize`` is then ignored); default: a new figure.
     figsize : (float, float), optional
@@ -333,14 +328,15 @@ def to_matplotlib(data: FigureData, ax=None, figsize=None):
     return draw_matplotlib(data, ax, figsize)
 
 
-@validate(data=function("a data function x_data(...) that returns a FigureData"))
-def drawn(data: Callable[..., FigureData]) -> Callable[..., Any]:
+@validate(data=function("a data function x_data(...) that returns a FigureData"),
+          figsize=FIGSIZE.or_none())
+def drawn(data: Callable[..., FigureData], figsize=None) -> Callable[..., Any]:
     """The chapter's ``plot_x``: ``x_data``'s figure drawn with matplotlib.
 
     ``plot_x`` takes the arguments of ``x_data`` (the same names, defaults and teaching
-    domains) and ``ax``, the matplotlib Axes to draw on (None: a new figure), and returns the
-    ``Figure``; its lines, bars and rules carry the keys of ``x_data``'s series and rules as
-    gids.
+    domains) and ``ax``, the matplotlib Axes to draw on (None: a new figure of ``figsize``),
+    and returns the ``Figure``; its lines, bars and rules carry the keys of ``x_data``'s
+    series and rules as gids.
     """
     core = getattr(data, "__wrapped__", data)
     signature = inspect.signature(core)
@@ -353,7 +349,7 @@ def drawn(data: Callable[..., FigureData]) -> Callable[..., Any]:
     def plot(*args, **kwargs):
         bound = signature.bind(*args, **kwargs)
         ax = bound.arguments.pop("ax", None)
-        return to_matplotlib(core(*bound.args, **bound.kwargs), ax=ax)
+        return to_matplotlib(core(*bound.args, **bound.kwargs), ax=ax, figsize=figsize)
 
     name = "plot_" + data.__name__.removesuffix("_data")
     plot.__name__ = plot.__qualname__ = name
@@ -415,18 +411,6 @@ def _colours(name: str, value: Any) -> tuple:
     if isinstance(value, (list, tuple)) and all(isinstance(c, str) for c in value):
         return tuple(value)
     raise COLOURS.refuse(name, value)
-
-
-def _heatmap(name: str, value: Any) -> HeatMap | None:
-    if value is None or isinstance(value, HeatMap):
-        return value
-    raise HEATMAP.refuse(name, value)
-
-
-def _figure(name: str, value: Any) -> FigureData:
-    if isinstance(value, FigureData):
-        return value
-    raise FIGURE.refuse(name, value)
 
 
 def _dict(name: str, value: Any) -> dict:

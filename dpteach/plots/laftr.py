@@ -8,26 +8,15 @@ Z and Y for equalized odds (``"eo"``), Z on the Y = 0 rows for equal opportunity
 (``"eopp"``, the paper's convention, on Y = 0). :func:`dpteach.tables.load_gamma_sweep`
 holds the fits of ``benchmarks/laftr_adult.py``: every objective × several γ × several seeds
 on the Adult training split, scored on the test split, and the unfair MLP (the same network,
-no adversary). This module draws them:
-
-* :func:`frontier_data` — accuracy against the gap the objective targets, one point per fit
-  (every seed), the mean over seeds per γ and the frontier through the means no other γ
-  beats on both counts, the selected γ with ± one standard deviation over seeds both ways,
-  and the unfair MLP;
-* :func:`group_rates_data` — the per-group selection rate, TPR and FPR of the selected γ
-  (mean over seeds, each seed as a dot) next to the unfair MLP's;
-* :func:`gamma_summary` and :func:`model_summary` — the numbers behind them (mean, standard
-  deviation and count over seeds), for the app page and notebook 17.
-
-Every number is a column of the shipped sweep (each gap computed there by
+no adversary). Every number is a column of the shipped sweep (each gap computed there by
 :mod:`dpteach.fairness.metrics`); nothing here trains. The gaps keep their papers' names
 (:data:`GAPS`): ΔDP = |ΔP(Ŷ=1)|, ΔEO = |ΔTPR| + |ΔFPR| (the LAFTR sum, twice fairlearn's
 ``agg="mean"``) and ΔEOpp = |ΔFPR| on Y = 0 (LAFTR's), with Hardt et al.'s |ΔTPR| alongside.
 
-Each figure is a :class:`~dpteach.plots.figure.FigureData`, drawn with matplotlib by the
-``plot_*`` function of the same name (notebooks) and in the browser by
-:func:`~dpteach.plots.figure.to_vega_lite` (the app, where every point of the frontier
-names its γ and seed when the pointer rests on it).
+``sweep`` (every function) is a DataFrame with the columns and ranges of
+:func:`dpteach.tables.load_gamma_sweep`'s, including the unfair MLP's rows under objective
+:data:`BASELINE`; None, the default, is the shipped sweep. ``gamma`` is one of
+:func:`sweep_gammas` ``(objective)``.
 
 References
 ----------
@@ -50,9 +39,9 @@ from .figure import FigureData, Rule, Series, drawn
 
 __all__ = [
     "OBJECTIVES", "VARIANTS", "BASELINE", "GAPS", "TARGET_GAP", "GROUPS", "RATES",
-    "MAX_SWEEP_ROWS", "MAX_FIT_SECONDS",
-    "sweep_gammas", "gamma_summary", "model_summary",
-    "frontier_data", "plot_frontier", "group_rates_data", "plot_group_rates",
+    "MAX_SWEEP_ROWS", "MAX_FIT_SECONDS", "sweep_gammas", "gamma_summary", "model_summary",
+    "frontier_data", "plot_frontier",
+    "group_rates_data", "plot_group_rates",
 ]
 
 #: The LAFTR objectives of the sweep (the ``objective`` column), in the paper's order.
@@ -107,23 +96,7 @@ GAP = choice(*GAPS).or_none()
 
 @validate(objective=OBJECTIVE, sweep=SWEEP)
 def sweep_gammas(objective: str, *, sweep=None) -> tuple[float, ...]:
-    """The γ values fitted for ``objective``, ascending (the app's slider positions).
-
-    Parameters
-    ----------
-    objective : {"dp", "eo", "eopp"}
-    sweep : pandas.DataFrame, optional
-        Rows like :func:`dpteach.tables.load_gamma_sweep`'s (columns ``objective``,
-        ``gamma``, ``seed``, ``accuracy``, the gaps of :data:`GAPS`, ``<rate>_<group>`` for
-        :data:`RATES` × :data:`GROUPS`, optionally ``adversary_balanced_accuracy``,
-        ``adversary_balanced_accuracy_x``, ``fit_seconds`` in [0, :data:`MAX_FIT_SECONDS`];
-        at most :data:`MAX_SWEEP_ROWS` rows, with the unfair MLP's rows under objective
-        :data:`BASELINE`). Default: the shipped sweep.
-
-    Returns
-    -------
-    tuple of float
-    """
+    """The γ values fitted for ``objective``, ascending (the app's slider positions)."""
     _, rows = _rows(sweep, objective)
     return tuple(float(g) for g in np.unique(rows["gamma"].to_numpy(dtype=float)))
 
@@ -131,11 +104,6 @@ def sweep_gammas(objective: str, *, sweep=None) -> tuple[float, ...]:
 @validate(objective=OBJECTIVE, sweep=SWEEP)
 def gamma_summary(objective: str, *, sweep=None):
     """Mean, standard deviation and number of seeds of every score, per γ of ``objective``.
-
-    Parameters
-    ----------
-    objective, sweep
-        As :func:`sweep_gammas`.
 
     Returns
     -------
@@ -160,13 +128,6 @@ def gamma_summary(objective: str, *, sweep=None):
 @validate(objective=OBJECTIVE, gamma=GAMMA, sweep=SWEEP)
 def model_summary(objective: str, gamma: float, *, sweep=None) -> dict:
     """The numbers of one model of the sweep and of the unfair MLP (mean ± sd over seeds).
-
-    Parameters
-    ----------
-    objective, sweep
-        As :func:`sweep_gammas`.
-    gamma : float
-        One of :func:`sweep_gammas` ``(objective)``.
 
     Returns
     -------
@@ -206,28 +167,14 @@ def frontier_data(objective: str, gamma: float | None = None, *, gap: str | None
     through the means no other mean beats on both counts (none fairer *and* more accurate;
     a larger γ usually moves a model left and down); the selected γ highlighted with ± one
     standard deviation over seeds of both numbers; the unfair MLP (mean over its seeds) as
-    a point and its accuracy as a dotted line.
+    a point and its accuracy as a dotted line. The x axis is ``gap`` (a key of
+    :data:`GAPS`; default: the one ``objective`` targets).
 
-    Parameters
-    ----------
-    objective, sweep
-        As :func:`sweep_gammas`.
-    gamma : float, optional
-        One of :func:`sweep_gammas` ``(objective)``: that model is highlighted (None: none).
-    gap : str, optional
-        A key of :data:`GAPS`, the gap on the x axis (default: the one ``objective``
-        targets, :data:`TARGET_GAP`).
-
-    Returns
-    -------
-    FigureData
-        Series ``"fits"`` and ``"means"`` (points), ``"frontier"`` (line), ``"baseline"``
-        (one point) and, with ``gamma``, ``"selected"`` (one point), ``"selected-sd-x"`` and
-        ``"selected-sd-y"`` (its ± sd bars); rule ``"baseline-accuracy"``. ``extra``:
-        ``"summary"`` (:func:`gamma_summary`), ``"gap"``, ``"frontier_gammas"`` (the γ of
-        each frontier point, left to right), ``"fit_labels"`` (γ and seed of each fit),
-        ``"selected"`` (the row of ``gamma`` as a dict, or None) and ``"baseline"`` (the
-        unfair MLP's numbers).
+    Series ``fits``, ``means``, ``frontier``, ``baseline`` and, with ``gamma``,
+    ``selected``, ``selected-sd-x`` and ``selected-sd-y``; rule ``baseline-accuracy``.
+    ``extra``: ``summary`` (:func:`gamma_summary`), ``gap``, ``frontier_gammas`` (left to
+    right), ``fit_labels`` (γ and seed of each fit), ``selected`` (the row of ``gamma`` as a
+    dict, or None) and ``baseline`` (the unfair MLP's numbers).
     """
     objective, rows = _rows(sweep, objective)
     gap = TARGET_GAP[objective] if gap is None else gap
@@ -313,20 +260,9 @@ def group_rates_data(objective: str, gamma: float, *, sweep=None) -> FigureData:
     equal TPRs and FPRs, LAFTR's equal opportunity equal FPRs ([MCPZ18]_); the title gives
     the model's gaps.
 
-    Parameters
-    ----------
-    objective, sweep
-        As :func:`sweep_gammas`.
-    gamma : float
-        One of :func:`sweep_gammas` ``(objective)``.
-
-    Returns
-    -------
-    FigureData
-        Bars ``"baseline-women"``, ``"model-women"``, ``"baseline-men"``, ``"model-men"``
-        (x = rate index + offset) and points ``"seeds-women"``, ``"seeds-men"``. ``extra``:
-        ``"categories"`` (the rates' labels, at x = 0, 1, 2) and ``"summary"``
-        (:func:`model_summary`).
+    Bars ``baseline-women``, ``model-women``, ``baseline-men``, ``model-men`` and points
+    ``seeds-women``, ``seeds-men``. ``extra``: ``categories`` (the rates' labels) and
+    ``summary`` (:func:`model_summary`).
     """
     summary = model_summary.__wrapped__(objective, gamma, sweep=sweep)
     objective, g = summary["objective"], summary["gamma"]
@@ -401,12 +337,9 @@ def _checked(sweep):
         raise refuse("sweep's columns", sorted(set(bad)), f"finite (optional: or NaN), γ ≥ 0, "
                      f"rates in [0, 1] (ΔEO ≤ 2), fit_seconds ≤ {MAX_FIT_SECONDS:g}")
     objectives = set(sweep["objective"].tolist())
-    unknown = objectives - set(OBJECTIVES) - {BASELINE}
-    if unknown:
-        raise refuse("sweep's objectives", sorted(map(str, unknown)),
-                     f"in {(*OBJECTIVES, BASELINE)}")
-    if BASELINE not in objectives:
-        raise refuse("sweep's objectives", sorted(map(str, objectives)), f"with {BASELINE!r}")
+    if BASELINE not in objectives or not objectives <= {*OBJECTIVES, BASELINE}:
+        raise refuse("sweep's objectives", sorted(map(str, objectives)),
+                     f"with {BASELINE!r}, all in {(*OBJECTIVES, BASELINE)}")
     # a view without ``attrs`` (the shipped sweep's metadata): pandas deep-copies them into
     # every column it hands out, which made each figure 5x slower
     sweep = sweep.copy(deep=False)

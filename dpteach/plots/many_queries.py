@@ -4,23 +4,11 @@ The crossover: answering k counting queries *independently* at total ε costs no
 grows with k (:mod:`dpteach.queries.independent`); MWEM's synthetic data (:mod:`dpteach.queries.mwem`)
 pays for T measurements only, so its error barely grows with k. Past some k it wins.
 
-* :func:`crossover_data` / :func:`plot_crossover` — the largest error against k at one ε;
-  :func:`crossover_epsilon_data` / :func:`plot_crossover_epsilon` — against ε at one k. The
-  independent lines are exact expectations (:func:`dpteach.queries.independent.independent_max_error`,
-  computed here); MWEM's points come from the shipped grid
-  ``dpteach/data/many_queries_grid.npz`` (:func:`dpteach.tables.load_crossover_grid`, made by
-  ``scripts/precompute_many_queries.py`` with :func:`dpteach.queries.mwem.compare_independent` on
-  :func:`crossover_workload` and the seeds of :func:`crossover_rng`), so a slider move
-  reads numbers and computes nothing heavy.
-* :func:`mwem_rounds_data` / :func:`plot_mwem_rounds` — MWEM's error against its number of
-  rounds T (results passed in): it falls, then the noise of ever smaller per-round budgets
-  takes over.
-* :func:`pmw_errors_data` / :func:`plot_pmw_errors` — the error of every answer of an online
-  private-multiplicative-weights run, free synthetic answers and paid updates apart.
-
-Each ``*_data`` function returns a :class:`~dpteach.plots.figure.FigureData` (drawn by
-matplotlib in the notebook, by the browser in the app); each ``plot_*`` draws it with
-:func:`~dpteach.plots.figure.to_matplotlib` and returns the ``Figure``.
+In the crossover figures the independent lines are exact expectations
+(:func:`dpteach.queries.independent.independent_max_error`, computed here); MWEM's points
+come from the shipped grid (:func:`dpteach.tables.load_crossover_grid`, made with
+:func:`dpteach.queries.mwem.compare_independent` on :func:`crossover_workload` and the seeds
+of :func:`crossover_rng`), so a slider move computes nothing heavy.
 
 References
 ----------
@@ -41,33 +29,19 @@ from .._validation import EPSILON, Domain, array, integer, real, refuse, validat
 from ..queries.linear import adult_universe, conjunction_queries, random_queries
 from ..queries.independent import independent_max_error
 from .. import tables
-from ._style import AXES, PALETTE
-from .figure import FigureData, Rule, Series, drawn, to_matplotlib
+from ._style import PALETTE, shipped_table
+from .figure import FigureData, Rule, Series, drawn
 
 __all__ = [
-    "CROSSOVER_KS",
-    "CROSSOVER_EPSILONS",
-    "CROSSOVER_T",
-    "CROSSOVER_PASSES",
-    "CROSSOVER_REPEATS",
-    "CROSSOVER_DELTA",
-    "crossover_workload",
-    "crossover_rng",
-    "NEEDED_COLUMNS",
-    "NEEDED_EPSILONS",
+    "CROSSOVER_KS", "CROSSOVER_EPSILONS", "CROSSOVER_T", "CROSSOVER_PASSES", "CROSSOVER_REPEATS",
+    "CROSSOVER_DELTA", "crossover_workload", "crossover_rng", "NEEDED_COLUMNS", "NEEDED_EPSILONS",
     "needed_workload",
-    "needed_data",
-    "plot_needed",
-    "boosting_rounds_data",
-    "plot_boosting_rounds",
-    "crossover_data",
-    "plot_crossover",
-    "crossover_epsilon_data",
-    "plot_crossover_epsilon",
-    "mwem_rounds_data",
-    "plot_mwem_rounds",
-    "pmw_errors_data",
-    "plot_pmw_errors",
+    "needed_data", "plot_needed",
+    "boosting_rounds_data", "plot_boosting_rounds",
+    "crossover_data", "plot_crossover",
+    "crossover_epsilon_data", "plot_crossover_epsilon",
+    "mwem_rounds_data", "plot_mwem_rounds",
+    "pmw_errors_data", "plot_pmw_errors",
 ]
 
 #: The numbers of queries of the grid (and of the app's k slider): 10 … 10,000, log-spaced.
@@ -154,24 +128,13 @@ def needed_workload():
 
 @validate(k=integer(1, 10**5, example=10), epsilon=real(0.0, 1e9, low_open=True))
 def crossover_rng(k: int, epsilon: float) -> np.random.Generator:
-    """The generator of the grid entry (k, ε): seeded by ``(GRID_SEED, k, round(ε·10⁶))``.
-
-    Parameters
-    ----------
-    k : int
-        In [1, 10**5].
-    epsilon : float
-        Finite and > 0, at most 1e9 (the seed holds ε to 6 decimals).
-    """
+    """The generator of the grid entry (k, ε): seeded by ``(GRID_SEED, k, round(ε·10⁶))``."""
     return np.random.default_rng((GRID_SEED, k, int(round(epsilon * 1e6))))
 
 
 def _grid() -> dict:
-    table = tables.load_crossover_grid()
-    if table is None:
-        raise FileNotFoundError(f"dpteach/data/{tables.CROSSOVER_TABLE} is missing: run "
-                                "scripts/precompute_many_queries.py")
-    return table
+    return shipped_table(tables.load_crossover_grid, tables.CROSSOVER_TABLE,
+                         "scripts/precompute_many_queries.py")
 
 
 def _lines(xs, pairs, n: float) -> dict:
@@ -219,19 +182,8 @@ def crossover_data(k: int, epsilon: float) -> FigureData:
     * ``"mwem"`` — MWEM (T = 30, 10 extra passes) at total ε: mean of the shipped runs,
       with their range (``"mwem-band"``); ``"mwem-last"`` its last distribution.
 
-    The rule ``"k"`` marks the chosen k.
-
-    Parameters
-    ----------
-    k : int
-        One of :data:`CROSSOVER_KS`.
-    epsilon : float
-        One of :data:`CROSSOVER_EPSILONS`.
-
-    Returns
-    -------
-    FigureData
-        ``extra``: ``"at"`` (the four errors at k), ``"x"`` (the k's), ``"n"``.
+    The rule ``k`` marks the chosen k (one of :data:`CROSSOVER_KS`; ``epsilon`` one of
+    :data:`CROSSOVER_EPSILONS`). ``extra``: ``at`` (the four errors at k), ``x``, ``n``.
     """
     i_k, i_eps = CROSSOVER_KS.index(k), CROSSOVER_EPSILONS.index(epsilon)
     n = float(_grid()["meta"]["n"])
@@ -243,10 +195,7 @@ def crossover_data(k: int, epsilon: float) -> FigureData:
         rule=Rule("k", "x", float(k), label=f"k = {k:,}"), mark_index=i_k, n=n)
 
 
-@validate(k=GRID_K, epsilon=GRID_EPSILON, ax=AXES)
-def plot_crossover(k: int, epsilon: float, ax=None):
-    """Draw :func:`crossover_data` (see there) with matplotlib; returns the ``Figure``."""
-    return to_matplotlib(crossover_data(k, epsilon), ax=ax, figsize=(7.0, 4.4))
+plot_crossover = drawn(crossover_data, figsize=(7.0, 4.4))
 
 
 @validate(k=GRID_K, epsilon=GRID_EPSILON)
@@ -254,12 +203,7 @@ def crossover_epsilon_data(k: int, epsilon: float) -> FigureData:
     """The lines of :func:`crossover_data` against ε (every :data:`CROSSOVER_EPSILONS`) at k.
 
     Independent noise falls like 1/ε; MWEM's error levels off at what T rounds can fit, so
-    for large ε independent answers win again. The rule ``"epsilon"`` marks the chosen ε.
-
-    Parameters
-    ----------
-    k, epsilon
-        As in :func:`crossover_data`.
+    for large ε independent answers win again. The rule ``epsilon`` marks the chosen ε.
     """
     i_k, i_eps = CROSSOVER_KS.index(k), CROSSOVER_EPSILONS.index(epsilon)
     n = float(_grid()["meta"]["n"])
@@ -272,10 +216,7 @@ def crossover_epsilon_data(k: int, epsilon: float) -> FigureData:
         mark_index=i_eps, n=n)
 
 
-@validate(k=GRID_K, epsilon=GRID_EPSILON, ax=AXES)
-def plot_crossover_epsilon(k: int, epsilon: float, ax=None):
-    """Draw :func:`crossover_epsilon_data` with matplotlib; returns the ``Figure``."""
-    return to_matplotlib(crossover_epsilon_data(k, epsilon), ax=ax, figsize=(7.0, 4.4))
+plot_crossover_epsilon = drawn(crossover_epsilon_data, figsize=(7.0, 4.4))
 
 
 _NEEDED = {  # method: (label, colour, dash)
@@ -317,10 +258,7 @@ def needed_data() -> FigureData:
         extra={"n": float(meta["n"])})
 
 
-@validate(ax=AXES)
-def plot_needed(ax=None):
-    """Draw :func:`needed_data` with matplotlib; returns the ``Figure``."""
-    return to_matplotlib(needed_data(), ax=ax, figsize=(7.0, 4.4))
+plot_needed = drawn(needed_data, figsize=(7.0, 4.4))
 
 
 @validate(median_errors=PMW_ERRORS, round_errors=PMW_ERRORS,
@@ -347,12 +285,7 @@ def boosting_rounds_data(median_errors, round_errors, *, reference=None) -> Figu
         rules=rules, x_integer=True)
 
 
-@validate(median_errors=PMW_ERRORS, round_errors=PMW_ERRORS,
-          reference=real(0.0, 1e15, example=0.1).or_none(), ax=AXES)
-def plot_boosting_rounds(median_errors, round_errors, *, reference=None, ax=None):
-    """Draw :func:`boosting_rounds_data` with matplotlib; returns the ``Figure``."""
-    return to_matplotlib(boosting_rounds_data(median_errors, round_errors,
-                                              reference=reference), ax=ax, figsize=(7.0, 4.4))
+plot_boosting_rounds = drawn(boosting_rounds_data, figsize=(7.0, 4.4))
 
 
 # ------------------------------------------------------------------ notebook figures
@@ -361,23 +294,20 @@ def plot_boosting_rounds(median_errors, round_errors, *, reference=None, ax=None
 def mwem_rounds_data(rounds, errors, epsilon: float, *, reference=None) -> FigureData:
     """MWEM's largest error against its number of rounds T (results of :func:`dpteach.queries.mwem.mwem`).
 
+    It falls, then the noise of ever smaller per-round budgets takes over. Series ``mwem``
+    (the mean), ``mwem-points`` and ``mwem-band`` (the range, with several runs); rule
+    ``reference``; ``extra["best_T"]``, the T with the smallest mean error.
+
     Parameters
     ----------
     rounds : array_like of int, shape (m,)
-        Distinct numbers of rounds T ≥ 1 (1 ≤ m ≤ 1,000).
+        Distinct numbers of rounds T.
     errors : array_like, shape (m,) or (m, r)
-        The largest error (fraction of n) of each run: one per T, or r ≤ 1,000 runs per T
-        (the line is their mean, the band their range).
+        The largest error (fraction of n) of each run: one per T, or r runs per T.
     epsilon : float
-        The total ε of every run (for the title), finite and > 0.
+        The total ε of every run (for the title).
     reference : float, optional
-        A horizontal reference error (e.g. independent Laplace at the same ε), in [0, 1e200].
-
-    Returns
-    -------
-    FigureData
-        Series ``"mwem"`` (mean) and ``"mwem-band"`` (range, with several runs), rule
-        ``"reference"``. ``extra["best_T"]``: the T with the smallest mean error.
+        A reference error (e.g. independent Laplace at the same ε).
     """
     T, err = rounds, errors
     if np.unique(T).size != T.size or err.shape[0] != T.size \
@@ -414,23 +344,18 @@ plot_mwem_rounds = drawn(mwem_rounds_data)
 def pmw_errors_data(errors, updated, threshold: float) -> FigureData:
     """The error of every answer of an online PMW run, in the order of the queries.
 
+    Series ``free`` (synthetic answers) and ``update`` (paid Laplace answers with an
+    update), rule ``threshold``; ``extra``: ``n_updates``, ``max_free`` (largest error of a
+    free answer, 0 if none).
+
     Parameters
     ----------
     errors : array_like, shape (m,)
-        ``|answer − true answer| / n`` of each answered query (1 ≤ m ≤ 100,000), in
-        [0, 1e200].
+        ``|answer − true answer| / n`` of each answered query.
     updated : array_like of bool, shape (m,)
-        True where the answer was a paid Laplace answer with an update
-        (:attr:`dpteach.queries.mwem.PMWResult.updated`).
+        :attr:`dpteach.queries.mwem.PMWResult.updated`.
     threshold : float
-        The run's threshold α (fraction of n), in (0, 1].
-
-    Returns
-    -------
-    FigureData
-        Series ``"free"`` (synthetic answers) and ``"update"`` (Laplace answers, updates),
-        rule ``"threshold"``. ``extra``: ``"n_updates"``, ``"max_free"`` (largest error of a
-        free answer, 0 if none).
+        The run's threshold α (fraction of n).
     """
     err, upd, alpha = errors, updated.astype(bool), threshold
     if upd.shape != err.shape:
@@ -451,11 +376,7 @@ def pmw_errors_data(errors, updated, threshold: float) -> FigureData:
                "max_free": float(err[~upd].max()) if (~upd).any() else 0.0})
 
 
-@validate(errors=PMW_ERRORS, updated=UPDATED, threshold=real(0.0, 1.0, low_open=True, example=0.1), ax=AXES)
-def plot_pmw_errors(errors, updated, threshold: float, ax=None):
-    """Draw :func:`pmw_errors_data` with matplotlib; returns the ``Figure``."""
-    return to_matplotlib(pmw_errors_data(errors, updated, threshold), ax=ax,
-                         figsize=(7.0, 4.0))
+plot_pmw_errors = drawn(pmw_errors_data, figsize=(7.0, 4.0))
 
 
 def _on_grid(name: str, value, domain: Domain, grid: tuple, kind: type):

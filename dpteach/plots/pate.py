@@ -1,28 +1,11 @@
 """Figures for PATE: one query's votes, where its noisy answer falls, and what it costs.
 
 The app page "PATE votes" and notebook 12 show one vote histogram ``n`` (one public query
-answered by an ensemble of teachers, [PAEGT17]_) three ways:
-
-* :func:`vote_histogram_data` — the teachers' votes per class and the threshold T of
-  Confident-GNMax ([PSMRTE18]_, Alg. 1);
-* :func:`answer_distribution_data` — the exact distribution of the aggregator's answer:
-  Confident-GNMax (each class, and "no answer" when max n + N(0, σ₁²) < T) and GNMax alone
-  (argmax of n + N(0, σ₂²)), from :mod:`dpteach.pate.answers`;
-* :func:`pate_privacy_data` — the expected ε-cost (a forecast, not an ε) of k such queries
-  against k, with the data-independent RDP curves and with the data-dependent bound of
-  [PSMRTE18]_ (Thm 6), from :mod:`dpteach.pate.analysis`. **The data-dependent cost is a
-  function of the votes, so of the private data: it may not be published as is** (the
-  sanitised ε of :mod:`dpteach.pate.release` may).
-
-The figures of a whole run on many queries (notebook 12) are in
-:mod:`dpteach.plots.pate_runs`.
-
-Each figure is a :class:`~dpteach.plots.figure.FigureData`, drawn with matplotlib by the
-``plot_*`` function of the same name (notebooks) and in the browser by
-:func:`~dpteach.plots.figure.to_vega_lite` (the app); the bar charts name the classes (and
-"no answer") under their bars. :func:`agreement_votes`
-builds the illustrative histograms the page offers (a share of the teachers for one class,
-the rest spread or given to one runner-up).
+answered by an ensemble of teachers, [PAEGT17]_) three ways: the votes, the exact
+distribution of the aggregator's answer, and the expected ε-cost of k such queries. **The
+data-dependent cost is a function of the votes, so of the private data: it may not be
+published as is** (the sanitised ε of :mod:`dpteach.pate.release` may). The figures of a
+whole run on many queries are in :mod:`dpteach.plots.pate_runs`.
 
 References
 ----------
@@ -45,12 +28,8 @@ from .._validation import (DELTA_POSITIVE, PROBABILITY, SCALE, array, choice, in
                            refuse, validate)
 from ..accounting.convert import rdp_to_epsilon
 from ..pate.aggregators import THRESHOLD
-from ..pate.analysis import (
-    DEFAULT_PATE_ORDERS,
-    gnmax_log_q,
-    pate_expected_cost,
-    threshold_log_pr_answered,
-)
+from ..pate.analysis import (DEFAULT_PATE_ORDERS, gnmax_log_q, pate_expected_cost,
+                             threshold_log_pr_answered)
 from ..pate.teachers import MAX_QUERIES, N_TEACHERS
 from ..pate.answers import confident_gnmax_answer_probabilities, gnmax_answer_probabilities
 from ._style import PALETTE, refuse_undrawable, refuse_undrawable_log
@@ -106,27 +85,12 @@ def agreement_votes(n_teachers: int, n_classes: int, agreement: float,
     Class 0 must stay a plurality (ties allowed: ``agreement = 0.5`` with ``"runner-up"`` is
     a tie between classes 0 and 1, ``agreement = 1/k`` with ``"spread"`` a k-way tie when
     k − 1 divides the rest), so ``agreement`` must be at least about ½ (runner-up) or 1/k
-    (spread). The presets of the app are :data:`VOTE_PRESETS`.
-
-    Parameters
-    ----------
-    n_teachers : int
-        Teachers (votes), in [1, :data:`dpteach.pate.teachers.MAX_TEACHERS`].
-    n_classes : int
-        Classes k, in [2, :data:`MAX_BAR_CLASSES`].
-    agreement : float
-        Share of the teachers voting for class 0, in [0, 1].
-    rest : {"spread", "runner-up"}
+    (spread), else ParameterError. The presets of the app are :data:`VOTE_PRESETS`.
 
     Returns
     -------
     numpy.ndarray of int64, shape (n_classes,)
         The votes; they sum to ``n_teachers`` and class 0 has the most (or tied most).
-
-    Raises
-    ------
-    ParameterError
-        If class 0 would not be a plurality.
     """
     top = min(n_teachers, int(math.floor(agreement * n_teachers + 0.5)))
     votes = np.zeros(n_classes, dtype=np.int64)
@@ -156,24 +120,12 @@ def _count(x: float) -> str:
 
 @validate(votes=HISTOGRAM, threshold=THRESHOLD.or_none())
 def vote_histogram_data(votes, threshold: float | None = None) -> FigureData:
-    """The teachers' votes on one query, as bars, with the threshold T of Confident-GNMax.
+    """The teachers' votes on one query, as bars, with the threshold T of Confident-GNMax
+    (it answers only if max n + N(0, σ₁²) ≥ T, [PSMRTE18]_ Alg. 1).
 
-    Parameters
-    ----------
-    votes : array-like, shape (classes,)
-        One vote histogram (:data:`dpteach.pate.teachers.VOTES`), 2 to
-        :data:`MAX_BAR_CLASSES` classes.
-    threshold : float, optional
-        T ≥ 0: Confident-GNMax answers only if max n + N(0, σ₁²) ≥ T ([PSMRTE18]_, Alg. 1).
-
-    Returns
-    -------
-    FigureData
-        ``bars`` series ``"plurality"`` (the first class with the most votes) and ``"votes"``
-        (the others) at x = class index, width 0.8, each class named under its bar (every
-        ⌈k/20⌉-th of k > 20); rule ``"threshold"`` at y = T. ``extra``:
-        ``"teachers"`` (total votes), ``"plurality"`` (its class), ``"top"`` (its votes),
-        ``"runner_up"`` (the second-highest count).
+    Bars ``plurality`` (the first class with the most votes) and ``votes`` (the others);
+    rule ``threshold``. ``extra``: ``teachers`` (total votes), ``plurality`` (its class),
+    ``top`` (its votes), ``runner_up`` (the second-highest count).
     """
     v = votes
     k = v.size
@@ -223,24 +175,9 @@ def answer_distribution_data(votes, threshold: float, sigma1: float,
     bound of Prop. 7 on Pr[GNMax ≠ plurality] that the privacy analysis uses
     (:func:`dpteach.pate.analysis.gnmax_log_q`).
 
-    Parameters
-    ----------
-    votes : array-like, shape (classes,)
-        One vote histogram, 2 to :data:`MAX_BAR_CLASSES` classes.
-    threshold : float
-        T ≥ 0.
-    sigma1, sigma2 : float
-        σ₁ (threshold noise) and σ₂ (GNMax noise), > 0.
-
-    Returns
-    -------
-    FigureData
-        ``bars`` series ``"confident"`` (Confident-GNMax, each class at x = j − 0.2),
-        ``"no-answer"`` (Confident-GNMax's "no answer" at x = k − 0.2, k classes) and
-        ``"gnmax"`` (GNMax alone at x = j + 0.2), width 0.38, the classes and "no answer"
-        named under their bars. ``extra``: ``"confident"``,
-        ``"gnmax"`` (the probability arrays), ``"no_answer"``, ``"p_answer"`` (= 1 −
-        no_answer), ``"plurality"`` (class), ``"q_bound"`` (q̃ of Prop. 7).
+    Bars ``confident`` (each class, left), ``no-answer`` (after the last class) and
+    ``gnmax`` (right). ``extra``: ``confident``, ``gnmax`` (the probability arrays),
+    ``no_answer``, ``p_answer`` (= 1 − no_answer), ``plurality`` (class), ``q_bound`` (q̃).
     """
     v = votes
     confident, no_answer = confident_gnmax_answer_probabilities(v, threshold, sigma1, sigma2)
@@ -310,31 +247,11 @@ def pate_privacy_data(votes, threshold: float, sigma1: float, sigma2: float,
     * data-dependent: Thm 6 with the bound q̃ of Prop. 7 — much smaller when the teachers
       agree. It depends on the votes, so **it is not publishable as is**.
 
-    Parameters
-    ----------
-    votes : array-like, shape (classes,)
-        One vote histogram, 2 to :data:`MAX_BAR_CLASSES` classes.
-    threshold : float
-        T ≥ 0.
-    sigma1, sigma2 : float
-        σ₁, σ₂ > 0.
-    delta : float
-        δ in (0, 1).
-    k_max : int
-        Largest number of queries, in [2, :data:`K_MAX_LIMIT`]; about 120 log-spaced k's
-        are computed.
-    mark_k : int, optional
-        Mark this k (in [1, :data:`K_MAX_LIMIT`]) with a vertical rule; the curves pass
-        through it (and extend to it beyond ``k_max``).
-
-    Returns
-    -------
-    FigureData
-        Series ``"data-independent"`` and ``"data-dependent"`` (total expected ε-cost; 0
-        where the RDP is so small that (0, δ) holds — left out of the log axis), the rule ``"mark_k"``.
-        ``extra``: ``"ks"``, ``"per_query"`` and, with ``mark_k``, ``"at_mark"`` (each a
-        dict way → ε), ``"rdp"`` (way → the per-query RDP curve), ``"orders"``,
-        ``"p_answer"``.
+    Series ``data-independent`` and ``data-dependent`` (0 where the RDP is so small that
+    (0, δ) holds — left out of the log axis), rule ``mark_k`` (the curves pass through it,
+    beyond ``k_max`` too); about 120 log-spaced k's are computed. ``extra``: ``ks``,
+    ``per_query`` and, with ``mark_k``, ``at_mark`` (each a dict way → ε), ``rdp`` (way →
+    the per-query RDP curve), ``orders``, ``p_answer``.
     """
     v = votes
     args = dict(votes=votes, threshold=threshold, sigma1=sigma1, sigma2=sigma2, delta=delta,

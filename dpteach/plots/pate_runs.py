@@ -1,16 +1,9 @@
 """Figures of a PATE run on many queries: teacher agreement, per-query costs, accuracy vs ε.
 
 Notebook 12 trains teachers on Adult and answers a student's queries; these figures show the
-run as a whole (one query at a time is :mod:`dpteach.plots.pate`, the app page's figures):
-
-* :func:`teacher_agreement_data` — how many votes the plurality gets, over a batch of queries,
-  and how often it is wrong at each level of agreement;
-* :func:`query_costs_data` — each query's data-dependent GNMax cost as a fraction of the
-  data-independent λ/σ₂² (answered and unanswered queries), [PSMRTE18]_ Thm 6;
-* :func:`accuracy_vs_epsilon_data` — test accuracy against ε for several learners.
-
-Each is a :class:`~dpteach.plots.figure.FigureData` drawn by the ``plot_*`` function of the
-same name.
+run as a whole (one query at a time is :mod:`dpteach.plots.pate`, the app page's figures).
+``votes`` is a batch of vote histograms, shape (queries, classes)
+(:data:`dpteach.pate.teachers.VOTES`).
 
 References
 ----------
@@ -123,24 +116,10 @@ def teacher_agreement_data(votes, correct=None, threshold: float | None = None,
     bars, so each bar shows how many of its queries the plurality gets wrong. **The votes are
     not private**: the figure is for teaching, not for release.
 
-    Parameters
-    ----------
-    votes : array-like, shape (queries, classes)
-        :data:`dpteach.pate.teachers.VOTES`.
-    correct : boolean mask, shape (queries,), optional
-    threshold : float, optional
-        T, drawn as a vertical rule (the x axis extends to it).
-    bins : int
-        Equal-width bins from the smallest to the largest plurality count.
-
-    Returns
-    -------
-    FigureData
-        ``bars`` series ``"queries"`` (queries per bin) and, with ``correct``, ``"wrong"``
-        (queries whose plurality is wrong); rule ``"threshold"``. ``extra``: ``"top"`` (the
-        plurality counts), ``"share"`` (top / row total), ``"edges"``, ``"counts"``,
-        ``"wrong"`` (per bin, or None), ``"accuracy"`` (of the plurality, or None),
-        ``"teachers"`` (the largest row total).
+    Bars ``queries`` and ``wrong``; rule ``threshold`` (T). ``extra``: ``top`` (the
+    plurality counts), ``share`` (top / row total), ``edges``, ``counts``, ``wrong`` (per
+    bin, or None), ``accuracy`` (of the plurality, or None), ``teachers`` (the largest row
+    total).
     """
     v, mask = votes, correct
     _per_query("correct", mask, v)
@@ -195,24 +174,9 @@ def query_costs_data(votes, sigma2: float, order: float, answered=None,
     side by side; unanswered queries show what GNMax *would* have cost. A cost of exactly 0
     (q̃ = 0) is counted in the first bin. **Data-dependent, so not publishable.**
 
-    Parameters
-    ----------
-    votes : array-like, shape (queries, classes)
-    sigma2 : float
-        σ₂.
-    order : float
-        The Rényi order λ.
-    answered : boolean mask, shape (queries,), optional
-    bins : int
-        Equal-width bins of log₁₀(ratio) from the smallest finite value (at most −1) to 0.
-
-    Returns
-    -------
-    FigureData
-        ``bars`` series ``"answered"`` and ``"not answered"`` (or ``"queries"``); rule
-        ``"data-independent"`` at x = 0. ``extra``: ``"ratio"`` (per query), ``"rdp"`` (per
-        query), ``"data_independent"`` (λ/σ₂²), ``"edges"``, ``"counts"`` (series key →
-        counts), ``"order"``.
+    Bars ``answered`` and ``not answered`` (or ``queries``); rule ``data-independent``.
+    ``extra``: ``ratio`` and ``rdp`` (per query), ``data_independent`` (λ/σ₂²), ``edges``,
+    ``counts`` (series key → counts), ``order``.
     """
     v, mask = votes, answered
     _per_query("answered", mask, v)
@@ -264,20 +228,9 @@ plot_query_costs = drawn(query_costs_data)
 def accuracy_vs_epsilon_data(curves, baseline: float | None = None) -> FigureData:
     """Test accuracy against ε (log axis) for several learners, with a non-private line.
 
-    Parameters
-    ----------
-    curves : dict
-        Label (a non-empty string) → ``(epsilons, accuracies)``, one accuracy per ε.
-        Say in the label which ε it is
-        (e.g. data-dependent PATE ε, which is not publishable, or (ε, δ) vs pure ε).
-    baseline : float, optional
-        The non-private model's accuracy (a horizontal rule).
-
-    Returns
-    -------
-    FigureData
-        Per curve i: a ``line`` series ``"curve-i"`` (sorted by ε, with the label) and a
-        ``points`` series ``"curve-i-points"``; rule ``"baseline"``.
+    ``curves`` maps a label to ``(epsilons, accuracies)``: say in the label which ε it is
+    (e.g. data-dependent PATE ε, which is not publishable, or (ε, δ) vs pure ε). Series
+    ``curve-i`` and ``curve-i-points`` per curve i; rule ``baseline``.
     """
     series, shown = [], []
     for i, (label, (eps, acc)) in enumerate(curves.items()):

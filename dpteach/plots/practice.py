@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import EPSILON, Domain, array, refuse, validate
-from ._style import PALETTE
+from ._style import PALETTE, labelled, names
 from .figure import FigureData, Rule, Series, drawn
 
 __all__ = ["release_comparison_data", "plot_release_comparison"]
@@ -30,17 +30,17 @@ MAX_CATEGORIES = 60
 #: most releases drawn beside the true counts
 MAX_RELEASES = 4
 
-CATEGORIES = Domain(f"1 to {MAX_CATEGORIES} distinct, non-empty category names (strings)",
-                    lambda name, value: _categories(name, value), example=("a", "b", "c"),
+CATEGORIES = names(MAX_CATEGORIES, f"1 to {MAX_CATEGORIES} distinct, non-empty category names "
+                   "(strings)", distinct=True, example=("a", "b", "c"),
                     bad=["abc", None, 3, [], ["a", "a"], ["a", 2], [""]])
 #: true counts: whole numbers of people
 TRUE_COUNTS = array(ndim=1, low=0, high=1e12, integers=True, max_size=MAX_CATEGORIES,
                     example=[12, 40, 7])
 #: one release: a noisy count per category (it may be negative)
 RELEASE = array(ndim=1, low=-1e12, high=1e12, max_size=MAX_CATEGORIES)
-RELEASES = Domain(f"a dict of 1 to {MAX_RELEASES} releases, {{label: 1-D array of finite "
-                  "numbers in [-1e12, 1e12]}", lambda name, value: _releases(name, value),
-                  example={"released": [11.2, 41.7, 5.9]},
+RELEASES = labelled(RELEASE, MAX_RELEASES, f"a dict of 1 to {MAX_RELEASES} releases, "
+                    "{label: 1-D array of finite numbers in [-1e12, 1e12]}",
+                    example={"released": [11.2, 41.7, 5.9]},
                   bad=[None, [1.0], {}, {"x": "abc"}, {"x": [np.nan]}, {3: [1.0]},
                        {f"r{i}": [1.0] for i in range(MAX_RELEASES + 1)}])
 X_TITLE = Domain("a text of 1 to 80 characters", lambda name, value: _title(name, value),
@@ -54,26 +54,10 @@ def release_comparison_data(categories, true_counts, releases, epsilon: float,
                             x_title: str = "category") -> FigureData:
     """The true counts of a histogram and its noisy releases, as grouped bars.
 
-    Parameters
-    ----------
-    categories : sequence of str
-        The histogram's categories, in the order to draw them (public, fixed in advance).
-    true_counts : array of int
-        The exact count of each category.
-    releases : dict
-        ``{label: released counts}``, one entry per release (a library's name, say), each an
-        array of one noisy count per category; noisy counts may be negative.
-    epsilon : float
-        The ε each release spends (named in the title).
-    x_title : str
-        What the categories are (the x axis title).
-
-    Returns
-    -------
-    FigureData
-        A bar series ``"true"`` and one per release (keys ``"release-0"``, ``"release-1"``,
-        …), each bar at the category's position ``0, 1, …`` shifted within its group;
-        ``extra["categories"]``.
+    ``releases`` is ``{label: released counts}`` (a library's name, say), one noisy count
+    per category, which may be negative; ``epsilon`` is what each release spends; ``x_title``
+    says what the categories are. Bars ``true`` and ``release-0``, ``release-1``, …;
+    ``extra["categories"]``.
     """
     k = len(categories)
     if true_counts.size != k or any(r.size != k for r in releases.values()):
@@ -98,27 +82,6 @@ plot_release_comparison = drawn(release_comparison_data)
 
 
 # ------------------------------------------------------------------ the domains' converters
-def _categories(name: str, value: Any) -> tuple[str, ...]:
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
-        raise CATEGORIES.refuse(name, value)
-    items = tuple(value)
-    if not (1 <= len(items) <= MAX_CATEGORIES and all(isinstance(c, str) and c for c in items)
-            and len(set(items)) == len(items)):
-        raise CATEGORIES.refuse(name, value)
-    return items
-
-
-def _releases(name: str, value: Any) -> dict[str, np.ndarray]:
-    if not isinstance(value, dict) or not 1 <= len(value) <= MAX_RELEASES:
-        raise RELEASES.refuse(name, value)
-    out = {}
-    for label, counts in value.items():
-        if not (isinstance(label, str) and label):
-            raise RELEASES.refuse(name, value)
-        out[label] = RELEASE(f"{name}[{label!r}]", counts)
-    return out
-
-
 def _title(name: str, value: Any) -> str:
     if isinstance(value, str) and 1 <= len(value) <= 80:
         return value

@@ -3,14 +3,9 @@
 Randomized response ([W65]_): each respondent reports their true bit with
 probability ``p = ½ + γ`` and its flip otherwise; this is local ε-DP with
 ``ε = ln(p/(1−p))`` ([DR14]_ Sec 3.2). The survey's estimator
-``π̂ = (Ȳ − (1−p))/(2p−1)`` is unbiased for the population rate π.
-
-Each figure is a data function returning a :class:`~dpteach.plots.figure.FigureData`
-(:func:`rr_estimator_data`, :func:`rr_std_error_data`, :func:`rr_probabilities_data`,
-:func:`local_vs_central_data`), drawn with matplotlib by the ``plot_*`` function of the same
-name (its artists carry their series' key as ``gid``, so tests can read the plotted data
-back); the app's "Randomized response" page draws the first and the third in the browser
-(:func:`~dpteach.plots.figure.to_vega_lite`).
+``π̂ = (Ȳ − (1−p))/(2p−1)`` is unbiased for the population rate π. The figures take
+exactly one of ``gamma`` (γ) and ``epsilon`` (ε); sizes ``n_values=None`` are 60
+log-spaced sizes from 10 to 10⁶.
 
 References
 ----------
@@ -37,26 +32,17 @@ from scipy import stats
 from typing import Any
 
 from .._validation import EPSILON, PROBABILITY, Domain, array, refuse, validate
-from ..mechanisms.randomized_response import (
-    central_laplace_rate_std,
-    rr_epsilon_from_gamma,
-    rr_gamma_from_epsilon,
-    rr_local_std,
-    rr_std_error,
-    simulate_rr_estimates,
-)
+from ..mechanisms.randomized_response import (central_laplace_rate_std, rr_epsilon_from_gamma,
+                                              rr_gamma_from_epsilon, rr_local_std, rr_std_error,
+                                              simulate_rr_estimates)
 from ._style import CYCLE, PALETTE
 from .figure import MAX_POINTS, FigureData, Rule, Series, Text, drawn
 
 __all__ = [
-    "rr_estimator_data",
-    "plot_rr_estimator",
-    "rr_std_error_data",
-    "plot_rr_std_error",
-    "rr_probabilities_data",
-    "plot_rr_probabilities",
-    "local_vs_central_data",
-    "plot_local_vs_central",
+    "rr_estimator_data", "plot_rr_estimator",
+    "rr_std_error_data", "plot_rr_std_error",
+    "rr_probabilities_data", "plot_rr_probabilities",
+    "local_vs_central_data", "plot_local_vs_central",
 ]
 
 _LW = 2.2
@@ -130,29 +116,9 @@ def rr_estimator_data(true_rate: float, n: int, gamma: float | None = None,
     and its edges fall half-way between two of them, which avoids the comb-like aliasing
     of arbitrary bins.
 
-    Parameters
-    ----------
-    true_rate : float
-        Population rate π in [0, 1].
-    n : int
-        Respondents per survey, in [1, 10**9].
-    gamma, epsilon : float
-        Exactly one: γ in (0, ½) or ε > 0.
-    n_trials : int
-        Number of simulated surveys, in [2, 10**6].
-    rng : None, int or numpy.random.Generator
-    simulation : {"auto", "reports", "binomial"}
-        See :func:`~dpteach.mechanisms.randomized_response.simulate_rr_estimates` (the two
-        simulations give identically distributed estimates; ``"binomial"`` is the fast one).
-
-    Returns
-    -------
-    FigureData
-        ``bars`` series ``"estimates"`` (the density histogram: area 1, about 40 bins),
-        series ``"normal"`` (when the standard error is > 0), rules ``"true-rate"`` at π
-        and ``"ci-low"``, ``"ci-high"`` at π ∓ 1.96 SE; the title gives γ, ε and n.
-        ``extra`` holds ``"mean"`` (of the simulated π̂), ``"std_error"`` and
-        ``"highest"`` (the tallest bar or density peak).
+    Series ``estimates`` (the density histogram) and ``normal`` (when the standard error
+    is > 0); rules ``true-rate``, ``ci-low`` and ``ci-high``. ``extra``: ``mean`` (of the
+    simulated π̂), ``std_error`` and ``highest`` (the tallest bar or density peak).
     """
     est = simulate_rr_estimates(true_rate, n, gamma=gamma, epsilon=epsilon, n_trials=n_trials,
                                 rng=rng, simulation=simulation)
@@ -202,22 +168,7 @@ def rr_std_error_data(gammas=(0.05, 0.1, 0.25, 0.4), rate: float = 0.5,
 
     Uses :func:`dpteach.mechanisms.randomized_response.rr_std_error`, ``λ(1−λ)/(n(2γ)²)`` with
     λ the "yes" probability ([W65]_): it falls as 1/√n and grows like 1/γ as
-    γ → 0 (more privacy).
-
-    Parameters
-    ----------
-    gammas : sequence of float
-        Each in (0, ½); 1 to 7 values.
-    rate : float
-        Population rate π in [0, 1].
-    n_values : array_like of int, optional
-        2 to 10,000 sizes, each in [1, 10¹²]. Default 60 log-spaced sizes from
-        10 to 10⁶.
-
-    Returns
-    -------
-    FigureData
-        Lines ``"gamma=<γ>"``, one per γ, over the sorted sizes.
+    γ → 0 (more privacy). Lines ``gamma=<γ>``, one per γ; ``rate`` is the population rate π.
     """
     gam = gammas
     ns = _n_grid(n_values).astype(np.int64)
@@ -242,20 +193,8 @@ def rr_probabilities_data(gamma: float | None = None,
     """P(report | true bit) for randomized response, as grouped bars.
 
     The largest ratio between the two rows is ``(½+γ)/(½−γ) = e^ε``: the
-    definition of ε-DP checked on every output ([DR14]_ Sec 3.2).
-
-    Parameters
-    ----------
-    gamma, epsilon : float
-        Exactly one: γ in (0, ½) or ε > 0.
-
-    Returns
-    -------
-    FigureData
-        ``bars`` series ``"true=0"`` (at x = −0.2, 0.8: P(report 'no'), P(report 'yes')
-        for a true 'no') and ``"true=1"`` (at x = 0.2, 1.2, for a true 'yes'), of width
-        0.38: x near 0 is the report 'no', near 1 the report 'yes'
-        (:data:`REPORTS`). The title gives γ, ε and the ratio e^ε.
+    definition of ε-DP checked on every output ([DR14]_ Sec 3.2). Bars ``true=0`` and
+    ``true=1``: x near 0 is the report 'no', near 1 the report 'yes' (:data:`REPORTS`).
     """
     p, gam, eps = _truth_prob(gamma, epsilon)
     probs = {0: np.array([p, 1 - p]), 1: np.array([1 - p, p])}   # P(report=0), P(report=1)
@@ -282,20 +221,8 @@ def local_vs_central_data(epsilon: float, n_values=None) -> FigureData:
     Both estimate the fraction of 1s in a fixed dataset of n bits with ε-DP:
     locally every person randomizes (:func:`rr_local_std`, Θ(1/(ε√n))), centrally
     a curator adds ``Lap(1/ε)`` to the count (:func:`central_laplace_rate_std`,
-    Θ(1/(εn))). The gap grows like √n ([KLNRS11]_; [CSS12]_).
-
-    Parameters
-    ----------
-    epsilon : float
-        Finite > 0.
-    n_values : array_like of int, optional
-        2 to 10,000 sizes, each a whole number ≥ 1 (any size: the formulas are
-        closed forms). Default 60 log-spaced sizes from 10 to 10⁶.
-
-    Returns
-    -------
-    FigureData
-        Lines ``"local"`` and ``"central"`` (dashed) over the sorted sizes, log scales.
+    Θ(1/(εn))). The gap grows like √n ([KLNRS11]_; [CSS12]_). Lines ``local`` and
+    ``central``.
     """
     ns = _n_grid(n_values)
     local = rr_local_std(ns, epsilon)
@@ -314,7 +241,8 @@ plot_local_vs_central = drawn(local_vs_central_data)
 
 
 def _gammas(name: str, value: Any) -> list[float]:
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__") \
-            or not 1 <= len(list(value)) <= len(CYCLE):
+    iterable = hasattr(value, "__iter__") and not isinstance(value, (str, bytes))
+    items = list(value) if iterable else []
+    if not 1 <= len(items) <= len(CYCLE):
         raise GAMMAS.refuse(name, value)
-    return [GAMMA(name, g) for g in value]
+    return [GAMMA(name, g) for g in items]

@@ -1,17 +1,9 @@
 """Figures for reconstruction and tracing (notebook 20, the app's "Reconstruction attack").
 
-* :func:`recovery_vs_noise_data` — fraction of secret bits recovered against the size of the
-  answers' errors in units of √n, one curve per decoder ([DN03]_: errors o(√n) give the
-  database away);
-* :func:`recovery_vs_epsilon_data` — the same against the total ε of DP answers, under the
-  ceiling ``(e^ε + δ)/(1 + e^ε)`` that no attacker can beat
-  (:func:`dpteach.attacks.reconstruction.dp_recovery_bound`);
-* :func:`tracing_power_data` — the power of a tracing test at a fixed false-positive rate
-  against the number of attributes or the noise ([DSSUV15]_).
-
 The numbers come from :mod:`dpteach.attacks.reconstruction` and
-:mod:`dpteach.attacks.tracing` (the figures compute nothing but the DP ceiling). Each is a
-:class:`~dpteach.plots.figure.FigureData` drawn by the ``plot_*`` function of the same name.
+:mod:`dpteach.attacks.tracing` (the figures compute nothing but the DP ceiling). Each curve
+i of the dict of curves is drawn as series ``curve-i`` and ``curve-i-points``, one value
+per x.
 
 References
 ----------
@@ -28,7 +20,7 @@ from typing import Any
 
 from .._validation import DELTA, FLAG, PROBABILITY, Domain, array, integer, real, refuse, validate
 from ..attacks.reconstruction import dp_recovery_bound
-from ._style import CYCLE, PALETTE
+from ._style import CYCLE, PALETTE, labelled
 from .figure import TEXT, FigureData, Rule, Series, drawn
 
 __all__ = [
@@ -48,9 +40,10 @@ NOISES = array(ndim=1, max_size=MAX_CURVE_POINTS, low=0.0, high=1e6, example=[0.
 EPSILONS = array(ndim=1, max_size=MAX_CURVE_POINTS, low=1e-6, high=1e4, example=[0.1, 1.0, 3.0])
 XS = array(ndim=1, max_size=MAX_CURVE_POINTS, low=0.0, high=1e15, example=[10.0, 100.0, 1000.0])
 #: label → one value in [0, 1] per x
-CURVES: Domain = Domain(f"a dict of 1 to {MAX_CURVES} curves, non-empty label → values in [0, 1]",
-                lambda name, value: _curves(name, value), example={"decoder": [0.9, 0.7, 0.5]},
-                bad=[{}, {"": [0.5]}, {"a": [1.5]}, {"a": "ab"}, [0.5], None])
+CURVES = labelled(array(ndim=1, max_size=MAX_CURVE_POINTS, low=0.0, high=1.0), MAX_CURVES,
+                  f"a dict of 1 to {MAX_CURVES} curves, non-empty label → values in [0, 1]",
+                  example={"decoder": [0.9, 0.7, 0.5]},
+                  bad=[{}, {"": [0.5]}, {"a": [1.5]}, {"a": "ab"}, [0.5], None])
 #: a point (x, fraction) to mark
 NOISE_POINT: Domain = Domain("None or a point (E/√n, fraction) in [0, 1e6] × [0, 1]",
                      lambda name, value: _point(name, value, 0.0, 1e6, NOISE_POINT),
@@ -75,25 +68,12 @@ def _lines(curves: dict, x: np.ndarray) -> list:
           highlight=NOISE_POINT)
 def recovery_vs_noise_data(relative_noise, fractions, *, n: int,
                            highlight=None) -> FigureData:
-    """Fraction of the secret bits recovered against the error size E/√n.
+    """Fraction of the secret bits recovered against the error size E/√n, one curve per
+    decoder ([DN03]_: errors o(√n) give the database away).
 
-    Parameters
-    ----------
-    relative_noise : array-like
-        The error sizes in units of √n (e.g. the bound E of bounded noise divided by √n),
-        1 to 1000 values in [0, 1e6].
-    fractions : dict
-        Decoder label → fractions recovered in [0, 1], one per error size; 1 to 7 curves.
-    n : int
-        Number of secret bits (for the title), in [1, 10**6].
-    highlight : (float, float), optional
-        A point (E/√n, fraction) to mark, e.g. a slider's setting.
-
-    Returns
-    -------
-    FigureData
-        Per curve i: ``line`` ``"curve-i"`` and ``points`` ``"curve-i-points"``; ``points``
-        ``"highlight"``; rules ``"chance"`` (y = ½) and ``"sqrt-n"`` (x = 1).
+    ``relative_noise`` are the error sizes in units of √n (e.g. the bound E of bounded noise
+    divided by √n), ``n`` the number of secret bits, ``highlight`` a point (E/√n, fraction)
+    to mark. Points ``highlight``; rules ``chance`` (y = ½) and ``sqrt-n`` (x = 1).
     """
     x, curves, point = relative_noise, fractions, highlight
     _one_per_x("fractions", curves, "relative_noise", x)
@@ -121,24 +101,8 @@ def recovery_vs_epsilon_data(epsilons, fractions, *, delta: float = 0.0,
 
     The ceiling ``(e^ε + δ)/(1 + e^ε)`` (:func:`dpteach.attacks.reconstruction.dp_recovery_bound`)
     holds in expectation for every attacker; a single run may lie a little above it.
-
-    Parameters
-    ----------
-    epsilons : array-like
-        Total ε, 1 to 1000 values in [1e-6, 1e4] (those of
-        :func:`dpteach.attacks.reconstruction.dp_recovery_bound`).
-    fractions : dict
-        Label (decoder, accounting) → fractions recovered in [0, 1], one per ε; 1 to 7 curves.
-    delta : float
-        The total δ of the answers, in [0, 1).
-    highlight : (float, float), optional
-        A point (ε, fraction) to mark.
-
-    Returns
-    -------
-    FigureData
-        Per curve i: ``"curve-i"`` and ``"curve-i-points"``; ``line`` ``"dp-bound"`` (the
-        ceiling on 200 ε's spanning the data); ``"highlight"``; rule ``"chance"``.
+    Line ``dp-bound`` (the ceiling), points ``highlight`` (a point (ε, fraction) to mark),
+    rule ``chance``.
     """
     eps, curves, point = epsilons, fractions, highlight
     _one_per_x("fractions", curves, "epsilons", eps)
@@ -170,30 +134,13 @@ plot_recovery_vs_epsilon = drawn(recovery_vs_epsilon_data)
           x_title=TEXT, log_x=FLAG, ceiling=PROBABILITY.or_none())
 def tracing_power_data(x, powers, *, fpr: float, x_title: str = "number of attributes d",
                        log_x: bool = True, ceiling: float | None = None) -> FigureData:
-    """Power of a tracing test at false-positive rate ``fpr`` against x (attributes or noise).
+    """Power of a tracing test at false-positive rate ``fpr`` against x (attributes or noise),
+    [DSSUV15]_.
 
-    Parameters
-    ----------
-    x : array-like
-        1 to 1000 values ≥ 0 (> 0 and up to 1e200 with ``log_x``).
-    powers : dict
-        Label (simulated, normal approximation, with or without noise) → powers in [0, 1],
-        one per x; 1 to 7 curves (from :func:`dpteach.attacks.tracing.tracing_attack` or
-        :func:`~dpteach.attacks.tracing.tracing_power`).
-    fpr : float
-        The false-positive rate α in (0, 1): a blind guess has power α (rule ``"chance"``).
-    x_title : str
-        Axis title, e.g. "number of attributes d" or "noise on each mean (sd)".
-    log_x : bool
-    ceiling : float, optional
-        A ceiling on the power in [0, 1], e.g. e^ε·α + δ for (ε, δ)-DP means (rule
-        ``"dp-ceiling"``).
-
-    Returns
-    -------
-    FigureData
-        Per curve i: ``"curve-i"`` and ``"curve-i-points"``; rules ``"chance"`` and
-        ``"dp-ceiling"``.
+    ``powers`` are from :func:`dpteach.attacks.tracing.tracing_attack` or
+    :func:`~dpteach.attacks.tracing.tracing_power` (x > 0 with ``log_x``). Rules ``chance``
+    (a blind guess has power α = ``fpr``) and ``dp-ceiling`` (``ceiling``, e.g. e^ε·α + δ for
+    (ε, δ)-DP means).
     """
     xs, curves = x, powers
     _one_per_x("powers", curves, "x", xs)
@@ -211,17 +158,6 @@ def tracing_power_data(x, powers, *, fpr: float, x_title: str = "number of attri
 
 
 plot_tracing_power = drawn(tracing_power_data)
-
-
-_VALUES: Domain = array(ndim=1, max_size=MAX_CURVE_POINTS, low=0.0, high=1.0)
-
-
-def _curves(name: str, value: Any) -> dict:
-    """label → array of values in [0, 1]; 1 to MAX_CURVES curves."""
-    if not isinstance(value, dict) or not 1 <= len(value) <= MAX_CURVES \
-            or not all(isinstance(label, str) and label for label in value):
-        raise CURVES.refuse(name, value)
-    return {label: _VALUES(f"{name}[{label!r}]", y) for label, y in value.items()}
 
 
 def _one_per_x(name: str, curves: dict, x_name: str, x: np.ndarray) -> None:

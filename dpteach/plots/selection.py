@@ -2,10 +2,7 @@
 
 Every number is computed by :mod:`dpteach.mechanisms.selection`,
 :mod:`dpteach.mechanisms.sparse_vector`, :mod:`dpteach.mechanisms.stability` or
-:mod:`dpteach.accounting.composition`; the ``*_data`` functions here arrange them as a
-:class:`~dpteach.plots.figure.FigureData`, which the ``plot_*`` function of the same name draws
-with matplotlib. Every artist carries its series' key as ``gid`` (bars: every rectangle of a
-series) so that tests and notebooks can read the plotted data back.
+:mod:`dpteach.accounting.composition`; the functions here arrange them as figures.
 
 References
 ----------
@@ -70,23 +67,11 @@ BOUNDS = array(ndim=1, low=0.0, high=2e15, max_size=BOUNDS_MAX_SIZE, example=[0.
           truth=integer(0, BARS_MAX - 1, example=0).or_none(), title=TEXT, xlabel=TEXT)
 def selection_probabilities_data(probabilities, labels=None, truth=None, title: str = "",
                                  xlabel: str = "candidate") -> FigureData:
-    """Bar chart of a selection mechanism's output distribution.
+    """Bar chart of a selection mechanism's output distribution, one bar per candidate.
 
-    Parameters
-    ----------
-    probabilities : array_like, shape (k,)
-        Probabilities in [0, 1]; 1 ≤ k ≤ 1,000 (one bar each).
-    labels : sequence of length k, optional
-        Candidate names (tick labels; every ⌈k/20⌉-th when k is large).
-    truth : int, optional
-        Index of the non-private answer, drawn over in a contrasting colour.
-    title, xlabel : str
-
-    Returns
-    -------
-    FigureData
-        Bars ``"probabilities"`` (every candidate, at x = its index) and, with ``truth``,
-        ``"truth"`` (the non-private answer's bar again, on top, in vermillion).
+    Bars ``probabilities`` and, with ``truth`` (the index of the non-private answer),
+    ``truth``: that bar again, on top, in a contrasting colour. ``labels`` name the
+    candidates (every ⌈k/20⌉-th when k is large).
     """
     p = probabilities
     names = _labels(labels, p.size)
@@ -178,13 +163,8 @@ def noisy_max_comparison_data(scores, sensitivity: float, epsilon: float, labels
     Exponential mechanism (= report-noisy-max with Gumbel noise), report-noisy-max
     with Laplace noise ([DR14]_ Claim 3.9) and with exponential noise
     (= permute-and-flip), all at the same ε, from
-    :func:`dpteach.mechanisms.selection.report_noisy_max_probabilities`.
-
-    Returns
-    -------
-    FigureData
-        Bars ``"gumbel"``, ``"laplace"``, ``"exponential"``, three per candidate (at x =
-        its index − 0.27, + 0, + 0.27); the candidates named on the x axis.
+    :func:`dpteach.mechanisms.selection.report_noisy_max_probabilities`. Bars ``gumbel``,
+    ``laplace`` and ``exponential``, three per candidate.
     """
     series = [("gumbel", "exponential mechanism (Gumbel noise)", PALETTE["blue"]),
               ("laplace", "report-noisy-max, Laplace noise", PALETTE["orange"]),
@@ -238,26 +218,9 @@ def svt_vs_composition_data(epsilon: float, k_max: int = 1000, sensitivity: floa
     * Laplace on every query + basic composition: ``Lap(kΔ/ε)`` ([DR14]_ Thm 3.16).
     * Laplace + advanced composition with slack ``delta`` (if given): per-query
       ε₀ solving ``min(kε₀, √(2k ln(1/δ))ε₀ + kε₀(e^{ε₀} − 1)) = ε``
-      ([DR14]_ Thm 3.20), noise ``Lap(Δ/ε₀)``.
+      ([DR14]_ Thm 3.20), noise ``Lap(Δ/ε₀)``; ``delta=None`` leaves this curve out.
 
-    Parameters
-    ----------
-    epsilon : float
-        The total budget, finite > 0.
-    k_max : int
-        The largest number of queries drawn, in [2, 100000].
-    sensitivity : float
-        Δ of each query, finite > 0.
-    max_above : int
-        c, the number of ⊤ answers before sparse vector halts, in [1, 10⁶].
-    delta : float or None
-        Slack of advanced composition, in (0, 1); None leaves that curve out.
-
-    Returns
-    -------
-    FigureData
-        Lines ``"svt"``, ``"laplace-basic"`` and ``"laplace-advanced"`` at about 60
-        log-spaced k; log scales.
+    Lines ``svt``, ``laplace-basic`` and ``laplace-advanced``, k up to ``k_max``.
     """
     kmax, c = k_max, max_above
     ks = np.unique(np.round(np.geomspace(1, kmax, 60)).astype(int))
@@ -288,21 +251,10 @@ plot_svt_vs_composition = drawn(svt_vs_composition_data)
 def event_privacy_loss_data(event_probabilities: dict, epsilon: float) -> FigureData:
     """Privacy loss ``|ln(p/p′)|`` of one output event for several mechanisms.
 
-    Parameters
-    ----------
-    event_probabilities : dict
-        ``{mechanism name: (p, p′)}``: the probability of the same output event
-        on neighbouring datasets D and D′ (exact, or estimated).
-    epsilon : float
-        The ε each mechanism claims; drawn as a horizontal line.
-
-    Returns
-    -------
-    FigureData
-        Bars ``"loss"`` (every mechanism, at x = its index; an infinite loss is drawn at
-        the top of the plot and labelled ∞) and ``"loss-exceeds"`` (the bars above ε
-        again, on top, in vermillion); each bar's loss written above it; the rule
-        ``"epsilon"`` at the claimed ε. ``extra["losses"]`` holds the losses.
+    ``event_probabilities`` is ``{mechanism name: (p, p′)}``, the probability of the same
+    output event on neighbouring datasets D and D′; ``epsilon`` the ε each claims. Bars
+    ``loss`` (an infinite loss drawn at the top, labelled ∞) and ``loss-exceeds`` (those
+    above ε); rule ``epsilon``; ``extra["losses"]``.
     """
     names, losses = [], []
     for name, (p, pp) in event_probabilities.items():
@@ -361,17 +313,11 @@ def block_estimates_data(estimates, lower: float, upper: float, released: float 
     """Histogram of subsample-and-aggregate block estimates (**non-private** view).
 
     Shades the public clipping range [a, b], and marks the private release and
-    the non-private full-data statistic when given.
-
-    Returns
-    -------
-    FigureData
-        Bars ``"blocks"`` (the counts of the estimates in 5 to 40 equal bins), the span
-        ``"range"`` [a, b], rules ``"released"`` and ``"truth"``.
+    the non-private full-data statistic when given. Bars ``blocks``, span ``range``,
+    rules ``released`` and ``truth``.
     """
     est = estimates
-    if not upper > lower:
-        raise refuse("upper", upper, f"> lower = {lower!r}")
+    _public_range(lower, upper)
     counts, edges = np.histogram(est, bins=_hist_bins(est, min(40, max(5, est.size // 3))))
     width = np.diff(edges)
     rules = []
@@ -407,30 +353,11 @@ def ptr_distance_data(data, lower: float, upper: float, epsilon: float, delta: f
     Computed by :func:`dpteach.mechanisms.stability.median_distance_to_instability`
     (**non-private**, for teaching). Propose-test-release passes with
     probability ≥ ½ exactly when γ(b) exceeds the threshold ``ln(1/δ)/(ε/2)``
-    (dashed line, [DR14]_ Sec 7.2).
-
-    Parameters
-    ----------
-    data : array_like
-        The data set (see :func:`dpteach.mechanisms.stability.median_distance_to_instability`).
-    lower, upper : float
-        The public range [a, b] of the data, finite, ``lower < upper``.
-    epsilon : float
-        Finite > 0 (refused when so small that the threshold exceeds 1e200).
-    delta : float
-        In (0, 1).
-    bounds : array_like, optional
-        The proposed bounds b ≥ 0, at most 10,000 values; default 200 values
-        from 0 to ``upper − lower``.
-
-    Returns
-    -------
-    FigureData
-        The step line ``"distance"`` (γ(b), stepping after each b; an infinite γ is drawn
-        at n + 1), the rule ``"threshold"``; a y axis linear up to 1 and logarithmic beyond.
+    (dashed line, [DR14]_ Sec 7.2). ``[lower, upper]`` is the public range [a, b] of the
+    data; ``bounds`` default to 200 values from 0 to b − a. Step line ``distance`` (an
+    infinite γ drawn at n + 1) and rule ``threshold``.
     """
-    if not upper > lower:
-        raise refuse("upper", upper, f"> lower = {lower!r}")
+    _public_range(lower, upper)
     bs = np.linspace(0.0, upper - lower, 200) if bounds is None else bounds
     if np.any((bs > 0) & (bs < 1e-9)):
         raise refuse("bounds", bs, "0 or ≥ 1e-9 (median_distance_to_instability's bound)")
@@ -455,6 +382,12 @@ def ptr_distance_data(data, lower: float, upper: float, epsilon: float, delta: f
 
 
 plot_ptr_distance = drawn(ptr_distance_data)
+
+
+def _public_range(lower: float, upper: float) -> None:
+    """The public range [a, b] of the data: a < b."""
+    if not upper > lower:
+        raise refuse("upper", upper, f"> lower = {lower!r}")
 
 
 def _candidate_ticks(names: list[str]) -> tuple:
@@ -491,7 +424,7 @@ def _events(name: str, value: Any) -> dict:
     try:
         pairs = {key: tuple(map(float, _PAIR(name, pair))) for key, pair in value.items()}
     except (AttributeError, ParameterError):
-        raise EVENTS.refuse(name, value) from None
+        pairs = {}
     if not pairs or any(p + q == 0 for p, q in pairs.values()):
         raise EVENTS.refuse(name, value)
     return pairs

@@ -4,15 +4,9 @@
 and releases the most common answer only when its lead survives a noisy test: the distance
 to instability γ (how many block answers can change before one more change could alter the
 most common answer) plus Lap(1/ε) must exceed ln(1/δ)/ε ([ST13]_ Sec 3; [DR14]_ Sec 7.3).
-
-* :func:`block_votes_data` — the m answers as bars, the most common one highlighted, with
-  its lead, γ, the threshold and the probability of a release in the title (a **non-private**
-  view: the counts are read off the data);
-* :func:`stable_selection_data` — that view for one data size n, above the probability of a
-  release as n grows (each point the mean over several random splits).
-
-Every number comes from :func:`~dpteach.mechanisms.stability.mode_distance_to_instability`
-and :func:`~dpteach.mechanisms.stability.stable_selection_pass_probability`.
+``epsilon`` and ``delta`` are the test's. Every number comes from
+:func:`~dpteach.mechanisms.stability.mode_distance_to_instability` and
+:func:`~dpteach.mechanisms.stability.stable_selection_pass_probability`.
 
 References
 ----------
@@ -62,23 +56,11 @@ def block_votes_data(answers, epsilon: float, delta: float,
                      n_records: int | None = None) -> FigureData:
     """How the blocks voted, and the chance that their most common answer is released.
 
-    Parameters
-    ----------
-    answers : list
-        The selector's answer on each block
-        (:func:`dpteach.mechanisms.stability.block_answers`).
-    epsilon, delta : float
-        The test's ε and δ (threshold ln(1/δ)/ε).
-    n_records : int, optional
-        How many records the blocks were cut from (for the title).
-
-    Returns
-    -------
-    FigureData
-        Bars ``"leader"`` (the most common answer, when it is unique) and ``"others"`` (every
-        other answer; beyond the 8 most common, one bar "other answers"), each bar's count
-        written above it; ``extra``: ``lead``, ``distance``, ``threshold``,
-        ``release_probability``, ``counts`` (answer → number of blocks).
+    A **non-private** view: the counts of the ``answers`` (the selector's answer on each
+    block, :func:`dpteach.mechanisms.stability.block_answers`) are read off the data. Bars
+    ``leader`` (the most common answer, when it is unique) and ``others`` (beyond the 8
+    most common, one bar "other answers"); ``extra``: ``lead``, ``distance``,
+    ``threshold``, ``release_probability``, ``counts`` (answer → number of blocks).
     """
     counts = Counter(answers).most_common()
     shown = counts[:MAX_BARS]
@@ -119,23 +101,11 @@ def stable_selection_data(votes_by_size, size: int, epsilon: float,
                           delta: float) -> FigureData:
     """The blocks' vote at one data size, above the chance of a release as the data grow.
 
-    Parameters
-    ----------
-    votes_by_size : dict
-        ``{n: [answers, answers, ...]}``: for each number of records n, the block answers
-        of one or more random splits (all with the same number of blocks m).
-    size : int
-        The n whose first split's vote is drawn (a key of ``votes_by_size``).
-    epsilon, delta : float
-        The test's ε and δ.
-
-    Returns
-    -------
-    FigureData
-        Two panels: :func:`block_votes_data` of the first split at ``size``, and the line
-        ``"release"`` (the mean over the splits of each n of the probability of a release)
-        with the point ``"chosen"`` at ``size``; its ``extra["release_probability"]`` holds
-        the line's values.
+    ``votes_by_size`` is ``{n: [answers, answers, ...]}``: for each number of records n,
+    the block answers of one or more random splits (all with the same number of blocks).
+    Two panels: :func:`block_votes_data` of the first split at ``size``, and the line
+    ``release`` (the mean over the splits of each n) with the point ``chosen``; its
+    ``extra["release_probability"]`` holds the line's values.
     """
     if size not in votes_by_size:
         raise refuse("size", size, f"one of the sizes of votes_by_size {list(votes_by_size)}")
