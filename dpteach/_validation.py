@@ -37,7 +37,7 @@ import numpy as np
 import numpy.typing as npt
 
 __all__ = [
-    "ParameterError", "Domain", "validate", "validate_params", "describe", "refuse",
+    "ParameterError", "Domain", "validate", "validate_params", "documented", "describe", "refuse",
     "real", "integer", "rational", "array", "choice", "one_of", "anything", "function",
     "instance_of",
     "ArrayLike", "Seed",
@@ -438,6 +438,7 @@ def validate(**domains: Domain) -> Callable:
         if isinstance(func, type):
             func.__init__ = decorate(func.__init__)
             func.__domains__ = func.__init__.__domains__
+            func.__doc__ = _with_domains(func.__doc__, domains)
             return func
         sig = inspect.signature(func)
         unknown = set(domains) - set(sig.parameters)
@@ -480,6 +481,14 @@ def _with_domains(doc: str | None, domains: dict[str, Domain]) -> str | None:
     section = [f"{pad}Teaching domains", f"{pad}----------------"]
     section += [f"{pad}{name} : {dom.text}" for name, dom in domains.items()]
     return doc.rstrip() + "\n\n" + "\n".join(section) + "\n" + pad
+
+
+def documented(cls: type) -> type:
+    """A class decorator for a scikit-learn-style estimator: its docstring gains the
+    "Teaching domains" section of its ``_parameter_constraints`` (checked in ``fit`` by
+    :func:`validate_params`), as :func:`validate` adds one to a function's."""
+    cls.__doc__ = _with_domains(cls.__doc__, cls._parameter_constraints)
+    return cls
 
 
 def validate_params(estimator: Any, *, store: bool = True) -> dict[str, Any]:

@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import (EPSILON, RNG, SENSITIVITY, VALUES, anything, choice, one_of, real,
-                           validate, validate_params)
+from .._validation import (EPSILON, RNG, SENSITIVITY, VALUES, anything, choice, documented, one_of,
+                           real, validate, validate_params)
 from ..accounting.pld import PLDAccountant
 from ..accounting.rdp import RDPAccountant
 from ..accounting.calibrate import epsilon_for_noise_multiplier
@@ -81,6 +81,7 @@ def randomized_response_wrong_epsilon(bits, epsilon: float, rng=None) -> Any:
     return randomized_response(bits, gamma=gamma, rng=rng)
 
 
+@documented
 class DPSGDClassifierWithoutClipping(DPSGDClassifier):
     """PLANTED BUG — DP-SGD that forgets to clip, and still reports the ε of a clipped run.
 

@@ -76,7 +76,7 @@ import time
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from .._validation import RNG, choice, integer, real, refuse, validate, validate_params
+from .._validation import RNG, choice, documented, integer, real, refuse, validate, validate_params
 from ..learning.network import Network
 from ..learning.optim import Adam, group_normalized_l1
 from ._rows import check_same_length, fitted_group_codes, sigmoid
@@ -110,6 +110,7 @@ ADVERSARY_LOSSES = ("cross_entropy", "l1")
 
 
 # ------------------------------------------------------------------------ the model
+@documented
 class LAFTR(RepresentationClassifier):
     """Adversarially fair representation and classifier [MCPZ18]_ (see the module docstring).
 

@@ -70,7 +70,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
-from .._validation import (RNG, Domain, array, choice, integer, real, refuse, validate,
+from .._validation import (RNG, Domain, array, choice, documented, integer, real, refuse, validate,
                            validate_params)
 from ._rows import check_same_length, fitted_group_codes
 from .metrics import BOTH_LABELS, GROUP_LABELS, LABELS, TWO_GROUPS
@@ -303,6 +303,7 @@ class _Problem:
 
 
 # ---------------------------------------------------------------------- the estimator
+@documented
 class LFR(ClassifierMixin, TransformerMixin, BaseEstimator):
     """Learning Fair Representations [ZWSPD13]_: a transformer (memberships) and classifier.
 

@@ -49,8 +49,8 @@ from scipy.spatial.distance import cdist
 
 from threadpoolctl import threadpool_limits
 
-from .._validation import (FLAG, RNG, array, choice, integer, one_of, real, refuse, validate,
-                           validate_params)
+from .._validation import (FLAG, RNG, array, choice, documented, integer, one_of, real, refuse,
+                           validate, validate_params)
 from ..learning.optim import Adam
 from ._rows import check_same_length
 from .metrics import BOTH_LABELS, TWO_GROUPS
@@ -227,6 +227,7 @@ def mmd_permutation_test(X, Y, *, bandwidth=1.0, n_permutations=200, unbiased=Fa
 
 
 # ------------------------------------------------------------ the MMD representation
+@documented
 class MMDRepresentation(RepresentationClassifier):
     """Encoder and classifier trained with an MMD penalty between the groups' codes.
 

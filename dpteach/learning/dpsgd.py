@@ -47,22 +47,9 @@ from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
-from .._validation import (
-    DELTA_POSITIVE,
-    EPSILON,
-    FLAG,
-    PROBABILITY,
-    RNG,
-    anything,
-    array,
-    choice,
-    instance_of,
-    integer,
-    real,
-    refuse,
-    validate,
-    validate_params,
-)
+from .._validation import (DELTA_POSITIVE, EPSILON, FLAG, PROBABILITY, RNG, anything, array, choice,
+                           documented, instance_of, integer, real, refuse, validate,
+                           validate_params)
 from ..accounting.calibrate import get_noise_multiplier
 from ..accounting.pld import PLDAccountant
 from ..accounting.rdp import RDPAccountant
@@ -188,6 +175,7 @@ def dp_sgd_gradient(model: Network, X_batch, y_batch, *, noise_multiplier: float
     return _dp_gradient(trace, noise_multiplier, max_grad_norm, expected_batch_size, rng)
 
 
+@documented
 class DPSGDClassifier(ClassifierMixin, BaseEstimator):
     """A small neural-network classifier trained with DP-SGD (Abadi et al. [ACG16]_, Alg. 1).
 

@@ -56,20 +56,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import (
-    EPSILON,
-    FLAG,
-    RNG,
-    ParameterError,
-    anything,
-    choice,
-    instance_of,
-    one_of,
-    real,
-    refuse,
-    validate,
-    validate_params,
-)
+from .._validation import (EPSILON, FLAG, RNG, ParameterError, anything, choice, documented,
+                           instance_of, one_of, real, refuse, validate, validate_params)
 from ..mechanisms.l2_laplace import sample_l2_laplace
 from .logistic import (
     C_INVERSE,
@@ -254,6 +242,7 @@ def objective_perturbation(Z, s, epsilon: float, lam: float, rng=None, *,
 
 
 # --------------------------------------------------------------- estimator
+@documented
 class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
     """ε-differentially private L2-regularised logistic regression [CMS11]_.
 

@@ -23,7 +23,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.dummy import DummyClassifier
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import (DELTA_POSITIVE, RNG, SCALE, choice, refuse, validate,
+from .._validation import (DELTA_POSITIVE, RNG, SCALE, choice, documented, refuse, validate,
                            validate_params)
 from .aggregators import THRESHOLD, confident_gnmax, gnmax, lnmax
 from .analysis import lnmax_epsilon, pate_epsilon, pate_expected_cost
@@ -32,6 +32,7 @@ from .teachers import FEATURES, LABELS, MODEL, VOTES, default_model
 __all__ = ["PATEStudent"]
 
 
+@documented
 class PATEStudent(ClassifierMixin, BaseEstimator):
     """A student trained on public rows labelled by noisy teacher votes ([PSMRTE18]_).
 

@@ -40,7 +40,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
-from .._validation import RNG, Domain, array, integer, refuse, validate, validate_params
+from .._validation import RNG, Domain, array, documented, integer, refuse, validate, validate_params
 
 __all__ = [
     "MAX_ROWS", "MAX_TEACHERS", "MAX_CLASSES", "MAX_QUERIES", "MAX_CELLS",
@@ -113,6 +113,7 @@ def partition_indices(n: int, n_teachers: int, rng=None) -> list[np.ndarray]:
     return [np.sort(part) for part in np.array_split(order, n_teachers)]
 
 
+@documented
 class TeacherEnsemble(ClassifierMixin, BaseEstimator):
     """Teachers trained on disjoint parts of the private data ([PAEGT17]_, Sec. 2.1).
 
