@@ -220,9 +220,12 @@ def launch_problems(page, name: str) -> list[str]:
     return problems
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
-    """One Chromium for every page of this file (Playwright's sync API allows one at a time)."""
+    """One Chromium for every page of this file (Playwright's sync API allows one at a time
+    per process, so it must be closed when this file is done: a session-long one made the
+    next file's browser test in the same xdist worker fail with "Sync API inside the
+    asyncio loop")."""
     path = require_chromium()
     from playwright.sync_api import sync_playwright
 

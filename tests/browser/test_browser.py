@@ -10,8 +10,8 @@
 Servers listen on 127.0.0.1 on free ports, use private Jupyter config/runtime
 directories, and are stopped in the fixtures' teardown. Without
 /usr/bin/chromium the tests are skipped (and fail on CI, where ``make test``
-installs it). All tests are in this one file so ``--dist loadfile`` runs them
-on one worker, one after the other.
+installs it). All tests are in this one file so that they run on one worker,
+one after the other (``make test`` schedules a file as one unit: tests/conftest.py).
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ report`` prints the measurements of every page view (the figures quoted in issue
 
 from __future__ import annotations
 
+import contextlib
 import os
 from urllib.parse import urlsplit
 
@@ -95,15 +96,27 @@ def problems(m: dict) -> list[str]:
     return out
 
 
+#: true once the page shows what the checks want; polled by the browser until then
+SETTLED = f"""() => {{
+    const m = ({MEASURE})();
+    return m.chart !== null && m.chart.fraction >= {MIN_VISIBLE} && m.tiles <= {MAX_TILES}
+        && m.cut.length === 0;
+}}"""
+
+
 def open_presenting(page, url: str, title: str) -> dict:
+    """Open ``url`` presenting and measure it once it shows what the checks want, or, if it
+    never does, after a minute. A chart is re-laid out at its column's width after it is
+    first drawn (a title drawn at the first width can be shortened with "…"); on a loaded
+    machine that can take seconds, so the page is watched for the final state rather than
+    measured after a fixed wait (which failed a page under load that was right once drawn)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     page.goto(url + ("&" if "?" in url else "?") + "present=true")
     settle(page, title)
-    page.wait_for_timeout(300)
-    m = measure(page)
-    if problems(m):          # a chart may still be re-laid out at its column's width: look
-        page.wait_for_timeout(1500)                        # again once before judging
-        m = measure(page)
-    return m
+    with contextlib.suppress(PlaywrightTimeout):
+        page.wait_for_function(SETTLED, timeout=60_000, polling=250)
+    return measure(page)
 
 
 @pytest.mark.parametrize("size", SIZES)

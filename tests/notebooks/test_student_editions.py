@@ -55,9 +55,10 @@ CHECK = re.compile(r'^grader\.check\("([^"]+)"\)$')
 SOLUTION_TAG = "otter_assign_solution_cell"          # otter's tag on the autograder's solutions
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def editions(tmp_path_factory):
-    """Student editions and autograder editions of every master, built by the script."""
+    """Student editions and autograder editions of every master, built by the script (once
+    per worker: each edition's run is a scheduling unit of its own, see tests/conftest.py)."""
     out = tmp_path_factory.mktemp("editions")
     run = subprocess.run([sys.executable, str(SCRIPT), "--out", str(out / "student"),
                           "--autograder", str(out / "autograder")],
