@@ -65,10 +65,10 @@ render: $(VENV)/.runtime   ## make render [NOTEBOOKS="00_why_anonymization_fails
 test: $(VENV)/.test $(VENV)/.book  ## every test: the library's doctests, unit, statistical, notebooks, app, browser
 	@bash scripts/ensure-chromium.sh
 	$(BIN)/python -m pytest -q --doctest-modules dpteach
-	$(BIN)/python -m pytest -n 2 --dist loadgroup --no-loadscope-reorder --nbval-lax --nbval-cell-timeout=120 tests notebooks
+	$(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder --nbval-lax --nbval-cell-timeout=120 tests notebooks
 
 test-fast: $(VENV)/.test   ## library tests only
-	$(BIN)/python -m pytest -n 2 --dist loadgroup --no-loadscope-reorder tests -m "not browser"
+	$(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder tests -m "not browser"
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

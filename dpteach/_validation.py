@@ -483,7 +483,7 @@ def _with_domains(doc: str | None, domains: dict[str, Domain]) -> str | None:
     return doc.rstrip() + "\n\n" + "\n".join(section) + "\n" + pad
 
 
-def documented(cls: type) -> type:
+def documented(cls: Any) -> Any:
     """A class decorator for a scikit-learn-style estimator: its docstring gains the
     "Teaching domains" section of its ``_parameter_constraints`` (checked in ``fit`` by
     :func:`validate_params`), as :func:`validate` adds one to a function's."""

@@ -19,6 +19,10 @@ students can call and test on its own:
 ``noise_multiplier=0, max_grad_norm=None`` it runs the very same code without clipping and
 noise: the non-private SGD baseline.
 
+Privacy unit: one example (add/remove-one neighbouring data sets, as the sampled Gaussian
+analysis of [MTZ19]_ assumes). Only the trained parameters are covered by ε; the
+training-set ``history_`` is a diagnostic and is not private.
+
 References
 ----------
 .. [ACG16] M. Abadi, A. Chu, I. Goodfellow, H. B. McMahan, I. Mironov,
