@@ -36,8 +36,6 @@ ADULT_COLUMNS = [
     "occupation", "relationship", "race", "sex", "capital-gain", "capital-loss",
     "hours-per-week", "native-country", "income",
 ]
-_ADULT_CATEGORICAL = ["workclass", "education", "marital-status", "occupation",
-                      "relationship", "race", "sex", "native-country"]
 
 GERMAN_COLUMNS = [
     "checking_status", "duration_months", "credit_history", "purpose", "credit_amount",
